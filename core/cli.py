@@ -1,0 +1,300 @@
+"""The ``setveil`` command line.
+
+Core commands live here; plugins and the streaming service add theirs through the
+``setveil_register_commands`` hook, so this module imports neither.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .engine import Pipeline, window_rng
+from .errors import InputError, SetveilError, WindowRejected
+from .formats import FORMATS, read_window, write_window
+from .itemsplit import coherence_split, random_split
+from .model import Context
+from .params import parse_assignments
+from .plugins import Configured, get_plugin_manager, get_registry
+from .schema import ItemSchema, write_label_file
+from .window import Window
+
+
+class SetveilGroup(click.Group):
+    """A group that turns :class:`SetveilError` into a one-line message and its exit status."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SetveilError as exc:
+            click.echo(f"setveil: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=SetveilGroup)
+@click.version_option(package_name="setveil")
+def cli():
+    """setveil: anonymize transaction (set-valued) data, offline or as a Kafka service."""
+
+
+def model_options(required: bool = True):
+    """The options that choose and configure a model; shared by anonymize, verify and serve."""
+
+    def decorate(func):
+        options = [
+            click.option("--model", "-m", "model", required=required, help="Privacy model (see `setveil plugins`)."),
+            click.option("--policy", help="Suppression/generalization policy; the model's default if omitted."),
+            click.option("-P", "--param", "params", multiple=True, metavar="NAME=VALUE", help="Model or policy parameter."),
+            click.option("--sensitive", type=click.Path(dir_okay=False), help="Sensitive (private) items, one label per line."),
+            click.option("--public", type=click.Path(dir_okay=False), help="Public items, one per line; default: all non-sensitive."),
+            click.option("--hierarchy", type=click.Path(dir_okay=False), help="Generalization hierarchy file (child,parent lines)."),
+            click.option("--fanout", type=click.IntRange(min=2), help="Build a balanced hierarchy of this fan-out over the items."),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def build_context(sensitive, public, hierarchy, fanout) -> Context:
+    if public is not None and sensitive is None:
+        raise InputError(public, "--public needs --sensitive as well")
+    schema = ItemSchema.from_files(sensitive, public) if sensitive is not None else None
+    if hierarchy is not None and fanout is not None:
+        raise SetveilError("give either --hierarchy or --fanout, not both")
+    if hierarchy is not None and not Path(hierarchy).exists():
+        raise InputError(hierarchy, "cannot read: No such file or directory")
+    return Context(schema=schema, hierarchy_file=None if hierarchy is None else Path(hierarchy), fanout=fanout)
+
+
+def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Configured:
+    """Validate the whole run (model, policy, parameters, item files) before reading data."""
+    raw = parse_assignments(params)
+    context = build_context(sensitive, public, hierarchy, fanout)
+    return get_registry().configure(model, policy, raw, context)
+
+
+def _windows(window: Window, size: int | None) -> list[Window]:
+    if size is None:
+        return [window]
+    return list(window.slices(size))
+
+
+@cli.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), help="Release file ('-' for stdout).")
+@model_options()
+@click.option("--window", "window_size", type=click.IntRange(min=1), help="Anonymize consecutive windows of N transactions.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
+@click.option("--report", type=click.Path(allow_dash=True), help="Write a JSON report here.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
+@click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: from the suffix).")
+@click.option("--no-verify", is_flag=True, help="Skip the independent check (benchmarks only).")
+def anonymize(input_path, output, model, policy, params, sensitive, public, hierarchy, fanout, window_size, seed, report, fmt, output_format, no_verify):
+    """Anonymize INPUT and write the release to OUTPUT.
+
+    Line i of the release is transaction i of the input; a transaction emptied by
+    suppression stays as an empty line.
+    """
+    configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
+    started = time.perf_counter()
+    original = read_window(input_path, fmt)
+    read_seconds = time.perf_counter() - started
+    outcomes = []
+    for index, window in enumerate(_windows(original, window_size)):
+        try:
+            outcomes.append(pipeline.run(window, window_rng(seed, index)))
+        except WindowRejected as exc:
+            first, last = window.tid(0), window.tid(len(window) - 1)
+            raise SetveilError(f"window {index} (transactions {first}..{last}) rejected, nothing written: {exc.reason}") from None
+    released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab)
+    released.tids = original.tids
+    write_window(released, output, output_format)
+    if report is not None:
+        body = _report(configured, original, released, outcomes, time.perf_counter() - started, read_seconds, window_size, seed)
+        _write_json(report, body)
+
+
+def _report(configured, original, released, outcomes, seconds, read_seconds, window_size, seed) -> dict[str, Any]:
+    model = configured.model
+    stats: dict[str, Any] = {}
+    for outcome in outcomes:
+        for key, value in outcome.release.stats.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                stats[key] = stats.get(key, 0) + value
+    return {
+        "model": model.name,
+        "policy": configured.policy.name,
+        "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
+        "seed": seed,
+        "window": window_size,
+        "windows": len(outcomes),
+        "transactions": len(original),
+        "items_before": original.n_occurrences,
+        "items_after": released.n_occurrences,
+        "info_loss": model.information_loss(original, released),
+        "loss_metric": model.loss_metric,
+        "seconds": seconds,
+        "read_seconds": read_seconds,
+        "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
+        "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),
+        "verified": all(o.report["verified"] for o in outcomes),
+        "stats": stats,
+        "metrics": model.metrics(original, released),
+        "per_window": [{k: v for k, v in o.report.items() if k != "stats"} for o in outcomes],
+    }
+
+
+def _write_json(path, body) -> None:
+    text = json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n"
+    if path == "-":
+        click.echo(text, nl=False)
+    else:
+        Path(path).write_text(text, encoding="utf-8")
+
+
+def _json_default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+@cli.command()
+@click.argument("original_path", metavar="ORIGINAL", type=click.Path(allow_dash=True))
+@click.argument("release_path", metavar="RELEASE", type=click.Path())
+@model_options()
+@click.option("--window", "window_size", type=click.IntRange(min=1), help="The release was made in windows of N transactions.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
+@click.option("--max-violations", type=click.IntRange(min=1), default=10, show_default=True)
+def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt, max_violations):
+    """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
+
+    Exit 0 when it does, 1 naming the first violations otherwise.
+    """
+    configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    original = read_window(original_path, fmt)
+    release = read_window(release_path, fmt, vocab=original.vocab)
+    if len(release) != len(original):
+        raise SetveilError(f"{release_path}: {len(release)} transactions, but {original_path} has {len(original)}")
+    if original.tids is not None and release.tids is not None and original.tids != release.tids:
+        position = next(i for i, (a, b) in enumerate(zip(original.tids, release.tids)) if a != b)
+        raise SetveilError(f"{release_path}: transaction {position} has another tid than in {original_path}")
+    found = []
+    originals, releases = _windows(original, window_size), _windows(release, window_size)
+    for index, (orig, rel) in enumerate(zip(originals, releases)):
+        for violation in configured.model.violations(orig, rel):
+            found.append((index, violation))
+            if len(found) >= max_violations:
+                break
+        if len(found) >= max_violations:
+            break
+    if found:
+        for index, violation in found:
+            prefix = f"window {index}: " if window_size else ""
+            click.echo(f"violation: {prefix}{violation.describe()}")
+        more = " (stopped at --max-violations)" if len(found) >= max_violations else ""
+        click.echo(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}", err=True)
+        sys.exit(1)
+    click.echo(f"{release_path}: satisfies {configured.model.name} ({_param_text(configured.params)})")
+
+
+def _param_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def plugins(as_json):
+    """List installed privacy models and policies and the distribution of each."""
+    registry = get_registry()
+    rows = []
+    for name, entry in sorted(registry.models.items()):
+        cls = entry.cls
+        rows.append(
+            {
+                "model": name,
+                "distribution": entry.distribution,
+                "transformation": cls.transformation.value,
+                "summary": cls.summary,
+                "guarantee": cls.guarantee,
+                "default_policy": cls.default_policy,
+                "parameters": [
+                    {"name": p.name, "allowed": p.allowed(), "default": None if p.required else p.default, "help": p.help}
+                    for p in cls.parameters
+                ],
+                "policies": [
+                    {"policy": pname, "distribution": pentry.distribution, "summary": pentry.cls.summary}
+                    for pname, pentry in sorted(registry.policies[name].items())
+                ],
+            }
+        )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=_json_default))
+        return
+    for row in rows:
+        click.echo(f"{row['model']}  [{row['transformation']}]  from {row['distribution']}")
+        click.echo(f"    {row['summary']}")
+        for p in row["parameters"]:
+            default = "required" if p["default"] is None else f"default {p['default']}"
+            click.echo(f"    -P {p['name']}: {p['allowed']}, {default}")
+        for pol in row["policies"]:
+            mark = " (default)" if pol["policy"] == row["default_policy"] else ""
+            click.echo(f"    policy {pol['policy']}{mark} from {pol['distribution']}: {pol['summary']}")
+
+
+@cli.group()
+def items():
+    """Item lists for experiments."""
+
+
+@items.command("split")
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("--method", type=click.Choice(["coherence", "random"]), default="coherence", show_default=True,
+              help="coherence: Xu et al. §4.1 (public share δ, private = top non-public item of some transaction); "
+                   "random: a share of item types sensitive.")
+@click.option("--public-share", type=click.FloatRange(0, 1), help="δ: share of items made public (coherence).")
+@click.option("--sensitive-share", type=click.FloatRange(0, 1), help="Share of item types made sensitive (random).")
+@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False), help="Write the sensitive items here.")
+@click.option("--public-out", type=click.Path(dir_okay=False), help="Write the public items here.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS))
+def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
+    """Choose sensitive and public items of INPUT at random (seeded)."""
+    if method == "coherence" and public_share is None:
+        raise click.UsageError("--method coherence needs --public-share")
+    if method == "random" and sensitive_share is None:
+        raise click.UsageError("--method random needs --sensitive-share")
+    window = read_window(input_path, fmt)
+    if method == "coherence":
+        split = coherence_split(window, public_share, seed, h)
+    else:
+        split = random_split(window, sensitive_share, seed)
+    write_label_file(sensitive_out, split.private)
+    if public_out is not None:
+        write_label_file(public_out, split.public)
+    click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
+
+
+@functools.cache
+def _load_plugin_commands() -> None:
+    get_plugin_manager().hook.setveil_register_commands(cli=cli)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        _load_plugin_commands()
+    except SetveilError as exc:
+        click.echo(f"setveil: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    cli.main(args=argv, prog_name="setveil")

@@ -1,0 +1,89 @@
+"""One window through a configured model: anonymize, check independently, report or reject.
+
+This is the fail-closed path shared by the offline CLI and the streaming service: a window's
+release leaves :meth:`Pipeline.run` only when ``model.violations`` finds nothing; otherwise
+:class:`WindowRejected` carries a reason that is safe to log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pluggy
+
+from .errors import Infeasible, WindowRejected
+from .model import Release
+from .plugins import Configured
+from .window import Window
+
+
+@dataclass
+class Outcome:
+    release: Release
+    report: dict[str, Any]
+
+
+def window_rng(seed: int, key: int | str) -> np.random.Generator:
+    """The generator for one window: a function of the run's seed and the window's key only."""
+    if isinstance(key, str):
+        key = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, key])
+
+
+class Pipeline:
+    """A configured model and policy with the hooks around them."""
+
+    def __init__(self, configured: Configured, pm: pluggy.PluginManager, *, verify: bool = True):
+        self.configured = configured
+        self.model = configured.model
+        self.policy = configured.policy
+        self.hook = pm.hook
+        self.verify = verify
+
+    def run(self, window: Window, rng: np.random.Generator) -> Outcome:
+        """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
+        started = time.perf_counter()
+        try:
+            release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=window, rng=rng)
+        except Infeasible as exc:
+            self._reject(window, f"infeasible: {exc.reason}", exc)
+        except Exception as exc:  # the model erred: nothing of this window may be emitted
+            self._reject(window, f"model error: {type(exc).__name__}: {exc}", exc)
+        anonymized = time.perf_counter()
+        if len(release.window) != len(window):
+            self._reject(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
+        verified = False
+        if self.verify:
+            try:
+                problems = list(self.model.violations(window, release.window))
+            except Exception as exc:
+                self._reject(window, f"checker error: {type(exc).__name__}: {exc}", exc)
+            if problems:
+                self._reject(
+                    window,
+                    f"release failed the {self.model.name} check: {len(problems)} violation(s); "
+                    f"first: {problems[0].rule}: {problems[0].summary}",
+                )
+            verified = True
+        finished = time.perf_counter()
+        report = {
+            "transactions": len(window),
+            "items_before": window.n_occurrences,
+            "items_after": release.window.n_occurrences,
+            "info_loss": self.model.information_loss(window, release.window),
+            "seconds": finished - started,
+            "anonymize_seconds": anonymized - started,
+            "verify_seconds": finished - anonymized,
+            "verified": verified,
+            "stats": release.stats,
+        }
+        self.hook.setveil_window_anonymized(window=window, release=release, report=report)
+        return Outcome(release, report)
+
+    def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
+        self.hook.setveil_window_rejected(window=window, model=self.model, reason=reason)
+        raise WindowRejected(reason, cause) from cause

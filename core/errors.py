@@ -1,0 +1,70 @@
+"""The errors setveil raises on purpose, each with the exit status the CLI gives it.
+
+Messages never carry transaction contents: they name files, lines, parameters and counts.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class SetveilError(Exception):
+    """Base class; ``exit_code`` is what the CLI exits with."""
+
+    exit_code = 1
+
+
+class InputError(SetveilError):
+    """Unreadable or malformed input: names the file and, where it applies, the line."""
+
+    exit_code = 2
+
+    def __init__(self, path: str | os.PathLike | None, problem: str, line: int | None = None):
+        self.path = None if path is None else os.fspath(path)
+        self.line = line
+        self.problem = problem
+        where = self.path if self.path is not None else "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+class ParameterError(SetveilError):
+    """A parameter is missing, unknown, malformed or out of range; names the parameter."""
+
+    exit_code = 2
+
+    def __init__(self, name: str, problem: str):
+        self.name = name
+        self.problem = problem
+        super().__init__(f"parameter {name!r}: {problem}")
+
+
+class UnknownPluginError(SetveilError):
+    """No installed plugin provides the requested model or policy."""
+
+    exit_code = 2
+
+
+class Infeasible(SetveilError):
+    """No release of this window can satisfy the model (for example Theorem 1 of Xu et al.).
+
+    The window must not be emitted. ``reason`` is safe to log: it holds no item labels.
+    """
+
+    exit_code = 1
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+class WindowRejected(SetveilError):
+    """A window failed closed: the model refused it, erred, or its release failed the check."""
+
+    exit_code = 1
+
+    def __init__(self, reason: str, cause: BaseException | None = None):
+        self.reason = reason
+        self.cause = cause
+        super().__init__(reason)

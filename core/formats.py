@@ -1,0 +1,217 @@
+"""Transaction files: FIMI ``.dat``, JSONL and msgpack, optionally gzip-compressed.
+
+- FIMI: one transaction per line, item labels separated by whitespace; an empty line is an
+  empty transaction (a release keeps transactions emptied by suppression as empty lines).
+  Transaction ids are the 0-based line positions.
+- JSONL: one record per line, ``{"tid": ..., "items": [...]}`` (see :mod:`.records`); blank
+  lines are skipped.
+- msgpack: a sequence of such records, one after another.
+
+Line i of a release is transaction i of the input. Writes are atomic: a failed write leaves
+nothing at the output path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import msgpack
+import numpy as np
+
+from .errors import InputError
+from .records import RecordError, parse_record
+from .vocabulary import Vocabulary
+from .window import DuplicateItem, Window
+
+FORMATS = ("fimi", "jsonl", "msgpack")
+_SUFFIXES = {
+    ".dat": "fimi",
+    ".txt": "fimi",
+    ".fimi": "fimi",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".msgpack": "msgpack",
+    ".mpk": "msgpack",
+    ".msgp": "msgpack",
+}
+
+
+def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
+    """The format named by ``explicit``, else by the file's suffix (``.gz`` ignored), else FIMI."""
+    if explicit is not None:
+        if explicit not in FORMATS:
+            raise InputError(path, f"unknown format {explicit!r} (known: {', '.join(FORMATS)})")
+        return explicit
+    name = os.fspath(path)
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return _SUFFIXES.get(Path(name).suffix.lower(), "fimi")
+
+
+@contextlib.contextmanager
+def _open_binary(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    if os.fspath(path) == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    with handle:
+        if os.fspath(path).endswith(".gz"):
+            with gzip.open(handle) as unzipped:
+                yield unzipped
+        else:
+            yield handle
+
+
+def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
+    """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
+    fmt = detect_format(path, fmt)
+    try:
+        with _open_binary(path) as handle:
+            data = handle.read()
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(path, f"cannot read: {exc}") from None
+    reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
+    window = reader(path, data, Vocabulary() if vocab is None else vocab)
+    if len(window) == 0:
+        raise InputError(path, "no transactions")
+    return window
+
+
+def _decode(path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(path, "not valid UTF-8", line) from None
+
+
+def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
+    text = _decode(path, data)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    intern = vocab.intern
+    lengths = np.empty(len(lines), dtype=np.int64)
+    flat: list[int] = []
+    for position, line in enumerate(lines):
+        tokens = line.split()
+        lengths[position] = len(tokens)
+        flat.extend([intern(t) for t in tokens])
+    try:
+        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32))
+    except DuplicateItem as exc:
+        raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
+
+
+def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
+    intern = vocab.intern
+    lengths: list[int] = []
+    flat: list[int] = []
+    tids: list[Any] = []
+    lines: list[int] = []
+    for line, obj in records:
+        try:
+            record = parse_record(obj)
+        except RecordError as exc:
+            raise InputError(path, exc.reason, line) from None
+        lengths.append(len(record.items))
+        flat.extend(intern(label) for label in record.items)
+        tids.append(record.tid if record.tid is not None else len(tids))
+        lines.append(line)
+    try:
+        return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids)
+    except DuplicateItem as exc:
+        raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
+
+
+def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
+    text = _decode(path, data)
+
+    def records():
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"not valid JSON ({exc.msg})", number) from None
+
+    return _records_to_window(path, records(), vocab, "record")
+
+
+def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
+    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False)
+
+    def records():
+        number = 0
+        while True:
+            number += 1
+            try:
+                obj = unpacker.unpack()
+            except msgpack.OutOfData:
+                if unpacker.tell() < len(data):
+                    raise InputError(path, "truncated msgpack record", number) from None
+                return
+            except (msgpack.UnpackException, ValueError) as exc:
+                raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
+            yield number, obj
+
+    return _records_to_window(path, records(), vocab, "record")
+
+
+def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> None:
+    """Write ``window`` atomically in ``fmt`` (detected from the suffix when None)."""
+    fmt = detect_format(path, fmt)
+    if os.fspath(path) == "-":
+        _write(window, sys.stdout.buffer, fmt, path)
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if target.name.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+                    _write(window, handle, fmt, path)
+            else:
+                _write(window, raw, fmt, path)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
+    buffered = io.BufferedWriter(handle, buffer_size=1 << 20) if not isinstance(handle, io.BufferedIOBase) else handle
+    if fmt == "fimi":
+        for position, labels in enumerate(window):
+            for label in labels:
+                if any(ch.isspace() for ch in label):
+                    raise InputError(path, "an item label holds whitespace, which FIMI cannot carry", position + 1)
+            buffered.write((" ".join(labels) + "\n").encode("utf-8"))
+    elif fmt == "jsonl":
+        for position, labels in enumerate(window):
+            record = {"tid": window.tid(position), "items": labels}
+            buffered.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+    else:
+        pack = msgpack.Packer(use_bin_type=True).pack
+        for position, labels in enumerate(window):
+            buffered.write(pack({"tid": window.tid(position), "items": labels}))
+    buffered.flush()
+    if buffered is not handle:
+        buffered.detach()

@@ -1,0 +1,81 @@
+"""The hook specifications of setveil (pluggy project marker ``setveil``).
+
+Hooks are for discovery and lifecycle; hot loops call the chosen model and policy objects
+directly. Plugins implement them with :data:`hookimpl` and are found through the
+``setveil`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+    import numpy as np
+
+    from .model import Policy, PrivacyModel, Release
+    from .window import Window
+
+hookspec = pluggy.HookspecMarker("setveil")
+hookimpl = pluggy.HookimplMarker("setveil")
+
+
+@hookspec
+def setveil_register_privacy_models(register: Callable[[type[PrivacyModel]], None]) -> None:
+    """Register privacy-model classes by calling ``register(ModelClass)`` once per model.
+
+    Called once, when the registry is first built. Every implementation is called; a second
+    registration of a model name raises an error naming both distributions.
+    """
+
+
+@hookspec
+def setveil_register_policies(register: Callable[[type[Policy]], None]) -> None:
+    """Register suppression/generalization policies by calling ``register(PolicyClass)``.
+
+    Called once, after all models are registered. Every implementation is called. A policy
+    names the model it serves (``PolicyClass.model``) and must subclass that model's
+    ``policy_base``; it may serve a model from another distribution.
+    """
+
+
+@hookspec
+def setveil_register_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``setveil`` command line: ``@cli.command()`` inside the hook.
+
+    Called once when the CLI starts. Every implementation is called.
+    """
+
+
+@hookspec(firstresult=True)
+def setveil_anonymize_window(
+    model: PrivacyModel, policy: Policy, window: Window, rng: np.random.Generator
+) -> Release | None:
+    """Produce the release of one window.
+
+    Called once per window, offline and in the service. The first non-None result wins; the
+    core's built-in implementation, which calls ``model.anonymize``, runs last. Implement it
+    with ``wrapper=True`` to observe every window (timing, tracing); the result is then
+    checked by ``model.violations`` whatever produced it.
+    """
+
+
+@hookspec
+def setveil_window_anonymized(window: Window, release: Release, report: dict[str, Any]) -> None:
+    """Observe a window whose release passed the model's check.
+
+    Called once per emitted window, after verification and before the release is written or
+    produced. Every implementation is called; the report holds counts, timings and loss, never
+    transaction contents.
+    """
+
+
+@hookspec
+def setveil_window_rejected(window: Window, model: PrivacyModel, reason: str) -> None:
+    """Observe a window that failed closed: infeasible, the algorithm erred, or the check failed.
+
+    Called once per rejected window. Every implementation is called. ``reason`` is safe to log.
+    """

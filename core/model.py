@@ -1,0 +1,135 @@
+"""The plugin contract: privacy models, suppression policies, releases and violations.
+
+A privacy model is a class registered through ``setveil_register_privacy_models``. The
+registry validates its parameters, then instantiates it with them and a :class:`Context`;
+``anonymize`` turns a window into a :class:`Release` and ``violations`` checks any release
+against the original independently of how it was made. A policy is the heuristic a model
+consults to pick what to suppress or generalize; each model names the base class its
+policies extend (``policy_base``), so a third party can add a policy without touching the model.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .params import Parameter
+from .schema import ItemSchema
+from .window import Window
+
+
+class Transformation(str, Enum):
+    """How a model changes data."""
+
+    GLOBAL_SUPPRESSION = "global-suppression"
+    PARTIAL_SUPPRESSION = "partial-suppression"
+    GENERALIZATION = "generalization"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a model may need besides its parameters and the window.
+
+    ``schema`` classifies items (private/public/neutral); ``hierarchy_file`` and ``fanout``
+    describe a generalization hierarchy for models that generalize.
+    """
+
+    schema: ItemSchema | None = None
+    hierarchy_file: Path | None = None
+    fanout: int | None = None
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One way a release breaks its model.
+
+    ``summary`` is safe to log (no item labels, no transaction contents); ``itemset``,
+    ``target`` (the inferred item of a rule) and ``transaction`` locate the problem for a
+    user inspecting their own data.
+    """
+
+    rule: str
+    summary: str
+    itemset: tuple[str, ...] = ()
+    transaction: int | None = None
+    target: str | None = None
+
+    def describe(self) -> str:
+        parts = [f"{self.rule}: {self.summary}"]
+        if self.itemset or self.target is not None:
+            text = "itemset {" + ", ".join(self.itemset) + "}"
+            if self.target is not None:
+                text += f" -> {self.target}"
+            parts.append(text)
+        if self.transaction is not None:
+            parts.append(f"transaction {self.transaction}")
+        return "; ".join(parts)
+
+
+@dataclass
+class Release:
+    """A window's anonymized transactions, aligned 1:1 with the input window.
+
+    ``details`` holds what the algorithm decided (e.g. the suppressed items) and ``stats``
+    its counters and timings; both go into reports, neither is trusted by the checker.
+    """
+
+    window: Window
+    details: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class Policy(abc.ABC):
+    """A heuristic that a model consults; subclasses extend the model's ``policy_base``."""
+
+    name: ClassVar[str]
+    model: ClassVar[str]
+    summary: ClassVar[str]
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        self.params = dict(params or {})
+
+
+class PrivacyModel(abc.ABC):
+    """A privacy model: anonymizes a window and independently checks a release."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    guarantee: ClassVar[str]
+    transformation: ClassVar[Transformation]
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    default_policy: ClassVar[str]
+    policy_base: ClassVar[type[Policy]]
+    needs_schema: ClassVar[bool] = False
+    needs_hierarchy: ClassVar[bool] = False
+    union_safe: ClassVar[bool] = True
+    loss_metric: ClassVar[str] = "share of item occurrences suppressed"
+
+    def __init__(self, params: Mapping[str, Any], context: Context):
+        self.params = dict(params)
+        self.context = context
+
+    @abc.abstractmethod
+    def anonymize(self, window: Window, policy: Policy, rng: np.random.Generator) -> Release:
+        """Return a release of ``window`` that satisfies the model, or raise :class:`Infeasible`."""
+
+    @abc.abstractmethod
+    def violations(self, original: Window, release: Window) -> Iterator[Violation]:
+        """Yield every way ``release`` fails the model or is not a valid transformation of
+        ``original``. Must not rely on anything ``anonymize`` computed."""
+
+    def information_loss(self, original: Window, release: Window) -> float:
+        """The model's loss measure; by default the share of item occurrences removed (S/N)."""
+        before = original.n_occurrences
+        return 0.0 if before == 0 else (before - release.n_occurrences) / before
+
+    def metrics(self, original: Window, release: Window) -> dict[str, Any]:
+        """Extra utility measures for reports (e.g. NCP, KL divergence)."""
+        return {}

@@ -1,0 +1,140 @@
+"""Declared, validated parameters for models and policies.
+
+Every parameter is parsed and range-checked before any data is read; errors name the
+parameter and the allowed range.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import ParameterError
+
+REQUIRED: Any = object()
+
+Kind = Literal["float", "int", "str", "choice", "path", "bool"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter: ``kind`` says how raw text is parsed; bounds and choices say what is allowed.
+
+    ``choices`` on a numeric parameter lists extra literal values that are allowed as well
+    (for example ``qid_size=all``).
+    """
+
+    name: str
+    help: str
+    kind: Kind = "float"
+    default: Any = REQUIRED
+    low: float | None = None
+    high: float | None = None
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    choices: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def allowed(self) -> str:
+        """Human-readable allowed range, e.g. ``(0, 1]`` or ``one of mm-il, mm``."""
+        if self.kind in ("choice",):
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind in ("str", "path"):
+            return "a path" if self.kind == "path" else "text"
+        noun = "an integer" if self.kind == "int" else "a number"
+        if self.low is None and self.high is None:
+            text = noun
+        else:
+            lo = "-inf" if self.low is None else _fmt(self.low)
+            hi = "inf" if self.high is None else _fmt(self.high)
+            text = f"{noun} in {'[' if self.low_inclusive else '('}{lo}, {hi}{']' if self.high_inclusive else ')'}"
+        if self.choices:
+            text += " or " + " or ".join(self.choices)
+        return text
+
+    def parse(self, raw: Any) -> Any:
+        if self.choices and isinstance(raw, str) and raw in self.choices:
+            return raw
+        if self.kind == "choice":
+            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ParameterError(self.name, f"got {raw!r}, allowed: true or false")
+        if self.kind == "str":
+            return str(raw)
+        if self.kind == "path":
+            path = os.fspath(raw)
+            if not os.path.exists(path):
+                raise ParameterError(self.name, f"file {path!r} does not exist")
+            return path
+        return self._number(raw)
+
+    def _number(self, raw: Any) -> float | int:
+        if isinstance(raw, bool):
+            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
+        try:
+            if self.kind == "int":
+                if isinstance(raw, float) and not raw.is_integer():
+                    raise ValueError
+                value: float | int = int(raw) if not isinstance(raw, str) else int(raw.strip(), 10)
+            else:
+                value = float(raw)
+                if not math.isfinite(value):
+                    raise ValueError
+        except (TypeError, ValueError):
+            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
+        if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
+            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
+        if self.high is not None and (value > self.high or (value == self.high and not self.high_inclusive)):
+            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
+        return value
+
+
+def validate(parameters: Sequence[Parameter], raw: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """Parse ``raw`` against ``parameters``; unknown or missing names raise ParameterError."""
+    known = {p.name: p for p in parameters}
+    for name in raw:
+        if name not in known:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise ParameterError(name, f"{owner} has no such parameter (its parameters: {allowed})")
+    out: dict[str, Any] = {}
+    for p in parameters:
+        if p.name in raw:
+            out[p.name] = p.parse(raw[p.name])
+        elif p.required:
+            raise ParameterError(p.name, f"{owner} needs it ({p.help}; allowed: {p.allowed()})")
+        else:
+            out[p.name] = p.default
+    return out
+
+
+def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
+    """``["h=0.4", "k=20"]`` -> ``{"h": "0.4", "k": "20"}`` (the CLI's ``-P`` options)."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ParameterError(pair, "expected NAME=VALUE")
+        if name in out:
+            raise ParameterError(name, "given twice")
+        out[name] = value.strip()
+    return out
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)

@@ -1,0 +1,86 @@
+"""Validation of one input record (the service's wire format and the JSONL/msgpack file format).
+
+A record is a map ``{"items": [...], "tid": optional, "subject": optional, "ts": optional}``;
+items are strings or integers, each at most once. The reasons given never quote contents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MAX_LABEL_LENGTH = 1024
+
+
+class RecordError(ValueError):
+    """The record is malformed; ``reason`` is a short, content-free explanation."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class Record:
+    items: list[str]
+    tid: str | int | None = None
+    subject: str | int | None = None
+    ts: float | None = None
+
+
+def parse_record(obj: Any) -> Record:
+    """Validate a decoded record; raise :class:`RecordError` naming what is wrong."""
+    if not isinstance(obj, Mapping):
+        raise RecordError(f"record is a {_kind(obj)}, expected a map")
+    if "items" not in obj:
+        raise RecordError("record has no 'items'")
+    raw = obj["items"]
+    if not isinstance(raw, (list, tuple)):
+        raise RecordError(f"'items' is a {_kind(raw)}, expected a list")
+    items: list[str] = []
+    for position, item in enumerate(raw):
+        items.append(item_label(item, position))
+    if len(set(items)) != len(items):
+        raise RecordError("'items' repeats an item")
+    tid = _scalar_field(obj, "tid")
+    subject = _scalar_field(obj, "subject")
+    ts = obj.get("ts")
+    if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float))):
+        raise RecordError(f"'ts' is a {_kind(ts)}, expected a number")
+    return Record(items, tid, subject, None if ts is None else float(ts))
+
+
+def item_label(item: Any, position: int) -> str:
+    """The label of one item: strings as they are, integers by their decimal text."""
+    if isinstance(item, bool) or not isinstance(item, (str, int)):
+        raise RecordError(f"item {position} is a {_kind(item)}, expected a string or an integer")
+    label = item if isinstance(item, str) else str(item)
+    if not label:
+        raise RecordError(f"item {position} is an empty string")
+    if len(label) > MAX_LABEL_LENGTH:
+        raise RecordError(f"item {position} is longer than {MAX_LABEL_LENGTH} characters")
+    return label
+
+
+def _scalar_field(obj: Mapping, name: str) -> str | int | None:
+    value = obj.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+        raise RecordError(f"'{name}' is a {_kind(value)}, expected a string or an integer")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, Mapping):
+        return "map"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, (bytes, bytearray)):
+        return "binary"
+    if isinstance(value, float):
+        return "float"
+    return type(value).__name__

@@ -1,0 +1,76 @@
+"""Item classes (Xu et al. §2 and §4.1): private (sensitive), public (attacker knowledge), neutral.
+
+A neutral item is neither: it is released as is and never part of an attack. When no public
+list is given, every item that is not sensitive is public, as in the paper.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .errors import InputError
+from .vocabulary import Vocabulary
+
+
+class ItemClass(IntEnum):
+    NEUTRAL = 0
+    PUBLIC = 1
+    PRIVATE = 2
+
+
+@dataclass(frozen=True)
+class ItemSchema:
+    """Which labels are private and which public; ``public=None`` means all non-private ones."""
+
+    private: frozenset[str] = frozenset()
+    public: frozenset[str] | None = None
+
+    def __post_init__(self):
+        if self.public is not None and self.private & self.public:
+            raise ValueError(f"{len(self.private & self.public)} item(s) are both private and public")
+
+    def class_of(self, label: str) -> ItemClass:
+        if label in self.private:
+            return ItemClass.PRIVATE
+        if self.public is None or label in self.public:
+            return ItemClass.PUBLIC
+        return ItemClass.NEUTRAL
+
+    def classes(self, vocab: Vocabulary) -> np.ndarray:
+        """An int8 array over the vocabulary's ids holding each item's :class:`ItemClass`."""
+        out = np.full(len(vocab), ItemClass.PUBLIC if self.public is None else ItemClass.NEUTRAL, dtype=np.int8)
+        if self.public is not None:
+            out[vocab.mask(self.public)] = ItemClass.PUBLIC
+        out[vocab.mask(self.private)] = ItemClass.PRIVATE
+        return out
+
+    @classmethod
+    def from_files(
+        cls, private: str | os.PathLike | None, public: str | os.PathLike | None = None
+    ) -> ItemSchema:
+        priv = read_label_file(private) if private is not None else frozenset()
+        pub = read_label_file(public) if public is not None else None
+        if pub is not None and priv & pub:
+            raise InputError(public, f"{len(priv & pub)} item(s) are listed as both sensitive and public")
+        return cls(priv, pub)
+
+
+def read_label_file(path: str | os.PathLike) -> frozenset[str]:
+    """One item label per line; blank lines are skipped."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return frozenset(line.strip() for line in handle if line.strip())
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+
+
+def write_label_file(path: str | os.PathLike, labels) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for label in labels:
+            handle.write(f"{label}\n")

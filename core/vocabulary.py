@@ -1,0 +1,66 @@
+"""Interning of item labels to dense integer ids.
+
+Labels are strings. Integer items from JSON or msgpack input are interned by their decimal
+text, so ``5`` and ``"5"`` are the same item; releases carry labels as strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+
+class Vocabulary:
+    """An append-only two-way map between item labels and ids ``0..len-1``."""
+
+    __slots__ = ("_ids", "_labels")
+
+    def __init__(self, labels: Iterable[str] = ()):
+        self._labels: list[str] = []
+        self._ids: dict[str, int] = {}
+        for label in labels:
+            self.intern(label)
+
+    def intern(self, label: str) -> int:
+        """The id of ``label``, assigning the next free id if it is new."""
+        ident = self._ids.get(label)
+        if ident is None:
+            ident = len(self._labels)
+            self._ids[label] = ident
+            self._labels.append(label)
+        return ident
+
+    def get(self, label: str) -> int | None:
+        return self._ids.get(label)
+
+    def __contains__(self, label: object) -> bool:
+        return label in self._ids
+
+    def label(self, ident: int) -> str:
+        return self._labels[ident]
+
+    @property
+    def labels(self) -> Sequence[str]:
+        return self._labels
+
+    def ids(self, labels: Iterable[str]) -> np.ndarray:
+        """Ids of ``labels`` as an int64 array; labels not in the vocabulary map to -1."""
+        get = self._ids.get
+        return np.fromiter((get(lab, -1) for lab in labels), dtype=np.int64)
+
+    def mask(self, labels: Iterable[str]) -> np.ndarray:
+        """Boolean array over ids: True where the id's label is in ``labels``."""
+        out = np.zeros(len(self._labels), dtype=bool)
+        ids = self.ids(labels)
+        out[ids[ids >= 0]] = True
+        return out
+
+    def copy(self) -> Vocabulary:
+        return Vocabulary(self._labels)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self)} items)"

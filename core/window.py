@@ -1,0 +1,235 @@
+"""Columnar transactions: the unit every privacy model anonymizes.
+
+A :class:`Window` holds ``n`` transactions in CSR form over interned item ids: ``indptr``
+(n+1 offsets) and ``indices`` (item ids, ascending and unique inside each transaction).
+Derived views (item supports, the inverted index item -> transactions, bitset tidsets) are
+computed once on demand. Windows are immutable; transformations return new windows that
+share the vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
+
+import numpy as np
+from scipy import sparse
+
+from .arrays import concat_ranges
+from .bitset import pack_tidlists
+from .vocabulary import Vocabulary
+
+Tid = str | int
+
+
+class DuplicateItem(ValueError):
+    """A transaction lists the same item twice; ``position`` is its index in the input."""
+
+    def __init__(self, position: int):
+        self.position = position
+        super().__init__(f"transaction {position} repeats an item")
+
+
+class Window:
+    """``n`` transactions over a vocabulary, stored as CSR arrays."""
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        tids: Sequence[Tid] | None = None,
+    ):
+        self.vocab = vocab
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.indices = np.asarray(indices, dtype=np.int32)
+        if tids is not None and len(tids) != len(self.indptr) - 1:
+            raise ValueError("tids must have one entry per transaction")
+        self.tids = None if tids is None else list(tids)
+
+    @classmethod
+    def from_transactions(
+        cls,
+        transactions: Iterable[Iterable[str]],
+        tids: Sequence[Tid] | None = None,
+        vocab: Vocabulary | None = None,
+    ) -> Window:
+        """Build from label lists. Duplicate items inside a transaction raise ValueError."""
+        vocab = Vocabulary() if vocab is None else vocab
+        intern = vocab.intern
+        indptr = [0]
+        indices: list[int] = []
+        for position, items in enumerate(transactions):
+            items = list(items)
+            ids = sorted({intern(str(item)) for item in items})
+            if len(ids) != len(items):
+                raise DuplicateItem(position)
+            indices.extend(ids)
+            indptr.append(len(indices))
+        return cls(vocab, np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int32), tids)
+
+    @classmethod
+    def from_flat(
+        cls, vocab: Vocabulary, lengths: np.ndarray, ids: np.ndarray, tids: Sequence[Tid] | None = None
+    ) -> Window:
+        """Build from per-transaction lengths and their concatenated item ids (any order inside a
+        transaction). A transaction that repeats an item raises :class:`DuplicateItem`."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        ids = np.asarray(ids, dtype=np.int32)
+        owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        order = np.lexsort((ids, owners))
+        ids = ids[order]
+        same = (ids[1:] == ids[:-1]) & (owners[1:] == owners[:-1])
+        if same.any():
+            raise DuplicateItem(int(owners[1:][same][0]))
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return cls(vocab, indptr, ids, tids)
+
+    @classmethod
+    def empty(cls, vocab: Vocabulary | None = None) -> Window:
+        return cls(Vocabulary() if vocab is None else vocab, np.zeros(1, np.int64), np.zeros(0, np.int32), [])
+
+    # -- shape -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def n_occurrences(self) -> int:
+        """Item occurrences in all transactions (N in Xu et al. §4)."""
+        return int(self.indptr[-1])
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def tid(self, position: int) -> Tid:
+        return position if self.tids is None else self.tids[position]
+
+    # -- transactions ------------------------------------------------------------------
+    def row(self, position: int) -> np.ndarray:
+        return self.indices[self.indptr[position] : self.indptr[position + 1]]
+
+    def labels(self, position: int) -> list[str]:
+        label = self.vocab.label
+        return [label(i) for i in self.row(position)]
+
+    def __iter__(self) -> Iterator[list[str]]:
+        labels = self.vocab.labels
+        ind, ptr = self.indices.tolist(), self.indptr.tolist()
+        for start, stop in zip(ptr, ptr[1:]):
+            yield [labels[i] for i in ind[start:stop]]
+
+    def owners(self) -> np.ndarray:
+        """For each occurrence in ``indices``, the position of its transaction."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), self.lengths)
+
+    # -- derived views -----------------------------------------------------------------
+    @cached_property
+    def supports(self) -> np.ndarray:
+        """Support (transaction count) of every item id, length ``len(vocab)``."""
+        return np.bincount(self.indices, minlength=len(self.vocab)).astype(np.int64)
+
+    @cached_property
+    def inverted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The inverted index: (indptr, rows), rows[indptr[i]:indptr[i+1]] = tidset of item i."""
+        order = np.argsort(self.indices, kind="stable")
+        rows = self.owners()[order]
+        indptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
+        np.cumsum(self.supports, out=indptr[1:])
+        return indptr, rows
+
+    def tidset(self, item: int) -> np.ndarray:
+        """Sorted positions of the transactions holding ``item``."""
+        indptr, rows = self.inverted
+        if item >= len(indptr) - 1:
+            return rows[:0]
+        return rows[indptr[item] : indptr[item + 1]]
+
+    def bitsets(self, items: np.ndarray) -> np.ndarray:
+        """Packed tidset bitsets for ``items``, shape (len(items), ceil(n/64))."""
+        items = np.asarray(items, dtype=np.int64)
+        indptr, rows = self.inverted
+        starts, stops = indptr[items], indptr[items + 1]
+        sub_ptr = np.zeros(len(items) + 1, dtype=np.int64)
+        np.cumsum(stops - starts, out=sub_ptr[1:])
+        sub_rows = rows[concat_ranges(starts, stops)]
+        return pack_tidlists(sub_ptr, sub_rows, len(self))
+
+    def matrix(self, dtype=np.float32) -> sparse.csr_array:
+        """The window as a sparse (transactions x items) 0/1 matrix."""
+        data = np.ones(len(self.indices), dtype=dtype)
+        return sparse.csr_array((data, self.indices, self.indptr), shape=(len(self), len(self.vocab)))
+
+    # -- transformations -----------------------------------------------------------------
+    def keep_occurrences(self, keep: np.ndarray) -> Window:
+        """A window with only the occurrences where ``keep`` (aligned to ``indices``) is True."""
+        keep = np.asarray(keep, dtype=bool)
+        indptr = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.owners()[keep], minlength=len(self)), out=indptr[1:])
+        return Window(self.vocab, indptr, self.indices[keep], self.tids)
+
+    def suppress(self, items: np.ndarray) -> Window:
+        """Global suppression: remove every occurrence of the given item ids."""
+        drop = np.zeros(len(self.vocab), dtype=bool)
+        drop[np.asarray(items, dtype=np.int64)] = True
+        return self.keep_occurrences(~drop[self.indices])
+
+    def take(self, positions: np.ndarray) -> Window:
+        """The transactions at ``positions`` (in that order), sharing the vocabulary."""
+        positions = np.asarray(positions, dtype=np.int64)
+        starts, stops = self.indptr[positions], self.indptr[positions + 1]
+        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(stops - starts, out=indptr[1:])
+        tids = None if self.tids is None else [self.tids[p] for p in positions.tolist()]
+        return Window(self.vocab, indptr, self.indices[concat_ranges(starts, stops)], tids)
+
+    def slices(self, size: int) -> Iterator[Window]:
+        """Consecutive windows of ``size`` transactions (the last may be shorter)."""
+        for start in range(0, len(self), size):
+            part = self.take(np.arange(start, min(start + size, len(self))))
+            if part.tids is None:
+                part.tids = list(range(start, start + len(part)))
+            yield part
+
+    def relabel(self, vocab: Vocabulary) -> Window:
+        """The same transactions re-interned into ``vocab`` (new labels are added to it)."""
+        mapping = np.fromiter((vocab.intern(lab) for lab in self.vocab.labels), dtype=np.int32, count=len(self.vocab))
+        indices = mapping[self.indices] if len(self.indices) else self.indices
+        out = Window(vocab, self.indptr, indices, self.tids)
+        return out.sorted_rows()
+
+    def sorted_rows(self) -> Window:
+        """Items in ascending id order inside each transaction (needed after relabelling)."""
+        owners = self.owners()
+        order = np.lexsort((self.indices, owners))
+        return Window(self.vocab, self.indptr, self.indices[order], self.tids)
+
+    @staticmethod
+    def concat(windows: Sequence[Window], vocab: Vocabulary | None = None) -> Window:
+        """Transactions of all ``windows`` in order, over one vocabulary."""
+        if not windows:
+            return Window.empty(vocab)
+        vocab = windows[0].vocab if vocab is None else vocab
+        parts = [w if w.vocab is vocab else w.relabel(vocab) for w in windows]
+        indptr = [np.zeros(1, np.int64)]
+        offset = 0
+        for part in parts:
+            indptr.append(part.indptr[1:] + offset)
+            offset += part.n_occurrences
+        tids: list[Tid] | None = []
+        start = 0
+        for part in parts:
+            tids.extend(part.tids if part.tids is not None else range(start, start + len(part)))
+            start += len(part)
+        return Window(vocab, np.concatenate(indptr), np.concatenate([p.indices for p in parts]), tids)
+
+    def same_transactions(self, other: Window) -> bool:
+        """True when both windows hold the same label sets in the same order."""
+        if len(self) != len(other):
+            return False
+        return all(set(a) == set(b) for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"Window({len(self)} transactions, {self.n_occurrences} occurrences, {len(self.vocab)} items)"
+

@@ -1,0 +1,222 @@
+"""Minimal moles, level by level (Xu et al. §3.1: Definitions 3-4, Observation 4, Fig. 4).
+
+M_i (minimal moles of size i) and F_i (extendible non-moles of size i) are built together:
+a candidate of size i+1 joins two members of F_i that share their first i-1 items, and is kept
+only if every i-subset is in F_i. (Observation 4 states the condition as "no i-subset is in
+M_i"; an i-subset that is a non-minimal mole would slip through that test, so we use the
+Apriori condition it stands for: all i-subsets are extendible non-moles.) Candidates with
+support 0 are neither moles nor non-moles (Definition 1 needs Sup > 0) and are dropped.
+
+Counting is vertical: each member of F_i keeps its tidset as a packed bitset, a candidate's
+tidset is the AND of its two parents' and its support a popcount. Pairs are counted at once
+by a sparse matrix product. Breach probabilities are only computed exactly where an upper
+bound allows a breach: Sup(β ∪ e) <= min over the parents, and a private item e can only
+breach a cohort of at least k transactions if Sup(β ∪ e) > h·k.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from setveil.core.bitset import pack_tidlists, popcount
+from setveil.core.arrays import concat_ranges
+from setveil.core.window import Window
+
+from .rowset import RowSet
+
+CHUNK_BYTES = 64 << 20
+
+
+@dataclass
+class MoleSearch:
+    """The outcome of Fig. 4: size-1 moles and the minimal moles M* of sizes 2..p."""
+
+    size1: np.ndarray
+    moles: list[np.ndarray] = field(default_factory=list)
+    extendible: list[int] = field(default_factory=list)
+    candidates: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return sum(len(m) for m in self.moles)
+
+
+def find_minimal_moles(
+    window: Window, public: np.ndarray, private: np.ndarray, h: float, k: int, p: int
+) -> MoleSearch:
+    """Size-1 moles and all minimal moles of size 2..p among the public items of ``window``.
+
+    ``public`` and ``private`` are boolean masks over item ids. The caller has checked that
+    the empty itemset is not a mole (Theorem 1).
+    """
+    started = time.perf_counter()
+    sup = window.supports
+    check_breach = h < 1.0
+    pub = np.flatnonzero(public & (sup > 0))
+    priv = np.flatnonzero(private & (sup > 0)) if check_breach else np.zeros(0, np.int64)
+    check_breach = check_breach and len(priv) > 0
+
+    matrix = window.matrix(np.int32).tocsc()
+    x_pub = matrix[:, pub]
+    priv_counts = None
+    breach1 = np.zeros(len(pub))
+    if check_breach:
+        priv_counts = (x_pub.T @ matrix[:, priv]).tocsr()
+        breach1 = priv_counts.max(axis=1).toarray().ravel() / np.maximum(sup[pub], 1)
+    is_mole = (sup[pub] < k) | (breach1 > h)
+    search = MoleSearch(size1=pub[is_mole])
+    search.extendible.append(int((~is_mole).sum()))
+    search.candidates.append(len(pub))
+    frequent = pub[~is_mole]
+    m = len(frequent)
+    if p < 2 or m < 2:
+        search.seconds = time.perf_counter() - started
+        return search
+
+    # Only transactions with two or more extendible items can hold an itemset of size >= 2.
+    x_f = x_pub[:, np.flatnonzero(~is_mole)].tocsr()
+    per_row = np.diff(x_f.indptr)
+    rows = np.flatnonzero(per_row >= 2)
+    x_f = x_f[rows]
+    bits_f = _bitsets(x_f)
+    bits_q = None
+    bounds = None
+    threshold = h * k
+    if check_breach:
+        x_q = matrix[rows][:, priv].tocsr()
+        bits_q = _bitsets(x_q)
+        bounds = _prune(priv_counts[np.flatnonzero(~is_mole)], threshold)
+
+    # Level 2: all pair supports by one sparse product.
+    pair_sup = sparse.triu(x_f.T @ x_f, k=1).tocoo()
+    order = np.lexsort((pair_sup.col, pair_sup.row))
+    first, second = pair_sup.row[order].astype(np.int64), pair_sup.col[order].astype(np.int64)
+    support = pair_sup.data[order].astype(np.int64)
+    level = _classify(
+        np.stack([first, second], axis=1), first, second, support, bits_f, bits_f, bounds, bounds, bits_q, h, k,
+        threshold, keep_frontier=p > 2,
+    )
+    search.candidates.append(len(support))
+    search.moles.append(frequent[level.moles])
+    search.extendible.append(len(level.rows))
+
+    size = 2
+    while size < p and len(level.rows) >= 2:
+        idx1, idx2 = _prefix_pairs(level.rows)
+        cand = np.concatenate([level.rows[idx1], level.rows[idx2, -1:]], axis=1)
+        if size >= 2 and len(cand):
+            members = RowSet(level.rows)
+            ok = np.ones(len(cand), dtype=bool)
+            for drop in range(size - 1):
+                ok &= members.contains(np.delete(cand, drop, axis=1))
+            cand, idx1, idx2 = cand[ok], idx1[ok], idx2[ok]
+        support = np.empty(len(cand), dtype=np.int64)
+        step = max(1, CHUNK_BYTES // max(8 * level.bits.shape[1], 1))
+        for start in range(0, len(cand), step):
+            stop = min(start + step, len(cand))
+            support[start:stop] = popcount(level.bits[idx1[start:stop]] & level.bits[idx2[start:stop]])
+        size += 1
+        level = _classify(
+            cand, idx1, idx2, support, level.bits, level.bits, level.bounds, level.bounds, bits_q, h, k, threshold,
+            keep_frontier=size < p,
+        )
+        search.candidates.append(len(cand))
+        search.moles.append(frequent[level.moles])
+        search.extendible.append(len(level.rows))
+    search.seconds = time.perf_counter() - started
+    return search
+
+
+@dataclass
+class _Level:
+    moles: np.ndarray
+    rows: np.ndarray
+    bits: np.ndarray
+    bounds: sparse.csr_array | None
+
+
+def _classify(
+    cand, idx1, idx2, support, bits1, bits2, bounds1, bounds2, bits_q, h, k, threshold, keep_frontier
+) -> _Level:
+    """Split candidates into minimal moles and extendible non-moles (Fig. 4, lines 5-7)."""
+    present = support > 0
+    small = present & (support < k)
+    heavy = np.flatnonzero(support >= k)
+    breach = np.zeros(len(heavy), dtype=bool)
+    width = bits1.shape[1]
+    step = max(1, CHUNK_BYTES // max(8 * width, 1))
+    kept_bits = []
+    kept_bounds = []
+    for start in range(0, len(heavy), step):
+        part = heavy[start : start + step]
+        bits = bits1[idx1[part]] & bits2[idx2[part]]
+        if bounds1 is not None:
+            flags, new_bounds = _breaches(bits, support[part], bounds1[idx1[part]], bounds2[idx2[part]], bits_q, h, threshold)
+            breach[start : start + len(part)] = flags
+            if keep_frontier:
+                kept_bounds.append(new_bounds[np.flatnonzero(~flags)])
+        if keep_frontier:
+            kept_bits.append(bits[~breach[start : start + len(part)]])
+    moles = np.concatenate([np.flatnonzero(small), heavy[breach]])
+    moles.sort()
+    extendible = heavy[~breach]
+    if not keep_frontier:
+        return _Level(cand[moles], cand[extendible], np.zeros((0, width), np.uint64), None)
+    bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, width), np.uint64)
+    bounds = None
+    if bounds1 is not None:
+        bounds = sparse.vstack(kept_bounds, format="csr") if kept_bounds else sparse.csr_array((0, bounds1.shape[1]))
+    return _Level(cand[moles], cand[extendible], bits, bounds)
+
+
+def _breaches(bits, support, upper1, upper2, bits_q, h, threshold):
+    """Which candidates have P_breach > h; and their per-private-item support bounds."""
+    upper = upper1.minimum(upper2).tocoo()
+    row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
+    # only entries that could exceed h*Sup(β) need an exact count
+    maybe = bound / support[row] > h
+    exact = popcount(bits[row[maybe]] & bits_q[col[maybe]])
+    bound = bound.copy()
+    bound[maybe] = exact
+    flags = np.zeros(len(support), dtype=bool)
+    hit = row[maybe][exact / support[row[maybe]] > h]
+    flags[hit] = True
+    keep = bound > threshold
+    new = sparse.csr_array((bound[keep], (row[keep], col[keep])), shape=upper.shape)
+    return flags, new
+
+
+def _prune(counts: sparse.csr_array, threshold: float) -> sparse.csr_array:
+    coo = sparse.coo_array(counts)
+    keep = coo.data > threshold
+    return sparse.csr_array((coo.data[keep].astype(np.int64), (coo.row[keep], coo.col[keep])), shape=coo.shape)
+
+
+def _bitsets(matrix: sparse.csr_array) -> np.ndarray:
+    csc = sparse.csc_array(matrix)
+    csc.sort_indices()
+    return pack_tidlists(csc.indptr.astype(np.int64), csc.indices.astype(np.int64), matrix.shape[0])
+
+
+def _prefix_pairs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (j, l), j < l, of rows that share all but their last item (rows sorted)."""
+    f = len(rows)
+    if rows.shape[1] == 1:
+        new_group = np.ones(f, dtype=bool)
+        new_group[1:] = False
+    else:
+        new_group = np.ones(f, dtype=bool)
+        new_group[1:] = (rows[1:, :-1] != rows[:-1, :-1]).any(axis=1)
+    starts = np.flatnonzero(new_group)
+    ends = np.append(starts[1:], f)
+    group_end = np.repeat(ends, ends - starts)
+    position = np.arange(f)
+    counts = group_end - position - 1
+    idx1 = np.repeat(position, counts)
+    idx2 = concat_ranges(position + 1, group_end)
+    return idx1, idx2

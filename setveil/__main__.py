@@ -1,0 +1,3 @@
+from setveil.core.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""setveil.streams: the Faust service over Kafka (windows, envelopes, dead letters, metrics)."""
