@@ -253,6 +253,11 @@ def plugins(as_json):
 
 
 @cli.group()
+def bench():
+    """Benchmarks on your own data: speed, memory and information loss."""
+
+
+@cli.group()
 def items():
     """Item lists for experiments."""
 

@@ -1,0 +1,25 @@
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def datasets_dir() -> Path | None:
+    """The benchmark datasets: $SETVEIL_DATASETS, else ../shared/datasets beside the checkout."""
+    explicit = os.environ.get("SETVEIL_DATASETS")
+    candidates = [Path(explicit)] if explicit else []
+    candidates += [REPO.parent / "shared" / "datasets", REPO.parent.parent / "shared" / "datasets"]
+    for path in candidates:
+        if (path / "MANIFEST.md").exists():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def datasets() -> Path:
+    path = datasets_dir()
+    if path is None:
+        pytest.skip("benchmark datasets not found: set SETVEIL_DATASETS")
+    return path
