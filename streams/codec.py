@@ -1,0 +1,164 @@
+"""The wire formats of the service (DESIGN.md, "Message formats"; docs/batch-format.md).
+
+- Input: one msgpack map per message (``{"items": [...], "tid"?, "subject"?, "ts"?}``) or a
+  msgpack array of such maps. A message is accepted or dead-lettered as a whole: one bad
+  record in an array sends the whole message, with its original bytes, to the dead-letter topic.
+- Output: one msgpack map per window, schema ``setveil.batch/1``, with CloudEvents binary-mode
+  headers (``ce_specversion``, ``ce_type``, ``ce_source``, ``ce_id`` = the window id,
+  ``content-type``).
+- Dead letters: a bad message keeps its original bytes and gets ``setveil_reason`` and
+  ``setveil_kind`` headers plus its source coordinates; a rejected window is a small map
+  (schema ``setveil.rejected-window/1``) naming its offsets and the reason, never its contents.
+
+Window ids are ``topic/partition/first-last`` (Kafka topic names cannot hold ``/``), a
+function of the input log only, so a re-delivered window carries the id it had before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from setveil.core.records import Record, RecordError, parse_record
+
+BATCH_SCHEMA = "setveil.batch/1"
+REJECTED_SCHEMA = "setveil.rejected-window/1"
+BATCH_TYPE = "org.setveil.batch.v1"
+REJECTED_WINDOW_TYPE = "org.setveil.window.rejected.v1"
+REJECTED_RECORD_TYPE = "org.setveil.record.rejected.v1"
+CONTENT_TYPE = "application/msgpack"
+
+
+class MessageRejected(Exception):
+    """A message that cannot enter a window. ``kind`` is a metric label; ``reason`` holds no content."""
+
+    def __init__(self, kind: str, reason: str):
+        self.kind = kind
+        self.reason = reason
+        super().__init__(reason)
+
+
+def window_id(topic: str, partition: int, first: int, last: int) -> str:
+    return f"{topic}/{partition}/{first}-{last}"
+
+
+def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
+    """The validated records of one input message, or :class:`MessageRejected`."""
+    if not value:
+        raise MessageRejected("empty", "empty message")
+    if len(value) > max_bytes:
+        raise MessageRejected("oversize", f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
+    try:
+        obj = msgpack.unpackb(value, raw=False, strict_map_key=False)
+    except msgpack.ExtraData:
+        raise MessageRejected("malformed", "more than one msgpack object in the message") from None
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise MessageRejected("malformed", f"not valid msgpack ({type(exc).__name__})") from None
+    if isinstance(obj, list):
+        if not obj:
+            raise MessageRejected("invalid", "the message is an empty array")
+        records = []
+        for position, item in enumerate(obj):
+            try:
+                records.append(parse_record(item))
+            except RecordError as exc:
+                raise MessageRejected("invalid", f"record {position} of the array: {exc.reason}") from None
+        return records
+    try:
+        return [parse_record(obj)]
+    except RecordError as exc:
+        raise MessageRejected("invalid", exc.reason) from None
+
+
+# -- headers -------------------------------------------------------------------------------------
+def _header(name: str, value: Any) -> tuple[str, bytes]:
+    return name, str(value).encode("utf-8")
+
+
+def cloudevents_headers(ce_type: str, ce_id: str, source: str) -> list[tuple[str, bytes]]:
+    return [
+        _header("ce_specversion", "1.0"),
+        _header("ce_type", ce_type),
+        _header("ce_source", source),
+        _header("ce_id", ce_id),
+        _header("content-type", CONTENT_TYPE),
+    ]
+
+
+def rejected_message_headers(kind: str, reason: str, topic: str, partition: int, offset: int,
+                             source: str) -> list[tuple[str, bytes]]:
+    return cloudevents_headers(REJECTED_RECORD_TYPE, f"{topic}/{partition}/{offset}", source) + [
+        _header("setveil_kind", kind),
+        _header("setveil_reason", reason),
+        _header("setveil_topic", topic),
+        _header("setveil_partition", partition),
+        _header("setveil_offset", offset),
+    ]
+
+
+def headers_dict(headers: Sequence[tuple[str, bytes]] | None) -> dict[str, str]:
+    return {name: value.decode("utf-8", "replace") for name, value in (headers or ())}
+
+
+# -- batches --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WindowRef:
+    """Where a window came from: what a batch or a rejection names."""
+
+    topic: str
+    partition: int
+    first_offset: int
+    last_offset: int
+    messages: int
+    opened: float
+    closed: float
+
+    @property
+    def id(self) -> str:
+        return window_id(self.topic, self.partition, self.first_offset, self.last_offset)
+
+    def as_map(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "topic": self.topic,
+            "partition": self.partition,
+            "first_offset": self.first_offset,
+            "last_offset": self.last_offset,
+            "messages": self.messages,
+            "opened": self.opened,
+            "closed": self.closed,
+        }
+
+
+def encode_batch(ref: WindowRef, model: dict[str, Any], verified: bool, metrics: dict[str, Any],
+                 transactions: list[dict[str, Any]]) -> bytes:
+    return msgpack.packb(
+        {
+            "schema": BATCH_SCHEMA,
+            "window": ref.as_map(),
+            "model": model,
+            "verified": verified,
+            "metrics": metrics,
+            "transactions": transactions,
+        },
+        use_bin_type=True,
+    )
+
+
+def encode_rejected_window(ref: WindowRef, model: dict[str, Any], reason: str, transactions: int) -> bytes:
+    return msgpack.packb(
+        {"schema": REJECTED_SCHEMA, "window": ref.as_map(), "model": model, "reason": reason,
+         "transactions": transactions},
+        use_bin_type=True,
+    )
+
+
+def decode_batch(value: bytes) -> dict[str, Any]:
+    """A batch as a dict; raises ValueError for anything that is not a ``setveil.batch/1`` map."""
+    batch = msgpack.unpackb(value, raw=False, strict_map_key=False)
+    if not isinstance(batch, dict) or batch.get("schema") != BATCH_SCHEMA:
+        raise ValueError(f"not a {BATCH_SCHEMA} message")
+    return batch

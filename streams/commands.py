@@ -1,0 +1,198 @@
+"""The stream commands, added to ``setveil`` through the ``setveil_register_commands`` hook:
+``serve``, ``dev-broker``, ``replay``, ``tail``, ``demo`` and ``bench stream``."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import signal
+import sys
+from typing import Any
+
+import click
+
+from setveil.core.cli import configure, model_options
+from setveil.core.errors import ParameterError
+from setveil.core.formats import FORMATS, read_window
+from setveil.core.hookspecs import hookimpl
+from setveil.core.params import parse_assignments
+from setveil.core.plugins import Configured
+
+from .display import WindowDisplay
+from .settings import Settings, load_settings
+
+config_option = click.option(
+    "--config", type=click.Path(exists=True, dir_okay=False), envvar="SETVEIL_CONFIG",
+    help="TOML settings file (see docs/operations.md); $SETVEIL_CONFIG.",
+)
+set_option = click.option(
+    "--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one setting (repeatable).",
+)
+bootstrap_option = click.option(
+    "--bootstrap", help="Kafka bootstrap servers (the setting kafka.bootstrap; $SETVEIL_KAFKA_BOOTSTRAP).",
+)
+
+
+def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | None = None) -> Settings:
+    pairs: dict[str, Any] = dict(parse_assignments(list(overrides)))
+    if bootstrap:
+        pairs["kafka.bootstrap"] = bootstrap
+    pairs.update(extra or {})
+    return load_settings(config, pairs)
+
+
+def model_settings(model, policy, params, sensitive, public, hierarchy, fanout) -> dict[str, Any]:
+    """The model options of the command line as settings (they override file and environment)."""
+    given = {"model.name": model, "model.policy": policy, "model.sensitive": sensitive, "model.public": public,
+             "model.hierarchy": hierarchy, "model.fanout": fanout}
+    out: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if params:
+        out["model.params"] = parse_assignments(params)
+    return out
+
+
+def configure_model(settings: Settings) -> Configured:
+    """Validate model, policy, parameters and item files before anything connects."""
+    m = settings.model
+    if not m.name:
+        raise ParameterError("model.name", "no model: give --model or set SETVEIL_MODEL_NAME")
+    assignments = [f"{k}={v}" for k, v in m.params.items()]
+    return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, m.fanout)
+
+
+@click.command()
+@model_options(required=False)
+@config_option
+@set_option
+@bootstrap_option
+def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, overrides, bootstrap):
+    """Run a worker: window, anonymize, check and emit batches until SIGINT/SIGTERM.
+
+    The model options are those of `setveil anonymize`; every other setting comes from
+    --config, SETVEIL_* variables or --set (docs/operations.md lists them).
+    """
+    settings = resolve_settings(config, overrides, bootstrap,
+                                model_settings(model, policy, params, sensitive, public, hierarchy, fanout))
+    configured = configure_model(settings)
+    from .worker import run_worker
+
+    sys.exit(run_worker(settings, configured))
+
+
+@click.command("dev-broker")
+@click.option("--port", type=click.IntRange(1, 65535), default=9092, show_default=True, help="Port to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on and advertise.")
+def dev_broker(port, host):
+    """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
+    from .broker import start_tansu
+
+    running = start_tansu(port, host)
+    click.echo(f"Tansu (memory storage) listening on {running.bootstrap}")
+    click.echo(f"export SETVEIL_KAFKA_BOOTSTRAP={running.bootstrap}")
+    try:
+        wait_for_stop()
+    finally:
+        running.stop()
+        click.echo("broker stopped", err=True)
+
+
+def wait_for_stop() -> None:
+    """Sleep until Ctrl-C or SIGTERM (both let the caller's cleanup run)."""
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        pass
+
+
+def _terminate(signum, frame):
+    raise SystemExit(0)
+
+
+@click.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="Transactions per second (default: unlimited).")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Records per message; more than 1 sends msgpack arrays.")
+@click.option("--count", type=click.IntRange(min=1), help="Replay only the first N transactions.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
+@config_option
+@set_option
+@bootstrap_option
+def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
+    """Produce INPUT's transactions into the input topic, transaction i with tid i."""
+    from .replay import replay as produce
+
+    settings = resolve_settings(config, overrides, bootstrap)
+    window = read_window(input_path, fmt)
+    stats = run(produce(settings, window, batch, rate, count))
+    speed = stats.transactions / stats.seconds if stats.seconds else 0.0
+    click.echo(f"{stats.transactions} transactions in {stats.messages} messages to {settings.topics.input} "
+               f"in {stats.seconds:.2f} s ({speed:,.0f} transactions/s)", err=True)
+
+
+@click.command()
+@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the release here, ordered by tid (format from the suffix).")
+@click.option("--count", type=click.IntRange(min=1), help="Stop after N transactions.")
+@click.option("--idle", type=click.FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
+@config_option
+@set_option
+@bootstrap_option
+def tail(out, count, idle, config, overrides, bootstrap):
+    """Read the anonymized batches: one line per window, or the release with --out.
+
+    Duplicate window ids (re-deliveries) are dropped. With --out, transaction i of the
+    release is the transaction replayed with tid i, as in `setveil anonymize` output.
+    """
+    from .tail import collect, write_release
+
+    settings = resolve_settings(config, overrides, bootstrap)
+    echo = functools.partial(click.echo, err=out is not None)
+    display = WindowDisplay(echo)
+    collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window))
+    echo(display.summary(collected))
+    if out is not None:
+        written = write_release(collected.release, out)
+        click.echo(f"wrote {written} transactions to {out}", err=True)
+
+
+@click.command()
+@click.option("--rate", type=click.FloatRange(min=1), default=4000, show_default=True,
+              help="Transactions per second replayed.")
+@click.option("--batch", type=click.IntRange(min=1), default=20, show_default=True, help="Records per message.")
+@click.option("--count", type=click.IntRange(min=1), help="Replay only the first N of the sample's 20,000 transactions.")
+@click.option("--window", type=click.IntRange(min=5), default=1000, show_default=True,
+              help="Largest window (window.max_transactions).")
+@config_option
+@set_option
+def demo(rate, batch, count, window, config, overrides):
+    """Broker, worker, replay and live tail on a bundled sample; Ctrl-C stops everything.
+
+    Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container when Docker runs, else the
+    embedded broker. The worker anonymizes with (h,k,p)-coherence, h=0.4, k=5, p=3.
+    """
+    from .demo import run_demo
+
+    try:
+        status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+        sys.exit(130)
+    sys.exit(status)
+
+
+@hookimpl
+def setveil_register_commands(cli):
+    for command in (serve, dev_broker, replay, tail, demo):
+        cli.add_command(command)
+
+
+def run(coroutine) -> Any:
+    """Run a command's coroutine; Ctrl-C ends it quietly (its own cleanup runs first)."""
+    try:
+        return asyncio.run(coroutine)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

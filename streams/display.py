@@ -1,0 +1,48 @@
+"""Terminal lines for batches as they arrive (``setveil tail`` and ``setveil demo``).
+
+Only counts, losses and timings are shown, never transaction contents.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from .tail import Collected, WindowSummary
+
+HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':>9} {'check':>6} {'total tx':>9} "
+          f"{'tx/s':>8}")
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    if not values:
+        return 0.0, 0.0
+    p50, p99 = np.percentile(np.asarray(values), [50, 99])
+    return float(p50), float(p99)
+
+
+class WindowDisplay:
+    def __init__(self, echo: Callable[[str], None]):
+        self.echo = echo
+        self.first: float | None = None
+        self.first_count = 0
+
+    def window(self, summary: WindowSummary, collected: Collected) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.echo(HEADER)
+            self.first, self.first_count = now, collected.transactions
+        # transactions per second since the first batch arrived
+        rate = (collected.transactions - self.first_count) / (now - self.first) if now > self.first else 0.0
+        check = "ok" if summary.verified else "off"
+        where = summary.id.split("/", 1)[1]
+        self.echo(f"{where:<26} {summary.transactions:>6} {summary.information_loss:>6.3f} "
+                  f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {rate:>8,.0f}")
+
+    def summary(self, collected: Collected) -> str:
+        p50, p99 = percentiles(collected.latencies)
+        return (f"{collected.windows} windows ({collected.duplicates} duplicates dropped), "
+                f"{collected.transactions} transactions, information loss {collected.information_loss:.4f}, "
+                f"window latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")

@@ -1,0 +1,137 @@
+"""Kafka clients configured from the settings: security passthrough and topic creation.
+
+Every client the service opens (Faust's, the window-log reader, replay, tail, the demo) gets
+the same bootstrap servers and TLS/SASL options, built here once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import faust
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
+from aiokafka.helpers import create_ssl_context
+
+from setveil.core.errors import SetveilError
+
+from .settings import Settings
+
+log = logging.getLogger("setveil.streams")
+
+
+class BrokerUnavailable(SetveilError):
+    """No broker answered at the bootstrap servers."""
+
+
+def _ssl_context(settings: Settings):
+    k = settings.kafka
+    if not k.security_protocol.endswith("SSL"):
+        return None
+    return create_ssl_context(cafile=k.ssl_cafile, certfile=k.ssl_certfile, keyfile=k.ssl_keyfile, password=k.ssl_password)
+
+
+def client_kwargs(settings: Settings) -> dict[str, Any]:
+    """Connection and security arguments for any aiokafka client."""
+    k = settings.kafka
+    kwargs: dict[str, Any] = {"bootstrap_servers": k.bootstrap, "security_protocol": k.security_protocol}
+    context = _ssl_context(settings)
+    if context is not None:
+        kwargs["ssl_context"] = context
+    if k.security_protocol.startswith("SASL"):
+        kwargs.update(sasl_mechanism=k.sasl_mechanism, sasl_plain_username=k.sasl_username,
+                      sasl_plain_password=k.sasl_password)
+    return kwargs
+
+
+def faust_credentials(settings: Settings) -> faust.types.auth.CredentialsT | None:
+    k = settings.kafka
+    context = _ssl_context(settings)
+    if k.security_protocol.startswith("SASL"):
+        return faust.SASLCredentials(username=k.sasl_username, password=k.sasl_password, ssl_context=context,
+                                     mechanism=k.sasl_mechanism)
+    if context is not None:
+        return faust.SSLCredentials(context)
+    return None
+
+
+def producer(settings: Settings, **extra: Any) -> AIOKafkaProducer:
+    p = settings.producer
+    options: dict[str, Any] = {
+        "max_request_size": p.max_request_bytes,
+        "compression_type": None if p.compression == "none" else p.compression,
+        "linger_ms": p.linger_ms,
+    }
+    options.update(extra)
+    return AIOKafkaProducer(**client_kwargs(settings), **options)
+
+
+def consumer(settings: Settings, *topics: str, **extra: Any) -> AIOKafkaConsumer:
+    return AIOKafkaConsumer(*topics, **client_kwargs(settings), **extra)
+
+
+async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
+    admin = AIOKafkaAdminClient(**client_kwargs(settings), request_timeout_ms=int(timeout * 1000))
+    try:
+        await asyncio.wait_for(admin.start(), timeout)
+    except (KafkaConnectionError, asyncio.TimeoutError, OSError):
+        await admin.close()
+        raise BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)") from None
+    return admin
+
+
+async def partition_counts(settings: Settings, topics: list[str], timeout: float = 15.0) -> dict[str, int]:
+    """Partitions of each existing topic among ``topics``."""
+    admin = await _admin(settings, timeout)
+    try:
+        # Listing first: a metadata request naming a missing topic may auto-create it.
+        existing = [name for name in topics if name in set(await admin.list_topics())]
+        described = await admin.describe_topics(existing) if existing else []
+    finally:
+        await admin.close()
+    return {
+        d["topic"]: len(d["partitions"]) for d in described if d.get("error_code", 0) == 0 and d.get("partitions")
+    }
+
+
+async def ensure_topics(settings: Settings, names: list[str] | None = None, timeout: float = 15.0) -> dict[str, int]:
+    """Create the service's missing topics; return the partition count of each.
+
+    New topics get ``topics.partitions`` partitions, except the window log, which gets as many
+    as the input topic (its records are keyed by input partition either way). The output topic
+    allows messages as large as ``producer.max_request_bytes``.
+    """
+    t = settings.topics
+    names = names or [t.input, t.output, t.dlq, t.windows]
+    counts = await partition_counts(settings, names, timeout)
+    missing = [name for name in names if name not in counts]
+    if missing:
+        admin = await _admin(settings, timeout)
+        try:
+            for name in missing:
+                partitions = counts.get(t.input, t.partitions) if name == t.windows else t.partitions
+                config = {"max.message.bytes": str(settings.producer.max_request_bytes)} if name == t.output else {}
+                try:
+                    await admin.create_topics([NewTopic(name, partitions, t.replication_factor, topic_configs=config)])
+                    log.info("created topic %s with %d partition(s)", name, partitions)
+                except TopicAlreadyExistsError:
+                    pass
+                counts[name] = partitions
+        finally:
+            await admin.close()
+        counts.update(await _wait_for_topics(settings, missing, timeout))
+    return counts
+
+
+async def _wait_for_topics(settings: Settings, names: list[str], timeout: float) -> dict[str, int]:
+    """Metadata can lag a creation; wait until every topic shows its partitions."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        counts = await partition_counts(settings, names, timeout)
+        if all(name in counts for name in names) or loop.time() > deadline:
+            return counts
+        await asyncio.sleep(0.1)

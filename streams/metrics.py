@@ -1,0 +1,96 @@
+"""Prometheus metrics of one worker (DESIGN.md "Operators"; docs/operations.md lists them).
+
+Counters and histograms are updated as windows and dead letters are acknowledged; the
+throughput gauge and the per-partition lag and held-transaction gauges are computed when
+``/metrics`` is scraped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+THROUGHPUT_SECONDS = 10.0
+
+
+class _PartitionGauges:
+    """Gauges whose per-partition values are read at scrape time."""
+
+    def __init__(self, read: Callable[[], Mapping[int, tuple[int, int]]]):
+        self.read = read
+
+    def collect(self):
+        lag = GaugeMetricFamily("setveil_consumer_lag", "Input messages not yet emitted or dead-lettered",
+                                labels=["partition"])
+        held = GaugeMetricFamily("setveil_held_transactions", "Transactions waiting in an open window",
+                                 labels=["partition"])
+        for partition, (messages, transactions) in sorted(self.read().items()):
+            lag.add_metric([str(partition)], messages)
+            held.add_metric([str(partition)], transactions)
+        yield lag
+        yield held
+
+
+class ServiceMetrics:
+    def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]]):
+        r = self.registry = CollectorRegistry()
+        self.windows_emitted = Counter("setveil_windows_emitted", "Windows whose batch the broker acknowledged",
+                                       registry=r)
+        self.windows_rejected = Counter("setveil_windows_rejected", "Windows that failed closed (dead-lettered)",
+                                        ["cause"], registry=r)
+        self.records_dead_lettered = Counter("setveil_records_dead_lettered",
+                                             "Input messages sent to the dead-letter topic", ["kind"], registry=r)
+        self.transactions_emitted = Counter("setveil_transactions_emitted", "Transactions in acknowledged batches",
+                                            registry=r)
+        self.transactions_rejected = Counter("setveil_transactions_rejected", "Transactions in rejected windows",
+                                             registry=r)
+        self.window_latency = Histogram("setveil_window_latency_seconds",
+                                        "From a window's first message arriving to its batch being acknowledged",
+                                        buckets=LATENCY_BUCKETS, registry=r)
+        self.window_processing = Histogram("setveil_window_processing_seconds",
+                                           "Anonymizing, checking and encoding one window", buckets=LATENCY_BUCKETS,
+                                           registry=r)
+        self.window_transactions = Histogram("setveil_window_transactions", "Transactions per emitted window",
+                                             buckets=(10, 100, 500, 1000, 2000, 5000, 10000, 20000, 50000), registry=r)
+        self.information_loss = Histogram("setveil_window_information_loss",
+                                          "Information loss of each emitted window (the model's measure)",
+                                          buckets=LOSS_BUCKETS, registry=r)
+        self.last_information_loss = Gauge("setveil_information_loss", "Information loss of the last emitted window",
+                                           registry=r)
+        self._recent: deque[tuple[float, int]] = deque()
+        throughput = Gauge("setveil_transactions_per_second",
+                           f"Transactions emitted per second over the last {THROUGHPUT_SECONDS:g} s", registry=r)
+        throughput.set_function(self.transactions_per_second)
+        r.register(_PartitionGauges(partitions))
+
+    def emitted(self, transactions: int, latency: float, processing: float, loss: float) -> None:
+        self.windows_emitted.inc()
+        self.transactions_emitted.inc(transactions)
+        self.window_latency.observe(latency)
+        self.window_processing.observe(processing)
+        self.window_transactions.observe(transactions)
+        self.information_loss.observe(loss)
+        self.last_information_loss.set(loss)
+        self._recent.append((time.monotonic(), transactions))
+
+    def rejected(self, cause: str, transactions: int) -> None:
+        self.windows_rejected.labels(cause).inc()
+        self.transactions_rejected.inc(transactions)
+
+    def dead_lettered(self, kind: str) -> None:
+        self.records_dead_lettered.labels(kind).inc()
+
+    def transactions_per_second(self) -> float:
+        horizon = time.monotonic() - THROUGHPUT_SECONDS
+        while self._recent and self._recent[0][0] < horizon:
+            self._recent.popleft()
+        return sum(n for _, n in self._recent) / THROUGHPUT_SECONDS
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

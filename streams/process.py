@@ -1,0 +1,119 @@
+"""A worker in a child process (``setveil serve``), as the demo, the benchmark and the tests run it.
+
+Settings reach the child as ``SETVEIL_*`` variables; it gets a session of its own, so a
+Ctrl-C in the terminal reaches the parent, which stops the child with SIGTERM.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+from setveil.core.errors import SetveilError
+
+from .settings import Settings
+
+
+class WorkerFailed(SetveilError):
+    """The worker process exited or did not become ready."""
+
+
+class WorkerProcess:
+    def __init__(self, settings: Settings, model_args: Sequence[str], log_path: str | os.PathLike):
+        self.settings = settings
+        self.model_args = list(model_args)
+        self.log_path = Path(log_path)
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.web.port}"
+
+    def start(self) -> WorkerProcess:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+        env.update(self.settings.as_env())
+        env["PYTHONUNBUFFERED"] = "1"
+        command = [sys.executable, "-m", "setveil", "serve", *self.model_args]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        return self
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=5) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check_alive()
+            try:
+                if self.get("/readyz")[0] == 200:
+                    return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise WorkerFailed(f"the worker was not ready after {timeout:g} s (log: {self.log_path})")
+            time.sleep(0.1)
+
+    def _check_alive(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            code = None if self.process is None else self.process.returncode
+            raise WorkerFailed(f"the worker exited with status {code} (log: {self.log_path})")
+
+    def metrics(self) -> dict[str, float]:
+        """The worker's Prometheus samples: ``{'name{labels}': value}``."""
+        status, body = self.get("/metrics")
+        if status != 200:
+            raise WorkerFailed(f"/metrics answered {status}")
+        out = {}
+        for line in body.decode().splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                out[name] = float(value)
+        return out
+
+    def peak_rss_bytes(self) -> int | None:
+        """The worker's peak resident memory (Linux), read while it runs."""
+        if self.process is None:
+            return None
+        try:
+            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            return None
+        return None
+
+    def stop(self, timeout: float = 20.0) -> int | None:
+        """SIGTERM, then SIGKILL if it does not stop in time; returns the exit status."""
+        process = self.process
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL: the crash the no-loss guarantee is tested against."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

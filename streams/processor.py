@@ -1,0 +1,134 @@
+"""One window through the core's fail-closed path, into a batch or a rejection (DESIGN.md flow).
+
+The records of a cut become a columnar :class:`~setveil.core.window.Window` (optionally with
+each subject's transactions merged into one, since the papers assume one transaction per
+individual), :meth:`setveil.core.engine.Pipeline.run` anonymizes and independently checks it
+with a generator seeded by the run's seed and the window id, and the outcome is encoded: a
+``setveil.batch/1`` message, or, when the pipeline raised
+:class:`~setveil.core.errors.WindowRejected`, a ``setveil.rejected-window/1`` reference for
+the dead-letter topic. Nothing here touches Kafka, so it runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from setveil.core.engine import Pipeline, window_rng
+from setveil.core.errors import Infeasible, WindowRejected
+from setveil.core.window import Window
+
+from . import codec
+from .windowing import Cut
+
+
+@dataclass
+class Built:
+    """A window's transactions and what each released transaction carries besides its items."""
+
+    window: Window
+    fields: list[dict[str, Any]]
+    records: int
+
+
+@dataclass
+class Outcome:
+    ref: codec.WindowRef
+    value: bytes
+    headers: list[tuple[str, bytes]]
+    transactions: int
+    emitted: bool
+    report: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    cause: str | None = None
+
+
+def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
+    """The tid of a record that has none: where it is in the log."""
+    return f"{partition}:{offset}" if single else f"{partition}:{offset}:{index}"
+
+
+def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
+    transactions: list[list[str]] = []
+    fields: list[dict[str, Any]] = []
+    by_subject: dict[Any, int] = {}
+    records = 0
+    for message in cut.messages:
+        single = len(message.records) == 1
+        for index, record in enumerate(message.records):
+            records += 1
+            tid = record.tid if record.tid is not None else default_tid(partition, message.offset, index, single)
+            if merge_subjects and record.subject is not None:
+                position = by_subject.get(record.subject)
+                if position is not None:
+                    merged = transactions[position]
+                    present = set(merged)
+                    merged.extend(item for item in record.items if item not in present)
+                    fields[position]["tids"].append(tid)
+                    continue
+                by_subject[record.subject] = len(transactions)
+                fields.append({"tid": tid, "tids": [tid], "subject": record.subject})
+            else:
+                fields.append({"tid": tid})
+            transactions.append(list(record.items))
+    window = Window.from_transactions(transactions, tids=[f["tid"] for f in fields])
+    return Built(window, fields, records)
+
+
+class WindowProcessor:
+    def __init__(self, pipeline: Pipeline, seed: int, merge_subjects: bool, source: str):
+        self.pipeline = pipeline
+        self.seed = seed
+        self.merge_subjects = merge_subjects
+        self.source = source
+        configured = pipeline.configured
+        self.model_map = {
+            "name": configured.model.name,
+            "policy": configured.policy.name,
+            "parameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
+        }
+
+    def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
+        built = build_window(cut, partition, self.merge_subjects)
+        ref = self._ref(topic, partition, cut)
+        try:
+            outcome = self.pipeline.run(built.window, window_rng(self.seed, ref.id))
+        except WindowRejected as exc:
+            cause = "infeasible" if isinstance(exc.cause, Infeasible) else ("error" if exc.cause else "check-failed")
+            return self._rejected(ref, exc.reason, cause, len(built.window))
+        report = outcome.report
+        released = outcome.release.window
+        transactions = [{**extra, "items": items} for extra, items in zip(built.fields, released)]
+        model = self.pipeline.model
+        metrics = {
+            "transactions": report["transactions"],
+            "records": built.records,
+            "items_in": report["items_before"],
+            "items_out": report["items_after"],
+            "information_loss": report["info_loss"],
+            "loss_metric": model.loss_metric,
+            "anonymize_seconds": report["anonymize_seconds"],
+            "verify_seconds": report["verify_seconds"],
+            "model_metrics": model.metrics(built.window, released),
+        }
+        value = codec.encode_batch(ref, self.model_map, report["verified"], metrics, transactions)
+        headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
+        return Outcome(ref, value, headers, len(built.window), True, report=report)
+
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str) -> Outcome:
+        """The rejection of a window that broke outside the pipeline."""
+        return self._rejected(self._ref(topic, partition, cut), reason, "error", cut.transactions)
+
+    def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
+        return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, len(cut.messages),
+                               cut.messages[0].received, time.time())
+
+    def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
+        value = codec.encode_rejected_window(ref, self.model_map, reason, transactions)
+        headers = codec.cloudevents_headers(codec.REJECTED_WINDOW_TYPE, ref.id, self.source) + [
+            ("setveil_kind", b"window"),
+            ("setveil_reason", reason.encode("utf-8")),
+        ]
+        return Outcome(ref, value, headers, transactions, False, reason=reason, cause=cause)

@@ -1,0 +1,293 @@
+"""Operator settings of the streaming service: defaults, ``SETVEIL_*`` variables, a TOML file.
+
+Every setting is named ``section.key``; its environment variable is ``SETVEIL_SECTION_KEY``
+and its place in the TOML file is ``key`` under ``[section]``. Precedence, lowest first:
+default, config file, environment, command line (``--set section.key=value`` and the model
+options of ``setveil serve``). Values are parsed and range-checked by the core's
+:class:`~setveil.core.params.Parameter` before any connection is made; an error names the
+setting and where the bad value came from. ``docs/operations.md`` holds the table that
+:func:`settings_table` renders (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from setveil.core.errors import InputError, ParameterError
+from setveil.core.params import Parameter, parse_assignments
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Setting:
+    section: str
+    parameter: Parameter
+    secret: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.parameter.name
+
+    @property
+    def name(self) -> str:
+        return f"{self.section}.{self.key}"
+
+    @property
+    def env(self) -> str:
+        return f"SETVEIL_{self.section}_{self.key}".upper()
+
+    @property
+    def default(self) -> Any:
+        return self.parameter.default
+
+    def parse(self, raw: Any, source: str) -> Any:
+        if self.parameter.kind == "params":
+            return _parse_params(self.name, raw, source)
+        if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
+            return None
+        try:
+            return self.parameter.parse(raw)
+        except ParameterError as exc:
+            raise ParameterError(self.name, f"{exc.problem} (from {source})") from None
+
+
+def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
+    return Parameter(name, help, kind, default, **bounds)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    # -- the broker and its security (passed to every Kafka client) ---------------------------
+    Setting("kafka", _p("bootstrap", "Kafka bootstrap servers, comma-separated host:port", default="localhost:9092")),
+    Setting("kafka", _p("security_protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", "choice", "PLAINTEXT",
+                        choices=("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"))),
+    Setting("kafka", _p("ssl_cafile", "CA bundle that verifies the brokers (SSL, SASL_SSL)", "path")),
+    Setting("kafka", _p("ssl_certfile", "client certificate for mutual TLS", "path")),
+    Setting("kafka", _p("ssl_keyfile", "private key of the client certificate", "path")),
+    Setting("kafka", _p("ssl_password", "password of the private key"), secret=True),
+    Setting("kafka", _p("sasl_mechanism", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (SASL_*)", "choice", "PLAIN",
+                        choices=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"))),
+    Setting("kafka", _p("sasl_username", "SASL user name")),
+    Setting("kafka", _p("sasl_password", "SASL password"), secret=True),
+    # -- topics -------------------------------------------------------------------------------
+    Setting("topics", _p("input", "topic the records are read from", default="transactions")),
+    Setting("topics", _p("output", "topic the anonymized batches are written to", default="transactions.anonymized")),
+    Setting("topics", _p("dlq", "dead-letter topic: bad records and rejected windows", default="transactions.dlq")),
+    Setting("topics", _p("windows", "window log: where each window ends, so a re-delivered window is cut the same",
+                         default="transactions.windows")),
+    Setting("topics", _p("partitions", "partitions of the topics the service creates when they are missing", "int", 4,
+                         low=1)),
+    Setting("topics", _p("replication_factor", "replication factor of the topics the service creates", "int", 1, low=1)),
+    # -- consumer -----------------------------------------------------------------------------
+    Setting("consumer", _p("group_id", "consumer group (and Faust app id) shared by all workers", default="setveil")),
+    Setting("consumer", _p("fetch_max_bytes", "most bytes fetched per partition and request", "int", 4 * MiB, low=1024)),
+    Setting("consumer", _p("max_poll_records", "most records handed over per fetch", "int", 10_000, low=1)),
+    Setting("consumer", _p("buffer_maxsize", "messages buffered per partition before fetching pauses", "int", 4096,
+                           low=1)),
+    Setting("consumer", _p("commit_interval", "seconds between offset commits", "float", 1.0, low=0.05)),
+    Setting("consumer", _p("session_timeout", "seconds without heartbeat before a worker is considered dead", "float",
+                           10.0, low=1.0)),
+    Setting("consumer", _p("heartbeat_interval", "seconds between heartbeats (below a third of session_timeout)",
+                           "float", 3.0, low=0.1)),
+    Setting("consumer", _p("rebalance_timeout", "seconds workers get to rejoin the group in a rebalance", "float", 10.0,
+                           low=1.0)),
+    # -- producer -----------------------------------------------------------------------------
+    Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
+                           "int", 16 * MiB, low=1024)),
+    Setting("producer", _p("compression", "compression of produced messages", "choice", "none",
+                           choices=("none", "gzip", "snappy", "lz4", "zstd"))),
+    Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
+    # -- windows ------------------------------------------------------------------------------
+    Setting("window", _p("max_transactions", "a window is cut when it holds this many transactions", "int", 5000,
+                         low=1)),
+    Setting("window", _p("max_seconds", "or when this many seconds passed without a full window", "float", 5.0,
+                         low=0.01)),
+    Setting("window", _p("min_transactions", "smaller windows are held and merged with the next", "int", 1, low=1)),
+    Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one", "bool", False)),
+    Setting("records", _p("max_message_bytes", "larger input messages are dead-lettered", "int", MiB, low=16)),
+    # -- the model ----------------------------------------------------------------------------
+    Setting("model", _p("name", "privacy model (see `setveil plugins`)")),
+    Setting("model", _p("policy", "suppression/generalization policy; the model's default if empty")),
+    Setting("model", _p("params", "model and policy parameters: NAME=VALUE pairs (a table in TOML)", "params", {})),
+    Setting("model", _p("sensitive", "file of sensitive (private) items, one per line", "path")),
+    Setting("model", _p("public", "file of public items, one per line; default: all non-sensitive", "path")),
+    Setting("model", _p("hierarchy", "generalization hierarchy file (child,parent lines)", "path")),
+    Setting("model", _p("fanout", "build a balanced hierarchy of this fan-out", "int", None, low=2)),
+    Setting("model", _p("seed", "seed of every random choice (per window: seed and window id)", "int", 0)),
+    Setting("model", _p("verify", "run the model's independent check on every window", "bool", True)),
+    # -- operations ---------------------------------------------------------------------------
+    Setting("web", _p("port", "port of /healthz, /readyz and /metrics", "int", 6066, low=1, high=65535)),
+    Setting("web", _p("bind", "address the web server binds", default="0.0.0.0")),
+    Setting("worker", _p("log_level", "log level", "choice", "info", choices=("debug", "info", "warn", "error"))),
+    Setting("worker", _p("data_dir", "Faust's data directory; a temporary one when empty")),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
+
+
+class Settings:
+    """Resolved values: ``settings.window.max_transactions`` or ``settings["window.max_transactions"]``."""
+
+    def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str]):
+        self._values = dict(values)
+        self._sources = dict(sources)
+        for section in SECTIONS:
+            fields = {s.key: self._values[s.name] for s in SETTINGS if s.section == section}
+            setattr(self, section, SimpleNamespace(**fields))
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def source(self, name: str) -> str:
+        """Where the value came from: ``default``, the file, the variable or the command line."""
+        return self._sources[name]
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some values replaced; keys use ``__`` for the dot (``window__max_seconds``)."""
+        values = dict(self._values)
+        sources = dict(self._sources)
+        for key, raw in changes.items():
+            name = key.replace("__", ".")
+            values[name] = _setting(name).parse(raw, "code")
+            sources[name] = "code"
+        return Settings(values, sources)
+
+    def as_env(self) -> dict[str, str]:
+        """The non-default values as ``SETVEIL_*`` variables (to start a worker in a subprocess)."""
+        out = {}
+        for setting in SETTINGS:
+            value = self._values[setting.name]
+            if value == setting.default or value is None:
+                continue
+            out[setting.env] = _env_text(value)
+        return out
+
+
+def load_settings(
+    config: str | os.PathLike | None = None,
+    overrides: Sequence[str] | Mapping[str, Any] = (),
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve every setting from the defaults, the TOML file, the environment and ``overrides``.
+
+    ``overrides`` are ``section.key=value`` strings (the ``--set`` option) or a mapping.
+    """
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
+    if config is None and env.get("SETVEIL_CONFIG"):
+        config = env["SETVEIL_CONFIG"]
+    if config is not None:
+        for name, raw in _read_toml(config).items():
+            values[name] = _setting(name, config).parse(raw, os.fspath(config))
+            sources[name] = os.fspath(config)
+    for setting in SETTINGS:
+        if setting.env in env:
+            values[setting.name] = setting.parse(env[setting.env], f"${setting.env}")
+            sources[setting.name] = f"${setting.env}"
+    pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
+    for name, raw in pairs.items():
+        setting = _setting(name)
+        if setting.parameter.kind == "params" and isinstance(raw, Mapping):
+            values[name] = {**values[name], **raw}
+        else:
+            values[name] = setting.parse(raw, "the command line")
+        sources[name] = "the command line"
+    _check(values)
+    return Settings(values, sources)
+
+
+def _setting(name: str, path: str | os.PathLike | None = None) -> Setting:
+    setting = BY_NAME.get(name)
+    if setting is None:
+        where = f" in {os.fspath(path)}" if path is not None else ""
+        raise ParameterError(name, f"no such setting{where} (settings: {', '.join(BY_NAME)})")
+    return setting
+
+
+def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, f"not valid TOML ({exc})") from None
+    out: dict[str, Any] = {}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise InputError(path, f"'{section}' must be a table ([{section}]), one of: {', '.join(SECTIONS)}")
+        for key, value in table.items():
+            out[f"{section}.{key}"] = value
+    return out
+
+
+def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
+    if isinstance(raw, Mapping):
+        return {str(k): _env_text(v) for k, v in raw.items()}
+    if isinstance(raw, str):
+        pairs = [p for p in raw.replace(",", " ").split() if p]
+        try:
+            return parse_assignments(pairs)
+        except ParameterError as exc:
+            raise ParameterError(name, f"{exc.name!r}: {exc.problem} (from {source})") from None
+    raise ParameterError(name, f"expected NAME=VALUE pairs or a table (from {source})")
+
+
+def _env_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={_env_text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _check(values: Mapping[str, Any]) -> None:
+    """Rules that tie settings together."""
+    if values["window.min_transactions"] > values["window.max_transactions"]:
+        raise ParameterError(
+            "window.min_transactions",
+            f"{values['window.min_transactions']} is more than window.max_transactions="
+            f"{values['window.max_transactions']}",
+        )
+    if values["consumer.heartbeat_interval"] * 3 > values["consumer.session_timeout"]:
+        raise ParameterError("consumer.heartbeat_interval", "must be at most a third of consumer.session_timeout")
+    protocol = values["kafka.security_protocol"]
+    if protocol.startswith("SASL") and values["kafka.sasl_username"] is None:
+        raise ParameterError("kafka.sasl_username", f"needed with kafka.security_protocol={protocol}")
+    if not protocol.endswith("SSL"):
+        for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+            if values[f"kafka.{key}"] is not None:
+                raise ParameterError(f"kafka.{key}", f"given, but kafka.security_protocol={protocol} uses no TLS")
+    topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
+    if len(set(topics)) != len(topics):
+        raise ParameterError("topics", "input, output, dlq and windows must be four different topics")
+
+
+def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:
+    """The Markdown table of every setting (docs/operations.md holds a copy)."""
+    rows = ["| setting (TOML `[section]` key) | environment variable | default | meaning |", "|---|---|---|---|"]
+    for s in settings:
+        allowed = "NAME=VALUE pairs" if s.parameter.kind == "params" else s.parameter.allowed()
+        rows.append(f"| `{s.name}` | `{s.env}` | {_default_text(s)} | {s.parameter.help}; {allowed} |")
+    return "\n".join(rows) + "\n"
+
+
+def _default_text(setting: Setting) -> str:
+    value = setting.default
+    if value is None or value == {}:
+        return "(none)"
+    return f"`{_env_text(value)}`"
+
+

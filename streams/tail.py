@@ -1,0 +1,136 @@
+"""Reading the batches back (``setveil tail``): live per-window summaries, or the release.
+
+Batches are read from the start of every output partition without a consumer group. A batch
+whose window id was seen already is a re-delivery (at-least-once) and is dropped. With
+``out`` the released transactions are written ordered by tid, one line each, so that a
+release of a replayed file lines up with that file exactly as ``setveil anonymize`` output
+does (an emptied transaction is an empty line); that needs integer tids ``0..n-1`` each
+exactly once, as ``setveil replay`` numbers them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiokafka import TopicPartition
+
+from setveil.core.errors import SetveilError
+from setveil.core.formats import write_window
+from setveil.core.window import Window
+
+from . import kafka
+from .codec import decode_batch
+from .settings import Settings
+
+
+@dataclass
+class WindowSummary:
+    id: str
+    partition: int
+    transactions: int
+    information_loss: float
+    latency: float
+    processing: float
+    verified: bool
+
+
+@dataclass
+class Collected:
+    windows: int = 0
+    duplicates: int = 0
+    transactions: int = 0
+    items_in: int = 0
+    items_out: int = 0
+    started: float = field(default_factory=time.monotonic)
+    latencies: list[float] = field(default_factory=list)
+    release: dict[Any, list[str]] = field(default_factory=dict)
+
+    @property
+    def information_loss(self) -> float:
+        return 0.0 if self.items_in == 0 else (self.items_in - self.items_out) / self.items_in
+
+
+class ReleaseError(SetveilError):
+    """The batches do not make a release that lines up with the input."""
+
+
+async def collect(settings: Settings, count: int | None = None, idle: float | None = None, keep: bool = False,
+                  on_window: Callable[[WindowSummary, Collected], None] | None = None,
+                  stop: asyncio.Event | None = None) -> Collected:
+    """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``."""
+    topic = settings.topics.output
+    partitions = (await kafka.ensure_topics(settings, [topic]))[topic]
+    consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
+                              max_partition_fetch_bytes=settings.producer.max_request_bytes,
+                              fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
+    await consumer.start()
+    seen: set[str] = set()
+    out = Collected()
+    last = time.monotonic()
+    try:
+        consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
+        await consumer.seek_to_beginning()
+        while not (count is not None and out.transactions >= count):
+            if stop is not None and stop.is_set():
+                break
+            batch = await consumer.getmany(timeout_ms=200)
+            now = time.monotonic()
+            if not batch:
+                if idle is not None and now - last > idle:
+                    break
+                continue
+            last = now
+            for messages in batch.values():
+                for message in messages:
+                    summary = _take(decode_batch(message.value), message.timestamp / 1000, seen, out, keep)
+                    if summary is not None and on_window is not None:
+                        on_window(summary, out)
+    finally:
+        await consumer.stop()
+    return out
+
+
+def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected, keep: bool) -> WindowSummary | None:
+    """Count one batch; ``emitted`` is its Kafka timestamp (when the worker produced it)."""
+    window, metrics = batch["window"], batch["metrics"]
+    if window["id"] in seen:
+        out.duplicates += 1
+        return None
+    seen.add(window["id"])
+    transactions = batch["transactions"]
+    out.windows += 1
+    out.transactions += len(transactions)
+    out.items_in += metrics["items_in"]
+    out.items_out += metrics["items_out"]
+    latency = emitted - window["opened"]
+    out.latencies.append(latency)
+    if keep:
+        for transaction in transactions:
+            if transaction["tid"] in out.release:
+                raise ReleaseError(f"tid {transaction['tid']!r} is in two windows with different ids")
+            out.release[transaction["tid"]] = transaction["items"]
+    return WindowSummary(window["id"], window["partition"], len(transactions), metrics["information_loss"],
+                         latency, metrics["anonymize_seconds"] + metrics["verify_seconds"], batch["verified"])
+
+
+def release_window(release: dict[Any, list[str]]) -> Window:
+    """The released transactions ordered by tid; the tids must be 0..n-1."""
+    tids = list(release)
+    if not all(isinstance(t, int) and not isinstance(t, bool) for t in tids):
+        raise ReleaseError("--out needs integer tids (setveil replay numbers transactions 0, 1, ...)")
+    n = len(tids)
+    if n and (min(tids) < 0 or max(tids) != n - 1):
+        raise ReleaseError(f"the batches hold {n} transactions with tids from {min(tids)} to {max(tids)}: "
+                           f"{max(tids) + 1 - n} tid(s) are missing (dead-lettered, or not emitted yet?)")
+    return Window.from_transactions((release[t] for t in range(n)), tids=list(range(n)))
+
+
+def write_release(release: dict[Any, list[str]], path: str | os.PathLike) -> int:
+    window = release_window(release)
+    write_window(window, path)
+    return len(window)

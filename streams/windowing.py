@@ -1,0 +1,123 @@
+"""Cutting one partition's stream into windows (DESIGN.md: "window: take(max_transactions,
+within=max_seconds), per partition"; "Union-safe windows"; "No loss").
+
+A window is a run of consecutive messages of one partition. :class:`Windower` holds the
+messages not yet in an emitted window and decides where windows end:
+
+1. **Planned cuts first.** After a restart or a rebalance the partition is read again from its
+   last committed offset, and any window that was already emitted must come again with the same
+   boundaries, hence the same id. The window log (:mod:`.windowlog`) tells where those windows
+   ended; those cut points are honoured before anything else, whatever the size or age.
+2. **Size.** As soon as ``max_transactions`` are pending, a window of at most that many
+   transactions is cut at a message boundary (a single message larger than that is a window
+   on its own).
+3. **Time.** When ``take()`` timed out or the oldest pending message waited ``max_seconds``,
+   everything pending is cut, unless it holds fewer than ``min_transactions``: then it is held
+   and merged with what comes next.
+
+A dead-lettered message is not held, but its offset counts as seen, so a planned cut at or
+after it can be made.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from setveil.core.records import Record
+
+
+@dataclass
+class Message:
+    """One accepted input message: its offset, its records and when it arrived."""
+
+    offset: int
+    records: list[Record]
+    received: float
+    handle: Any = None
+
+
+@dataclass
+class Cut:
+    """The messages of one window; ``planned`` when the window log fixed its end."""
+
+    messages: list[Message]
+    planned: bool = False
+
+    @property
+    def first_offset(self) -> int:
+        return self.messages[0].offset
+
+    @property
+    def last_offset(self) -> int:
+        return self.messages[-1].offset
+
+    @property
+    def transactions(self) -> int:
+        return sum(len(m.records) for m in self.messages)
+
+
+@dataclass
+class Windower:
+    max_transactions: int
+    min_transactions: int
+    max_seconds: float
+    pending: deque[Message] = field(default_factory=deque)
+    pending_transactions: int = 0
+    cut_points: deque[int] = field(default_factory=deque)
+    seen: int = -1
+
+    def plan(self, cut_points: Iterable[int]) -> None:
+        """Windows must end at these offsets (ascending), as they did when first emitted."""
+        for point in cut_points:
+            if point > self.seen and (not self.cut_points or point > self.cut_points[-1]):
+                self.cut_points.append(point)
+
+    def add(self, message: Message) -> None:
+        self.pending.append(message)
+        self.pending_transactions += len(message.records)
+        self.seen = max(self.seen, message.offset)
+
+    def skip(self, offset: int) -> None:
+        """A message at ``offset`` was dead-lettered."""
+        self.seen = max(self.seen, offset)
+
+    def cuts(self, now: float, timed_out: bool) -> list[Cut]:
+        """The windows that are complete now. ``timed_out``: take() returned without a full buffer."""
+        out: list[Cut] = []
+        while True:
+            if self.cut_points:
+                point = self.cut_points[0]
+                if self.seen < point:
+                    break
+                self.cut_points.popleft()
+                count = 0
+                while count < len(self.pending) and self.pending[count].offset <= point:
+                    count += 1
+                if count:
+                    out.append(Cut(self._pop(count), planned=True))
+            elif self.pending_transactions >= self.max_transactions:
+                out.append(Cut(self._pop(self._fitting())))
+            elif self.pending and self.pending_transactions >= self.min_transactions and (
+                timed_out or now - self.pending[0].received >= self.max_seconds
+            ):
+                out.append(Cut(self._pop(len(self.pending))))
+            else:
+                break
+        return out
+
+    def _fitting(self) -> int:
+        """How many leading messages make the largest window of at most max_transactions (>= 1)."""
+        total = 0
+        for count, message in enumerate(self.pending):
+            total += len(message.records)
+            if total > self.max_transactions:
+                return max(count, 1)
+        return len(self.pending)
+
+    def _pop(self, count: int) -> list[Message]:
+        taken = [self.pending.popleft() for _ in range(count)]
+        self.pending_transactions -= sum(len(m.records) for m in taken)
+        return taken

@@ -1,0 +1,115 @@
+"""The window log: where each window of each input partition ended (DESIGN.md "No loss").
+
+Offsets are committed only after a window's batch is acknowledged, so a crash or a rebalance
+re-delivers every window emitted since the last commit. Windows are cut partly by time, so
+re-reading would cut them elsewhere and a consumer would see the same transactions under a
+new window id. Before a window is emitted (or dead-lettered), its ``[first, last]`` offsets are
+written here and acknowledged; a worker taking over a partition reads the records of that
+partition with ``last`` at or after its starting offset and cuts there again
+(:meth:`.windowing.Windower.plan`). Only windows that may have been emitted constrain the
+cut, and the log is read from its end backwards, so the read is short.
+
+Records are keyed by the input partition (``b"7"``) and written to that partition of the log
+when it has one (modulo its partition count otherwise); readers filter on the key. A cut
+point beyond the input partition's end is left over from a deleted and re-created input
+topic and is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import msgpack
+from aiokafka import TopicPartition
+
+from .kafka import consumer
+from .settings import Settings
+
+log = logging.getLogger("setveil.streams")
+
+FIRST_READ = 16
+READ_TIMEOUT = 30.0
+
+
+class WindowLogError(RuntimeError):
+    """The window log could not be read: the partition must not be windowed without it."""
+
+
+def encode_entry(first: int, last: int) -> bytes:
+    return msgpack.packb([first, last])
+
+
+def log_partition(input_partition: int, log_partitions: int) -> int:
+    return input_partition % log_partitions
+
+
+class WindowLogReader:
+    """Reads cut points back; one consumer without a group, shared by a worker's partitions."""
+
+    def __init__(self, settings: Settings, log_partitions: int):
+        self.topic = settings.topics.windows
+        self.input_topic = settings.topics.input
+        self.log_partitions = log_partitions
+        self.settings = settings
+        self._consumer = None
+        # Partitions opened at the same time share the reader; one read at a time.
+        self._lock = asyncio.Lock()
+
+    async def _start(self) -> None:
+        if self._consumer is None:
+            reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
+            await reader.start()
+            self._consumer = reader
+
+    async def stop(self) -> None:
+        if self._consumer is not None:
+            reader, self._consumer = self._consumer, None
+            await reader.stop()
+
+    async def cut_points(self, input_partition: int, start: int) -> list[int]:
+        """Ends of the windows of ``input_partition`` that end at or after offset ``start``."""
+        async with self._lock:
+            await self._start()
+            return await self._cut_points(input_partition, start)
+
+    async def _cut_points(self, input_partition: int, start: int) -> list[int]:
+        tp = TopicPartition(self.topic, log_partition(input_partition, self.log_partitions))
+        source = TopicPartition(self.input_topic, input_partition)
+        self._consumer.assign([tp])
+        ends = await self._consumer.end_offsets([tp, source])
+        end, input_end = ends[tp], ends[source]
+        key = str(input_partition).encode()
+        span = FIRST_READ
+        while True:
+            begin = max(end - span, 0)
+            entries = await self._read(tp, begin, end, key)
+            if begin == 0 or (entries and entries[0][1] < start):
+                break
+            span *= 4
+        points = sorted({last for first, last in entries if start <= last})
+        stale = [p for p in points if p >= input_end]
+        if stale:
+            log.warning("window log %s: %d cut point(s) of partition %d lie beyond the input's end; ignored "
+                        "(was the input topic re-created?)", self.topic, len(stale), input_partition)
+        return [p for p in points if p < input_end]
+
+    async def _read(self, tp: TopicPartition, begin: int, end: int, key: bytes) -> list[tuple[int, int]]:
+        entries: list[tuple[int, int]] = []
+        if begin >= end:
+            return entries
+        self._consumer.seek(tp, begin)
+        position = begin
+        deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
+        while position < end:
+            if asyncio.get_running_loop().time() > deadline:
+                raise WindowLogError(f"window log {tp.topic}[{tp.partition}]: offsets {position}..{end} unreadable")
+            batch = await self._consumer.getmany(tp, timeout_ms=1000)
+            for message in batch.get(tp, ()):
+                position = message.offset + 1
+                if message.key == key and message.offset < end:
+                    first, last = msgpack.unpackb(message.value)
+                    entries.append((first, last))
+            if not batch:
+                position = await self._consumer.position(tp)
+        return entries

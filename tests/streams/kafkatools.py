@@ -1,0 +1,93 @@
+"""Test-side Kafka access: produce raw messages, read whole topics, wait on conditions."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import msgpack
+from aiokafka import TopicPartition
+
+from setveil.streams import kafka
+from setveil.streams.codec import headers_dict
+from setveil.streams.settings import Settings
+
+
+@dataclass
+class Read:
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: dict[str, str]
+    timestamp: float
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+def produce(settings: Settings, values: Sequence[bytes], partition: int | Callable[[int], int] = 0) -> None:
+    """Send raw message values to the input topic, in order, and wait for every acknowledgement."""
+
+    async def run():
+        await kafka.ensure_topics(settings, [settings.topics.input])
+        producer = kafka.producer(settings, linger_ms=5)
+        await producer.start()
+        try:
+            futures = []
+            for index, value in enumerate(values):
+                target = partition(index) if callable(partition) else partition
+                futures.append(await producer.send(settings.topics.input, value, partition=target))
+            await asyncio.gather(*futures)
+        finally:
+            await producer.stop()
+
+    asyncio.run(run())
+
+
+def records(transactions: Sequence[Sequence[str]], first_tid: int = 0, batch: int = 1) -> list[bytes]:
+    """Message values holding the transactions (tid = position), ``batch`` records per message."""
+    out = []
+    for start in range(0, len(transactions), batch):
+        chunk = [{"tid": first_tid + start + i, "items": list(t)} for i, t in enumerate(transactions[start:start + batch])]
+        out.append(msgpack.packb(chunk if batch > 1 else chunk[0]))
+    return out
+
+
+def read_topic(settings: Settings, topic: str, timeout: float = 5.0) -> list[Read]:
+    """Every message of ``topic`` now in the log (all partitions, from the beginning)."""
+
+    async def run():
+        counts = await kafka.ensure_topics(settings, [topic])
+        consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False,
+                                  max_partition_fetch_bytes=64 << 20)
+        await consumer.start()
+        try:
+            tps = [TopicPartition(topic, p) for p in range(counts[topic])]
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            ends = await consumer.end_offsets(tps)
+            out: list[Read] = []
+            deadline = asyncio.get_running_loop().time() + timeout
+            while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise AssertionError(f"could not read {topic} to its end")
+                batch = await consumer.getmany(timeout_ms=200)
+                for tp, messages in batch.items():
+                    out.extend(Read(tp.partition, m.offset, m.key, m.value, headers_dict(m.headers), m.timestamp / 1000)
+                               for m in messages if m.offset < ends[tp])
+            return out
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(run())
