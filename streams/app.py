@@ -119,7 +119,8 @@ class StreamService:
     async def _open(self, partition: int, offset: int) -> PartitionState:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
-        points = await self.windowlog.cut_points(partition, offset)
+        highwater = self.app.consumer.highwater(TP(self.topic, partition))
+        points = await self.windowlog.cut_points(partition, offset, highwater if highwater is not None else offset + 1)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
                      partition, offset, len(points))

@@ -73,6 +73,31 @@ def consumer(settings: Settings, *topics: str, **extra: Any) -> AIOKafkaConsumer
     return AIOKafkaConsumer(*topics, **client_kwargs(settings), **extra)
 
 
+async def partition_ends(reader: AIOKafkaConsumer, tps: list, timeout: float = 10.0) -> dict:
+    """The end offset (high watermark) of each partition, read from a fetch.
+
+    Tansu answers ListOffsets(latest) with the base offset of the partition's last record batch
+    plus one, short of the end when that batch holds several records; a fetch from just before
+    that offset returns the high watermark, which is right on every broker. ``reader`` is an
+    assigned consumer without a group; its positions are moved.
+    """
+    approximate = await reader.end_offsets(tps)
+    ends = {tp: 0 for tp in tps if approximate[tp] == 0}
+    waiting = [tp for tp in tps if approximate[tp] > 0]
+    for tp in waiting:
+        reader.seek(tp, approximate[tp] - 1)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while waiting:
+        fetched = await reader.getmany(*waiting, timeout_ms=200)
+        for tp in [tp for tp in waiting if fetched.get(tp)]:
+            ends[tp] = reader.highwater(tp)
+            waiting.remove(tp)
+        if waiting and loop.time() > deadline:
+            raise BrokerUnavailable(f"no fetch answered for {waiting[0].topic}[{waiting[0].partition}]")
+    return ends
+
+
 async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
     admin = AIOKafkaAdminClient(**client_kwargs(settings), request_timeout_ms=int(timeout * 1000))
     try:

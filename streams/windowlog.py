@@ -23,7 +23,7 @@ import logging
 import msgpack
 from aiokafka import TopicPartition
 
-from .kafka import consumer
+from .kafka import consumer, partition_ends
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -67,18 +67,17 @@ class WindowLogReader:
             reader, self._consumer = self._consumer, None
             await reader.stop()
 
-    async def cut_points(self, input_partition: int, start: int) -> list[int]:
-        """Ends of the windows of ``input_partition`` that end at or after offset ``start``."""
+    async def cut_points(self, input_partition: int, start: int, input_end: int) -> list[int]:
+        """Ends of the windows of ``input_partition`` that end at or after offset ``start``;
+        ``input_end`` is the partition's high watermark."""
         async with self._lock:
             await self._start()
-            return await self._cut_points(input_partition, start)
+            return await self._cut_points(input_partition, start, input_end)
 
-    async def _cut_points(self, input_partition: int, start: int) -> list[int]:
+    async def _cut_points(self, input_partition: int, start: int, input_end: int) -> list[int]:
         tp = TopicPartition(self.topic, log_partition(input_partition, self.log_partitions))
-        source = TopicPartition(self.input_topic, input_partition)
         self._consumer.assign([tp])
-        ends = await self._consumer.end_offsets([tp, source])
-        end, input_end = ends[tp], ends[source]
+        end = (await partition_ends(self._consumer, [tp]))[tp]
         key = str(input_partition).encode()
         span = FIRST_READ
         while True:

@@ -75,8 +75,8 @@ def read_topic(settings: Settings, topic: str, timeout: float = 5.0) -> list[Rea
         try:
             tps = [TopicPartition(topic, p) for p in range(counts[topic])]
             consumer.assign(tps)
+            ends = await kafka.partition_ends(consumer, tps)
             await consumer.seek_to_beginning(*tps)
-            ends = await consumer.end_offsets(tps)
             out: list[Read] = []
             deadline = asyncio.get_running_loop().time() + timeout
             while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:

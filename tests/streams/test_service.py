@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+
 import msgpack
 import pytest
 from click.testing import CliRunner
@@ -10,6 +14,7 @@ from kafkatools import produce, read_topic, records, wait_until
 from setveil.core.cli import cli, configure
 from setveil.core.formats import read_window, write_window
 from setveil.core.window import Window
+from setveil.streams.broker import free_port
 from setveil.streams.codec import BATCH_TYPE, REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE, decode_batch
 
 pytestmark = pytest.mark.slow
@@ -85,3 +90,136 @@ def test_fifty_thousand_records_through_one_worker(make_settings, start_worker, 
     metrics = worker.metrics()
     assert metrics["setveil_windows_emitted_total"] == len(found)
     assert "secret" not in worker.log_text()
+
+
+NEUTRAL = [[f"n{(i + j) % 7}" for j in range(3)] for i in range(1000)]  # items in no item list: never suppressed
+
+
+def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(make_settings, start_worker):
+    settings = make_settings(records__max_message_bytes=2048, window__min_transactions=5)
+    worker = start_worker(settings)
+    bad = {
+        b"\xc1\x00": "malformed",  # 0xc1 is never used in msgpack
+        msgpack.packb({"tid": 1, "items": ["a"]})[:-2]: "malformed",  # truncated
+        msgpack.packb({"items": ["a"]}) + b"\x01": "malformed",  # trailing bytes
+        msgpack.packb({"tid": 1}): "invalid",  # no items
+        msgpack.packb({"items": "abc"}): "invalid",  # items not a list
+        msgpack.packb({"items": [{"a": 1}]}): "invalid",  # non-scalar item
+        msgpack.packb({"items": ["a", "a"]}): "invalid",  # repeated item
+        msgpack.packb([{"items": ["a"]}, {"items": [1.5]}]): "invalid",  # one bad record in an array
+        msgpack.packb([]): "invalid",
+        msgpack.packb({"items": [f"secret-{i}" for i in range(300)]}): "oversize",
+        b"": "empty",
+    }
+    good = records(NEUTRAL[:200])
+    values = []
+    for index, value in enumerate(bad):
+        values += good[index * 10:(index + 1) * 10] + [value]
+    values += good[len(bad) * 10:]
+    produce(settings, values)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 200, 60, "the good records")
+
+    dead = read_topic(settings, settings.topics.dlq)
+    assert sorted(m.value for m in dead) == sorted(bad)
+    offsets = {value: offset for offset, value in enumerate(values)}
+    for message in dead:
+        assert message.headers["ce_type"] == REJECTED_RECORD_TYPE
+        assert message.headers["setveil_kind"] == bad[message.value]
+        assert message.headers["setveil_reason"]
+        assert "secret" not in message.headers["setveil_reason"]
+        assert int(message.headers["setveil_offset"]) == offsets[message.value]
+        assert message.headers["setveil_topic"] == settings.topics.input
+    assert sorted(released_tids(batches(settings))) == list(range(200))
+    metrics = worker.metrics()
+    kinds = {kind: list(bad.values()).count(kind) for kind in set(bad.values())}
+    for kind, count in kinds.items():
+        assert metrics[f'setveil_records_dead_lettered_total{{kind="{kind}"}}'] == count
+    assert worker.get("/healthz")[0] == 200
+    assert "secret" not in worker.log_text()
+
+
+def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
+    _, sensitive, _ = sample
+    private = sensitive.read_text().split()[0]
+    settings = make_settings(window__max_transactions=20, window__min_transactions=5)
+    worker = start_worker(settings)
+    feasible = NEUTRAL[:20]
+    infeasible = [t + [private] for t in NEUTRAL[20:40]]  # a private item in all of it: more than h=0.4
+    values = records(feasible, 0, batch=20) + records(infeasible, 20, batch=20) + records(feasible, 40, batch=20)
+    produce(settings, values)
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="infeasible"}', 0) == 1
+               and worker.metrics().get("setveil_windows_emitted_total", 0) == 2, 60, "two windows and a rejection")
+
+    found = batches(settings)
+    assert sorted(released_tids(found)) == list(range(20)) + list(range(40, 60))
+    assert all(private not in t["items"] for b in found.values() for t in b["transactions"])
+    (rejection,) = read_topic(settings, settings.topics.dlq)
+    assert rejection.headers["ce_type"] == REJECTED_WINDOW_TYPE
+    assert rejection.headers["ce_id"] == f"{settings.topics.input}/0/1-1"
+    assert "infeasible" in rejection.headers["setveil_reason"]
+    reference = msgpack.unpackb(rejection.value)
+    assert reference["schema"] == "setveil.rejected-window/1"
+    assert (reference["window"]["first_offset"], reference["window"]["last_offset"]) == (1, 1)
+    assert reference["transactions"] == 20
+    assert set(reference) == {"schema", "window", "model", "reason", "transactions"}  # a reference, no contents
+    assert worker.metrics()["setveil_transactions_rejected_total"] == 20
+
+
+def test_a_worker_killed_mid_stream_loses_nothing_and_repeats_whole_windows(make_settings, start_worker, sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:6000]
+    # Windows are cut by time (max_seconds), so only the window log can cut them again the same
+    # way; commits are held back so that the restarted worker re-delivers what was emitted.
+    settings = make_settings(window__max_transactions=5000, window__max_seconds=0.3, window__min_transactions=5,
+                             consumer__commit_interval=60.0)
+    worker = start_worker(settings)
+    values = records(transactions)
+    producer = threading.Thread(target=_produce_slowly, args=(settings, values, 300, 0.1))
+    producer.start()
+    wait_until(lambda: worker.metrics().get("setveil_windows_emitted_total", 0) >= 4, 60, "some windows")
+    worker.kill()
+    before = {m.headers["ce_id"] for m in read_topic(settings, settings.topics.output)}
+    producer.join()
+    restarted = start_worker(settings.replace(consumer__commit_interval=0.5))
+    # nothing was committed before the kill, so the restarted worker emits all 6000 again
+    wait_until(lambda: restarted.metrics().get("setveil_transactions_emitted_total", 0) >= 6000, 90,
+               "the whole stream")
+
+    output = read_topic(settings, settings.topics.output)
+    ids = [m.headers["ce_id"] for m in output]
+    repeated = {i for i in ids if ids.count(i) > 1}
+    assert repeated, "the restarted worker re-delivered no window"
+    assert repeated <= before
+    found = batches(settings)  # also checks that every repeated window id carries the same batch
+    tids = released_tids(found)
+    assert sorted(tids) == list(range(6000)), "no record lost, none in two different windows"
+
+
+def _produce_slowly(settings, values, chunk, pause):
+    for start in range(0, len(values), chunk):
+        produce(settings, values[start:start + chunk], partition=lambda i: i % 2)
+        time.sleep(pause)
+
+
+def test_two_workers_in_one_group_share_the_partitions(make_settings, start_worker, sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:8000]
+    settings = make_settings(topics__partitions=4, window__max_transactions=1000, window__min_transactions=50)
+    first = start_worker(settings)
+    second = start_worker(settings.replace(web__port=free_port()))
+
+    def assignments():
+        bodies = [json.loads(w.get("/readyz")[1]) for w in (first, second)]
+        parts = [set(b["partitions"]) for b in bodies]
+        return all(b["ready"] for b in bodies) and parts[0] and parts[1] and parts[0] | parts[1] == {0, 1, 2, 3} \
+            and not parts[0] & parts[1] and parts
+
+    parts = wait_until(assignments, 60, "both workers to own partitions")
+    produce(settings, records(transactions, batch=20), partition=lambda i: i % 4)
+    wait_until(lambda: sum(w.metrics().get("setveil_transactions_emitted_total", 0) for w in (first, second)) >= 8000,
+               60, "all transactions")
+    found = batches(settings)
+    assert sorted(released_tids(found)) == list(range(8000))
+    for worker, owned in zip((first, second), parts):
+        assert worker.metrics()["setveil_windows_emitted_total"] == sum(
+            1 for b in found.values() if b["window"]["partition"] in owned)
