@@ -38,9 +38,12 @@ def parse_record(obj: Any) -> Record:
     raw = obj["items"]
     if not isinstance(raw, (list, tuple)):
         raise RecordError(f"'items' is a {_kind(raw)}, expected a list")
-    items: list[str] = []
-    for position, item in enumerate(raw):
-        items.append(item_label(item, position))
+    if all(type(item) is str for item in raw) and (
+        not raw or (min(map(len, raw)) > 0 and max(map(len, raw)) <= MAX_LABEL_LENGTH)
+    ):
+        items = list(raw)  # the common case, checked in bulk (the service's hot path)
+    else:
+        items = [item_label(item, position) for position, item in enumerate(raw)]
     if len(set(items)) != len(items):
         raise RecordError("'items' repeats an item")
     tid = _scalar_field(obj, "tid")

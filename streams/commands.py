@@ -7,6 +7,7 @@ import asyncio
 import functools
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -183,10 +184,46 @@ def demo(rate, batch, count, window, config, overrides):
     sys.exit(status)
 
 
+@click.command("stream")
+@click.argument("dataset", type=click.Path(exists=True, dir_okay=False))
+@click.option("--window", "windows", multiple=True, type=click.IntRange(min=1), default=(1000, 5000, 20000),
+              show_default=True, help="Window size (window.max_transactions); repeatable.")
+@click.option("--workers", multiple=True, type=click.IntRange(1, 16), default=(1,), show_default=True,
+              help="Worker processes in the group; repeatable.")
+@click.option("--partitions", type=click.IntRange(min=1), default=2, show_default=True, help="Input partitions.")
+@click.option("--batch", type=click.IntRange(min=1), default=100, show_default=True, help="Records per message.")
+@click.option("--count", type=click.IntRange(min=1), help="Use only the first N transactions.")
+@click.option("--public-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+              help="δ: share of items public (Xu et al. §4.1).")
+@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), default=0.4, show_default=True)
+@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the item split.")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
+def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs):
+    """Throughput, window latency and information loss of workers on DATASET (coherence).
+
+    Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
+    """
+    from .bench import BenchConfig, run_bench
+    from .broker import broker
+
+    if max(workers) > partitions:
+        raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
+    original = read_window(dataset)
+    if count is not None:
+        original = original.take(list(range(min(count, len(original)))))
+    config = BenchConfig(Path(dataset), original, h, k, p, public_share, seed, batch, partitions, list(windows),
+                         list(workers), runs)
+    with broker() as running:
+        run_bench(running, config, click.echo)
+
+
 @hookimpl
 def setveil_register_commands(cli):
     for command in (serve, dev_broker, replay, tail, demo):
         cli.add_command(command)
+    cli.commands["bench"].add_command(bench_stream)
 
 
 def run(coroutine) -> Any:

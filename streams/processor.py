@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import Infeasible, WindowRejected
+from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
 from . import codec
@@ -63,17 +65,20 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
             if merge_subjects and record.subject is not None:
                 position = by_subject.get(record.subject)
                 if position is not None:
-                    merged = transactions[position]
-                    present = set(merged)
-                    merged.extend(item for item in record.items if item not in present)
+                    present = set(transactions[position])
+                    transactions[position] = transactions[position] + [i for i in record.items if i not in present]
                     fields[position]["tids"].append(tid)
                     continue
                 by_subject[record.subject] = len(transactions)
                 fields.append({"tid": tid, "tids": [tid], "subject": record.subject})
             else:
                 fields.append({"tid": tid})
-            transactions.append(list(record.items))
-    window = Window.from_transactions(transactions, tids=[f["tid"] for f in fields])
+            transactions.append(record.items)
+    # Interning in one pass over a plain dict: labels of a record are unique (parse_record checks).
+    index: dict[str, int] = {}
+    ids = [index.setdefault(label, len(index)) for items in transactions for label in items]
+    lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
+    window = Window.from_flat(Vocabulary(index), lengths, np.array(ids, dtype=np.int32), [f["tid"] for f in fields])
     return Built(window, fields, records)
 
 

@@ -279,8 +279,9 @@ def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:
     """The Markdown table of every setting (docs/operations.md holds a copy)."""
     rows = ["| setting (TOML `[section]` key) | environment variable | default | meaning |", "|---|---|---|---|"]
     for s in settings:
-        allowed = "NAME=VALUE pairs" if s.parameter.kind == "params" else s.parameter.allowed()
-        rows.append(f"| `{s.name}` | `{s.env}` | {_default_text(s)} | {s.parameter.help}; {allowed} |")
+        kind = s.parameter.kind
+        allowed = "" if kind in ("str", "params", "choice") else f" ({s.parameter.allowed()})"
+        rows.append(f"| `{s.name}` | `{s.env}` | {_default_text(s)} | {s.parameter.help}{allowed} |")
     return "\n".join(rows) + "\n"
 
 

@@ -30,13 +30,21 @@ from .settings import Settings
 
 @dataclass
 class WindowSummary:
+    """One batch: ``opened``/``closed`` are when its first message arrived and when it was cut,
+    ``emitted`` its Kafka timestamp; ``latency`` = emitted - opened."""
+
     id: str
     partition: int
     transactions: int
     information_loss: float
-    latency: float
-    processing: float
+    opened: float
+    closed: float
+    emitted: float
     verified: bool
+
+    @property
+    def latency(self) -> float:
+        return self.emitted - self.opened
 
 
 @dataclass
@@ -107,15 +115,14 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
     out.transactions += len(transactions)
     out.items_in += metrics["items_in"]
     out.items_out += metrics["items_out"]
-    latency = emitted - window["opened"]
-    out.latencies.append(latency)
+    out.latencies.append(emitted - window["opened"])
     if keep:
         for transaction in transactions:
             if transaction["tid"] in out.release:
                 raise ReleaseError(f"tid {transaction['tid']!r} is in two windows with different ids")
             out.release[transaction["tid"]] = transaction["items"]
     return WindowSummary(window["id"], window["partition"], len(transactions), metrics["information_loss"],
-                         latency, metrics["anonymize_seconds"] + metrics["verify_seconds"], batch["verified"])
+                         window["opened"], window["closed"], emitted, batch["verified"])
 
 
 def release_window(release: dict[Any, list[str]]) -> Window:

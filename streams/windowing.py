@@ -9,8 +9,10 @@ messages not yet in an emitted window and decides where windows end:
    boundaries, hence the same id. The window log (:mod:`.windowlog`) tells where those windows
    ended; those cut points are honoured before anything else, whatever the size or age.
 2. **Size.** As soon as ``max_transactions`` are pending, a window of at most that many
-   transactions is cut at a message boundary (a single message larger than that is a window
-   on its own).
+   transactions is cut at a message boundary. Message boundaries can make the two limits
+   collide (a message of 300 records, or 40 pending before one of 70 with a maximum of 100
+   and a minimum of 50); then the minimum wins and the window holds more than the maximum,
+   as few messages more as it takes.
 3. **Time.** When ``take()`` timed out or the oldest pending message waited ``max_seconds``,
    everything pending is cut, unless it holds fewer than ``min_transactions``: then it is held
    and merged with what comes next.
@@ -109,12 +111,13 @@ class Windower:
         return out
 
     def _fitting(self) -> int:
-        """How many leading messages make the largest window of at most max_transactions (>= 1)."""
+        """How many leading messages make the largest window of at most max_transactions; when
+        that window would hold fewer than min_transactions, the fewest that reach it."""
         total = 0
         for count, message in enumerate(self.pending):
+            if total + len(message.records) > self.max_transactions and total >= self.min_transactions:
+                return count
             total += len(message.records)
-            if total > self.max_transactions:
-                return max(count, 1)
         return len(self.pending)
 
     def _pop(self, count: int) -> list[Message]:

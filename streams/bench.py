@@ -1,0 +1,199 @@
+"""``setveil bench stream``: throughput, window latency and information loss of the service.
+
+For each window size (and number of workers) the benchmark opens fresh topics on the broker
+(:mod:`.broker`), starts the workers as processes and waits until they own every partition,
+replays the dataset as fast as it can (``--batch`` records per message), and reads the batches
+back. It reports
+
+- sustained throughput: transactions / (last batch produced - first window opened), the rate
+  at which the workers drain a backlog;
+- window latency p50/p99: from a window's cut to its batch being acknowledged by the broker
+  (anonymizing, checking, encoding, producing); the time a window waits to fill is
+  ``window size / arrival rate`` on top and is the operator's choice;
+- information loss over the whole release (the model's measure, S/N for coherence);
+- the workers' peak resident memory.
+
+The items are split as in Xu et al. §4.1 (``setveil items split --method coherence``): a share
+``--public-share`` of the items public, private items chosen from the rest, seeded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from setveil.core.itemsplit import coherence_split
+from setveil.core.schema import write_label_file
+from setveil.core.window import Window
+
+from .broker import Broker, free_port
+from .process import WorkerProcess
+from .replay import replay
+from .settings import Settings, load_settings
+from .tail import WindowSummary, collect
+
+
+@dataclass
+class Run:
+    window: int
+    workers: int
+    run: int
+    transactions: int
+    seconds: float
+    latency_p50: float
+    latency_p99: float
+    information_loss: float
+    rejected: int
+    peak_rss_mib: float
+
+    @property
+    def rate(self) -> float:
+        return self.transactions / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class BenchConfig:
+    dataset: Path
+    original: Window
+    h: float
+    k: int
+    p: int
+    public_share: float
+    seed: int
+    batch: int
+    partitions: int
+    windows: list[int]
+    workers: list[int]
+    runs: int
+
+
+def split_items(config: BenchConfig, directory: Path) -> tuple[Path, Path]:
+    split = coherence_split(config.original, config.public_share, config.seed, config.h)
+    sensitive, public = directory / "sensitive.txt", directory / "public.txt"
+    write_label_file(sensitive, split.private)
+    write_label_file(public, split.public)
+    return sensitive, public
+
+
+def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) -> Settings:
+    return load_settings(None, {
+        "kafka.bootstrap": broker.bootstrap,
+        "topics.input": f"{name}.in",
+        "topics.output": f"{name}.out",
+        "topics.dlq": f"{name}.dlq",
+        "topics.windows": f"{name}.windows",
+        "topics.partitions": config.partitions,
+        "consumer.group_id": name,
+        "consumer.session_timeout": 3.0,
+        "consumer.heartbeat_interval": 0.5,
+        "consumer.rebalance_timeout": 3.0,
+        "window.max_transactions": window,
+        "window.max_seconds": 1.0,
+        "window.min_transactions": min(config.k, window),
+        "web.bind": "127.0.0.1",
+    }, env=_security_env())
+
+
+def _security_env() -> dict[str, str]:
+    """Only the broker's security settings come from the environment; the rest is the benchmark's."""
+    return {k: v for k, v in os.environ.items() if k.startswith("SETVEIL_KAFKA_")}
+
+
+def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run: int, directory: Path,
+            items: tuple[Path, Path]) -> Run:
+    name = f"setveil-bench-{os.getpid()}-{window}-{workers}-{run}-{time.monotonic_ns() % 10**6}"
+    settings = run_settings(broker, config, window, name)
+    sensitive, public = items
+    args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public),
+            "-P", f"h={config.h}", "-P", f"k={config.k}", "-P", f"p={config.p}"]
+    procs = [WorkerProcess(settings.replace(web__port=free_port()), args, directory / f"{name}-{i}.log")
+             for i in range(workers)]
+    try:
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.wait_ready()
+        _wait_for_assignment(procs, config.partitions)
+        summaries: list[WindowSummary] = []
+        collected = asyncio.run(_drain(settings, config, summaries, procs))
+        peak = max((proc.peak_rss_bytes() or 0) for proc in procs)
+        rejected = sum(v for proc in procs for k, v in proc.metrics().items()
+                       if k.startswith("setveil_windows_rejected_total"))
+    finally:
+        for proc in procs:
+            proc.stop()
+    first = min(s.opened for s in summaries)
+    last = max(s.emitted for s in summaries)
+    latencies = np.array([s.emitted - s.closed for s in summaries])
+    p50, p99 = np.percentile(latencies, [50, 99])
+    return Run(window, workers, run, collected.transactions, last - first, float(p50), float(p99),
+               collected.information_loss, int(rejected), peak / (1 << 20))
+
+
+def _wait_for_assignment(procs: list[WorkerProcess], partitions: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        owned = [set(json.loads(proc.get("/readyz")[1])["partitions"]) for proc in procs]
+        if all(owned) and set().union(*owned) == set(range(partitions)) and sum(map(len, owned)) == partitions:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the workers did not share the partitions in time")
+        time.sleep(0.1)
+
+
+async def _drain(settings: Settings, config: BenchConfig, summaries: list[WindowSummary],
+                 procs: list[WorkerProcess]):
+    producing = asyncio.create_task(replay(settings, config.original, config.batch))
+    done = asyncio.Event()
+    watching = asyncio.create_task(_watch(procs, len(config.original), summaries, done))
+    try:
+        collected = await collect(settings, idle=60.0, on_window=lambda summary, _: summaries.append(summary),
+                                  stop=done)
+        await producing
+    finally:
+        producing.cancel()
+        watching.cancel()
+    return collected
+
+
+async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowSummary], done: asyncio.Event):
+    """Done when every transaction was emitted or rejected and every emitted one was read."""
+    while True:
+        metrics = await asyncio.gather(*(asyncio.to_thread(proc.metrics) for proc in procs))
+        emitted = sum(m.get("setveil_transactions_emitted_total", 0) for m in metrics)
+        rejected = sum(m.get("setveil_transactions_rejected_total", 0) for m in metrics)
+        if emitted + rejected >= total and sum(s.transactions for s in summaries) >= emitted:
+            done.set()
+            return
+        await asyncio.sleep(0.2)
+
+
+def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
+    load = os.getloadavg()
+    echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; coherence h={config.h} k={config.k} "
+         f"p={config.p}, public share {config.public_share}, seed {config.seed}; {config.partitions} partition(s), "
+         f"{config.batch} records per message; broker {broker.kind}; {os.cpu_count()} CPUs, "
+         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} "
+         f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8}")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="setveil-bench-") as tmp:
+        directory = Path(tmp)
+        items = split_items(config, directory)
+        for window in config.windows:
+            for workers in config.workers:
+                for run in range(1, config.runs + 1):
+                    result = measure(broker, config, window, workers, run, directory, items)
+                    runs.append(result)
+                    echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
+                         f"{result.seconds:>8.2f} {result.rate:>8,.0f} {result.latency_p50 * 1000:>7.0f} "
+                         f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
+                         f"{result.peak_rss_mib:>8.0f}")
+    return runs

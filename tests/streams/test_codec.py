@@ -1,0 +1,89 @@
+"""Input decoding and validation, window ids and the batch format (docs/batch-format.md)."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from setveil.streams.codec import (
+    BATCH_SCHEMA,
+    MessageRejected,
+    WindowRef,
+    decode_batch,
+    decode_message,
+    encode_batch,
+    window_id,
+)
+
+
+def test_a_map_and_an_array_of_maps_decode_to_records():
+    (record,) = decode_message(msgpack.packb({"items": ["a", 7], "tid": 3, "subject": "u1", "ts": 1.5}), 1 << 20)
+    assert (record.items, record.tid, record.subject, record.ts) == (["a", "7"], 3, "u1", 1.5)
+    records = decode_message(msgpack.packb([{"items": []}, {"items": ["b"], "tid": "x"}]), 1 << 20)
+    assert [(r.items, r.tid) for r in records] == [([], None), (["b"], "x")]
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (b"", "empty"),
+        (None, "empty"),
+        (b"\xc1", "malformed"),
+        (msgpack.packb({"items": ["a"]})[:-1], "malformed"),
+        (msgpack.packb({"items": ["a"]}) * 2, "malformed"),
+        (b"\xa2\xff\xfe", "malformed"),  # a string that is not UTF-8
+        (msgpack.packb(5), "invalid"),
+        (msgpack.packb({"tid": 1}), "invalid"),
+        (msgpack.packb({"items": {"a": 1}}), "invalid"),
+        (msgpack.packb({"items": [[1]]}), "invalid"),
+        (msgpack.packb({"items": [True]}), "invalid"),
+        (msgpack.packb({"items": [b"raw"]}, use_bin_type=True), "invalid"),
+        (msgpack.packb({"items": ["a"], "tid": [1]}), "invalid"),
+        (msgpack.packb([]), "invalid"),
+        (msgpack.packb([{"items": ["a"]}, "b"]), "invalid"),
+        (msgpack.packb({"items": ["x" * 100]}), "oversize"),
+    ],
+)
+def test_bad_messages_are_rejected_with_a_kind_and_a_reason(value, kind):
+    with pytest.raises(MessageRejected) as info:
+        decode_message(value, 64)
+    assert info.value.kind == kind
+    assert info.value.reason
+    assert "x" * 10 not in info.value.reason
+
+
+@pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["a", 3, "a"], ["a", "a"]])
+def test_labels_are_checked_in_the_fast_path_too(items):
+    with pytest.raises(MessageRejected) as info:
+        decode_message(msgpack.packb({"items": items}), 1 << 20)
+    assert info.value.kind == "invalid"
+
+
+def test_integer_items_are_labels():
+    (record,) = decode_message(msgpack.packb({"items": [3, "4", 2**63]}), 1 << 20)
+    assert record.items == ["3", "4", str(2**63)]
+
+
+def test_reasons_never_quote_contents():
+    with pytest.raises(MessageRejected) as info:
+        decode_message(msgpack.packb([{"items": ["secret-item"]}, {"items": ["secret-item", {"k": "secret"}]}]), 1024)
+    assert "secret" not in info.value.reason
+    assert info.value.reason.startswith("record 1 of the array")
+
+
+def test_window_ids_are_a_function_of_the_log_position():
+    assert window_id("transactions", 3, 100, 199) == "transactions/3/100-199"
+    ref = WindowRef("transactions", 3, 100, 199, 100, 1.0, 2.0)
+    assert ref.id == window_id("transactions", 3, 100, 199)
+
+
+def test_a_batch_round_trips():
+    ref = WindowRef("t", 0, 5, 9, 5, 10.0, 11.0)
+    value = encode_batch(ref, {"name": "coherence", "policy": "mm-il", "parameters": {"h": 0.4}}, True,
+                         {"transactions": 1}, [{"tid": 5, "items": ["a"]}])
+    batch = decode_batch(value)
+    assert batch["schema"] == BATCH_SCHEMA
+    assert batch["window"] == ref.as_map()
+    assert batch["transactions"] == [{"tid": 5, "items": ["a"]}]
+    with pytest.raises(ValueError):
+        decode_batch(msgpack.packb({"schema": "something/2"}))

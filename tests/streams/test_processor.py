@@ -1,0 +1,86 @@
+"""One window through the core pipeline into a batch or a rejection (no broker involved)."""
+
+from __future__ import annotations
+
+import msgpack
+
+from setveil.core.cli import configure
+from setveil.core.engine import Pipeline
+from setveil.core.formats import read_window
+from setveil.core.plugins import get_plugin_manager
+from setveil.core.records import Record
+from setveil.core.window import Window
+from setveil.streams.codec import decode_batch
+from setveil.streams.processor import WindowProcessor, build_window
+from setveil.streams.windowing import Cut, Message
+
+
+def processor(sample, merge=False) -> WindowProcessor:
+    _, sensitive, public = sample
+    configured = configure("coherence", None, ["h=0.4", "k=5", "p=3"], sensitive, public, None, None)
+    return WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=merge, source="test")
+
+
+def cut_of(transactions, per_message=1, first_offset=0) -> Cut:
+    messages = []
+    for index in range(0, len(transactions), per_message):
+        chunk = transactions[index:index + per_message]
+        records = [Record(list(items), tid=index + i) for i, items in enumerate(chunk)]
+        messages.append(Message(first_offset + index // per_message, records, 100.0))
+    return Cut(messages)
+
+
+def test_a_window_becomes_a_verified_batch_aligned_by_tid(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:400]
+    outcome = processor(sample).process("in", 1, cut_of(transactions, per_message=10, first_offset=7))
+    assert outcome.emitted
+    batch = decode_batch(outcome.value)
+    assert batch["window"]["id"] == "in/1/7-46"
+    assert batch["verified"] is True
+    assert [t["tid"] for t in batch["transactions"]] == list(range(400))
+    before = Window.from_transactions(transactions)
+    after = Window.from_transactions([t["items"] for t in batch["transactions"]], vocab=before.vocab)
+    assert not list(processor(sample).pipeline.model.violations(before, after))
+    assert batch["metrics"]["items_in"] == before.n_occurrences
+    assert batch["metrics"]["items_out"] == after.n_occurrences
+    assert dict(outcome.headers)["ce_id"] == b"in/1/7-46"
+
+
+def test_the_same_window_gives_the_same_release(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:300]
+    first = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
+    second = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
+    assert first["transactions"] == second["transactions"]
+
+
+def test_an_infeasible_window_is_a_rejection_without_contents(sample):
+    _, sensitive, _ = sample
+    private = sensitive.read_text().split()[0]
+    outcome = processor(sample).process("in", 0, cut_of([["n1", private]] * 10))
+    assert not outcome.emitted
+    assert outcome.cause == "infeasible"
+    reference = msgpack.unpackb(outcome.value)
+    assert reference["reason"] == outcome.reason and "Theorem 1" in outcome.reason
+    assert reference["transactions"] == 10 and "transactions" not in reference["window"]
+
+
+def test_records_without_tid_are_named_by_their_place_in_the_log():
+    cut = Cut([Message(4, [Record(["a"])], 0.0), Message(5, [Record(["b"]), Record(["c"], tid=9)], 0.0)])
+    built = build_window(cut, partition=2, merge_subjects=False)
+    assert built.window.tids == ["2:4", "2:5:0", 9]
+
+
+def test_a_subjects_transactions_merge_into_one():
+    cut = Cut([
+        Message(0, [Record(["a", "b"], tid=1, subject="u"), Record(["c"], tid=2)], 0.0),
+        Message(1, [Record(["b", "d"], tid=3, subject="u"), Record(["e"], tid=4, subject="v")], 0.0),
+    ])
+    built = build_window(cut, partition=0, merge_subjects=True)
+    assert list(map(sorted, built.window)) == [["a", "b", "d"], ["c"], ["e"]]
+    assert built.fields == [{"tid": 1, "tids": [1, 3], "subject": "u"}, {"tid": 2},
+                            {"tid": 4, "tids": [4], "subject": "v"}]
+    assert built.records == 4
+    unmerged = build_window(cut, partition=0, merge_subjects=False)
+    assert len(unmerged.window) == 4

@@ -1,0 +1,113 @@
+"""Operator settings: defaults, TOML file, SETVEIL_* variables, command line, the docs table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.errors import InputError, ParameterError
+from setveil.streams.settings import SETTINGS, load_settings, settings_table
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def stream_commands():
+    _load_plugin_commands()
+
+
+def test_every_setting_has_a_default_a_variable_and_a_toml_key():
+    values = load_settings(env={})
+    for setting in SETTINGS:
+        assert values[setting.name] == setting.default
+        assert setting.env == "SETVEIL_" + setting.name.replace(".", "_").upper()
+        section, key = setting.name.split(".")
+        assert getattr(getattr(values, section), key) == setting.default
+
+
+def test_precedence_default_file_environment_command_line(tmp_path):
+    config = tmp_path / "setveil.toml"
+    config.write_text('[window]\nmax_transactions = 300\nmax_seconds = 2.5\nmin_transactions = 7\n'
+                      '[model]\nname = "coherence"\n[model.params]\nh = 0.4\nk = 5\n')
+    env = {"SETVEIL_WINDOW_MAX_SECONDS": "1.5", "SETVEIL_WINDOW_MIN_TRANSACTIONS": "9"}
+    values = load_settings(config, ["window.min_transactions=11"], env=env)
+    assert values.window.max_transactions == 300
+    assert values.source("window.max_transactions") == str(config)
+    assert values.window.max_seconds == 1.5
+    assert values.source("window.max_seconds") == "$SETVEIL_WINDOW_MAX_SECONDS"
+    assert values.window.min_transactions == 11
+    assert values.model.params == {"h": "0.4", "k": "5"}
+    assert values.window.merge_subjects is False
+
+
+def test_settings_survive_the_trip_through_environment_variables():
+    values = load_settings(None, {"window.max_transactions": 77, "model.params": {"h": "0.5"},
+                                  "window.merge_subjects": True, "topics.input": "in"}, env={})
+    again = load_settings(env=values.as_env())
+    assert all(again[s.name] == values[s.name] for s in SETTINGS)
+
+
+@pytest.mark.parametrize(
+    ("env", "name"),
+    [
+        ({"SETVEIL_WINDOW_MAX_TRANSACTIONS": "0"}, "window.max_transactions"),
+        ({"SETVEIL_WINDOW_MAX_SECONDS": "soon"}, "window.max_seconds"),
+        ({"SETVEIL_WINDOW_MERGE_SUBJECTS": "maybe"}, "window.merge_subjects"),
+        ({"SETVEIL_KAFKA_SECURITY_PROTOCOL": "SASL_SSL"}, "kafka.sasl_username"),
+        ({"SETVEIL_KAFKA_SSL_CAFILE": "/no/such/file"}, "kafka.ssl_cafile"),
+        ({"SETVEIL_WINDOW_MIN_TRANSACTIONS": "6000"}, "window.min_transactions"),
+        ({"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "5"}, "consumer.heartbeat_interval"),
+        ({"SETVEIL_TOPICS_OUTPUT": "transactions"}, "topics"),
+        ({"SETVEIL_MODEL_PARAMS": "h"}, "model.params"),
+    ],
+)
+def test_a_bad_value_names_the_setting_and_where_it_came_from(env, name):
+    with pytest.raises(ParameterError) as info:
+        load_settings(env=env)
+    assert info.value.name == name
+
+
+def test_an_error_names_the_variable_that_held_the_bad_value():
+    with pytest.raises(ParameterError, match=r"\$SETVEIL_WINDOW_MAX_TRANSACTIONS"):
+        load_settings(env={"SETVEIL_WINDOW_MAX_TRANSACTIONS": "-3"})
+
+
+def test_config_file_errors(tmp_path):
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("[window]\nmax_transaction = 3\n")
+    with pytest.raises(ParameterError, match="window.max_transaction"):
+        load_settings(unknown, env={})
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[window\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        load_settings(broken, env={})
+    flat = tmp_path / "flat.toml"
+    flat.write_text("max_transactions = 3\n")
+    with pytest.raises(InputError, match="must be a table"):
+        load_settings(flat, env={})
+
+
+def test_the_operations_guide_holds_the_settings_table():
+    assert settings_table() in (REPO / "docs" / "operations.md").read_text()
+
+
+def test_serve_validates_model_and_settings_before_it_connects(sample, monkeypatch):
+    _, sensitive, public = sample
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    runner = CliRunner()
+    main_commands = ["serve", "--sensitive", str(sensitive), "--public", str(public)]
+    result = runner.invoke(cli, main_commands)
+    assert result.exit_code == 2 and "model.name" in result.output
+    result = runner.invoke(cli, [*main_commands, "--model", "coherence", "-P", "h=2", "-P", "k=5", "-P", "p=3"])
+    assert result.exit_code == 2 and "'h'" in result.output
+    result = runner.invoke(cli, [*main_commands, "--model", "coherence", "--set", "window.max_seconds=0"])
+    assert result.exit_code == 2 and "window.max_seconds" in result.output
+
+
+def test_stream_commands_come_from_the_plugin_hook():
+    for name in ("serve", "dev-broker", "replay", "tail", "demo"):
+        assert name in cli.commands
+    assert "stream" in cli.commands["bench"].commands

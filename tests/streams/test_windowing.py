@@ -1,0 +1,88 @@
+"""Cutting a partition into windows: no message lost or repeated, sizes and planned cuts kept."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.records import Record
+from setveil.streams.windowing import Message, Windower
+
+RECORD = Record(["a"])
+
+
+def message(offset: int, size: int = 1, received: float = 0.0) -> Message:
+    return Message(offset, [RECORD] * size, received)
+
+
+steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(1, 12)),
+        st.tuples(st.just("bad"), st.just(0)),
+        st.tuples(st.just("tick"), st.floats(0, 3)),
+        st.tuples(st.just("timeout"), st.just(0)),
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=steps, max_tx=st.integers(1, 30), min_tx=st.integers(1, 30), max_seconds=st.floats(0.5, 2))
+def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
+    min_tx = min(min_tx, max_tx)
+    windower = Windower(max_tx, min_tx, max_seconds)
+    now, offset, accepted, windows = 0.0, 0, [], []
+    for kind, value in steps:
+        if kind == "add":
+            windower.add(message(offset, value, now))
+            accepted.append(offset)
+            offset += 1
+        elif kind == "bad":
+            windower.skip(offset)
+            offset += 1
+        elif kind == "tick":
+            now += value
+        for cut in windower.cuts(now, timed_out=kind == "timeout"):
+            windows.append(cut)
+            size = cut.transactions
+            assert size >= min_tx
+            if size > max_tx:  # only when the largest window within max_tx would stay under min_tx
+                assert size - len(cut.messages[-1].records) < min_tx
+    emitted = [m.offset for w in windows for m in w.messages]
+    held = [m.offset for m in windower.pending]
+    assert emitted + held == accepted
+    assert windower.pending_transactions == sum(len(m.records) for m in windower.pending)
+    assert windower.pending_transactions < max_tx
+
+
+def test_old_windows_are_cut_by_time_small_ones_held():
+    windower = Windower(max_transactions=100, min_transactions=5, max_seconds=1.0)
+    windower.add(message(0, 3, received=0.0))
+    assert windower.cuts(now=5.0, timed_out=True) == []  # 3 < min: held
+    windower.add(message(1, 3, received=5.0))
+    (cut,) = windower.cuts(now=5.5, timed_out=False)  # the oldest waited 5.5 s >= 1 s
+    assert (cut.first_offset, cut.last_offset, cut.transactions) == (0, 1, 6)
+
+
+def test_planned_cuts_come_first_whatever_the_size_or_age():
+    windower = Windower(max_transactions=4, min_transactions=1, max_seconds=1.0)
+    windower.plan([2, 6])
+    for offset in range(4):
+        windower.add(message(offset, 2))
+    # offset 2 ends a planned window of 6 transactions (> max): kept as it was emitted before
+    cuts = windower.cuts(now=10.0, timed_out=True)
+    assert [(c.first_offset, c.last_offset, c.planned) for c in cuts] == [(0, 2, True)]
+    assert [m.offset for m in windower.pending] == [3]  # waits for offset 6 although old
+    windower.skip(4)
+    windower.add(message(5, 1))
+    windower.skip(6)  # the planned end was dead-lettered: the window ends before it
+    windower.add(message(7, 1))
+    cuts = windower.cuts(now=10.0, timed_out=True)
+    assert [(c.first_offset, c.last_offset, c.planned) for c in cuts] == [(3, 5, True), (7, 7, False)]
+
+
+def test_stale_plans_are_ignored():
+    windower = Windower(max_transactions=4, min_transactions=1, max_seconds=1.0)
+    windower.add(message(10))
+    windower.plan([5, 9, 12, 11])
+    assert list(windower.cut_points) == [12]
