@@ -87,6 +87,7 @@ def dev_broker(port, host):
     """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
     from .broker import start_tansu
 
+    signal.signal(signal.SIGTERM, _terminate)  # before the broker starts, so it is always stopped
     running = start_tansu(port, host)
     click.echo(f"Tansu (memory storage) listening on {running.bootstrap}")
     click.echo(f"export SETVEIL_KAFKA_BOOTSTRAP={running.bootstrap}")
@@ -98,8 +99,7 @@ def dev_broker(port, host):
 
 
 def wait_for_stop() -> None:
-    """Sleep until Ctrl-C or SIGTERM (both let the caller's cleanup run)."""
-    signal.signal(signal.SIGTERM, _terminate)
+    """Sleep until Ctrl-C or SIGTERM (with :func:`_terminate` installed, both let cleanup run)."""
     try:
         while True:
             signal.pause()
@@ -176,6 +176,7 @@ def demo(rate, batch, count, window, config, overrides):
     """
     from .demo import run_demo
 
+    signal.signal(signal.SIGTERM, _terminate)  # stop the worker and the broker on SIGTERM too
     try:
         status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
     except KeyboardInterrupt:
@@ -215,6 +216,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         original = original.take(list(range(min(count, len(original)))))
     config = BenchConfig(Path(dataset), original, h, k, p, public_share, seed, batch, partitions, list(windows),
                          list(workers), runs)
+    signal.signal(signal.SIGTERM, _terminate)
     with broker() as running:
         run_bench(running, config, click.echo)
 

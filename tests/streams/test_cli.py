@@ -1,0 +1,159 @@
+"""The stream commands as a user runs them: replay, tail, verify, dev-broker, demo; the docs' example."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kafkatools import produce, records, wait_until
+from prometheus_client.parser import text_string_to_metric_families
+
+from setveil.core.formats import read_window
+from setveil.streams.broker import free_port, wait_for_port
+from setveil.streams.kafka import partition_counts
+from setveil.streams.settings import BY_NAME, load_settings
+from setveil.streams.settings import _read_toml as read_toml
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+PARAMS = ["-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
+
+
+def setveil(*args, env=None, timeout=120, check=True) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "setveil", *map(str, args)], capture_output=True, text=True,
+                            env=env, timeout=timeout)
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def env_of(settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env.update(settings.as_env())
+    return env
+
+
+def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_worker, sample, tmp_path):
+    data, sensitive, public = sample
+    settings = make_settings(window__max_transactions=1000, window__min_transactions=50)
+    worker = start_worker(settings)
+    env = env_of(settings)
+    replayed = setveil("replay", data, "--count", 3000, "--batch", 25, env=env)
+    assert "3000 transactions in 120 messages" in replayed.stderr
+    release = tmp_path / "release.dat"
+    tailed = setveil("tail", "--count", 3000, "--out", release, env=env)
+    assert "3000 transactions" in tailed.stderr and "0 duplicates dropped" in tailed.stderr
+    assert re.search(r"^\d+/\d+-\d+ ", tailed.stderr, re.MULTILINE), "no per-window lines"
+    original = tmp_path / "original.dat"
+    original.write_text("\n".join(" ".join(t) for t in list(read_window(data))[:3000]) + "\n")
+    verified = setveil("verify", original, release, "--model", "coherence", "--sensitive", sensitive,
+                       "--public", public, *PARAMS)
+    assert "satisfies coherence" in verified.stdout
+    assert len(release.read_text().split("\n")) == 3001  # line i is transaction i; empty lines stay
+
+    metrics = {f.name: f for f in text_string_to_metric_families(worker.get("/metrics")[1].decode())}
+    assert {"setveil_windows_emitted", "setveil_window_latency_seconds", "setveil_consumer_lag",
+            "setveil_information_loss", "setveil_transactions_per_second"} <= set(metrics)
+    lag = {s.labels["partition"]: s.value for s in metrics["setveil_consumer_lag"].samples}
+    assert lag == {"0": 0.0, "1": 0.0}
+    ready = json.loads(worker.get("/readyz")[1])
+    assert ready["ready"] and ready["partitions"] == [0, 1]
+
+
+def test_tail_refuses_a_release_with_missing_transactions(make_settings, start_worker, tmp_path):
+    settings = make_settings(window__min_transactions=5)
+    start_worker(settings)
+    produce(settings, records([["n1"]] * 20, first_tid=5))
+    result = setveil("tail", "--count", 20, "--out", tmp_path / "r.dat", env=env_of(settings), check=False)
+    assert result.returncode != 0
+    assert "5 tid(s) are missing" in result.stderr
+    assert not (tmp_path / "r.dat").exists()
+
+
+def test_dev_broker_runs_until_terminated():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening" in process.stdout.readline()
+        wait_for_port("127.0.0.1", port, 30)
+        settings = load_settings(None, {"kafka.bootstrap": f"127.0.0.1:{port}"}, env={})
+        assert asyncio.run(partition_counts(settings, ["nothing"])) == {}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert f"SETVEIL_KAFKA_BOOTSTRAP=127.0.0.1:{port}" in out
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_demo_runs_on_a_fresh_machine():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}  # the embedded broker
+    result = setveil("demo", "--count", 3000, "--rate", 3000, env=env, timeout=180)
+    assert "broker: " in result.stdout
+    assert "the union of all 3000 released transactions satisfies coherence" in result.stdout
+    assert re.search(r"^\d+/\d+-\d+ +\d+ +0\.\d+ +\d+ms +ok", result.stdout, re.MULTILINE)
+
+
+def test_ctrl_c_stops_the_demo_and_everything_it_started():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    process = subprocess.Popen([sys.executable, "-m", "setveil", "demo", "--rate", "500"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if re.match(r"^\d+/\d+-\d+ ", line):  # the first batch arrived
+            break
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    text = "".join(lines) + out
+    assert process.returncode == 130, text
+    broker_port = int(re.search(r"broker: \S+ at [\d.]+:(\d+)", text).group(1))
+    worker_port = int(re.search(r"metrics at http://[\d.]+:(\d+)/", text).group(1))
+    for port in (broker_port, worker_port):
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_the_batch_format_example_reads_batches_once(make_settings, start_worker):
+    settings = make_settings(window__min_transactions=5)
+    start_worker(settings)
+    produce(settings, records([["n1", "n2"]] * 50, batch=10))
+    text = (REPO / "docs" / "batch-format.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[-1]
+    namespace: dict = {}
+    exec(compile(code, "batch-format.md", "exec"), namespace)
+
+    async def read():
+        got = []
+        async for batch in namespace["batches"](settings.kafka.bootstrap, settings.topics.output, "example"):
+            got.extend(t["tid"] for t in batch["transactions"])
+            if len(got) >= 50:
+                return got
+
+    assert sorted(asyncio.run(asyncio.wait_for(read(), 60))) == list(range(50))
+
+
+def test_the_sample_configurations_hold_only_known_settings(sample, tmp_path):
+    _, sensitive, public = sample
+    configmap = (REPO / "deploy" / "kubernetes" / "configmap.yaml").read_text()
+    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", configmap).group(1)
+    texts = {"setveil.toml": (REPO / "deploy" / "setveil.toml").read_text(),
+             "configmap.toml": "\n".join(line[4:] for line in embedded.splitlines())}
+    for name, text in texts.items():
+        text = text.replace("/etc/setveil/items/sensitive.txt", str(sensitive))
+        text = text.replace("/etc/setveil/items/public.txt", str(public))
+        path = tmp_path / name
+        path.write_text(text)
+        assert set(read_toml(path)) <= set(BY_NAME), name
+        values = load_settings(path, env={})
+        assert values.model.name == "coherence" and values.model.params == {"h": "0.4", "k": "5", "p": "3"}
