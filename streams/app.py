@@ -1,8 +1,9 @@
 """The Faust app factory: one agent, one actor per input partition (DESIGN.md flow).
 
-Each actor reads its partition with ``take_events(max_transactions, within=max_seconds)``,
-decodes and validates every message (bad ones go to the dead-letter topic with their original
-bytes), lets a :class:`~.windowing.Windower` cut windows, and for each window
+Each actor reads its partition with ``take_events(max_transactions, within=...)``, decodes and
+validates every message (bad ones go to the dead-letter topic with their original bytes), lets
+a :class:`~.windowing.Windower` cut windows of at most ``max_transactions`` transactions or
+``max_seconds`` of age, and for each window
 
 1. anonymizes and checks it in a worker thread (:class:`~.processor.WindowProcessor`, the
    core's fail-closed :class:`~setveil.core.engine.Pipeline`);
@@ -44,6 +45,11 @@ from .windowing import Cut, Message, Windower
 from .windowlog import WindowLogReader, encode_entry, log_partition
 
 log = logging.getLogger("setveil.streams")
+
+#: take() returns at least this often when messages arrive, so full windows are cut promptly.
+POLL_SECONDS = 0.2
+#: room for the headers and framing of a dead letter within producer.max_request_bytes
+DEAD_LETTER_HEADROOM = 4096
 
 
 @dataclass
@@ -98,14 +104,17 @@ class StreamService:
         w = self.settings.window
         state: PartitionState | None = None
         try:
-            async for events in stream.take_events(w.max_transactions, within=w.max_seconds):
+            # take() gathers messages and the windower cuts windows: a message may hold many
+            # records, so a window can be full long before take() has max_transactions messages.
+            poll = min(w.max_seconds, POLL_SECONDS)
+            async for events in stream.take_events(w.max_transactions, within=poll):
                 for event in events:
                     event.message.incref()  # released once the event's window or dead letter is acknowledged
                 if state is None:
                     state = await self._open(events[0].message.partition, events[0].message.offset)
                 async with state.lock:
                     await self._accept(state, events)
-                    await self._cut(state, timed_out=len(events) < w.max_transactions)
+                    await self._cut(state)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -140,14 +149,14 @@ class StreamService:
                 # A head already too old is held (min_transactions or a planned cut): recheck later.
                 await asyncio.sleep((limit - age if age < limit else limit) + 0.001)
                 async with state.lock:
-                    await self._cut(state, timed_out=False)
+                    await self._cut(state)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             await self._fail(exc)
 
-    async def _cut(self, state: PartitionState, timed_out: bool) -> None:
-        for cut in state.windower.cuts(time.time(), timed_out):
+    async def _cut(self, state: PartitionState) -> None:
+        for cut in state.windower.cuts(time.time()):
             await self._emit(state.partition, cut)
 
     async def _fail(self, exc: BaseException) -> None:
@@ -180,9 +189,14 @@ class StreamService:
                 log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
 
     async def _dead_letter_message(self, partition: int, event, rejection: codec.MessageRejected) -> None:
+        value = event.value or b""
         headers = codec.rejected_message_headers(rejection.kind, rejection.reason, self.topic, partition,
                                                  event.message.offset, self.source)
-        await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), event.value or b"", headers)
+        if len(value) > self.settings.producer.max_request_bytes - DEAD_LETTER_HEADROOM:
+            # Too large to produce again: the dead letter names it, the input topic keeps it.
+            headers.append(("setveil_original_bytes", str(len(value)).encode()))
+            value = b""
+        await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), value, headers)
 
     async def _emit(self, partition: int, cut: Cut) -> None:
         loop = asyncio.get_running_loop()

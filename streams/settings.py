@@ -270,6 +270,9 @@ def _check(values: Mapping[str, Any]) -> None:
         for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
             if values[f"kafka.{key}"] is not None:
                 raise ParameterError(f"kafka.{key}", f"given, but kafka.security_protocol={protocol} uses no TLS")
+    if values["records.max_message_bytes"] > values["producer.max_request_bytes"]:
+        raise ParameterError("records.max_message_bytes", "must not exceed producer.max_request_bytes, or a "
+                             "rejected record could not be dead-lettered")
     topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
     if len(set(topics)) != len(topics):
         raise ParameterError("topics", "input, output, dlq and windows must be four different topics")

@@ -13,9 +13,9 @@ messages not yet in an emitted window and decides where windows end:
    collide (a message of 300 records, or 40 pending before one of 70 with a maximum of 100
    and a minimum of 50); then the minimum wins and the window holds more than the maximum,
    as few messages more as it takes.
-3. **Time.** When ``take()`` timed out or the oldest pending message waited ``max_seconds``,
-   everything pending is cut, unless it holds fewer than ``min_transactions``: then it is held
-   and merged with what comes next.
+3. **Time.** When the oldest pending message has waited ``max_seconds``, everything pending is
+   cut, unless it holds fewer than ``min_transactions``: then it is held and merged with what
+   comes next.
 
 A dead-lettered message is not held, but its offset counts as seen, so a planned cut at or
 after it can be made.
@@ -86,8 +86,8 @@ class Windower:
         """A message at ``offset`` was dead-lettered."""
         self.seen = max(self.seen, offset)
 
-    def cuts(self, now: float, timed_out: bool) -> list[Cut]:
-        """The windows that are complete now. ``timed_out``: take() returned without a full buffer."""
+    def cuts(self, now: float) -> list[Cut]:
+        """The windows that are complete at time ``now``."""
         out: list[Cut] = []
         while True:
             if self.cut_points:
@@ -102,9 +102,8 @@ class Windower:
                     out.append(Cut(self._pop(count), planned=True))
             elif self.pending_transactions >= self.max_transactions:
                 out.append(Cut(self._pop(self._fitting())))
-            elif self.pending and self.pending_transactions >= self.min_transactions and (
-                timed_out or now - self.pending[0].received >= self.max_seconds
-            ):
+            elif (self.pending and self.pending_transactions >= self.min_transactions
+                  and now - self.pending[0].received >= self.max_seconds):
                 out.append(Cut(self._pop(len(self.pending))))
             else:
                 break

@@ -223,3 +223,18 @@ def test_two_workers_in_one_group_share_the_partitions(make_settings, start_work
     for worker, owned in zip((first, second), parts):
         assert worker.metrics()["setveil_windows_emitted_total"] == sum(
             1 for b in found.values() if b["window"]["partition"] in owned)
+
+
+def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_settings, start_worker):
+    settings = make_settings(window__max_transactions=200, window__min_transactions=200,
+                             producer__max_request_bytes=2048, records__max_message_bytes=1024)
+    worker = start_worker(settings)
+    produce(settings, records([[f"n{i % 50}", f"m{i % 7}", f"o{i % 3}"] for i in range(400)], batch=10))
+    wait_until(lambda: worker.process.poll() is not None, 60, "the worker to stop")  # a batch > 2048 bytes
+    assert worker.process.returncode == 1
+    assert "stopping the worker" in worker.log_text()
+    assert read_topic(settings, settings.topics.output) == []
+
+    restarted = start_worker(settings.replace(producer__max_request_bytes=1 << 20))
+    wait_until(lambda: restarted.metrics().get("setveil_transactions_emitted_total", 0) >= 400, 60, "all of it")
+    assert sorted(released_tids(batches(settings))) == list(range(400))

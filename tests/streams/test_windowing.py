@@ -20,7 +20,6 @@ steps = st.lists(
         st.tuples(st.just("add"), st.integers(1, 12)),
         st.tuples(st.just("bad"), st.just(0)),
         st.tuples(st.just("tick"), st.floats(0, 3)),
-        st.tuples(st.just("timeout"), st.just(0)),
     ),
     max_size=80,
 )
@@ -42,7 +41,7 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
             offset += 1
         elif kind == "tick":
             now += value
-        for cut in windower.cuts(now, timed_out=kind == "timeout"):
+        for cut in windower.cuts(now):
             windows.append(cut)
             size = cut.transactions
             assert size >= min_tx
@@ -58,9 +57,9 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
 def test_old_windows_are_cut_by_time_small_ones_held():
     windower = Windower(max_transactions=100, min_transactions=5, max_seconds=1.0)
     windower.add(message(0, 3, received=0.0))
-    assert windower.cuts(now=5.0, timed_out=True) == []  # 3 < min: held
+    assert windower.cuts(now=5.0) == []  # 3 < min: held although old
     windower.add(message(1, 3, received=5.0))
-    (cut,) = windower.cuts(now=5.5, timed_out=False)  # the oldest waited 5.5 s >= 1 s
+    (cut,) = windower.cuts(now=5.5)  # the oldest waited 5.5 s >= 1 s
     assert (cut.first_offset, cut.last_offset, cut.transactions) == (0, 1, 6)
 
 
@@ -70,14 +69,14 @@ def test_planned_cuts_come_first_whatever_the_size_or_age():
     for offset in range(4):
         windower.add(message(offset, 2))
     # offset 2 ends a planned window of 6 transactions (> max): kept as it was emitted before
-    cuts = windower.cuts(now=10.0, timed_out=True)
+    cuts = windower.cuts(now=10.0)
     assert [(c.first_offset, c.last_offset, c.planned) for c in cuts] == [(0, 2, True)]
     assert [m.offset for m in windower.pending] == [3]  # waits for offset 6 although old
     windower.skip(4)
     windower.add(message(5, 1))
     windower.skip(6)  # the planned end was dead-lettered: the window ends before it
     windower.add(message(7, 1))
-    cuts = windower.cuts(now=10.0, timed_out=True)
+    cuts = windower.cuts(now=10.0)
     assert [(c.first_offset, c.last_offset, c.planned) for c in cuts] == [(3, 5, True), (7, 7, False)]
 
 
