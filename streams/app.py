@@ -129,7 +129,7 @@ class StreamService:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
         highwater = self.app.consumer.highwater(TP(self.topic, partition))
-        points = await self.windowlog.cut_points(partition, offset, highwater if highwater is not None else offset + 1)
+        points = await self.windowlog.cut_points(partition, offset, highwater)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
                      partition, offset, len(points))
@@ -200,9 +200,7 @@ class StreamService:
 
     async def _emit(self, partition: int, cut: Cut) -> None:
         loop = asyncio.get_running_loop()
-        started = time.perf_counter()
-        outcome = await loop.run_in_executor(self.executor, self._process, partition, cut)
-        processing = time.perf_counter() - started
+        outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
         if not cut.planned:
             await self._send(self.settings.topics.windows, str(partition).encode(),
                              encode_entry(cut.first_offset, cut.last_offset),
@@ -222,11 +220,14 @@ class StreamService:
             self.metrics.rejected(outcome.cause, outcome.transactions)
             log.warning("window %s rejected, dead-lettered: %s", ref.id, outcome.reason)
 
-    def _process(self, partition: int, cut: Cut) -> Outcome:
+    def _process(self, partition: int, cut: Cut) -> tuple[Outcome, float]:
+        """The window's outcome and the seconds it took (in the executor thread)."""
+        started = time.perf_counter()
         try:
-            return self.processor.process(self.topic, partition, cut)
+            outcome = self.processor.process(self.topic, partition, cut)
         except Exception as exc:  # a bug outside the pipeline still must not emit the window
-            return self.processor.failed(self.topic, partition, cut, f"service error: {type(exc).__name__}")
+            outcome = self.processor.failed(self.topic, partition, cut, f"service error: {type(exc).__name__}")
+        return outcome, time.perf_counter() - started
 
     async def _send(self, topic: str, key: bytes, value: bytes, headers=None, partition: int | None = None) -> None:
         try:

@@ -54,7 +54,7 @@ class ServiceMetrics:
                                         "From a window's first message arriving to its batch being acknowledged",
                                         buckets=LATENCY_BUCKETS, registry=r)
         self.window_processing = Histogram("setveil_window_processing_seconds",
-                                           "Anonymizing, checking and encoding one window", buckets=LATENCY_BUCKETS,
+                                           "Building, anonymizing, checking and encoding one window", buckets=LATENCY_BUCKETS,
                                            registry=r)
         self.window_transactions = Histogram("setveil_window_transactions", "Transactions per emitted window",
                                              buckets=(10, 100, 500, 1000, 2000, 5000, 10000, 20000, 50000), registry=r)

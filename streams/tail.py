@@ -72,7 +72,9 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
                   stop: asyncio.Event | None = None) -> Collected:
     """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``."""
     topic = settings.topics.output
-    partitions = (await kafka.ensure_topics(settings, [topic]))[topic]
+    partitions = (await kafka.partition_counts(settings, [topic])).get(topic)
+    if partitions is None:
+        raise SetveilError(f"the output topic {topic} does not exist yet (topics.output; a worker creates it)")
     consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
                               max_partition_fetch_bytes=settings.producer.max_request_bytes,
                               fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))

@@ -67,14 +67,14 @@ class WindowLogReader:
             reader, self._consumer = self._consumer, None
             await reader.stop()
 
-    async def cut_points(self, input_partition: int, start: int, input_end: int) -> list[int]:
+    async def cut_points(self, input_partition: int, start: int, input_end: int | None) -> list[int]:
         """Ends of the windows of ``input_partition`` that end at or after offset ``start``;
-        ``input_end`` is the partition's high watermark."""
+        ``input_end`` is the partition's high watermark (None when unknown: nothing is dropped)."""
         async with self._lock:
             await self._start()
             return await self._cut_points(input_partition, start, input_end)
 
-    async def _cut_points(self, input_partition: int, start: int, input_end: int) -> list[int]:
+    async def _cut_points(self, input_partition: int, start: int, input_end: int | None) -> list[int]:
         tp = TopicPartition(self.topic, log_partition(input_partition, self.log_partitions))
         self._consumer.assign([tp])
         end = (await partition_ends(self._consumer, [tp]))[tp]
@@ -87,11 +87,11 @@ class WindowLogReader:
                 break
             span *= 4
         points = sorted({last for first, last in entries if start <= last})
-        stale = [p for p in points if p >= input_end]
+        stale = [p for p in points if input_end is not None and p >= input_end]
         if stale:
             log.warning("window log %s: %d cut point(s) of partition %d lie beyond the input's end; ignored "
                         "(was the input topic re-created?)", self.topic, len(stale), input_partition)
-        return [p for p in points if p < input_end]
+        return [p for p in points if p not in stale]
 
     async def _read(self, tp: TopicPartition, begin: int, end: int, key: bytes) -> list[tuple[int, int]]:
         entries: list[tuple[int, int]] = []
