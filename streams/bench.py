@@ -11,7 +11,8 @@ back. It reports
   (anonymizing, checking, encoding, producing); the time a window waits to fill is
   ``window size / arrival rate`` on top and is the operator's choice;
 - information loss over the whole release (the model's measure, S/N for coherence);
-- the workers' peak resident memory.
+- the workers' peak resident memory, and the CPU time they used while draining (more than the
+  seconds column means more than one core was busy).
 
 The items are split as in Xu et al. §4.1 (``setveil items split --method coherence``): a share
 ``--public-share`` of the items public, private items chosen from the rest, seeded.
@@ -52,6 +53,7 @@ class Run:
     information_loss: float
     rejected: int
     peak_rss_mib: float
+    cpu_seconds: float
 
     @property
     def rate(self) -> float:
@@ -121,8 +123,10 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         for proc in procs:
             proc.wait_ready()
         _wait_for_assignment(procs, config.partitions)
+        cpu_before = sum(proc.cpu_seconds() for proc in procs)
         summaries: list[WindowSummary] = []
         collected = asyncio.run(_drain(settings, config, summaries, procs))
+        cpu = sum(proc.cpu_seconds() for proc in procs) - cpu_before
         peak = max((proc.peak_rss_bytes() or 0) for proc in procs)
         rejected = sum(v for proc in procs for k, v in proc.metrics().items()
                        if k.startswith("setveil_windows_rejected_total"))
@@ -134,7 +138,7 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
     latencies = np.array([s.emitted - s.closed for s in summaries])
     p50, p99 = np.percentile(latencies, [50, 99])
     return Run(window, workers, run, collected.transactions, last - first, float(p50), float(p99),
-               collected.information_loss, int(rejected), peak / (1 << 20))
+               collected.information_loss, int(rejected), peak / (1 << 20), cpu)
 
 
 def _wait_for_assignment(procs: list[WorkerProcess], partitions: int, timeout: float = 60.0) -> None:
@@ -182,7 +186,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
          f"{config.batch} records per message; broker {broker.kind}; {os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} "
-         f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8}")
+         f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8} {'worker CPU s':>12}")
     runs = []
     with tempfile.TemporaryDirectory(prefix="setveil-bench-") as tmp:
         directory = Path(tmp)
@@ -195,5 +199,5 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
                     echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
                          f"{result.seconds:>8.2f} {result.rate:>8,.0f} {result.latency_p50 * 1000:>7.0f} "
                          f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
-                         f"{result.peak_rss_mib:>8.0f}")
+                         f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
     return runs

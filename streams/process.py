@@ -95,6 +95,16 @@ class WorkerProcess:
             return None
         return None
 
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the worker has used so far (Linux)."""
+        if self.process is None:
+            return 0.0
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self, timeout: float = 20.0) -> int | None:
         """SIGTERM, then SIGKILL if it does not stop in time; returns the exit status."""
         process = self.process

@@ -59,6 +59,11 @@ def test_labels_are_checked_in_the_fast_path_too(items):
     assert info.value.kind == "invalid"
 
 
+def test_long_labels_that_are_each_short_enough_pass():
+    (record,) = decode_message(msgpack.packb({"items": ["x" * 1024, "y" * 1000]}), 1 << 20)
+    assert [len(i) for i in record.items] == [1024, 1000]
+
+
 def test_integer_items_are_labels():
     (record,) = decode_message(msgpack.packb({"items": [3, "4", 2**63]}), 1 << 20)
     assert record.items == ["3", "4", str(2**63)]
