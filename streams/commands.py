@@ -19,7 +19,6 @@ from setveil.core.hookspecs import hookimpl
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured
 
-from .display import WindowDisplay
 from .settings import Settings, load_settings
 
 config_option = click.option(
@@ -147,6 +146,7 @@ def tail(out, count, idle, config, overrides, bootstrap):
     Duplicate window ids (re-deliveries) are dropped. With --out, transaction i of the
     release is the transaction replayed with tid i, as in `setveil anonymize` output.
     """
+    from .display import WindowDisplay
     from .tail import collect, write_release
 
     settings = resolve_settings(config, overrides, bootstrap)
