@@ -157,16 +157,18 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
 
     def records():
         number = 0
+        consumed = 0
         while True:
             number += 1
             try:
                 obj = unpacker.unpack()
             except msgpack.OutOfData:
-                if unpacker.tell() < len(data):
+                if consumed < len(data):
                     raise InputError(path, "truncated msgpack record", number) from None
                 return
             except (msgpack.UnpackException, ValueError) as exc:
                 raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
+            consumed = unpacker.tell()
             yield number, obj
 
     return _records_to_window(path, records(), vocab, "record")

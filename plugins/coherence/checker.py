@@ -95,7 +95,7 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
         for item in members[1:]:
             rows = np.intersect1d(rows, inv_rows[inv_ptr[item] : inv_ptr[item + 1]], assume_unique=True)
         if len(rows) != count:
-            yield Violation("checker", "pyfim and the recount disagree on a support", tuple(labels(i) for i in members))
+            yield Violation("checker", "pyfim and the recount disagree on a support", tuple(sorted(labels(i) for i in members)))
             continue
         counts = np.bincount(ind[concat_ranges(ptr[rows], ptr[rows + 1])], minlength=len(classes))
         if private.any():
@@ -104,7 +104,7 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
                 yield Violation(
                     "breach",
                     f"a public itemset of size {len(members)} has breach probability {counts[top]}/{count} > h={h}",
-                    tuple(labels(i) for i in members),
+                    tuple(sorted(labels(i) for i in members)),
                     target=labels(top),
                 )
         if len(members) < p:
@@ -117,7 +117,7 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
                 yield Violation(
                     "small-cohort",
                     f"a public itemset of size {len(mole)} has support {counts[item]} < k={k}",
-                    tuple(labels(i) for i in sorted(mole)),
+                    tuple(sorted(labels(i) for i in mole)),
                 )
                 break
 
