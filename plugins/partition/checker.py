@@ -114,8 +114,11 @@ def km_violations(release: Window, k: int, m: int) -> Iterator[Violation]:
     rows = [ind[a:b] for a, b in zip(ptr, ptr[1:]) if b > a]
     if not rows:
         return
+    # pyfim 6.28 leaves out the itemsets made only of items that occur in every transaction;
+    # one empty transaction more changes no support and makes it report them.
+    rows.append([])
     lengths = np.bincount(release.lengths)
-    spectrum = fim.fpgrowth(rows, target="s", supp=-k, zmax=m, report="#") if len(rows) >= k else {}
+    spectrum = fim.fpgrowth(rows, target="s", supp=-k, zmax=m, report="#") or {}  # pyfim gives [] when empty
     for size in range(1, m + 1):
         subsets = sum(int(count) * math.comb(length, size) for length, count in enumerate(lengths.tolist()))
         frequent = sum(int(supp * count) for (z, supp), count in spectrum.items() if z == size)

@@ -15,6 +15,8 @@ policy of the model: each release passes the model's own independent check (or t
 refused with :class:`~setveil.core.errors.Infeasible`), suppression adds nothing, the same
 seed gives the same release, empty and one-transaction windows are handled, the union of two
 safe windows is safe (for ``union_safe`` models), and bad parameters are refused by name.
+Models that generalize (``needs_hierarchy``) get a fixed hierarchy over the random windows'
+labels from :meth:`ConformanceSuite.hierarchy`; override it (or ``context()``) to test another.
 """
 
 from .suite import ConformanceSuite, assert_release_ok

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from setveil.core.errors import Infeasible, ParameterError
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Transformation
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -16,7 +17,10 @@ from setveil.core.window import Window
 
 from .strategies import PRIVATE_PREFIX, windows
 
-_settings = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Every subclass runs the same test functions on its own model: differing executors are intended.
+_settings = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors]
+)
 
 
 def assert_release_ok(model: PrivacyModel, original: Window, release: Window) -> None:
@@ -42,9 +46,17 @@ class ConformanceSuite:
 
     # -- hooks for subclasses -------------------------------------------------------------
     def context(self) -> Context:
-        """The context every run gets; by default an item schema from the label prefixes."""
+        """The context every run gets; by default an item schema from the label prefixes and,
+        for models that generalize, :meth:`hierarchy`."""
         private = frozenset(f"{PRIVATE_PREFIX}{i}" for i in range(64))
-        return Context(schema=ItemSchema(private=private))
+        needs_hierarchy = get_registry().model_class(self.model).needs_hierarchy
+        return Context(schema=ItemSchema(private=private), hierarchy=self.hierarchy() if needs_hierarchy else None)
+
+    def hierarchy(self) -> Hierarchy:
+        """A generalization hierarchy over every label the random windows use (fan-out 3). One
+        fixed hierarchy for all windows, so releases of different windows are comparable."""
+        labels = [f"p{i}" for i in range(64)] + [f"{PRIVATE_PREFIX}{i}" for i in range(64)]
+        return Hierarchy.balanced(labels, 3)
 
     # -- helpers ----------------------------------------------------------------------------
     def policy_names(self) -> list[str]:
