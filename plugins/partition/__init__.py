@@ -21,3 +21,10 @@ def setveil_register_privacy_models(register):
 def setveil_register_policies(register):
     register(Partition)
     register(Apriori)
+
+
+@hookimpl
+def setveil_register_commands(cli):
+    from .bench import partition_bench
+
+    cli.commands["bench"].add_command(partition_bench)
