@@ -42,6 +42,7 @@ from setveil.core.hierarchy import Hierarchy
 from .recoding import LeafWindow, Recoding
 
 PickNode = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+_BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
 
 
 def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickNode) -> Recoding:
@@ -76,7 +77,10 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
 
         # pick_node: the total gain of expanding each (partition, cut node), in units of 1/|I|.
         pair_part, pair_node, pair_gain = _pair_gains(part, cur, gain, n_parts, n_nodes)
-        chosen = pick_node(pair_part, pair_node, pair_gain)
+        chosen = np.asarray(pick_node(pair_part, pair_node, pair_gain), dtype=np.int64)
+        open_parts = np.count_nonzero(np.diff(pair_part, prepend=-1))
+        if len(chosen) != open_parts or (np.diff(pair_part[chosen], prepend=-1) <= 0).any():
+            raise ValueError("pick_node must return one candidate row per partition, in partition order")
         expand = np.full(n_parts, -1, dtype=np.int64)
         expand[pair_part[chosen]] = pair_node[chosen]
         under = cur == expand[part]
@@ -87,9 +91,10 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
         local = np.cumsum(first) - 1
         n_local = int(local[-1]) + 1
         tpart = part[first]
-        masks = _child_masks(local[under], hierarchy.child_rank[nxt[under]], n_local)
+        rows = local[under]
+        masks = _child_masks(rows, hierarchy.child_rank[nxt[under]], n_local)
         bucket = _buckets(tpart, masks)
-        tgain = np.bincount(local[under], weights=gain[under], minlength=n_local)
+        tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
 
         move = _balance(bucket, tpart, tgain, t[first], n_parts, k)
 
@@ -138,7 +143,7 @@ def _child_masks(rows: np.ndarray, ranks: np.ndarray, n_rows: int) -> np.ndarray
     ``rows`` is ascending (occurrences stay grouped by transaction)."""
     words = int(ranks.max()) // 64 + 1 if len(ranks) else 1
     masks = np.zeros((n_rows, words), dtype=np.uint64)
-    bits = np.left_shift(np.uint64(1), (ranks & 63).astype(np.uint64))
+    bits = _BITS[ranks & 63]
     if words == 1 and len(rows):
         starts = np.flatnonzero(np.diff(rows, prepend=-1))
         masks[rows[starts], 0] = np.bitwise_or.reduceat(bits, starts)

@@ -74,3 +74,17 @@ def test_example_2_gains_and_the_choice_of_node_a():
     # gains are in units of 1/|I|; Example 2 normalizes by the 17 occurrences
     assert choice["A"] / h.n_leaves / total == pytest.approx(3 / 17)
     assert choice["B"] / h.n_leaves / total == pytest.approx(2 / 17)
+
+
+class LazyPartition(Partition):
+    name = "lazy"
+
+    def pick_node(self, partitions, nodes, gains):
+        return super().pick_node(partitions, nodes, gains)[:1]
+
+
+def test_a_pick_node_that_skips_a_partition_is_refused_not_looped():
+    h = hierarchy(FIGURE_2)
+    original = window([original for original, _, _ in TABLE_2.values()])
+    with pytest.raises(ValueError, match="one candidate row per partition"):
+        LazyPartition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
