@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .arrays import concat_ranges
 from .errors import InputError
 from .window import Window
 
@@ -66,12 +67,18 @@ class Hierarchy:
         np.cumsum(degree, out=self.child_ptr[1:])
         # Preorder: the children of u are increasing ids, so a stable sort by parent groups them.
         self.children = (np.argsort(self.parent[1:], kind="stable") + 1).astype(np.int32)
+        # Depths level by level from the root, then subtree sizes level by level from the bottom.
         self.depth = np.zeros(n, dtype=np.int32)
-        for node in range(1, n):
-            self.depth[node] = self.depth[self.parent[node]] + 1
+        level = self.children[self.child_ptr[0] : self.child_ptr[1]] if n > 1 else self.children
+        depth = 0
+        while len(level):
+            depth += 1
+            self.depth[level] = depth
+            level = self.children[concat_ranges(self.child_ptr[level], self.child_ptr[level + 1])]
         size = np.ones(n, dtype=np.int64)
-        for node in range(n - 1, 0, -1):
-            size[self.parent[node]] += size[node]
+        for below in range(depth, 0, -1):
+            nodes = np.flatnonzero(self.depth == below)
+            np.add.at(size, self.parent[nodes], size[nodes])
         self.end = (np.arange(n) + size).astype(np.int32)
         ranks = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(self.is_leaf, out=ranks[1:])

@@ -51,6 +51,7 @@ class Context:
     hierarchy_file: Path | None = None
     fanout: int | None = None
     hierarchy: Hierarchy | None = field(default=None, compare=False)
+    _fanout_built: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def has_hierarchy(self) -> bool:
@@ -68,7 +69,14 @@ class Context:
         if self.hierarchy_file is not None:
             return self.file_hierarchy
         if self.fanout is not None:
-            return Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), self.fanout)
+            labels = window.vocab.labels
+            items = frozenset(labels[i] for i in np.flatnonzero(window.supports))
+            built = self._fanout_built.get(items)
+            if built is None:
+                built = Hierarchy.balanced(items, self.fanout)
+                self._fanout_built.clear()  # one window's worth: anonymize, check and loss reuse it
+                self._fanout_built[items] = built
+            return built
         raise ParameterError("hierarchy", "this model needs a hierarchy: give --hierarchy FILE or --fanout N")
 
     def pinned(self, window: Window) -> Context:

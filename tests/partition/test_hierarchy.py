@@ -135,6 +135,8 @@ def test_context_resolves_file_once_and_fanout_per_window(tmp_path):
     one = fanout.hierarchy_for(Window.from_transactions([["1", "2"], ["3"]]))
     two = fanout.hierarchy_for(Window.from_transactions([["1", "5"]]))
     assert one.labels[0] == "1..3" and two.labels[0] == "1..5"
+    # a window's anonymize, check and loss share one build
+    assert fanout.hierarchy_for(Window.from_transactions([["5", "1"]])) is two
     pinned = fanout.pinned(Window.from_transactions([["1", "2"], ["3"]]))
     assert pinned.hierarchy_for(Window.from_transactions([["1", "5"]])).labels[0] == "1..3"
 
