@@ -174,7 +174,9 @@ class Hierarchy:
         names = set(leaves)
         if any(parent in names for _, parent, _ in edges):
             raise InputError(
-                None, f"an item label has the form 'a{RANGE_SEPARATOR}b' used for generated hierarchy nodes: give a hierarchy file"
+                None,
+                f"an item label has the form 'a{RANGE_SEPARATOR}b' used for generated hierarchy nodes: "
+                "give a hierarchy file",
             )
         return cls.from_edges(edges)
 

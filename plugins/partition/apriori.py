@@ -189,9 +189,11 @@ class GlobalCut:
     def support(self, itemsets: np.ndarray, merged: np.ndarray) -> np.ndarray:
         """Transactions holding every non-merged node of each row (all under the cut)."""
         ones = np.full(self._words, np.uint64(0xFFFFFFFFFFFFFFFF))
-        stacked = np.stack(
-            [np.stack([ones if skip else self.bitset(int(node)) for node, skip in zip(row, flags)]) for row, flags in zip(itemsets, merged)]
-        )
+        rows = [
+            np.stack([ones if skip else self.bitset(int(node)) for node, skip in zip(row, flags)])
+            for row, flags in zip(itemsets, merged)
+        ]
+        stacked = np.stack(rows)
         return np.bitwise_count(np.bitwise_and.reduce(stacked, axis=1)).sum(axis=1, dtype=np.int64)
 
     def bitset(self, node: int) -> np.ndarray:

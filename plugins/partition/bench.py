@@ -42,7 +42,8 @@ def _ints(text: str) -> list[int]:
 @click.option("--fanout", "fanouts", default="4,5,6", show_default=True, help="Fan-outs of the balanced hierarchy.")
 @click.option("-m", "ms", default="2,3,4", show_default=True, help="Values of m for AA.")
 @click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True)
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Timed runs per setting (median reported).")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Timed runs per setting (median reported).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON here.")
 def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
