@@ -272,7 +272,8 @@ class Hierarchy:
         gives counts, never labels.
         """
         nodes = self.nodes(window.vocab.labels)
-        present = window.supports > 0
+        present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
+        present[window.indices] = True
         missing = int((present & (nodes < 0)).sum())
         if missing:
             raise InputError(self.source, f"{missing} item(s) of the data are not in the hierarchy")

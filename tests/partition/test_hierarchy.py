@@ -125,6 +125,14 @@ def test_leaf_nodes_refuses_items_missing_or_inner():
         h.leaf_nodes(Window.from_transactions([["a1", "A"]]))
 
 
+def test_leaf_nodes_after_the_vocabulary_grew():
+    h = hierarchy(FIGURE_2)
+    window = Window.from_transactions([["a1", "b2"]])
+    assert window.supports.tolist() == [1, 1]
+    window.vocab.intern("A")  # e.g. a release read into the same vocabulary
+    assert h.leaf_nodes(window).tolist() == [h.index["a1"], h.index["b2"], h.index["A"]]
+
+
 def test_context_resolves_file_once_and_fanout_per_window(tmp_path):
     path = tmp_path / "fig2.csv"
     hierarchy(FIGURE_2).write(path)
