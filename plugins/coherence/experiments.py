@@ -78,7 +78,7 @@ def bench_coherence(input_path, public_share, h, k, p, seeds, policies, min_supp
             }
         )
     click.echo(
-        f"{Path(input_path).name}: {len(data)} transactions, {len(data.vocab)} items"
+        f"{Path(input_path).name}: {len(data)} transactions, {int((data.supports > 0).sum())} items"
         f"{f' (items below {min_support_share:.2%} removed)' if min_support_share else ''}; "
         f"δ={public_share}, h={h}, k={k}, p={p}, seeds {seed_list}; {machine()}"
     )
