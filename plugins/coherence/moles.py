@@ -179,8 +179,12 @@ def _breaches(bits, support, upper1, upper2, bits_q, h, threshold):
     upper = upper1.minimum(upper2).tocoo()
     row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
     # only entries that could exceed h*Sup(β) need an exact count
-    maybe = bound / support[row] > h
-    exact = popcount(bits[row[maybe]] & bits_q[col[maybe]])
+    maybe = np.flatnonzero(bound / support[row] > h)
+    exact = np.empty(len(maybe), dtype=np.int64)
+    step = max(1, CHUNK_BYTES // max(8 * bits.shape[1], 1))
+    for start in range(0, len(maybe), step):
+        part = maybe[start : start + step]
+        exact[start : start + len(part)] = popcount(bits[row[part]] & bits_q[col[part]])
     bound = bound.copy()
     bound[maybe] = exact
     flags = np.zeros(len(support), dtype=bool)
