@@ -6,7 +6,6 @@ from __future__ import annotations
 import resource
 import time
 import tracemalloc
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,37 +29,25 @@ def _fresh(window: Window) -> Window:
     return Window(window.vocab, window.indptr, window.indices, window.tids)
 
 
-@dataclass
-class EffectivenessRun:
-    mining: dict[str, Any]
-    rows: list[dict[str, Any]]
-
-
 def effectiveness(
-    window: Window, patterns_path: str, policies: tuple[str, ...], psis: list[float], sigma: float
-) -> EffectivenessRun:
-    """HF, MC, AP, dissimilarity and size loss of every policy at every ψ (Figs. 6 and 11)."""
+    window: Window, measure: PatternMetrics, patterns_path: str, policies: tuple[str, ...], psis: list[float]
+) -> list[dict[str, Any]]:
+    """HF, MC, AP, dissimilarity and size loss of every policy at every ψ (Figs. 6 and 11) for
+    one set of restrictive patterns; ``measure`` has mined the original at σ."""
     patterns = RestrictivePatterns.load(patterns_path)
-    started = time.perf_counter()
-    measure = PatternMetrics(window, patterns, sigma)
-    base = measure.evaluate(window)
-    mining = {
-        "mining_seconds": time.perf_counter() - started,
-        "frequent": base["frequent_before"],
-        "restrictive": base["restrictive_before"],
-        "min_support": base["min_support"],
-    }
+    restrictive = measure.evaluate(window, patterns)["restrictive_before"]
     rows = []
     for policy in policies:
         for psi in psis:
-            configured = _configure(policy, patterns_path, psi, sigma)
+            configured = _configure(policy, patterns_path, psi, measure.sigma)
             release = configured.model.anonymize(_fresh(window), configured.policy, np.random.default_rng(0))
             problems = sum(1 for _ in configured.model.violations(window, release.window))
-            figures = measure.evaluate(release.window)
+            figures = measure.evaluate(release.window, patterns)
             rows.append(
                 {
                     "policy": policy,
                     "psi": psi,
+                    "restrictive": restrictive,
                     "hiding_failure": figures["hiding_failure"],
                     "misses_cost": figures["misses_cost"],
                     "artifactual_patterns": figures["artifactual_patterns"],
@@ -72,7 +59,7 @@ def effectiveness(
                     "seconds": release.stats["index_seconds"] + release.stats["sanitize_seconds"],
                 }
             )
-    return EffectivenessRun(mining, rows)
+    return rows
 
 
 def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int) -> dict[str, Any]:

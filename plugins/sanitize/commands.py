@@ -17,6 +17,7 @@ from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
 
 from .bench import POLICIES, effectiveness, speed
+from .metrics import PatternMetrics
 from .sample import sample_patterns, write_patterns
 
 
@@ -103,46 +104,68 @@ def _machine() -> str:
 @click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), help="Restrictive patterns; sampled when omitted.")
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns to sample.")
 @sampling_options(0.2, 0.4)
-@click.option("--patterns-out", type=click.Path(dir_okay=False), help="Keep the sampled patterns here.")
+@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Sample this many pattern sets (seeds SEED, SEED+1, ...) and average over them.")
 @click.option("--sigma", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
 @click.option("--psi-step", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="ψ runs from 0 to 1 in these steps.")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the rows as JSON here.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
 def bench_effectiveness(input_path, patterns_path, count, min_length, max_length, min_support, max_support, seed, fmt,
-                        patterns_out, sigma, psi_step, policy_text, json_out):
+                        seeds, sigma, psi_step, policy_text, json_out):
     """Fig. 6 and Fig. 11 of §5.1: HF, MC, AP, dissimilarity and size loss for each policy and ψ."""
     _check_ranges(min_length, max_length, min_support, max_support)
     policies = _policies(policy_text)
     steps = round(1 / psi_step)
-    psis = [round(min(1.0, i * psi_step), 10) for i in range(steps + 1)]
-    if psis[-1] < 1.0:
-        psis.append(1.0)
+    psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
     window = read_window(input_path, fmt)
+    started = time.perf_counter()
+    measure = PatternMetrics(window, sigma)
+    mining_seconds = time.perf_counter() - started
+    rows = []
     with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
-        source = f"patterns file {patterns_path}"
-        if patterns_path is None:
-            patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
-            patterns_path = patterns_out or str(Path(scratch) / "restrictive.txt")
-            write_patterns(patterns_path, patterns)
-            source = (f"{count} patterns sampled: length {min_length}-{max_length}, support "
-                      f"{min_support:g}-{max_support:g}, seed {seed}")
-        run = effectiveness(window, patterns_path, policies, psis, sigma)
+        if patterns_path is not None:
+            source = f"patterns from {patterns_path}"
+            rows += [{"seed": None, **row} for row in effectiveness(window, measure, patterns_path, policies, psis)]
+        else:
+            source = (f"{count} patterns sampled per seed: length {min_length}-{max_length}, support "
+                      f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
+            for current in range(seed, seed + seeds):
+                path = str(Path(scratch) / f"restrictive-{current}.txt")
+                write_patterns(path, _sample(window, count, min_length, max_length, min_support, max_support, current))
+                rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
     click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {len(window.vocab)} items; {source}")
-    click.echo(f"# sigma={sigma:g} (support >= {run.mining['min_support']}): {run.mining['frequent']} frequent patterns, "
-               f"{run.mining['restrictive']} of them restrictive; mined in {run.mining['mining_seconds']:.2f} s; "
-               f"deterministic, 1 run")
+    click.echo(f"# sigma={sigma:g} (support >= {measure.min_support}): {measure.frequent} frequent patterns, mined in "
+               f"{mining_seconds:.2f} s; deterministic, 1 run per setting")
     click.echo(f"# {_machine()}")
-    columns = [("policy", "{}"), ("psi", "{:.1f}"), ("HF%", "{:.2f}"), ("MC%", "{:.2f}"), ("AP%", "{:.2f}"),
-               ("dissim%", "{:.2f}"), ("size_loss%", "{:.2f}"), ("sanitized", "{}"), ("removed", "{}"),
-               ("violations", "{}"), ("seconds", "{:.3f}")]
-    keys = ["policy", "psi", "hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss",
-            "sanitized_transactions", "removed_items", "violations", "seconds"]
-    percent = {"hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"}
-    table = [[_cell(fmt_, row[key] * 100 if key in percent and row[key] is not None else row[key])
-              for (_, fmt_), key in zip(columns, keys)] for row in run.rows]
-    _print_table([name for name, _ in columns], table)
+    figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
+    header = ["policy", "psi", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%", "removed", "violations"]
+    groups: dict[tuple[str, float], list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["policy"], row["psi"]), []).append(row)
+    table = []
+    for (policy, psi), members in groups.items():
+        cells = [policy, f"{psi:.1f}", _cell("{:.0f}", _mean(members, "restrictive"))]
+        cells += [_cell("{:.2f}", None if _mean(members, key) is None else 100 * _mean(members, key)) for key in figures]
+        cells += [_cell("{:.0f}", _mean(members, "removed_items")), str(sum(m["violations"] for m in members))]
+        table.append(cells)
+    if seeds > 1 and patterns_path is None:
+        click.echo(f"## mean over {seeds} pattern sets (violations: total)")
+    _print_table(header, table)
+    if seeds > 1 and patterns_path is None:
+        click.echo("## psi = 0 by pattern set")
+        zero = [row for row in rows if row["psi"] == 0.0]
+        _print_table(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
+                     [[str(r["seed"]), r["policy"], str(r["restrictive"])]
+                      + [_cell("{:.2f}", None if r[key] is None else 100 * r[key]) for key in figures] for r in zero])
     if json_out is not None:
-        Path(json_out).write_text(json.dumps({"mining": run.mining, "rows": run.rows}, indent=2) + "\n", encoding="utf-8")
+        body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
+                "mining_seconds": mining_seconds, "rows": rows}
+        Path(json_out).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+
+
+def _mean(rows: list[dict], key: str) -> float | None:
+    values = [row[key] for row in rows if row[key] is not None]
+    return sum(values) / len(values) if values else None
 
 
 @bench_sanitize.command("speed")

@@ -31,11 +31,11 @@ from .patterns import RestrictivePatterns
 
 
 class PatternMetrics:
-    """Mines the original once; :meth:`evaluate` then measures any number of releases of it."""
+    """Mines the original once; :meth:`evaluate` then measures any number of its releases, for any
+    restrictive patterns."""
 
-    def __init__(self, original: Window, patterns: RestrictivePatterns, sigma: float | None):
+    def __init__(self, original: Window, sigma: float | None):
         self.original = original
-        self.patterns = patterns
         self.sigma = sigma
         self.bytes = fimi_bytes(original)
         if sigma is None:
@@ -46,10 +46,11 @@ class PatternMetrics:
         frequent = np.unique(ids)
         self.position[frequent] = np.arange(len(frequent))
         self.n_items = len(frequent)
+        self.frequent = len(indptr) - 1
         self.words = max(1, -(-self.n_items // 64))
         self.before = _encode(indptr, ids, self.position, self.words)
 
-    def evaluate(self, release: Window) -> dict[str, Any]:
+    def evaluate(self, release: Window, patterns: RestrictivePatterns) -> dict[str, Any]:
         if release.vocab is not self.original.vocab:
             release = release.relabel(self.original.vocab.copy())
         out: dict[str, Any] = {
@@ -57,10 +58,10 @@ class PatternMetrics:
             "size_loss": 0.0 if self.bytes == 0 else 1.0 - fimi_bytes(release) / self.bytes,
         }
         if self.sigma is not None:
-            out.update(self._patterns(release))
+            out.update(self._patterns(release, patterns))
         return out
 
-    def _patterns(self, release: Window) -> dict[str, Any]:
+    def _patterns(self, release: Window, patterns: RestrictivePatterns) -> dict[str, Any]:
         indptr, ids, _ = frequent_itemset_arrays(release, self.min_support)
         position = np.full(len(release.vocab), -1, dtype=np.int64)
         position[: len(self.position)] = self.position
@@ -71,7 +72,7 @@ class PatternMetrics:
         after = _encode(indptr, ids, position, words)
         kept = _members(before, after)
         appears = _members(after, before)
-        masks = self._pattern_masks(release, position, words)
+        masks = _pattern_masks(patterns, release, position, words)
         restrictive_before = _contains_any(before, masks)
         restrictive_after = _contains_any(after, masks)
         legitimate = ~restrictive_before
@@ -89,18 +90,18 @@ class PatternMetrics:
             "artifactual_patterns": None if len(after) == 0 else float((~appears).sum()) / len(after),
         }
 
-    def _pattern_masks(self, release: Window, position: np.ndarray, words: int) -> np.ndarray:
-        """Bitmasks of the restrictive patterns whose items can all be in a frequent pattern."""
-        rows = []
-        for pattern in self.patterns.patterns:
-            ids = release.vocab.ids(pattern)
-            if (ids >= 0).all() and (position[ids] >= 0).all():
-                rows.append(ids)
-        if not rows:
-            return np.zeros((0, words), dtype=np.uint64)
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(r) for r in rows], out=indptr[1:])
-        return _encode(indptr, np.concatenate(rows), position, words)
+def _pattern_masks(patterns: RestrictivePatterns, release: Window, position: np.ndarray, words: int) -> np.ndarray:
+    """Bitmasks of the restrictive patterns whose items can all be in a frequent pattern."""
+    rows = []
+    for pattern in patterns.patterns:
+        ids = release.vocab.ids(pattern)
+        if (ids >= 0).all() and (position[ids] >= 0).all():
+            rows.append(ids)
+    if not rows:
+        return np.zeros((0, words), dtype=np.uint64)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    return _encode(indptr, np.concatenate(rows), position, words)
 
 
 def dissimilarity(original: Window, release: Window) -> float:

@@ -109,4 +109,4 @@ class Sanitize(PrivacyModel):
 
     def metrics(self, original, release):
         sigma = self.params["sigma"]
-        return PatternMetrics(original, self.patterns, None if sigma == "off" else sigma).evaluate(release)
+        return PatternMetrics(original, None if sigma == "off" else sigma).evaluate(release, self.patterns)

@@ -17,7 +17,7 @@ def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
     # restrictive: ABD, ACD. The IGA release at ψ=0 (ABC ABC AB AC ABC BD) keeps
     # A B C AB AC BC ABC: no restrictive pattern, 4 legitimate ones lost (D AD BD CD).
     release = Window.from_transactions(["ABC", "ABC", "AB", "AC", "ABC", "BD"], vocab=fig3.vocab)
-    figures = PatternMetrics(fig3, RestrictivePatterns.load(fig3_patterns), 0.3).evaluate(release)
+    figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
     assert figures["min_support"] == 2
     assert (figures["frequent_before"], figures["frequent_after"]) == (13, 7)
     assert (figures["restrictive_before"], figures["restrictive_after"]) == (2, 0)
@@ -29,9 +29,9 @@ def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
 
 def test_unchanged_release_and_sigma_off(fig3, fig3_patterns):
     patterns = RestrictivePatterns.load(fig3_patterns)
-    figures = PatternMetrics(fig3, patterns, 0.3).evaluate(fig3)
+    figures = PatternMetrics(fig3, 0.3).evaluate(fig3, patterns)
     assert (figures["hiding_failure"], figures["misses_cost"], figures["artifactual_patterns"]) == (1.0, 0.0, 0.0)
-    assert PatternMetrics(fig3, patterns, None).evaluate(fig3) == {"dissimilarity": 0.0, "size_loss": 0.0}
+    assert PatternMetrics(fig3, None).evaluate(fig3, patterns) == {"dissimilarity": 0.0, "size_loss": 0.0}
 
 
 def test_size_is_measured_in_fimi_bytes():
@@ -44,7 +44,7 @@ def test_size_is_measured_in_fimi_bytes():
 def test_artifacts_are_counted(fig3, fig3_patterns):
     # not a sanitization: adding C to T6 makes BCD frequent, which it was not
     release = Window.from_transactions(["ABCD", "ABC", "ABD", "ACD", "ABC", "BCD"], vocab=fig3.vocab)
-    figures = PatternMetrics(fig3, RestrictivePatterns.load(fig3_patterns), 0.3).evaluate(release)
+    figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
     assert figures["artifactual_patterns"] == pytest.approx(1 / 14)  # BCD is new among 14
     assert dissimilarity(fig3, release) == pytest.approx(1 / 18)
 
@@ -66,7 +66,7 @@ def test_matches_set_arithmetic(tmp_path_factory, rows, released_mask, patterns,
     released = [[item for item in row if next(mask)] for row in rows]
     original = Window.from_transactions(rows)
     release = Window.from_transactions(released, vocab=original.vocab)
-    figures = PatternMetrics(original, RestrictivePatterns.load(path), sigma).evaluate(release)
+    figures = PatternMetrics(original, sigma).evaluate(release, RestrictivePatterns.load(path))
     support = figures["min_support"]
     label = original.vocab.label
     before = {frozenset(label(i) for i in s) for s in frequent_itemsets(original, support)}
