@@ -35,7 +35,6 @@ def effectiveness(
     """HF, MC, AP, dissimilarity and size loss of every policy at every ψ (Figs. 6 and 11) for
     one set of restrictive patterns; ``measure`` has mined the original at σ."""
     patterns = RestrictivePatterns.load(patterns_path)
-    restrictive = measure.evaluate(window, patterns)["restrictive_before"]
     rows = []
     for policy in policies:
         for psi in psis:
@@ -47,7 +46,7 @@ def effectiveness(
                 {
                     "policy": policy,
                     "psi": psi,
-                    "restrictive": restrictive,
+                    "restrictive": figures["restrictive_before"],
                     "hiding_failure": figures["hiding_failure"],
                     "misses_cost": figures["misses_cost"],
                     "artifactual_patterns": figures["artifactual_patterns"],

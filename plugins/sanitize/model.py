@@ -37,8 +37,8 @@ class Sanitize(PrivacyModel):
     summary = "hide restrictive frequent patterns by removing items from sensitive transactions (Oliveira & Zaïane, TR 02-13)"
     guarantee = (
         "for every restrictive pattern, at most a share psi of the transactions that held it still hold it, "
-        "so its support, and that of every pattern containing it, is at most psi times its original support; "
-        "items are only removed and no transaction is emptied"
+        "so the support of the pattern, and of every pattern containing it, drops to at most psi times the "
+        "pattern's original support; items are only removed and no transaction is emptied"
     )
     transformation = Transformation.PARTIAL_SUPPRESSION
     parameters = (
