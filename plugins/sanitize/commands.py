@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from setveil.core.errors import ParameterError
+from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 
 from .bench import POLICIES, effectiveness, speed
@@ -35,8 +35,10 @@ def sampling_options(min_support: float, max_support: float):
 
     def decorate(func):
         options = [
-            click.option("--min-length", type=click.IntRange(min=2), default=2, show_default=True, help="Fewest items in a pattern."),
-            click.option("--max-length", type=click.IntRange(min=2), default=5, show_default=True, help="Most items in a pattern."),
+            click.option("--min-length", type=click.IntRange(min=2), default=2, show_default=True,
+                         help="Fewest items in a pattern."),
+            click.option("--max-length", type=click.IntRange(min=2), default=5, show_default=True,
+                         help="Most items in a pattern."),
             click.option("--min-support", type=click.FloatRange(0, 1, min_open=True), default=min_support, show_default=True,
                          help="Least support of a pattern (share of transactions)."),
             click.option("--max-support", type=click.FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
@@ -107,7 +109,8 @@ def _machine() -> str:
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Sample this many pattern sets (seeds SEED, SEED+1, ...) and average over them.")
 @click.option("--sigma", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
-@click.option("--psi-step", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="ψ runs from 0 to 1 in these steps.")
+@click.option("--psi-step", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True,
+              help="ψ runs from 0 to 1 in these steps.")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
 def bench_effectiveness(input_path, patterns_path, count, min_length, max_length, min_support, max_support, seed, fmt,
@@ -160,7 +163,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     if json_out is not None:
         body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
                 "mining_seconds": mining_seconds, "rows": rows}
-        Path(json_out).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+        _write_json(json_out, body)
 
 
 def _mean(rows: list[dict], key: str) -> float | None:
@@ -210,7 +213,14 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)
                + f"; process max RSS {max(row['max_rss_mib'] for row in rows):.0f} MiB")
     if json_out is not None:
-        Path(json_out).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        _write_json(json_out, rows)
+
+
+def _write_json(path: str, body) -> None:
+    try:
+        Path(path).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
 
 
 def _cell(fmt: str, value) -> str:

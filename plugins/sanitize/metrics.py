@@ -90,6 +90,7 @@ class PatternMetrics:
             "artifactual_patterns": None if len(after) == 0 else float((~appears).sum()) / len(after),
         }
 
+
 def _pattern_masks(patterns: RestrictivePatterns, release: Window, position: np.ndarray, words: int) -> np.ndarray:
     """Bitmasks of the restrictive patterns whose items can all be in a frequent pattern."""
     rows = []

@@ -140,7 +140,10 @@ class MaxFIA(SanitizePolicy):
 
 class IGA(SanitizePolicy):
     name = "iga"
-    summary = "group patterns that share items, remove each group's label item from the most conflicting transactions first (§4.4)"
+    summary = (
+        "group patterns that share items, remove each group's label item from the most conflicting "
+        "transactions first (§4.4)"
+    )
 
     def victims(self, table, items):
         return Victims.one_each(group_labels(table, items))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from setveil.core.errors import InputError
 from setveil.core.mining import frequent_itemset_arrays
 from setveil.core.window import Window
 
@@ -73,7 +74,10 @@ def label_key(label: str) -> tuple[int, int, str]:
 def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:
     """One pattern per line; written atomically, so a failure leaves nothing at ``path``."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.writelines(" ".join(pattern) + "\n" for pattern in patterns)

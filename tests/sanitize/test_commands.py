@@ -58,6 +58,8 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
     assert crossed.exit_code == 2 and "min-support" in crossed.output and not out.exists()
     missing = runner.invoke(cli, ["patterns", "sample", str(tmp_path / "none.dat"), "-o", str(out)])
     assert missing.exit_code == 2 and not out.exists()
+    nowhere = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "1", "-o", str(tmp_path / "no" / "p.txt")])
+    assert nowhere.exit_code == 2 and "cannot write" in nowhere.output
 
 
 def test_anonymize_verify_and_report(runner, tmp_path):
