@@ -336,9 +336,17 @@ def _load_plugin_commands() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The console script: every error ends in one line on stderr and a documented status."""
     try:
         _load_plugin_commands()
+        code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
     except SetveilError as exc:
         click.echo(f"setveil: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    cli.main(args=argv, prog_name="setveil")
+    except click.ClickException as exc:
+        click.echo(f"setveil: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("setveil: aborted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

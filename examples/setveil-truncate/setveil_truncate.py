@@ -8,6 +8,8 @@ a long transaction loses: ``rarest-first`` drops the most identifying (least sup
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
@@ -18,8 +20,9 @@ class TruncatePolicy(Policy):
 
     model = "truncate"
 
+    @abc.abstractmethod
     def priority(self, window, rng: np.random.Generator) -> np.ndarray:
-        raise NotImplementedError
+        """One number per occurrence in ``window.indices``; the lowest are dropped first."""
 
 
 class RarestFirst(TruncatePolicy):

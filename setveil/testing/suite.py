@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,7 +18,8 @@ from setveil.core.window import Window
 
 from .strategies import PRIVATE_PREFIX, windows
 
-# Every subclass runs the same test functions on its own model: differing executors are intended.
+# Every model's suite runs these same methods from its own subclass, which hypothesis would
+# otherwise flag as differing executors.
 _settings = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors]
 )
@@ -45,6 +47,17 @@ class ConformanceSuite:
     window_args: ClassVar[dict[str, Any]] = {}
 
     # -- hooks for subclasses -------------------------------------------------------------
+    @classmethod
+    def prepare(cls, folder: Path) -> None:
+        """Called once per test class, before its tests, with an empty folder of its own: write
+        the files that parameters or the context name (pattern lists, hierarchies) and set
+        ``params`` / ``invalid_params`` on ``cls``. Does nothing by default."""
+
+    @pytest.fixture(autouse=True, scope="class")
+    @classmethod
+    def _prepared(cls, tmp_path_factory):
+        cls.prepare(tmp_path_factory.mktemp(cls.model))
+
     def context(self) -> Context:
         """The context every run gets; by default an item schema from the label prefixes and,
         for models that generalize, :meth:`hierarchy`."""

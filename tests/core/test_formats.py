@@ -111,3 +111,17 @@ def test_jsonl_output_carries_tids(tmp_path):
         {"tid": 0, "items": ["a"]},
         {"tid": 1, "items": []},
     ]
+
+
+def test_output_in_a_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="cannot write"):
+        write_window(Window.from_transactions([["a"]]), tmp_path / "no" / "out.dat")
+
+
+def test_release_gets_ordinary_permissions(tmp_path):
+    import os
+    out = tmp_path / "out.dat"
+    write_window(Window.from_transactions([["a"]]), out)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask

@@ -1,0 +1,98 @@
+"""The independent check of a sanitized release (Oliveira & Zaïane, TR 02-13, §2.5 and §4).
+
+It recomputes everything from the two databases and shares nothing with the sanitizer: where
+the sanitizer ANDs packed bitsets, the checker intersects each pattern's sorted transaction lists
+(binary search, shortest list first), in the original for T[rp] and in the release for the
+transactions that still hold rp. For every restrictive pattern rp at most ψ·|T[rp]| of its
+sensitive transactions may still hold it. A pattern rp' containing rp needs no check of its own
+against that bound: a transaction holding rp' holds rp, so at most ψ·|T[rp]| of T[rp] hold rp'
+as well. Besides, a release may only remove items (nothing added, the same number of
+transactions) and never empty a transaction that had items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from setveil.core.model import Violation
+from setveil.core.window import Window
+
+from .patterns import RestrictivePatterns
+
+TOLERANCE = 1e-9
+
+
+def sanitize_violations(
+    original: Window, release: Window, patterns: RestrictivePatterns, psi: float
+) -> Iterator[Violation]:
+    if len(original) != len(release):
+        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+        return
+    vocab = original.vocab
+    if release.vocab is not vocab:
+        vocab = vocab.copy()
+        original = Window(vocab, original.indptr, original.indices, original.tids)
+        release = release.relabel(vocab)
+    yield from _only_removed(original, release)
+    yield from _bound(original, release, patterns, psi)
+
+
+def _only_removed(original: Window, release: Window) -> Iterator[Violation]:
+    width = len(original.vocab)
+    before = original.owners() * width + original.indices
+    after = release.owners() * width + release.indices
+    added = ~_within(after, np.sort(before))
+    if added.any():
+        first = int(np.flatnonzero(added)[0])
+        yield Violation(
+            "added-item",
+            f"{int(added.sum())} released occurrence(s) are not in the original transaction",
+            (release.vocab.label(int(release.indices[first])),),
+            int(release.owners()[first]),
+        )
+    emptied = (original.lengths > 0) & (release.lengths == 0)
+    if emptied.any():
+        yield Violation(
+            "emptied",
+            f"{int(emptied.sum())} transaction(s) with items were released empty",
+            transaction=int(np.flatnonzero(emptied)[0]),
+        )
+
+
+def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi: float) -> Iterator[Violation]:
+    vocab = original.vocab
+    for number, pattern in enumerate(patterns.patterns):
+        ids = vocab.ids(pattern)
+        if (ids < 0).any():
+            continue
+        sensitive = _holders(original, ids)
+        still = _holders(release, ids)
+        holding = int(_within(still, sensitive).sum())
+        if holding > psi * len(sensitive) + TOLERANCE:
+            yield Violation(
+                "disclosed",
+                f"restrictive pattern of line {patterns.lines[number]} is still held by {holding} of its "
+                f"{len(sensitive)} sensitive transactions, more than psi={psi}",
+                pattern,
+            )
+
+
+def _holders(window: Window, ids: np.ndarray) -> np.ndarray:
+    """Sorted positions of the transactions holding every item of ``ids``: the items' sorted
+    transaction lists intersected, shortest first."""
+    indptr, rows = window.inverted
+    lists = sorted((rows[indptr[i] : indptr[i + 1]] for i in ids.tolist()), key=len)
+    found = lists[0]
+    for other in lists[1:]:
+        found = found[_within(found, other)]
+    return found
+
+
+def _within(query: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each value of ``query`` is in the sorted array ``pool``."""
+    if len(pool) == 0:
+        return np.zeros(len(query), dtype=bool)
+    where = np.minimum(np.searchsorted(pool, query), len(pool) - 1)
+    return pool[where] == query
