@@ -23,3 +23,11 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep = np.ones(len(values), dtype=bool)
     keep[1:] = values[1:] != values[:-1]
     return values[keep]
+
+
+def in_sorted(query: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each value of ``query`` is in the sorted array ``pool`` (binary search)."""
+    if len(pool) == 0:
+        return np.zeros(len(query), dtype=bool)
+    where = np.minimum(np.searchsorted(pool, query), len(pool) - 1)
+    return pool[where] == query

@@ -19,50 +19,24 @@ from scipy import sparse
 from setveil.core.mining import frequent_itemsets
 from setveil.core.model import Violation
 from setveil.core.schema import ItemClass, ItemSchema
+from setveil.core.verify import added_occurrences, on_one_vocabulary, removed_occurrences, shape_violation
 from setveil.core.window import Window
 
 
 def coherence_violations(
     original: Window, release: Window, schema: ItemSchema, h: float, k: int, p: int
 ) -> Iterator[Violation]:
-    if len(original) != len(release):
-        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
         return
-    vocab = original.vocab
-    if release.vocab is not vocab:
-        vocab = vocab.copy()
-        original = Window(vocab, original.indptr, original.indices, original.tids)
-        release = release.relabel(vocab)
-    classes = schema.classes(vocab)
-    yield from _transformation(original, release, classes)
+    original, release = on_one_vocabulary(original, release)
+    classes = schema.classes(original.vocab)
+    yield from added_occurrences(original, release, "added-item")
+    yield from removed_occurrences(
+        original, release, classes != ItemClass.PUBLIC, "non-public-removed", "private or neutral items (R1)"
+    )
     yield from _coherence(release, classes, h, k, p)
-
-
-def _keys(window: Window) -> np.ndarray:
-    return window.owners() * len(window.vocab) + window.indices
-
-
-def _transformation(original: Window, release: Window, classes: np.ndarray) -> Iterator[Violation]:
-    before, after = _keys(original), _keys(release)
-    added = ~np.isin(after, before)
-    if added.any():
-        first = int(np.flatnonzero(added)[0])
-        yield Violation(
-            "added-item",
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction (R2)",
-            (release.vocab.label(int(release.indices[first])),),
-            int(release.owners()[first]),
-        )
-    kept_class = classes[original.indices] != ItemClass.PUBLIC
-    missing = kept_class & ~np.isin(before, after)
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        yield Violation(
-            "non-public-removed",
-            f"{int(missing.sum())} occurrence(s) of private or neutral items were removed (R1)",
-            (original.vocab.label(int(original.indices[first])),),
-            int(original.owners()[first]),
-        )
 
 
 def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -> Iterator[Violation]:

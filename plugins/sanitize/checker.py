@@ -16,7 +16,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from setveil.core.arrays import in_sorted
 from setveil.core.model import Violation
+from setveil.core.verify import added_occurrences, on_one_vocabulary, shape_violation
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
@@ -27,31 +29,17 @@ TOLERANCE = 1e-9
 def sanitize_violations(
     original: Window, release: Window, patterns: RestrictivePatterns, psi: float
 ) -> Iterator[Violation]:
-    if len(original) != len(release):
-        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
         return
-    vocab = original.vocab
-    if release.vocab is not vocab:
-        vocab = vocab.copy()
-        original = Window(vocab, original.indptr, original.indices, original.tids)
-        release = release.relabel(vocab)
-    yield from _only_removed(original, release)
+    original, release = on_one_vocabulary(original, release)
+    yield from added_occurrences(original, release)
+    yield from _not_emptied(original, release)
     yield from _bound(original, release, patterns, psi)
 
 
-def _only_removed(original: Window, release: Window) -> Iterator[Violation]:
-    width = len(original.vocab)
-    before = original.owners() * width + original.indices
-    after = release.owners() * width + release.indices
-    added = ~_within(after, np.sort(before))
-    if added.any():
-        first = int(np.flatnonzero(added)[0])
-        yield Violation(
-            "added-item",
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction",
-            (release.vocab.label(int(release.indices[first])),),
-            int(release.owners()[first]),
-        )
+def _not_emptied(original: Window, release: Window) -> Iterator[Violation]:
     emptied = (original.lengths > 0) & (release.lengths == 0)
     if emptied.any():
         yield Violation(
@@ -69,7 +57,7 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
             continue
         sensitive = _holders(original, ids)
         still = _holders(release, ids)
-        holding = int(_within(still, sensitive).sum())
+        holding = int(in_sorted(still, sensitive).sum())
         if holding > psi * len(sensitive) + TOLERANCE:
             yield Violation(
                 "disclosed",
@@ -86,13 +74,6 @@ def _holders(window: Window, ids: np.ndarray) -> np.ndarray:
     lists = sorted((rows[indptr[i] : indptr[i + 1]] for i in ids.tolist()), key=len)
     found = lists[0]
     for other in lists[1:]:
-        found = found[_within(found, other)]
+        found = found[in_sorted(found, other)]
     return found
 
-
-def _within(query: np.ndarray, pool: np.ndarray) -> np.ndarray:
-    """Whether each value of ``query`` is in the sorted array ``pool``."""
-    if len(pool) == 0:
-        return np.zeros(len(query), dtype=bool)
-    where = np.minimum(np.searchsorted(pool, query), len(pool) - 1)
-    return pool[where] == query
