@@ -83,15 +83,14 @@ def test_dev_broker_runs_until_terminated():
     process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--port", str(port)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert "listening" in process.stdout.readline()
-        wait_for_port("127.0.0.1", port, 30)
+        wait_for_port("127.0.0.1", port, 30)  # the SIGTERM handler is installed before the broker starts
         settings = load_settings(None, {"kafka.bootstrap": f"127.0.0.1:{port}"}, env={})
         assert asyncio.run(partition_counts(settings, ["nothing"])) == {}
     finally:
         process.send_signal(signal.SIGTERM)
         out, _ = process.communicate(timeout=30)
     assert process.returncode == 0
-    assert f"SETVEIL_KAFKA_BOOTSTRAP=127.0.0.1:{port}" in out
+    assert f"listening on 127.0.0.1:{port}" in out and f"SETVEIL_KAFKA_BOOTSTRAP=127.0.0.1:{port}" in out
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
