@@ -7,9 +7,11 @@ import msgpack
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline
 from setveil.core.formats import read_window
-from setveil.core.plugins import get_plugin_manager
+from setveil.core.model import Release
+from setveil.core.plugins import Configured, get_plugin_manager
 from setveil.core.records import Record
 from setveil.core.window import Window
+from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
 from setveil.streams.processor import WindowProcessor, build_window
 from setveil.streams.windowing import Cut, Message
@@ -84,3 +86,29 @@ def test_a_subjects_transactions_merge_into_one():
     assert built.records == 4
     unmerged = build_window(cut, partition=0, merge_subjects=False)
     assert len(unmerged.window) == 4
+
+
+class _AddsAnItem(Coherence):
+    """A broken coherence: its releases add an item, which the independent check must catch."""
+
+    def anonymize(self, window, policy, rng):
+        release = super().anonymize(window, policy, rng)
+        added = Window.from_transactions([labels + ["intruder"] for labels in release.window])
+        return Release(added.relabel(window.vocab))
+
+
+class _Crashes(Coherence):
+    def anonymize(self, window, policy, rng):
+        raise RuntimeError("a bug")
+
+
+def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample):
+    data, _, _ = sample
+    good = processor(sample).pipeline.configured
+    transactions = list(read_window(data))[:200]
+    for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error")):
+        model = broken(good.model.params, good.model.context)
+        pipeline = Pipeline(Configured(model, good.policy, good.params), get_plugin_manager())
+        outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
+        assert not outcome.emitted and outcome.cause == cause, outcome.reason
+        assert msgpack.unpackb(outcome.value)["schema"] == "setveil.rejected-window/1"
