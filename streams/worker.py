@@ -16,7 +16,7 @@ from .settings import Settings
 
 
 def run_worker(settings: Settings, configured: Configured) -> int:
-    """Serve until SIGINT/SIGTERM; the exit status is 1 when the broker refused a message."""
+    """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
     counts = asyncio.run(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:
