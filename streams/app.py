@@ -267,7 +267,9 @@ class StreamService:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
-def create_app(settings: Settings, configured: Configured, log_partitions: int, data_dir: str) -> tuple[faust.App, StreamService]:
+def create_app(
+    settings: Settings, configured: Configured, log_partitions: int, data_dir: str
+) -> tuple[faust.App, StreamService]:
     """A Faust app that runs the service with ``settings`` and the configured model."""
     c, p = settings.consumer, settings.producer
     app = faust.App(

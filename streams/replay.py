@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import msgpack
@@ -48,7 +48,7 @@ def messages(window: Window, batch: int, count: int | None = None) -> Iterator[t
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
-                 count: int | None = None, progress: Callable[[int], None] | None = None) -> ReplayStats:
+                 count: int | None = None) -> ReplayStats:
     counts = await kafka.ensure_topics(settings, [settings.topics.input])
     partitions = counts[settings.topics.input]
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
@@ -70,8 +70,6 @@ async def replay(settings: Settings, window: Window, batch: int = 1, rate: float
                     await asyncio.gather(*pending)
                     pending.clear()
                     await asyncio.sleep(ahead)
-            if progress is not None:
-                progress(sent)
         await asyncio.gather(*pending)
     finally:
         await producer.stop()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from kafkatools import produce, records, wait_until
+from kafkatools import produce, records
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
