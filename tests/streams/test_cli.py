@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from kafkatools import produce, records
+from kafkatools import produce, records, wait_until
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
-from setveil.streams.broker import free_port, wait_for_port
+from setveil.streams.broker import free_port
 from setveil.streams.kafka import partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
 from setveil.streams.settings import _read_toml as read_toml
@@ -78,19 +78,23 @@ def test_tail_refuses_a_release_with_missing_transactions(make_settings, start_w
     assert not (tmp_path / "r.dat").exists()
 
 
-def test_dev_broker_runs_until_terminated():
+def test_dev_broker_runs_until_terminated(tmp_path):
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = tmp_path / "out.txt"
+    with open(out, "w") as handle:
+        process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--port", str(port)],
+                                   stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        wait_for_port("127.0.0.1", port, 30)  # the SIGTERM handler is installed before the broker starts
+        wait_until(lambda: "export SETVEIL_KAFKA_BOOTSTRAP" in out.read_text(), 30, "the broker to start")
+        assert f"listening on 127.0.0.1:{port}" in out.read_text()
+        assert f"SETVEIL_KAFKA_BOOTSTRAP=127.0.0.1:{port}" in out.read_text()
         settings = load_settings(None, {"kafka.bootstrap": f"127.0.0.1:{port}"}, env={})
         assert asyncio.run(partition_counts(settings, ["nothing"])) == {}
     finally:
         process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=30)
+        process.wait(30)
     assert process.returncode == 0
-    assert f"listening on 127.0.0.1:{port}" in out and f"SETVEIL_KAFKA_BOOTSTRAP=127.0.0.1:{port}" in out
+    assert "broker stopped" in out.read_text()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
