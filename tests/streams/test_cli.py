@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from kafkatools import produce, records, wait_until
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
@@ -21,6 +20,8 @@ from setveil.streams.broker import free_port
 from setveil.streams.kafka import partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
 from setveil.streams.settings import _read_toml as read_toml
+
+from .kafkatools import produce, records, wait_until
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

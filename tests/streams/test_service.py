@@ -9,13 +9,19 @@ import time
 import msgpack
 import pytest
 from click.testing import CliRunner
-from kafkatools import produce, read_topic, records, wait_until
 
 from setveil.core.cli import cli, configure
 from setveil.core.formats import read_window, write_window
 from setveil.core.window import Window
 from setveil.streams.broker import free_port
-from setveil.streams.codec import BATCH_TYPE, REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE, decode_batch
+from setveil.streams.codec import (
+    BATCH_TYPE,
+    REJECTED_RECORD_TYPE,
+    REJECTED_WINDOW_TYPE,
+    decode_batch,
+)
+
+from .kafkatools import produce, read_topic, records, wait_until
 
 pytestmark = pytest.mark.slow
 
