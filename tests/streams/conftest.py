@@ -35,7 +35,7 @@ def sample():
 
 
 @pytest.fixture
-def make_settings(broker, request):
+def make_settings(broker, request, tmp_path):
     name = re.sub(r"[^a-zA-Z0-9]+", "-", request.node.name)[:40].strip("-")
     prefix = f"t-{name}-{uuid.uuid4().hex[:6]}"
 
@@ -57,6 +57,7 @@ def make_settings(broker, request):
             "window.min_transactions": 10,
             "web.port": free_port(),
             "web.bind": "127.0.0.1",
+            "worker.data_dir": str(tmp_path / "faust"),  # a killed worker cannot remove its own
         }
         pairs.update({key.replace("__", "."): value for key, value in changes.items()})
         return load_settings(None, pairs, env={})
