@@ -116,7 +116,6 @@ class WindowProcessor:
             "loss_metric": model.loss_metric,
             "anonymize_seconds": report["anonymize_seconds"],
             "verify_seconds": report["verify_seconds"],
-            "model_metrics": model.metrics(built.window, released),
         }
         value = codec.encode_batch(ref, self.model_map, report["verified"], metrics, transactions)
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
