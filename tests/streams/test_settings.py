@@ -90,8 +90,9 @@ def test_config_file_errors(tmp_path):
         load_settings(flat, env={})
 
 
-def test_the_operations_guide_holds_the_settings_table():
+def test_the_operations_guide_and_the_readme_hold_the_settings_table():
     assert settings_table() in (REPO / "docs" / "operations.md").read_text()
+    assert settings_table() in (REPO / "README.md").read_text()
 
 
 def test_serve_validates_model_and_settings_before_it_connects(sample, monkeypatch):
