@@ -44,7 +44,9 @@ def env_of(settings) -> dict[str, str]:
 
 def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_worker, sample, tmp_path):
     data, sensitive, public = sample
-    settings = make_settings(window__max_transactions=1000, window__min_transactions=50)
+    # min_transactions is one message's records, so the stream's last message is never held
+    # waiting for more input
+    settings = make_settings(window__max_transactions=1000, window__min_transactions=25)
     worker = start_worker(settings)
     env = env_of(settings)
     replayed = setveil("replay", data, "--count", 3000, "--batch", 25, env=env)
