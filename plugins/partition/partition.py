@@ -96,7 +96,7 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
         bucket = _buckets(tpart, masks)
         tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
 
-        move = _balance(bucket, tpart, tgain, t[first], n_parts, k)
+        move = _balance(bucket, tpart, tgain, n_parts, k)
 
         # The buckets that stay become partitions with the node expanded; the leftover of each
         # partition keeps its cut, with the node frozen (so those occurrences are final).
@@ -183,7 +183,7 @@ def _segment_ranks(keys: np.ndarray) -> np.ndarray:
 
 
 def _balance(
-    bucket: np.ndarray, tpart: np.ndarray, tgain: np.ndarray, position: np.ndarray, n_parts: int, k: int
+    bucket: np.ndarray, tpart: np.ndarray, tgain: np.ndarray, n_parts: int, k: int
 ) -> np.ndarray:
     """balance_partitions: which transactions go to their partition's leftover."""
     size = np.bincount(bucket)
@@ -200,9 +200,11 @@ def _balance(
     # Enough spare transactions: move the least-gain ones, at most ``slack`` from each bucket.
     donors = np.flatnonzero(~move & (need[tpart] > 0) & (spare[tpart] >= need[tpart]))
     if len(donors):
-        donors = donors[np.lexsort((position[donors], tgain[donors], bucket[donors]))]
-        donors = donors[_segment_ranks(bucket[donors]) < slack[bucket[donors]]]
-        donors = donors[np.lexsort((position[donors], tgain[donors], tpart[donors]))]
+        # Local transaction numbers follow input positions, so a stable sort of donors taken in
+        # ascending order breaks gain ties by position without sorting on it.
+        donors = donors[np.lexsort((tgain[donors], bucket[donors]))]
+        donors = np.sort(donors[_segment_ranks(bucket[donors]) < slack[bucket[donors]]])
+        donors = donors[np.lexsort((tgain[donors], tpart[donors]))]
         move[donors[_segment_ranks(tpart[donors]) < need[tpart[donors]]]] = True
     # Not enough: the bucket of least total gain moves whole.
     whole = np.flatnonzero(big & (need[bpart] > 0) & (spare[bpart] < need[bpart]))
