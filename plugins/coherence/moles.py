@@ -147,13 +147,13 @@ def _classify(
     is_mole = np.zeros(len(cand), dtype=bool)
     is_extendible = np.zeros(len(cand), dtype=bool)
     if support is None:
-        todo = np.arange(len(cand))
+        pending = np.arange(len(cand))
     else:
         is_mole[(support > 0) & (support < k)] = True
-        todo = np.flatnonzero(support >= k)
+        pending = np.flatnonzero(support >= k)
     kept_bits, kept_bounds = [], []
-    for start in range(0, len(todo), step):
-        chunk = todo[start : start + step]
+    for start in range(0, len(pending), step):
+        chunk = pending[start : start + step]
         tidsets = bits[idx1[chunk]]
         np.bitwise_and(tidsets, bits[idx2[chunk]], out=tidsets)
         sup = popcount(tidsets) if support is None else support[chunk]
