@@ -70,14 +70,16 @@ class QidBuffer:
         self.b_max = b_max
         self.rows = rows
         self.ptr, self.items, self.occ = table.current_rows(rows)
+        self.distinct = _distinct_rows(self.ptr, self.items)
         self.ext1 = (table.sup >= 2) & (table.sup < table.n)
+        self.pair_keys = np.zeros(0, dtype=np.int64)
 
     def singletons(self) -> QidLevel:
         """Level 1 as the parent of level 2: each item is its own qid (key = item id)."""
         t = self.table
         ids = np.arange(t.n_items, dtype=np.int64)
         owner = np.repeat(np.arange(len(self.rows), dtype=np.int64), np.diff(self.ptr))
-        keep = self.ext1[self.items] & t.alive[self.occ]
+        keep = self.ext1[self.items] & t.alive[self.occ] & self.distinct[owner]
         ext_ids = np.flatnonzero(self.ext1)
         cover_ptr = np.zeros(t.n_items + 1, dtype=np.int64)
         np.cumsum(t.sup, out=cover_ptr[1:])
@@ -98,8 +100,9 @@ class QidBuffer:
             as_of=t.deleted,
         )
 
-    def extend(self, prev: QidLevel) -> QidLevel | None:
-        """The free (j+1)-qids of the buffer's records, from the extendable j-qids ``prev``."""
+    def extend(self, prev: QidLevel, last: bool = False) -> QidLevel | None:
+        """The free (j+1)-qids of the buffer's records, from the extendable j-qids ``prev``;
+        ``last`` skips what only a further level would need."""
         t = self.table
         j = prev.size
         record = self.rows[prev.inst_row]
@@ -108,22 +111,10 @@ class QidBuffer:
         for column in range(j):
             held &= t.has(parent_items[:, column], record)
         inst_row, inst_set, inst_pos = prev.inst_row[held], prev.inst_set[held], prev.inst_pos[held]
-        # extend each instance by a later item of its record
-        stops = self.ptr[inst_row + 1]
-        x_pos = concat_ranges(inst_pos + 1, stops)
-        parent = np.repeat(np.arange(len(inst_row), dtype=np.int64), stops - inst_pos - 1)
-        x_items = self.items[x_pos]
-        ok = t.alive[self.occ[x_pos]] & self.ext1[x_items]
-        x_pos, parent, x_items = x_pos[ok], parent[ok], x_items[ok]
-        if len(x_pos) == 0:
+        parts = list(self._extensions(prev, inst_row, inst_set, inst_pos))
+        if not parts:
             return None
-        cand = np.concatenate([prev.sets[inst_set[parent]], x_items[:, None]], axis=1)
-        row = inst_row[parent]
-        outside = t.nsens[self.rows[row]] - t.sensitive[cand].sum(axis=1)
-        ok = outside >= 1
-        cand, row, x_pos, parent_set = cand[ok], row[ok], x_pos[ok], inst_set[parent[ok]]
-        if len(cand) == 0:
-            return None
+        cand, row, x_pos, parent_set = (np.concatenate(column) for column in zip(*parts))
         keys = itemset_keys(cand, t.n_items)
         uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         sets = cand[first]
@@ -150,9 +141,11 @@ class QidBuffer:
             rarest = sub_ids[np.arange(len(sets)), column]
             sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), column])
         free = (sup >= 1) & (sup < sub_sup.min(axis=1))
-        ext = free & (sup >= 2)
+        ext = free & (sup >= 2) & (not last)
         inst_ext = ext[inst_cand]
         ext_ids = np.flatnonzero(ext)
+        if j == 1:
+            self.pair_keys = uniq[ext_ids]
         # instances come in buffer-row order, so the first instance of a qid gives its rank
         first_seen = np.full(len(sets), len(inst_cand), dtype=np.int64)
         np.minimum.at(first_seen, inst_cand, np.arange(len(inst_cand)))
@@ -172,6 +165,34 @@ class QidBuffer:
             ext_ids=ext_ids,
             as_of=t.deleted,
         )
+
+    def _extensions(self, prev: QidLevel, inst_row, inst_set, inst_pos):
+        """Candidate instances: each parent instance extended by a later item x of its record,
+        a slice of at most about ``b_max`` extensions at a time. x must be extendable, leave a
+        sensitive item of the record outside the candidate, and (from level 3 on) form an
+        extendable free pair with the parent's last item, since every subset of an
+        extendable free itemset is one."""
+        t = self.table
+        spans = self.ptr[inst_row + 1] - inst_pos - 1
+        load = np.cumsum(spans)
+        lo = 0
+        while lo < len(inst_row):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows, sets, pos = inst_row[lo:hi], inst_set[lo:hi], inst_pos[lo:hi]
+            x_pos = concat_ranges(pos + 1, self.ptr[rows + 1])
+            parent = np.repeat(np.arange(len(rows), dtype=np.int64), spans[lo:hi])
+            lo = hi
+            x_items = self.items[x_pos]
+            ok = t.alive[self.occ[x_pos]] & self.ext1[x_items]
+            if prev.size >= 2:
+                pairs = np.stack([prev.sets[sets[parent], -1], x_items], axis=1)
+                ok &= lookup(self.pair_keys, itemset_keys(pairs, t.n_items)) >= 0
+            x_pos, parent, x_items = x_pos[ok], parent[ok], x_items[ok]
+            cand = np.concatenate([prev.sets[sets[parent]], x_items[:, None]], axis=1)
+            row = rows[parent]
+            ok = t.nsens[self.rows[row]] - t.sensitive[cand].sum(axis=1) >= 1
+            if ok.any():
+                yield cand[ok], row[ok], x_pos[ok], sets[parent[ok]]
 
     def _count_pairs(self, keys: np.ndarray):
         """Supports and covers of the pairs with the sorted ``keys``, counted horizontally:
@@ -235,6 +256,37 @@ class QidBuffer:
         ptr = np.zeros(len(parent) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
         return sup, ptr, rows
+
+
+def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """A mask keeping the first of each group of identical rows (CSR, items ascending).
+
+    Identical rows generate identical qids, so only one of them needs to generate any (heavy
+    users' sessions repeat in click-stream data). Rows are grouped by length and a random
+    64-bit hash of their items, then compared item by item; a row that differs from its
+    group's first row is kept too, so the mask never drops a distinct row."""
+    n = len(ptr) - 1
+    lengths = np.diff(ptr)
+    weights = np.random.default_rng(0x5E7).integers(0, np.iinfo(np.int64).max, size=int(items.max(initial=0)) + 1)
+    owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    hashed = np.zeros(n, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        np.add.at(hashed, owner, weights[items])
+    order = np.lexsort((hashed, lengths))
+    same = np.zeros(n, dtype=bool)
+    same[1:] = (lengths[order][1:] == lengths[order][:-1]) & (hashed[order][1:] == hashed[order][:-1])
+    head = order[np.maximum.accumulate(np.where(same, 0, np.arange(n)))]
+    # confirm each row equals the first row of its group, item by item
+    candidate = order[same]
+    if len(candidate):
+        mine = items[concat_ranges(ptr[candidate], ptr[candidate + 1])]
+        theirs = items[concat_ranges(ptr[head[same]], ptr[head[same] + 1])]
+        differs = np.zeros(len(candidate), dtype=bool)
+        np.logical_or.at(differs, np.repeat(np.arange(len(candidate)), lengths[candidate]), mine != theirs)
+        keep = np.ones(n, dtype=bool)
+        keep[candidate[~differs]] = False
+        return keep
+    return np.ones(n, dtype=bool)
 
 
 def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float, smatrix):

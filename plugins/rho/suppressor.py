@@ -38,6 +38,7 @@ from .qids import QidBuffer, sensitive_matrix, unsafe_rules
 from .table import Table
 
 BLOCK = 256
+SETTLE_BLOCK = 1 << 16
 
 
 class PartialSuppressor:
@@ -137,25 +138,49 @@ class PartialSuppressor:
         t = self.table
         buffer = QidBuffer(t, rows, self.b_max)
         level = buffer.singletons()
-        for _ in range(2, self.qid_size + 1):
-            level = buffer.extend(level)
+        generated = []
+        for size in range(2, self.qid_size + 1):
+            level = buffer.extend(level, last=size == self.qid_size)
             if level is None:
-                return
+                break
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
             qid, item, _ = unsafe_rules(
                 t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho, sensitive_matrix(t)
             )
-            if len(qid) == 0:
-                continue
             if self.policy.global_suppression:
-                self._global_level(level.sets, qid, item)
+                if len(qid):
+                    self._global_level(level.sets, qid, item)
                 continue
-            unsafe = np.unique(qid)
             rank = np.empty(len(level.sets), dtype=np.int64)
             rank[level.order] = np.arange(len(level.sets))
-            unsafe = unsafe[np.argsort(rank[unsafe], kind="stable")]
-            self._sanitize_level(level.sets, unsafe, level.cover_ptr, level.cover_rows)
+            generated.append((level, free[np.argsort(rank[free], kind="stable")]))
+            if len(qid):
+                unsafe = np.unique(qid)
+                self._sanitize_level(level.sets, unsafe[np.argsort(rank[unsafe], kind="stable")], level.cover_ptr, level.cover_rows)
+        self._settle(generated)
+
+    def _settle(self, generated) -> None:
+        """Regression inside the buffer (§3.2.3): deletions made for later qids can make the
+        buffer's earlier qids unsafe again. Algorithm 2 repeats until no qid of B is unsafe;
+        the qids already in B are re-checked against the current table (their covers only
+        shrink) and sanitized again until a round deletes nothing."""
+        t = self.table
+        checked = [level.as_of for level, _ in generated]
+        while True:
+            before = t.deleted
+            for index, (level, ordered) in enumerate(generated):
+                if checked[index] == t.deleted or len(ordered) == 0:
+                    continue
+                flags = np.concatenate([
+                    self._still_unsafe(level.sets, ordered[start : start + SETTLE_BLOCK], level.cover_ptr, level.cover_rows)
+                    for start in range(0, len(ordered), SETTLE_BLOCK)
+                ])
+                if flags.any():
+                    self._sanitize_level(level.sets, ordered[flags], level.cover_ptr, level.cover_rows)
+                checked[index] = t.deleted
+            if t.deleted == before:
+                return
 
     def _global_level(self, sets: np.ndarray, rule_qid: np.ndarray, rule_item: np.ndarray) -> None:
         """Global suppression of the unsafe rules (qid ``sets[rule_qid[i]]`` -> ``rule_item[i]``)
