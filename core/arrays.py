@@ -14,3 +14,20 @@ def concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
     return np.arange(total, dtype=np.int64) + offsets
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending (a sort and a compare: faster than ``np.unique`` for the
+    large integer key arrays of CSR bookkeeping)."""
+    values = np.sort(values)
+    keep = np.ones(len(values), dtype=bool)
+    keep[1:] = values[1:] != values[:-1]
+    return values[keep]
+
+
+def in_sorted(query: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each value of ``query`` is in the sorted array ``pool`` (binary search)."""
+    if len(pool) == 0:
+        return np.zeros(len(query), dtype=bool)
+    where = np.minimum(np.searchsorted(pool, query), len(pool) - 1)
+    return pool[where] == query

@@ -10,14 +10,17 @@ import functools
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 from .engine import Pipeline, window_rng
 from .errors import InputError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, write_window
+from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
 from .model import Context
 from .params import parse_assignments
@@ -75,10 +78,22 @@ def build_context(sensitive, public, hierarchy, fanout) -> Context:
 
 
 def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Configured:
-    """Validate the whole run (model, policy, parameters, item files) before reading data."""
+    """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading data."""
     raw = parse_assignments(params)
     context = build_context(sensitive, public, hierarchy, fanout)
-    return get_registry().configure(model, policy, raw, context)
+    configured = get_registry().configure(model, policy, raw, context)
+    if configured.model.needs_hierarchy and context.hierarchy_file is not None:
+        # parse the hierarchy file before any data is read, so its errors come first
+        configured.model.context = replace(context, hierarchy=context.file_hierarchy)
+    return configured
+
+
+def pin_hierarchy(configured: Configured, original: Window) -> None:
+    """Resolve the hierarchy once over the whole input, so every window and the report use the
+    same one (a --fanout hierarchy over all items, as `setveil hierarchy build` writes it); an
+    item missing from a hierarchy file fails here, before anything is anonymized."""
+    if configured.model.needs_hierarchy:
+        configured.model.context = configured.model.context.pinned(original)
 
 
 def _windows(window: Window, size: int | None) -> list[Window]:
@@ -107,6 +122,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
     original = read_window(input_path, fmt)
+    pin_hierarchy(configured, original)
     read_seconds = time.perf_counter() - started
     outcomes = []
     for index, window in enumerate(_windows(original, window_size)):
@@ -183,6 +199,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     original = read_window(original_path, fmt)
+    pin_hierarchy(configured, original)
     release = read_window(release_path, fmt, vocab=original.vocab)
     if len(release) != len(original):
         raise SetveilError(f"{release_path}: {len(release)} transactions, but {original_path} has {len(original)}")
@@ -291,15 +308,45 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
     click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
 
 
+@cli.group()
+def hierarchy():
+    """Generalization hierarchies (child,parent files)."""
+
+
+@hierarchy.command("build")
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("--fanout", required=True, type=click.IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write child,parent lines here.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS))
+def hierarchy_build(input_path, fanout, output, fmt):
+    """Build the balanced hierarchy of fan-out f over the items of INPUT.
+
+    Items are sorted with integer labels first in numeric order, then the others; runs of f
+    nodes get a parent labelled first..last, level by level, up to one root.
+    """
+    window = read_window(input_path, fmt)
+    built = Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), fanout)
+    built.write(output)
+    click.echo(f"{built.n_leaves} items, {len(built)} nodes, height {built.height}", err=True)
+
+
 @functools.cache
 def _load_plugin_commands() -> None:
     get_plugin_manager().hook.setveil_register_commands(cli=cli)
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The console script: every error ends in one line on stderr and a documented status."""
     try:
         _load_plugin_commands()
+        code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
     except SetveilError as exc:
         click.echo(f"setveil: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    cli.main(args=argv, prog_name="setveil")
+    except click.ClickException as exc:
+        click.echo(f"setveil: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("setveil: aborted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

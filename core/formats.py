@@ -157,16 +157,18 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
 
     def records():
         number = 0
+        consumed = 0
         while True:
             number += 1
             try:
                 obj = unpacker.unpack()
             except msgpack.OutOfData:
-                if unpacker.tell() < len(data):
+                if consumed < len(data):
                     raise InputError(path, "truncated msgpack record", number) from None
                 return
             except (msgpack.UnpackException, ValueError) as exc:
                 raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
+            consumed = unpacker.tell()
             yield number, obj
 
     return _records_to_window(path, records(), vocab, "record")
@@ -181,8 +183,13 @@ def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None
         return
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
+    try:
+        # mkstemp creates the file 0600; a release gets the usual permissions, as open() would
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as raw:
             if target.name.endswith(".gz"):
                 with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
@@ -215,3 +222,9 @@ def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
     buffered.flush()
     if buffered is not handle:
         buffered.detach()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -30,13 +30,9 @@ class Split:
 def coherence_split(window: Window, public_share: float, seed: int, h: float | None = None) -> Split:
     n_items = len(window.vocab)
     labels = np.array(window.vocab.labels, dtype=object)
-    rng = np.random.default_rng(seed)
-    # Draw over items in label order so the draw does not depend on first-appearance order.
-    by_label = np.argsort(labels.astype(str), kind="stable")
-    chosen = by_label[rng.permutation(n_items)[: int(round(public_share * n_items))]]
-    public = np.zeros(n_items, dtype=bool)
-    public[chosen] = True
     support = window.supports
+    public = np.zeros(n_items, dtype=bool)
+    public[_draw(labels, support, public_share, seed)] = True
     if h is not None:
         public |= support > h * len(window)
     rank = np.empty(n_items, dtype=np.int64)
@@ -53,19 +49,26 @@ def coherence_split(window: Window, public_share: float, seed: int, h: float | N
         inverse = np.empty(n_items, dtype=np.int64)
         inverse[rank] = np.arange(n_items)
         private[inverse[held]] = True
-    neutral = ~public & ~private
+    neutral = ~public & ~private & (support > 0)
+    public &= support > 0
     return Split(_sorted(labels[private]), _sorted(labels[public]), _sorted(labels[neutral]))
 
 
 def random_split(window: Window, sensitive_share: float, seed: int) -> Split:
-    n_items = len(window.vocab)
     labels = np.array(window.vocab.labels, dtype=object)
+    support = window.supports
+    sensitive = np.zeros(len(labels), dtype=bool)
+    sensitive[_draw(labels, support, sensitive_share, seed)] = True
+    return Split(_sorted(labels[sensitive]), _sorted(labels[~sensitive & (support > 0)]), [])
+
+
+def _draw(labels: np.ndarray, support: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """A seeded sample of ``share`` of the items that occur, drawn over items in label order so
+    that the draw does not depend on the order in which items first appear."""
+    present = np.flatnonzero(support > 0)
+    present = present[np.argsort(labels[present].astype(str), kind="stable")]
     rng = np.random.default_rng(seed)
-    by_label = np.argsort(labels.astype(str), kind="stable")
-    chosen = by_label[rng.permutation(n_items)[: int(round(sensitive_share * n_items))]]
-    sensitive = np.zeros(n_items, dtype=bool)
-    sensitive[chosen] = True
-    return Split(_sorted(labels[sensitive]), _sorted(labels[~sensitive]), [])
+    return present[rng.permutation(len(present))[: int(round(share * len(present)))]]
 
 
 def _sorted(labels) -> list[str]:

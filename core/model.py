@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .errors import ParameterError
+from .hierarchy import Hierarchy
 from .params import Parameter
 from .schema import ItemSchema
 from .window import Window
@@ -37,12 +40,50 @@ class Context:
     """What a model may need besides its parameters and the window.
 
     ``schema`` classifies items (private/public/neutral); ``hierarchy_file`` and ``fanout``
-    describe a generalization hierarchy for models that generalize.
+    describe a generalization hierarchy for models that generalize, and ``hierarchy`` is one
+    already resolved (it wins over the other two). :meth:`hierarchy_for` resolves them for a
+    window: a file is read once; a fan-out hierarchy is built over the window's own items, so in
+    a stream each window gets its own (the offline CLI pins one built over the whole input with
+    :meth:`pinned`; operators who want one meaning for every window give a file).
     """
 
     schema: ItemSchema | None = None
     hierarchy_file: Path | None = None
     fanout: int | None = None
+    hierarchy: Hierarchy | None = field(default=None, compare=False)
+    _fanout_built: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    @property
+    def has_hierarchy(self) -> bool:
+        return self.hierarchy is not None or self.hierarchy_file is not None or self.fanout is not None
+
+    @cached_property
+    def file_hierarchy(self) -> Hierarchy | None:
+        """The hierarchy file, parsed on first use (InputError naming file and line if bad)."""
+        return None if self.hierarchy_file is None else Hierarchy.read(self.hierarchy_file)
+
+    def hierarchy_for(self, window: Window) -> Hierarchy:
+        """The hierarchy to generalize ``window`` with; callers check it covers the window's items."""
+        if self.hierarchy is not None:
+            return self.hierarchy
+        if self.hierarchy_file is not None:
+            return self.file_hierarchy
+        if self.fanout is not None:
+            labels = window.vocab.labels
+            items = frozenset(labels[i] for i in np.flatnonzero(window.supports))
+            built = self._fanout_built.get(items)
+            if built is None:
+                built = Hierarchy.balanced(items, self.fanout)
+                self._fanout_built.clear()  # one window's worth: anonymize, check and loss reuse it
+                self._fanout_built[items] = built
+            return built
+        raise ParameterError("hierarchy", "this model needs a hierarchy: give --hierarchy FILE or --fanout N")
+
+    def pinned(self, window: Window) -> Context:
+        """This context with the hierarchy for ``window`` resolved once, for every later window."""
+        hierarchy = self.hierarchy_for(window)
+        hierarchy.leaf_nodes(window)
+        return replace(self, hierarchy=hierarchy)
 
 
 @dataclass(frozen=True)

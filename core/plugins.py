@@ -150,7 +150,7 @@ class Registry:
         context = context or Context()
         if model_cls.needs_schema and context.schema is None:
             raise ParameterError("sensitive", f"model {model!r} needs the sensitive (private) items: give --sensitive FILE")
-        if model_cls.needs_hierarchy and context.hierarchy_file is None and context.fanout is None:
+        if model_cls.needs_hierarchy and not context.has_hierarchy:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
         return Configured(model_cls(model_params, context), policy_cls(policy_params), {**model_params, **policy_params})
 

@@ -7,6 +7,7 @@ parameters, the columnar window and the errors.
 from importlib.metadata import PackageNotFoundError, version
 
 from setveil.core.errors import Infeasible, InputError, ParameterError, SetveilError, WindowRejected
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
@@ -21,6 +22,7 @@ except PackageNotFoundError:  # running from a source tree without metadata
 
 __all__ = [
     "Context",
+    "Hierarchy",
     "Infeasible",
     "InputError",
     "ItemClass",

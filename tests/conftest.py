@@ -7,10 +7,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def datasets_dir() -> Path | None:
-    """The benchmark datasets: $SETVEIL_DATASETS, else ../shared/datasets beside the checkout."""
+    """The benchmark datasets: $SETVEIL_DATASETS, else shared/datasets beside the checkout or the workplace copy."""
     explicit = os.environ.get("SETVEIL_DATASETS")
     candidates = [Path(explicit)] if explicit else []
     candidates += [REPO.parent / "shared" / "datasets", REPO.parent.parent / "shared" / "datasets"]
+    candidates.append(Path("/work/shared/datasets"))
     for path in candidates:
         if (path / "MANIFEST.md").exists():
             return path

@@ -18,3 +18,10 @@ def setveil_register_privacy_models(register):
 def setveil_register_policies(register):
     for policy in (MaxMMPerIL, MaxMM, MinIL):
         register(policy)
+
+
+@hookimpl
+def setveil_register_commands(cli):
+    from .experiments import bench_coherence
+
+    cli.commands["bench"].add_command(bench_coherence)

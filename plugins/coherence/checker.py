@@ -1,7 +1,8 @@
 """The independent check of (h,k,p)-coherence (Xu et al. Definition 1) and of requirements R1, R2.
 
 It shares nothing with the anonymizer: frequent public itemsets come from pyfim, and each
-cohort is recounted from the release. Completeness rests on one induction: if some public
+cohort is recounted from the release (transactions grouped by their public items, so a
+cohort's counts are sums over a few groups). Completeness rests on one induction: if some public
 itemset β with |β| <= p occurs with Sup(β) < k, take a smallest one; either β is empty (the
 window has fewer than k transactions) or β = X ∪ {y} with X frequent, |X| < p and y in X's
 cohort, so counting the items of every frequent X's cohort finds it. Breaches are checked on
@@ -13,55 +14,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from scipy import sparse
 
-from setveil.core.arrays import concat_ranges
 from setveil.core.mining import frequent_itemsets
 from setveil.core.model import Violation
 from setveil.core.schema import ItemClass, ItemSchema
+from setveil.core.verify import added_occurrences, on_one_vocabulary, removed_occurrences, shape_violation
 from setveil.core.window import Window
 
 
 def coherence_violations(
     original: Window, release: Window, schema: ItemSchema, h: float, k: int, p: int
 ) -> Iterator[Violation]:
-    if len(original) != len(release):
-        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
         return
-    vocab = original.vocab
-    if release.vocab is not vocab:
-        vocab = vocab.copy()
-        original = Window(vocab, original.indptr, original.indices, original.tids)
-        release = release.relabel(vocab)
-    classes = schema.classes(vocab)
-    yield from _transformation(original, release, classes)
+    original, release = on_one_vocabulary(original, release)
+    classes = schema.classes(original.vocab)
+    yield from added_occurrences(original, release, "added-item")
+    yield from removed_occurrences(
+        original, release, classes != ItemClass.PUBLIC, "non-public-removed", "private or neutral items (R1)"
+    )
     yield from _coherence(release, classes, h, k, p)
-
-
-def _keys(window: Window) -> np.ndarray:
-    return window.owners() * len(window.vocab) + window.indices
-
-
-def _transformation(original: Window, release: Window, classes: np.ndarray) -> Iterator[Violation]:
-    before, after = _keys(original), _keys(release)
-    added = ~np.isin(after, before)
-    if added.any():
-        first = int(np.flatnonzero(added)[0])
-        yield Violation(
-            "added-item",
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction (R2)",
-            (release.vocab.label(int(release.indices[first])),),
-            int(release.owners()[first]),
-        )
-    kept_class = classes[original.indices] != ItemClass.PUBLIC
-    missing = kept_class & ~np.isin(before, after)
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        yield Violation(
-            "non-public-removed",
-            f"{int(missing.sum())} occurrence(s) of private or neutral items were removed (R1)",
-            (original.vocab.label(int(original.indices[first])),),
-            int(original.owners()[first]),
-        )
 
 
 def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -> Iterator[Violation]:
@@ -86,25 +61,23 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
     for item in small[:1]:
         yield Violation("small-cohort", f"{len(small)} public item(s) have support below k={k}", (labels(int(item)),))
     frequent = frequent_itemsets(release, k, max_size=p, items=public)
-    ind, ptr = release.indices, release.indptr
-    inv_ptr, inv_rows = release.inverted
+    if not frequent:
+        return
+    groups = _Groups(release, public)
     reported: set[frozenset[int]] = set()
     for itemset, count in frequent.items():
         members = sorted(itemset)
-        rows = inv_rows[inv_ptr[members[0]] : inv_ptr[members[0] + 1]]
-        for item in members[1:]:
-            rows = np.intersect1d(rows, inv_rows[inv_ptr[item] : inv_ptr[item + 1]], assume_unique=True)
-        if len(rows) != count:
-            yield Violation("checker", "pyfim and the recount disagree on a support", tuple(labels(i) for i in members))
+        counts = groups.cohort_counts(members)
+        if counts[members[0]] != count:
+            yield Violation("checker", "pyfim and the recount disagree on a support", tuple(sorted(labels(i) for i in members)))
             continue
-        counts = np.bincount(ind[concat_ranges(ptr[rows], ptr[rows + 1])], minlength=len(classes))
         if private.any():
             top = int(np.argmax(np.where(private, counts, -1)))
             if counts[top] / count > h:
                 yield Violation(
                     "breach",
                     f"a public itemset of size {len(members)} has breach probability {counts[top]}/{count} > h={h}",
-                    tuple(labels(i) for i in members),
+                    tuple(sorted(labels(i) for i in members)),
                     target=labels(top),
                 )
         if len(members) < p:
@@ -117,7 +90,40 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
                 yield Violation(
                     "small-cohort",
                     f"a public itemset of size {len(mole)} has support {counts[item]} < k={k}",
-                    tuple(labels(i) for i in sorted(mole)),
+                    tuple(sorted(labels(i) for i in mole)),
                 )
                 break
 
+
+class _Groups:
+    """Transactions grouped by their public items: every cohort is a union of groups, so item
+    counts in a cohort are sums of per-group counts (dense data has few distinct groups)."""
+
+    def __init__(self, release: Window, public: np.ndarray):
+        keys: dict[bytes, int] = {}
+        ind, ptr = release.indices, release.indptr.tolist()
+        is_public = public[ind]
+        group_of = np.empty(len(release), dtype=np.int64)
+        for position, (start, stop) in enumerate(zip(ptr, ptr[1:])):
+            row = ind[start:stop]
+            key = row[is_public[start:stop]].tobytes()
+            group_of[position] = keys.setdefault(key, len(keys))
+        n_groups = len(keys)
+        assign = sparse.csr_array(
+            (np.ones(len(release), dtype=np.int64), (group_of, np.arange(len(release)))), shape=(n_groups, len(release))
+        )
+        self.counts = sparse.csr_array(assign @ release.matrix(np.int64))
+        members = sparse.csc_array(self.counts[:, np.flatnonzero(public)])
+        self._public = np.flatnonzero(public)
+        self._column = np.full(len(public), -1, dtype=np.int64)
+        self._column[self._public] = np.arange(len(self._public))
+        self._ptr, self._groups = members.indptr, members.indices
+
+    def cohort_counts(self, items: list[int]) -> np.ndarray:
+        """Support within the cohort of ``items`` of every item id."""
+        column = self._column[items[0]]
+        groups = self._groups[self._ptr[column] : self._ptr[column + 1]]
+        for item in items[1:]:
+            column = self._column[item]
+            groups = np.intersect1d(groups, self._groups[self._ptr[column] : self._ptr[column + 1]], assume_unique=True)
+        return np.asarray(self.counts[groups].sum(axis=0)).ravel()

@@ -98,8 +98,8 @@ def find_minimal_moles(
     first, second = pair_sup.row[order].astype(np.int64), pair_sup.col[order].astype(np.int64)
     support = pair_sup.data[order].astype(np.int64)
     level = _classify(
-        np.stack([first, second], axis=1), first, second, support, bits_f, bits_f, bounds, bounds, bits_q, h, k,
-        threshold, keep_frontier=p > 2,
+        np.stack([first, second], axis=1), first, second, bits_f, bounds, bits_q, h, k, threshold,
+        keep_frontier=p > 2, support=support,
     )
     search.candidates.append(len(support))
     search.moles.append(frequent[level.moles])
@@ -109,22 +109,14 @@ def find_minimal_moles(
     while size < p and len(level.rows) >= 2:
         idx1, idx2 = _prefix_pairs(level.rows)
         cand = np.concatenate([level.rows[idx1], level.rows[idx2, -1:]], axis=1)
-        if size >= 2 and len(cand):
+        if len(cand):
             members = RowSet(level.rows)
             ok = np.ones(len(cand), dtype=bool)
             for drop in range(size - 1):
                 ok &= members.contains(np.delete(cand, drop, axis=1))
             cand, idx1, idx2 = cand[ok], idx1[ok], idx2[ok]
-        support = np.empty(len(cand), dtype=np.int64)
-        step = max(1, CHUNK_BYTES // max(8 * level.bits.shape[1], 1))
-        for start in range(0, len(cand), step):
-            stop = min(start + step, len(cand))
-            support[start:stop] = popcount(level.bits[idx1[start:stop]] & level.bits[idx2[start:stop]])
         size += 1
-        level = _classify(
-            cand, idx1, idx2, support, level.bits, level.bits, level.bounds, level.bounds, bits_q, h, k, threshold,
-            keep_frontier=size < p,
-        )
+        level = _classify(cand, idx1, idx2, level.bits, level.bounds, bits_q, h, k, threshold, keep_frontier=size < p)
         search.candidates.append(len(cand))
         search.moles.append(frequent[level.moles])
         search.extendible.append(len(level.rows))
@@ -141,46 +133,71 @@ class _Level:
 
 
 def _classify(
-    cand, idx1, idx2, support, bits1, bits2, bounds1, bounds2, bits_q, h, k, threshold, keep_frontier
+    cand, idx1, idx2, bits, bounds, bits_q, h, k, threshold, keep_frontier, support=None
 ) -> _Level:
-    """Split candidates into minimal moles and extendible non-moles (Fig. 4, lines 5-7)."""
-    present = support > 0
-    small = present & (support < k)
-    heavy = np.flatnonzero(support >= k)
-    breach = np.zeros(len(heavy), dtype=bool)
-    width = bits1.shape[1]
+    """Split candidates into minimal moles and extendible non-moles (Fig. 4, lines 5-7).
+
+    A candidate's tidset is the AND of its parents' rows ``idx1`` and ``idx2`` of ``bits``; it is
+    computed once per chunk and serves the support, the breach counts and the next level.
+    When ``support`` is given (pairs, counted by a sparse product), only candidates with
+    support >= k need their tidsets.
+    """
+    width = bits.shape[1]
     step = max(1, CHUNK_BYTES // max(8 * width, 1))
-    kept_bits = []
-    kept_bounds = []
-    for start in range(0, len(heavy), step):
-        part = heavy[start : start + step]
-        bits = bits1[idx1[part]] & bits2[idx2[part]]
-        if bounds1 is not None:
-            flags, new_bounds = _breaches(bits, support[part], bounds1[idx1[part]], bounds2[idx2[part]], bits_q, h, threshold)
-            breach[start : start + len(part)] = flags
-            if keep_frontier:
-                kept_bounds.append(new_bounds[np.flatnonzero(~flags)])
+    is_mole = np.zeros(len(cand), dtype=bool)
+    is_extendible = np.zeros(len(cand), dtype=bool)
+    if support is None:
+        todo = np.arange(len(cand))
+    else:
+        is_mole[(support > 0) & (support < k)] = True
+        todo = np.flatnonzero(support >= k)
+    kept_bits, kept_bounds = [], []
+    for start in range(0, len(todo), step):
+        chunk = todo[start : start + step]
+        tidsets = bits[idx1[chunk]]
+        np.bitwise_and(tidsets, bits[idx2[chunk]], out=tidsets)
+        sup = popcount(tidsets) if support is None else support[chunk]
+        is_mole[chunk[(sup > 0) & (sup < k)]] = True
+        heavy = np.flatnonzero(sup >= k)
+        breach = np.zeros(len(heavy), dtype=bool)
+        new_bounds = None
+        if bounds is not None and len(heavy):
+            parents = chunk[heavy]
+            breach, new_bounds = _breaches(
+                tidsets, heavy, sup[heavy], bounds[idx1[parents]], bounds[idx2[parents]], bits_q, h, threshold
+            )
+        is_mole[chunk[heavy[breach]]] = True
+        extendible = heavy[~breach]
+        is_extendible[chunk[extendible]] = True
         if keep_frontier:
-            kept_bits.append(bits[~breach[start : start + len(part)]])
-    moles = np.concatenate([np.flatnonzero(small), heavy[breach]])
-    moles.sort()
-    extendible = heavy[~breach]
+            kept_bits.append(tidsets[extendible])
+            if new_bounds is not None:
+                kept_bounds.append(new_bounds[np.flatnonzero(~breach)])
+    moles = cand[is_mole]
+    rows = cand[is_extendible]
     if not keep_frontier:
-        return _Level(cand[moles], cand[extendible], np.zeros((0, width), np.uint64), None)
-    bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, width), np.uint64)
-    bounds = None
-    if bounds1 is not None:
-        bounds = sparse.vstack(kept_bounds, format="csr") if kept_bounds else sparse.csr_array((0, bounds1.shape[1]))
-    return _Level(cand[moles], cand[extendible], bits, bounds)
+        return _Level(moles, rows, np.zeros((0, width), np.uint64), None)
+    tidsets = np.concatenate(kept_bits) if kept_bits else np.zeros((0, width), np.uint64)
+    frontier_bounds = None
+    if bounds is not None:
+        frontier_bounds = (
+            sparse.vstack(kept_bounds, format="csr") if kept_bounds else sparse.csr_array((0, bounds.shape[1]))
+        )
+    return _Level(moles, rows, tidsets, frontier_bounds)
 
 
-def _breaches(bits, support, upper1, upper2, bits_q, h, threshold):
-    """Which candidates have P_breach > h; and their per-private-item support bounds."""
+def _breaches(tidsets, which, support, upper1, upper2, bits_q, h, threshold):
+    """Which of the candidates ``tidsets[which]`` have P_breach > h; and their per-private-item
+    support bounds (exact where counted)."""
     upper = upper1.minimum(upper2).tocoo()
     row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
     # only entries that could exceed h*Sup(β) need an exact count
-    maybe = bound / support[row] > h
-    exact = popcount(bits[row[maybe]] & bits_q[col[maybe]])
+    maybe = np.flatnonzero(bound / support[row] > h)
+    exact = np.empty(len(maybe), dtype=np.int64)
+    step = max(1, CHUNK_BYTES // max(8 * tidsets.shape[1], 1))
+    for start in range(0, len(maybe), step):
+        part = maybe[start : start + step]
+        exact[start : start + len(part)] = popcount(tidsets[which[row[part]]] & bits_q[col[part]])
     bound = bound.copy()
     bound[maybe] = exact
     flags = np.zeros(len(support), dtype=bool)

@@ -6,6 +6,8 @@ Third parties add a criterion by subclassing :class:`CoherencePolicy` and regist
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 from setveil.core.model import Policy
@@ -16,9 +18,9 @@ class CoherencePolicy(Policy):
 
     model = "coherence"
 
+    @abc.abstractmethod
     def score(self, mm: np.ndarray, il: np.ndarray) -> np.ndarray:
         """Higher scores are suppressed first; ties go to the earlier Score-table entry."""
-        raise NotImplementedError
 
 
 class MaxMMPerIL(CoherencePolicy):

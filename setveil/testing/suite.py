@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from setveil.core.errors import Infeasible, ParameterError
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Transformation
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -16,7 +18,11 @@ from setveil.core.window import Window
 
 from .strategies import PRIVATE_PREFIX, windows
 
-_settings = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Every model's suite runs these same methods from its own subclass, which hypothesis would
+# otherwise flag as differing executors.
+_settings = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors]
+)
 
 
 def assert_release_ok(model: PrivacyModel, original: Window, release: Window) -> None:
@@ -41,10 +47,29 @@ class ConformanceSuite:
     window_args: ClassVar[dict[str, Any]] = {}
 
     # -- hooks for subclasses -------------------------------------------------------------
+    @classmethod
+    def prepare(cls, folder: Path) -> None:
+        """Called once per test class, before its tests, with an empty folder of its own: write
+        the files that parameters or the context name (pattern lists, hierarchies) and set
+        ``params`` / ``invalid_params`` on ``cls``. Does nothing by default."""
+
+    @pytest.fixture(autouse=True, scope="class")
+    @classmethod
+    def _prepared(cls, tmp_path_factory):
+        cls.prepare(tmp_path_factory.mktemp(cls.model))
+
     def context(self) -> Context:
-        """The context every run gets; by default an item schema from the label prefixes."""
+        """The context every run gets; by default an item schema from the label prefixes and,
+        for models that generalize, :meth:`hierarchy`."""
         private = frozenset(f"{PRIVATE_PREFIX}{i}" for i in range(64))
-        return Context(schema=ItemSchema(private=private))
+        needs_hierarchy = get_registry().model_class(self.model).needs_hierarchy
+        return Context(schema=ItemSchema(private=private), hierarchy=self.hierarchy() if needs_hierarchy else None)
+
+    def hierarchy(self) -> Hierarchy:
+        """A generalization hierarchy over every label the random windows use (fan-out 3). One
+        fixed hierarchy for all windows, so releases of different windows are comparable."""
+        labels = [f"p{i}" for i in range(64)] + [f"{PRIVATE_PREFIX}{i}" for i in range(64)]
+        return Hierarchy.balanced(labels, 3)
 
     # -- helpers ----------------------------------------------------------------------------
     def policy_names(self) -> list[str]:

@@ -1,0 +1,154 @@
+"""``setveil bench run`` and ``setveil bench windows``: speed, memory and loss on your own data.
+
+``run`` times one configuration end to end (read, anonymize, check) over several runs and
+measures peak memory in a separate traced run, so tracing does not slow the timed ones.
+``windows`` cuts the data into windows of each given size, as the service does, and reports
+throughput, per-window latency percentiles, information loss and rejected windows: the
+trade-off an operator tunes with the window settings.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from .cli import configure, model_options
+from .engine import Pipeline, window_rng
+from .errors import WindowRejected
+from .formats import FORMATS, read_window
+from .plugins import get_plugin_manager
+from .window import Window
+
+
+def machine() -> str:
+    import os
+
+    return f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def measure(pipeline: Pipeline, window: Window, seed: int, trace: bool = False) -> dict[str, Any]:
+    """One anonymize-and-check of ``window``; with ``trace``, the peak of traced allocations."""
+    if trace:
+        tracemalloc.start()
+    try:
+        outcome = pipeline.run(window, window_rng(seed, 0))
+        peak = tracemalloc.get_traced_memory()[1] if trace else None
+    finally:
+        if trace:
+            tracemalloc.stop()
+    row = {k: v for k, v in outcome.report.items() if k != "stats"}
+    row.update({f"stat.{k}": v for k, v in outcome.release.stats.items() if isinstance(v, (int, float))})
+    if peak is not None:
+        row["peak_mib"] = peak / 2**20
+    return row
+
+
+def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)]
+    click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(columns, widths)) + " |")
+    click.echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in cells:
+        click.echo("| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1e5 else f"{value:.0f}"
+    return str(value)
+
+
+@click.command("run")
+@click.argument("input_path", metavar="INPUT", type=click.Path())
+@model_options()
+@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON.")
+def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
+    """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
+    configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    pipeline = Pipeline(configured, get_plugin_manager())
+    started = time.perf_counter()
+    window = read_window(input_path, fmt)
+    read_seconds = time.perf_counter() - started
+    rows = []
+    for run in range(runs):
+        row = {"run": run + 1, "read_seconds": read_seconds, **measure(pipeline, window, seed)}
+        rows.append(row)
+    traced = measure(pipeline, window, seed, trace=True)
+    summary = {
+        "run": f"median of {runs}",
+        "read_seconds": read_seconds,
+        **{k: statistics.median(r[k] for r in rows) for k in rows[0] if isinstance(rows[0][k], (int, float)) and k != "run"},
+        "peak_mib": traced["peak_mib"],
+    }
+    click.echo(f"{Path(input_path).name}: {len(window)} transactions, model {model}, policy {configured.policy.name}, "
+               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}, seed {seed}; {machine()}")
+    stat_columns = [k for k in rows[0] if k.startswith("stat.") and k.endswith("seconds")]
+    columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib"]
+    print_table(rows + [summary], columns)
+    if json_path:
+        Path(json_path).write_text(json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2, default=str))
+
+
+@click.command("windows")
+@click.argument("input_path", metavar="INPUT", type=click.Path())
+@model_options()
+@click.option("--sizes", default="1000,5000,20000", show_default=True, help="Window sizes to compare (comma-separated).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON.")
+def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, sizes, seed, fmt, json_path):
+    """Compare window sizes on INPUT: throughput, window latency, information loss, rejections."""
+    try:
+        size_list = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter("comma-separated integers", param_hint="--sizes") from None
+    if not size_list or min(size_list) < 1:
+        raise click.BadParameter("sizes must be positive", param_hint="--sizes")
+    configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    pipeline = Pipeline(configured, get_plugin_manager())
+    data = read_window(input_path, fmt)
+    rows = []
+    for size in size_list:
+        latencies, rejected, before, after = [], 0, 0, 0
+        started = time.perf_counter()
+        for index, window in enumerate(data.slices(size)):
+            t0 = time.perf_counter()
+            try:
+                outcome = pipeline.run(window, window_rng(seed, index))
+            except WindowRejected:
+                rejected += 1
+                continue
+            finally:
+                latencies.append(time.perf_counter() - t0)
+            before += outcome.report["items_before"]
+            after += outcome.report["items_after"]
+        elapsed = time.perf_counter() - started
+        rows.append(
+            {
+                "window": size,
+                "windows": len(latencies),
+                "rejected": rejected,
+                "tx_per_second": len(data) / elapsed,
+                "p50_latency_s": float(np.percentile(latencies, 50)),
+                "p99_latency_s": float(np.percentile(latencies, 99)),
+                "info_loss": (before - after) / before if before else 0.0,
+            }
+        )
+    click.echo(f"{Path(input_path).name}: {len(data)} transactions, model {model}, policy {configured.policy.name}, "
+               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}; {machine()}")
+    print_table(rows, list(rows[0]))
+    if json_path:
+        Path(json_path).write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))

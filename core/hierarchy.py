@@ -1,0 +1,300 @@
+"""Item generalization hierarchies (He & Naughton VLDB'09 §3.1, Fig. 1-2; Terrovitis et al. VLDB'08).
+
+A :class:`Hierarchy` is a rooted tree whose leaves are the items of the domain I and whose inner
+nodes are their generalizations. It comes from
+
+- a file of ``child,parent`` lines, one edge per line (blank lines and ``#`` comments skipped);
+  the node that is nobody's child is the root. Cycles, a node with two parents, several roots
+  and malformed lines are :class:`~setveil.core.errors.InputError` naming the file and line;
+- :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
+  sorted item labels: consecutive runs of f nodes get a parent, level after level, until one
+  node is left. "Sorted" is :func:`label_order`: labels that are decimal integers first, in
+  numeric order, then all other labels in code-point order. A run of a single node is carried up
+  unchanged rather than given a one-child parent (the parent would cover the same leaves, so
+  nothing is lost and every inner node covers at least two leaves). An inner node is labelled
+  ``first..last`` after the first and last leaf it covers.
+
+Nodes are numbered in preorder, so the subtree of node u is the id range ``[u, end[u])`` and its
+leaves are the leaf ranks ``[leaf_lo[u], leaf_hi[u])``: ancestor tests and leaf counts (|u_p| of
+the NCP, §3.2) are array lookups.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from .arrays import concat_ranges
+from .errors import InputError
+from .window import Window
+
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+RANGE_SEPARATOR = ".."
+
+
+def label_order(label: str) -> tuple:
+    """The sort key of :meth:`Hierarchy.balanced`: integers numerically, then other labels."""
+    if _INTEGER.match(label):
+        return (0, int(label), label)
+    return (1, 0, label)
+
+
+class Hierarchy:
+    """A rooted tree over item labels, stored as preorder arrays.
+
+    ``labels[u]`` is node u's label; ``parent`` (-1 for the root, node 0), ``depth``, ``end``
+    (preorder subtree end), ``leaf_lo``/``leaf_hi`` (leaf-rank range) and ``children`` in CSR
+    form (``child_ptr``) are int arrays over node ids.
+    """
+
+    def __init__(self, labels: Sequence[str], parent: np.ndarray, source: str | None = None):
+        """``labels`` and ``parent`` must already be in preorder (use the constructors)."""
+        self.labels = list(labels)
+        self.source = source
+        self.index = {label: node for node, label in enumerate(self.labels)}
+        self.parent = np.asarray(parent, dtype=np.int32)
+        n = len(self.labels)
+        degree = np.bincount(self.parent[1:], minlength=n) if n > 1 else np.zeros(n, np.int64)
+        self.is_leaf = degree == 0
+        self.child_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(degree, out=self.child_ptr[1:])
+        # Preorder: the children of u are increasing ids, so a stable sort by parent groups them.
+        self.children = (np.argsort(self.parent[1:], kind="stable") + 1).astype(np.int32)
+        # Depths level by level from the root, then subtree sizes level by level from the bottom.
+        self.depth = np.zeros(n, dtype=np.int32)
+        level = self.children[self.child_ptr[0] : self.child_ptr[1]] if n > 1 else self.children
+        depth = 0
+        while len(level):
+            depth += 1
+            self.depth[level] = depth
+            level = self.children[concat_ranges(self.child_ptr[level], self.child_ptr[level + 1])]
+        size = np.ones(n, dtype=np.int64)
+        for below in range(depth, 0, -1):
+            nodes = np.flatnonzero(self.depth == below)
+            np.add.at(size, self.parent[nodes], size[nodes])
+        self.end = (np.arange(n) + size).astype(np.int32)
+        ranks = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(self.is_leaf, out=ranks[1:])
+        self.leaf_lo = ranks[:-1].copy()
+        self.leaf_hi = ranks[self.end]
+        self.n_leaves = int(ranks[-1])
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Hierarchy:
+        """Parse a ``child,parent`` file; errors name the file and line."""
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text") from None
+        edges = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            fields = [f.strip() for f in stripped.split(",")]
+            if len(fields) != 2 or not fields[0] or not fields[1]:
+                raise InputError(path, "expected one edge 'child,parent'", number)
+            edges.append((fields[0], fields[1], number))
+        return cls.from_edges(edges, os.fspath(path))
+
+    @classmethod
+    def from_edges(cls, edges: Iterable[tuple[str, str, int]], source: str | None = None) -> Hierarchy:
+        """Build from ``(child, parent, line)`` edges; siblings keep the order they are listed in."""
+        parent_of: dict[str, tuple[str, int]] = {}
+        children: dict[str, list[str]] = {}
+        first_line: dict[str, int] = {}
+        for child, parent, line in edges:
+            if child == parent:
+                raise InputError(source, f"node {child!r} is its own parent (a cycle)", line)
+            if child in parent_of:
+                other, other_line = parent_of[child]
+                if other == parent:
+                    raise InputError(source, f"edge {child!r} -> {parent!r} is repeated (first on line {other_line})", line)
+                raise InputError(
+                    source, f"node {child!r} has two parents: {other!r} (line {other_line}) and {parent!r}", line
+                )
+            parent_of[child] = (parent, line)
+            children.setdefault(parent, []).append(child)
+            first_line.setdefault(parent, line)
+        if not parent_of:
+            raise InputError(source, "no edges: a hierarchy needs at least one 'child,parent' line")
+        roots = [node for node in children if node not in parent_of]
+        if len(roots) > 1:
+            a, b = sorted(roots, key=first_line.__getitem__)[:2]
+            raise InputError(
+                source,
+                f"{len(roots)} roots: {a!r} (line {first_line[a]}) and {b!r} have no parent; a hierarchy has one root",
+                first_line[b],
+            )
+        if not roots:
+            line = min(line for _, line in parent_of.values())
+            raise InputError(source, "no root: every node has a parent, so the edges form a cycle", line)
+        labels, parents = _preorder(roots[0], children)
+        if len(labels) < len(parent_of) + 1:
+            reached = set(labels)
+            line = min(line for child, (_, line) in parent_of.items() if child not in reached)
+            raise InputError(source, "a cycle: these nodes never reach the root", line)
+        return cls(labels, np.array(parents, dtype=np.int32), source)
+
+    @classmethod
+    def balanced(cls, labels: Iterable[str], fanout: int) -> Hierarchy:
+        """The balanced tree of fan-out ``fanout`` over ``labels`` sorted by :func:`label_order`."""
+        if fanout < 2:
+            raise ValueError("fanout must be at least 2")
+        leaves = sorted(set(labels), key=label_order)
+        if not leaves:
+            raise InputError(None, "no items to build a hierarchy over")
+        level = [(leaf, leaf, leaf) for leaf in leaves]  # (label, first leaf, last leaf)
+        edges: list[tuple[str, str, int]] = []
+        while len(level) > 1:
+            upper = []
+            for start in range(0, len(level), fanout):
+                run = level[start : start + fanout]
+                if len(run) == 1:
+                    upper.append(run[0])
+                    continue
+                first, last = run[0][1], run[-1][2]
+                label = f"{first}{RANGE_SEPARATOR}{last}"
+                edges.extend((node, label, 0) for node, _, _ in run)
+                upper.append((label, first, last))
+            level = upper
+        if not edges:
+            return cls([leaves[0]], np.array([-1], dtype=np.int32), None)
+        names = set(leaves)
+        if any(parent in names for _, parent, _ in edges):
+            raise InputError(
+                None,
+                f"an item label has the form 'a{RANGE_SEPARATOR}b' used for generated hierarchy nodes: "
+                "give a hierarchy file",
+            )
+        return cls.from_edges(edges)
+
+    # -- I/O --------------------------------------------------------------------------------
+    def edges(self) -> Iterable[tuple[str, str]]:
+        """``(child, parent)`` pairs in preorder, the order :meth:`write` uses."""
+        labels = self.labels
+        for node in range(1, len(labels)):
+            yield labels[node], labels[self.parent[node]]
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write ``child,parent`` lines atomically (nothing is left at ``path`` on failure)."""
+        bad = next((label for label in self.labels if "," in label or label != label.strip() or not label), None)
+        if bad is not None:
+            raise InputError(path, "a node label is empty, holds a comma or surrounding blanks: it cannot be written")
+        if len(self.labels) == 1:
+            raise InputError(path, "a one-node hierarchy has no edge to write")
+        target = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.writelines(f"{child},{parent}\n" for child, parent in self.edges())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    # -- lookups ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def root(self) -> int:
+        return 0
+
+    @cached_property
+    def height(self) -> int:
+        return int(self.depth.max())
+
+    @cached_property
+    def leaf_counts(self) -> np.ndarray:
+        """|u_p|: the number of leaves under each node."""
+        return self.leaf_hi - self.leaf_lo
+
+    @cached_property
+    def ncp_units(self) -> np.ndarray:
+        """NCP(u) * |I| as an integer: |u_p| for inner nodes covering several leaves, else 0.
+
+        Integer units keep sums of NCP exact, so gains that tie in the paper tie here too.
+        """
+        counts = self.leaf_counts
+        return np.where(counts > 1, counts, 0).astype(np.int64)
+
+    @cached_property
+    def ncp(self) -> np.ndarray:
+        """NCP of each node (§3.2): 0 when it covers one leaf, else |u_p| / |I|."""
+        return self.ncp_units / self.n_leaves
+
+    def nodes(self, labels: Iterable[str]) -> np.ndarray:
+        """Node ids of ``labels``; -1 for a label that is not a node."""
+        get = self.index.get
+        return np.fromiter((get(label, -1) for label in labels), dtype=np.int64)
+
+    def is_ancestor_or_self(self, ancestor: np.ndarray, node: np.ndarray) -> np.ndarray:
+        return (ancestor <= node) & (node < self.end[ancestor])
+
+    @cached_property
+    def ancestor_table(self) -> np.ndarray:
+        """``ancestor_table[u, d]``: the ancestor of node u at depth d (u itself at its depth, -1
+        below it), so walking down a root-to-leaf path is one lookup per step."""
+        n = len(self)
+        table = np.full((n, self.height + 1), -1, dtype=np.int32)
+        rows = np.arange(n)
+        node = rows.copy()
+        while len(rows):
+            table[rows, self.depth[node]] = node
+            above = self.parent[node] >= 0
+            rows, node = rows[above], self.parent[node[above]]
+        return table
+
+    @cached_property
+    def child_rank(self) -> np.ndarray:
+        """The position of each node among its siblings (0 for the root)."""
+        rank = np.zeros(len(self), dtype=np.int64)
+        rank[self.children] = np.arange(len(self.children)) - np.repeat(self.child_ptr[:-1], np.diff(self.child_ptr))
+        return rank
+
+    def leaf_nodes(self, window: Window) -> np.ndarray:
+        """The leaf node of every item id of ``window``'s vocabulary (-1 for items that are no node).
+
+        Raises :class:`InputError` when an item occurring in the window is not a leaf; the message
+        gives counts, never labels.
+        """
+        nodes = self.nodes(window.vocab.labels)
+        present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
+        present[window.indices] = True
+        missing = int((present & (nodes < 0)).sum())
+        if missing:
+            raise InputError(self.source, f"{missing} item(s) of the data are not in the hierarchy")
+        inner = int((present & (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]).sum())
+        if inner:
+            raise InputError(self.source, f"{inner} item(s) of the data are inner nodes of the hierarchy, not leaves")
+        return nodes
+
+    def __repr__(self) -> str:
+        return f"Hierarchy({len(self)} nodes, {self.n_leaves} leaves, height {self.height})"
+
+
+def _preorder(root: str, children: dict[str, list[str]]) -> tuple[list[str], list[int]]:
+    """Labels in preorder and each one's parent position, without recursion."""
+    labels: list[str] = []
+    parents: list[int] = []
+    stack = [(root, -1)]
+    while stack:
+        label, parent = stack.pop()
+        position = len(labels)
+        labels.append(label)
+        parents.append(parent)
+        stack.extend((child, position) for child in reversed(children.get(label, ())))
+    return labels, parents

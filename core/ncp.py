@@ -1,0 +1,57 @@
+"""The Normalized Certainty Penalty of a generalized release (He & Naughton VLDB'09 §3.2, after
+Xu et al. KDD'06 and Terrovitis et al. VLDB'08).
+
+NCP(p) = |u_p| / |I| for an item generalized to node u_p covering |u_p| > 1 leaves, 0 for an
+item released as is, and
+
+    NCP(D) = sum over transactions t, over items p of the ORIGINAL t, of NCP(p) / sum_t |t|,
+
+so a released label that covers three items of its transaction is counted three times (Table 1:
+T_2 = {Wine, Diapers, Pregnancy Test} -> {Alcohol, Health Care} costs 1/2 + 1/2 + 1/2). Each
+original occurrence is charged the NCP of the released label of its transaction that covers it;
+an occurrence no label covers (only in an invalid release) is charged 1, as if suppressed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .hierarchy import Hierarchy
+from .window import Window
+
+
+def covering_nodes(original: Window, release: Window, hierarchy: Hierarchy) -> np.ndarray:
+    """For every occurrence of ``original``, the released node of the same transaction whose
+    subtree holds it, or -1. Assumes the released labels of a transaction are disjoint subtrees
+    (a valid generalization); then the cover is the released node of largest preorder id not
+    after the item."""
+    n_nodes = len(hierarchy)
+    leaves = hierarchy.nodes(original.vocab.labels)[original.indices]
+    released = hierarchy.nodes(release.vocab.labels)[release.indices]
+    known = released >= 0
+    keys = release.owners()[known] * n_nodes + released[known]
+    keys.sort()
+    wanted = original.owners() * n_nodes + leaves
+    at = np.searchsorted(keys, wanted, side="right") - 1
+    candidate = np.where(at >= 0, keys[np.maximum(at, 0)], -1)
+    node = candidate % n_nodes
+    same_row = (at >= 0) & (candidate // n_nodes == original.owners()) & (leaves >= 0)
+    covers = same_row & hierarchy.is_ancestor_or_self(node, np.maximum(leaves, 0))
+    return np.where(covers, node, -1)
+
+
+def ncp(original: Window, release: Window, hierarchy: Hierarchy) -> float:
+    """NCP(D) of ``release`` as a generalization of ``original`` (0 for no occurrences)."""
+    if original.n_occurrences == 0:
+        return 0.0
+    cover = covering_nodes(original, release, hierarchy)
+    units = np.where(cover >= 0, hierarchy.ncp_units[np.maximum(cover, 0)], hierarchy.n_leaves)
+    return int(units.sum()) / (hierarchy.n_leaves * original.n_occurrences)
+
+
+def generalized_share(original: Window, release: Window, hierarchy: Hierarchy) -> float:
+    """The share of original occurrences released as a label covering more than one leaf."""
+    if original.n_occurrences == 0:
+        return 0.0
+    cover = covering_nodes(original, release, hierarchy)
+    return float(((cover < 0) | (hierarchy.leaf_counts[np.maximum(cover, 0)] > 1)).mean())

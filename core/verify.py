@@ -1,0 +1,67 @@
+"""Checks every suppression model's checker needs: is the release a release of this original?
+
+A release must have one transaction per original transaction, and suppression may only remove
+occurrences: nothing added (R2 of Xu et al.), and some items (private or neutral ones, say)
+must not lose any. These helpers recount from the two windows alone, like the checkers that
+use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from .arrays import in_sorted
+from .model import Violation
+from .window import Window
+
+
+def shape_violation(original: Window, release: Window) -> Violation | None:
+    if len(original) == len(release):
+        return None
+    return Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+
+
+def on_one_vocabulary(original: Window, release: Window) -> tuple[Window, Window]:
+    """Both windows over one vocabulary (a copy of the original's when they differ), so item ids
+    compare; labels only the release holds get new ids."""
+    if release.vocab is original.vocab:
+        return original, release
+    vocab = original.vocab.copy()
+    return Window(vocab, original.indptr, original.indices, original.tids), release.relabel(vocab)
+
+
+def occurrence_keys(window: Window) -> np.ndarray:
+    """One sorted int64 key per occurrence: transaction position * vocabulary size + item id."""
+    return window.owners() * len(window.vocab) + window.indices
+
+
+def added_occurrences(original: Window, release: Window, rule: str = "added-item") -> Iterator[Violation]:
+    """Occurrences of the release that its original transaction does not hold (same vocabulary)."""
+    added = ~in_sorted(occurrence_keys(release), occurrence_keys(original))
+    if added.any():
+        first = int(np.flatnonzero(added)[0])
+        yield Violation(
+            rule,
+            f"{int(added.sum())} released occurrence(s) are not in the original transaction",
+            (release.vocab.label(int(release.indices[first])),),
+            int(release.owners()[first]),
+        )
+
+
+def removed_occurrences(
+    original: Window, release: Window, protected: np.ndarray, rule: str, what: str
+) -> Iterator[Violation]:
+    """Occurrences of ``protected`` items (a boolean mask over ids) that the release lost."""
+    keep = protected[original.indices]
+    lost = keep & ~in_sorted(occurrence_keys(original), occurrence_keys(release))
+    if lost.any():
+        first = int(np.flatnonzero(lost)[0])
+        yield Violation(
+            rule,
+            f"{int(lost.sum())} occurrence(s) of {what} were removed",
+            (original.vocab.label(int(original.indices[first])),),
+            int(original.owners()[first]),
+        )
+

@@ -1,0 +1,82 @@
+"""An example third-party setveil plugin.
+
+Model ``truncate``: no released transaction holds more than ``m`` items, so an attacker who
+knows more than ``m`` of a person's items cannot use them all. Its policies decide which items
+a long transaction loses: ``rarest-first`` drops the most identifying (least supported) items,
+``random`` drops items at random (seeded).
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+
+
+class TruncatePolicy(Policy):
+    """What the model asks of a policy: a priority per occurrence, lowest dropped first."""
+
+    model = "truncate"
+
+    @abc.abstractmethod
+    def priority(self, window, rng: np.random.Generator) -> np.ndarray:
+        """One number per occurrence in ``window.indices``; the lowest are dropped first."""
+
+
+class RarestFirst(TruncatePolicy):
+    name = "rarest-first"
+    summary = "drop the least supported items of a long transaction first"
+
+    def priority(self, window, rng):
+        return window.supports[window.indices].astype(np.float64)
+
+
+class RandomDrop(TruncatePolicy):
+    name = "random"
+    summary = "drop items of a long transaction at random"
+
+    def priority(self, window, rng):
+        return rng.random(len(window.indices))
+
+
+class Truncate(PrivacyModel):
+    name = "truncate"
+    summary = "release at most m items per transaction"
+    guarantee = "no released transaction holds more than m items"
+    transformation = Transformation.PARTIAL_SUPPRESSION
+    parameters = (Parameter("m", "most items released per transaction", "int", low=1),)
+    default_policy = "rarest-first"
+    policy_base = TruncatePolicy
+
+    def anonymize(self, window, policy, rng):
+        priority = policy.priority(window, rng)
+        owners = window.owners()
+        # rank occurrences inside each transaction, highest priority first
+        order = np.lexsort((-priority, owners))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order)) - window.indptr[owners[order]]
+        keep = rank < self.params["m"]
+        return Release(window.keep_occurrences(keep), stats={"dropped": int((~keep).sum())})
+
+    def violations(self, original, release):
+        m = self.params["m"]
+        long = np.flatnonzero(release.lengths > m)
+        if len(long):
+            yield Violation("too-long", f"{len(long)} transaction(s) hold more than m={m} items", (), int(long[0]))
+        for position, (before, after) in enumerate(zip(original, release)):
+            if not set(after) <= set(before):
+                yield Violation("added-item", "a released transaction holds an item its original does not", (), position)
+                break
+
+
+@hookimpl
+def setveil_register_privacy_models(register):
+    register(Truncate)
+
+
+@hookimpl
+def setveil_register_policies(register):
+    register(RarestFirst)
+    register(RandomDrop)

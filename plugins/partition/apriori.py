@@ -1,0 +1,286 @@
+"""Apriori-based Anonymization (AA) for k^m-anonymity (Terrovitis, Mamoulis, Kalnis VLDB'08 §4),
+the baseline of He & Naughton VLDB'09 §5.
+
+Global recoding over a hierarchy cut: every occurrence of an item is released as the cut node
+above it, and generalizing a node to its ancestor a generalizes everything under a (§3.1: "the
+algorithm in [32] chooses to recode all siblings"). AA works Apriori-style, itemset size
+i = 1, 2, ..., m: with the cut made k^(i-1)-anonymous, count the i-itemsets of the generalized
+transactions; for each with support 1..k-1, choose (as DA does) the generalization of its items
+to ancestors that gives it support >= k at the least increase of NCP(D), and merge it into the
+cut. Generalizing never lowers a support, so a cut that is k^(i-1)-anonymous stays so, and the
+i-itemsets that still fail are images of ones already found.
+
+Choices (documented and tested):
+
+- Candidates for one failing itemset J are all combinations of an ancestor-or-self per item of
+  J (those nesting under another chosen ancestor merge into it). Cost is the exact increase of
+  NCP(D) under global recoding: for each new cut node a, NCP(a) times the occurrences under a
+  minus what the cut under a costs now. Ties: fewer items changed, then enumeration order. The
+  support of a candidate is the popcount of the AND of its nodes' tidset bitsets.
+- A round fixes, in order of support then preorder, every failing i-itemset none of whose nodes
+  an earlier fix of the round changed (its support is then unchanged, so it still fails); the
+  others are recounted in the next round, from the generalized data.
+- Counting enumerates the i-subsets of each generalized transaction (vectorized, in bounded
+  blocks) and counts them by sorting packed keys: exact, memory bounded by the block size, and
+  proportional to sum_t C(|t|, i) - the cost that makes AA slow for large m (He & Naughton §5.2.2).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from setveil.core.arrays import sorted_unique
+from setveil.core.hierarchy import Hierarchy
+
+from .recoding import LeafWindow, Recoding
+
+BLOCK = 1 << 21  # i-subsets materialized at once while counting
+MERGE = 1 << 23  # distinct keys held before partial counts are merged
+SCAN = 4096  # failing itemsets checked for changed nodes at once
+BATCH = 64  # candidate generalizations whose support is computed at once
+
+
+def apriori_anonymize(leaves: LeafWindow, hierarchy: Hierarchy, k: int, m: int) -> Recoding:
+    """A global recoding of ``leaves`` that is k^m-anonymous (needs >= k non-empty transactions)."""
+    started = time.perf_counter()
+    cut = GlobalCut(leaves, hierarchy)
+    rounds = []
+    for size in range(1, m + 1):
+        done = 0
+        while True:
+            itemsets, supports, counted = cut.failing_itemsets(size, k)
+            cut.subsets_counted += counted
+            if not len(itemsets):
+                break
+            done += 1
+            order = np.lexsort([itemsets[:, c] for c in range(size - 1, -1, -1)] + [supports])
+            cut.fix_round(itemsets[order], k)
+        rounds.append(done)
+        if cut.longest() <= size:
+            break
+    return Recoding(
+        cut.image[leaves.nodes],
+        {
+            "aa_rounds_by_size": {str(i + 1): r for i, r in enumerate(rounds)},
+            "aa_generalizations": cut.generalizations,
+            "aa_subsets_counted": cut.subsets_counted,
+            "aa_cut_nodes": int(len(np.unique(cut.image[leaves.nodes]))),
+            "aa_seconds": time.perf_counter() - started,
+        },
+    )
+
+
+class GlobalCut:
+    """A hierarchy cut over a leaf window, with what AA needs to cost and test generalizations."""
+
+    def __init__(self, leaves: LeafWindow, hierarchy: Hierarchy):
+        self.hierarchy = hierarchy
+        self.leaves = leaves
+        self.owners = leaves.owners()
+        n_nodes = len(hierarchy)
+        self.image = np.arange(n_nodes, dtype=np.int64)  # the cut node above each node at/below the cut
+        occurrences = np.bincount(leaves.nodes, minlength=n_nodes)
+        below = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(occurrences, out=below[1:])
+        weight = below[hierarchy.end] - below[:-1]  # occurrences under each node
+        self.cost = hierarchy.ncp_units * weight  # NCP(D) * |I| * N if the node were a cut node
+        self.cut_cost = np.zeros(n_nodes, dtype=np.int64)  # what the cut under a node costs now
+        order = np.argsort(leaves.nodes, kind="stable")
+        self._rows = self.owners[order]
+        self._row_ptr = below
+        self._bitsets: dict[int, np.ndarray] = {}
+        self._words = (len(leaves) + 63) // 64
+        self.touched = np.zeros(n_nodes, dtype=bool)
+        self.generalizations = 0
+        self.subsets_counted = 0
+
+    # -- the generalized data ---------------------------------------------------------------
+    def generalized(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR (indptr, nodes) of the transactions under the cut, nodes ascending per row."""
+        n_nodes = len(self.hierarchy)
+        keys = sorted_unique(self.owners * n_nodes + self.image[self.leaves.nodes])
+        lengths = np.bincount(keys // n_nodes, minlength=len(self.leaves))
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return indptr, (keys % n_nodes).astype(np.int32)
+
+    def longest(self) -> int:
+        indptr, _ = self.generalized()
+        return int(np.diff(indptr).max())
+
+    def failing_itemsets(self, size: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """The ``size``-itemsets of the generalized data with support 1..k-1, their supports,
+        and how many subsets were enumerated."""
+        indptr, nodes = self.generalized()
+        if size == 1:
+            support = np.bincount(nodes, minlength=len(self.hierarchy))
+            failing = np.flatnonzero((support > 0) & (support < k))
+            return failing[:, None], support[failing], len(nodes)
+        keys, counts, counted = count_itemsets(indptr, nodes, size, len(self.hierarchy))
+        failing = counts < k
+        return unpack(keys[failing], size, len(self.hierarchy)), counts[failing], counted
+
+    # -- DA: the cheapest generalization of one failing itemset -----------------------------
+    def fix_round(self, itemsets: np.ndarray, k: int) -> None:
+        """Fix, in order, every itemset no earlier fix of this round has changed."""
+        self.touched[:] = False
+        position = 0
+        while position < len(itemsets):
+            chunk = itemsets[position : position + SCAN]
+            clean = np.flatnonzero(~self.touched[chunk].any(axis=1))
+            if not len(clean):
+                position += len(chunk)
+                continue
+            position += int(clean[0])
+            self.fix(itemsets[position], k)
+            position += 1
+
+    def fix(self, itemset: np.ndarray, k: int) -> None:
+        hierarchy = self.hierarchy
+        chains = [self.ancestors(int(node)) for node in itemset]
+        grid = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(len(c)) for c in chains], indexing="ij")], axis=1)
+        grid = grid[1:]  # the first combination changes nothing
+        size = len(itemset)
+        chosen = np.stack([chains[x][grid[:, x]] for x in range(size)], axis=1)
+        merged = np.zeros(chosen.shape, dtype=bool)  # nested under (or equal to an earlier) chosen node
+        for x in range(size):
+            for y in range(size):
+                if x != y:
+                    same = chosen[:, y] == chosen[:, x]
+                    merged[:, x] |= (same & (y < x)) | (~same & hierarchy.is_ancestor_or_self(chosen[:, y], chosen[:, x]))
+        extra = np.where(merged, 0, self.cost[chosen] - self.cut_cost[chosen]).sum(axis=1)
+        changes = ((chosen != itemset) & ~merged).sum(axis=1)
+        order = np.lexsort((np.arange(len(chosen)), changes, extra))
+        for start in range(0, len(order), BATCH):
+            batch = order[start : start + BATCH]
+            hits = np.flatnonzero(self.support(chosen[batch], merged[batch]) >= k)
+            if len(hits):
+                best = batch[hits[0]]
+                for x in range(size):
+                    if not merged[best, x] and chosen[best, x] != itemset[x]:
+                        self.generalize(int(chosen[best, x]))
+                return
+        raise AssertionError("generalizing to the root always reaches support k")
+
+    def generalize(self, node: int) -> None:
+        """Make ``node`` a cut node: everything under it is released as it."""
+        hierarchy = self.hierarchy
+        extra = self.cost[node] - self.cut_cost[node]
+        above = node
+        while above >= 0:
+            self.cut_cost[above] += extra
+            above = int(hierarchy.parent[above])
+        stop = int(hierarchy.end[node])
+        self.image[node:stop] = node
+        self.touched[node:stop] = True
+        self.generalizations += 1
+
+    def ancestors(self, node: int) -> np.ndarray:
+        """``node`` and its ancestors up to the root."""
+        chain = [node]
+        parent = self.hierarchy.parent
+        while parent[chain[-1]] >= 0:
+            chain.append(int(parent[chain[-1]]))
+        return np.array(chain, dtype=np.int64)
+
+    def support(self, itemsets: np.ndarray, merged: np.ndarray) -> np.ndarray:
+        """Transactions holding every non-merged node of each row (all under the cut)."""
+        ones = np.full(self._words, np.uint64(0xFFFFFFFFFFFFFFFF))
+        rows = [
+            np.stack([ones if skip else self.bitset(int(node)) for node, skip in zip(row, flags)])
+            for row, flags in zip(itemsets, merged)
+        ]
+        stacked = np.stack(rows)
+        return np.bitwise_count(np.bitwise_and.reduce(stacked, axis=1)).sum(axis=1, dtype=np.int64)
+
+    def bitset(self, node: int) -> np.ndarray:
+        """The transactions holding a leaf under ``node``, as a packed bitset (cached)."""
+        cached = self._bitsets.get(node)
+        if cached is None:
+            rows = self._rows[self._row_ptr[node] : self._row_ptr[self.hierarchy.end[node]]]
+            mark = np.zeros(self._words * 64, dtype=bool)
+            mark[rows] = True
+            cached = np.packbits(mark, bitorder="little").view(np.uint64)
+            self._bitsets[node] = cached
+        return cached
+
+
+# -- counting i-itemsets ------------------------------------------------------------------
+def combinations(n: int, r: int) -> np.ndarray:
+    """All r-combinations of range(n) in lexicographic order, as an (C(n, r), r) array."""
+    rows = np.zeros((1, 0), dtype=np.int32)
+    for column in range(r):
+        last = rows[:, -1] if column else np.full(len(rows), -1, dtype=np.int32)
+        # the next value runs from last+1 to n-(r-column), leaving room for the remaining columns
+        counts = np.maximum(n - (r - column) - last, 0)
+        start = np.repeat(last + 1, counts)
+        offset = np.arange(len(start)) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.column_stack([np.repeat(rows, counts, axis=0), (start + offset).astype(np.int32)])
+    return rows
+
+
+def combination_blocks(n: int, r: int):
+    """The r-combinations of range(n) in blocks of at most about BLOCK rows."""
+    if math.comb(n, r) <= BLOCK or r == 0:
+        yield combinations(n, r)
+        return
+    for head in range(n - r + 1):
+        for tail in combination_blocks(n - head - 1, r - 1):
+            yield np.column_stack([np.full(len(tail), head, dtype=np.int32), tail + head + 1])
+
+
+def _pack(rows: np.ndarray, n_nodes: int) -> np.ndarray:
+    bits = max(1, (n_nodes - 1).bit_length())
+    if bits * rows.shape[1] <= 63:
+        key = np.zeros(len(rows), dtype=np.int64)
+        for column in range(rows.shape[1]):
+            key = (key << bits) | rows[:, column]
+        return key
+    return np.ascontiguousarray(rows, dtype=np.int64).view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
+def unpack(keys: np.ndarray, size: int, n_nodes: int) -> np.ndarray:
+    """The node rows of packed itemset keys."""
+    if keys.dtype.kind == "V":
+        return keys.view(np.int64).reshape(-1, size)
+    bits = max(1, (n_nodes - 1).bit_length())
+    rows = np.empty((len(keys), size), dtype=np.int64)
+    for column in range(size - 1, -1, -1):
+        rows[:, column] = keys & ((1 << bits) - 1)
+        keys = keys >> bits
+    return rows
+
+
+def _merge(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    return unique, np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+
+
+def count_itemsets(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Every ``size``-itemset of the transactions (rows ascending) with its support."""
+    lengths = np.diff(indptr)
+    keys: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    held = counted = 0
+    for length in np.unique(lengths[lengths >= size]).tolist():
+        rows = np.flatnonzero(lengths == length)
+        block = nodes[indptr[rows][:, None] + np.arange(length)].astype(np.int64)
+        for combos in combination_blocks(length, size):
+            step = max(1, BLOCK // len(combos))
+            for start in range(0, len(block), step):
+                subsets = block[start : start + step][:, combos].reshape(-1, size)
+                unique, count = np.unique(_pack(subsets, n_nodes), return_counts=True)
+                keys.append(unique)
+                counts.append(count)
+                held += len(unique)
+                counted += len(subsets)
+                if held > MERGE:
+                    merged = _merge(keys, counts)
+                    keys, counts, held = [merged[0]], [merged[1]], len(merged[0])
+    if not keys:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    unique, count = _merge(keys, counts)
+    return unique, count, counted

@@ -1,0 +1,154 @@
+"""Independent checks of k-anonymity and k^m-anonymity of generalized releases
+(He & Naughton VLDB'09 Definitions 1-3; Terrovitis et al. VLDB'08 Definition of k^m-anonymity).
+
+Nothing here reuses the anonymizers' bookkeeping: coverage is found by walking each original
+item's ancestor chain and looking the nodes up among the released labels of its transaction;
+equivalence classes are counted from the released rows' bytes; k^m-anonymity is checked with
+pyfim (C. Borgelt's FP-growth) through an identity: for every size i <= m, the supports of the
+frequent (>= k) i-itemsets sum to the number of i-subsets of all released transactions exactly
+when every i-itemset that occurs is frequent. A violating itemset is then located by counting,
+in the cohort of each frequent (i-1)-itemset, the other labels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+
+import fim
+import numpy as np
+
+from setveil.core.arrays import concat_ranges
+from setveil.core.hierarchy import Hierarchy
+from setveil.core.model import Violation
+from setveil.core.window import Window
+
+
+def generalization_violations(original: Window, release: Window, hierarchy: Hierarchy) -> Iterator[Violation]:
+    """The release is a generalization of the original: every released label is a node that is
+    an ancestor-or-self of an item of the same original transaction, and every original item is
+    covered by exactly one released label of its transaction."""
+    if len(original) != len(release):
+        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+        return
+    n_nodes = len(hierarchy)
+    released = hierarchy.nodes(release.vocab.labels)[release.indices]
+    unknown = released < 0
+    if unknown.any():
+        first = int(np.flatnonzero(unknown)[0])
+        yield Violation(
+            "unknown-label",
+            f"{int(unknown.sum())} released label(s) are not nodes of the hierarchy",
+            (release.vocab.label(int(release.indices[first])),),
+            int(release.owners()[first]),
+        )
+    leaves = hierarchy.nodes(original.vocab.labels)[original.indices]
+    missing = leaves < 0
+    if missing.any():
+        yield Violation("unknown-item", f"{int(missing.sum())} original item occurrence(s) are not in the hierarchy")
+    keys = release.owners()[~unknown] * n_nodes + released[~unknown]
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    used = np.zeros(len(keys), dtype=bool)
+    owners = original.owners()[~missing]
+    node = leaves[~missing]
+    covers = np.zeros(len(node), dtype=np.int64)
+    while len(keys):
+        wanted = owners * n_nodes + node
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        hit = (keys[at] == wanted) & (node >= 0)
+        covers += hit
+        used[at[hit]] = True
+        node = np.where(node >= 0, hierarchy.parent[np.maximum(node, 0)], -1)
+        if (node < 0).all():
+            break
+    uncovered = np.flatnonzero(covers == 0)
+    if len(uncovered):
+        yield Violation(
+            "uncovered-item",
+            f"{len(uncovered)} original item occurrence(s) have no released label covering them",
+            transaction=int(owners[uncovered[0]]),
+        )
+    doubled = np.flatnonzero(covers > 1)
+    if len(doubled):
+        yield Violation(
+            "overlapping-labels",
+            f"{len(doubled)} original item occurrence(s) are covered by more than one released label",
+            transaction=int(owners[doubled[0]]),
+        )
+    foreign = np.flatnonzero(~used)
+    if len(foreign):
+        position = np.flatnonzero(~unknown)[order[foreign[0]]]
+        yield Violation(
+            "foreign-label",
+            f"{len(foreign)} released label(s) cover no item of their original transaction",
+            (release.vocab.label(int(release.indices[position])),),
+            int(release.owners()[position]),
+        )
+
+
+def kanonymity_violations(release: Window, k: int, limit: int = 10) -> Iterator[Violation]:
+    """Every released transaction is identical to at least k-1 others (Definition 2)."""
+    rows = [release.row(i).tobytes() for i in range(len(release))]
+    sizes = Counter(rows)
+    small = [i for i, row in enumerate(rows) if sizes[row] < k]
+    reported: set[bytes] = set()
+    for position in small:
+        if rows[position] in reported:
+            continue
+        reported.add(rows[position])
+        yield Violation(
+            "small-class",
+            f"a class of {sizes[rows[position]]} identical released transaction(s) is smaller than k={k} "
+            f"({len(small)} transaction(s) are in such classes)",
+            transaction=position,
+        )
+        if len(reported) >= limit:
+            return
+
+
+def km_violations(release: Window, k: int, m: int) -> Iterator[Violation]:
+    """Every itemset of at most m released labels that occurs is held by >= k transactions."""
+    ptr, ind = release.indptr.tolist(), release.indices.tolist()
+    rows = [ind[a:b] for a, b in zip(ptr, ptr[1:]) if b > a]
+    if not rows:
+        return
+    # pyfim 6.28 leaves out the itemsets made only of items that occur in every transaction;
+    # one empty transaction more changes no support and makes it report them.
+    rows.append([])
+    lengths = np.bincount(release.lengths)
+    spectrum = fim.fpgrowth(rows, target="s", supp=-k, zmax=m, report="#") or {}  # pyfim gives [] when empty
+    for size in range(1, m + 1):
+        subsets = sum(int(count) * math.comb(length, size) for length, count in enumerate(lengths.tolist()))
+        frequent = sum(int(supp * count) for (z, supp), count in spectrum.items() if z == size)
+        if frequent != subsets:
+            yield _failing_itemset(release, rows, k, size, subsets - frequent)
+            return
+
+
+def _failing_itemset(release: Window, rows: list[list[int]], k: int, size: int, instances: int) -> Violation:
+    summary = f"{instances} occurrence(s) of {size}-itemsets with support below k={k}"
+    labels = release.vocab.label
+    support = release.supports
+    if size == 1:
+        item = int(np.flatnonzero((support > 0) & (support < k))[0])
+        return Violation("small-support", f"{summary}; one has support {support[item]}", (labels(item),))
+    inv_ptr, inv_rows = release.inverted
+    ptr, ind = release.indptr, release.indices
+    for itemset, _ in fim.fpgrowth(rows, target="s", supp=-k, zmin=size - 1, zmax=size - 1, report="a"):
+        members = sorted(itemset)
+        cohort = inv_rows[inv_ptr[members[0]] : inv_ptr[members[0] + 1]]
+        for item in members[1:]:
+            cohort = np.intersect1d(cohort, inv_rows[inv_ptr[item] : inv_ptr[item + 1]], assume_unique=True)
+        counts = np.bincount(ind[concat_ranges(ptr[cohort], ptr[cohort + 1])], minlength=len(release.vocab))
+        counts[members] = 0
+        weak = np.flatnonzero((counts > 0) & (counts < k))
+        if len(weak):
+            found = sorted([*members, int(weak[0])])
+            return Violation(
+                "small-support",
+                f"{summary}; one has support {counts[weak[0]]}",
+                tuple(labels(i) for i in found),
+            )
+    return Violation("small-support", summary)

@@ -1,0 +1,236 @@
+"""The sanitize plugin's commands: ``setveil patterns sample`` (restrictive patterns the way
+Oliveira & Zaïane, TR 02-13, §5.1 chose them) and ``setveil bench sanitize effectiveness|speed``
+(the experiments of §5.1 and §5.2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+import click
+
+from setveil.core.errors import InputError, ParameterError
+from setveil.core.formats import FORMATS, read_window
+
+from .bench import POLICIES, effectiveness, speed
+from .metrics import PatternMetrics
+from .sample import sample_patterns, write_patterns
+
+
+def register_commands(cli: click.Group) -> None:
+    patterns = cli.commands.get("patterns")
+    if patterns is None:
+        patterns = click.Group("patterns", help="Restrictive patterns for experiments.")
+        cli.add_command(patterns)
+    patterns.add_command(sample)
+    cli.commands["bench"].add_command(bench_sanitize)
+
+
+def sampling_options(min_support: float, max_support: float):
+    """Options choosing restrictive patterns at random, shared by ``patterns sample`` and the benchmarks."""
+
+    def decorate(func):
+        options = [
+            click.option("--min-length", type=click.IntRange(min=2), default=2, show_default=True,
+                         help="Fewest items in a pattern."),
+            click.option("--max-length", type=click.IntRange(min=2), default=5, show_default=True,
+                         help="Most items in a pattern."),
+            click.option("--min-support", type=click.FloatRange(0, 1, min_open=True), default=min_support, show_default=True,
+                         help="Least support of a pattern (share of transactions)."),
+            click.option("--max-support", type=click.FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
+                         help="Greatest support of a pattern (share of transactions)."),
+            click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random picks."),
+            click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix)."),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def _check_ranges(min_length, max_length, min_support, max_support) -> None:
+    if min_length > max_length:
+        raise ParameterError("min-length", f"{min_length} is more than --max-length {max_length}")
+    if min_support > max_support:
+        raise ParameterError("min-support", f"{min_support} is more than --max-support {max_support}")
+
+
+@click.command("sample")
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns.")
+@sampling_options(0.2, 0.4)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write the patterns here.")
+def sample(input_path, count, min_length, max_length, min_support, max_support, seed, fmt, output):
+    """Pick n frequent patterns of INPUT at random (seeded), lengths spread over the range and
+    support within it; write them one per line for ``-P restrictive=FILE``."""
+    _check_ranges(min_length, max_length, min_support, max_support)
+    window = read_window(input_path, fmt)
+    patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
+    write_patterns(output, patterns)
+    click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
+               f"{min_support:g}-{max_support:g}, seed {seed}, written to {output}", err=True)
+
+
+def _sample(window, count, min_length, max_length, min_support, max_support, seed):
+    try:
+        return sample_patterns(window, count, min_length, max_length, min_support, max_support, seed)
+    except ValueError as exc:
+        raise ParameterError("n", str(exc)) from None
+
+
+@click.group("sanitize")
+def bench_sanitize():
+    """Oliveira & Zaïane's experiments (TR 02-13, §5) for the sanitize model."""
+
+
+def _policies(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in POLICIES]
+    if unknown or not names:
+        raise ParameterError("policies", f"got {text!r}, allowed: a comma-separated subset of {', '.join(POLICIES)}")
+    return names
+
+
+def _machine() -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load}, Python {platform.python_version()}"
+
+
+@bench_sanitize.command("effectiveness")
+@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
+@click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), help="Restrictive patterns; sampled when omitted.")
+@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns to sample.")
+@sampling_options(0.2, 0.4)
+@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Sample this many pattern sets (seeds SEED, SEED+1, ...) and average over them.")
+@click.option("--sigma", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
+@click.option("--psi-step", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True,
+              help="ψ runs from 0 to 1 in these steps.")
+@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
+def bench_effectiveness(input_path, patterns_path, count, min_length, max_length, min_support, max_support, seed, fmt,
+                        seeds, sigma, psi_step, policy_text, json_out):
+    """Fig. 6 and Fig. 11 of §5.1: HF, MC, AP, dissimilarity and size loss for each policy and ψ."""
+    _check_ranges(min_length, max_length, min_support, max_support)
+    policies = _policies(policy_text)
+    steps = round(1 / psi_step)
+    psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
+    window = read_window(input_path, fmt)
+    started = time.perf_counter()
+    measure = PatternMetrics(window, sigma)
+    mining_seconds = time.perf_counter() - started
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
+        if patterns_path is not None:
+            source = f"patterns from {patterns_path}"
+            rows += [{"seed": None, **row} for row in effectiveness(window, measure, patterns_path, policies, psis)]
+        else:
+            source = (f"{count} patterns sampled per seed: length {min_length}-{max_length}, support "
+                      f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
+            for current in range(seed, seed + seeds):
+                path = str(Path(scratch) / f"restrictive-{current}.txt")
+                write_patterns(path, _sample(window, count, min_length, max_length, min_support, max_support, current))
+                rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
+    click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {len(window.vocab)} items; {source}")
+    click.echo(f"# sigma={sigma:g} (support >= {measure.min_support}): {measure.frequent} frequent patterns, mined in "
+               f"{mining_seconds:.2f} s; deterministic, 1 run per setting")
+    click.echo(f"# {_machine()}")
+    figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
+    header = ["policy", "psi", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%", "removed", "violations"]
+    groups: dict[tuple[str, float], list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["policy"], row["psi"]), []).append(row)
+    table = []
+    for (policy, psi), members in groups.items():
+        cells = [policy, f"{psi:.1f}", _cell("{:.0f}", _mean(members, "restrictive"))]
+        cells += [_cell("{:.2f}", None if _mean(members, key) is None else 100 * _mean(members, key)) for key in figures]
+        cells += [_cell("{:.0f}", _mean(members, "removed_items")), str(sum(m["violations"] for m in members))]
+        table.append(cells)
+    if seeds > 1 and patterns_path is None:
+        click.echo(f"## mean over {seeds} pattern sets (violations: total)")
+    _print_table(header, table)
+    if seeds > 1 and patterns_path is None:
+        click.echo("## psi = 0 by pattern set")
+        zero = [row for row in rows if row["psi"] == 0.0]
+        _print_table(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
+                     [[str(r["seed"]), r["policy"], str(r["restrictive"])]
+                      + [_cell("{:.2f}", None if r[key] is None else 100 * r[key]) for key in figures] for r in zero])
+    if json_out is not None:
+        body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
+                "mining_seconds": mining_seconds, "rows": rows}
+        _write_json(json_out, body)
+
+
+def _mean(rows: list[dict], key: str) -> float | None:
+    values = [row[key] for row in rows if row[key] is not None]
+    return sum(values) / len(values) if values else None
+
+
+@bench_sanitize.command("speed")
+@click.argument("input_paths", metavar="INPUT...", nargs=-1, required=True, type=click.Path())
+@click.option("-n", "counts", multiple=True, type=click.IntRange(min=1), default=(10, 1000), show_default=True,
+              help="Numbers of restrictive patterns (repeatable).")
+@sampling_options(0.001, 0.4)
+@click.option("--psi", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs; the median is shown.")
+@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the rows as JSON here.")
+def bench_speed(input_paths, counts, min_length, max_length, min_support, max_support, seed, fmt, psi, runs,
+                policy_text, json_out):
+    """§5.2: index build and sanitization seconds, the check's seconds and peak memory."""
+    _check_ranges(min_length, max_length, min_support, max_support)
+    policies = _policies(policy_text)
+    click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
+               f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
+    click.echo(f"# {_machine()}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
+        for input_path in input_paths:
+            started = time.perf_counter()
+            window = read_window(input_path, fmt)
+            read_seconds = time.perf_counter() - started
+            for count in counts:
+                patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
+                path = str(Path(scratch) / f"restrictive-{count}.txt")
+                write_patterns(path, patterns)
+                for policy in policies:
+                    row = {"dataset": Path(input_path).name, "transactions": len(window), "patterns": count,
+                           "read_seconds": read_seconds, **speed(window, path, policy, psi, runs)}
+                    rows.append(row)
+    columns = [("dataset", "dataset", "{}"), ("transactions", "transactions", "{}"), ("patterns", "patterns", "{}"),
+               ("policy", "policy", "{}"), ("index_s", "index_seconds", "{:.3f}"),
+               ("sanitize_s", "sanitize_seconds", "{:.3f}"), ("total_s", "total_seconds", "{:.3f}"),
+               ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
+               ("sensitive", "sensitive_transactions", "{}"), ("sanitized", "sanitized_transactions", "{}"),
+               ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
+    _print_table([c[0] for c in columns], [[_cell(f, row[key]) for _, key, f in columns] for row in rows])
+    reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})
+    click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)
+               + f"; process max RSS {max(row['max_rss_mib'] for row in rows):.0f} MiB")
+    if json_out is not None:
+        _write_json(json_out, rows)
+
+
+def _write_json(path: str, body) -> None:
+    try:
+        Path(path).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _cell(fmt: str, value) -> str:
+    return "n/a" if value is None else fmt.format(value)
+
+
+def _print_table(header: list[str], rows: list[list[str]]) -> None:
+    """A Markdown table, so that it pastes into the docs as it is."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    click.echo("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    click.echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")

@@ -1,0 +1,112 @@
+"""Sanitization that hides restrictive frequent patterns (Oliveira & Zaïane, "A Framework for
+Enforcing Privacy in Mining Frequent Patterns", TR 02-13, 2002) as the privacy model ``sanitize``.
+
+The four steps of §4 on one window: find every restrictive pattern's sensitive transactions with
+the retrieval engine (:mod:`.index`), let the policy pick victims (:mod:`.policies`), and remove
+them from ⌈|T[rp]|·(1-ψ)⌉ of each pattern's sensitive transactions (:mod:`.sanitizer`). Items are
+only removed, and no transaction is emptied.
+
+On a stream, T[rp], ψ, the item supports and the degrees of conflict are those of the window: each
+window is sanitized on its own. The union of windows then satisfies the bound too: if window w
+leaves h_w ≤ ψ·|T_w[rp]| of its sensitive transactions holding rp, the union leaves
+Σ h_w ≤ ψ·Σ |T_w[rp]| = ψ·|T[rp]|. A small window rounds ⌊ψ·|T_w[rp]|⌋ down, so it is, if
+anything, sanitized more than the whole database would be.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from setveil.core.errors import InputError, ParameterError
+from setveil.core.model import Context, PrivacyModel, Release, Transformation
+from setveil.core.params import Parameter
+from setveil.core.window import Window
+
+from .checker import sanitize_violations
+from .index import sensitive_index
+from .metrics import PatternMetrics
+from .patterns import RestrictivePatterns
+from .policies import ItemOrder, SanitizePolicy
+from .sanitizer import sanitize
+
+
+class Sanitize(PrivacyModel):
+    name = "sanitize"
+    summary = "hide restrictive frequent patterns by removing items from sensitive transactions (Oliveira & Zaïane, TR 02-13)"
+    guarantee = (
+        "for every restrictive pattern, at most a share psi of the transactions that held it still hold it, "
+        "so the support of the pattern, and of every pattern containing it, drops to at most psi times the "
+        "pattern's original support; items are only removed and no transaction is emptied"
+    )
+    transformation = Transformation.PARTIAL_SUPPRESSION
+    parameters = (
+        Parameter("restrictive", "file of restrictive patterns, one per line, items separated by spaces", "path"),
+        Parameter(
+            "psi",
+            "privacy threshold: share of a pattern's sensitive transactions that may still hold it",
+            "float",
+            default=0.0,
+            low=0,
+            high=1,
+        ),
+        Parameter(
+            "sigma",
+            "mining support (share of transactions) for the report's hiding failure, misses cost and "
+            "artifactual patterns, or off",
+            "float",
+            default=0.1,
+            low=0,
+            high=1,
+            low_inclusive=False,
+            choices=("off",),
+        ),
+    )
+    default_policy = "iga"
+    policy_base = SanitizePolicy
+    loss_metric = "share of item occurrences removed"
+
+    def __init__(self, params, context: Context):
+        super().__init__(params, context)
+        try:
+            self.patterns = RestrictivePatterns.load(self.params["restrictive"])
+        except InputError as exc:
+            raise ParameterError("restrictive", str(exc)) from None
+
+    def anonymize(self, window: Window, policy: SanitizePolicy, rng: np.random.Generator) -> Release:
+        started = time.perf_counter()
+        table = self.patterns.table(window.vocab)
+        index = sensitive_index(window, table)
+        indexed = time.perf_counter()
+        items = ItemOrder.of(window)
+        victims = policy.victims(table, items)
+        order = policy.transaction_order(index.conflict, window.lengths)
+        result = sanitize(window, table, index, victims, order, items, self.params["psi"])
+        release = window.keep_occurrences(result.keep)
+        finished = time.perf_counter()
+        labels = window.vocab.label
+        details = {
+            "victims": {
+                str(self.patterns.lines[int(number)]): [labels(int(i)) for i in victims.of(row)]
+                for row, number in enumerate(table.number)
+            },
+        }
+        stats = {
+            "index_seconds": indexed - started,
+            "sanitize_seconds": finished - indexed,
+            "restrictive_patterns": len(table),
+            "sensitive_transactions": int((index.conflict > 0).sum()),
+            "sanitized_transactions": int(result.sanitized.sum()),
+            "already_sanitized": int(result.already.sum()),
+            "kept_to_avoid_empty": result.spared,
+            "removed_items": result.removed,
+        }
+        return Release(release, details, stats)
+
+    def violations(self, original, release):
+        return sanitize_violations(original, release, self.patterns, self.params["psi"])
+
+    def metrics(self, original, release):
+        sigma = self.params["sigma"]
+        return PatternMetrics(original, None if sigma == "off" else sigma).evaluate(release, self.patterns)

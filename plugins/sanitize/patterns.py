@@ -1,0 +1,100 @@
+"""Restrictive patterns (Oliveira & Zaïane, TR 02-13, §2.4 Definition 1): the file a user gives,
+and their item ids in one window.
+
+The file holds one pattern per line, item labels separated by whitespace; blank lines and lines
+starting with ``#`` are skipped. A pattern needs at least two items: the sanitizer never empties
+a transaction (§4.1 keeps one item), so a transaction holding nothing but a one-item pattern could
+never be sanitized. A line that repeats an item, or repeats an earlier line's pattern, is an error.
+Patterns that contain another listed pattern are kept as listed: §4 notes that they are restrictive
+anyway, and each listed pattern gets its own bound.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from setveil.core.errors import InputError
+from setveil.core.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class RestrictivePatterns:
+    """The patterns of a file, in file order; ``lines`` holds each one's line number."""
+
+    path: str
+    patterns: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...]
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> RestrictivePatterns:
+        """Read and validate a pattern file; raises :class:`InputError` naming file and line."""
+        path = os.fspath(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
+        patterns: list[tuple[str, ...]] = []
+        lines: list[int] = []
+        seen: dict[frozenset[str], int] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            tokens = line.split()
+            if not tokens or tokens[0].startswith("#"):
+                continue
+            items = frozenset(tokens)
+            if len(items) != len(tokens):
+                raise InputError(path, "an item is repeated in this pattern", number)
+            if len(items) < 2:
+                raise InputError(path, "a restrictive pattern needs at least 2 items", number)
+            if items in seen:
+                raise InputError(path, f"repeats the pattern of line {seen[items]}", number)
+            seen[items] = number
+            patterns.append(tuple(sorted(items)))
+            lines.append(number)
+        if not patterns:
+            raise InputError(path, "no restrictive patterns")
+        return cls(path, tuple(patterns), tuple(lines))
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def table(self, vocab: Vocabulary) -> PatternTable:
+        """The patterns whose items are all in ``vocab``, as item ids. A pattern with an item
+        outside the vocabulary occurs in no transaction, so it has nothing to sanitize."""
+        width = max(len(p) for p in self.patterns)
+        ids = np.full((len(self.patterns), width), -1, dtype=np.int64)
+        for row, pattern in enumerate(self.patterns):
+            ids[row, : len(pattern)] = vocab.ids(pattern)
+        lengths = np.fromiter((len(p) for p in self.patterns), dtype=np.int64, count=len(self.patterns))
+        padding = np.arange(width)[None, :] >= lengths[:, None]
+        known = np.flatnonzero(((ids >= 0) | padding).all(axis=1))
+        items = np.where(padding, -1, ids)[known]
+        items = np.sort(np.where(items < 0, np.iinfo(np.int64).max, items), axis=1)
+        items[items == np.iinfo(np.int64).max] = -1
+        return PatternTable(items, lengths[known], known)
+
+
+@dataclass(frozen=True)
+class PatternTable:
+    """Restrictive patterns as rows of item ids (ascending, padded with -1).
+
+    ``number[r]`` is row r's position in :attr:`RestrictivePatterns.patterns` (file order);
+    rows stay in file order.
+    """
+
+    items: np.ndarray
+    lengths: np.ndarray
+    number: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def row(self, r: int) -> np.ndarray:
+        return self.items[r, : self.lengths[r]]

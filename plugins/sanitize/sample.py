@@ -1,0 +1,88 @@
+"""Restrictive patterns for experiments, picked the way Oliveira & Zaïane, TR 02-13, §5.1 did:
+n frequent patterns of a length range with support in a given range.
+
+The lengths are spread evenly: the i-th pick has the i-th length of the range in turn (10
+patterns of length 2-5 are three of length 2 and 3 and two of length 4 and 5), skipping lengths
+that have no candidate left. Within a length a pick is uniform among the candidates, from a
+generator seeded with ``seed``. A candidate that contains or is contained in a pattern already
+picked is passed over: it would be restrictive anyway and add no pattern to hide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+
+from setveil.core.errors import InputError
+from setveil.core.mining import frequent_itemset_arrays
+from setveil.core.window import Window
+
+
+def sample_patterns(
+    window: Window,
+    n: int,
+    min_length: int,
+    max_length: int,
+    min_support: float,
+    max_support: float,
+    seed: int,
+) -> list[tuple[str, ...]]:
+    """``n`` patterns (item labels in label order); ValueError if there are fewer."""
+    total = len(window)
+    low = max(1, math.ceil(min_support * total - 1e-9))
+    high = math.floor(max_support * total + 1e-9)
+    indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=max_length)
+    lengths = np.diff(indptr)
+    rng = np.random.default_rng(seed)
+    queues = {}
+    for length in range(min_length, max_length + 1):
+        candidates = np.flatnonzero((lengths == length) & (supports <= high))
+        queues[length] = deque(rng.permutation(candidates).tolist())
+    picked: list[frozenset[int]] = []
+    cycle = list(range(min_length, max_length + 1))
+    turn = 0
+    while len(picked) < n and any(queues.values()):
+        length = cycle[turn % len(cycle)]
+        turn += 1
+        queue = queues[length]
+        while queue:
+            j = queue.popleft()
+            candidate = frozenset(ids[indptr[j] : indptr[j + 1]].tolist())
+            if not any(candidate <= other or other <= candidate for other in picked):
+                picked.append(candidate)
+                break
+    if len(picked) < n:
+        raise ValueError(
+            f"only {len(picked)} patterns of length {min_length}-{max_length} with support in "
+            f"[{min_support}, {max_support}] that do not contain one another; asked for {n}"
+        )
+    labels = window.vocab.label
+    return [tuple(sorted((labels(i) for i in pattern), key=label_key)) for pattern in picked]
+
+
+def label_key(label: str) -> tuple[int, int, str]:
+    """Numeric labels in numeric order, before the others in text order."""
+    return (0, int(label), "") if label.isdigit() else (1, 0, label)
+
+
+def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:
+    """One pattern per line; written atomically, so a failure leaves nothing at ``path``."""
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.writelines(" ".join(pattern) + "\n" for pattern in patterns)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

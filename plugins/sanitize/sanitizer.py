@@ -1,0 +1,113 @@
+"""Steps 3 and 4 of the sanitizing algorithms (Oliveira & Zaïane, TR 02-13, §4, common to Naive,
+MinFIA, MaxFIA and IGA).
+
+Step 3: of the |T[rp]| sensitive transactions of a restrictive pattern, ⌈|T[rp]|·(1-ψ)⌉ are to be
+sanitized, so at most ⌊ψ·|T[rp]|⌋ may still hold it. Step 4: patterns are taken in file order; a
+pattern's sensitive transactions are ranked by the policy's order and its victims removed from the
+first ones. Two choices where the pseudo-code is silent:
+
+- A sensitive transaction that an earlier pattern's sanitization already broke (one of this
+  pattern's items was removed) counts as sanitized and loses nothing more; the victims are removed
+  only from transactions that still hold the pattern. The bound is the same, the loss never larger.
+- Removing the victims never empties a transaction: when they are all it has left, the one of
+  greatest support stays (§4.1: "except for the item with the highest frequency in the database";
+  ties to the first label). The pattern still leaves it, since a pattern has at least two items.
+
+The removals are marked on a mask over the window's item occurrences; a transaction still holds a
+pattern iff none of the pattern's occurrences in it is marked, which one vectorized lookup per
+pattern answers. ``⌊ψ·m⌋`` is computed as ``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1,
+0.3) does not lose a unit to binary rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from setveil.core.window import Window
+
+from .index import SensitiveIndex
+from .patterns import PatternTable
+from .policies import ItemOrder, Victims
+
+EPSILON = 1e-9
+
+
+@dataclass
+class Sanitized:
+    """The occurrences to keep and per-pattern counters (rows of the pattern table)."""
+
+    keep: np.ndarray
+    sanitized: np.ndarray
+    already: np.ndarray
+    spared: int
+
+    @property
+    def removed(self) -> int:
+        return int((~self.keep).sum())
+
+
+def allowed_to_hold(psi: float, sensitive: np.ndarray | int) -> np.ndarray:
+    """⌊ψ·|T[rp]|⌋: how many sensitive transactions may still hold the pattern (Step 3)."""
+    return np.floor(psi * np.asarray(sensitive, dtype=np.float64) + EPSILON).astype(np.int64)
+
+
+def sanitize(
+    window: Window,
+    table: PatternTable,
+    index: SensitiveIndex,
+    victims: Victims,
+    order: np.ndarray,
+    items: ItemOrder,
+    psi: float,
+) -> Sanitized:
+    n = len(window)
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
+        raise ValueError("the policy's transaction order is not a permutation of the window")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    vocab_size = len(window.vocab)
+    keys = window.owners() * vocab_size + window.indices
+    removed = np.zeros(window.n_occurrences, dtype=bool)
+    remaining = window.lengths.copy()
+    count = len(table)
+    sanitized = np.zeros(count, dtype=np.int64)
+    already = np.zeros(count, dtype=np.int64)
+    spared = 0
+    allowed = allowed_to_hold(psi, index.sizes)
+    for row in range(count):
+        sensitive = index.of(row)
+        if len(sensitive) <= allowed[row]:
+            continue
+        pattern = table.row(row)
+        columns = _victim_columns(pattern, victims.of(row), row)
+        sensitive = sensitive[np.argsort(rank[sensitive], kind="stable")]
+        occurrences = np.searchsorted(keys, sensitive[:, None] * vocab_size + pattern[None, :])
+        holding = ~removed[occurrences].any(axis=1)
+        already[row] = len(sensitive) - int(holding.sum())
+        need = int(holding.sum()) - int(allowed[row])
+        if need <= 0:
+            continue
+        chosen = np.flatnonzero(holding)[:need]
+        targets = occurrences[chosen][:, columns]
+        drop = np.ones(targets.shape, dtype=bool)
+        emptied = remaining[sensitive[chosen]] == len(columns)
+        if emptied.any():
+            stay = int(np.flatnonzero(pattern[columns] == items.most_supported(pattern[columns][None, :])[0])[0])
+            drop[emptied, stay] = False
+            spared += int(emptied.sum())
+        removed[targets[drop]] = True
+        remaining[sensitive[chosen]] -= drop.sum(axis=1)
+        sanitized[row] = need
+    return Sanitized(~removed, sanitized, already, spared)
+
+
+def _victim_columns(pattern: np.ndarray, victims: np.ndarray, row: int) -> np.ndarray:
+    """Positions of the victims inside the pattern; a policy must pick them from the pattern."""
+    columns = np.searchsorted(pattern, victims)
+    inside = (columns < len(pattern)) & (pattern[np.minimum(columns, len(pattern) - 1)] == victims)
+    if len(victims) == 0 or not inside.all() or len(np.unique(columns)) != len(columns):
+        raise ValueError(f"the policy's victims of restrictive pattern {row} are not distinct items of the pattern")
+    return columns

@@ -1,0 +1,86 @@
+"""The running example of Xu et al. (Fig. 1, k=2, p=2, h=80%) reproduced exactly."""
+
+import numpy as np
+
+from setveil.core.schema import ItemClass
+from setveil.plugins.coherence.moles import find_minimal_moles
+from setveil.plugins.coherence.moletree import MoleTree, eliminate
+
+from .conftest import FIGURE_1, coherence
+
+
+def _labels(window, rows):
+    return sorted("".join(sorted(window.vocab.label(int(i)) for i in row)) for row in rows)
+
+
+def _search(window, schema, h=0.8, k=2, p=2):
+    classes = schema.classes(window.vocab)
+    return find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, h, k, p)
+
+
+def test_example_5_minimal_moles(figure1, schema):
+    search = _search(figure1, schema)
+    assert sorted(figure1.vocab.label(int(i)) for i in search.size1) == ["x", "y", "z"]
+    assert len(search.moles) == 1
+    assert _labels(figure1, search.moles[0]) == ["ab", "ad", "bd", "bf", "bg", "cd", "dg"]
+
+
+def _tree(window, schema):
+    search = _search(window, schema)
+    il = window.supports.astype(float)
+    rank = np.argsort(np.argsort(np.array(window.vocab.labels)))
+    return MoleTree(search.moles, il, rank)
+
+
+def test_figure_5_score_table_and_mole_tree(figure1, schema):
+    tree = _tree(figure1, schema)
+    label = figure1.vocab.label
+    table = [(label(e), mm, il) for e, mm, il in tree.table.entries()]
+    assert table == [("d", 4, 2), ("b", 4, 3), ("a", 2, 3), ("g", 2, 3), ("c", 1, 4), ("f", 1, 4)]
+    paths = [("".join(label(i) for i in path), n) for path, n in tree.paths()]
+    assert paths == [("d", 4), ("db", 1), ("da", 1), ("dg", 1), ("dc", 1), ("b", 3), ("ba", 1), ("bg", 1), ("bf", 1)]
+
+
+def test_example_7_deleting_d_gives_figure_7(figure1, schema):
+    tree = _tree(figure1, schema)
+    label = figure1.vocab.label
+    entry_d = int(np.flatnonzero(tree.table.items == figure1.vocab.get("d"))[0])
+    tree.delete(entry_d)
+    table = [(label(e), mm) for e, mm, _ in tree.table.entries()]
+    assert table == [("b", 3), ("a", 1), ("g", 1), ("f", 1)]
+    paths = [("".join(label(i) for i in path), n) for path, n in tree.paths()]
+    assert paths == [("b", 3), ("ba", 1), ("bg", 1), ("bf", 1)]
+
+
+def test_example_7_greedy_order_is_d_then_b(figure1, schema):
+    tree = _tree(figure1, schema)
+    chosen = eliminate(tree, lambda mm, il: mm / il)
+    assert [figure1.vocab.label(i) for i in chosen] == ["d", "b"]
+    assert tree.table.entries() == []
+
+
+def test_release_is_the_papers(figure1):
+    configured = coherence()
+    release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
+    expected = [[i for i in row if i not in {"x", "y", "z", "d", "b"}] for row in FIGURE_1]
+    assert [sorted(r) for r in release.window] == [sorted(r) for r in expected]
+    assert release.details["size1_moles"] == ["x", "y", "z"]
+    assert release.details["suppressed"] == ["d", "b"]
+    assert list(configured.model.violations(figure1, release.window)) == []
+
+
+def test_example_3_original_violates_coherence(figure1):
+    configured = coherence()
+    problems = list(configured.model.violations(figure1, figure1))
+    rules = {v.rule for v in problems}
+    assert rules == {"small-cohort", "breach"}
+    breach = next(v for v in problems if v.rule == "breach")
+    assert set(breach.itemset) == {"b", "f"} and breach.target == "Hepatitis"
+
+
+def test_p1_makes_bf_harmless(figure1):
+    """§1.2: for p=1, k=2, h=80% only the size-1 moles x, y, z need to go."""
+    configured = coherence(p="1")
+    release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
+    assert release.details["suppressed"] == []
+    assert sorted(release.details["size1_moles"]) == ["x", "y", "z"]

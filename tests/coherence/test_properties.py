@@ -1,0 +1,104 @@
+"""Property tests: the mole search, the checker and every release against Definition 1 by enumeration."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from setveil.core.errors import Infeasible
+from setveil.core.metrics import partially_suppressed
+from setveil.core.schema import ItemClass, ItemSchema
+from setveil.core.window import Window
+from setveil.plugins.coherence.moles import find_minimal_moles
+
+from . import bruteforce
+from .conftest import coherence
+
+SCHEMA = ItemSchema(private=frozenset({"s0", "s1", "s2"}), public=frozenset(f"p{i}" for i in range(8)))
+ALPHABET = [f"p{i}" for i in range(8)] + ["n0", "n1", "s0", "s1", "s2"]
+
+rows_strategy = st.lists(st.lists(st.sampled_from(ALPHABET), max_size=7, unique=True), min_size=1, max_size=30)
+params_strategy = st.tuples(
+    st.sampled_from([0.3, 0.5, 0.75, 1.0]), st.integers(min_value=1, max_value=4), st.integers(min_value=1, max_value=4)
+)
+examples = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _empty_is_mole(rows, h, k):
+    return bruteforce.is_mole(rows, list(range(len(rows))), SCHEMA.private, h, k)
+
+
+@examples
+@given(rows=rows_strategy, params=params_strategy)
+def test_minimal_moles_match_enumeration(rows, params):
+    h, k, p = params
+    assume(not _empty_is_mole(rows, h, k))
+    window = Window.from_transactions(rows)
+    classes = SCHEMA.classes(window.vocab)
+    search = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, h, k, p)
+    label = window.vocab.label
+    found = {frozenset([label(int(i))]) for i in search.size1}
+    for level in search.moles:
+        found |= {frozenset(label(int(i)) for i in row) for row in level}
+    assert found == bruteforce.minimal_moles(rows, SCHEMA, h, k, p)
+
+
+@examples
+@given(rows=rows_strategy, params=params_strategy, drop=st.sets(st.sampled_from(ALPHABET[:8])))
+def test_checker_agrees_with_definition_1(rows, params, drop):
+    h, k, p = params
+    released = [[i for i in r if i not in drop] for r in rows]
+    configured = coherence(h=str(h), k=str(k), p=str(p), schema=SCHEMA)
+    window = Window.from_transactions(rows)
+    release = Window.from_transactions(released, vocab=window.vocab)
+    problems = list(configured.model.violations(window, release))
+    assert (not problems) == bruteforce.is_coherent(released, SCHEMA, h, k, p)
+
+
+@examples
+@given(rows=rows_strategy, params=params_strategy, policy=st.sampled_from(["mm-il", "mm", "il"]), unit=st.booleans())
+def test_every_release_is_coherent_and_only_suppresses_public_items_globally(rows, params, policy, unit):
+    h, k, p = params
+    configured = coherence(policy, str(h), str(k), str(p), "unit" if unit else "support", schema=SCHEMA)
+    window = Window.from_transactions(rows)
+    try:
+        release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
+    except Infeasible:
+        assert _empty_is_mole(rows, h, k)
+        return
+    released = list(release)
+    assert bruteforce.is_coherent(released, SCHEMA, h, k, p)
+    for before, after in zip(rows, released):
+        assert set(after) <= set(before)
+        assert {i for i in before if not i.startswith("p")} <= set(after)
+    assert partially_suppressed(window, release) == 0
+    assert list(configured.model.violations(window, release)) == []
+
+
+@examples
+@given(first=rows_strategy, second=rows_strategy, params=params_strategy)
+def test_union_of_two_coherent_windows_is_coherent(first, second, params):
+    h, k, p = params
+    configured = coherence(h=str(h), k=str(k), p=str(p), schema=SCHEMA)
+    releases = []
+    for rows in (first, second):
+        try:
+            window = Window.from_transactions(rows)
+            releases.append(list(configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window))
+        except Infeasible:
+            return
+    assert bruteforce.is_coherent(releases[0] + releases[1], SCHEMA, h, k, p)
+
+
+def test_windows_below_k_are_refused():
+    configured = coherence(k="3")
+    with pytest.raises(Infeasible, match="fewer than k=3"):
+        configured.model.anonymize(Window.from_transactions([["a"], ["b"]]), configured.policy, np.random.default_rng(0))
+
+
+def test_frequent_private_item_is_refused_by_theorem_1():
+    configured = coherence(h="0.5", k="1", p="2")
+    window = Window.from_transactions([["a", "HIV"], ["b", "HIV"], ["c"]])
+    with pytest.raises(Infeasible, match="Theorem 1") as info:
+        configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert "HIV" not in info.value.reason

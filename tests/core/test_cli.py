@@ -1,0 +1,144 @@
+"""The command line: end to end on the paper's example, and every bad input -> exit 2, one line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import cli
+
+FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
+MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "fig1.dat").write_text(FIGURE_1)
+    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
+    return tmp_path
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def test_anonymize_report_and_verify(files):
+    out, report = files / "out.dat", files / "report.json"
+    result = run("anonymize", files / "fig1.dat", "-o", out, *MODEL, "--sensitive", files / "private.txt", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == "a c f g Diabetes\na c f Hepatitis\nf Hepatitis\nc g HIV\na c f g HIV\n"
+    body = json.loads(report.read_text())
+    for key in ("model", "policy", "params", "transactions", "items_before", "items_after", "info_loss", "seconds", "verified"):
+        assert key in body
+    assert body["params"] == {"h": 0.8, "k": 2, "p": 2, "il": "support"}
+    assert (body["transactions"], body["items_before"], body["items_after"]) == (5, 27, 19)
+    assert body["info_loss"] == pytest.approx(8 / 27) and body["verified"] is True
+    result = run("verify", files / "fig1.dat", out, *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 0 and "satisfies coherence" in result.output
+
+
+def test_verify_names_violations_and_exits_1(files):
+    result = run("verify", files / "fig1.dat", files / "fig1.dat", *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 1
+    assert "violation: breach" in result.output and "{b, f} -> Hepatitis" in result.output
+
+
+def test_stdin_and_stdout(files):
+    result = run("anonymize", "-", "-o", "-", *MODEL, "--sensitive", files / "private.txt", input=FIGURE_1)
+    assert result.exit_code == 0
+    assert result.output.splitlines()[2] == "f Hepatitis"
+
+
+def test_windows_are_anonymized_independently(files):
+    data = files / "twice.dat"
+    data.write_text(FIGURE_1 * 2)
+    out = files / "out.dat"
+    result = run("anonymize", data, "-o", out, *MODEL, "--sensitive", files / "private.txt", "--window", "5", "--report", files / "r.json")
+    assert result.exit_code == 0
+    assert out.read_text() == "a c f g Diabetes\na c f Hepatitis\nf Hepatitis\nc g HIV\na c f g HIV\n" * 2
+    assert json.loads((files / "r.json").read_text())["windows"] == 2
+
+
+def test_infeasible_window_writes_nothing(files):
+    out = files / "out.dat"
+    result = run("anonymize", files / "fig1.dat", "-o", out, "--model", "coherence", "-P", "h=0.3", "-P", "k=2", "-P", "p=2",
+                 "--sensitive", files / "private.txt")
+    assert result.exit_code == 1
+    assert "Theorem 1" in result.output and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["-P", "h=0", "-P", "k=2", "-P", "p=2"], "parameter 'h'"),
+        (["-P", "h=1.5", "-P", "k=2", "-P", "p=2"], "(0, 1]"),
+        (["-P", "h=abc", "-P", "k=2", "-P", "p=2"], "parameter 'h'"),
+        (["-P", "h=0.5", "-P", "k=0", "-P", "p=2"], "parameter 'k'"),
+        (["-P", "h=0.5", "-P", "k=2"], "parameter 'p'"),
+        (["-P", "h=0.5", "-P", "k=2", "-P", "p=2", "-P", "q=1"], "parameter 'q'"),
+        (["-P", "h=0.5", "-P", "k=2", "-P", "p=2", "--policy", "best"], "unknown policy 'best'"),
+    ],
+)
+def test_bad_parameters_exit_2_before_reading_data(files, args, words):
+    out = files / "out.dat"
+    result = run("anonymize", files / "missing.dat", "-o", out, "--model", "coherence", *args, "--sensitive", files / "private.txt")
+    assert result.exit_code == 2
+    assert words in result.output and len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [(None, "cannot read"), ("", "no transactions"), ("a b\nc c\n", ":2: an item is repeated")],
+)
+def test_bad_input_exits_2_naming_file_and_line(files, content, words):
+    data = files / "in.dat"
+    if content is not None:
+        data.write_text(content)
+    result = run("anonymize", data, "-o", files / "out.dat", *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 2
+    assert str(data) in result.output and words in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (files / "out.dat").exists()
+
+
+def test_unknown_model_and_missing_schema(files):
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", "--model", "nope")
+    assert result.exit_code == 2 and "unknown model 'nope'" in result.output
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL)
+    assert result.exit_code == 2 and "--sensitive" in result.output
+
+
+def test_plugins_lists_models_policies_and_distributions():
+    result = run("plugins", "--json")
+    rows = {row["model"]: row for row in json.loads(result.output)}
+    coherence = rows["coherence"]
+    assert coherence["distribution"] == "setveil"
+    assert {p["policy"] for p in coherence["policies"]} >= {"mm-il", "mm", "il"}
+    assert coherence["default_policy"] == "mm-il"
+
+
+def test_items_split_follows_the_paper(files):
+    data = files / "d.dat"
+    data.write_text("a b\na c\nb c d\ne\n")
+    result = run("items", "split", data, "--public-share", "0.4", "--seed", "3", "--sensitive-out", files / "s.txt",
+                 "--public-out", files / "p.txt")
+    assert result.exit_code == 0
+    public = set((files / "p.txt").read_text().split())
+    private = set((files / "s.txt").read_text().split())
+    assert len(public) == 2 and not public & private
+    rows = [set(r.split()) for r in data.read_text().splitlines()]
+    support = {i: sum(i in r for r in rows) for i in "abcde"}
+    expected = set()
+    for row in rows:
+        rest = sorted(row - public, key=lambda i: (-support[i], i))
+        if rest:
+            expected.add(rest[0])
+    assert private == expected
+
+
+def test_console_script_entry_point(files):
+    result = subprocess.run([sys.executable, "-m", "setveil", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and "version" in result.stdout

@@ -1,0 +1,141 @@
+"""The fail-closed pipeline and the lifecycle hooks, with a real plugin manager."""
+
+import numpy as np
+import pytest
+
+from setveil.core import plugins
+from setveil.core.engine import Pipeline, window_rng
+from setveil.core.errors import UnknownPluginError, WindowRejected
+from setveil.core.hookspecs import hookimpl
+from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
+from setveil.core.params import Parameter
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
+
+
+class LeakyPolicy(Policy):
+    model = "leaky"
+
+
+class Leaky(LeakyPolicy):
+    name = "leak"
+    summary = "releases the window unchanged"
+
+
+class LeakyModel(PrivacyModel):
+    """A broken model: claims every item has support >= k but releases the raw window."""
+
+    name = "leaky"
+    summary = "a model whose anonymizer is wrong"
+    guarantee = "every released item has support >= k"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+    parameters = (Parameter("k", "k", "int", low=1),)
+    default_policy = "leak"
+    policy_base = LeakyPolicy
+
+    def anonymize(self, window, policy, rng):
+        if len(window) == 3:
+            raise RuntimeError("boom")
+        return Release(window)
+
+    def violations(self, original, release):
+        for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"])):
+            yield Violation("rare", "an item is rarer than k", (release.vocab.label(int(item)),))
+
+
+class Recorder:
+    def __init__(self):
+        self.wrapped, self.anonymized, self.rejected = [], [], []
+
+    @hookimpl
+    def setveil_register_privacy_models(self, register):
+        register(LeakyModel)
+
+    @hookimpl
+    def setveil_register_policies(self, register):
+        register(Leaky)
+
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self, model, window):
+        release = yield
+        self.wrapped.append((model.name, len(window)))
+        return release
+
+    @hookimpl
+    def setveil_window_anonymized(self, window, release, report):
+        self.anonymized.append(report)
+
+    @hookimpl
+    def setveil_window_rejected(self, window, model, reason):
+        self.rejected.append(reason)
+
+
+@pytest.fixture
+def recorder():
+    plugins.reset()
+    pm = plugins.get_plugin_manager()
+    recorder = Recorder()
+    pm.register(recorder, name="recorder")
+    yield recorder, pm, plugins.Registry(pm)
+    plugins.reset()
+
+
+def test_wrapper_and_observers_see_every_window(recorder):
+    rec, pm, registry = recorder
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert rec.wrapped == [("coherence", 2)]
+    assert rec.anonymized[0]["verified"] is True and rec.anonymized[0]["transactions"] == 2
+    assert outcome.report["info_loss"] == 0.0
+
+
+def test_a_release_that_fails_the_check_is_rejected(recorder):
+    rec, pm, registry = recorder
+    configured = registry.configure("leaky", None, {"k": "2"}, Context())
+    with pytest.raises(WindowRejected, match="failed the leaky check: 1 violation"):
+        Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b", "a"]]), window_rng(0, 0))
+    assert rec.anonymized == [] and len(rec.rejected) == 1
+
+
+def test_an_erring_model_is_rejected_without_contents(recorder):
+    rec, pm, registry = recorder
+    configured = registry.configure("leaky", None, {"k": "1"}, Context())
+    with pytest.raises(WindowRejected, match="model error: RuntimeError"):
+        Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"], ["b"]]), window_rng(0, 0))
+    assert "secret" not in rec.rejected[0]
+
+
+def test_registering_a_model_twice_names_both_distributions(recorder):
+    _, pm, _ = recorder
+
+    class Again:
+        @hookimpl
+        def setveil_register_privacy_models(self, register):
+            register(LeakyModel)
+
+    pm.register(Again(), name="again")
+    with pytest.raises(UnknownPluginError, match="registered twice"):
+        plugins.Registry(pm)
+
+
+def test_a_policy_must_extend_its_models_base(recorder):
+    _, pm, _ = recorder
+
+    class Stray(Policy):
+        name = "stray"
+        model = "coherence"
+        summary = "not a coherence policy"
+
+    class Bad:
+        @hookimpl
+        def setveil_register_policies(self, register):
+            register(Stray)
+
+    pm.register(Bad(), name="bad")
+    with pytest.raises(TypeError, match="must subclass CoherencePolicy"):
+        plugins.Registry(pm)
+
+
+def test_window_rng_depends_only_on_seed_and_key():
+    assert window_rng(1, "t/0/5-9").integers(1 << 30) == window_rng(1, "t/0/5-9").integers(1 << 30)
+    assert window_rng(1, 0).integers(1 << 30) != window_rng(2, 0).integers(1 << 30)

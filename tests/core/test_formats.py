@@ -1,0 +1,127 @@
+import gzip
+import json
+
+import msgpack
+import pytest
+
+from setveil.core.errors import InputError
+from setveil.core.formats import read_window, write_window
+from setveil.core.window import Window
+
+
+def test_fimi_round_trip_keeps_empty_transactions(tmp_path):
+    source = tmp_path / "in.dat"
+    source.write_text("1 2 3 \n\n4\n")
+    window = read_window(source)
+    assert [sorted(r) for r in window] == [["1", "2", "3"], [], ["4"]]
+    out = tmp_path / "out.dat"
+    write_window(window, out)
+    assert out.read_text() == "1 2 3\n\n4\n"
+
+
+@pytest.mark.parametrize("name", ["x.jsonl", "x.msgpack", "x.jsonl.gz", "x.dat.gz"])
+def test_round_trips(tmp_path, name):
+    window = Window.from_transactions([["a", "b"], [], ["c"]], tids=[10, 11, "t12"])
+    path = tmp_path / name
+    write_window(window, path)
+    back = read_window(path)
+    assert [sorted(r) for r in back] == [["a", "b"], [], ["c"]]
+    if "dat" not in name:
+        assert back.tids == [10, 11, "t12"]
+
+
+def test_integer_items_are_labels_by_their_text(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"items": [1, "2"]}\n{"tid": 7, "items": ["1"]}\n')
+    window = read_window(path)
+    assert [sorted(r) for r in window] == [["1", "2"], ["1"]]
+    assert window.tids == [0, 7]
+
+
+def test_duplicate_item_names_file_and_line_but_not_the_item(tmp_path):
+    path = tmp_path / "in.dat"
+    path.write_text("a b\nsecret c secret\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert str(info.value).startswith(f"{path}:2: ")
+    assert "secret" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "content, line, words",
+    [
+        ('{"items": ["a"]}\n{"items": "ab"}\n', 2, "expected a list"),
+        ('{"items": ["a"]}\nnot json\n', 2, "not valid JSON"),
+        ('{"tid": 1}\n', 1, "no 'items'"),
+        ('{"items": [["a"]]}\n', 1, "item 0 is a list"),
+        ('{"items": [true]}\n', 1, "item 0 is a boolean"),
+        ('[1, 2]\n', 1, "expected a map"),
+    ],
+)
+def test_jsonl_errors(tmp_path, content, line, words):
+    path = tmp_path / "in.jsonl"
+    path.write_text(content)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == line and words in info.value.problem
+
+
+def test_msgpack_errors_name_the_record(tmp_path):
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["a"]}) + msgpack.packb({"items": 3}))
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2
+    path.write_bytes(msgpack.packb({"items": ["a"]})[:-1])
+    with pytest.raises(InputError, match="truncated"):
+        read_window(path)
+
+
+def test_empty_and_unreadable_inputs(tmp_path):
+    empty = tmp_path / "empty.dat"
+    empty.write_text("")
+    with pytest.raises(InputError, match="no transactions"):
+        read_window(empty)
+    with pytest.raises(InputError, match="cannot read"):
+        read_window(tmp_path / "missing.dat")
+    bad = tmp_path / "bad.dat"
+    bad.write_bytes(b"a b\n\xff\n")
+    with pytest.raises(InputError) as info:
+        read_window(bad)
+    assert info.value.line == 2
+    broken = tmp_path / "broken.dat.gz"
+    broken.write_bytes(gzip.compress(b"a b\n")[:-4])
+    with pytest.raises(InputError):
+        read_window(broken)
+
+
+def test_failed_write_leaves_nothing(tmp_path):
+    window = Window.from_transactions([["a b"]])
+    out = tmp_path / "out.dat"
+    with pytest.raises(InputError, match="whitespace"):
+        write_window(window, out)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_jsonl_output_carries_tids(tmp_path):
+    window = Window.from_transactions([["a"], []])
+    out = tmp_path / "out.jsonl"
+    write_window(window, out)
+    assert [json.loads(x) for x in out.read_text().splitlines()] == [
+        {"tid": 0, "items": ["a"]},
+        {"tid": 1, "items": []},
+    ]
+
+
+def test_output_in_a_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="cannot write"):
+        write_window(Window.from_transactions([["a"]]), tmp_path / "no" / "out.dat")
+
+
+def test_release_gets_ordinary_permissions(tmp_path):
+    import os
+    out = tmp_path / "out.dat"
+    write_window(Window.from_transactions([["a"]]), out)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask

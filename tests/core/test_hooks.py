@@ -1,0 +1,38 @@
+"""Every hook spec is documented in docs/plugins.md with its exact signature."""
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from setveil.core import hookspecs
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text()
+SPECS = [
+    (name, func)
+    for name, func in vars(hookspecs).items()
+    if name.startswith("setveil_") and callable(func)
+]
+
+
+def signature_text(name, func) -> str:
+    sig = inspect.signature(func)
+    params = ", ".join(f"{p.name}: {p.annotation}" for p in sig.parameters.values())
+    return f"{name}({params}) -> {sig.return_annotation}"
+
+
+def test_there_are_hooks():
+    assert {name for name, _ in SPECS} >= {
+        "setveil_register_privacy_models",
+        "setveil_register_policies",
+        "setveil_register_commands",
+        "setveil_anonymize_window",
+        "setveil_window_anonymized",
+        "setveil_window_rejected",
+    }
+
+
+@pytest.mark.parametrize("name, func", SPECS, ids=[n for n, _ in SPECS])
+def test_hook_is_documented_with_its_signature(name, func):
+    assert func.__doc__ and "Called" in func.__doc__, f"{name} needs a docstring saying when it is called"
+    assert f"### `{signature_text(name, func)}`" in DOC, f"docs/plugins.md lacks the heading for {name}"

@@ -1,0 +1,41 @@
+import pytest
+
+from setveil.core.errors import ParameterError
+from setveil.core.params import Parameter, parse_assignments, validate
+
+H = Parameter("h", "breach bound", "float", low=0, high=1, low_inclusive=False)
+K = Parameter("k", "cohort size", "int", low=1)
+SIZE = Parameter("qid_size", "qid size", "int", default=4, low=1, choices=("all",))
+
+
+@pytest.mark.parametrize("raw", ["0", "1.5", "-1", "nan", "x", ""])
+def test_out_of_range_or_malformed_names_parameter_and_range(raw):
+    with pytest.raises(ParameterError) as info:
+        validate([H, K], {"h": raw, "k": "3"}, "model m")
+    assert info.value.name == "h"
+    assert "(0, 1]" in str(info.value)
+
+
+def test_parsing_and_defaults():
+    assert validate([H, K, SIZE], {"h": "1", "k": "3"}, "m") == {"h": 1.0, "k": 3, "qid_size": 4}
+    assert validate([SIZE], {"qid_size": "all"}, "m") == {"qid_size": "all"}
+    with pytest.raises(ParameterError, match="integer in \\[1, inf\\] or all"):
+        validate([SIZE], {"qid_size": "2.5"}, "m")
+
+
+def test_missing_and_unknown():
+    with pytest.raises(ParameterError) as info:
+        validate([H, K], {"h": "0.5"}, "model m")
+    assert info.value.name == "k"
+    with pytest.raises(ParameterError) as info:
+        validate([H], {"h": "0.5", "hh": "1"}, "model m")
+    assert info.value.name == "hh" and "its parameters: h" in str(info.value)
+
+
+def test_assignments():
+    assert parse_assignments(["h=0.4", " k = 20 "]) == {"h": "0.4", "k": "20"}
+    for bad in (["h"], ["=3"]):
+        with pytest.raises(ParameterError):
+            parse_assignments(bad)
+    with pytest.raises(ParameterError, match="given twice"):
+        parse_assignments(["k=1", "k=2"])

@@ -1,0 +1,66 @@
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.bitset import members, popcount
+from setveil.core.vocabulary import Vocabulary
+from setveil.core.window import DuplicateItem, Window
+
+rows_strategy = st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=6, unique=True), max_size=25)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_strategy)
+def test_views_agree_with_the_rows(rows):
+    window = Window.from_transactions(rows)
+    assert [set(r) for r in window] == [set(r) for r in rows]
+    assert window.n_occurrences == sum(len(r) for r in rows)
+    items = np.arange(len(window.vocab))
+    bits = window.bitsets(items)
+    for item in items:
+        expected = [i for i, r in enumerate(rows) if window.vocab.label(int(item)) in r]
+        assert window.tidset(int(item)).tolist() == expected
+        assert members(bits[item]).tolist() == expected
+        assert popcount(bits[item : item + 1])[0] == window.supports[item] == len(expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_strategy, drop=st.sets(st.sampled_from("abcdefgh")), picks=st.lists(st.integers(0, 24)))
+def test_transformations(rows, drop, picks):
+    window = Window.from_transactions(rows)
+    ids = [window.vocab.get(x) for x in drop if x in window.vocab]
+    suppressed = window.suppress(np.array(ids, dtype=np.int64))
+    assert [set(r) for r in suppressed] == [set(r) - drop for r in rows]
+    picks = [p for p in picks if p < len(rows)]
+    taken = window.take(np.array(picks, dtype=np.int64))
+    assert [set(r) for r in taken] == [set(rows[p]) for p in picks]
+    other = Window.from_transactions(list(reversed(rows)))
+    joined = Window.concat([window, other])
+    assert [set(r) for r in joined] == [set(r) for r in rows + list(reversed(rows))]
+
+
+def test_slices_keep_positions_as_tids():
+    window = Window.from_transactions([["a"], ["b"], [], ["c"], ["d"]])
+    parts = list(window.slices(2))
+    assert [len(p) for p in parts] == [2, 2, 1]
+    assert [p.tids for p in parts] == [[0, 1], [2, 3], [4]]
+    assert list(parts[1]) == [[], ["c"]]
+
+
+def test_duplicate_items_are_refused():
+    try:
+        Window.from_transactions([["a"], ["b", "b"]])
+    except DuplicateItem as exc:
+        assert exc.position == 1
+    else:
+        raise AssertionError("duplicate accepted")
+
+
+def test_relabel_into_another_vocabulary_keeps_rows_sorted():
+    vocab = Vocabulary(["z", "y"])
+    window = Window.from_transactions([["a", "y"], ["z", "a"]]).relabel(vocab)
+    assert window.vocab is vocab
+    for position in range(len(window)):
+        row = window.row(position)
+        assert list(row) == sorted(row)
+    assert [set(r) for r in window] == [{"a", "y"}, {"z", "a"}]

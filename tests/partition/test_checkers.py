@@ -1,0 +1,62 @@
+"""The independent checkers name each way a release fails (Fig. 2's hierarchy)."""
+
+import pytest
+
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.window import Window
+from setveil.plugins.partition.checker import km_violations
+
+from .examples import FIGURE_2, hierarchy
+
+ORIGINAL = [["a1", "a2"], ["a1", "b1"], ["b1", "b2"]]
+
+
+def rules(model, params, original, released):
+    configured = get_registry().configure(model, None, params, Context(hierarchy=hierarchy(FIGURE_2)))
+    before = Window.from_transactions(original)
+    after = Window.from_transactions(released, vocab=before.vocab.copy())
+    return [v.rule for v in configured.model.violations(before, after)]
+
+
+@pytest.mark.parametrize(
+    "released, expected",
+    [
+        ([["A"], ["ALL"], ["B"]], []),
+        ([["A"], ["A", "B"], ["B"]], []),
+        ([["A"], ["a1", "B"], ["B"]], ["small-class"]),
+        ([["A"], ["a1"], ["B"]], ["uncovered-item", "small-class"]),
+        ([["A", "a1"], ["ALL"], ["B"]], ["overlapping-labels", "small-class"]),
+        ([["A", "b2"], ["ALL"], ["B"]], ["foreign-label", "small-class"]),
+        ([["A"], ["ALL", "X"], ["B"]], ["unknown-label", "small-class"]),
+        ([["A"], ["ALL"]], ["shape", "small-class"]),
+    ],
+)
+def test_kanonymity_checker_names_each_failure(released, expected):
+    assert rules("kanonymity", {"k": "1"}, ORIGINAL, released) == [r for r in expected if r != "small-class"]
+    k2 = rules("kanonymity", {"k": "2"}, ORIGINAL, released)
+    assert set(k2) - {"small-class"} == set(expected) - {"small-class"}
+    assert ("small-class" in k2) == ("small-class" in expected or len(released) < 3 or released[0] != released[2])
+
+
+def test_km_checker_finds_the_failing_itemset():
+    before = [["a1", "a2"], ["a1", "a2"], ["a1", "b1"], ["a2", "b1"]]
+    assert rules("km-anonymity", {"k": "2", "m": "1"}, before, before) == []
+    assert rules("km-anonymity", {"k": "2", "m": "2"}, before, before) == ["small-support"]
+    window = Window.from_transactions(before)
+    (violation,) = km_violations(window, 2, 2)
+    assert violation.itemset in {("a1", "b1"), ("a2", "b1")}
+    assert "2 occurrence(s) of 2-itemsets" in violation.summary
+
+
+def test_km_checker_sees_items_in_every_transaction():
+    """Regression: pyfim 6.28 omits itemsets made only of items present in every transaction."""
+    assert list(km_violations(Window.from_transactions([["x"]] * 3), 3, 2)) == []
+    assert list(km_violations(Window.from_transactions([["x", "y"]] * 3), 3, 2)) == []
+    (violation,) = km_violations(Window.from_transactions([["x", "y"], ["x"], ["x"]]), 2, 2)
+    assert violation.itemset == ("y",)
+
+
+def test_empty_transactions_form_their_own_class():
+    assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], [], []], [["A"], ["A"], [], []]) == []
+    assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], []], [["A"], ["A"], []]) == ["small-class"]

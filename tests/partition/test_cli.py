@@ -1,0 +1,99 @@
+"""The command line: hierarchy build, anonymize/verify with --hierarchy or --fanout, the report's
+NCP, and bad hierarchy input -> one line naming file and line, exit 2, nothing written."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import cli
+
+from .examples import TABLE_2
+
+DATA = "".join(" ".join(original) + "\n" for original, _, _ in TABLE_2.values())
+FIG2 = "A,ALL\nB,ALL\na1,A\na2,A\nb1,B\nb2,B\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "t2.dat").write_text(DATA)
+    (tmp_path / "fig2.csv").write_text(FIG2)
+    (tmp_path / "numbers.dat").write_text("1 2\n3 10\n2 3\n1 10\n")
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_anonymize_with_a_hierarchy_file_reproduces_table_2(files):
+    out, report = files / "out.dat", files / "r.json"
+    result = run("anonymize", files / "t2.dat", "-o", out, "--model", "kanonymity", "-P", "k=2",
+                 "--hierarchy", files / "fig2.csv", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert [set(line.split()) for line in out.read_text().splitlines()] == [set(local) for _, local, _ in TABLE_2.values()]
+    body = json.loads(report.read_text())
+    assert body["verified"] is True and body["loss_metric"].startswith("NCP")
+    assert body["info_loss"] == pytest.approx(3.5 / 17) and body["metrics"]["ncp"] == pytest.approx(3.5 / 17)
+    result = run("verify", files / "t2.dat", out, "--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig2.csv")
+    assert result.exit_code == 0 and "satisfies kanonymity" in result.output
+    result = run("verify", files / "t2.dat", out, "--model", "kanonymity", "-P", "k=3", "--hierarchy", files / "fig2.csv")
+    assert result.exit_code == 1 and "small-class" in result.output
+
+
+def test_hierarchy_build_then_fanout_and_file_runs_agree(files):
+    h = files / "h.csv"
+    result = run("hierarchy", "build", files / "numbers.dat", "--fanout", "2", "-o", h)
+    assert result.exit_code == 0
+    # numeric order: 10 sorts after 3
+    assert h.read_text() == "1..2,1..10\n1,1..2\n2,1..2\n3..10,1..10\n3,3..10\n10,3..10\n"
+    by_file, by_fanout = files / "a.dat", files / "b.dat"
+    model = ["--model", "km-anonymity", "-P", "k=2", "-P", "m=2"]
+    assert run("anonymize", files / "numbers.dat", "-o", by_file, *model, "--hierarchy", h).exit_code == 0
+    assert run("anonymize", files / "numbers.dat", "-o", by_fanout, *model, "--fanout", "2").exit_code == 0
+    assert by_file.read_text() == by_fanout.read_text()
+    assert run("verify", files / "numbers.dat", by_file, *model, "--fanout", "2").exit_code == 0
+
+
+def test_windows_share_the_fanout_hierarchy_of_the_whole_input(files):
+    data = files / "twice.dat"
+    data.write_text(DATA * 2)
+    out, report = files / "out.dat", files / "r.json"
+    model = ["--model", "kanonymity", "-P", "k=2", "--fanout", "2"]
+    result = run("anonymize", data, "-o", out, *model, "--window", "7", "--report", report)
+    assert result.exit_code == 0
+    lines = out.read_text().splitlines()
+    assert lines[:7] == lines[7:]
+    body = json.loads(report.read_text())
+    assert body["windows"] == 2 and body["info_loss"] == pytest.approx(body["per_window"][0]["info_loss"])
+    assert run("verify", data, out, *model, "--window", "7").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "hierarchy_text, data, message",
+    [
+        ("A,ALL\nB,ALL\na1,A\na1,B\n", DATA, "fig.csv:4: node 'a1' has two parents"),
+        ("A,B\nB,A\n", DATA, "fig.csv:1: no root"),
+        ("A,ALL\na1,A\na2,A\nb1,B\nb2,B\n", DATA, "fig.csv:4: 2 roots"),
+        (FIG2, DATA + "c1\n", "fig.csv: 1 item(s) of the data are not in the hierarchy"),
+    ],
+)
+def test_bad_hierarchies_exit_2_naming_file_and_line(files, hierarchy_text, data, message):
+    (files / "fig.csv").write_text(hierarchy_text)
+    (files / "in.dat").write_text(data)
+    out = files / "never.dat"
+    result = run("anonymize", files / "in.dat", "-o", out, "--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig.csv")
+    assert result.exit_code == 2
+    assert message in result.output and result.output.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_model_that_generalizes_needs_a_hierarchy(files):
+    result = run("anonymize", files / "t2.dat", "-o", files / "o.dat", "--model", "kanonymity", "-P", "k=2")
+    assert result.exit_code == 2 and "--hierarchy FILE or --fanout N" in result.output
+
+
+def test_an_infeasible_window_writes_nothing(files):
+    out = files / "o.dat"
+    result = run("anonymize", files / "t2.dat", "-o", out, "--model", "kanonymity", "-P", "k=8", "--fanout", "2")
+    assert result.exit_code == 1 and "fewer than k=8" in result.output and not out.exists()

@@ -1,0 +1,157 @@
+"""core.hierarchy: files (round trip, every malformed case named by file and line), the balanced
+fan-out tree of §5.1.2 over numerically sorted labels, and the array lookups."""
+
+import numpy as np
+import pytest
+
+from setveil.core.errors import InputError
+from setveil.core.hierarchy import Hierarchy, label_order
+from setveil.core.model import Context
+from setveil.core.window import Window
+
+from .examples import FIGURE_2, hierarchy
+
+
+def write(tmp_path, text):
+    path = tmp_path / "h.csv"
+    path.write_text(text)
+    return path
+
+
+def test_file_round_trip_keeps_the_tree(tmp_path):
+    h = hierarchy(FIGURE_2)
+    path = tmp_path / "fig2.csv"
+    h.write(path)
+    assert path.read_text() == "A,ALL\na1,A\na2,A\nB,ALL\nb1,B\nb2,B\n"
+    again = Hierarchy.read(path)
+    assert again.labels == h.labels and (again.parent == h.parent).all()
+
+
+def test_preorder_arrays_of_figure_2():
+    h = hierarchy(FIGURE_2)
+    assert h.labels == ["ALL", "A", "a1", "a2", "B", "b1", "b2"]
+    assert h.parent.tolist() == [-1, 0, 1, 1, 0, 4, 4]
+    assert h.depth.tolist() == [0, 1, 2, 2, 1, 2, 2]
+    assert h.leaf_counts.tolist() == [4, 2, 1, 1, 2, 1, 1]
+    assert h.ncp.tolist() == [1.0, 0.5, 0, 0, 0.5, 0, 0]
+    assert h.ancestor_table[h.index["b2"]].tolist() == [0, 4, 6]
+    a, b2 = h.index["A"], h.index["b2"]
+    assert h.is_ancestor_or_self(np.array([0, a, a, b2]), np.array([b2, h.index["a2"], b2, b2])).tolist() == [
+        True, True, False, True]
+
+
+def test_comments_blank_lines_and_spaces_are_allowed(tmp_path):
+    h = Hierarchy.read(write(tmp_path, "# fig 2\n\nA , ALL\nB,ALL\n a1,A\na2,A\nb1,B\nb2,B\n"))
+    assert h.labels == hierarchy(FIGURE_2).labels
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("a,b\nb,c\nc,a\n", 1, "cycle"),
+        ("a,ALL\nb,b\n", 2, "its own parent"),
+        ("a,ALL\nb,ALL\nx,y\ny,x\n", 3, "cycle"),
+        ("a,A\nb,A\na,B\n", 3, "two parents"),
+        ("a,A\na,A\n", 2, "repeated"),
+        ("a,A\nb,B\n", 2, "2 roots"),
+        ("a,A\nthree,fields,here\n", 2, "child,parent"),
+        ("a,A\nlonely\n", 2, "child,parent"),
+        ("a,\n", 1, "child,parent"),
+    ],
+)
+def test_malformed_files_name_file_and_line(tmp_path, text, line, words):
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert info.value.path == str(path) and info.value.line == line
+    assert words in info.value.problem
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_empty_and_unreadable_files(tmp_path):
+    with pytest.raises(InputError, match="no edges"):
+        Hierarchy.read(write(tmp_path, "# nothing\n"))
+    with pytest.raises(InputError, match="cannot read"):
+        Hierarchy.read(tmp_path / "missing.csv")
+
+
+def test_label_order_is_numeric_for_integers_then_text():
+    labels = ["10", "9", "b", "-3", "100", "a", "007"]
+    assert sorted(labels, key=label_order) == ["-3", "007", "9", "10", "100", "a", "b"]
+
+
+def test_balanced_fanout_groups_consecutive_numeric_labels():
+    h = Hierarchy.balanced([str(i) for i in (12, 3, 7, 5, 1, 10, 2)], 3)
+    # leaves 1 2 3 | 5 7 10 | 12: two parents and 12 alone, carried up as is; then one run of 3
+    assert h.labels[0] == "1..12"
+    parents = {child: parent for child, parent in h.edges()}
+    assert parents["1"] == parents["3"] == "1..3"
+    assert parents["5"] == parents["10"] == "5..10"
+    assert parents["1..3"] == parents["5..10"] == parents["12"] == "1..12"
+    assert h.depth[h.index["12"]] == 1  # no one-child parent "12..12"
+    assert h.n_leaves == 7 and h.height == 2
+    assert [h.labels[n] for n in np.flatnonzero(h.is_leaf)] == ["1", "2", "3", "5", "7", "10", "12"]
+
+
+@pytest.mark.parametrize("items, fanout, levels", [(497, 5, 5), (3340, 5, 7), (1657, 5, 6), (4, 2, 3)])
+def test_balanced_height_matches_section_5_1_2(items, fanout, levels):
+    """§5.1.2: fan-out 5 gives heights 5, 7 and 6 for BMS-WebView-1, -2 and BMS-POS (levels)."""
+    h = Hierarchy.balanced([str(i) for i in range(items)], fanout)
+    assert h.height + 1 == levels
+    assert h.n_leaves == items
+    inner = ~h.is_leaf
+    assert (h.leaf_counts[inner] >= 2).all()
+    assert (np.diff(h.child_ptr)[inner] <= fanout).all()
+
+
+def test_balanced_single_item_and_no_items():
+    h = Hierarchy.balanced(["x"], 4)
+    assert h.labels == ["x"] and h.n_leaves == 1 and h.ncp.tolist() == [0.0]
+    with pytest.raises(InputError, match="no items"):
+        Hierarchy.balanced([], 4)
+
+
+def test_balanced_refuses_labels_that_look_like_generated_nodes():
+    with pytest.raises(InputError, match="give a hierarchy file"):
+        Hierarchy.balanced(["a", "b", "a..b"], 2)
+
+
+def test_leaf_nodes_refuses_items_missing_or_inner():
+    h = hierarchy(FIGURE_2)
+    assert h.leaf_nodes(Window.from_transactions([["a1", "b2"]])).tolist() == [h.index["a1"], h.index["b2"]]
+    with pytest.raises(InputError, match="2 item"):
+        h.leaf_nodes(Window.from_transactions([["a1", "zz"], ["yy"]]))
+    with pytest.raises(InputError, match="inner nodes"):
+        h.leaf_nodes(Window.from_transactions([["a1", "A"]]))
+
+
+def test_leaf_nodes_after_the_vocabulary_grew():
+    h = hierarchy(FIGURE_2)
+    window = Window.from_transactions([["a1", "b2"]])
+    assert window.supports.tolist() == [1, 1]
+    window.vocab.intern("A")  # e.g. a release read into the same vocabulary
+    assert h.leaf_nodes(window).tolist() == [h.index["a1"], h.index["b2"], h.index["A"]]
+
+
+def test_context_resolves_file_once_and_fanout_per_window(tmp_path):
+    path = tmp_path / "fig2.csv"
+    hierarchy(FIGURE_2).write(path)
+    context = Context(hierarchy_file=path)
+    first = context.hierarchy_for(Window.from_transactions([["a1"]]))
+    assert context.hierarchy_for(Window.from_transactions([["b1"]])) is first
+    fanout = Context(fanout=2)
+    one = fanout.hierarchy_for(Window.from_transactions([["1", "2"], ["3"]]))
+    two = fanout.hierarchy_for(Window.from_transactions([["1", "5"]]))
+    assert one.labels[0] == "1..3" and two.labels[0] == "1..5"
+    # a window's anonymize, check and loss share one build
+    assert fanout.hierarchy_for(Window.from_transactions([["5", "1"]])) is two
+    pinned = fanout.pinned(Window.from_transactions([["1", "2"], ["3"]]))
+    assert pinned.hierarchy_for(Window.from_transactions([["1", "5"]])).labels[0] == "1..3"
+
+
+def test_pinning_a_file_that_misses_items_fails(tmp_path):
+    path = tmp_path / "fig2.csv"
+    hierarchy(FIGURE_2).write(path)
+    with pytest.raises(InputError) as info:
+        Context(hierarchy_file=path).pinned(Window.from_transactions([["a1", "c9"]]))
+    assert info.value.path == str(path) and "1 item(s)" in info.value.problem and "c9" not in str(info.value)

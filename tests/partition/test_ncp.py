@@ -1,0 +1,36 @@
+"""NCP (§3.2): per node |u_p|/|I| (0 for a leaf), NCP(D) over the original occurrences."""
+
+import pytest
+
+from setveil.core.ncp import covering_nodes, generalized_share, ncp
+from setveil.core.window import Window
+
+from .examples import FIGURE_1, TABLE_1A, TABLE_1B, hierarchy
+
+
+def test_node_ncp_of_figure_1():
+    h = hierarchy(FIGURE_1)
+    assert h.ncp[h.index["Alcohol"]] == 0.5 and h.ncp[h.index["Beer"]] == 0 and h.ncp[h.root] == 1
+
+
+def test_table_1_counts_each_original_item_once():
+    h = hierarchy(FIGURE_1)
+    original, release = Window.from_transactions(TABLE_1A), Window.from_transactions(TABLE_1B)
+    cover = covering_nodes(original, release, h)
+    assert sorted(h.labels[n] for n in cover[original.indptr[1] : original.indptr[2]]) == [
+        "Alcohol", "Health Care", "Health Care"]
+    assert ncp(original, release, h) == pytest.approx((8 / 2) / 12)
+    assert generalized_share(original, release, h) == pytest.approx((2 + 3 + 1 + 2) / 12)
+
+
+def test_identity_costs_nothing_and_root_costs_one():
+    h = hierarchy(FIGURE_1)
+    original = Window.from_transactions(TABLE_1A)
+    assert ncp(original, original, h) == 0
+    assert ncp(original, Window.from_transactions([["ALL"]] * 4), h) == 1
+
+
+def test_an_uncovered_item_costs_one():
+    h = hierarchy(FIGURE_1)
+    original = Window.from_transactions([["Beer", "Diapers"]])
+    assert ncp(original, Window.from_transactions([["Beer"]]), h) == pytest.approx(0.5)

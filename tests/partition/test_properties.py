@@ -1,0 +1,129 @@
+"""Property tests on random data and random hierarchies, against brute-force oracles: every
+release is k-anonymous (Partition) or k^m-anonymous and global (AA) and a valid generalization;
+the checkers agree with the oracles on arbitrary generalizations; unions of releases stay safe."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from setveil.core.errors import Infeasible
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.window import Window
+
+from .bruteforce import hierarchies, is_generalization, is_k_anonymous, is_km_anonymous, leaf_sets, transactions
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def configure(model, h, **params):
+    return get_registry().configure(model, None, {k: str(v) for k, v in params.items()}, Context(hierarchy=h))
+
+
+def anonymize(configured, rows):
+    window = Window.from_transactions(rows)
+    try:
+        return window, configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
+    except Infeasible:
+        return window, None
+
+
+@SETTINGS
+@given(h=hierarchies(), rows=transactions(), k=st.integers(1, 5))
+def test_partition_releases_are_k_anonymous_generalizations(h, rows, k):
+    configured = configure("kanonymity", h, k=k)
+    window, release = anonymize(configured, rows)
+    empty = sum(1 for row in rows if not row)
+    if release is None:
+        assert 0 < len(rows) - empty < k or 0 < empty < k
+        return
+    released = [set(row) for row in release]
+    assert is_k_anonymous(released, k)
+    assert is_generalization(rows, released, leaf_sets(h))
+    assert not list(configured.model.violations(window, release))
+
+
+@SETTINGS
+@given(h=hierarchies(), rows=transactions(max_length=5), k=st.integers(1, 4), m=st.integers(1, 3))
+def test_aa_releases_are_km_anonymous_global_generalizations(h, rows, k, m):
+    configured = configure("km-anonymity", h, k=k, m=m)
+    window, release = anonymize(configured, rows)
+    if release is None:
+        assert 0 < sum(1 for row in rows if row) < k
+        return
+    released = [set(row) for row in release]
+    assert is_km_anonymous(released, k, m)
+    leaves = leaf_sets(h)
+    assert is_generalization(rows, released, leaves)
+    mapped = {}
+    for before, after in zip(rows, released):
+        for item in before:
+            (label,) = [label for label in after if item in leaves[label]]
+            assert mapped.setdefault(item, label) == label, "AA recodes globally"
+    assert not list(configured.model.violations(window, release))
+
+
+@st.composite
+def generalizations(draw):
+    """Original rows and an arbitrary (possibly invalid) release: each occurrence goes to a random
+    ancestor-or-self, and now and then a label is added or dropped."""
+    h = draw(hierarchies())
+    rows = draw(transactions(max_transactions=12, max_length=4))
+    parent = {child: par for child, par in h.edges()}
+    released = []
+    for row in rows:
+        out = set()
+        for item in row:
+            for _ in range(draw(st.integers(0, h.height))):
+                item = parent.get(item, item)
+            out.add(item)
+        if draw(st.integers(0, 9)) == 0:
+            out.add(draw(st.sampled_from(h.labels)))
+        if out and draw(st.integers(0, 9)) == 0:
+            out.discard(draw(st.sampled_from(sorted(out))))
+        released.append(sorted(out))
+    return h, rows, released
+
+
+@SETTINGS
+@given(case=generalizations(), k=st.integers(1, 4), m=st.integers(1, 3))
+def test_checkers_agree_with_brute_force(case, k, m):
+    h, rows, released = case
+    original = Window.from_transactions(rows)
+    release = Window.from_transactions(released, vocab=original.vocab.copy())
+    valid = is_generalization(rows, [set(r) for r in released], leaf_sets(h))
+    k_ok = is_k_anonymous([set(r) for r in released], k)
+    km_ok = is_km_anonymous([set(r) for r in released], k, m)
+    k_found = list(configure("kanonymity", h, k=k).model.violations(original, release))
+    km_found = list(configure("km-anonymity", h, k=k, m=m).model.violations(original, release))
+    generalization_rules = {"unknown-label", "uncovered-item", "overlapping-labels", "foreign-label"}
+    assert (not any(v.rule in generalization_rules for v in k_found)) == valid
+    assert (not any(v.rule == "small-class" for v in k_found)) == k_ok
+    assert (not any(v.rule == "small-support" for v in km_found)) == km_ok
+
+
+@SETTINGS
+@given(h=hierarchies(), first=transactions(), second=transactions(), k=st.integers(2, 4))
+def test_union_of_k_anonymous_windows_is_k_anonymous(h, first, second, k):
+    configured = configure("kanonymity", h, k=k)
+    a_in, a_out = anonymize(configured, first)
+    b_in, b_out = anonymize(configured, second)
+    if a_out is None or b_out is None:
+        return
+    union = [set(row) for row in a_out] + [set(row) for row in b_out]
+    assert is_k_anonymous(union, k)
+    vocab = a_in.vocab.copy()
+    original = Window.concat([a_in, b_in], vocab=vocab)
+    released = Window.concat([a_out, b_out], vocab=vocab.copy())
+    assert not list(configured.model.violations(original, released))
+
+
+@SETTINGS
+@given(h=hierarchies(), first=transactions(), second=transactions(), k=st.integers(2, 4), m=st.integers(1, 3))
+def test_union_of_km_anonymous_windows_is_km_anonymous(h, first, second, k, m):
+    configured = configure("km-anonymity", h, k=k, m=m)
+    _, a_out = anonymize(configured, first)
+    _, b_out = anonymize(configured, second)
+    if a_out is None or b_out is None:
+        return
+    assert is_km_anonymous([set(row) for row in a_out] + [set(row) for row in b_out], k, m)

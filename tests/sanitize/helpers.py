@@ -1,0 +1,27 @@
+"""Helpers shared by the sanitize tests: the six-transaction database of §3-4 of Oliveira &
+Zaïane (TR 02-13), pattern files and configured models.
+
+Fig. 3 itself is an image absent from the text; this database is the one the worked example of
+§4 describes: with R_P = {ABD, ACD} the sensitive transactions are T1, T3, T4 with degrees of
+conflict 2, 1, 1. Item supports: A 5, B 5, C 4, D 4.
+"""
+
+from pathlib import Path
+
+from setveil.core.plugins import get_registry
+from setveil.core.window import Window
+
+FIG3 = [["A", "B", "C", "D"], ["A", "B", "C"], ["A", "B", "D"], ["A", "C", "D"], ["A", "B", "C"], ["B", "D"]]
+
+
+def write_patterns(path: Path, *patterns: str) -> str:
+    path.write_text("".join(p + "\n" for p in patterns), encoding="utf-8")
+    return str(path)
+
+
+def configure(policy: str | None, restrictive: str, psi="0", **extra):
+    return get_registry().configure("sanitize", policy, {"restrictive": restrictive, "psi": str(psi), **extra})
+
+
+def as_text(window: Window) -> list[str]:
+    return ["".join(sorted(t)) for t in window]

@@ -1,0 +1,143 @@
+"""The sanitize plugin through the command line: patterns sample, anonymize/verify/report, and
+the benchmarks on small settings (the full experiments are in docs/sanitize.md)."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.formats import read_window
+from setveil.core.window import Window
+from setveil.plugins.sanitize.metrics import PatternMetrics
+from setveil.plugins.sanitize.patterns import RestrictivePatterns
+from setveil.plugins.sanitize.sample import sample_patterns
+from setveil.plugins.sanitize.sample import write_patterns as write_sampled
+
+from .helpers import FIG3, configure, write_patterns
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _load_plugin_commands()
+    return CliRunner()
+
+
+@pytest.fixture
+def database(tmp_path):
+    path = tmp_path / "db.dat"
+    rows = [["a", "b", "c", "d"], ["a", "b", "c"], ["a", "b", "d"], ["a", "c", "d"], ["b", "c", "e"], ["a", "b", "e"]] * 5
+    path.write_text("".join(" ".join(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_patterns_sample_is_seeded_and_within_the_ranges(runner, database, tmp_path):
+    args = ["patterns", "sample", str(database), "-n", "4", "--min-length", "2", "--max-length", "3",
+            "--min-support", "0.3", "--max-support", "0.6"]
+    first = runner.invoke(cli, args + ["--seed", "3", "-o", str(tmp_path / "a.txt")])
+    again = runner.invoke(cli, args + ["--seed", "3", "-o", str(tmp_path / "b.txt")])
+    assert first.exit_code == 0 and again.exit_code == 0, first.output
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+    window = read_window(database)
+    patterns = RestrictivePatterns.load(tmp_path / "a.txt").patterns
+    assert len(patterns) == 4
+    assert sorted(len(p) for p in patterns) == [2, 2, 3, 3]
+    for pattern in patterns:
+        support = sum(1 for t in window if set(pattern) <= set(t)) / len(window)
+        assert 0.3 <= support <= 0.6
+    assert not any(set(p) < set(q) for p in patterns for q in patterns)
+
+
+def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_path):
+    out = tmp_path / "p.txt"
+    too_many = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "500", "-o", str(out)])
+    assert too_many.exit_code == 2 and "parameter 'n'" in too_many.output and not out.exists()
+    crossed = runner.invoke(cli, ["patterns", "sample", str(database), "--min-support", "0.5", "--max-support", "0.4",
+                                  "-o", str(out)])
+    assert crossed.exit_code == 2 and "min-support" in crossed.output and not out.exists()
+    missing = runner.invoke(cli, ["patterns", "sample", str(tmp_path / "none.dat"), "-o", str(out)])
+    assert missing.exit_code == 2 and not out.exists()
+    nowhere = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "1", "-o", str(tmp_path / "no" / "p.txt")])
+    assert nowhere.exit_code == 2 and "cannot write" in nowhere.output
+
+
+def test_anonymize_verify_and_report(runner, tmp_path):
+    data = tmp_path / "fig3.dat"
+    data.write_text("".join(" ".join(r) + "\n" for r in FIG3), encoding="utf-8")
+    patterns = write_patterns(tmp_path / "p.txt", "A B D", "A C D")
+    out, report = tmp_path / "out.dat", tmp_path / "report.json"
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), "-m", "sanitize", "-P", f"restrictive={patterns}",
+                                 "-P", "psi=0", "-P", "sigma=0.3", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().splitlines() == ["A B C", "A B C", "A B", "A C", "A B C", "B D"]
+    body = json.loads(report.read_text())
+    assert body["policy"] == "iga" and body["verified"]
+    assert body["metrics"]["hiding_failure"] == 0.0 and body["metrics"]["artifactual_patterns"] == 0.0
+    assert body["metrics"]["misses_cost"] == pytest.approx(4 / 11)
+    assert body["stats"]["removed_items"] == 3
+    ok = runner.invoke(cli, ["verify", str(data), str(out), "-m", "sanitize", "-P", f"restrictive={patterns}"])
+    assert ok.exit_code == 0, ok.output
+    leaky = runner.invoke(cli, ["verify", str(data), str(data), "-m", "sanitize", "-P", f"restrictive={patterns}"])
+    assert leaky.exit_code == 1 and "disclosed" in leaky.output
+
+
+def test_windows_each_keep_the_bound(runner, database, tmp_path):
+    patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
+    out = tmp_path / "out.dat"
+    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0.2", "--policy", "minfia", "--window", "7"]
+    assert runner.invoke(cli, ["anonymize", str(database), "-o", str(out), *args]).exit_code == 0
+    assert runner.invoke(cli, ["verify", str(database), str(out), *args]).exit_code == 0
+    assert runner.invoke(cli, ["verify", str(database), str(out), *args[:-2]]).exit_code == 0
+
+
+def test_bad_parameters_exit_2_before_reading(runner, tmp_path):
+    bad = write_patterns(tmp_path / "p.txt", "a b", "c")
+    result = runner.invoke(cli, ["anonymize", str(tmp_path / "absent.dat"), "-o", str(tmp_path / "o.dat"),
+                                 "-m", "sanitize", "-P", f"restrictive={bad}"])
+    assert result.exit_code == 2 and f"{bad}:2" in result.output
+    result = runner.invoke(cli, ["anonymize", str(tmp_path / "absent.dat"), "-o", str(tmp_path / "o.dat"),
+                                 "-m", "sanitize", "-P", f"restrictive={tmp_path / 'p.txt'}", "-P", "psi=2"])
+    assert result.exit_code == 2 and "'psi'" in result.output
+
+
+def test_bench_effectiveness(runner, database, tmp_path):
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--max-support", "0.6", "--sigma", "0.2", "--psi-step", "0.5", "--seeds", "2",
+                                 "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    body = json.loads(rows.read_text())
+    assert len(body["rows"]) == 2 * 4 * 3
+    assert all(r["violations"] == 0 and r["artifactual_patterns"] == 0.0 for r in body["rows"])
+    assert all(r["hiding_failure"] == 0.0 for r in body["rows"] if r["psi"] == 0.0)
+    assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
+
+
+def test_bench_speed(runner, database, tmp_path):
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--runs", "1", "--policies", "minfia,iga", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    body = json.loads(rows.read_text())
+    assert [r["policy"] for r in body] == ["minfia", "iga"] and all(r["violations"] == 0 for r in body)
+    bad = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "--policies", "fast"])
+    assert bad.exit_code == 2 and "policies" in bad.output
+
+
+def test_real_data_quickly(datasets, tmp_path):
+    """A slice of mushroom: every policy hides every pattern at ψ=0, adds nothing, passes the check."""
+    window = read_window(datasets / "mushroom.dat").take(np.arange(1500))
+    window = Window(window.vocab, window.indptr, window.indices)
+    path = str(tmp_path / "p.txt")
+    write_sampled(path, sample_patterns(window, 10, 2, 5, 0.2, 0.4, seed=1))
+    measure = PatternMetrics(window, 0.2)
+    loss = {}
+    for policy in ("naive", "minfia", "maxfia", "iga"):
+        configured = configure(policy, path, "0")
+        release = configured.model.anonymize(window, configured.policy, None).window
+        assert not list(configured.model.violations(window, release))
+        figures = measure.evaluate(release, configured.model.patterns)
+        assert figures["hiding_failure"] == 0.0 and figures["artifactual_patterns"] == 0.0
+        loss[policy] = figures["dissimilarity"]
+    assert loss["naive"] == max(loss.values())

@@ -1,0 +1,83 @@
+"""The measures of §5: HF, MC, AP at σ, dissimilarity and size loss."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.mining import frequent_itemsets
+from setveil.core.window import Window
+from setveil.plugins.sanitize.metrics import PatternMetrics, dissimilarity, fimi_bytes
+from setveil.plugins.sanitize.patterns import RestrictivePatterns
+
+from .helpers import write_patterns
+
+
+def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
+    # σ=0.3 of 6 transactions: support >= 2. P: A B C D, AB AC AD BC BD CD, ABC ABD ACD (13);
+    # restrictive: ABD, ACD. The IGA release at ψ=0 (ABC ABC AB AC ABC BD) keeps
+    # A B C AB AC BC ABC: no restrictive pattern, 4 legitimate ones lost (D AD BD CD).
+    release = Window.from_transactions(["ABC", "ABC", "AB", "AC", "ABC", "BD"], vocab=fig3.vocab)
+    figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
+    assert figures["min_support"] == 2
+    assert (figures["frequent_before"], figures["frequent_after"]) == (13, 7)
+    assert (figures["restrictive_before"], figures["restrictive_after"]) == (2, 0)
+    assert figures["hiding_failure"] == 0.0
+    assert figures["misses_cost"] == pytest.approx(4 / 11)
+    assert figures["artifactual_patterns"] == 0.0
+    assert figures["dissimilarity"] == pytest.approx(3 / 18)
+
+
+def test_unchanged_release_and_sigma_off(fig3, fig3_patterns):
+    patterns = RestrictivePatterns.load(fig3_patterns)
+    figures = PatternMetrics(fig3, 0.3).evaluate(fig3, patterns)
+    assert (figures["hiding_failure"], figures["misses_cost"], figures["artifactual_patterns"]) == (1.0, 0.0, 0.0)
+    assert PatternMetrics(fig3, None).evaluate(fig3, patterns) == {"dissimilarity": 0.0, "size_loss": 0.0}
+
+
+def test_size_is_measured_in_fimi_bytes():
+    window = Window.from_transactions([["10", "7"], [], ["100"]])
+    assert fimi_bytes(window) == len("10 7\n\n100\n")
+    smaller = Window.from_transactions([["7"], [], ["100"]], vocab=window.vocab)
+    assert dissimilarity(window, smaller) == pytest.approx(1 / 3)
+
+
+def test_artifacts_are_counted(fig3, fig3_patterns):
+    # not a sanitization: adding C to T6 makes BCD frequent, which it was not
+    release = Window.from_transactions(["ABCD", "ABC", "ABD", "ACD", "ABC", "BCD"], vocab=fig3.vocab)
+    figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
+    assert figures["artifactual_patterns"] == pytest.approx(1 / 14)  # BCD is new among 14
+    assert dissimilarity(fig3, release) == pytest.approx(1 / 18)
+
+
+ALPHABET = list("abcdef")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.lists(st.sampled_from(ALPHABET), unique=True, max_size=5), min_size=1, max_size=20),
+    released_mask=st.lists(st.booleans(), min_size=100, max_size=100),
+    patterns=st.lists(st.lists(st.sampled_from(ALPHABET + ["z"]), unique=True, min_size=2, max_size=3), min_size=1, max_size=3),
+    sigma=st.sampled_from([0.05, 0.2, 0.5]),
+)
+def test_matches_set_arithmetic(tmp_path_factory, rows, released_mask, patterns, sigma):
+    unique = list(dict.fromkeys(frozenset(p) for p in patterns))
+    path = write_patterns(tmp_path_factory.mktemp("p") / "p.txt", *(" ".join(sorted(p)) for p in unique))
+    mask = iter(released_mask * 10)
+    released = [[item for item in row if next(mask)] for row in rows]
+    original = Window.from_transactions(rows)
+    release = Window.from_transactions(released, vocab=original.vocab)
+    figures = PatternMetrics(original, sigma).evaluate(release, RestrictivePatterns.load(path))
+    support = figures["min_support"]
+    label = original.vocab.label
+    before = {frozenset(label(i) for i in s) for s in frequent_itemsets(original, support)}
+    after = {frozenset(label(i) for i in s) for s in frequent_itemsets(release, support)}
+    restrictive = {s for s in before if any(p <= s for p in unique)}
+    legitimate = before - restrictive
+    assert figures["frequent_before"] == len(before) and figures["frequent_after"] == len(after)
+    assert figures["restrictive_after"] == sum(1 for s in after if any(p <= s for p in unique))
+    if restrictive:
+        assert figures["hiding_failure"] == pytest.approx(len(restrictive & after) / len(restrictive))
+    if legitimate:
+        assert figures["misses_cost"] == pytest.approx(len(legitimate - after) / len(legitimate))
+    if after:
+        assert figures["artifactual_patterns"] == 0.0

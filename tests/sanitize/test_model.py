@@ -1,0 +1,221 @@
+"""The model on hand-checked databases (§4 Steps 3-4) and its properties on random ones."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.engine import Pipeline
+from setveil.core.errors import WindowRejected
+from setveil.core.hookspecs import hookimpl
+from setveil.core.plugins import get_plugin_manager, get_registry, reset
+from setveil.core.window import Window
+from setveil.plugins.sanitize.metrics import PatternMetrics
+from setveil.plugins.sanitize.policies import MinFIA, Victims
+
+from .helpers import as_text, configure, write_patterns
+
+
+def run(policy, window, restrictive, psi):
+    configured = configure(policy, restrictive, psi)
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert not list(configured.model.violations(window, release.window))
+    return release
+
+
+# Fig. 3 database (T1..T6 = ABCD ABC ABD ACD ABC BD), R_P = {ABD, ACD}, worked by hand:
+# ψ=0: every sensitive transaction of each pattern is sanitized; ABD first (file order), over
+# T3 (conflict 1) then T1 (conflict 2); T1 then no longer holds ACD, so only T4 is left for it.
+# ψ=0.5: one of the two sensitive transactions of each pattern may keep it.
+EXPECTED = {
+    # Naive: T3 = ABD exactly, so it keeps its highest-support item (A and B tie at 5: A);
+    # T1 loses A, B, D; then T4 = ACD keeps A.
+    ("naive", "0"): ["C", "ABC", "A", "A", "ABC", "BD"],
+    ("minfia", "0"): ["ABC", "ABC", "AB", "AD", "ABC", "BD"],
+    ("maxfia", "0"): ["BCD", "ABC", "BD", "CD", "ABC", "BD"],
+    ("iga", "0"): ["ABC", "ABC", "AB", "AC", "ABC", "BD"],
+    # least conflicting first: ABD sanitizes T3, ACD sanitizes T4; T1 keeps both patterns
+    ("naive", "0.5"): ["ABCD", "ABC", "A", "A", "ABC", "BD"],
+    ("minfia", "0.5"): ["ABCD", "ABC", "AB", "AD", "ABC", "BD"],
+    ("maxfia", "0.5"): ["ABCD", "ABC", "BD", "CD", "ABC", "BD"],
+    # most conflicting first: removing D from T1 hides ABD and ACD there at once, and ACD is
+    # then held by one of its two sensitive transactions, which ψ=0.5 allows
+    ("iga", "0.5"): ["ABC", "ABC", "ABD", "ACD", "ABC", "BD"],
+}
+
+
+@pytest.mark.parametrize("policy, psi", sorted(EXPECTED))
+def test_worked_example(fig3, fig3_patterns, policy, psi):
+    release = run(policy, fig3, fig3_patterns, psi)
+    assert as_text(release.window) == EXPECTED[policy, psi]
+
+
+def test_worked_example_counters(fig3, fig3_patterns):
+    release = run("iga", fig3, fig3_patterns, "0")
+    assert release.stats["sensitive_transactions"] == 3
+    assert release.stats["sanitized_transactions"] == 3  # T1, T3 for ABD; T4 for ACD
+    assert release.stats["already_sanitized"] == 1  # T1 for ACD
+    assert release.stats["removed_items"] == 3
+    assert release.details["victims"] == {"1": ["D"], "2": ["D"]}
+    naive = run("naive", fig3, fig3_patterns, "0")
+    assert naive.stats["kept_to_avoid_empty"] == 2
+
+
+@pytest.mark.parametrize("policy", ["naive", "minfia", "maxfia", "iga"])
+def test_psi_one_changes_nothing(fig3, fig3_patterns, policy):
+    assert as_text(run(policy, fig3, fig3_patterns, "1").window) == as_text(fig3)
+
+
+def test_rounding_of_decimal_psi(tmp_path):
+    # 10 sensitive transactions, ψ=0.3: ⌊0.3·10⌋ = 3 may keep the pattern (0.3·10 is
+    # 2.9999999999999996 in binary floating point)
+    window = Window.from_transactions([["a", "b"]] * 10)
+    path = write_patterns(tmp_path / "p.txt", "a b")
+    release = run("minfia", window, path, "0.3")
+    assert sum(1 for t in release.window if {"a", "b"} <= set(t)) == 3
+
+
+def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
+    path = write_patterns(tmp_path / "p.txt", "A X", "Y Z")
+    release = run("iga", fig3, path, "0")
+    assert as_text(release.window) == as_text(fig3)
+    assert release.stats["restrictive_patterns"] == 0
+
+
+def test_a_pattern_containing_another_is_bounded_by_it(tmp_path):
+    window = Window.from_transactions([["a", "b", "c"]] * 4 + [["a", "b"]] * 6)
+    path = write_patterns(tmp_path / "p.txt", "a b", "a b c")
+    release = run("naive", window, path, "0.5")
+    holding_ab = sum(1 for t in release.window if {"a", "b"} <= set(t))
+    holding_abc = sum(1 for t in release.window if {"a", "b", "c"} <= set(t))
+    assert holding_ab <= 5 and holding_abc <= 2
+
+
+# -- a policy from a third party, and fail-closed on a policy that misbehaves -------------------
+
+
+class LastVictim(MinFIA):
+    """A third-party policy: the pattern's item last in id order."""
+
+    name = "last"
+    summary = "remove the pattern's last item"
+
+    def victims(self, table, items):
+        return Victims.one_each(table.items[np.arange(len(table)), table.lengths - 1])
+
+
+class Wrong(MinFIA):
+    name = "wrong"
+    summary = "picks an item outside the pattern"
+
+    def victims(self, table, items):
+        return Victims.one_each(np.full(len(table), len(items.support) - 1))
+
+
+class ThirdParty:
+    @hookimpl
+    def setveil_register_policies(self, register):
+        register(LastVictim)
+        register(Wrong)
+
+
+@pytest.fixture
+def third_party():
+    reset()
+    pm = get_plugin_manager()
+    plugin = ThirdParty()
+    pm.register(plugin)
+    yield pm
+    reset()
+
+
+def test_a_third_party_policy_runs_without_touching_the_model(third_party, fig3, fig3_patterns):
+    release = run("last", fig3, fig3_patterns, "0")
+    assert release.details["victims"] == {"1": ["D"], "2": ["D"]}
+
+
+def test_a_policy_that_breaks_the_contract_fails_closed(third_party, fig3, tmp_path):
+    path = write_patterns(tmp_path / "p.txt", "A B")
+    pipeline = Pipeline(get_registry().configure("sanitize", "wrong", {"restrictive": path}), third_party)
+    with pytest.raises(WindowRejected, match="model error"):
+        pipeline.run(fig3, np.random.default_rng(0))
+
+
+# -- properties on random databases ---------------------------------------------------------
+
+ALPHABET = [f"i{j}" for j in range(8)]
+databases = st.lists(st.lists(st.sampled_from(ALPHABET), unique=True, max_size=6), max_size=40)
+pattern_sets = st.lists(st.lists(st.sampled_from(ALPHABET), unique=True, min_size=2, max_size=4), min_size=1, max_size=5)
+psis = st.sampled_from(["0", "0.1", "0.25", "0.3", "0.5", "0.7", "0.9", "1"])
+
+
+def pattern_file(directory, patterns) -> str:
+    unique = list(dict.fromkeys(frozenset(p) for p in patterns))
+    return write_patterns(directory / "p.txt", *(" ".join(sorted(p)) for p in unique))
+
+
+def holding(window, pattern) -> np.ndarray:
+    return np.array([set(pattern) <= set(t) for t in window], dtype=bool)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=databases, patterns=pattern_sets, psi=psis)
+def test_every_release_keeps_the_bound_adds_nothing_and_empties_nothing(tmp_path_factory, rows, patterns, psi):
+    path = pattern_file(tmp_path_factory.mktemp("p"), patterns)
+    window = Window.from_transactions(rows)
+    restrictive = configure(None, path, psi).model.patterns
+    for policy in ("naive", "minfia", "maxfia", "iga"):
+        release = run(policy, window, path, psi).window
+        for before, after in zip(window, release):
+            assert set(after) <= set(before)
+            assert after or not before
+        for pattern in restrictive.patterns:
+            sensitive = holding(window, pattern)
+            assert (holding(release, pattern) & sensitive).sum() <= float(psi) * sensitive.sum() + 1e-9
+        if psi == "0":
+            assert not any(holding(release, p).any() for p in restrictive.patterns)
+        if psi == "1":
+            assert as_text(release) == as_text(window)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=databases, patterns=pattern_sets, psi=psis, sigma=st.sampled_from([0.05, 0.2, 0.4]))
+def test_no_artifactual_patterns(tmp_path_factory, rows, patterns, psi, sigma):
+    path = pattern_file(tmp_path_factory.mktemp("p"), patterns)
+    window = Window.from_transactions(rows)
+    configured = configure("iga", path, psi)
+    measure = PatternMetrics(window, sigma)
+    for policy in ("naive", "minfia", "maxfia", "iga"):
+        figures = measure.evaluate(run(policy, window, path, psi).window, configured.model.patterns)
+        assert figures["artifactual_patterns"] in (0.0, None)
+        if psi == "0":
+            assert figures["hiding_failure"] in (0.0, None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=databases, patterns=pattern_sets, psi=psis, cut=st.integers(0, 40))
+def test_windows_are_sanitized_alone_and_their_union_keeps_the_bound(tmp_path_factory, rows, patterns, psi, cut):
+    path = pattern_file(tmp_path_factory.mktemp("p"), patterns)
+    whole = Window.from_transactions(rows)
+    cut = min(cut, len(whole))
+    first, second = whole.take(np.arange(cut)), whole.take(np.arange(cut, len(whole)))
+    configured = configure("iga", path, psi)
+    parts = []
+    for part in (first, second):
+        release = configured.model.anonymize(part, configured.policy, np.random.default_rng(0))
+        parts.append(release.window)
+        alone = configure("iga", path, psi)
+        assert as_text(release.window) == as_text(alone.model.anonymize(part, alone.policy, None).window)
+    union = Window.concat(parts, vocab=whole.vocab)
+    assert not list(configured.model.violations(whole, union))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=databases, patterns=pattern_sets, psi=psis)
+def test_deterministic(tmp_path_factory, rows, patterns, psi):
+    path = pattern_file(tmp_path_factory.mktemp("p"), patterns)
+    window = Window.from_transactions(rows)
+    for policy in ("naive", "minfia", "maxfia", "iga"):
+        first = run(policy, window, path, psi).window
+        again = run(policy, Window.from_transactions(rows), path, psi).window
+        assert as_text(first) == as_text(again)

@@ -1,0 +1,76 @@
+"""Step 2 (victims) and Step 4.1 (transaction order) of each policy, by hand (§4.1-4.4)."""
+
+import numpy as np
+import pytest
+
+from setveil.core.window import Window
+from setveil.plugins.sanitize.grouping import group_labels, groups
+from setveil.plugins.sanitize.patterns import RestrictivePatterns
+from setveil.plugins.sanitize.policies import IGA, ItemOrder, MaxFIA, MinFIA, Naive
+
+from .helpers import write_patterns
+
+
+def victims_of(policy, window, path):
+    table = RestrictivePatterns.load(path).table(window.vocab)
+    victims = policy.victims(table, ItemOrder.of(window))
+    return [[window.vocab.label(int(i)) for i in victims.of(r)] for r in range(len(table))]
+
+
+def test_victims_in_the_worked_example(fig3, fig3_patterns):
+    # supports A 5, B 5, C 4, D 4; patterns ABD, ACD
+    assert victims_of(Naive(), fig3, fig3_patterns) == [["A", "B", "D"], ["A", "C", "D"]]
+    assert victims_of(MinFIA(), fig3, fig3_patterns) == [["D"], ["C"]]  # ACD: C and D tie, C is first
+    assert victims_of(MaxFIA(), fig3, fig3_patterns) == [["A"], ["A"]]  # ABD: A and B tie, A is first
+    # IGA: A and D are both in ABD and ACD: one group, I = AD, label D (support 4 < 5)
+    assert victims_of(IGA(), fig3, fig3_patterns) == [["D"], ["D"]]
+
+
+def test_maxfia_takes_the_greatest_support_not_the_pseudo_code_condition(tmp_path):
+    window = Window.from_transactions([["a", "b", "c"], ["b", "c"], ["c"]])
+    path = write_patterns(tmp_path / "p.txt", "a b c")
+    assert victims_of(MaxFIA(), window, path) == [["c"]]
+    assert victims_of(MinFIA(), window, path) == [["a"]]
+
+
+def test_iga_groups_resolve_overlaps_by_size_then_label_support(tmp_path):
+    # supports: a 6, b 5, c 4, d 3, e 2, f 1 (each item in the first `support` transactions)
+    rows = [[item for item, support in zip("abcdef", (6, 5, 4, 3, 2, 1)) if t < support] for t in range(6)]
+    window = Window.from_transactions(rows)
+    path = write_patterns(tmp_path / "p.txt", "a b c", "a b d", "c e", "e f")
+    table = RestrictivePatterns.load(path).table(window.vocab)
+    # a, b -> {abc, abd}; c -> {abc, ce}; d -> {abd}; e -> {ce, ef}; f -> {ef}
+    assert sorted(groups(table)) == [(0, 1), (0, 2), (1,), (2, 3), (3,)]
+    victims = group_labels(table, ItemOrder.of(window))
+    labels = [window.vocab.label(int(i)) for i in victims]
+    # size-2 groups in order of label support: {abc,abd} label b (5), {abc,ce} label c (4),
+    # {ce,ef} label e (2). abc and abd go to the first, ce to the second, ef to the third.
+    assert labels == ["b", "b", "c", "e"]
+
+
+def test_iga_pattern_alone_gets_its_least_supported_item(tmp_path):
+    window = Window.from_transactions([["a", "b", "x", "y"], ["a", "b", "x"], ["a", "x"]])
+    path = write_patterns(tmp_path / "p.txt", "a b", "x y")
+    assert victims_of(IGA(), window, path) == [["b"], ["y"]]
+
+
+def test_equal_groups_tie_on_label_text(tmp_path):
+    window = Window.from_transactions([["p", "q", "r", "s"]])
+    path = write_patterns(tmp_path / "p.txt", "r s", "p q")
+    assert victims_of(IGA(), window, path) == [["r"], ["p"]]
+
+
+@pytest.mark.parametrize(
+    "policy, expected",
+    [
+        # conflict 2 0 1 1 0 0, lengths 4 3 3 3 3 2: least conflicting first, then shorter, then earlier
+        (Naive(), [5, 1, 4, 2, 3, 0]),
+        (MinFIA(), [5, 1, 4, 2, 3, 0]),
+        (MaxFIA(), [5, 1, 4, 2, 3, 0]),
+        (IGA(), [0, 2, 3, 5, 1, 4]),
+    ],
+)
+def test_transaction_order(policy, expected):
+    conflict = np.array([2, 0, 1, 1, 0, 0])
+    lengths = np.array([4, 3, 3, 3, 3, 2])
+    assert policy.transaction_order(conflict, lengths).tolist() == expected
