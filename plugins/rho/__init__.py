@@ -19,3 +19,10 @@ def setveil_register_privacy_models(register):
 def setveil_register_policies(register):
     for policy in (Mine, Dist, Global):
         register(policy)
+
+
+@hookimpl
+def setveil_register_commands(cli):
+    from .bench import rho_bench
+
+    cli.commands["bench"].add_command(rho_bench)

@@ -25,8 +25,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, in_sorted
 from setveil.core.model import Violation
+from setveil.core.verify import added_occurrences, on_one_vocabulary, shape_violation
 from setveil.core.window import Window
 
 from .itemsets import itemset_keys, lookup
@@ -50,16 +51,13 @@ def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
 def rho_violations(
     original: Window, release: Window, sensitive_labels: frozenset[str], rho: float, qid_size: int | str, limit: int = 100
 ) -> Iterator[Violation]:
-    if len(original) != len(release):
-        yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
         return
-    vocab = original.vocab
-    if release.vocab is not vocab:
-        vocab = vocab.copy()
-        original = Window(vocab, original.indptr, original.indices, original.tids)
-        release = release.relabel(vocab)
-    yield from _only_deletions(original, release)
-    sensitive = vocab.mask(sensitive_labels)
+    original, release = on_one_vocabulary(original, release)
+    yield from added_occurrences(original, release)
+    sensitive = original.vocab.mask(sensitive_labels)
     if qid_size == "all":
         size = all_qids_size(original, sensitive)
         if size is None:
@@ -80,21 +78,6 @@ def rho_violations(
             return
 
 
-def _only_deletions(original: Window, release: Window) -> Iterator[Violation]:
-    width = len(original.vocab)
-    before = original.owners() * width + original.indices
-    after = release.owners() * width + release.indices
-    added = ~np.isin(after, before)
-    if added.any():
-        first = int(np.flatnonzero(added)[0])
-        yield Violation(
-            "added-item",
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction",
-            (release.vocab.label(int(release.indices[first])),),
-            int(release.owners()[first]),
-        )
-
-
 class _Release:
     """The release as sorted (record, item) keys with exact tidlists."""
 
@@ -110,8 +93,7 @@ class _Release:
 
     def holds(self, rows: np.ndarray, items: np.ndarray) -> np.ndarray:
         wanted = rows * self.width + items
-        where = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
-        return self.keys[where] == wanted
+        return in_sorted(wanted, self.keys)
 
     def consequents(self, owner: np.ndarray, rows: np.ndarray, exclude: np.ndarray):
         """For covers given as (qid index, record) pairs: (qid, sensitive item, count) triples

@@ -58,6 +58,9 @@ class RhoUncertainty(PrivacyModel):
                   "float", default=0.0005, low=0, high=1, low_inclusive=False),
         Parameter("rule_confidence", "metrics: minimum confidence of a mined rule; rho = the model's rho",
                   "float", default="rho", low=0, high=1, low_inclusive=False, choices=("rho",)),
+        Parameter("rule_max_size", "metrics: most items in a mined rule (body and head); all = any size, "
+                  "which can exhaust memory on data with long repeated records", "int", default=5, low=2,
+                  choices=("all",)),
         Parameter("rule_metrics", "metrics: mine rules to report their Jaccard similarity (slow on big data)",
                   "bool", default=True),
     )
@@ -136,6 +139,7 @@ class RhoUncertainty(PrivacyModel):
         if self.params["rule_metrics"]:
             confidence = self.rho if self.params["rule_confidence"] == "rho" else float(self.params["rule_confidence"])
             support = float(self.params["rule_support"])
-            out.update({"rule_min_support": support, "rule_confidence": confidence})
-            out.update(rule_comparison(original, release, support, confidence))
+            size = None if self.params["rule_max_size"] == "all" else int(self.params["rule_max_size"])
+            out.update({"rule_min_support": support, "rule_confidence": confidence, "rule_max_size": self.params["rule_max_size"]})
+            out.update(rule_comparison(original, release, support, confidence, size))
         return out

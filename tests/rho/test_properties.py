@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rho_reference import unsafe_rules
+from .rho_reference import unsafe_rules
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
