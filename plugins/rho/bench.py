@@ -137,7 +137,8 @@ class Bench:
             rho = float(params["rho"])
             key = (data.name, rho)
             if key not in self.rules:
-                self.rules[key] = association_rules(data.window, self.support, rho, self.max_size)
+                # one R(T) at a time: on BMS-WebView-1 one holds millions of rules
+                self.rules = {key: association_rules(data.window, self.support, rho, self.max_size)}
             after = association_rules(release, self.support, rho, self.max_size)
             row.update(compare_rules(self.rules[key], after))
         return row

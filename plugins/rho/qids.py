@@ -135,7 +135,7 @@ class QidBuffer:
         row, x_pos = row[inst_keep], x_pos[inst_keep]
         sub_sup = prev.sup[sub_ids]
         if j == 1:
-            sup, cover_ptr, cover_rows = self._count_pairs(uniq)
+            sup, cover_ptr, cover_rows = self._count_pairs(uniq, sets)
         else:
             column = np.argmin(sub_sup, axis=1)
             rarest = sub_ids[np.arange(len(sets)), column]
@@ -194,22 +194,26 @@ class QidBuffer:
             if ok.any():
                 yield cand[ok], row[ok], x_pos[ok], sets[parent[ok]]
 
-    def _count_pairs(self, keys: np.ndarray):
-        """Supports and covers of the pairs with the sorted ``keys``, counted horizontally:
-        every pair of extendable items in every record of the table, a slice of records at a
-        time. Most candidate pairs are rare, and one pass over all records' pairs is far
-        cheaper than walking the tidlist of the rarer item of each."""
+    def _count_pairs(self, keys: np.ndarray, sets: np.ndarray):
+        """Supports and covers of the pairs ``sets`` (sorted ``keys``), counted horizontally:
+        every pair of the pairs' items in every record holding two of them, a slice of records
+        at a time. Most candidate pairs are rare, and listing the records' pairs is far cheaper
+        than walking the tidlist of the rarer item of each candidate."""
         t = self.table
+        relevant = np.zeros(t.n_items, dtype=bool)
+        relevant[sets.ravel()] = True
+        held = relevant[t.indices] & t.alive
+        per_row = np.bincount(t.owner[held], minlength=t.n)
+        rows_all = np.flatnonzero(per_row >= 2)
+        load = np.cumsum(per_row[rows_all] * (per_row[rows_all] - 1) // 2)
         found_rows, found_ids = [], []
-        start = 0
-        pairs_per_row = t.length * (t.length - 1) // 2
-        load = np.cumsum(pairs_per_row)
-        while start < t.n:
-            budget = (load[start - 1] if start else 0) + max(self.b_max, 1)
-            stop = max(start + 1, int(np.searchsorted(load, budget, side="right")))
-            rows = np.arange(start, min(stop, t.n), dtype=np.int64)
+        lo = 0
+        while lo < len(rows_all):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows = rows_all[lo:hi]
+            lo = hi
             ptr, items, _ = t.current_rows(rows)
-            keep = self.ext1[items]
+            keep = relevant[items]
             owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.diff(ptr))[keep]
             items = items[keep]
             ends = np.zeros(len(rows) + 1, dtype=np.int64)
@@ -217,18 +221,17 @@ class QidBuffer:
             position = np.arange(len(items), dtype=np.int64)
             second = concat_ranges(position + 1, ends[owner + 1])
             first = np.repeat(position, ends[owner + 1] - position - 1)
-            pair_keys = itemset_keys(np.stack([items[first], items[second]], axis=1), t.n_items)
-            at = lookup(keys, pair_keys)
+            at = lookup(keys, itemset_keys(np.stack([items[first], items[second]], axis=1), t.n_items))
             hit = at >= 0
             found_ids.append(at[hit])
             found_rows.append(rows[owner[first[hit]]])
-            start = int(rows[-1]) + 1
-        ids = np.concatenate(found_ids)
+        ids = np.concatenate(found_ids) if found_ids else np.zeros(0, dtype=np.int64)
         order = np.argsort(ids, kind="stable")
         sup = np.bincount(ids, minlength=len(keys)).astype(np.int64)
         ptr = np.zeros(len(keys) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
-        return sup, ptr, np.concatenate(found_rows)[order]
+        rows = np.concatenate(found_rows) if found_rows else np.zeros(0, dtype=np.int64)
+        return sup, ptr, rows[order]
 
     def _count(self, prev: QidLevel, parent: np.ndarray, missing: np.ndarray):
         """Supports and covers of the candidates parent ∪ {missing} (``parent`` indexes
@@ -289,21 +292,21 @@ def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
     return np.ones(n, dtype=bool)
 
 
-def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float, smatrix):
+def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float):
     """The rules q -> e (e sensitive, e ∉ q) with conf > ρ among the qids ``candidates``.
 
-    Covers must be current and ``smatrix`` the current :func:`sensitive_matrix`. Returns
-    (qid, consequent, sup(q ∪ {e})) arrays.
+    Covers must be current. sup(q ∪ {e}) is counted for all of them at once as a sparse
+    product of the (qid x record) cover incidence with the (record x item) incidence of the
+    sensitive items the covered records hold. Returns (qid, consequent, sup(q ∪ {e})) arrays.
     """
     if len(candidates) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     starts, stops = cover_ptr[candidates], cover_ptr[candidates + 1]
-    lengths = stops - starts
     ptr = np.zeros(len(candidates) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    rows = cover_rows[concat_ranges(starts, stops)]
-    incidence = sparse.csr_array((np.ones(len(rows), np.int32), rows, ptr), shape=(len(candidates), table.n))
-    counts = sparse.coo_array(incidence @ smatrix)
+    np.cumsum(stops - starts, out=ptr[1:])
+    covered, local = np.unique(cover_rows[concat_ranges(starts, stops)], return_inverse=True)
+    incidence = sparse.csr_array((np.ones(len(local), np.int32), local, ptr), shape=(len(candidates), len(covered)))
+    counts = sparse.coo_array(incidence @ _sensitive_rows(table, covered))
     qid, item, k = counts.row.astype(np.int64), counts.col.astype(np.int64), counts.data.astype(np.int64)
     support = sup[candidates][qid]
     unsafe = k > rho * support
@@ -314,10 +317,13 @@ def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, can
     return candidates[qid[order]], item[order], k[order]
 
 
-def sensitive_matrix(table: Table) -> sparse.csr_array:
-    """The current (records x items) incidence of sensitive occurrences."""
-    occ = table.sens_occ[table.alive[table.sens_occ]]
-    rows = table.owner[occ]
-    ptr = np.zeros(table.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=table.n), out=ptr[1:])
-    return sparse.csr_array((np.ones(len(occ), np.int32), table.indices[occ], ptr), shape=(table.n, table.n_items))
+def _sensitive_rows(table: Table, rows: np.ndarray) -> sparse.csr_array:
+    """The current (rows x items) incidence of the sensitive items the records ``rows`` hold."""
+    starts, stops = table.sens_ptr[rows], table.sens_ptr[rows + 1]
+    occ = table.sens_occ[concat_ranges(starts, stops)]
+    owner = np.repeat(np.arange(len(rows), dtype=np.int64), stops - starts)
+    live = table.alive[occ]
+    occ, owner = occ[live], owner[live]
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(rows)), out=ptr[1:])
+    return sparse.csr_array((np.ones(len(occ), np.int32), table.indices[occ], ptr), shape=(len(rows), table.n_items))

@@ -34,7 +34,7 @@ import numpy as np
 from setveil.core.arrays import concat_ranges
 
 from .policies import Options, RhoPolicy, State
-from .qids import QidBuffer, sensitive_matrix, unsafe_rules
+from .qids import QidBuffer, unsafe_rules
 from .table import Table
 
 BLOCK = 256
@@ -105,7 +105,7 @@ class PartialSuppressor:
         sets = np.arange(t.n_items, dtype=np.int64)[:, None]
         candidates = np.flatnonzero((t.sup >= 1) & (t.sup < t.n))
         self.stats["qids_generated"] += len(candidates)
-        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.rho, sensitive_matrix(t))
+        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.rho)
         if len(qid) == 0:
             return
         if self.policy.global_suppression:
@@ -145,9 +145,7 @@ class PartialSuppressor:
                 break
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
-            qid, item, _ = unsafe_rules(
-                t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho, sensitive_matrix(t)
-            )
+            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho)
             if self.policy.global_suppression:
                 if len(qid):
                     self._global_level(level.sets, qid, item)
