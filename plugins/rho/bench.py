@@ -133,6 +133,9 @@ class Bench:
         release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
         row = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
                "runs": runs, **row}
+        setting = ", ".join(f"{k}={v}" for k, v in params.items())
+        click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {row['info_loss_%']:.2f}%, "
+                   f"verified {row['verified']}", err=True)
         if rules:
             rho = float(params["rho"])
             key = (data.name, rho)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, sorted_unique
 from setveil.core.window import Window
 
 from .policies import RhoPolicy
@@ -58,7 +58,7 @@ def split(window: Window, t_max: float | None, rng: np.random.Generator) -> list
     while stack:
         part = stack.pop()
         occurrences = int(lengths[part].sum())
-        domain = len(np.unique(window.indices[concat_ranges(window.indptr[part], window.indptr[part + 1])]))
+        domain = len(sorted_unique(window.indices[concat_ranges(window.indptr[part], window.indptr[part + 1])]))
         if len(part) < 2 or cost(len(part), occurrences, domain) <= t_max:
             parts.append(part)
             continue

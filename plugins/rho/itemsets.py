@@ -24,6 +24,19 @@ def itemset_keys(rows: np.ndarray, n_items: int) -> np.ndarray:
     return raw.view(np.dtype((np.void, 4 * size))).ravel()
 
 
+def decode_keys(keys: np.ndarray, size: int, n_items: int) -> np.ndarray:
+    """The rows :func:`itemset_keys` made ``keys`` from (shape (len(keys), size), int64)."""
+    bits = max(1, int(max(n_items, 2) - 1).bit_length())
+    if keys.dtype.kind == "V":
+        return keys.view(">u4").reshape(len(keys), size).astype(np.int64)
+    rows = np.empty((len(keys), size), dtype=np.int64)
+    mask = (1 << bits) - 1
+    for column in range(size - 1, -1, -1):
+        rows[:, column] = keys & mask
+        keys = keys >> bits
+    return rows
+
+
 def lookup(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Position of each key in ``sorted_keys``, or -1 where it is absent."""
     if len(sorted_keys) == 0:

@@ -27,7 +27,7 @@ from scipy import sparse
 
 from setveil.core.arrays import concat_ranges
 
-from .itemsets import itemset_keys, lookup
+from .itemsets import decode_keys, itemset_keys, lookup
 from .table import Table
 
 
@@ -111,16 +111,39 @@ class QidBuffer:
         for column in range(j):
             held &= t.has(parent_items[:, column], record)
         inst_row, inst_set, inst_pos = prev.inst_row[held], prev.inst_set[held], prev.inst_pos[held]
-        parts = list(self._extensions(prev, inst_row, inst_set, inst_pos))
-        if not parts:
+        # each slice of candidate instances is merged into the distinct candidates as it comes,
+        # so the qids repeated over many records are held once; only a level that will be
+        # extended keeps its instances, as keys
+        uniq = first_seen = parent_set = None
+        inst_keys, rows, positions = [], [], []
+        seen = 0
+        for cand, row, x_pos, parents in self._extensions(prev, inst_row, inst_set, inst_pos):
+            keys = itemset_keys(cand, t.n_items)
+            if not last:
+                inst_keys.append(keys)
+                rows.append(row.astype(np.int32))
+                positions.append(x_pos)
+            keys, first = np.unique(keys, return_index=True)
+            if uniq is None:
+                uniq, first_seen, parent_set = keys, first + seen, parents[first]
+            else:
+                uniq, taken = np.unique(np.concatenate([uniq, keys]), return_index=True)
+                first_seen = np.concatenate([first_seen, first + seen])[taken]
+                parent_set = np.concatenate([parent_set, parents[first]])[taken]
+            seen += len(cand)
+        if uniq is None:
             return None
-        cand, row, x_pos, parent_set = (np.concatenate(column) for column in zip(*parts))
-        keys = itemset_keys(cand, t.n_items)
-        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        sets = cand[first]
+        sets = decode_keys(uniq, j + 1, t.n_items)
+        if last:
+            row = x_pos = inst_cand = np.zeros(0, dtype=np.int64)
+        else:
+            inst_cand = np.searchsorted(uniq, np.concatenate(inst_keys))
+            row = np.concatenate(rows).astype(np.int64)
+            x_pos = np.concatenate(positions)
+        del inst_keys, rows, positions
         # all j-subsets must be extendable; dropping the last item gives the parent
         sub_ids = np.empty((len(sets), j + 1), dtype=np.int64)
-        sub_ids[:, j] = parent_set[first]
+        sub_ids[:, j] = parent_set
         for drop in range(j):
             sub = np.delete(sets, drop, axis=1)
             found = lookup(prev.ext_keys, itemset_keys(sub, t.n_items))
@@ -129,9 +152,9 @@ class QidBuffer:
         if not keep.any():
             return None
         new_id = np.cumsum(keep) - 1
-        sets, uniq, sub_ids, first = sets[keep], uniq[keep], sub_ids[keep], first[keep]
-        inst_keep = keep[inverse]
-        inst_cand = new_id[inverse[inst_keep]]
+        sets, uniq, sub_ids, first_seen = sets[keep], uniq[keep], sub_ids[keep], first_seen[keep]
+        inst_keep = keep[inst_cand]
+        inst_cand = new_id[inst_cand[inst_keep]]
         row, x_pos = row[inst_keep], x_pos[inst_keep]
         sub_sup = prev.sup[sub_ids]
         if j == 1:
@@ -146,9 +169,6 @@ class QidBuffer:
         ext_ids = np.flatnonzero(ext)
         if j == 1:
             self.pair_keys = uniq[ext_ids]
-        # instances come in buffer-row order, so the first instance of a qid gives its rank
-        first_seen = np.full(len(sets), len(inst_cand), dtype=np.int64)
-        np.minimum.at(first_seen, inst_cand, np.arange(len(inst_cand)))
         return QidLevel(
             size=j + 1,
             sets=sets,
@@ -250,11 +270,20 @@ class QidBuffer:
             cover_rows = rows[keep]
             cover_ptr = np.zeros(len(used) + 1, dtype=np.int64)
             np.cumsum(np.bincount(owner[keep], minlength=len(used)), out=cover_ptr[1:])
+        # expand the parents' covers a slice of about b_max records at a time
         starts, stops = cover_ptr[parent], cover_ptr[parent + 1]
-        rows = cover_rows[concat_ranges(starts, stops)]
-        owner = np.repeat(np.arange(len(parent), dtype=np.int64), stops - starts)
-        keep = t.has(missing[owner], rows)
-        owner, rows = owner[keep], rows[keep]
+        load = np.cumsum(stops - starts)
+        found = []
+        lo = 0
+        while lo < len(parent):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
+            owner = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+            keep = t.has(missing[owner], rows)
+            found.append((owner[keep], rows[keep]))
+            lo = hi
+        owner = np.concatenate([part[0] for part in found])
+        rows = np.concatenate([part[1] for part in found])
         sup = np.bincount(owner, minlength=len(parent)).astype(np.int64)
         ptr = np.zeros(len(parent) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
@@ -292,15 +321,27 @@ def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
     return np.ones(n, dtype=bool)
 
 
-def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float):
+def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float, slice_rows: int):
     """The rules q -> e (e sensitive, e ∉ q) with conf > ρ among the qids ``candidates``.
 
-    Covers must be current. sup(q ∪ {e}) is counted for all of them at once as a sparse
-    product of the (qid x record) cover incidence with the (record x item) incidence of the
-    sensitive items the covered records hold. Returns (qid, consequent, sup(q ∪ {e})) arrays.
+    Covers must be current. sup(q ∪ {e}) is counted as a sparse product of the (qid x record)
+    cover incidence with the (record x item) incidence of the sensitive items the covered
+    records hold, for slices of qids covering about ``slice_rows`` records. Returns (qid,
+    consequent, sup(q ∪ {e})) arrays.
     """
-    if len(candidates) == 0:
+    found = []
+    load = np.cumsum(cover_ptr[candidates + 1] - cover_ptr[candidates])
+    lo = 0
+    while lo < len(candidates):
+        hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + slice_rows, side="right")))
+        found.append(_unsafe_slice(table, sets, sup, cover_ptr, cover_rows, candidates[lo:hi], rho))
+        lo = hi
+    if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return tuple(np.concatenate(column) for column in zip(*found))
+
+
+def _unsafe_slice(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float):
     starts, stops = cover_ptr[candidates], cover_ptr[candidates + 1]
     ptr = np.zeros(len(candidates) + 1, dtype=np.int64)
     np.cumsum(stops - starts, out=ptr[1:])

@@ -31,14 +31,13 @@ import time
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, sorted_unique
 
 from .policies import Options, RhoPolicy, State
 from .qids import QidBuffer, unsafe_rules
 from .table import Table
 
 BLOCK = 256
-SETTLE_BLOCK = 1 << 16
 
 
 class PartialSuppressor:
@@ -105,13 +104,13 @@ class PartialSuppressor:
         sets = np.arange(t.n_items, dtype=np.int64)[:, None]
         candidates = np.flatnonzero((t.sup >= 1) & (t.sup < t.n))
         self.stats["qids_generated"] += len(candidates)
-        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.rho)
+        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.rho, self.b_max)
         if len(qid) == 0:
             return
         if self.policy.global_suppression:
             self._global_level(sets, qid, item)
             return
-        unsafe = np.unique(qid)
+        unsafe = sorted_unique(qid)
         first_record = cover_rows[cover_ptr[unsafe]]
         unsafe = unsafe[np.argsort(first_record, kind="stable")]
         self._sanitize_level(sets, unsafe, t.inv_ptr, t.inv_rows)
@@ -145,7 +144,7 @@ class PartialSuppressor:
                 break
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
-            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho)
+            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho, self.b_max)
             if self.policy.global_suppression:
                 if len(qid):
                     self._global_level(level.sets, qid, item)
@@ -154,7 +153,7 @@ class PartialSuppressor:
             rank[level.order] = np.arange(len(level.sets))
             generated.append((level, free[np.argsort(rank[free], kind="stable")]))
             if len(qid):
-                unsafe = np.unique(qid)
+                unsafe = sorted_unique(qid)
                 self._sanitize_level(level.sets, unsafe[np.argsort(rank[unsafe], kind="stable")], level.cover_ptr, level.cover_rows)
         self._settle(generated)
 
@@ -171,14 +170,23 @@ class PartialSuppressor:
                 if checked[index] == t.deleted or len(ordered) == 0:
                     continue
                 flags = np.concatenate([
-                    self._still_unsafe(level.sets, ordered[start : start + SETTLE_BLOCK], level.cover_ptr, level.cover_rows)
-                    for start in range(0, len(ordered), SETTLE_BLOCK)
+                    self._still_unsafe(level.sets, part, level.cover_ptr, level.cover_rows)
+                    for part in self._slices(ordered, level.cover_ptr)
                 ])
                 if flags.any():
                     self._sanitize_level(level.sets, ordered[flags], level.cover_ptr, level.cover_rows)
                 checked[index] = t.deleted
             if t.deleted == before:
                 return
+
+    def _slices(self, qids: np.ndarray, cover_ptr: np.ndarray):
+        """``qids`` in consecutive slices whose covers hold about ``b_max`` records."""
+        load = np.cumsum(cover_ptr[qids + 1] - cover_ptr[qids])
+        lo = 0
+        while lo < len(qids):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            yield qids[lo:hi]
+            lo = hi
 
     def _global_level(self, sets: np.ndarray, rule_qid: np.ndarray, rule_item: np.ndarray) -> None:
         """Global suppression of the unsafe rules (qid ``sets[rule_qid[i]]`` -> ``rule_item[i]``)
@@ -223,7 +231,7 @@ class PartialSuppressor:
             rule_alive[gone] = False
             count[victim] -= len(gone)
             np.subtract.at(left, rule_qid[gone], 1)
-            emptied = np.unique(rule_qid[gone])
+            emptied = sorted_unique(rule_qid[gone])
             emptied = emptied[(left[emptied] == 0) & qid_alive[emptied]]
             qid_alive[emptied] = False
             count -= np.bincount(items[emptied].ravel(), minlength=t.n_items)
