@@ -18,6 +18,7 @@ utility measures of §2.2 and §4 (:mod:`.metrics`).
 from __future__ import annotations
 
 import time
+from itertools import zip_longest
 
 import numpy as np
 
@@ -107,6 +108,8 @@ class RhoUncertainty(PrivacyModel):
             "workers": min(workers, len(parts)),
             "qid_size": qid_size,
             "passes": max((r.stats["passes"] for r in results), default=0),
+            # Theorem 1's loop: every pass but the last deletes something
+            "deletions_by_pass": [sum(p) for p in zip_longest(*(r.stats["deletions_by_pass"] for r in results), fillvalue=0)],
             "buffers": sum(r.stats["buffers"] for r in results),
             "qids_generated": sum(r.stats["qids_generated"] for r in results),
             "unsafe_qids": sum(r.stats["unsafe_qids"] for r in results),

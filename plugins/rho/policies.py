@@ -91,13 +91,17 @@ class RhoPolicy(Policy):
         """The heuristic value of each option; the highest is chosen."""
 
     def choose(self, options: Options, state: State) -> int:
-        """Index of the option to apply: best score, then the tie-breaks of the module doc."""
+        """Index of the option to apply: best score, then the tie-breaks of the module doc.
+        An index outside the options fails the window closed."""
         score = np.asarray(self.score(options, state), dtype=np.float64)
         order = np.lexsort((state.item_rank[options.victim], options.in_qid, options.deletions, -score))
         return int(order[0])
 
     def pick_records(self, records: np.ndarray, count: int, state: State) -> np.ndarray:
-        """Which ``count`` of ``records`` (those of C(q ∪ {e})) lose the victim.
+        """Which ``count`` of ``records`` (those of C(q ∪ {e})) lose the victim. The answer
+        must be at least one distinct record of ``records`` (fewer than ``count`` only delays
+        the rule's safety to the next step); anything else fails the window closed. Not asked
+        when C(q ∪ {e}) is a single record (the only possible answer).
 
         The paper picks at random "for simplicity" (§3.2.3); we take the longest records
         first, ties at random (seeded): a long record holds the most qids, so deleting there

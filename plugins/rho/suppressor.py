@@ -61,7 +61,7 @@ class PartialSuppressor:
         )
         self.suppressed_types: list[int] = []
         self.stats = {"passes": 0, "buffers": 0, "unsafe_qids": 0, "sanitized_rules": 0, "qids_generated": 0,
-                      "deletions_by_pass": [], "seconds_by_pass": []}
+                      "deletions_by_pass": []}
 
     def run(self) -> dict:
         started = time.perf_counter()
@@ -76,7 +76,6 @@ class PartialSuppressor:
                 for rows in self._buffers():
                     self._fill_and_sanitize(rows)
             self.stats["deletions_by_pass"].append(t.deleted - before)
-            self.stats["seconds_by_pass"].append(round(time.perf_counter() - started - sum(self.stats["seconds_by_pass"]), 3))
             if t.deleted == before:
                 break
         self.stats["deletions"] = t.deleted
@@ -214,7 +213,7 @@ class PartialSuppressor:
             options = Options(np.zeros(0, dtype=np.int64), candidates, candidates, t.sup[candidates],
                               np.zeros(len(candidates), dtype=bool))
             state.unsafe_rules, state.total = count, t.total
-            victim = int(candidates[self.policy.choose(options, state)])
+            victim = int(candidates[_checked_pick(self.policy.choose(options, state), len(candidates))])
             t.delete(victim, t.tidlist(victim))
             self.suppressed_types.append(victim)
             self.stats["sanitized_rules"] += 1
@@ -304,10 +303,10 @@ class PartialSuppressor:
             consequents, k = items[unsafe], k[unsafe]
             options = self._options(qid, consequents, k, s)
             state.total = t.total
-            pick = policy.choose(options, state)
+            pick = _checked_pick(policy.choose(options, state), len(options.victim))
             victim = int(options.victim[pick])
             holders = t.holding(options.consequent[pick : pick + 1], cover)
-            rows = policy.pick_records(holders, int(options.deletions[pick]), state)
+            rows = _checked_records(policy.pick_records(holders, int(options.deletions[pick]), state), holders)
             t.delete(victim, rows)
             self.stats["sanitized_rules"] += 1
             if options.in_qid[pick]:
@@ -330,7 +329,7 @@ class PartialSuppressor:
             paired = np.concatenate([consequents, np.full(width, consequents[0])])
             options = Options(qid, victims, paired, np.ones(len(victims), dtype=np.int64), in_qid)
             state.total = t.total
-            pick = policy.choose(options, state)
+            pick = _checked_pick(policy.choose(options, state), len(victims))
             victim = int(victims[pick])
             t.delete(victim, rows)
             self.stats["sanitized_rules"] += 1
@@ -349,6 +348,26 @@ class PartialSuppressor:
         in_qid = np.zeros(n_e * (width + 1), dtype=bool)
         in_qid[n_e:] = True
         return Options(qid, victim, consequent, deletions, in_qid)
+
+
+def _checked_pick(pick, count: int) -> int:
+    """The policy's choice, refused unless it is one of the ``count`` options."""
+    if not (isinstance(pick, (int, np.integer)) and 0 <= pick < count):
+        raise PolicyError(f"the policy chose option {pick!r} of {count}")
+    return int(pick)
+
+
+def _checked_records(rows, holders: np.ndarray) -> np.ndarray:
+    """The records the policy picked, refused unless they are distinct records of ``holders``
+    and at least one: anything else could corrupt the table or never end."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) == 0 or len(np.unique(rows)) != len(rows) or not np.isin(rows, holders).all():
+        raise PolicyError(f"the policy picked {len(rows)} record(s), not distinct records holding the rule")
+    return rows
+
+
+class PolicyError(RuntimeError):
+    """A policy broke the contract of :class:`.policies.RhoPolicy`; the window fails closed."""
 
 
 def deletions_needed(k: int, s: int, rho: float, in_qid: bool) -> int:
