@@ -80,10 +80,13 @@ def _in_child(function, *args) -> dict[str, Any]:
     receive, send = context.Pipe(duplex=False)
 
     def target():
+        start = _resident_mib()
         result = function(*args)
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         result["peak_mib"] = max(own, workers) / 1024
+        if start is not None:
+            result["run_mib"] = result["peak_mib"] - start
         send.send(result)
 
     child = context.Process(target=target)
@@ -91,6 +94,15 @@ def _in_child(function, *args) -> dict[str, Any]:
     result = receive.recv()
     child.join()
     return result
+
+
+def _resident_mib() -> float | None:
+    """This process's resident memory now (Linux), which a forked child shares with its parent."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return None
 
 
 def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs: int) -> dict[str, Any]:
@@ -126,7 +138,8 @@ class Bench:
         click.echo(f"\n### {title}\n")
         for item in data:
             click.echo(f"- {item.describe()}")
-        click.echo(f"- {note}; seed {self.seed}; {machine()}; load average {load}\n")
+        click.echo(f"- {note}; seed {self.seed}; {machine()}; load average {load}; peak_mib is the run's peak "
+                   "resident memory, run_mib what it added to the forked process\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
         row = _in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
@@ -154,7 +167,7 @@ class Bench:
             for rho in rhos:
                 for policy in policies:
                     rows.append(self.run(item, policy, {"rho": rho}, self.runs, rules))
-        columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_s", "verified", "parts", "passes", "peak_mib",
+        columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_s", "verified", "parts", "passes", "run_mib",
                    "info_loss_%", "sensitive_deleted_%", "sym_kl"]
         if rules:
             columns += ["rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"]
@@ -211,7 +224,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
         rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs, rules=False)
                 for item in chosen for policy in ("dist", "mine")]
-        print_table(rows, ["dataset", "policy", "runs", "seconds", "fastest", "parts", "peak_mib", "info_loss_%",
+        print_table(rows, ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%",
                            "verified"])
         bench.rows["speed"] = rows
     if "tmax" in experiments and "retail" in full:
@@ -222,7 +235,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                 for count in sorted({"1", workers}):
                     row = bench.run(full["retail"], policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
                     rows.append({**row, "workers": count})
-        print_table(rows, ["dataset", "policy", "t_max", "workers", "parts", "seconds", "peak_mib", "info_loss_%",
+        print_table(rows, ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "info_loss_%",
                            "verified"])
         bench.rows["tmax"] = rows
     if "bmax" in experiments and "BMS-WebView-2" in full:
@@ -230,7 +243,8 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         rows = [bench.run(full["BMS-WebView-2"], policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"},
                           1, False)
                 for value in [v.strip() for v in b_max_values.split(",") if v.strip()] for policy in ("dist", "mine")]
-        print_table(rows, ["dataset", "policy", "b_max", "seconds", "peak_mib", "passes", "info_loss_%", "verified"])
+        print_table(rows, ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
+                           "verified"])
         bench.rows["bmax"] = rows
     if json_path:
         Path(json_path).write_text(json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
