@@ -1,0 +1,251 @@
+"""``setveil bench rho``: the experiments of Jia et al. §4 on the benchmark datasets.
+
+- ``quality`` (Figs. 2-4): for each dataset, ρ and policy, info loss, the share of sensitive
+  occurrences deleted, symmetric K-L divergence, the Jaccard similarity of the rules mined
+  before and after (lost and spurious rules), seconds, peak memory, and the independent check.
+- ``cutoff`` (Fig. 5): the same on the records truncated to their first five items.
+- ``speed`` (Table 3): ``dist`` and ``mine`` at ρ = 0.7 on BMS-WebView-2 and retail, several
+  runs, median and fastest seconds.
+- ``tmax`` (§4.4.1, Fig. 7, on retail): the divide-and-conquer threshold against parts, info
+  loss and seconds, with one worker process and with ``--workers``.
+- ``bmax`` (§4.4.2, Fig. 8, on BMS-WebView-2, no split, one process): the qid buffer capacity
+  against seconds, peak memory and info loss.
+
+Sensitive items: a seeded random share (40% in the paper) of the item types of each full
+dataset, drawn as ``setveil items split --method random`` draws them; the cutoff variant keeps
+the same sensitive labels. Every run executes in a forked child process, so its peak resident
+memory (the child's, or its worker processes', whichever is larger) is its own; it includes the
+dataset the parent loaded. Tables are printed as Markdown with the machine, the load average
+and the seed, and can be written as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import resource
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from setveil.core.bench import machine, print_table
+from setveil.core.engine import window_rng
+from setveil.core.formats import read_window
+from setveil.core.itemsplit import random_split
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
+
+from .metrics import association_rules, compare_rules, info_loss, symmetric_kl
+
+DATASETS = ("BMS-WebView-2", "retail", "BMS-WebView-1")
+EXPERIMENTS = ("quality", "cutoff", "speed", "tmax", "bmax")
+
+
+@dataclass
+class Data:
+    name: str
+    window: Window
+    context: Context
+    sensitive: np.ndarray
+
+    def describe(self) -> str:
+        share = self.sensitive[self.window.indices].mean() if self.window.n_occurrences else 0.0
+        return (f"{self.name}: {len(self.window)} transactions, {self.window.n_occurrences} occurrences, "
+                f"{int((self.window.supports > 0).sum())} item types, {int(self.sensitive.sum())} sensitive "
+                f"({100 * share:.1f}% of occurrences)")
+
+
+def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) -> Data:
+    path = folder / f"{name}.dat"
+    full = read_window(path)
+    sensitive = frozenset(random_split(full, share, seed).private)
+    window = full
+    if cutoff is not None:
+        window = Window.from_transactions(line.split()[:cutoff] for line in path.read_text().splitlines())
+        name = f"{name} (cutoff={cutoff})"
+    return Data(name, window, Context(schema=ItemSchema(private=sensitive)), window.vocab.mask(sensitive))
+
+
+def _in_child(function, *args) -> dict[str, Any]:
+    """Run ``function(*args)`` in a forked child; its result plus the child's peak RSS."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def target():
+        start = _resident_mib()
+        result = function(*args)
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        result["peak_mib"] = max(own, workers) / 1024
+        if start is not None:
+            result["run_mib"] = result["peak_mib"] - start
+        send.send(result)
+
+    child = context.Process(target=target)
+    child.start()
+    result = receive.recv()
+    child.join()
+    return result
+
+
+def _resident_mib() -> float | None:
+    """This process's resident memory now (Linux), which a forked child shares with its parent."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return None
+
+
+def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs: int) -> dict[str, Any]:
+    configured = get_registry().configure("rho", policy, params, data.context)
+    seconds = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        release = configured.model.anonymize(data.window, configured.policy, window_rng(seed, 0))
+        seconds.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    problems = list(configured.model.violations(data.window, release.window))
+    kept, before = release.window.supports, data.window.supports
+    return {
+        "release": release.window.indices, "release_indptr": release.window.indptr,
+        "seconds": statistics.median(seconds), "fastest": min(seconds), "verify_s": time.perf_counter() - started,
+        "verified": not problems, "parts": release.stats["parts"], "passes": release.stats["passes"],
+        "info_loss_%": 100 * info_loss(data.window, release.window),
+        "sensitive_deleted_%": 100 * (before - kept)[data.sensitive].sum() / max(before[data.sensitive].sum(), 1),
+        "sym_kl": symmetric_kl(data.window, release.window),
+    }
+
+
+class Bench:
+    def __init__(self, folder, share, seed, qid_size, workers, t_max, support, max_size, runs):
+        self.folder, self.share, self.seed = Path(folder), share, seed
+        self.base = {"qid_size": str(qid_size), "workers": workers, "t_max": t_max, "rule_metrics": "false"}
+        self.support, self.max_size, self.runs = support, max_size, runs
+        self.rules: dict[tuple[str, float], np.ndarray] = {}
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+
+    def header(self, title: str, data: list[Data], note: str) -> None:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        click.echo(f"\n### {title}\n")
+        for item in data:
+            click.echo(f"- {item.describe()}")
+        click.echo(f"- {note}; seed {self.seed}; {machine()}; load average {load}; peak_mib is the run's peak "
+                   "resident memory, run_mib what it added to the forked process\n")
+
+    def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
+        row = _in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
+        release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
+        row = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
+               "runs": runs, **row}
+        setting = ", ".join(f"{k}={v}" for k, v in params.items())
+        click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {row['info_loss_%']:.2f}%, "
+                   f"verified {row['verified']}", err=True)
+        if rules:
+            rho = float(params["rho"])
+            key = (data.name, rho)
+            if key not in self.rules:
+                # one R(T) at a time: on BMS-WebView-1 one holds millions of rules
+                self.rules = {key: association_rules(data.window, self.support, rho, self.max_size)}
+            after = association_rules(release, self.support, rho, self.max_size)
+            row.update(compare_rules(self.rules[key], after))
+        return row
+
+    def grid(self, name: str, data: list[Data], rhos, policies, rules: bool) -> None:
+        size = "any" if self.max_size is None else self.max_size
+        self.header(name, data, f"rules at support {100 * self.support:g}% and confidence ρ, up to {size} items")
+        rows = []
+        for item in data:
+            for rho in rhos:
+                for policy in policies:
+                    rows.append(self.run(item, policy, {"rho": rho}, self.runs, rules))
+        columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_s", "verified", "parts", "passes", "run_mib",
+                   "info_loss_%", "sensitive_deleted_%", "sym_kl"]
+        if rules:
+            columns += ["rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"]
+        print_table(rows, columns)
+        self.rows[name] = rows
+
+
+def _size(value: str) -> int | None:
+    if value == "all":
+        return None
+    if not value.isdigit() or int(value) < 2:
+        raise click.BadParameter(f"expected an integer >= 2 or all, got {value!r}")
+    return int(value)
+
+
+@click.command("rho")
+@click.option("--datasets", "folder", type=click.Path(exists=True, file_okay=False), envvar="SETVEIL_DATASETS",
+              required=True, help="Folder of the FIMI datasets (default: $SETVEIL_DATASETS).")
+@click.option("--dataset", "names", multiple=True, help=f"Datasets to run (default: {', '.join(DATASETS)}).")
+@click.option("--experiment", "experiments", multiple=True, type=click.Choice(EXPERIMENTS),
+              help="Experiments to run (default: all).")
+@click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
+@click.option("--policy", "policies", default="mine,dist,global", show_default=True)
+@click.option("--qid-size", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--share", type=click.FloatRange(0, 1), default=0.4, show_default=True,
+              help="Share of item types made sensitive.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
+@click.option("--speed-runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
+@click.option("--workers", default="auto", show_default=True, help="Worker processes for the parts (or auto).")
+@click.option("--t-max", "t_max", default="500", show_default=True, help="Divide-and-conquer threshold (or off).")
+@click.option("--t-max-values", default="50,100,250,500,1000,2000,off", show_default=True)
+@click.option("--b-max-values", default="1000,10000,100000,1000000", show_default=True)
+@click.option("--rule-support", type=click.FloatRange(0, 1, min_open=True), default=0.0005, show_default=True)
+@click.option("--rule-max-size", default="5", show_default=True, callback=lambda _c, _p, v: _size(v),
+              help="Most items per mined rule, or all.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
+def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed, runs, speed_runs, workers, t_max,
+              t_max_values, b_max_values, rule_support, rule_max_size, json_path):
+    """ρ-uncertainty experiments (Jia et al. §4): info loss, K-L divergence, rules, speed, t_max, b_max."""
+    names = list(names) or list(DATASETS)
+    experiments = list(experiments) or list(EXPERIMENTS)
+    rhos = [r.strip() for r in rhos.split(",") if r.strip()]
+    policies = [p.strip() for p in policies.split(",") if p.strip()]
+    bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
+    full = {name: _load(bench.folder, name, share, seed, None) for name in names}
+    if "quality" in experiments:
+        bench.grid("quality", list(full.values()), rhos, policies, rules=True)
+    if "cutoff" in experiments:
+        cut = [_load(bench.folder, name, share, seed, 5) for name in names]
+        bench.grid("cutoff", cut, rhos, policies, rules=True)
+    if "speed" in experiments:
+        chosen = [full[n] for n in ("BMS-WebView-2", "retail") if n in full]
+        bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
+        rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs, rules=False)
+                for item in chosen for policy in ("dist", "mine")]
+        print_table(rows, ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%",
+                           "verified"])
+        bench.rows["speed"] = rows
+    if "tmax" in experiments and "retail" in full:
+        bench.header("tmax", [full["retail"]], "ρ = 0.7")
+        rows = []
+        for value in [v.strip() for v in t_max_values.split(",") if v.strip()]:
+            for policy in ("dist", "mine"):
+                for count in sorted({"1", workers}):
+                    row = bench.run(full["retail"], policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
+                    rows.append({**row, "workers": count})
+        print_table(rows, ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "info_loss_%",
+                           "verified"])
+        bench.rows["tmax"] = rows
+    if "bmax" in experiments and "BMS-WebView-2" in full:
+        bench.header("bmax", [full["BMS-WebView-2"]], "ρ = 0.7, no split, one process")
+        rows = [bench.run(full["BMS-WebView-2"], policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"},
+                          1, False)
+                for value in [v.strip() for v in b_max_values.split(",") if v.strip()] for policy in ("dist", "mine")]
+        print_table(rows, ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
+                           "verified"])
+        bench.rows["bmax"] = rows
+    if json_path:
+        Path(json_path).write_text(json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
+                                              default=str))

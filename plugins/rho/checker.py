@@ -1,0 +1,328 @@
+"""The independent check of ρ-uncertainty (Jia et al. §2.1) and of "only deletions".
+
+A release T' is safe when conf(q -> e) = sup(q ∪ {e}) / sup(q) <= ρ for every qid q (an
+itemset drawn from a record of T', the empty one included, |q| <= qid_size) and every
+sensitive e ∉ q. The check is exhaustive through one equivalence: if q -> e is unsafe, so
+is g -> e for a smallest g ⊆ q with sup(g) = sup(q) (g is free: each proper subset has a
+larger support; C(g) = C(q) and e ∉ g). So it suffices to check the free qids, and only those
+drawn from records that hold a sensitive item outside them (otherwise sup(q ∪ {e}) = 0).
+Free itemsets are closed under subsets, so they are enumerated level by level from such
+records, a (j+1)-subset only when its j-subsets are free with support >= 2.
+
+This module shares no code or state with the anonymizer: it rebuilds everything from the
+release, keeps exact covers as sorted record lists, tests membership by binary search on
+the sorted (record, item) keys of the release and counts consequents by sorting.
+
+``qid_size`` "all" means every qid size; no qid longer than the longest record minus one can
+have a consequent outside it, so that is the size checked, provided the sensitive records
+have at most ``ALL_SUBSETS_BUDGET`` subsets in all. Beyond that the check refuses (a
+violation) rather than check less than promised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from setveil.core.arrays import concat_ranges, in_sorted, sorted_unique
+from setveil.core.model import Violation
+from setveil.core.verify import added_occurrences, on_one_vocabulary, shape_violation
+from setveil.core.window import Window
+
+from .itemsets import decode_keys, itemset_keys, lookup
+
+ALL_SUBSETS_BUDGET = 1 << 22
+# records (or extensions) handled at once: bounds the check's memory
+SLICE = 1 << 21
+
+
+def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
+    """The qid size that "all" amounts to on ``window``, or None when its sensitive records
+    have more than ``ALL_SUBSETS_BUDGET`` subsets."""
+    lengths = window.lengths
+    holds = np.bincount(window.owners()[sensitive[window.indices]], minlength=len(window)) > 0
+    sizes = lengths[holds]
+    if len(sizes) == 0:
+        return 0
+    if int(sizes.max()) >= 62 or float(np.sum(np.exp2(sizes.astype(np.float64)))) > ALL_SUBSETS_BUDGET:
+        return None
+    return max(int(lengths.max()) - 1, 0)
+
+
+def rho_violations(
+    original: Window, release: Window, sensitive_labels: frozenset[str], rho: float, qid_size: int | str, limit: int = 100
+) -> Iterator[Violation]:
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
+        return
+    original, release = on_one_vocabulary(original, release)
+    yield from added_occurrences(original, release)
+    sensitive = original.vocab.mask(sensitive_labels)
+    if qid_size == "all":
+        size = all_qids_size(original, sensitive)
+        if size is None:
+            yield Violation(
+                "unverifiable",
+                f"qid_size=all needs every subset of every sensitive record, more than {ALL_SUBSETS_BUDGET} here; "
+                "give a numeric qid_size",
+            )
+            return
+    else:
+        size = int(qid_size)
+    found = 0
+    for violation in _unsafe_rules(release, sensitive, rho, size):
+        yield violation
+        found += 1
+        if found >= limit:
+            yield Violation("more", f"stopped after {limit} unsafe rules; there may be more")
+            return
+
+
+class _Release:
+    """The release as sorted (record, item) keys with exact tidlists."""
+
+    def __init__(self, window: Window, sensitive: np.ndarray):
+        self.window = window
+        self.n = len(window)
+        self.width = len(window.vocab)
+        self.owner = window.owners()
+        self.keys = self.owner * self.width + window.indices
+        self.sup = window.supports
+        self.sensitive = sensitive
+        held = sensitive[window.indices]
+        self.nsens = np.bincount(self.owner[held], minlength=self.n)
+        self.sens_ptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(self.nsens, out=self.sens_ptr[1:])
+        self.sens_items = window.indices[held]
+        ptr, ind = window.indptr.tolist(), window.indices
+        first: dict[bytes, int] = {}
+        self.first_of_kind = np.array(
+            [first.setdefault(ind[a:b].tobytes(), row) == row for row, (a, b) in enumerate(zip(ptr, ptr[1:]))], dtype=bool
+        )
+
+    def holds(self, rows: np.ndarray, items: np.ndarray) -> np.ndarray:
+        wanted = rows * self.width + items
+        return in_sorted(wanted, self.keys)
+
+    def consequents(self, owner: np.ndarray, rows: np.ndarray, exclude: np.ndarray):
+        """For covers given as (qid index, record) pairs: (qid, sensitive item, count) triples
+        with the item outside the qid's items ``exclude[qid]``."""
+        starts, stops = self.sens_ptr[rows], self.sens_ptr[rows + 1]
+        items = self.sens_items[concat_ranges(starts, stops)]
+        who = np.repeat(owner, stops - starts)
+        if exclude.shape[1]:
+            outside = ~(exclude[who] == items[:, None]).any(axis=1)
+            who, items = who[outside], items[outside]
+        key, count = np.unique(who * self.width + items, return_counts=True)
+        return key // self.width, key % self.width, count
+
+
+def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) -> Iterator[Violation]:
+    data = _Release(window, sensitive)
+    n = data.n
+    if n == 0:
+        return
+    labels = window.vocab.label
+    for e in np.flatnonzero(sensitive & (data.sup > rho * n)).tolist():
+        yield _violation((), e, int(data.sup[e]), n, rho, labels)
+    if size < 1:
+        return
+    # level 1: items that are free (rarer than the empty qid) and held by a record with another
+    # sensitive item; their covers are the tidlists of the release
+    ind = window.indices
+    other = data.nsens[data.owner] - sensitive[ind] >= 1
+    items = sorted_unique(ind[other])
+    items = items[data.sup[items] < n]
+    inv_ptr, inv_rows = window.inverted
+    sets = items[:, None]
+    cover_ptr = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(data.sup[items], out=cover_ptr[1:])
+    cover_rows = inv_rows[concat_ranges(inv_ptr[items], inv_ptr[items + 1])]
+    sup = data.sup[items]
+    yield from _level_violations(data, sets, sup, cover_ptr, cover_rows, rho, labels)
+    # instances: (record, qid index) for extendable qids, in the first of each group of
+    # identical records (the others give the same qids) with a sensitive item outside the qid
+    level_of_item = np.full(data.width, -1, dtype=np.int64)
+    level_of_item[items] = np.arange(len(items))
+    ext = sup >= 2
+    inst_rows = data.owner[other]
+    inst_qid = level_of_item[ind[other]]
+    keep = (inst_qid >= 0) & data.first_of_kind[inst_rows]
+    keep[keep] = ext[inst_qid[keep]]
+    inst_rows, inst_qid = inst_rows[keep], inst_qid[keep]
+    pairs = None
+    for j in range(1, size):
+        step = _next_level(data, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs, last=j + 1 == size)
+        if step is None:
+            return
+        sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, free = step
+        if j == 1:
+            # every pair inside an extendable free itemset is an extendable free pair
+            pairs = itemset_keys(sets[ext], data.width)
+        yield from _level_violations(data, sets[free], sup[free], *_sub_covers(cover_ptr, cover_rows, free), rho, labels)
+
+
+def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs, last: bool):
+    """Level j+1 from level j: each instance extended by a later item of its record, a slice at
+    a time, each slice's distinct candidates kept as keys."""
+    width = data.width
+    j = sets.shape[1]
+    distinct_keys, instance_keys, instance_rows = None, [], []
+    for cand, rows in _extensions(data, sets, inst_rows, inst_qid, pairs):
+        keys = itemset_keys(cand, width)
+        if not last:
+            instance_keys.append(keys)
+            instance_rows.append(rows)
+        keys = sorted_unique(keys)
+        if distinct_keys is None:
+            distinct_keys = keys
+        else:
+            # a candidate recurs in many records: insert only the keys not seen yet
+            fresh = keys[~in_sorted(keys, distinct_keys)]
+            distinct_keys = np.insert(distinct_keys, np.searchsorted(distinct_keys, fresh), fresh)
+    if distinct_keys is None:
+        return None
+    distinct = decode_keys(distinct_keys, j + 1, width)
+    level_keys = itemset_keys(sets, width)
+    order = np.argsort(level_keys, kind="stable")
+    sorted_keys = level_keys[order]
+    sub_sup = np.empty((len(distinct), j + 1), dtype=np.int64)
+    sub_index = np.empty((len(distinct), j + 1), dtype=np.int64)
+    complete = np.ones(len(distinct), dtype=bool)
+    for drop in range(j + 1):
+        at = lookup(sorted_keys, itemset_keys(np.delete(distinct, drop, axis=1), width))
+        index = order[np.maximum(at, 0)]
+        complete &= (at >= 0) & ext[index]
+        sub_sup[:, drop] = sup[index]
+        sub_index[:, drop] = index
+    distinct, sub_sup, sub_index = distinct[complete], sub_sup[complete], sub_index[complete]
+    distinct_keys = distinct_keys[complete]
+    if len(distinct) == 0:
+        return None
+    if j == 1:
+        owner, members = _pair_covers(data, distinct_keys)
+    else:
+        owner, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
+    new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+    new_ptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+    np.cumsum(new_sup, out=new_ptr[1:])
+    free = new_sup < sub_sup.min(axis=1)
+    new_ext = free & (new_sup >= 2)
+    if last:
+        return distinct, new_sup, new_ext, new_ptr, members, None, None, free
+    # the next level's instances: those of extendable candidates, slice by slice
+    next_rows, next_qid = [], []
+    for keys, rows in zip(instance_keys, instance_rows):
+        at = lookup(distinct_keys, keys)
+        keep = at >= 0
+        keep[keep] = new_ext[at[keep]]
+        next_rows.append(rows[keep])
+        next_qid.append(at[keep])
+    return distinct, new_sup, new_ext, new_ptr, members, np.concatenate(next_rows), np.concatenate(next_qid), free
+
+
+def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
+    """(candidate rows, their records) for slices of about ``SLICE`` extensions; from level 3
+    on an extension must make an extendable free pair (``pairs``) with the last item."""
+    width = data.width
+    ptr = data.window.indptr
+    after = np.searchsorted(data.keys, inst_rows * width + sets[inst_qid, -1]) + 1
+    stops = ptr[inst_rows + 1]
+    load = np.cumsum(stops - after)
+    lo = 0
+    while lo < len(inst_rows):
+        hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
+        positions = concat_ranges(after[lo:hi], stops[lo:hi])
+        parent = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - after[lo:hi])
+        rows = inst_rows[parent]
+        cand = np.concatenate([sets[inst_qid[parent]], data.window.indices[positions][:, None]], axis=1)
+        keep = data.nsens[rows] - data.sensitive[cand].sum(axis=1) >= 1
+        if pairs is not None:
+            keep &= lookup(pairs, itemset_keys(cand[:, -2:], width)) >= 0
+        lo = hi
+        if keep.any():
+            yield cand[keep], rows[keep]
+
+
+def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
+    """Exact covers: the cover of each candidate's rarest j-subset filtered by the item it
+    lacks, a slice of about ``SLICE`` records at a time."""
+    drop = np.argmin(sub_sup, axis=1)
+    picked = np.arange(len(distinct))
+    parent_qid, lacking = sub_index[picked, drop], distinct[picked, drop]
+    starts, stops = cover_ptr[parent_qid], cover_ptr[parent_qid + 1]
+    load = np.cumsum(stops - starts)
+    owners, members = [], []
+    lo = 0
+    while lo < len(distinct):
+        hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
+        rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
+        owner = np.repeat(picked[lo:hi], stops[lo:hi] - starts[lo:hi])
+        hit = data.holds(rows, lacking[owner])
+        owners.append(owner[hit])
+        members.append(rows[hit])
+        lo = hi
+    return np.concatenate(owners), np.concatenate(members)
+
+
+def _pair_covers(data: _Release, keys: np.ndarray):
+    """(pair index, record) for every record holding one of the pairs with sorted ``keys``:
+    the pairs of every record are listed (a slice of records at a time), as most pairs are far
+    rarer than either of their items."""
+    window = data.window
+    lengths = window.lengths
+    load = np.cumsum(lengths * (lengths - 1) // 2)
+    owners, members = [], []
+    start = 0
+    while start < data.n:
+        stop = max(start + 1, int(np.searchsorted(load, (load[start - 1] if start else 0) + SLICE, side="right")))
+        lo, hi = window.indptr[start], window.indptr[min(stop, data.n)]
+        position = np.arange(lo, hi, dtype=np.int64)
+        ends = window.indptr[data.owner[lo:hi] + 1]
+        second = concat_ranges(position + 1, ends)
+        first = np.repeat(position, ends - position - 1)
+        pairs = np.stack([window.indices[first], window.indices[second]], axis=1)
+        at = lookup(keys, itemset_keys(pairs, data.width))
+        hit = at >= 0
+        owners.append(at[hit])
+        members.append(data.owner[first[hit]])
+        start = stop
+    owner, member = np.concatenate(owners), np.concatenate(members)
+    order = np.lexsort((member, owner))
+    return owner[order], member[order]
+
+
+def _sub_covers(cover_ptr, cover_rows, chosen):
+    ids = np.flatnonzero(chosen)
+    starts, stops = cover_ptr[ids], cover_ptr[ids + 1]
+    ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(stops - starts, out=ptr[1:])
+    return ptr, cover_rows[concat_ranges(starts, stops)]
+
+
+def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows, rho, labels) -> Iterator[Violation]:
+    """The unsafe rules of the qids ``sets``, counting the sensitive items of their covers a
+    slice of about ``SLICE`` sensitive occurrences at a time."""
+    sizes = np.diff(cover_ptr)
+    owners = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)
+    load = np.cumsum(np.bincount(owners, weights=data.nsens[cover_rows], minlength=len(sets)))
+    lo = 0
+    while lo < len(sets):
+        hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
+        owner = np.repeat(np.arange(lo, hi, dtype=np.int64), sizes[lo:hi])
+        qid, item, count = data.consequents(owner, cover_rows[cover_ptr[lo] : cover_ptr[hi]], sets)
+        bad = count > rho * sup[qid]
+        for q, e, k in zip(qid[bad].tolist(), item[bad].tolist(), count[bad].tolist()):
+            yield _violation(tuple(sets[q].tolist()), e, k, int(sup[q]), rho, labels)
+        lo = hi
+
+
+def _violation(qid: tuple[int, ...], e: int, k: int, s: int, rho: float, labels) -> Violation:
+    return Violation(
+        "rho",
+        f"a qid of {len(qid)} item(s) infers a sensitive item with confidence {k}/{s} > rho={rho}",
+        tuple(labels(i) for i in qid),
+        target=labels(e),
+    )

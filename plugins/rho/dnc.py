@@ -1,0 +1,134 @@
+"""Divide and conquer (Jia et al. §3.3, Algorithm 3 DNCSPLITDATA, eq. 8, Lemma 1).
+
+A table is split in two while its estimated cost
+
+    Cost(T) = |T| · 2^(N/|T|) / |D(T)|        (N item occurrences, D(T) its item domain)
+
+exceeds ``t_max``. "Split T equally" assigns a random half of the records to each part (the
+paper writes "half of the items"; halving records keeps each part's item distribution close
+to T's, which is the stated purpose). A part of one record is never split. The parts are
+suppressed independently, in worker processes when there are several, and concatenated:
+by Lemma 1 a qid safe in every part is safe in their union, so the whole is safe.
+
+Parts run in a process pool of ``workers`` processes (see :func:`_context` for how they start).
+Every part gets its seed from the caller's generator before any work starts, so the release
+does not depend on how many workers ran it. For a policy with ``global_suppression`` the
+item types removed in any part are then removed from every part, which keeps the release a
+global suppression; removing an item type entirely never makes a safe table unsafe (the
+supports of itemsets without it do not change).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from setveil.core.arrays import concat_ranges, sorted_unique
+from setveil.core.window import Window
+
+from .policies import RhoPolicy
+from .suppressor import PartialSuppressor
+from .table import Table
+
+
+def cost(transactions: int, occurrences: int, domain: int) -> float:
+    """Cost(T) of eq. 8 (infinite when 2^(N/|T|) overflows a float)."""
+    if transactions == 0 or domain == 0:
+        return 0.0
+    exponent = occurrences / transactions
+    if exponent >= 1000:
+        return math.inf
+    return transactions * 2.0**exponent / domain
+
+
+def split(window: Window, t_max: float | None, rng: np.random.Generator) -> list[np.ndarray]:
+    """DNCSPLITDATA: the record positions of each part, each part ascending, in a fixed order."""
+    everything = np.arange(len(window), dtype=np.int64)
+    if t_max is None:
+        return [everything]
+    lengths = window.lengths
+    parts: list[np.ndarray] = []
+    stack = [everything]
+    while stack:
+        part = stack.pop()
+        occurrences = int(lengths[part].sum())
+        domain = len(sorted_unique(window.indices[concat_ranges(window.indptr[part], window.indptr[part + 1])]))
+        if len(part) < 2 or cost(len(part), occurrences, domain) <= t_max:
+            parts.append(part)
+            continue
+        shuffled = rng.permutation(part)
+        half = len(part) // 2
+        # pushed second half first so the first half is split (and numbered) first
+        stack.append(np.sort(shuffled[half:]))
+        stack.append(np.sort(shuffled[:half]))
+    return parts
+
+
+@dataclass
+class PartJob:
+    """One part, with everything a worker process needs (picklable)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    n_items: int
+    sensitive: np.ndarray
+    policy: RhoPolicy
+    rho: float
+    qid_size: int
+    b_max: int
+    seed: int
+
+
+@dataclass
+class PartResult:
+    alive: np.ndarray
+    suppressed_types: np.ndarray
+    stats: dict
+
+
+def suppress_part(job: PartJob) -> PartResult:
+    """PARTIALSUPPRESSOR on one part (runs in a worker process)."""
+    table = Table(job.indptr, job.indices, job.n_items, job.sensitive)
+    suppressor = PartialSuppressor(table, job.policy, job.rho, job.qid_size, job.b_max, np.random.default_rng(job.seed))
+    stats = suppressor.run()
+    return PartResult(table.alive, np.array(sorted(set(suppressor.suppressed_types)), dtype=np.int64), stats)
+
+
+def job_for(window: Window, positions: np.ndarray, sensitive: np.ndarray, policy, rho, qid_size, b_max, seed):
+    """The job of one part, its items renumbered densely; returns the job and its item ids."""
+    part = window.take(positions)
+    items, local = np.unique(part.indices, return_inverse=True)
+    job = PartJob(part.indptr, local.astype(np.int64), len(items), sensitive[items], policy, rho, qid_size, b_max, seed)
+    return job, items
+
+
+def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
+    """Suppress the parts, in up to ``workers`` processes when there is more than one part."""
+    workers = min(workers, len(jobs))
+    if workers <= 1:
+        return [suppress_part(job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        return list(pool.map(suppress_part, jobs))
+
+
+def _context():
+    """``fork`` when this process runs a single thread (fast, and the caller's script is not
+    re-imported); ``forkserver`` otherwise, since forking a threaded process (the streaming
+    service) can copy a held lock; ``spawn`` where neither exists."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1

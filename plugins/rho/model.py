@@ -1,0 +1,148 @@
+"""ρ-uncertainty by partial suppression (Jia, Hu, Pan, Xie, Xu, Zhu, Lo), model ``rho``.
+
+A release is safe when no sensitive association rule q -> e can be inferred with confidence
+above ρ (§2.1): for every qid q drawn from a record with |q| <= ``qid_size`` and every
+sensitive e ∉ q, sup(q ∪ {e}) <= ρ · sup(q). Every item, sensitive or not, can be part of
+a qid. The empty qid counts too (an attacker who knows nothing about a person still infers
+e with confidence sup(e)/|T|); that is the reading under which Table 1's global suppression
+deletes the four condoms. ``qid_size=all`` bounds nothing: it is checked exactly as the
+longest record minus one, where the window's sensitive records allow it (see
+:mod:`.checker`), and refused up front otherwise.
+
+The anonymizer is Algorithm 3 (divide and conquer, :mod:`.dnc`) around Algorithm 1
+(:mod:`.suppressor`); the policy (``mine``, ``dist`` or the baseline ``global``) picks the
+victims. ``violations`` is the independent checker of :mod:`.checker`; ``metrics`` reports the
+utility measures of §2.2 and §4 (:mod:`.metrics`).
+"""
+
+from __future__ import annotations
+
+import time
+from itertools import zip_longest
+
+import numpy as np
+
+from setveil.core.arrays import concat_ranges
+from setveil.core.errors import Infeasible
+from setveil.core.model import PrivacyModel, Release, Transformation
+from setveil.core.params import Parameter
+from setveil.core.schema import ItemClass
+from setveil.core.window import Window
+
+from .checker import ALL_SUBSETS_BUDGET, all_qids_size, rho_violations
+from .dnc import available_cpus, job_for, run_jobs, split
+from .metrics import info_loss, rule_comparison, symmetric_kl
+from .policies import RhoPolicy
+
+
+class RhoUncertainty(PrivacyModel):
+    name = "rho"
+    summary = "ρ-uncertainty by partial suppression (Jia et al.), with global suppression (Cao et al.) as a policy"
+    guarantee = (
+        "no rule q -> e, q drawn from a record with at most qid_size items (the empty one included) and "
+        "e a sensitive item outside q, has confidence sup(q ∪ {e}) / sup(q) above rho"
+    )
+    transformation = Transformation.PARTIAL_SUPPRESSION
+    parameters = (
+        Parameter("rho", "largest confidence allowed for a sensitive rule", "float", low=0, high=1,
+                  low_inclusive=False, high_inclusive=False),
+        Parameter("qid_size", "most items an attacker knows about a person (a qid), or all", "int", default=4,
+                  low=1, choices=("all",)),
+        Parameter("b_max", "qid buffer capacity, in qid instances: larger buffers mean fewer refills (faster) "
+                  "and more memory", "int", default=1_000_000, low=1),
+        Parameter("t_max", "divide and conquer: split while Cost(T) (eq. 8) exceeds it; smaller means more, "
+                  "smaller parts (faster, in parallel) and a little more loss; off never splits", "float",
+                  default=500.0, low=0, low_inclusive=False, choices=("off",)),
+        Parameter("workers", "processes suppressing the parts of a split window; auto = the CPUs available",
+                  "int", default="auto", low=1, choices=("auto",)),
+        Parameter("rule_support", "metrics: minimum support of a mined rule, as a share of the transactions",
+                  "float", default=0.0005, low=0, high=1, low_inclusive=False),
+        Parameter("rule_confidence", "metrics: minimum confidence of a mined rule; rho = the model's rho",
+                  "float", default="rho", low=0, high=1, low_inclusive=False, choices=("rho",)),
+        Parameter("rule_max_size", "metrics: most items in a mined rule (body and head); all = any size, "
+                  "which can exhaust memory on data with long repeated records", "int", default=5, low=2,
+                  choices=("all",)),
+        Parameter("rule_metrics", "metrics: mine rules to report their Jaccard similarity (slow on big data)",
+                  "bool", default=True),
+    )
+    default_policy = "mine"
+    policy_base = RhoPolicy
+    needs_schema = True
+    loss_metric = "share of item occurrences deleted (info loss, §4)"
+
+    @property
+    def rho(self) -> float:
+        return float(self.params["rho"])
+
+    def sensitive(self, window: Window) -> np.ndarray:
+        return self.context.schema.classes(window.vocab) == ItemClass.PRIVATE
+
+    def anonymize(self, window: Window, policy: RhoPolicy, rng: np.random.Generator) -> Release:
+        started = time.perf_counter()
+        sensitive = self.sensitive(window)
+        qid_size = self._qid_size(window, sensitive)
+        # global suppression is a property of the whole window, so the baseline is not split
+        off = self.params["t_max"] == "off" or policy.global_suppression
+        t_max = None if off else float(self.params["t_max"])
+        parts = split(window, t_max, rng)
+        seeds = rng.integers(0, np.iinfo(np.int64).max, size=len(parts))
+        jobs, item_maps = [], []
+        for positions, seed in zip(parts, seeds.tolist()):
+            job, items = job_for(window, positions, sensitive, policy, self.rho, qid_size, int(self.params["b_max"]), seed)
+            jobs.append(job)
+            item_maps.append(items)
+        workers = available_cpus() if self.params["workers"] == "auto" else int(self.params["workers"])
+        results = run_jobs(jobs, workers)
+        alive = np.ones(window.n_occurrences, dtype=bool)
+        removed = np.zeros(len(window.vocab), dtype=bool)
+        for positions, result, items in zip(parts, results, item_maps):
+            alive[concat_ranges(window.indptr[positions], window.indptr[positions + 1])] = result.alive
+            removed[items[result.suppressed_types]] = True
+        if policy.global_suppression:
+            alive &= ~removed[window.indices]
+        release = window.keep_occurrences(alive)
+        labels = window.vocab.label
+        details = {"suppressed_types": [labels(int(i)) for i in np.flatnonzero(removed)]} if policy.global_suppression else {}
+        stats = {
+            "parts": len(parts),
+            "workers": min(workers, len(parts)),
+            "qid_size": qid_size,
+            "passes": max((r.stats["passes"] for r in results), default=0),
+            # Theorem 1's loop: every pass but the last deletes something
+            "deletions_by_pass": [sum(p) for p in zip_longest(*(r.stats["deletions_by_pass"] for r in results), fillvalue=0)],
+            "buffers": sum(r.stats["buffers"] for r in results),
+            "qids_generated": sum(r.stats["qids_generated"] for r in results),
+            "unsafe_qids": sum(r.stats["unsafe_qids"] for r in results),
+            "sanitized_rules": sum(r.stats["sanitized_rules"] for r in results),
+            "deletions": window.n_occurrences - release.n_occurrences,
+            "suppress_seconds_max_part": max((r.stats["seconds"] for r in results), default=0.0),
+            "anonymize_seconds": time.perf_counter() - started,
+        }
+        return Release(release, details, stats)
+
+    def _qid_size(self, window: Window, sensitive: np.ndarray) -> int:
+        if self.params["qid_size"] != "all":
+            return int(self.params["qid_size"])
+        size = all_qids_size(window, sensitive)
+        if size is None:
+            raise Infeasible(
+                f"qid_size=all needs every subset of every record holding a sensitive item, more than "
+                f"{ALL_SUBSETS_BUDGET} in this window; give a numeric qid_size"
+            )
+        return size
+
+    def violations(self, original, release):
+        return rho_violations(original, release, self.context.schema.private, self.rho, self.params["qid_size"])
+
+    def information_loss(self, original, release):
+        return info_loss(original, release)
+
+    def metrics(self, original, release):
+        out: dict = {"info_loss": info_loss(original, release), "symmetric_kl": symmetric_kl(original, release)}
+        if self.params["rule_metrics"]:
+            confidence = self.rho if self.params["rule_confidence"] == "rho" else float(self.params["rule_confidence"])
+            support = float(self.params["rule_support"])
+            size = None if self.params["rule_max_size"] == "all" else int(self.params["rule_max_size"])
+            out.update({"rule_min_support": support, "rule_confidence": confidence, "rule_max_size": self.params["rule_max_size"]})
+            out.update(rule_comparison(original, release, support, confidence, size))
+        return out

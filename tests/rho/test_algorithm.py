@@ -1,0 +1,125 @@
+"""Pieces of the algorithm: N_s (Definition 1), Cost and the split (eq. 8, Algorithm 3), the
+parallel parts, and the refusals."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from setveil.core.errors import Infeasible
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
+from setveil.plugins.rho.dnc import cost, split
+from setveil.plugins.rho.suppressor import deletions_needed
+
+SENSITIVE = frozenset({"s0", "s1", "s2"})
+CONTEXT = Context(schema=ItemSchema(private=SENSITIVE))
+
+
+@given(s=st.integers(1, 500), data=st.data(), rho=st.floats(0.01, 0.99), in_qid=st.booleans())
+def test_deletions_needed_is_the_fewest_that_make_the_rule_safe(s, data, rho, in_qid):
+    k = data.draw(st.integers(1, s))
+    if k <= rho * s:
+        return
+    n = deletions_needed(k, s, rho, in_qid)
+    shrink = 1 if in_qid else 0
+    assert 1 <= n <= k
+    assert (k - n) <= rho * (s - shrink * n)
+    assert not (k - (n - 1)) <= rho * (s - shrink * (n - 1))
+
+
+def test_definition_1_values():
+    # sup(q ∪ e) = 10, sup(q) = 10, ρ = 0.5: 5 consequents, or 10 antecedent items
+    assert deletions_needed(10, 10, 0.5, in_qid=False) == 5
+    assert deletions_needed(10, 10, 0.5, in_qid=True) == 10
+    # a qid held by one record: one deletion either way
+    assert deletions_needed(1, 1, 0.7, False) == deletions_needed(1, 1, 0.7, True) == 1
+
+
+def test_cost_is_equation_8():
+    assert cost(100, 300, 50) == pytest.approx(100 * 2**3 / 50)
+    assert cost(0, 0, 0) == 0.0
+    assert math.isinf(cost(1, 5000, 3))
+
+
+def test_split_halves_until_cheap_enough_and_keeps_every_record_once():
+    rng = np.random.default_rng(3)
+    rows = [[f"i{x}" for x in rng.choice(40, size=4, replace=False)] for _ in range(400)]
+    window = Window.from_transactions(rows)
+    parts = split(window, 5.0, np.random.default_rng(0))
+    assert len(parts) > 1
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(len(window)))
+    for part in parts:
+        assert np.all(np.diff(part) > 0)
+        sub = window.take(part)
+        assert len(part) == 1 or cost(len(part), sub.n_occurrences, int((sub.supports > 0).sum())) <= 5.0
+    again = split(window, 5.0, np.random.default_rng(0))
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again))
+    assert len(split(window, None, np.random.default_rng(0))) == 1
+
+
+def anonymize(rows, policy, params, seed=0):
+    window = Window.from_transactions(rows)
+    config = get_registry().configure("rho", policy, params, CONTEXT)
+    return window, config.model.anonymize(window, config.policy, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("policy", ["mine", "dist"])
+def test_parallel_parts_give_the_sequential_release(policy):
+    rng = np.random.default_rng(11)
+    alphabet = [f"p{i}" for i in range(12)] + sorted(SENSITIVE)
+    rows = [list(rng.choice(alphabet, size=rng.integers(1, 6), replace=False)) for _ in range(600)]
+    _, one = anonymize(rows, policy, {"rho": "0.5", "t_max": "2", "workers": "1"}, seed=5)
+    window, two = anonymize(rows, policy, {"rho": "0.5", "t_max": "2", "workers": "2"}, seed=5)
+    assert one.stats["parts"] > 2 and two.stats["workers"] == 2
+    assert list(one.window) == list(two.window)
+    config = get_registry().configure("rho", policy, {"rho": "0.5"}, CONTEXT)
+    assert not list(config.model.violations(window, two.window))
+
+
+def test_global_suppression_stays_global_and_unsplit():
+    rng = np.random.default_rng(2)
+    alphabet = [f"p{i}" for i in range(10)] + sorted(SENSITIVE)
+    rows = [list(rng.choice(alphabet, size=rng.integers(1, 5), replace=False)) for _ in range(300)]
+    window, release = anonymize(rows, "global", {"rho": "0.5", "t_max": "2"})
+    assert release.stats["parts"] == 1
+    before, after = window.supports, release.window.supports
+    # every item type is kept whole or removed whole
+    assert np.all((after == before) | (after == 0))
+    assert sorted(release.details["suppressed_types"]) == sorted(
+        window.vocab.label(int(i)) for i in np.flatnonzero((before > 0) & (after == 0))
+    )
+
+
+def test_qid_size_all_is_refused_up_front_when_records_are_too_long():
+    long_record = [f"p{i}" for i in range(40)] + ["s0"]
+    window = Window.from_transactions([long_record, ["p1", "s0"]])
+    config = get_registry().configure("rho", "mine", {"rho": "0.5", "qid_size": "all"}, CONTEXT)
+    with pytest.raises(Infeasible, match="qid_size=all"):
+        config.model.anonymize(window, config.policy, np.random.default_rng(0))
+    problems = list(config.model.violations(window, window))
+    assert [p.rule for p in problems] == ["unverifiable"]
+
+
+def test_a_window_without_sensitive_items_is_released_unchanged():
+    rows = [["a", "b"], ["b", "c"], ["c"]]
+    window, release = anonymize(rows, "mine", {"rho": "0.3"})
+    assert list(release.window) == list(window)
+
+
+@given(rows=st.lists(st.lists(st.integers(0, 6), max_size=4, unique=True).map(sorted), max_size=30))
+def test_distinct_rows_keeps_exactly_the_first_of_each_group(rows):
+    from setveil.plugins.rho.qids import _distinct_rows
+
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=ptr[1:])
+    items = np.array([x for r in rows for x in r], dtype=np.int64)
+    keep = _distinct_rows(ptr, items)
+    firsts = {}
+    for position, row in enumerate(rows):
+        firsts.setdefault(tuple(row), position)
+    assert sorted(np.flatnonzero(keep).tolist()) == sorted(firsts.values())

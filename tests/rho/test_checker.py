@@ -1,0 +1,66 @@
+"""The independent checker on hand-made releases."""
+
+import numpy as np
+
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
+
+CONTEXT = Context(schema=ItemSchema(private=frozenset({"hiv"})))
+
+
+def violations(original, release, rho="0.5", qid_size="4"):
+    config = get_registry().configure("rho", "mine", {"rho": rho, "qid_size": qid_size}, CONTEXT)
+    return list(config.model.violations(original, release))
+
+
+def test_the_empty_qid_counts():
+    window = Window.from_transactions([["hiv"], ["hiv"], ["a"]])
+    found = violations(window, window)
+    assert [(v.itemset, v.target) for v in found] == [((), "hiv")]
+    assert "2/3" in found[0].summary and "hiv" not in found[0].summary
+
+
+def test_a_qid_longer_than_qid_size_is_not_checked_but_is_at_a_larger_size():
+    # conf({a,b,c} -> hiv) = 1/2 while every qid of at most two items stays at 1/3 or below
+    rows = [["a", "b", "c", "hiv"], ["a", "b", "x"], ["a", "c", "y"], ["b", "c", "z"], ["a", "b", "c", "w"]]
+    rows += [["q"]] * 10
+    window = Window.from_transactions(rows)
+    assert not violations(window, window, rho="0.49", qid_size="2")
+    found = violations(window, window, rho="0.49", qid_size="3")
+    assert (("a", "b", "c"), "hiv") in {(v.itemset, v.target) for v in found}
+
+
+def test_sensitive_items_are_part_of_qids():
+    window = Window.from_transactions([["hiv", "flu"], ["hiv", "flu"], ["flu"], ["x"], ["y"]])
+    schema = Context(schema=ItemSchema(private=frozenset({"hiv", "flu"})))
+    config = get_registry().configure("rho", "mine", {"rho": "0.6"}, schema)
+    found = {(v.itemset, v.target) for v in config.model.violations(window, window)}
+    assert (("hiv",), "flu") in found
+
+
+def test_an_added_item_is_a_violation():
+    original = Window.from_transactions([["a"], ["b"], ["c"]])
+    release = Window.from_transactions([["a"], ["b", "a"], ["c"]], vocab=original.vocab)
+    assert [v.rule for v in violations(original, release)] == ["added-item"]
+
+
+def test_a_release_of_another_length_is_refused():
+    original = Window.from_transactions([["a"], ["b"]])
+    release = Window.from_transactions([["a"]], vocab=original.vocab)
+    assert [v.rule for v in violations(original, release)] == ["shape"]
+
+
+def test_the_release_may_use_its_own_vocabulary():
+    original = Window.from_transactions([["a", "hiv"], ["a"], ["a"], ["b"]])
+    release = Window.from_transactions([["a"], ["a"], ["a"], ["b"]])
+    assert not violations(original, release)
+
+
+def test_reports_are_capped():
+    rng = np.random.default_rng(0)
+    rows = [[f"p{i}" for i in rng.choice(50, 3, replace=False)] + ["hiv"] for _ in range(200)]
+    window = Window.from_transactions(rows)
+    found = violations(window, window, rho="0.1")
+    assert len(found) == 101 and found[-1].rule == "more"

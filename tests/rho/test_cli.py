@@ -1,0 +1,86 @@
+"""The command line with the rho model: anonymize with a report, verify, refusals, the bench."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+
+TABLE_1 = "bread beer condom\ncoffee fruits\nbeer condom\ncoffee fruits\nflour condom\nbread coffee\nfruits condom\n"
+MODEL = ["--model", "rho", "-P", "rho=0.5"]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "table1.dat").write_text(TABLE_1)
+    (tmp_path / "sensitive.txt").write_text("condom\n")
+    return tmp_path
+
+
+def run(*args):
+    _load_plugin_commands()
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_anonymize_reports_the_metrics_and_verify_accepts_the_release(files):
+    out, report = files / "out.dat", files / "report.json"
+    result = run("anonymize", files / "table1.dat", "-o", out, *MODEL, "--policy", "dist",
+                 "--sensitive", files / "sensitive.txt", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == "bread beer\ncoffee fruits\nbeer condom\ncoffee fruits\ncondom\nbread coffee\ncondom fruits\n"
+    body = json.loads(report.read_text())
+    assert body["verified"] is True and body["items_before"] - body["items_after"] == 2
+    metrics = body["metrics"]
+    assert metrics["info_loss"] == pytest.approx(2 / 15)
+    assert metrics["symmetric_kl"] > 0
+    for key in ("rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"):
+        assert key in metrics
+    result = run("verify", files / "table1.dat", out, *MODEL, "--sensitive", files / "sensitive.txt")
+    assert result.exit_code == 0 and "satisfies rho" in result.output
+
+
+def test_verify_names_the_unsafe_rule_of_the_original(files):
+    result = run("verify", files / "table1.dat", files / "table1.dat", *MODEL, "--sensitive", files / "sensitive.txt")
+    assert result.exit_code == 1
+    assert "itemset {beer} -> condom" in result.output
+    assert "itemset {flour} -> condom" in result.output
+
+
+def test_rule_metrics_can_be_skipped(files):
+    report = files / "report.json"
+    result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", *MODEL, "-P", "rule_metrics=false",
+                 "--sensitive", files / "sensitive.txt", "--report", report)
+    assert result.exit_code == 0
+    assert set(json.loads(report.read_text())["metrics"]) == {"info_loss", "symmetric_kl"}
+
+
+@pytest.mark.parametrize("bad, name", [("rho=1", "rho"), ("qid_size=0", "qid_size"), ("t_max=-1", "t_max")])
+def test_bad_parameters_exit_2_naming_them(files, bad, name):
+    result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", "--model", "rho", "-P", "rho=0.5",
+                 "-P", bad, "--sensitive", files / "sensitive.txt")
+    assert result.exit_code == 2 and f"parameter '{name}'" in result.output
+    assert not (files / "out.dat").exists()
+
+
+def test_the_model_needs_the_sensitive_items(files):
+    result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", *MODEL)
+    assert result.exit_code == 2 and "--sensitive" in result.output
+
+
+def test_bench_runs_every_experiment_on_small_data(tmp_path):
+    lines = []
+    for i in range(300):
+        lines.append(" ".join(str(x) for x in sorted({i % 7, (i * 3) % 11 + 7, (i * 5) % 13 + 20, i % 4 + 40})))
+    for name in ("BMS-WebView-2", "retail"):
+        (tmp_path / f"{name}.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "BMS-WebView-2", "--dataset", "retail",
+                 "--rho", "0.5", "--policy", "mine,global", "--speed-runs", "1", "--t-max-values", "5,off",
+                 "--b-max-values", "10,100000", "--workers", "2", "--json", out)
+    assert result.exit_code == 0, result.output
+    for title in ("### quality", "### cutoff", "### speed", "### tmax", "### bmax"):
+        assert title in result.output
+    rows = json.loads(out.read_text())["rows"]
+    assert all(row["verified"] for table in rows.values() for row in table)
+    assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
