@@ -49,6 +49,21 @@ def test_a_window_becomes_a_verified_batch_aligned_by_tid(sample):
     assert dict(outcome.headers)["ce_id"] == b"in/1/7-46"
 
 
+def test_a_rho_window_becomes_a_verified_batch(sample):
+    data, sensitive, public = sample
+    configured = configure("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public, None, None)
+    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=False, source="test")
+    transactions = list(read_window(data))[:400]
+    outcome = worker.process("in", 0, cut_of(transactions, per_message=20))
+    assert outcome.emitted, outcome.reason
+    batch = decode_batch(outcome.value)
+    assert batch["verified"] is True and batch["model"]["name"] == "rho"
+    before = Window.from_transactions(transactions)
+    after = Window.from_transactions([t["items"] for t in batch["transactions"]], vocab=before.vocab)
+    assert after.n_occurrences < before.n_occurrences
+    assert not list(worker.pipeline.model.violations(before, after))
+
+
 def test_the_same_window_gives_the_same_release(sample):
     data, _, _ = sample
     transactions = list(read_window(data))[:300]
