@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .hierarchy import Hierarchy
+from .metrics import suppressed_share
 from .params import Parameter
 from .schema import ItemSchema
 from .window import Window
@@ -168,8 +169,7 @@ class PrivacyModel(abc.ABC):
 
     def information_loss(self, original: Window, release: Window) -> float:
         """The model's loss measure; by default the share of item occurrences removed (S/N)."""
-        before = original.n_occurrences
-        return 0.0 if before == 0 else (before - release.n_occurrences) / before
+        return suppressed_share(original, release)
 
     def metrics(self, original: Window, release: Window) -> dict[str, Any]:
         """Extra utility measures for offline reports (e.g. NCP, KL divergence, rule loss).

@@ -38,12 +38,13 @@ from setveil.core.bench import machine, print_table
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
+from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 
-from .metrics import association_rules, compare_rules, info_loss, symmetric_kl
+from .metrics import association_rules, compare_rules, symmetric_kl
 
 DATASETS = ("BMS-WebView-2", "retail", "BMS-WebView-1")
 EXPERIMENTS = ("quality", "cutoff", "speed", "tmax", "bmax")
@@ -119,7 +120,7 @@ def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs:
         "release": release.window.indices, "release_indptr": release.window.indptr,
         "seconds": statistics.median(seconds), "fastest": min(seconds), "verify_s": time.perf_counter() - started,
         "verified": not problems, "parts": release.stats["parts"], "passes": release.stats["passes"],
-        "info_loss_%": 100 * info_loss(data.window, release.window),
+        "info_loss_%": 100 * suppressed_share(data.window, release.window),
         "sensitive_deleted_%": 100 * (before - kept)[data.sensitive].sum() / max(before[data.sensitive].sum(), 1),
         "sym_kl": symmetric_kl(data.window, release.window),
     }

@@ -2,7 +2,8 @@
 item distributions, and the Jaccard similarity of the association rules minable before and
 after.
 
-- info loss (§4): (Items(T) - Items(T')) / Items(T).
+- info loss (§4): (Items(T) - Items(T')) / Items(T), which is the core's
+  :func:`~setveil.core.metrics.suppressed_share` (S/N of Xu et al.).
 - symmetric K-L divergence (§4.1): S(H1||H2) = ½ KL(H1||M) + ½ KL(H2||M) with H the item
   distribution (support over all occurrences) and M = (H1 + H2)/2, natural logarithm. The
   paper calls M "the union of distributions"; the mean is what keeps every ratio finite when
@@ -24,11 +25,6 @@ import fim
 import numpy as np
 
 from setveil.core.window import Window
-
-
-def info_loss(original: Window, release: Window) -> float:
-    before = original.n_occurrences
-    return 0.0 if before == 0 else (before - release.n_occurrences) / before
 
 
 def symmetric_kl(original: Window, release: Window) -> float:

@@ -24,6 +24,7 @@ import numpy as np
 
 from setveil.core.arrays import concat_ranges
 from setveil.core.errors import Infeasible
+from setveil.core.metrics import suppressed_share
 from setveil.core.model import PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
 from setveil.core.schema import ItemClass
@@ -31,7 +32,7 @@ from setveil.core.window import Window
 
 from .checker import ALL_SUBSETS_BUDGET, all_qids_size, rho_violations
 from .dnc import available_cpus, job_for, run_jobs, split
-from .metrics import info_loss, rule_comparison, symmetric_kl
+from .metrics import rule_comparison, symmetric_kl
 from .policies import RhoPolicy
 
 
@@ -134,11 +135,8 @@ class RhoUncertainty(PrivacyModel):
     def violations(self, original, release):
         return rho_violations(original, release, self.context.schema.private, self.rho, self.params["qid_size"])
 
-    def information_loss(self, original, release):
-        return info_loss(original, release)
-
     def metrics(self, original, release):
-        out: dict = {"info_loss": info_loss(original, release), "symmetric_kl": symmetric_kl(original, release)}
+        out: dict = {"info_loss": suppressed_share(original, release), "symmetric_kl": symmetric_kl(original, release)}
         if self.params["rule_metrics"]:
             confidence = self.rho if self.params["rule_confidence"] == "rho" else float(self.params["rule_confidence"])
             support = float(self.params["rule_support"])

@@ -10,7 +10,8 @@ from setveil.core.itemsplit import random_split
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
-from setveil.plugins.rho.metrics import info_loss, symmetric_kl
+from setveil.core.metrics import suppressed_share as info_loss
+from setveil.plugins.rho.metrics import symmetric_kl
 
 
 @pytest.mark.parametrize("name, rows", [("BMS-WebView-2.dat", 4000), ("retail.dat", 2000), ("BMS-WebView-1.dat", 4000)])

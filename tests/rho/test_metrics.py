@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from setveil.core.window import Window
-from setveil.plugins.rho.metrics import association_rules, compare_rules, info_loss, rule_comparison, symmetric_kl
+from setveil.core.metrics import suppressed_share as info_loss
+from setveil.plugins.rho.metrics import association_rules, compare_rules, rule_comparison, symmetric_kl
 
 
 def test_info_loss_is_the_share_of_deleted_occurrences():
