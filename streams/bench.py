@@ -10,12 +10,14 @@ back. It reports
 - window latency p50/p99: from a window's cut to its batch being acknowledged by the broker
   (anonymizing, checking, encoding, producing); the time a window waits to fill is
   ``window size / arrival rate`` on top and is the operator's choice;
-- information loss over the whole release (the model's measure, S/N for coherence);
+- information loss over the whole release (the model's measure, S/N for the suppression models);
 - the workers' peak resident memory, and the CPU time they used while draining (more than the
   seconds column means more than one core was busy).
 
-The items are split as in Xu et al. §4.1 (``setveil items split --method coherence``): a share
-``--public-share`` of the items public, private items chosen from the rest, seeded.
+The model is any installed one (``--model``, ``-P``; coherence h=0.4, k=5, p=3 by default).
+Without ``--sensitive`` the items are split as in Xu et al. §4.1 (``setveil items split --method
+coherence``): a share ``--public-share`` of the items public, private items chosen from the rest,
+seeded.
 """
 
 from __future__ import annotations
@@ -64,11 +66,13 @@ class Run:
 class BenchConfig:
     dataset: Path
     original: Window
+    model_args: list[str]
+    described: str
     h: float
-    k: int
-    p: int
+    min_transactions: int
     public_share: float
     seed: int
+    item_files: tuple[str | None, str | None]
     batch: int
     partitions: int
     windows: list[int]
@@ -76,7 +80,10 @@ class BenchConfig:
     runs: int
 
 
-def split_items(config: BenchConfig, directory: Path) -> tuple[Path, Path]:
+def split_items(config: BenchConfig, directory: Path) -> tuple[Path, Path | None]:
+    if config.item_files[0] is not None:
+        sensitive, public = config.item_files
+        return Path(sensitive), None if public is None else Path(public)
     split = coherence_split(config.original, config.public_share, config.seed, config.h)
     sensitive, public = directory / "sensitive.txt", directory / "public.txt"
     write_label_file(sensitive, split.private)
@@ -98,7 +105,7 @@ def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) ->
         "consumer.rebalance_timeout": 3.0,
         "window.max_transactions": window,
         "window.max_seconds": 1.0,
-        "window.min_transactions": min(config.k, window),
+        "window.min_transactions": min(config.min_transactions, window),
         "web.bind": "127.0.0.1",
     }, env=_security_env())
 
@@ -113,8 +120,7 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
     name = f"setveil-bench-{os.getpid()}-{window}-{workers}-{run}-{time.monotonic_ns() % 10**6}"
     settings = run_settings(broker, config, window, name)
     sensitive, public = items
-    args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public),
-            "-P", f"h={config.h}", "-P", f"k={config.k}", "-P", f"p={config.p}"]
+    args = [*config.model_args, "--sensitive", str(sensitive), *(["--public", str(public)] if public else [])]
     procs = [WorkerProcess(settings.replace(web__port=free_port()), args, directory / f"{name}-{i}.log")
              for i in range(workers)]
     try:
@@ -181,8 +187,9 @@ async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowS
 
 def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     load = os.getloadavg()
-    echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; coherence h={config.h} k={config.k} "
-         f"p={config.p}, public share {config.public_share}, seed {config.seed}; {config.partitions} partition(s), "
+    items = "item files given" if config.item_files[0] else f"public share {config.public_share}, seed {config.seed}"
+    echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
+         f"{items}; {config.partitions} partition(s), "
          f"{config.batch} records per message; broker {broker.kind}; {os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} "

@@ -7,17 +7,19 @@ import asyncio
 import functools
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from setveil.core.cli import configure, model_options
+from setveil.core.cli import build_context, configure, model_options
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
 from setveil.core.params import parse_assignments
-from setveil.core.plugins import Configured
+from setveil.core.plugins import Configured, get_registry
+from setveil.core.schema import ItemSchema
 
 from .settings import Settings, load_settings
 
@@ -196,14 +198,19 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--count", type=click.IntRange(min=1), help="Use only the first N transactions.")
 @click.option("--public-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
               help="δ: share of items public (Xu et al. §4.1).")
-@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), default=0.4, show_default=True)
-@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), default=0.4, show_default=True,
+              help="Coherence h (when no -P is given), and the item split's frequency rule.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
+@click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the item split.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
-def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs):
-    """Throughput, window latency and information loss of workers on DATASET (coherence).
+@model_options(required=False)
+def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs,
+                 model, policy, params, sensitive, public, hierarchy, fanout):
+    """Throughput, window latency and information loss of workers on DATASET.
 
+    The model options are those of `setveil serve` (default: coherence with --h, --k, --p).
+    Without --sensitive the items are split as in Xu et al. §4.1 (--public-share, --seed).
     Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
     """
     from .bench import BenchConfig, run_bench
@@ -211,11 +218,22 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
 
     if max(workers) > partitions:
         raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
+    model = model or "coherence"
+    if model == "coherence" and not params:
+        params = (f"h={h}", f"k={k}", f"p={p}")
+    context = build_context(sensitive, public, hierarchy, fanout)
+    if context.schema is None:
+        # the item split made after reading the data supplies them; validate everything else now
+        context = replace(context, schema=ItemSchema(private=frozenset()))
+    get_registry().configure(model, policy, parse_assignments(params), context)
+    model_args = ["--model", model, *(["--policy", policy] if policy else []),
+                  *(["--hierarchy", hierarchy] if hierarchy else []), *(["--fanout", str(fanout)] if fanout else []),
+                  *(arg for pair in params for arg in ("-P", pair))]
     original = read_window(dataset)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
-    config = BenchConfig(Path(dataset), original, h, k, p, public_share, seed, batch, partitions, list(windows),
-                         list(workers), runs)
+    config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(parse_assignments(params).get("k", k)),
+                         public_share, seed, (sensitive, public), batch, partitions, list(windows), list(workers), runs)
     signal.signal(signal.SIGTERM, _terminate)
     with broker() as running:
         run_bench(running, config, click.echo)
