@@ -8,7 +8,7 @@ use them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import numpy as np
 
@@ -30,6 +30,22 @@ def on_one_vocabulary(original: Window, release: Window) -> tuple[Window, Window
         return original, release
     vocab = original.vocab.copy()
     return Window(vocab, original.indptr, original.indices, original.tids), release.relabel(vocab)
+
+
+def suppression_basics(
+    original: Window, release: Window, added_rule: str = "added-item"
+) -> Generator[Violation, None, tuple[Window, Window] | None]:
+    """What every suppression checker checks first: one released transaction per original one,
+    then nothing added. Yields those violations and returns both windows on one vocabulary, or
+    None when the shapes differ (then nothing else compares). Use as
+    ``aligned = yield from suppression_basics(original, release)``."""
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
+        return None
+    original, release = on_one_vocabulary(original, release)
+    yield from added_occurrences(original, release, added_rule)
+    return original, release
 
 
 def occurrence_keys(window: Window) -> np.ndarray:

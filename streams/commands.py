@@ -225,14 +225,15 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if context.schema is None:
         # the item split made after reading the data supplies them; validate everything else now
         context = replace(context, schema=ItemSchema(private=frozenset()))
-    get_registry().configure(model, policy, parse_assignments(params), context)
+    assignments = parse_assignments(params)
+    get_registry().configure(model, policy, assignments, context)
     model_args = ["--model", model, *(["--policy", policy] if policy else []),
                   *(["--hierarchy", hierarchy] if hierarchy else []), *(["--fanout", str(fanout)] if fanout else []),
                   *(arg for pair in params for arg in ("-P", pair))]
     original = read_window(dataset)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
-    config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(parse_assignments(params).get("k", k)),
+    config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), batch, partitions, list(windows), list(workers), runs)
     signal.signal(signal.SIGTERM, _terminate)
     with broker() as running:

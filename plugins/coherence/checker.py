@@ -19,20 +19,18 @@ from scipy import sparse
 from setveil.core.mining import frequent_itemsets
 from setveil.core.model import Violation
 from setveil.core.schema import ItemClass, ItemSchema
-from setveil.core.verify import added_occurrences, on_one_vocabulary, removed_occurrences, shape_violation
+from setveil.core.verify import removed_occurrences, suppression_basics
 from setveil.core.window import Window
 
 
 def coherence_violations(
     original: Window, release: Window, schema: ItemSchema, h: float, k: int, p: int
 ) -> Iterator[Violation]:
-    problem = shape_violation(original, release)
-    if problem is not None:
-        yield problem
+    aligned = yield from suppression_basics(original, release)
+    if aligned is None:
         return
-    original, release = on_one_vocabulary(original, release)
+    original, release = aligned
     classes = schema.classes(original.vocab)
-    yield from added_occurrences(original, release, "added-item")
     yield from removed_occurrences(
         original, release, classes != ItemClass.PUBLIC, "non-public-removed", "private or neutral items (R1)"
     )

@@ -184,6 +184,11 @@ def _size(value: str) -> int | None:
     return int(value)
 
 
+def _listed(text: str) -> list[str]:
+    """The values of a comma-separated option."""
+    return [value.strip() for value in text.split(",") if value.strip()]
+
+
 def _paper_dataset(full: dict[str, Data], name: str) -> list[Data]:
     """The dataset the paper ran an experiment on when it was chosen, else every chosen one."""
     return [full[name]] if name in full else list(full.values())
@@ -216,8 +221,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     """ρ-uncertainty experiments (Jia et al. §4): info loss, K-L divergence, rules, speed, t_max, b_max."""
     names = list(names) or list(DATASETS)
     experiments = list(experiments) or list(EXPERIMENTS)
-    rhos = [r.strip() for r in rhos.split(",") if r.strip()]
-    policies = [p.strip() for p in policies.split(",") if p.strip()]
+    rhos, policies = _listed(rhos), _listed(policies)
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
     if "quality" in experiments:
@@ -238,7 +242,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("tmax", chosen, "ρ = 0.7")
         rows = []
         for item in chosen:
-            for value in [v.strip() for v in t_max_values.split(",") if v.strip()]:
+            for value in _listed(t_max_values):
                 for policy in ("dist", "mine"):
                     for count in sorted({"1", workers}):
                         row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
@@ -251,7 +255,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
         rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1, False)
                 for item in chosen
-                for value in [v.strip() for v in b_max_values.split(",") if v.strip()] for policy in ("dist", "mine")]
+                for value in _listed(b_max_values) for policy in ("dist", "mine")]
         print_table(rows, ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                            "verified"])
         bench.rows["bmax"] = rows

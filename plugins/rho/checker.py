@@ -27,7 +27,7 @@ import numpy as np
 
 from setveil.core.arrays import concat_ranges, in_sorted, sorted_unique
 from setveil.core.model import Violation
-from setveil.core.verify import added_occurrences, on_one_vocabulary, shape_violation
+from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
 from .itemsets import decode_keys, itemset_keys, lookup
@@ -53,12 +53,10 @@ def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
 def rho_violations(
     original: Window, release: Window, sensitive_labels: frozenset[str], rho: float, qid_size: int | str, limit: int = 100
 ) -> Iterator[Violation]:
-    problem = shape_violation(original, release)
-    if problem is not None:
-        yield problem
+    aligned = yield from suppression_basics(original, release)
+    if aligned is None:
         return
-    original, release = on_one_vocabulary(original, release)
-    yield from added_occurrences(original, release)
+    original, release = aligned
     sensitive = original.vocab.mask(sensitive_labels)
     if qid_size == "all":
         size = all_qids_size(original, sensitive)

@@ -18,7 +18,7 @@ import numpy as np
 
 from setveil.core.arrays import in_sorted
 from setveil.core.model import Violation
-from setveil.core.verify import added_occurrences, on_one_vocabulary, shape_violation
+from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
@@ -29,12 +29,10 @@ TOLERANCE = 1e-9
 def sanitize_violations(
     original: Window, release: Window, patterns: RestrictivePatterns, psi: float
 ) -> Iterator[Violation]:
-    problem = shape_violation(original, release)
-    if problem is not None:
-        yield problem
+    aligned = yield from suppression_basics(original, release)
+    if aligned is None:
         return
-    original, release = on_one_vocabulary(original, release)
-    yield from added_occurrences(original, release)
+    original, release = aligned
     yield from _not_emptied(original, release)
     yield from _bound(original, release, patterns, psi)
 

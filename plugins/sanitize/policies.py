@@ -88,10 +88,11 @@ class SanitizePolicy(Policy):
     def victims(self, table: PatternTable, items: ItemOrder) -> Victims:
         """Step 2: the victim items of every pattern row; each a non-empty subset of the row."""
 
-    @abc.abstractmethod
     def transaction_order(self, conflict: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Step 4.1: a permutation of the window's positions; of a pattern's sensitive
-        transactions, those earlier in it are sanitized first."""
+        transactions, those earlier in it are sanitized first. By default the least
+        conflicting first (§4.1-4.3), shorter first among equals."""
+        return least_conflicting_first(conflict, lengths)
 
 
 def least_conflicting_first(conflict: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -112,9 +113,6 @@ class Naive(SanitizePolicy):
         np.cumsum(valid.sum(axis=1), out=indptr[1:])
         return Victims(indptr, table.items[valid])
 
-    def transaction_order(self, conflict, lengths):
-        return least_conflicting_first(conflict, lengths)
-
 
 class MinFIA(SanitizePolicy):
     name = "minfia"
@@ -123,9 +121,6 @@ class MinFIA(SanitizePolicy):
     def victims(self, table, items):
         return Victims.one_each(items.least_supported(table.items))
 
-    def transaction_order(self, conflict, lengths):
-        return least_conflicting_first(conflict, lengths)
-
 
 class MaxFIA(SanitizePolicy):
     name = "maxfia"
@@ -133,9 +128,6 @@ class MaxFIA(SanitizePolicy):
 
     def victims(self, table, items):
         return Victims.one_each(items.most_supported(table.items))
-
-    def transaction_order(self, conflict, lengths):
-        return least_conflicting_first(conflict, lengths)
 
 
 class IGA(SanitizePolicy):
