@@ -13,9 +13,10 @@ first ones. Two choices where the pseudo-code is silent:
   greatest support stays (§4.1: "except for the item with the highest frequency in the database";
   ties to the first label). The pattern still leaves it, since a pattern has at least two items.
 
-The removals are marked on a mask over the window's item occurrences; a transaction still holds a
-pattern iff none of the pattern's occurrences in it is marked, which one vectorized lookup per
-pattern answers. ``⌊ψ·m⌋`` is computed as ``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1,
+The removals are made on the retrieval engine's tidsets of the patterns' items (a copy kept
+current): a sensitive transaction still holds a pattern iff its bit is set in the tidset of every
+item of the pattern, one vectorized gather per pattern with no search; the mask of kept
+occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed as ``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1,
 0.3) does not lose a unit to binary rounding.
 """
 
@@ -68,9 +69,9 @@ def sanitize(
         raise ValueError("the policy's transaction order is not a permutation of the window")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
-    vocab_size = len(window.vocab)
-    keys = window.owners() * vocab_size + window.indices
-    removed = np.zeros(window.n_occurrences, dtype=bool)
+    column = np.full(len(window.vocab), -1, dtype=np.int64)
+    column[index.items] = np.arange(len(index.items))
+    present = index.bitsets.copy()
     remaining = window.lengths.copy()
     count = len(table)
     sanitized = np.zeros(count, dtype=np.int64)
@@ -84,24 +85,38 @@ def sanitize(
         pattern = table.row(row)
         columns = _victim_columns(pattern, victims.of(row), row)
         sensitive = sensitive[np.argsort(rank[sensitive], kind="stable")]
-        occurrences = np.searchsorted(keys, sensitive[:, None] * vocab_size + pattern[None, :])
-        holding = ~removed[occurrences].any(axis=1)
+        holding = _held(present, column[pattern], sensitive).all(axis=0)
         already[row] = len(sensitive) - int(holding.sum())
         need = int(holding.sum()) - int(allowed[row])
         if need <= 0:
             continue
-        chosen = np.flatnonzero(holding)[:need]
-        targets = occurrences[chosen][:, columns]
-        drop = np.ones(targets.shape, dtype=bool)
-        emptied = remaining[sensitive[chosen]] == len(columns)
+        chosen = sensitive[np.flatnonzero(holding)[:need]]
+        drop = np.ones((need, len(columns)), dtype=bool)
+        emptied = remaining[chosen] == len(columns)
         if emptied.any():
             stay = int(np.flatnonzero(pattern[columns] == items.most_supported(pattern[columns][None, :])[0])[0])
             drop[emptied, stay] = False
             spared += int(emptied.sum())
-        removed[targets[drop]] = True
-        remaining[sensitive[chosen]] -= drop.sum(axis=1)
+        for j, victim in enumerate(column[pattern[columns]].tolist()):
+            gone = chosen[drop[:, j]].astype(np.int64)
+            np.bitwise_and.at(present[victim], gone >> 6, ~(np.uint64(1) << (gone & 63).astype(np.uint64)))
+        remaining[chosen] -= drop.sum(axis=1)
         sanitized[row] = need
-    return Sanitized(~removed, sanitized, already, spared)
+    keep = np.ones(window.n_occurrences, dtype=bool)
+    tracked = column[window.indices]
+    mask = tracked >= 0
+    keep[mask] = _held(present, tracked[mask], window.owners()[mask], pairwise=True)
+    return Sanitized(keep, sanitized, already, spared)
+
+
+def _held(present: np.ndarray, columns: np.ndarray, transactions: np.ndarray, pairwise: bool = False) -> np.ndarray:
+    """Whether each transaction still holds each item (rows of ``present``): a (items x
+    transactions) table, or with ``pairwise`` one answer per (column, transaction) pair."""
+    transactions = np.asarray(transactions, dtype=np.int64)
+    word, bit = transactions >> 6, (transactions & 63).astype(np.uint64)
+    if pairwise:
+        return ((present[columns, word] >> bit) & np.uint64(1)).astype(bool)
+    return ((present[columns[:, None], word[None, :]] >> bit[None, :]) & np.uint64(1)).astype(bool)
 
 
 def _victim_columns(pattern: np.ndarray, victims: np.ndarray, row: int) -> np.ndarray:

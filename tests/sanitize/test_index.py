@@ -36,6 +36,7 @@ def test_many_words_and_chunks(monkeypatch):
     )
     whole = sensitive_index(window, table)
     monkeypatch.setattr(module, "CHUNK_BYTES", 8)
+    monkeypatch.setattr(module, "POSITIONS_PER_SLICE", 100)
     chunked = sensitive_index(window, table)
     assert np.array_equal(whole.rows, chunked.rows) and np.array_equal(whole.indptr, chunked.indptr)
     for r in range(3):
