@@ -18,7 +18,7 @@ from setveil.core.formats import FORMATS, read_window
 
 from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
-from .sample import sample_patterns, write_patterns
+from .sample import frequent_supersets, sample_patterns, write_patterns
 
 
 def register_commands(cli: click.Group) -> None:
@@ -64,16 +64,21 @@ def _check_ranges(min_length, max_length, min_support, max_support) -> None:
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns.")
 @sampling_options(0.2, 0.4)
+@click.option("--supersets-at", "sigma", type=click.FloatRange(0, 1, min_open=True),
+              help="Also write every pattern of at least this support (share of transactions) that contains "
+                   "a picked one, after the picks, shortest first: R_P as §5.1 ran it.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write the patterns here.")
-def sample(input_path, count, min_length, max_length, min_support, max_support, seed, fmt, output):
+def sample(input_path, count, min_length, max_length, min_support, max_support, seed, fmt, sigma, output):
     """Pick n frequent patterns of INPUT at random (seeded), lengths spread over the range and
     support within it; write them one per line for ``-P restrictive=FILE``."""
     _check_ranges(min_length, max_length, min_support, max_support)
     window = read_window(input_path, fmt)
     patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
-    write_patterns(output, patterns)
+    supersets = [] if sigma is None else frequent_supersets(window, patterns, sigma)
+    write_patterns(output, patterns + supersets)
+    extra = "" if sigma is None else f" and their {len(supersets)} supersets of support >= {sigma:g}"
     click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
-               f"{min_support:g}-{max_support:g}, seed {seed}, written to {output}", err=True)
+               f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {output}", err=True)
 
 
 def _sample(window, count, min_length, max_length, min_support, max_support, seed):

@@ -6,6 +6,10 @@ patterns of length 2-5 are three of length 2 and 3 and two of length 4 and 5), s
 that have no candidate left. Within a length a pick is uniform among the candidates, from a
 generator seeded with ``seed``. A candidate that contains or is contained in a pattern already
 picked is passed over: it would be restrictive anyway and add no pattern to hide.
+
+§5.1 then ran the algorithms with R_P holding every frequent pattern (at the mining support σ)
+that contains one of the picks, 22,479 patterns for 10 picks; :func:`frequent_supersets` lists
+those, shortest first as a level-wise miner finds them.
 """
 
 from __future__ import annotations
@@ -64,6 +68,26 @@ def sample_patterns(
         )
     labels = window.vocab.label
     return [tuple(sorted((labels(i) for i in pattern), key=label_key)) for pattern in picked]
+
+
+def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: float) -> list[tuple[str, ...]]:
+    """The patterns of support at least ``sigma`` (share of transactions) that strictly contain
+    one of ``patterns``: shortest first, then in label order."""
+    indptr, ids, _ = frequent_itemset_arrays(window, max(1, math.ceil(sigma * len(window) - 1e-9)))
+    lengths = np.diff(indptr)
+    found = np.zeros(len(lengths), dtype=bool)
+    for pattern in patterns:
+        items = window.vocab.ids(pattern)
+        if len(lengths) == 0 or (items < 0).any():
+            continue
+        held = np.add.reduceat(np.isin(ids, items).astype(np.int64), indptr[:-1])
+        found |= (held == len(items)) & (lengths > len(items))
+    labels = window.vocab.label
+    supersets = [
+        tuple(sorted((labels(i) for i in ids[indptr[j] : indptr[j + 1]].tolist()), key=label_key))
+        for j in np.flatnonzero(found).tolist()
+    ]
+    return sorted(supersets, key=lambda pattern: (len(pattern), [label_key(label) for label in pattern]))
 
 
 def label_key(label: str) -> tuple[int, int, str]:

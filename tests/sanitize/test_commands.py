@@ -49,6 +49,29 @@ def test_patterns_sample_is_seeded_and_within_the_ranges(runner, database, tmp_p
     assert not any(set(p) < set(q) for p in patterns for q in patterns)
 
 
+def test_patterns_sample_with_the_frequent_supersets_of_section_5_1(runner, database, tmp_path):
+    from itertools import combinations
+
+    args = ["patterns", "sample", str(database), "-n", "2", "--max-length", "2", "--min-support", "0.3",
+            "--max-support", "0.6", "--seed", "1"]
+    assert runner.invoke(cli, args + ["-o", str(tmp_path / "picks.txt")]).exit_code == 0
+    result = runner.invoke(cli, args + ["--supersets-at", "0.15", "-o", str(tmp_path / "rp.txt")])
+    assert result.exit_code == 0, result.output
+    picks = [frozenset(p) for p in RestrictivePatterns.load(tmp_path / "picks.txt").patterns]
+    written = [frozenset(p) for p in RestrictivePatterns.load(tmp_path / "rp.txt").patterns]
+    assert written[:2] == picks
+    rows = [set(t) for t in read_window(database)]
+    items = sorted(set().union(*rows))
+    expected = {
+        frozenset(c)
+        for size in range(3, len(items) + 1)
+        for c in combinations(items, size)
+        if any(p < set(c) for p in picks) and sum(set(c) <= r for r in rows) >= 0.15 * len(rows)
+    }
+    assert set(written[2:]) == expected and len(written) == 2 + len(expected)
+    assert [len(p) for p in written[2:]] == sorted(len(p) for p in written[2:])
+
+
 def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_path):
     out = tmp_path / "p.txt"
     too_many = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "500", "-o", str(out)])
