@@ -5,8 +5,10 @@ the sanitizer ANDs packed bitsets, the checker intersects sorted transaction lis
 search), in the original for T[rp] and in the release for the transactions that still hold rp.
 The patterns are visited as the paths of a prefix tree over their items ranked rarest first, so
 each intersection starts from the shortest list and patterns that share a prefix (the frequent
-supersets of §5.1's R_P share many) share its intersections. For every restrictive pattern rp at most ψ·|T[rp]| of its
-sensitive transactions may still hold it. A pattern rp' containing rp needs no check of its own
+supersets of §5.1's R_P share many) share its intersections.
+
+For every restrictive pattern rp at most ψ·|T[rp]| of its sensitive transactions may still hold
+it. A pattern rp' containing rp needs no check of its own
 against that bound: a transaction holding rp' holds rp, so at most ψ·|T[rp]| of T[rp] hold rp'
 as well. Besides, a release may only remove items (nothing added, the same number of
 transactions) and never empty a transaction that had items.

@@ -75,10 +75,12 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
     one of ``patterns``: shortest first, then in label order."""
     indptr, ids, _ = frequent_itemset_arrays(window, max(1, math.ceil(sigma * len(window) - 1e-9)))
     lengths = np.diff(indptr)
+    if len(lengths) == 0:
+        return []
     found = np.zeros(len(lengths), dtype=bool)
     for pattern in patterns:
         items = window.vocab.ids(pattern)
-        if len(lengths) == 0 or (items < 0).any():
+        if (items < 0).any():
             continue
         held = np.add.reduceat(np.isin(ids, items).astype(np.int64), indptr[:-1])
         found |= (held == len(items)) & (lengths > len(items))

@@ -16,8 +16,9 @@ first ones. Two choices where the pseudo-code is silent:
 The removals are made on the retrieval engine's tidsets of the patterns' items (a copy kept
 current): a sensitive transaction still holds a pattern iff its bit is set in the tidset of every
 item of the pattern, one vectorized gather per pattern with no search; the mask of kept
-occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed as ``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1,
-0.3) does not lose a unit to binary rounding.
+occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed as
+``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1, 0.3) does not lose a unit to binary
+rounding.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def sanitize(
         pattern = table.row(row)
         columns = _victim_columns(pattern, victims.of(row), row)
         sensitive = sensitive[np.argsort(rank[sensitive], kind="stable")]
-        holding = _held(present, column[pattern], sensitive).all(axis=0)
+        holding = _still_held(present, column[pattern], sensitive)
         already[row] = len(sensitive) - int(holding.sum())
         need = int(holding.sum()) - int(allowed[row])
         if need <= 0:
@@ -105,18 +106,17 @@ def sanitize(
     keep = np.ones(window.n_occurrences, dtype=bool)
     tracked = column[window.indices]
     mask = tracked >= 0
-    keep[mask] = _held(present, tracked[mask], window.owners()[mask], pairwise=True)
+    owner = window.owners()[mask]
+    keep[mask] = ((present[tracked[mask], owner >> 6] >> (owner & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
     return Sanitized(keep, sanitized, already, spared)
 
 
-def _held(present: np.ndarray, columns: np.ndarray, transactions: np.ndarray, pairwise: bool = False) -> np.ndarray:
-    """Whether each transaction still holds each item (rows of ``present``): a (items x
-    transactions) table, or with ``pairwise`` one answer per (column, transaction) pair."""
-    transactions = np.asarray(transactions, dtype=np.int64)
+def _still_held(present: np.ndarray, columns: np.ndarray, transactions: np.ndarray) -> np.ndarray:
+    """Whether each transaction still holds every item whose current tidset is a row of
+    ``present`` named in ``columns``."""
+    transactions = transactions.astype(np.int64)
     word, bit = transactions >> 6, (transactions & 63).astype(np.uint64)
-    if pairwise:
-        return ((present[columns, word] >> bit) & np.uint64(1)).astype(bool)
-    return ((present[columns[:, None], word[None, :]] >> bit[None, :]) & np.uint64(1)).astype(bool)
+    return ((present[columns[:, None], word[None, :]] >> bit[None, :]) & np.uint64(1)).all(axis=0)
 
 
 def _victim_columns(pattern: np.ndarray, victims: np.ndarray, row: int) -> np.ndarray:
