@@ -172,6 +172,10 @@ class Bench:
                    "info_loss_%", "sensitive_deleted_%", "sym_kl"]
         if rules:
             columns += ["rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"]
+        self.record(name, rows, columns)
+
+    def record(self, name: str, rows: list[dict[str, Any]], columns: list[str]) -> None:
+        """Print an experiment's table and keep its rows for ``--json``."""
         print_table(rows, columns)
         self.rows[name] = rows
 
@@ -189,9 +193,10 @@ def _listed(text: str) -> list[str]:
     return [value.strip() for value in text.split(",") if value.strip()]
 
 
-def _paper_dataset(full: dict[str, Data], name: str) -> list[Data]:
-    """The dataset the paper ran an experiment on when it was chosen, else every chosen one."""
-    return [full[name]] if name in full else list(full.values())
+def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
+    """The datasets the paper ran an experiment on that were chosen, else every chosen one (an
+    experiment never silently runs on nothing)."""
+    return [full[name] for name in names if name in full] or list(full.values())
 
 
 @click.command("rho")
@@ -230,15 +235,14 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         cut = [_load(bench.folder, name, share, seed, 5) for name in names]
         bench.grid("cutoff", cut, rhos, policies, rules=True)
     if "speed" in experiments:
-        chosen = [full[n] for n in ("BMS-WebView-2", "retail") if n in full]
+        chosen = _paper_datasets(full, "BMS-WebView-2", "retail")
         bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
         rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs, rules=False)
                 for item in chosen for policy in ("dist", "mine")]
-        print_table(rows, ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%",
-                           "verified"])
-        bench.rows["speed"] = rows
+        bench.record("speed", rows,
+                     ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%", "verified"])
     if "tmax" in experiments:
-        chosen = _paper_dataset(full, "retail")
+        chosen = _paper_datasets(full, "retail")
         bench.header("tmax", chosen, "ρ = 0.7")
         rows = []
         for item in chosen:
@@ -247,18 +251,18 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                     for count in sorted({"1", workers}):
                         row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
                         rows.append({**row, "workers": count})
-        print_table(rows, ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "info_loss_%",
-                           "verified"])
-        bench.rows["tmax"] = rows
+        bench.record("tmax", rows,
+                     ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "info_loss_%",
+                      "verified"])
     if "bmax" in experiments:
-        chosen = _paper_dataset(full, "BMS-WebView-2")
+        chosen = _paper_datasets(full, "BMS-WebView-2")
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
         rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1, False)
                 for item in chosen
                 for value in _listed(b_max_values) for policy in ("dist", "mine")]
-        print_table(rows, ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
-                           "verified"])
-        bench.rows["bmax"] = rows
+        bench.record("bmax", rows,
+                     ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
+                      "verified"])
     if json_path:
         Path(json_path).write_text(json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
                                               default=str))

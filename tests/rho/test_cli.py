@@ -84,3 +84,14 @@ def test_bench_runs_every_experiment_on_small_data(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert all(row["verified"] for table in rows.values() for row in table)
     assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
+
+
+def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
+                 "--speed-runs", "1", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(out.read_text())["rows"]["speed"]
+    assert {row["policy"] for row in rows} == {"dist", "mine"} and all(row["verified"] for row in rows)
