@@ -127,3 +127,20 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample)
         outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
         assert not outcome.emitted and outcome.cause == cause, outcome.reason
         assert msgpack.unpackb(outcome.value)["schema"] == "setveil.rejected-window/1"
+
+
+def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
+    data, _, _ = sample
+    restrictive = tmp_path / "restrictive.txt"
+    restrictive.write_text("571 795\n392 862\nnot-in-this-window 58\n")
+    configured = configure("sanitize", "iga", [f"restrictive={restrictive}", "psi=0"], None, None, None, None)
+    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=False, source="test")
+    transactions = list(read_window(data))[:400]
+    outcome = worker.process("in", 0, cut_of(transactions, per_message=20))
+    assert outcome.emitted, outcome.reason
+    batch = decode_batch(outcome.value)
+    assert batch["verified"] is True and batch["model"]["name"] == "sanitize"
+    released = [set(t["items"]) for t in batch["transactions"]]
+    assert all(t <= set(original) for t, original in zip(released, transactions))
+    assert not any({"571", "795"} <= t or {"392", "862"} <= t for t in released)
+    assert batch["metrics"]["items_out"] == sum(map(len, released)) < batch["metrics"]["items_in"]
