@@ -17,10 +17,14 @@ from setveil.streams.processor import WindowProcessor, build_window
 from setveil.streams.windowing import Cut, Message
 
 
+def worker_for(model, policy, params, sensitive=None, public=None, merge=False) -> WindowProcessor:
+    configured = configure(model, policy, params, sensitive, public, None, None)
+    return WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=merge, source="test")
+
+
 def processor(sample, merge=False) -> WindowProcessor:
     _, sensitive, public = sample
-    configured = configure("coherence", None, ["h=0.4", "k=5", "p=3"], sensitive, public, None, None)
-    return WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=merge, source="test")
+    return worker_for("coherence", None, ["h=0.4", "k=5", "p=3"], sensitive, public, merge)
 
 
 def cut_of(transactions, per_message=1, first_offset=0) -> Cut:
@@ -51,8 +55,7 @@ def test_a_window_becomes_a_verified_batch_aligned_by_tid(sample):
 
 def test_a_rho_window_becomes_a_verified_batch(sample):
     data, sensitive, public = sample
-    configured = configure("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public, None, None)
-    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=False, source="test")
+    worker = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public)
     transactions = list(read_window(data))[:400]
     outcome = worker.process("in", 0, cut_of(transactions, per_message=20))
     assert outcome.emitted, outcome.reason
@@ -133,8 +136,7 @@ def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
     data, _, _ = sample
     restrictive = tmp_path / "restrictive.txt"
     restrictive.write_text("571 795\n392 862\nnot-in-this-window 58\n")
-    configured = configure("sanitize", "iga", [f"restrictive={restrictive}", "psi=0"], None, None, None, None)
-    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=False, source="test")
+    worker = worker_for("sanitize", "iga", [f"restrictive={restrictive}", "psi=0"])
     transactions = list(read_window(data))[:400]
     outcome = worker.process("in", 0, cut_of(transactions, per_message=20))
     assert outcome.emitted, outcome.reason
