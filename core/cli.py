@@ -18,7 +18,7 @@ import click
 import numpy as np
 
 from .engine import Pipeline, window_rng
-from .errors import InputError, SetveilError, WindowRejected
+from .errors import InputError, ParameterError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, write_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
@@ -77,8 +77,19 @@ def build_context(sensitive, public, hierarchy, fanout) -> Context:
     return Context(schema=schema, hierarchy_file=None if hierarchy is None else Path(hierarchy), fanout=fanout)
 
 
+def refuse_unused_files(model, sensitive, hierarchy, fanout) -> None:
+    """Item classes or a hierarchy given to a model that reads neither is a mistake (the user
+    expects them to matter), so it is refused rather than ignored."""
+    cls = get_registry().model_class(model)
+    if sensitive is not None and not cls.needs_schema:
+        raise ParameterError("sensitive", f"model {model!r} does not classify items: drop --sensitive and --public")
+    if (hierarchy is not None or fanout is not None) and not cls.needs_hierarchy:
+        raise ParameterError("hierarchy", f"model {model!r} does not generalize: drop --hierarchy and --fanout")
+
+
 def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Configured:
     """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading data."""
+    refuse_unused_files(model, sensitive, hierarchy, fanout)
     raw = parse_assignments(params)
     context = build_context(sensitive, public, hierarchy, fanout)
     configured = get_registry().configure(model, policy, raw, context)

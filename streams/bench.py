@@ -15,9 +15,9 @@ back. It reports
   seconds column means more than one core was busy).
 
 The model is any installed one (``--model``, ``-P``; coherence h=0.4, k=5, p=3 by default).
-Without ``--sensitive`` the items are split as in Xu et al. §4.1 (``setveil items split --method
-coherence``): a share ``--public-share`` of the items public, private items chosen from the rest,
-seeded.
+For a model that classifies items, without ``--sensitive`` the items are split as in Xu et al.
+§4.1 (``setveil items split --method coherence``): a share ``--public-share`` of the items public,
+private items chosen from the rest, seeded.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ class BenchConfig:
     public_share: float
     seed: int
     item_files: tuple[str | None, str | None]
+    classify_items: bool
     batch: int
     partitions: int
     windows: list[int]
@@ -80,15 +81,18 @@ class BenchConfig:
     runs: int
 
 
-def split_items(config: BenchConfig, directory: Path) -> tuple[Path, Path | None]:
-    if config.item_files[0] is not None:
-        sensitive, public = config.item_files
-        return Path(sensitive), None if public is None else Path(public)
-    split = coherence_split(config.original, config.public_share, config.seed, config.h)
-    sensitive, public = directory / "sensitive.txt", directory / "public.txt"
-    write_label_file(sensitive, split.private)
-    write_label_file(public, split.public)
-    return sensitive, public
+def item_args(config: BenchConfig, directory: Path) -> list[str]:
+    """The workers' ``--sensitive``/``--public`` options: the given files, else a split of the
+    data, or none for a model that does not classify items."""
+    if not config.classify_items:
+        return []
+    sensitive, public = config.item_files
+    if sensitive is None:
+        split = coherence_split(config.original, config.public_share, config.seed, config.h)
+        sensitive, public = directory / "sensitive.txt", directory / "public.txt"
+        write_label_file(sensitive, split.private)
+        write_label_file(public, split.public)
+    return ["--sensitive", str(sensitive), *(["--public", str(public)] if public else [])]
 
 
 def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) -> Settings:
@@ -116,11 +120,10 @@ def _security_env() -> dict[str, str]:
 
 
 def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run: int, directory: Path,
-            items: tuple[Path, Path]) -> Run:
+            items: list[str]) -> Run:
     name = f"setveil-bench-{os.getpid()}-{window}-{workers}-{run}-{time.monotonic_ns() % 10**6}"
     settings = run_settings(broker, config, window, name)
-    sensitive, public = items
-    args = [*config.model_args, "--sensitive", str(sensitive), *(["--public", str(public)] if public else [])]
+    args = [*config.model_args, *items]
     procs = [WorkerProcess(settings.replace(web__port=free_port()), args, directory / f"{name}-{i}.log")
              for i in range(workers)]
     try:
@@ -187,7 +190,12 @@ async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowS
 
 def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     load = os.getloadavg()
-    items = "item files given" if config.item_files[0] else f"public share {config.public_share}, seed {config.seed}"
+    if not config.classify_items:
+        items = "no item classes"
+    elif config.item_files[0]:
+        items = "item files given"
+    else:
+        items = f"public share {config.public_share}, seed {config.seed}"
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
          f"{items}; {config.partitions} partition(s), "
          f"{config.batch} records per message; broker {broker.kind}; {os.cpu_count()} CPUs, "
@@ -197,7 +205,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     runs = []
     with tempfile.TemporaryDirectory(prefix="setveil-bench-") as tmp:
         directory = Path(tmp)
-        items = split_items(config, directory)
+        items = item_args(config, directory)
         for window in config.windows:
             for workers in config.workers:
                 for run in range(1, config.runs + 1):

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from setveil.core.cli import build_context, configure, model_options
+from setveil.core.cli import build_context, configure, model_options, refuse_unused_files
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
@@ -210,7 +210,8 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     """Throughput, window latency and information loss of workers on DATASET.
 
     The model options are those of `setveil serve` (default: coherence with --h, --k, --p).
-    Without --sensitive the items are split as in Xu et al. §4.1 (--public-share, --seed).
+    For a model that classifies items, without --sensitive the items are split as in Xu et al.
+    §4.1 (--public-share, --seed).
     Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
     """
     from .bench import BenchConfig, run_bench
@@ -221,8 +222,10 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     model = model or "coherence"
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
+    refuse_unused_files(model, sensitive, hierarchy, fanout)
+    classify_items = get_registry().model_class(model).needs_schema
     context = build_context(sensitive, public, hierarchy, fanout)
-    if context.schema is None:
+    if context.schema is None and classify_items:
         # the item split made after reading the data supplies them; validate everything else now
         context = replace(context, schema=ItemSchema(private=frozenset()))
     assignments = parse_assignments(params)
@@ -234,7 +237,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
-                         public_share, seed, (sensitive, public), batch, partitions, list(windows), list(workers), runs)
+                         public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs)
     signal.signal(signal.SIGTERM, _terminate)
     with broker() as running:
         run_bench(running, config, click.echo)

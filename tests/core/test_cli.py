@@ -111,6 +111,21 @@ def test_unknown_model_and_missing_schema(files):
     assert result.exit_code == 2 and "--sensitive" in result.output
 
 
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--model", "kanonymity", "-P", "k=2", "--fanout", "2", "--sensitive", "private.txt"],
+         "parameter 'sensitive': model 'kanonymity' does not classify items"),
+        ([*MODEL, "--sensitive", "private.txt", "--fanout", "2"], "parameter 'hierarchy': model 'coherence' does not generalize"),
+    ],
+)
+def test_files_a_model_does_not_read_are_refused_not_ignored(files, args, words):
+    args = [files / a if a == "private.txt" else a for a in args]
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *args)
+    assert result.exit_code == 2 and words in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (files / "o.dat").exists()
+
+
 def test_plugins_lists_models_policies_and_distributions():
     result = run("plugins", "--json")
     rows = {row["model"]: row for row in json.loads(result.output)}

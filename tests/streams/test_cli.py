@@ -165,13 +165,20 @@ def test_the_sample_configurations_hold_only_known_settings(sample, tmp_path):
         assert values.model.name == "coherence" and values.model.params == {"h": "0.4", "k": "5", "p": "3"}
 
 
-def test_bench_stream_measures_any_model(broker, sample):
+def test_bench_stream_measures_any_model(broker, sample, tmp_path):
     data, sensitive, _ = sample
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
     env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
     result = setveil("bench", "stream", data, "--count", 600, "--window", 300, "-m", "rho", "-P", "rho=0.7",
                      "-P", "workers=1", "--sensitive", sensitive, env=env, timeout=180)
     assert "rho rho=0.7 workers=1, item files given" in result.stdout
+    row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
+    assert row and 0 < float(row.group(1)) < 1, result.stdout
+    restrictive = tmp_path / "restrictive.txt"
+    restrictive.write_text("571 795\n392 862\n")
+    result = setveil("bench", "stream", data, "--count", 600, "--window", 300, "-m", "sanitize",
+                     "-P", f"restrictive={restrictive}", "-P", "psi=0", env=env, timeout=180)
+    assert f"sanitize restrictive={restrictive} psi=0, no item classes" in result.stdout
     row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
     assert row and 0 < float(row.group(1)) < 1, result.stdout
 
@@ -184,3 +191,8 @@ def test_bench_stream_validates_the_model_before_it_reads_or_connects(tmp_path):
     result = setveil("bench", "stream", data, "-m", "rho", "-P", "rho=7", env=env, check=False)
     assert result.returncode == 2
     assert result.stderr.strip() == "setveil: error: parameter 'rho': got '7', allowed: a number in (0, 1)"
+    (tmp_path / "sensitive.txt").write_text("a\n")
+    result = setveil("bench", "stream", data, "-m", "kanonymity", "-P", "k=2", "--fanout", "2",
+                     "--sensitive", tmp_path / "sensitive.txt", env=env, check=False)
+    assert result.returncode == 2
+    assert "parameter 'sensitive': model 'kanonymity' does not classify items" in result.stderr
