@@ -121,7 +121,6 @@ class Table:
         self.deleted += k
 
 
-
 def _bit(rows: np.ndarray) -> np.ndarray:
     """The mask of record r's bit inside its byte."""
     return np.left_shift(np.uint8(1), (rows & 7).astype(np.uint8))

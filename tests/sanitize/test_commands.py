@@ -137,6 +137,22 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
 
 
+def test_bench_effectiveness_can_drop_near_universal_items_first(runner, tmp_path):
+    database, rows = tmp_path / "universal.dat", tmp_path / "rows.json"
+    database.write_text("u a b\nu a c\nu b c\nu a b c\nu a\n" * 4, encoding="utf-8")
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "2", "--max-length", "2",
+                                 "--min-support", "0.3", "--max-support", "0.6", "--sigma", "0.2", "--psi-step", "1",
+                                 "--drop-common", "0.9", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert "3 items; 1 item held by >= 0.9 of the transactions removed first" in result.output
+    window = read_window(database)
+    body = json.loads(rows.read_text())
+    assert body["drop_common"] == 0.9
+    assert body["frequent"] == PatternMetrics(window.suppress(window.vocab.ids(["u"])), 0.2).frequent
+    assert body["frequent"] < PatternMetrics(window, 0.2).frequent
+    assert all(r["violations"] == 0 for r in body["rows"])
+
+
 def test_bench_speed(runner, database, tmp_path):
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
