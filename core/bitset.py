@@ -39,3 +39,25 @@ def members(bitset: np.ndarray) -> np.ndarray:
     """Sorted transaction ids whose bit is set in one bitset row."""
     as_bytes = bitset.view(np.uint8)
     return np.flatnonzero(np.unpackbits(as_bytes, bitorder="little"))
+
+
+def row_members(bitsets: np.ndarray) -> np.ndarray:
+    """The set bits of every row, row after row, each row ascending (:func:`members` of each row,
+    concatenated). Only non-zero words are unpacked, so sparse rows cost little."""
+    owner, word = np.nonzero(bitsets)
+    set_bits = np.unpackbits(bitsets[owner, word].astype("<u8").view(np.uint8), bitorder="little")
+    hit = np.flatnonzero(set_bits)
+    return word[hit >> 6] * WORD_BITS + (hit & (WORD_BITS - 1))
+
+
+def holds(bitsets: np.ndarray, rows: np.ndarray, transactions: np.ndarray) -> np.ndarray:
+    """Element-wise (with broadcasting): is the bit of ``transactions`` set in row ``rows``?"""
+    transactions = np.asarray(transactions, dtype=np.int64)
+    shift = (transactions & (WORD_BITS - 1)).astype(np.uint64)
+    return ((bitsets[rows, transactions >> 6] >> shift) & np.uint64(1)).astype(bool)
+
+
+def clear(bitset: np.ndarray, transactions: np.ndarray) -> None:
+    """Clear the bits of ``transactions`` in one bitset row, in place."""
+    transactions = np.asarray(transactions, dtype=np.int64)
+    np.bitwise_and.at(bitset, transactions >> 6, ~(np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64)))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from setveil.core.bitset import popcount, row_members
 from setveil.core.window import Window
 
 from .patterns import PatternTable
@@ -67,7 +68,7 @@ def sensitive_index(window: Window, table: PatternTable) -> SensitiveIndex:
     indptr = np.zeros(count + 1, dtype=np.int64)
     for start in range(0, count, step):
         acc = _conjunction(bits, operand[start : start + step])
-        indptr[start + 1 : start + 1 + len(acc)] = np.bitwise_count(acc).sum(axis=1)
+        indptr[start + 1 : start + 1 + len(acc)] = popcount(acc)
     np.cumsum(indptr, out=indptr)
     rows = np.empty(int(indptr[-1]), dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     conflict = np.zeros(n, dtype=np.int64)
@@ -75,7 +76,7 @@ def sensitive_index(window: Window, table: PatternTable) -> SensitiveIndex:
     while lo < count:
         hi = int(np.searchsorted(indptr, indptr[lo] + POSITIONS_PER_SLICE, side="right")) - 1
         hi = min(max(hi, lo + 1), lo + step, count)
-        positions = _set_positions(_conjunction(bits, operand[lo:hi]))
+        positions = row_members(_conjunction(bits, operand[lo:hi]))
         rows[indptr[lo] : indptr[hi]] = positions
         conflict += np.bincount(positions, minlength=n)
         lo = hi
@@ -89,10 +90,3 @@ def _conjunction(bits: np.ndarray, operand: np.ndarray) -> np.ndarray:
         acc &= bits[operand[:, column]]
     return acc
 
-
-def _set_positions(acc: np.ndarray) -> np.ndarray:
-    """The positions of the set bits of every row of ``acc``, row after row, ascending."""
-    owner, word = np.nonzero(acc)
-    set_bits = np.unpackbits(acc[owner, word].astype("<u8").view(np.uint8), bitorder="little")
-    hit = np.flatnonzero(set_bits)
-    return word[hit >> 6] * 64 + (hit & 63)

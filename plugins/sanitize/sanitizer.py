@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from setveil.core.bitset import clear, holds
 from setveil.core.window import Window
 
 from .index import SensitiveIndex
@@ -86,7 +87,7 @@ def sanitize(
         pattern = table.row(row)
         columns = _victim_columns(pattern, victims.of(row), row)
         sensitive = sensitive[np.argsort(rank[sensitive], kind="stable")]
-        holding = _still_held(present, column[pattern], sensitive)
+        holding = holds(present, column[pattern][:, None], sensitive[None, :]).all(axis=0)
         already[row] = len(sensitive) - int(holding.sum())
         need = int(holding.sum()) - int(allowed[row])
         if need <= 0:
@@ -99,24 +100,15 @@ def sanitize(
             drop[emptied, stay] = False
             spared += int(emptied.sum())
         for j, victim in enumerate(column[pattern[columns]].tolist()):
-            gone = chosen[drop[:, j]].astype(np.int64)
-            np.bitwise_and.at(present[victim], gone >> 6, ~(np.uint64(1) << (gone & 63).astype(np.uint64)))
+            clear(present[victim], chosen[drop[:, j]])
         remaining[chosen] -= drop.sum(axis=1)
         sanitized[row] = need
     keep = np.ones(window.n_occurrences, dtype=bool)
     tracked = column[window.indices]
     mask = tracked >= 0
     owner = window.owners()[mask]
-    keep[mask] = ((present[tracked[mask], owner >> 6] >> (owner & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+    keep[mask] = holds(present, tracked[mask], owner)
     return Sanitized(keep, sanitized, already, spared)
-
-
-def _still_held(present: np.ndarray, columns: np.ndarray, transactions: np.ndarray) -> np.ndarray:
-    """Whether each transaction still holds every item whose current tidset is a row of
-    ``present`` named in ``columns``."""
-    transactions = transactions.astype(np.int64)
-    word, bit = transactions >> 6, (transactions & 63).astype(np.uint64)
-    return ((present[columns[:, None], word[None, :]] >> bit[None, :]) & np.uint64(1)).all(axis=0)
 
 
 def _victim_columns(pattern: np.ndarray, victims: np.ndarray, row: int) -> np.ndarray:

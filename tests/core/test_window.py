@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.bitset import members, popcount
+from setveil.core.bitset import clear, holds, members, popcount, row_members
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import DuplicateItem, Window
 
@@ -22,6 +22,24 @@ def test_views_agree_with_the_rows(rows):
         assert window.tidset(int(item)).tolist() == expected
         assert members(bits[item]).tolist() == expected
         assert popcount(bits[item : item + 1])[0] == window.supports[item] == len(expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=6, unique=True), min_size=1, max_size=150),
+       gone=st.lists(st.integers(0, 149)))
+def test_bit_queries_and_clearing_agree_with_the_tidlists(rows, gone):
+    window = Window.from_transactions(rows)
+    items = np.arange(len(window.vocab))
+    bits = window.bitsets(items)
+    assert row_members(bits).tolist() == [t for item in items for t in members(bits[item]).tolist()]
+    n = len(rows)
+    every = np.arange(n)
+    held = holds(bits, items[:, None], every[None, :])
+    assert [set(np.flatnonzero(row).tolist()) for row in held] == [set(window.tidset(int(i)).tolist()) for i in items]
+    if len(items):
+        gone = [t for t in gone if t < n]
+        clear(bits[0], np.array(gone, dtype=np.int64))
+        assert members(bits[0]).tolist() == sorted(set(window.tidset(0).tolist()) - set(gone))
 
 
 @settings(max_examples=100, deadline=None)
