@@ -317,23 +317,23 @@ class PartialSuppressor:
         e of the record outside q gives conf(q -> e) = 1, and every option deletes one item
         from that record, so the options reduce to one per candidate victim."""
         t, policy, state = self.table, self.policy, self.state
-        rows = np.array([row], dtype=np.int64)
-        if len(t.holding(qid, rows)) == 0:
+        members = qid.tolist()
+        if not t.holds_all(members, row):
             return
-        consequents, _ = t.sensitive_counts(rows, qid)
+        consequents = t.sensitive_items(row, members)
         width = len(qid)
         while len(consequents):
+            n_e = len(consequents)
             victims = np.concatenate([consequents, qid])
-            in_qid = np.zeros(len(victims), dtype=bool)
-            in_qid[len(consequents) :] = True
+            in_qid = np.arange(n_e + width) >= n_e
             paired = np.concatenate([consequents, np.full(width, consequents[0])])
-            options = Options(qid, victims, paired, np.ones(len(victims), dtype=np.int64), in_qid)
+            options = Options(qid, victims, paired, np.ones(n_e + width, dtype=np.int64), in_qid)
             state.total = t.total
-            pick = _checked_pick(policy.choose(options, state), len(victims))
+            pick = _checked_pick(policy.choose(options, state), n_e + width)
             victim = int(victims[pick])
-            t.delete(victim, rows)
+            t.delete_one(victim, row)
             self.stats["sanitized_rules"] += 1
-            if in_qid[pick]:
+            if pick >= n_e:
                 return
             consequents = consequents[consequents != victim]
 

@@ -9,6 +9,8 @@ item, so "does record r still hold item x" is one word lookup.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from setveil.core.arrays import concat_ranges
@@ -70,14 +72,23 @@ class Table:
         byte = self.bits[itemset[:, None] * self.row_bytes + (rows >> 3)[None, :]]
         return rows[((byte & _bit(rows)[None, :]) != 0).all(axis=0)]
 
+    def holds_all(self, itemset: list[int], row: int) -> bool:
+        """Does record ``row`` currently hold every item of ``itemset``? (scalar steps)"""
+        byte, mask = row >> 3, 1 << (row & 7)
+        return all(int(self.bits[item * self.row_bytes + byte]) & mask for item in itemset)
+
+    def sensitive_items(self, row: int, exclude: list[int]) -> np.ndarray:
+        """The sensitive items record ``row`` currently holds, outside ``exclude``."""
+        occ = self.sens_occ[self.sens_ptr[row] : self.sens_ptr[row + 1]]
+        items = self.indices[occ[self.alive[occ]]]
+        for item in exclude:
+            items = items[items != item]
+        return items
+
     def sensitive_counts(self, rows: np.ndarray, exclude: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Sensitive items held by the records ``rows`` (outside ``exclude``) and how many of the
         records hold each: the supports sup_T(q ∪ {e}) when ``rows`` is the cover of q."""
-        if len(rows) == 1:
-            row = int(rows[0])
-            occ = self.sens_occ[self.sens_ptr[row] : self.sens_ptr[row + 1]]
-        else:
-            occ = self.sens_occ[concat_ranges(self.sens_ptr[rows], self.sens_ptr[rows + 1])]
+        occ = self.sens_occ[concat_ranges(self.sens_ptr[rows], self.sens_ptr[rows + 1])]
         items = self.indices[occ[self.alive[occ]]]
         for item in exclude.tolist():
             items = items[items != item]
@@ -104,14 +115,13 @@ class Table:
         rows = np.asarray(rows, dtype=np.int64)
         if len(rows) == 0:
             return
+        if len(rows) == 1:
+            self.delete_one(item, int(rows[0]))
+            return
         lo, hi = self.inv_ptr[item], self.inv_ptr[item + 1]
         occ = self.inv_occ[lo + np.searchsorted(self.inv_rows[lo:hi], rows)]
         self.alive[occ] = False
-        where = item * self.row_bytes + (rows >> 3)
-        if len(rows) == 1:
-            self.bits[where] &= ~_bit(rows)
-        else:
-            np.bitwise_and.at(self.bits, where, ~_bit(rows))
+        np.bitwise_and.at(self.bits, item * self.row_bytes + (rows >> 3), ~_bit(rows))
         k = len(rows)
         self.sup[item] -= k
         self.length[rows] -= 1
@@ -119,6 +129,20 @@ class Table:
             self.nsens[rows] -= 1
         self.total -= k
         self.deleted += k
+
+    def delete_one(self, item: int, row: int) -> None:
+        """:meth:`delete` from the one record ``row``, in scalar steps: most deletions of
+        SANITIZEBUFFER are of one item from one record, where array set-up would dominate."""
+        lo, hi = int(self.inv_ptr[item]), int(self.inv_ptr[item + 1])
+        self.alive[self.inv_occ[bisect_left(self.inv_rows, row, lo, hi)]] = False
+        where = item * self.row_bytes + (row >> 3)
+        self.bits[where] = int(self.bits[where]) & ~(1 << (row & 7)) & 0xFF
+        self.sup[item] -= 1
+        self.length[row] -= 1
+        if self.sensitive[item]:
+            self.nsens[row] -= 1
+        self.total -= 1
+        self.deleted += 1
 
 
 def _bit(rows: np.ndarray) -> np.ndarray:

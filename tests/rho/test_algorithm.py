@@ -123,3 +123,31 @@ def test_distinct_rows_keeps_exactly_the_first_of_each_group(rows):
     for position, row in enumerate(rows):
         firsts.setdefault(tuple(row), position)
     assert sorted(np.flatnonzero(keep).tolist()) == sorted(firsts.values())
+
+
+@given(data=st.data())
+def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
+    from setveil.plugins.rho.table import Table
+
+    n_items = data.draw(st.integers(1, 12))
+    rows = data.draw(st.lists(st.sets(st.integers(0, n_items - 1), min_size=1, max_size=6), min_size=1, max_size=20))
+    sensitive = np.array(data.draw(st.lists(st.booleans(), min_size=n_items, max_size=n_items)))
+    indptr = np.concatenate(([0], np.cumsum([len(r) for r in rows])))
+    indices = np.array([x for r in rows for x in sorted(r)], dtype=np.int64)
+    scalar, vector = (Table(indptr, indices, n_items, sensitive) for _ in range(2))
+    occurrences = [(x, r) for r, row in enumerate(rows) for x in sorted(row)]
+    deleted = data.draw(st.lists(st.sampled_from(occurrences), unique=True))
+    for x, r in deleted:
+        scalar.delete_one(x, r)
+    for x in range(n_items):
+        vector.delete(x, np.array(sorted(r for y, r in deleted if y == x), dtype=np.int64))
+    for name in ("alive", "bits", "sup", "length", "nsens"):
+        assert np.array_equal(getattr(scalar, name), getattr(vector, name)), name
+    assert (scalar.total, scalar.deleted) == (vector.total, vector.deleted)
+    for r in range(len(rows)):
+        held = [x for x in range(n_items) if scalar.has(np.array([x]), np.array([r]))[0]]
+        assert scalar.holds_all(held, r)
+        assert all(not scalar.holds_all(held + [x], r) for x in range(n_items) if x not in held)
+        items, counts = scalar.sensitive_counts(np.array([r]), np.array(held[:1], dtype=np.int64))
+        assert np.array_equal(np.sort(scalar.sensitive_items(r, held[:1])), items)
+        assert np.all(counts == 1)
