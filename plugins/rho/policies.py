@@ -112,15 +112,18 @@ class RhoPolicy(Policy):
         return records[order[:count]]
 
 
+_TINY = np.finfo(np.float64).tiny
+
+
 class Dist(RhoPolicy):
     name = "dist"
     summary = "partial suppression maximizing H_dist (eq. 6): keep the item distribution close to the original"
 
     def score(self, options, state):
         share, share0 = state.share(options.victim), state.share0(options.victim)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            h = np.where(share > 0, share * np.log(share / share0), 0.0)
-        return h / options.deletions
+        # every victim occurs in T0, so share0 > 0; flooring share keeps 0·log 0 at 0 without
+        # a warning context on this per-deletion path
+        return share * np.log(np.maximum(share, _TINY) / share0) / options.deletions
 
 
 class Mine(RhoPolicy):

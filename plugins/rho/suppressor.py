@@ -257,11 +257,13 @@ class PartialSuppressor:
             if not alone.all():
                 check[~alone] = self._still_unsafe(sets, ids[~alone], cover_ptr, cover_rows)
             nsens = t.nsens
-            for qid, one, row, held, go in zip(ids.tolist(), alone.tolist(), rows.tolist(), sens_in.tolist(), check.tolist()):
-                if not go or (one and nsens[row] <= held):
+            members = sets[ids].tolist()
+            for index, (qid, one, row, held, go) in enumerate(
+                    zip(ids.tolist(), alone.tolist(), rows.tolist(), sens_in.tolist(), check.tolist())):
+                if not go or (one and (nsens[row] <= held or not t.holds_all(members[index], row))):
                     continue
                 if one:
-                    self._sanitize_unique(sets[qid], row)
+                    self._sanitize_unique(sets[qid], members[index], row)
                 else:
                     self._sanitize_qid(sets[qid], cover_rows[cover_ptr[qid] : cover_ptr[qid + 1]])
 
@@ -312,14 +314,12 @@ class PartialSuppressor:
             if options.in_qid[pick]:
                 cover = t.holding(options.victim[pick : pick + 1], cover)
 
-    def _sanitize_unique(self, qid: np.ndarray, row: int) -> None:
-        """:meth:`_sanitize_qid` for a qid held by the one record ``row``: every sensitive item
-        e of the record outside q gives conf(q -> e) = 1, and every option deletes one item
-        from that record, so the options reduce to one per candidate victim."""
+    def _sanitize_unique(self, qid: np.ndarray, members: list[int], row: int) -> None:
+        """:meth:`_sanitize_qid` for a qid (``members`` as a list) held by the one record
+        ``row``, which still holds it: every sensitive item e of the record outside q gives
+        conf(q -> e) = 1, and every option deletes one item from that record, so the options
+        reduce to one per candidate victim."""
         t, policy, state = self.table, self.policy, self.state
-        members = qid.tolist()
-        if not t.holds_all(members, row):
-            return
         consequents = t.sensitive_items(row, members)
         width = len(qid)
         while len(consequents):

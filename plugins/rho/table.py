@@ -46,6 +46,8 @@ class Table:
         self.bits = np.zeros(n_items * self.row_bytes, dtype=np.uint8)
         # (item, record) pairs are distinct, so adding bits never carries: add.at is an OR
         np.add.at(self.bits, self.indices * self.row_bytes + (self.owner >> 3), _bit(self.owner))
+        # the same bytes as Python ints, for the scalar one-record steps
+        self.bit_bytes = memoryview(self.bits)
         # The sensitive occurrences of each record, for counting consequents over a cover.
         sens_occ = np.flatnonzero(is_sens)
         self.sens_ptr = np.zeros(self.n + 1, dtype=np.int64)
@@ -74,8 +76,11 @@ class Table:
 
     def holds_all(self, itemset: list[int], row: int) -> bool:
         """Does record ``row`` currently hold every item of ``itemset``? (scalar steps)"""
-        byte, mask = row >> 3, 1 << (row & 7)
-        return all(int(self.bits[item * self.row_bytes + byte]) & mask for item in itemset)
+        byte, mask, width, bit_bytes = row >> 3, 1 << (row & 7), self.row_bytes, self.bit_bytes
+        for item in itemset:
+            if not bit_bytes[item * width + byte] & mask:
+                return False
+        return True
 
     def sensitive_items(self, row: int, exclude: list[int]) -> np.ndarray:
         """The sensitive items record ``row`` currently holds, outside ``exclude``."""
@@ -136,7 +141,7 @@ class Table:
         lo, hi = int(self.inv_ptr[item]), int(self.inv_ptr[item + 1])
         self.alive[self.inv_occ[bisect_left(self.inv_rows, row, lo, hi)]] = False
         where = item * self.row_bytes + (row >> 3)
-        self.bits[where] = int(self.bits[where]) & ~(1 << (row & 7)) & 0xFF
+        self.bit_bytes[where] &= ~(1 << (row & 7)) & 0xFF
         self.sup[item] -= 1
         self.length[row] -= 1
         if self.sensitive[item]:
