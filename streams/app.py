@@ -1,4 +1,5 @@
-"""The Faust app factory: one agent, one actor per input partition (DESIGN.md flow).
+"""The Faust app factory: one agent, one actor per input partition (docs/operations.md,
+"Design choices").
 
 Each actor reads its partition with ``take_events(max_transactions, within=...)``, decodes and
 validates every message (bad ones go to the dead-letter topic with their original bytes), lets

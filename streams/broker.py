@@ -1,5 +1,5 @@
-"""A real Kafka-compatible broker for tests, CI, the demo and benchmarks (DESIGN.md, "A real
-broker everywhere").
+"""A real Kafka-compatible broker for tests, CI, the demo and benchmarks (docs/operations.md,
+"Brokers for development, tests and CI").
 
 :func:`open_broker` picks, in this order:
 
@@ -145,7 +145,7 @@ def start_kafka_container() -> Broker:
 
 
 def open_broker(env: dict[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
-    """The broker DESIGN.md asks for: the configured cluster, a container, or Tansu."""
+    """The broker of this run: the configured cluster, a container, or Tansu."""
     env = os.environ if env is None else env
     bootstrap = env.get(BOOTSTRAP_ENV)
     if bootstrap:

@@ -1,4 +1,4 @@
-"""The wire formats of the service (DESIGN.md, "Message formats"; docs/batch-format.md).
+"""The wire formats of the service (docs/batch-format.md).
 
 - Input: one msgpack map per message (``{"items": [...], "tid"?, "subject"?, "ts"?}``) or a
   msgpack array of such maps. A message is accepted or dead-lettered as a whole: one bad

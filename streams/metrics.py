@@ -1,4 +1,4 @@
-"""Prometheus metrics of one worker (DESIGN.md "Operators"; docs/operations.md lists them).
+"""Prometheus metrics of one worker (docs/operations.md, "Metrics", lists them).
 
 Counters and histograms are updated as windows and dead letters are acknowledged; the
 throughput gauge and the per-partition lag and held-transaction gauges are computed when

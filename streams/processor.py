@@ -1,4 +1,5 @@
-"""One window through the core's fail-closed path, into a batch or a rejection (DESIGN.md flow).
+"""One window through the core's fail-closed path, into a batch or a rejection (docs/operations.md,
+"Delivery guarantees").
 
 The records of a cut become a columnar :class:`~setveil.core.window.Window` (optionally with
 each subject's transactions merged into one, since the papers assume one transaction per

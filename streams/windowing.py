@@ -1,5 +1,5 @@
-"""Cutting one partition's stream into windows (DESIGN.md: "window: take(max_transactions,
-within=max_seconds), per partition"; "Union-safe windows"; "No loss").
+"""Cutting one partition's stream into windows (docs/operations.md, "Delivery guarantees" and
+"Design choices").
 
 A window is a run of consecutive messages of one partition. :class:`Windower` holds the
 messages not yet in an emitted window and decides where windows end:

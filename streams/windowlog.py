@@ -1,4 +1,5 @@
-"""The window log: where each window of each input partition ended (DESIGN.md "No loss").
+"""The window log: where each window of each input partition ended (docs/operations.md,
+"Delivery guarantees").
 
 Offsets are committed only after a window's batch is acknowledged, so a crash or a rebalance
 re-delivers every window emitted since the last commit. Windows are cut partly by time, so

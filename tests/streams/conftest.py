@@ -1,4 +1,5 @@
-"""A real broker for the stream tests (DESIGN.md "A real broker everywhere") and helpers.
+"""A real broker for the stream tests (docs/operations.md, "Brokers for development, tests and CI")
+and helpers.
 
 The broker is chosen as everywhere else (:func:`setveil.streams.broker.open_broker`):
 SETVEIL_KAFKA_BOOTSTRAP, else a Kafka container, else the embedded Tansu. Each test gets its
