@@ -148,6 +148,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     if report is not None:
         body = _report(configured, original, released, outcomes, time.perf_counter() - started, read_seconds, window_size, seed)
         _write_json(report, body)
+        for group, reason in body["metrics"].get("skipped", {}).items():
+            click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
 
 
 def _report(configured, original, released, outcomes, seconds, read_seconds, window_size, seed) -> dict[str, Any]:

@@ -4,10 +4,11 @@ only of items held by every transaction, and rejected max_size=None)."""
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.mining import frequent_itemset_arrays, frequent_itemsets
+from setveil.core.mining import MiningTooLarge, _rows, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum
 from setveil.core.window import Window
 
 
@@ -54,3 +55,29 @@ def test_size_bounds():
     assert sizes == {2}
     indptr, _, _ = frequent_itemset_arrays(window, 4)
     assert np.array_equal(indptr, [0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=databases, min_support=st.integers(1, 3), sizes=st.tuples(st.integers(1, 4), st.integers(1, 6)))
+def test_the_spectrum_counts_what_mining_lists(rows, min_support, sizes):
+    window = Window.from_transactions(rows)
+    low, high = min(sizes), max(sizes)
+    listed = frequent_itemsets(window, min_support, min_size=low, max_size=high)
+    spectrum = itemset_spectrum(_rows(window, None), min_support, high, low)
+    assert sum(spectrum.values()) == len(listed)
+    for size, count in spectrum.items():
+        assert count == sum(1 for itemset in listed if len(itemset) == size)
+
+
+def test_a_budget_refuses_before_listing_more_itemsets_than_it():
+    rows = [["a", "b", "c", "d"], ["a", "b", "c"], ["b", "c", "e"]]
+    window = Window.from_transactions(rows)
+    count = len(frequent_itemsets(window, 1))
+    assert len(frequent_itemsets(window, 1, budget=count)) == count
+    with pytest.raises(MiningTooLarge, match=f"up to {count} itemsets, more than the budget of {count - 1}") as caught:
+        frequent_itemset_arrays(window, 1, budget=count - 1)
+    assert caught.value.exit_code == 2
+    # every subset of 5 items out of 60, in each of 12 records: counted in C, never listed
+    many = Window.from_transactions([[f"i{row}-{x}" for x in range(60)] for row in range(12)])
+    with pytest.raises(MiningTooLarge):
+        frequent_itemsets(many, 1, max_size=5, budget=10**7)

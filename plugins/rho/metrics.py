@@ -14,7 +14,13 @@ after.
   with long repeated records (BMS-WebView-1's robot sessions) the number of rules explodes with
   their size (21 million of 5 items at 0.05%). J = |R(T) ∩ R(T')| / |R(T) ∪ R(T')|, taken as 1
   when both sets are empty; a lost rule is in R(T) only, a spurious one in R(T') only. Rules
-  are kept as sorted fixed-width keys, not Python objects.
+  are kept as sorted fixed-width keys, not Python objects. pyfim lists the rules before they
+  become keys, so R(T) is bounded first: an itemset of z items gives at most z rules, and
+  pyfim's pattern spectrum counts the itemsets without listing them. Above
+  :data:`~setveil.core.mining.ITEMSET_BUDGET` rules :class:`~setveil.core.mining.MiningTooLarge`
+  is raised (a small input at the default support of 0.05% is a support of one transaction,
+  where every subset of every record is frequent). T' only loses items, so its rules at the
+  same absolute support are bounded by T's.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import math
 import fim
 import numpy as np
 
+from setveil.core.mining import ITEMSET_BUDGET, MiningTooLarge, itemset_spectrum
 from setveil.core.window import Window
 
 
@@ -46,10 +53,12 @@ def _kl(p: np.ndarray, q: np.ndarray) -> float:
     return float(np.sum(p[held] * np.log(p[held] / q[held])))
 
 
-def association_rules(window: Window, min_support: float, confidence: float, max_size: int | None) -> np.ndarray:
+def association_rules(window: Window, min_support: float, confidence: float, max_size: int | None,
+                      budget: int | None = ITEMSET_BUDGET) -> np.ndarray:
     """R(T) as sorted, distinct keys: one row (head, body items ascending, -1 padding) per rule
     X -> y with support >= ``min_support`` (a share of the transactions, support of X ∪ {y}),
-    confidence >= ``confidence`` and at most ``max_size`` items (None: any size)."""
+    confidence >= ``confidence`` and at most ``max_size`` items (None: any size).
+    :class:`MiningTooLarge` when the rules could be more than ``budget``."""
     if len(window) == 0:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
     ind, ptr = window.indices.tolist(), window.indptr.tolist()
@@ -57,6 +66,10 @@ def association_rules(window: Window, min_support: float, confidence: float, max
     # no support, so with an absolute threshold the rules are the same and all are reported
     rows = [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]]
     threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
+    if budget is not None:
+        bound = sum(size * count for size, count in itemset_spectrum(rows, threshold, max_size, 2).items())
+        if bound > budget:
+            raise MiningTooLarge(bound, budget, threshold, "rules")
     limit = {} if max_size is None else {"zmax": max_size}
     found = fim.arules(rows, supp=-threshold, conf=100.0 * confidence, zmin=2, report="", mode="o", **limit)
     width = max((len(body) for _, body in found), default=0) + 1

@@ -25,6 +25,7 @@ import numpy as np
 from setveil.core.arrays import concat_ranges
 from setveil.core.errors import Infeasible
 from setveil.core.metrics import suppressed_share
+from setveil.core.mining import MiningTooLarge
 from setveil.core.model import PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
 from setveil.core.schema import ItemClass
@@ -142,5 +143,8 @@ class RhoUncertainty(PrivacyModel):
             support = float(self.params["rule_support"])
             size = None if self.params["rule_max_size"] == "all" else int(self.params["rule_max_size"])
             out.update({"rule_min_support": support, "rule_confidence": confidence, "rule_max_size": self.params["rule_max_size"]})
-            out.update(rule_comparison(original, release, support, confidence, size))
+            try:
+                out.update(rule_comparison(original, release, support, confidence, size))
+            except MiningTooLarge as exc:
+                out["skipped"] = {"rules": f"{exc}: raise rule_support, lower rule_max_size or set rule_metrics=false"}
         return out

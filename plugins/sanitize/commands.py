@@ -15,6 +15,7 @@ import click
 import numpy as np
 
 from setveil.core.errors import InputError, ParameterError
+from setveil.core.mining import MiningTooLarge
 from setveil.core.formats import FORMATS, read_window
 
 from .bench import POLICIES, effectiveness, speed
@@ -75,7 +76,10 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
     _check_ranges(min_length, max_length, min_support, max_support)
     window = read_window(input_path, fmt)
     patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
-    supersets = [] if sigma is None else frequent_supersets(window, patterns, sigma)
+    try:
+        supersets = [] if sigma is None else frequent_supersets(window, patterns, sigma)
+    except MiningTooLarge as exc:
+        raise ParameterError("supersets-at", f"{exc}: raise it") from None
     write_patterns(output, patterns + supersets)
     extra = "" if sigma is None else f" and their {len(supersets)} supersets of support >= {sigma:g}"
     click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
@@ -87,6 +91,8 @@ def _sample(window, count, min_length, max_length, min_support, max_support, see
         return sample_patterns(window, count, min_length, max_length, min_support, max_support, seed)
     except ValueError as exc:
         raise ParameterError("n", str(exc)) from None
+    except MiningTooLarge as exc:
+        raise ParameterError("min-support", f"{exc}: raise it or lower --max-length") from None
 
 
 @click.group("sanitize")

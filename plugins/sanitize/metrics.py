@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from setveil.core.mining import frequent_itemset_arrays
+from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
@@ -41,7 +41,7 @@ class PatternMetrics:
         if sigma is None:
             return
         self.min_support = max(1, math.ceil(sigma * len(original) - 1e-9))
-        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support)
+        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support, budget=ITEMSET_BUDGET)
         self.position = np.full(len(original.vocab), -1, dtype=np.int64)
         frequent = np.unique(ids)
         self.position[frequent] = np.arange(len(frequent))

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from setveil.core.errors import InputError, ParameterError
+from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context, PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
 from setveil.core.window import Window
@@ -109,4 +110,9 @@ class Sanitize(PrivacyModel):
 
     def metrics(self, original, release):
         sigma = self.params["sigma"]
-        return PatternMetrics(original, None if sigma == "off" else sigma).evaluate(release, self.patterns)
+        try:
+            return PatternMetrics(original, None if sigma == "off" else sigma).evaluate(release, self.patterns)
+        except MiningTooLarge as exc:
+            out = PatternMetrics(original, None).evaluate(release, self.patterns)
+            out["skipped"] = {"patterns": f"{exc}: raise sigma or set it off"}
+            return out

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from setveil.core.errors import InputError
-from setveil.core.mining import frequent_itemset_arrays
+from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.window import Window
 
 
@@ -41,7 +41,8 @@ def sample_patterns(
     total = len(window)
     low = max(1, math.ceil(min_support * total - 1e-9))
     high = math.floor(max_support * total + 1e-9)
-    indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=max_length)
+    indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=max_length,
+                                                    budget=ITEMSET_BUDGET)
     lengths = np.diff(indptr)
     rng = np.random.default_rng(seed)
     queues = {}
@@ -73,7 +74,7 @@ def sample_patterns(
 def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: float) -> list[tuple[str, ...]]:
     """The patterns of support at least ``sigma`` (share of transactions) that strictly contain
     one of ``patterns``: shortest first, then in label order."""
-    indptr, ids, _ = frequent_itemset_arrays(window, max(1, math.ceil(sigma * len(window) - 1e-9)))
+    indptr, ids, _ = frequent_itemset_arrays(window, max(1, math.ceil(sigma * len(window) - 1e-9)), budget=ITEMSET_BUDGET)
     lengths = np.diff(indptr)
     if len(lengths) == 0:
         return []

@@ -55,6 +55,21 @@ def test_rule_metrics_can_be_skipped(files):
     assert set(json.loads(report.read_text())["metrics"]) == {"info_loss", "symmetric_kl"}
 
 
+def test_rules_that_would_exhaust_memory_are_skipped_with_the_reason(files):
+    # at the default rule support a dozen records are a support of one: every subset of 5 of
+    # their 60 items would be a frequent itemset (regression: the report grew past 9 GB)
+    long = files / "long.dat"
+    long.write_text("".join(" ".join(f"i{row}-{x}" for x in range(60)) + "\n" for row in range(12)))
+    report = files / "report.json"
+    result = run("anonymize", long, "-o", files / "out.dat", *MODEL, "--sensitive", files / "sensitive.txt",
+                 "--report", report)
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(report.read_text())["metrics"]
+    assert "rules_jaccard" not in metrics and metrics["info_loss"] == 0
+    assert "more than the budget" in metrics["skipped"]["rules"] and "rule_support" in metrics["skipped"]["rules"]
+    assert "the report has no rules metrics" in result.stderr
+
+
 @pytest.mark.parametrize("bad, name", [("rho=1", "rho"), ("qid_size=0", "qid_size"), ("t_max=-1", "t_max")])
 def test_bad_parameters_exit_2_naming_them(files, bad, name):
     result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", "--model", "rho", "-P", "rho=0.5",

@@ -85,6 +85,26 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
     assert nowhere.exit_code == 2 and "cannot write" in nowhere.output
 
 
+def test_mining_that_would_exhaust_memory_is_refused_or_skipped(runner, tmp_path):
+    # a dozen records of 60 items: at a support of one transaction every subset is frequent
+    long = tmp_path / "long.dat"
+    long.write_text("".join(" ".join(f"i{row}-{x}" for x in range(60)) + "\n" for row in range(12)))
+    out = tmp_path / "p.txt"
+    refused = runner.invoke(cli, ["patterns", "sample", str(long), "--min-support", "0.01", "--max-length", "5",
+                                  "-o", str(out)])
+    assert refused.exit_code == 2 and "parameter 'min-support'" in refused.output and "budget" in refused.output
+    assert not out.exists()
+    write_patterns(out, "i0-0 i0-1")
+    report = tmp_path / "report.json"
+    result = runner.invoke(cli, ["anonymize", str(long), "-o", str(tmp_path / "out.dat"), "--model", "sanitize",
+                                 "-P", f"restrictive={out}", "-P", "sigma=0.05", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(report.read_text())["metrics"]
+    assert "misses_cost" not in metrics and "dissimilarity" in metrics
+    assert "raise sigma" in metrics["skipped"]["patterns"]
+    assert "the report has no patterns metrics" in result.stderr
+
+
 def test_anonymize_verify_and_report(runner, tmp_path):
     data = tmp_path / "fig3.dat"
     data.write_text("".join(" ".join(r) + "\n" for r in FIG3), encoding="utf-8")
