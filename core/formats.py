@@ -19,7 +19,7 @@ import io
 import json
 import os
 import sys
-import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -28,7 +28,8 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .records import RecordError, parse_record
+from .output import write_output
+from .records import RecordError, extension, parse_record
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Window
 
@@ -78,11 +79,16 @@ def _open_binary(path: str | os.PathLike) -> Iterator[IO[bytes]]:
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
     fmt = detect_format(path, fmt)
+    # gzip's own messages can quote the file's first bytes: these say what is wrong without them
     try:
         with _open_binary(path) as handle:
             data = handle.read()
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(path, f"cannot read: {exc}") from None
+    except (gzip.BadGzipFile, zlib.error):
+        raise InputError(path, "cannot read: not valid gzip data") from None
+    except EOFError:
+        raise InputError(path, "cannot read: gzip data ends early") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
     window = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
@@ -91,8 +97,9 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
 
 
 def _decode(path, data: bytes) -> str:
+    """The text of ``data``, without a leading byte-order mark (else it would join the first label)."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, "not valid UTF-8", line) from None
@@ -145,15 +152,43 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(path, f"not valid JSON ({exc.msg})", number) from None
+            except RecursionError:
+                raise InputError(path, "JSON nested too deeply", number) from None
+            except ValueError:  # an integer past Python's limit on digits
+                raise InputError(path, "a JSON number has too many digits", number) from None
+            if "\\u" in line:  # text decoded from UTF-8 gets a surrogate only from an escape
+                _reject_lone_surrogates(path, obj, number)
+            yield number, obj
 
     return _records_to_window(path, records(), vocab, "record")
 
 
+def _reject_lone_surrogates(path, obj, line: int) -> None:
+    """A ``\\u`` escape can spell half a surrogate pair, text no UTF-8 release can hold."""
+    if not isinstance(obj, dict):
+        return
+    items = obj.get("items")
+    for position, item in enumerate(items if isinstance(items, list) else ()):
+        if isinstance(item, str) and not _is_unicode(item):
+            raise InputError(path, f"item {position} is not valid Unicode text", line)
+    tid = obj.get("tid")
+    if isinstance(tid, str) and not _is_unicode(tid):
+        raise InputError(path, "'tid' is not valid Unicode text", line)
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
-    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False)
+    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension)
 
     def records():
         number = 0
@@ -168,6 +203,8 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
                 return
             except (msgpack.UnpackException, ValueError) as exc:
                 raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
+            except TypeError:  # a list or map as a map key: Python cannot hash it
+                raise InputError(path, "a map key is a list or a map", number) from None
             consumed = unpacker.tell()
             yield number, obj
 
@@ -175,32 +212,17 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
 
 
 def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> None:
-    """Write ``window`` atomically in ``fmt`` (detected from the suffix when None)."""
+    """Write ``window`` in ``fmt`` (detected from the suffix when None), gzipped for a ``.gz``
+    path. The whole output is rendered first, so a label FIMI cannot carry fails before a byte
+    is written; :func:`setveil.core.output.write_output` then writes it (atomically for a file)."""
     fmt = detect_format(path, fmt)
-    if os.fspath(path) == "-":
-        _write(window, sys.stdout.buffer, fmt, path)
-        sys.stdout.flush()
-        return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    except OSError as exc:
-        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
-    try:
-        # mkstemp creates the file 0600; a release gets the usual permissions, as open() would
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as raw:
-            if target.name.endswith(".gz"):
-                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
-                    _write(window, handle, fmt, path)
-            else:
-                _write(window, raw, fmt, path)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    rendered = io.BytesIO()
+    if os.fspath(path) != "-" and os.fspath(path).endswith(".gz"):
+        with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
+            _write(window, handle, fmt, path)
+    else:
+        _write(window, rendered, fmt, path)
+    write_output(path, rendered.getvalue())
 
 
 def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
@@ -222,9 +244,3 @@ def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
     buffered.flush()
     if buffered is not handle:
         buffered.detach()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -13,6 +13,18 @@ from typing import Any
 MAX_LABEL_LENGTH = 1024
 
 
+class Extension:
+    """A msgpack extension value, as the readers decode one (:func:`extension`): opaque, and
+    reported under its own name (msgpack's ``ExtType`` is a tuple, which would read as a list)."""
+
+    __slots__ = ()
+
+
+def extension(code: int, data: bytes) -> Extension:
+    """msgpack's ``ext_hook``: the payload is dropped, it is never an item."""
+    return Extension()
+
+
 class RecordError(ValueError):
     """The record is malformed; ``reason`` is a short, content-free explanation."""
 
@@ -76,6 +88,8 @@ def _scalar_field(obj: Mapping, name: str) -> str | int | None:
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
+    if isinstance(value, Extension):
+        return "msgpack extension"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, Mapping):

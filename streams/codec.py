@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from setveil.core.records import Record, RecordError, parse_record
+from setveil.core.records import Record, RecordError, extension, parse_record
 
 BATCH_SCHEMA = "setveil.batch/1"
 REJECTED_SCHEMA = "setveil.rejected-window/1"
@@ -52,11 +52,13 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     if len(value) > max_bytes:
         raise MessageRejected("oversize", f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
     try:
-        obj = msgpack.unpackb(value, raw=False, strict_map_key=False)
+        obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension)
     except msgpack.ExtraData:
         raise MessageRejected("malformed", "more than one msgpack object in the message") from None
     except (ValueError, msgpack.UnpackException) as exc:
         raise MessageRejected("malformed", f"not valid msgpack ({type(exc).__name__})") from None
+    except TypeError:  # a list or map as a map key: Python cannot hash it
+        raise MessageRejected("malformed", "a map key is a list or a map") from None
     if isinstance(obj, list):
         if not obj:
             raise MessageRejected("invalid", "the message is an empty array")

@@ -42,6 +42,9 @@ def test_a_map_and_an_array_of_maps_decode_to_records():
         (msgpack.packb([]), "invalid"),
         (msgpack.packb([{"items": ["a"]}, "b"]), "invalid"),
         (msgpack.packb({"items": ["x" * 100]}), "oversize"),
+        (b"\x81\x90\x01", "malformed"),  # a map keyed by a list (regression: TypeError escaped)
+        (msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), "invalid"),
+        (msgpack.packb({"items": msgpack.ExtType(1, b"x")}), "invalid"),
     ],
 )
 def test_bad_messages_are_rejected_with_a_kind_and_a_reason(value, kind):
@@ -92,3 +95,8 @@ def test_a_batch_round_trips():
     assert batch["transactions"] == [{"tid": 5, "items": ["a"]}]
     with pytest.raises(ValueError):
         decode_batch(msgpack.packb({"schema": "something/2"}))
+
+
+def test_an_extension_value_is_named_as_one():
+    with pytest.raises(MessageRejected, match="item 0 is a msgpack extension"):
+        decode_message(msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), 64)

@@ -1,0 +1,158 @@
+"""Hostile input files: each is one InputError naming the file (and line), never a traceback,
+and no message quotes the data."""
+
+import gzip
+
+import msgpack
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import cli
+from setveil.core.errors import InputError
+from setveil.core.formats import read_window, write_window
+
+FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
+MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
+BOM = b"\xef\xbb\xbf"
+
+
+def anonymize(tmp_path, data, out):
+    """The CLI run on ``data`` with Figure 1's sensitive items."""
+    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
+    args = ["anonymize", data, "-o", out, *MODEL, "--sensitive", tmp_path / "private.txt"]
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def damaged_deflate(content: bytes) -> bytes:
+    """``content`` gzipped, with its first deflate byte flipped: zlib refuses the stream."""
+    data = bytearray(gzip.compress(content))
+    data[10] ^= 0xFF
+    return bytes(data)
+
+
+def bad_crc(content: bytes) -> bytes:
+    data = gzip.compress(content)
+    return data[:-8] + b"\0\0\0\0" + data[-4:]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        damaged_deflate(b"secret b c\n" * 100),
+        b"secret b\n",  # not gzip at all: gzip's own message quotes the first bytes
+        gzip.compress(b"a b\n") + b"secret",
+        bad_crc(b"secret b\n"),
+    ],
+    ids=["damaged-deflate", "not-gzip", "trailing-garbage", "bad-crc"],
+)
+def test_bad_gzip_is_one_fixed_message(tmp_path, data):
+    path = tmp_path / "x.dat.gz"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert str(info.value) == f"{path}: cannot read: not valid gzip data"
+
+
+def test_truncated_gzip_says_so(tmp_path):
+    path = tmp_path / "x.dat.gz"
+    path.write_bytes(gzip.compress(b"a b\n")[:-4])
+    with pytest.raises(InputError, match="gzip data ends early"):
+        read_window(path)
+
+
+def test_corrupt_gzip_through_the_cli_exits_2_with_one_line(tmp_path):
+    data = tmp_path / "in.dat.gz"
+    data.write_bytes(damaged_deflate(FIGURE_1.encode() * 20))
+    result = anonymize(tmp_path, data, tmp_path / "out.dat")
+    assert result.exit_code == 2
+    assert result.output.strip().endswith(f"{data}: cannot read: not valid gzip data")
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert not (tmp_path / "out.dat").exists()
+
+
+@pytest.mark.parametrize(
+    "record, words",
+    [
+        (r'{"items": ["\ud800", "b"]}', "item 0 is not valid Unicode text"),
+        (r'{"items": ["a", "x\uDC00"]}', "item 1 is not valid Unicode text"),
+        (r'{"tid": "\udfff", "items": ["a"]}', "'tid' is not valid Unicode text"),
+    ],
+)
+def test_lone_surrogates_are_refused_when_read(tmp_path, record, words):
+    """Accepted, they would fail only when the release is written, quoting the character."""
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"items": ["a"]}\n' + record + "\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert str(info.value) == f"{path}:2: {words}"
+
+
+def test_escaped_text_that_is_valid_unicode_is_kept(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text(r'{"tid": "t\u00e9", "items": ["\ud83d\ude00", "caf\u00e9"]}' + "\n")
+    window = read_window(path)
+    assert [sorted(t) for t in window] == [["café", "😀"]] and window.tids == ["té"]
+    write_window(window, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [("[" * 100_000, "JSON nested too deeply"), ('{"items": [' + "7" * 5000 + "]}", "too many digits")],
+)
+def test_json_python_cannot_hold_names_the_line(tmp_path, line, words):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"items": ["a"]}\n' + line + "\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and words in info.value.problem
+
+
+@pytest.mark.parametrize("key", [b"\x90", b"\x80"], ids=["list", "map"])
+def test_msgpack_map_with_an_unhashable_key_names_the_record(tmp_path, key):
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["a"]}) + b"\x81" + key + b"\x01")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and "map key is a list or a map" in info.value.problem
+
+
+@pytest.mark.parametrize(
+    "record, words",
+    [
+        ({"items": [msgpack.ExtType(5, b"secret")]}, "item 0 is a msgpack extension"),
+        ({"items": msgpack.ExtType(5, b"secret")}, "'items' is a msgpack extension"),
+        ({"tid": msgpack.ExtType(5, b"secret"), "items": []}, "'tid' is a msgpack extension"),
+        (msgpack.ExtType(5, b"secret"), "record is a msgpack extension"),
+    ],
+)
+def test_msgpack_extension_values_are_named_as_such(tmp_path, record, words):
+    """msgpack's ExtType is a tuple, which was reported as a list (or taken for one)."""
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb(record))
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 1 and words in info.value.problem and "secret" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [("in.dat", b"HIV a\nb\n"), ("in.jsonl", b'{"items": ["HIV", "a"]}\n{"items": ["b"]}\n')],
+)
+def test_a_leading_byte_order_mark_is_not_part_of_the_first_label(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(BOM + content)
+    assert [sorted(t) for t in read_window(path)] == [["HIV", "a"], ["b"]]
+
+
+def test_a_byte_order_mark_does_not_hide_a_sensitive_item(tmp_path):
+    """With the mark kept, "HIV" in line 1 was an unknown public item and released as it was."""
+    content = FIGURE_1.replace("a c d f g Diabetes", "HIV c d f g", 1)
+    plain, marked = tmp_path / "plain.dat", tmp_path / "marked.dat"
+    plain.write_text(content)
+    marked.write_bytes(BOM + content.encode())
+    expected, got = tmp_path / "expected.dat", tmp_path / "got.dat"
+    assert anonymize(tmp_path, plain, expected).exit_code == 0
+    result = anonymize(tmp_path, marked, got)
+    assert result.exit_code == 0, result.output
+    assert got.read_bytes() == expected.read_bytes()
+    assert "\ufeff" not in got.read_text()
