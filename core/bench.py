@@ -21,9 +21,11 @@ import click
 import numpy as np
 
 from .cli import configure, model_options
+from .clitypes import json_option
 from .engine import Pipeline, window_rng
 from .errors import WindowRejected
 from .formats import FORMATS, read_window
+from .output import write_text_output
 from .plugins import get_plugin_manager
 from .window import Window
 
@@ -74,7 +76,7 @@ def _cell(value) -> str:
 @click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON.")
+@json_option()
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
     """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
@@ -99,7 +101,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib"]
     print_table(rows + [summary], columns)
     if json_path:
-        Path(json_path).write_text(json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2, default=str))
+        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2, default=str) + "\n")
 
 
 @click.command("windows")
@@ -108,7 +110,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
 @click.option("--sizes", default="1000,5000,20000", show_default=True, help="Window sizes to compare (comma-separated).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON.")
+@json_option()
 def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, sizes, seed, fmt, json_path):
     """Compare window sizes on INPUT: throughput, window latency, information loss, rejections."""
     try:
@@ -151,4 +153,4 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
                f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}; {machine()}")
     print_table(rows, list(rows[0]))
     if json_path:
-        Path(json_path).write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))
+        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows}, indent=2) + "\n")

@@ -17,12 +17,14 @@ from typing import Any
 import click
 import numpy as np
 
+from .clitypes import FloatRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, write_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
 from .model import Context
+from .output import check_output, distinct_outputs, write_text_output
 from .params import parse_assignments
 from .plugins import Configured, get_plugin_manager, get_registry
 from .schema import ItemSchema, write_label_file
@@ -69,9 +71,9 @@ def model_options(required: bool = True):
 def build_context(sensitive, public, hierarchy, fanout) -> Context:
     if public is not None and sensitive is None:
         raise InputError(public, "--public needs --sensitive as well")
-    schema = ItemSchema.from_files(sensitive, public) if sensitive is not None else None
     if hierarchy is not None and fanout is not None:
-        raise SetveilError("give either --hierarchy or --fanout, not both")
+        raise ParameterError("fanout", "give either --hierarchy or --fanout, not both")
+    schema = ItemSchema.from_files(sensitive, public) if sensitive is not None else None
     if hierarchy is not None and not Path(hierarchy).exists():
         raise InputError(hierarchy, "cannot read: No such file or directory")
     return Context(schema=schema, hierarchy_file=None if hierarchy is None else Path(hierarchy), fanout=fanout)
@@ -91,6 +93,7 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
     """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading data."""
     refuse_unused_files(model, sensitive, hierarchy, fanout)
     raw = parse_assignments(params)
+    get_registry().validate(model, policy, raw)
     context = build_context(sensitive, public, hierarchy, fanout)
     configured = get_registry().configure(model, policy, raw, context)
     if configured.model.needs_hierarchy and context.hierarchy_file is not None:
@@ -99,12 +102,34 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
     return configured
 
 
-def pin_hierarchy(configured: Configured, original: Window) -> None:
+def note_unmatched_items(configured: Configured, original: Window, sensitive, public, source) -> None:
+    """Say when listed items never occur in the input: a misspelt or mis-encoded label leaves the
+    item it meant unprotected while the release still passes its check. Counts only, no labels."""
+    schema = configured.model.context.schema
+    if schema is None:
+        return
+    for path, labels in ((sensitive, schema.private), (public, schema.public)):
+        if path is None or not labels:
+            continue
+        missing = sum(1 for label in labels if label not in original.vocab)
+        if missing:
+            click.echo(f"setveil: note: {missing} of the {len(labels)} items listed in {path} never occur in {source}",
+                       err=True)
+
+
+def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     """Resolve the hierarchy once over the whole input, so every window and the report use the
     same one (a --fanout hierarchy over all items, as `setveil hierarchy build` writes it); an
-    item missing from a hierarchy file fails here, before anything is anonymized."""
-    if configured.model.needs_hierarchy:
+    item missing from a hierarchy file fails here, before anything is anonymized. A hierarchy
+    built over the input blames the input file (``source``) for what is wrong with its items."""
+    if not configured.model.needs_hierarchy:
+        return
+    try:
         configured.model.context = configured.model.context.pinned(original)
+    except InputError as exc:
+        if exc.path is not None:
+            raise
+        raise InputError(source, exc.problem, exc.line) from None
 
 
 def _windows(window: Window, size: int | None) -> list[Window]:
@@ -130,10 +155,16 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     suppression stays as an empty line.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    inputs = (input_path, sensitive, public, hierarchy)
+    check_output(output, "--output", inputs)
+    if report is not None:
+        check_output(report, "--report", inputs)
+        distinct_outputs({"--output": output, "--report": report})
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
     original = read_window(input_path, fmt)
-    pin_hierarchy(configured, original)
+    note_unmatched_items(configured, original, sensitive, public, input_path)
+    pin_hierarchy(configured, original, input_path)
     read_seconds = time.perf_counter() - started
     outcomes = []
     for index, window in enumerate(_windows(original, window_size)):
@@ -144,15 +175,17 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
             raise SetveilError(f"window {index} (transactions {first}..{last}) rejected, nothing written: {exc.reason}") from None
     released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab)
     released.tids = original.tids
+    # the report is measured before anything is written, so its failure leaves no release behind
+    body = None if report is None else _report(configured, original, released, outcomes, read_seconds, window_size, seed)
     write_window(released, output, output_format)
-    if report is not None:
-        body = _report(configured, original, released, outcomes, time.perf_counter() - started, read_seconds, window_size, seed)
+    if body is not None:
+        body["seconds"] = time.perf_counter() - started
         _write_json(report, body)
         for group, reason in body["metrics"].get("skipped", {}).items():
             click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
 
 
-def _report(configured, original, released, outcomes, seconds, read_seconds, window_size, seed) -> dict[str, Any]:
+def _report(configured, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:
     model = configured.model
     stats: dict[str, Any] = {}
     for outcome in outcomes:
@@ -171,7 +204,7 @@ def _report(configured, original, released, outcomes, seconds, read_seconds, win
         "items_after": released.n_occurrences,
         "info_loss": model.information_loss(original, released),
         "loss_metric": model.loss_metric,
-        "seconds": seconds,
+        "seconds": None,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
         "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),
@@ -183,11 +216,7 @@ def _report(configured, original, released, outcomes, seconds, read_seconds, win
 
 
 def _write_json(path, body) -> None:
-    text = json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n"
-    if path == "-":
-        click.echo(text, nl=False)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
+    write_text_output(path, json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n")
 
 
 def _json_default(value):
@@ -204,15 +233,19 @@ def _json_default(value):
 @model_options()
 @click.option("--window", "window_size", type=click.IntRange(min=1), help="The release was made in windows of N transactions.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
-@click.option("--max-violations", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--max-violations", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Stop after this many violations.")
 def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt, max_violations):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
     Exit 0 when it does, 1 naming the first violations otherwise.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    if original_path == release_path == "-":
+        raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
     original = read_window(original_path, fmt)
-    pin_hierarchy(configured, original)
+    note_unmatched_items(configured, original, sensitive, public, original_path)
+    pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, fmt, vocab=original.vocab)
     if len(release) != len(original):
         raise SetveilError(f"{release_path}: {len(release)} transactions, but {original_path} has {len(original)}")
@@ -297,12 +330,13 @@ def items():
 @click.option("--method", type=click.Choice(["coherence", "random"]), default="coherence", show_default=True,
               help="coherence: Xu et al. §4.1 (public share δ, private = top non-public item of some transaction); "
                    "random: a share of item types sensitive.")
-@click.option("--public-share", type=click.FloatRange(0, 1), help="δ: share of items made public (coherence).")
-@click.option("--sensitive-share", type=click.FloatRange(0, 1), help="Share of item types made sensitive (random).")
-@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False), help="Write the sensitive items here.")
-@click.option("--public-out", type=click.Path(dir_okay=False), help="Write the public items here.")
+@click.option("--public-share", type=FloatRange(0, 1), help="δ: share of items made public (coherence).")
+@click.option("--sensitive-share", type=FloatRange(0, 1), help="Share of item types made sensitive (random).")
+@click.option("--h", "h", type=FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the sensitive items here ('-' for stdout).")
+@click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
     """Choose sensitive and public items of INPUT at random (seeded)."""
@@ -310,6 +344,10 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
         raise click.UsageError("--method coherence needs --public-share")
     if method == "random" and sensitive_share is None:
         raise click.UsageError("--method random needs --sensitive-share")
+    for flag, path in (("--sensitive-out", sensitive_out), ("--public-out", public_out)):
+        if path is not None:
+            check_output(path, flag, (input_path,))
+    distinct_outputs({"--sensitive-out": sensitive_out, "--public-out": public_out})
     window = read_window(input_path, fmt)
     if method == "coherence":
         split = coherence_split(window, public_share, seed, h)
@@ -329,7 +367,8 @@ def hierarchy():
 @hierarchy.command("build")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("--fanout", required=True, type=click.IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write child,parent lines here.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write child,parent lines here ('-' for stdout).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 def hierarchy_build(input_path, fanout, output, fmt):
     """Build the balanced hierarchy of fan-out f over the items of INPUT.
@@ -337,8 +376,9 @@ def hierarchy_build(input_path, fanout, output, fmt):
     Items are sorted with integer labels first in numeric order, then the others; runs of f
     nodes get a parent labelled first..last, level by level, up to one root.
     """
+    check_output(output, "--output", (input_path,))
     window = read_window(input_path, fmt)
-    built = Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), fanout)
+    built = Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), fanout, input_path)
     built.write(output)
     click.echo(f"{built.n_leaves} items, {len(built)} nodes, height {built.height}", err=True)
 

@@ -21,18 +21,16 @@ the NCP, §3.2) are array lookups.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 
 from .arrays import concat_ranges
 from .errors import InputError
+from .output import write_text_output
 from .window import Window
 
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
@@ -91,7 +89,7 @@ class Hierarchy:
     def read(cls, path: str | os.PathLike) -> Hierarchy:
         """Parse a ``child,parent`` file; errors name the file and line."""
         try:
-            with open(path, encoding="utf-8") as handle:
+            with open(path, encoding="utf-8-sig") as handle:
                 text = handle.read()
         except OSError as exc:
             raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
@@ -148,13 +146,14 @@ class Hierarchy:
         return cls(labels, np.array(parents, dtype=np.int32), source)
 
     @classmethod
-    def balanced(cls, labels: Iterable[str], fanout: int) -> Hierarchy:
-        """The balanced tree of fan-out ``fanout`` over ``labels`` sorted by :func:`label_order`."""
+    def balanced(cls, labels: Iterable[str], fanout: int, source: str | os.PathLike | None = None) -> Hierarchy:
+        """The balanced tree of fan-out ``fanout`` over ``labels`` sorted by :func:`label_order`;
+        errors name ``source``, the file the labels come from."""
         if fanout < 2:
             raise ValueError("fanout must be at least 2")
         leaves = sorted(set(labels), key=label_order)
         if not leaves:
-            raise InputError(None, "no items to build a hierarchy over")
+            raise InputError(source, "no items to build a hierarchy over")
         level = [(leaf, leaf, leaf) for leaf in leaves]  # (label, first leaf, last leaf)
         edges: list[tuple[str, str, int]] = []
         while len(level) > 1:
@@ -174,7 +173,7 @@ class Hierarchy:
         names = set(leaves)
         if any(parent in names for _, parent, _ in edges):
             raise InputError(
-                None,
+                source,
                 f"an item label has the form 'a{RANGE_SEPARATOR}b' used for generated hierarchy nodes: "
                 "give a hierarchy file",
             )
@@ -194,16 +193,7 @@ class Hierarchy:
             raise InputError(path, "a node label is empty, holds a comma or surrounding blanks: it cannot be written")
         if len(self.labels) == 1:
             raise InputError(path, "a one-node hierarchy has no edge to write")
-        target = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.writelines(f"{child},{parent}\n" for child, parent in self.edges())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_text_output(path, "".join(f"{child},{parent}\n" for child, parent in self.edges()))
 
     # -- lookups ------------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -55,7 +55,10 @@ class Parameter:
         else:
             lo = "-inf" if self.low is None else _fmt(self.low)
             hi = "inf" if self.high is None else _fmt(self.high)
-            text = f"{noun} in {'[' if self.low_inclusive else '('}{lo}, {hi}{']' if self.high_inclusive else ')'}"
+            # an open end is never included: numbers are finite
+            opening = "[" if self.low_inclusive and self.low is not None else "("
+            closing = "]" if self.high_inclusive and self.high is not None else ")"
+            text = f"{noun} in {opening}{lo}, {hi}{closing}"
         if self.choices:
             text += " or " + " or ".join(self.choices)
         return text
@@ -97,6 +100,9 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
+        if self.kind == "int" and not -(2**63) <= value < 2**63:
+            # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
+            raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer")
         if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         if self.high is not None and (value > self.high or (value == self.high and not self.high_inclusive)):

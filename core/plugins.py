@@ -132,6 +132,17 @@ class Registry:
         context: Context | None = None,
     ) -> Configured:
         """Validate everything about a run before any data is read, then instantiate."""
+        model_cls, policy_cls, model_params, policy_params = self.validate(model, policy, params)
+        context = context or Context()
+        if model_cls.needs_schema and context.schema is None:
+            raise ParameterError("sensitive", f"model {model!r} needs the sensitive (private) items: give --sensitive FILE")
+        if model_cls.needs_hierarchy and not context.has_hierarchy:
+            raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
+        return Configured(model_cls(model_params, context), policy_cls(policy_params), {**model_params, **policy_params})
+
+    def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
+        """The model and policy classes and their parsed parameters; raises on any unknown name
+        or bad value. Reads no file, so a command calls it before reading item files or data."""
         model_cls = self.model_class(model)
         policy_cls = self.policy_class(model, policy)
         raw = dict(params or {})
@@ -147,12 +158,7 @@ class Registry:
         policy_params = validate(
             policy_cls.parameters, {k: v for k, v in raw.items() if k in policy_names}, f"policy {policy_cls.name!r}"
         )
-        context = context or Context()
-        if model_cls.needs_schema and context.schema is None:
-            raise ParameterError("sensitive", f"model {model!r} needs the sensitive (private) items: give --sensitive FILE")
-        if model_cls.needs_hierarchy and not context.has_hierarchy:
-            raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
-        return Configured(model_cls(model_params, context), policy_cls(policy_params), {**model_params, **policy_params})
+        return model_cls, policy_cls, model_params, policy_params
 
 
 def _distribution_of(cls: type) -> str:

@@ -13,6 +13,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
+from .output import write_text_output
 from .vocabulary import Vocabulary
 
 
@@ -60,17 +61,24 @@ class ItemSchema:
 
 
 def read_label_file(path: str | os.PathLike) -> frozenset[str]:
-    """One item label per line; blank lines are skipped."""
+    """One item label per line; blank lines are skipped, a UTF-8 byte-order mark too (an editor's
+    mark glued to the first label would leave that item unprotected). A line holding blanks
+    inside is refused: no item label can, so it could never match an item."""
+    labels = set()
     try:
-        with open(path, encoding="utf-8") as handle:
-            return frozenset(line.strip() for line in handle if line.strip())
+        with open(path, encoding="utf-8-sig") as handle:
+            for number, line in enumerate(handle, 1):
+                label = line.strip()
+                if any(ch.isspace() for ch in label):
+                    raise InputError(path, "a line holds several labels; give one item label per line", number)
+                if label:
+                    labels.add(label)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InputError(path, "not UTF-8 text") from None
+    return frozenset(labels)
 
 
 def write_label_file(path: str | os.PathLike, labels) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        for label in labels:
-            handle.write(f"{label}\n")
+    write_text_output(path, "".join(f"{label}\n" for label in labels))

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from setveil.core.clitypes import FloatRange
 from setveil.core.cli import build_context, configure, model_options, refuse_unused_files
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
@@ -114,7 +115,7 @@ def _terminate(signum, frame):
 
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="Transactions per second (default: unlimited).")
+@click.option("--rate", type=FloatRange(min=0, min_open=True), help="Transactions per second (default: unlimited).")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
               help="Records per message; more than 1 sends msgpack arrays.")
 @click.option("--count", type=click.IntRange(min=1), help="Replay only the first N transactions.")
@@ -138,7 +139,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the release here, ordered by tid (format from the suffix).")
 @click.option("--count", type=click.IntRange(min=1), help="Stop after N transactions.")
-@click.option("--idle", type=click.FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
+@click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
 @config_option
 @set_option
 @bootstrap_option
@@ -162,7 +163,7 @@ def tail(out, count, idle, config, overrides, bootstrap):
 
 
 @click.command()
-@click.option("--rate", type=click.FloatRange(min=1), default=4000, show_default=True,
+@click.option("--rate", type=FloatRange(min=1), default=4000, show_default=True,
               help="Transactions per second replayed.")
 @click.option("--batch", type=click.IntRange(min=1), default=20, show_default=True, help="Records per message.")
 @click.option("--count", type=click.IntRange(min=1), help="Replay only the first N of the sample's 20,000 transactions.")
@@ -196,9 +197,9 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--partitions", type=click.IntRange(min=1), default=2, show_default=True, help="Input partitions.")
 @click.option("--batch", type=click.IntRange(min=1), default=100, show_default=True, help="Records per message.")
 @click.option("--count", type=click.IntRange(min=1), help="Use only the first N transactions.")
-@click.option("--public-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+@click.option("--public-share", type=FloatRange(0, 1), default=0.2, show_default=True,
               help="δ: share of items public (Xu et al. §4.1).")
-@click.option("--h", "h", type=click.FloatRange(0, 1, min_open=True), default=0.4, show_default=True,
+@click.option("--h", "h", type=FloatRange(0, 1, min_open=True), default=0.4, show_default=True,
               help="Coherence h (when no -P is given), and the item split's frequency rule.")
 @click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
 @click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")

@@ -18,25 +18,27 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
+from setveil.core.clitypes import FloatRange, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
+from setveil.core.output import write_text_output
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 
 
 @click.command("coherence")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
-@click.option("--public-share", type=click.FloatRange(0, 1), required=True, help="δ: share of items public.")
-@click.option("--h", "h", type=float, required=True)
+@click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
+@click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True)
 @click.option("--k", "k", type=int, required=True)
 @click.option("--p", "p", type=int, required=True)
 @click.option("--seeds", default="1,2,3,4,5", show_default=True, help="Seeds of the item splits.")
 @click.option("--policies", default="mm-il,mm,il", show_default=True)
-@click.option("--min-support-share", type=click.FloatRange(0, 1), help="Paper's preprocessing: drop items below this share.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write every row as JSON.")
+@click.option("--min-support-share", type=FloatRange(0, 1), help="Paper's preprocessing: drop items below this share.")
+@json_option()
 def bench_coherence(input_path, public_share, h, k, p, seeds, policies, min_support_share, json_path):
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
     seed_list = [int(s) for s in seeds.split(",") if s.strip()]
@@ -87,7 +89,7 @@ def bench_coherence(input_path, public_share, h, k, p, seeds, policies, min_supp
     click.echo("")
     print_table(summary, list(summary[0]))
     if json_path:
-        Path(json_path).write_text(json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2))
+        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2) + "\n")
 
 
 def _run(pipeline: Pipeline, data, seed: int, name: str) -> dict:

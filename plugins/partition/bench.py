@@ -20,9 +20,11 @@ from typing import Any
 
 import click
 
+from setveil.core.clitypes import json_option
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.model import Context
+from setveil.core.output import write_text_output
 from setveil.core.plugins import get_registry
 
 
@@ -45,7 +47,7 @@ def _ints(text: str) -> list[int]:
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Timed runs per setting (median reported).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the rows as JSON here.")
+@json_option()
 def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     """NCP, time and memory of Partition vs AA over k, f and m (He & Naughton §5)."""
     ks, fanouts, ms = _ints(ks), _ints(fanouts), _ints(ms)
@@ -84,7 +86,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         for line in _shape(rows):
             click.echo(line)
     if json_path is not None:
-        Path(json_path).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        write_text_output(json_path, json.dumps(rows, indent=2) + "\n")
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:

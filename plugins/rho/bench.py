@@ -38,11 +38,13 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
+from setveil.core.clitypes import FloatRange, json_option
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
+from setveil.core.output import write_text_output
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
@@ -211,7 +213,7 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
 @click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
 @click.option("--policy", "policies", default="mine,dist,global", show_default=True)
 @click.option("--qid-size", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--share", type=click.FloatRange(0, 1), default=0.4, show_default=True,
+@click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
@@ -220,10 +222,10 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
 @click.option("--t-max", "t_max", default="500", show_default=True, help="Divide-and-conquer threshold (or off).")
 @click.option("--t-max-values", default="50,100,250,500,1000,2000,off", show_default=True)
 @click.option("--b-max-values", default="1000,10000,100000,1000000", show_default=True)
-@click.option("--rule-support", type=click.FloatRange(0, 1, min_open=True), default=0.0005, show_default=True)
+@click.option("--rule-support", type=FloatRange(0, 1, min_open=True), default=0.0005, show_default=True)
 @click.option("--rule-max-size", default="5", show_default=True, callback=lambda _c, _p, v: _size(v),
               help="Most items per mined rule, or all.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
+@json_option()
 def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed, runs, speed_runs, workers, t_max,
               t_max_values, b_max_values, rule_support, rule_max_size, json_path):
     """ρ-uncertainty experiments (Jia et al. §4): info loss, K-L divergence, rules, speed, t_max, b_max."""
@@ -267,5 +269,5 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])
     if json_path:
-        Path(json_path).write_text(json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
-                                              default=str))
+        write_text_output(json_path, json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
+                                                default=str) + "\n")

@@ -14,9 +14,11 @@ from pathlib import Path
 import click
 import numpy as np
 
-from setveil.core.errors import InputError, ParameterError
-from setveil.core.mining import MiningTooLarge
+from setveil.core.clitypes import FloatRange, json_option
+from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
+from setveil.core.mining import MiningTooLarge
+from setveil.core.output import check_output, write_text_output
 
 from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
@@ -41,11 +43,11 @@ def sampling_options(min_support: float, max_support: float):
                          help="Fewest items in a pattern."),
             click.option("--max-length", type=click.IntRange(min=2), default=5, show_default=True,
                          help="Most items in a pattern."),
-            click.option("--min-support", type=click.FloatRange(0, 1, min_open=True), default=min_support, show_default=True,
+            click.option("--min-support", type=FloatRange(0, 1, min_open=True), default=min_support, show_default=True,
                          help="Least support of a pattern (share of transactions)."),
-            click.option("--max-support", type=click.FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
+            click.option("--max-support", type=FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
                          help="Greatest support of a pattern (share of transactions)."),
-            click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random picks."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the random picks."),
             click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix)."),
         ]
         for option in reversed(options):
@@ -66,14 +68,16 @@ def _check_ranges(min_length, max_length, min_support, max_support) -> None:
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns.")
 @sampling_options(0.2, 0.4)
-@click.option("--supersets-at", "sigma", type=click.FloatRange(0, 1, min_open=True),
+@click.option("--supersets-at", "sigma", type=FloatRange(0, 1, min_open=True),
               help="Also write every pattern of at least this support (share of transactions) that contains "
                    "a picked one, after the picks, shortest first: R_P as §5.1 ran it.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write the patterns here.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the patterns here ('-' for stdout).")
 def sample(input_path, count, min_length, max_length, min_support, max_support, seed, fmt, sigma, output):
     """Pick n frequent patterns of INPUT at random (seeded), lengths spread over the range and
     support within it; write them one per line for ``-P restrictive=FILE``."""
     _check_ranges(min_length, max_length, min_support, max_support)
+    check_output(output, "--output", (input_path,))
     window = read_window(input_path, fmt)
     patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
     try:
@@ -120,14 +124,14 @@ def _machine() -> str:
 @sampling_options(0.2, 0.4)
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Sample this many pattern sets (seeds SEED, SEED+1, ...) and average over them.")
-@click.option("--sigma", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
-@click.option("--psi-step", type=click.FloatRange(0, 1, min_open=True), default=0.1, show_default=True,
+@click.option("--sigma", type=FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
+@click.option("--psi-step", type=FloatRange(0, 1, min_open=True), default=0.1, show_default=True,
               help="ψ runs from 0 to 1 in these steps.")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
-@click.option("--drop-common", "common_share", type=click.FloatRange(0, 1, min_open=True),
+@click.option("--drop-common", "common_share", type=FloatRange(0, 1, min_open=True),
               help="First remove the items held by at least this share of the transactions (near-constant "
                    "attributes of one-hot data, which the paper's synthetic data does not have).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every row as JSON here.")
+@json_option("json_out")
 def bench_effectiveness(input_path, patterns_path, count, min_length, max_length, min_support, max_support, seed, fmt,
                         seeds, sigma, psi_step, policy_text, common_share, json_out):
     """Fig. 6 and Fig. 11 of §5.1: HF, MC, AP, dissimilarity and size loss for each policy and ψ."""
@@ -198,10 +202,10 @@ def _mean(rows: list[dict], key: str) -> float | None:
 @click.option("-n", "counts", multiple=True, type=click.IntRange(min=1), default=(10, 1000), show_default=True,
               help="Numbers of restrictive patterns (repeatable).")
 @sampling_options(0.001, 0.4)
-@click.option("--psi", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--psi", type=FloatRange(0, 1), default=0.0, show_default=True)
 @click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs; the median is shown.")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the rows as JSON here.")
+@json_option("json_out")
 def bench_speed(input_paths, counts, min_length, max_length, min_support, max_support, seed, fmt, psi, runs,
                 policy_text, json_out):
     """§5.2: index build and sanitization seconds, the check's seconds and peak memory."""
@@ -239,10 +243,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
 
 
 def _write_json(path: str, body) -> None:
-    try:
-        Path(path).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
+    write_text_output(path, json.dumps(body, indent=2) + "\n")
 
 
 def _cell(fmt: str, value) -> str:

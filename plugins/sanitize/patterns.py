@@ -38,7 +38,7 @@ class RestrictivePatterns:
         except OSError as exc:
             raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
         patterns: list[tuple[str, ...]] = []

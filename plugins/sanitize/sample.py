@@ -14,17 +14,14 @@ those, shortest first as a level-wise miner finds them.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import tempfile
 from collections import deque
-from pathlib import Path
 
 import numpy as np
 
-from setveil.core.errors import InputError
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
+from setveil.core.output import write_text_output
 from setveil.core.window import Window
 
 
@@ -41,16 +38,18 @@ def sample_patterns(
     total = len(window)
     low = max(1, math.ceil(min_support * total - 1e-9))
     high = math.floor(max_support * total + 1e-9)
-    indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=max_length,
+    # no pattern is longer than the longest transaction (and pyfim takes a C long)
+    longest = int(window.lengths.max()) if len(window) else 0
+    indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=min(max_length, longest),
                                                     budget=ITEMSET_BUDGET)
     lengths = np.diff(indptr)
     rng = np.random.default_rng(seed)
     queues = {}
-    for length in range(min_length, max_length + 1):
+    for length in range(min_length, min(max_length, longest) + 1):
         candidates = np.flatnonzero((lengths == length) & (supports <= high))
         queues[length] = deque(rng.permutation(candidates).tolist())
     picked: list[frozenset[int]] = []
-    cycle = list(range(min_length, max_length + 1))
+    cycle = list(queues)
     turn = 0
     while len(picked) < n and any(queues.values()):
         length = cycle[turn % len(cycle)]
@@ -99,17 +98,5 @@ def label_key(label: str) -> tuple[int, int, str]:
 
 
 def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:
-    """One pattern per line; written atomically, so a failure leaves nothing at ``path``."""
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as exc:
-        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.writelines(" ".join(pattern) + "\n" for pattern in patterns)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """One pattern per line, written as every output is (:mod:`setveil.core.output`)."""
+    write_text_output(path, "".join(" ".join(pattern) + "\n" for pattern in patterns))

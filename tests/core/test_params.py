@@ -19,7 +19,7 @@ def test_out_of_range_or_malformed_names_parameter_and_range(raw):
 def test_parsing_and_defaults():
     assert validate([H, K, SIZE], {"h": "1", "k": "3"}, "m") == {"h": 1.0, "k": 3, "qid_size": 4}
     assert validate([SIZE], {"qid_size": "all"}, "m") == {"qid_size": "all"}
-    with pytest.raises(ParameterError, match="integer in \\[1, inf\\] or all"):
+    with pytest.raises(ParameterError, match="integer in \\[1, inf\\) or all"):
         validate([SIZE], {"qid_size": "2.5"}, "m")
 
 

@@ -1,0 +1,32 @@
+"""Option types shared by the commands of every plugin."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from .output import check_output
+
+
+class FloatRange(click.FloatRange):
+    """``click.FloatRange`` that refuses nan: nan compares false with every bound, so click's own
+    type lets it through to code that then fails far from the option that was wrong."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
+def json_option(dest: str = "json_path", help: str = "Also write the rows as JSON here ('-' for stdout)."):
+    """``--json FILE`` for a benchmark: the path is checked while the options are parsed, so a
+    bad one fails before the benchmark runs rather than after."""
+    return click.option("--json", dest, type=click.Path(dir_okay=False, allow_dash=True), callback=_writable, help=help)
+
+
+def _writable(ctx, param, value):
+    if value is not None:
+        check_output(value, "--" + param.opts[0].lstrip("-"))
+    return value

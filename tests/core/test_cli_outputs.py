@@ -1,0 +1,140 @@
+"""Outputs and argument checks of the command line: where a run writes, what it refuses before
+reading anything, and how it names what is wrong (regressions from an adversarial QA pass)."""
+
+import os
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+
+K = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
+COHERENCE = ["-m", "coherence", "-P", "h=0.5", "-P", "k=2", "-P", "p=2"]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _load_plugin_commands()
+    return CliRunner()
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "s.dat"
+    path.write_text("a b HIV\na b HIV\nc d\nc d\n")
+    (tmp_path / "hiv.txt").write_text("HIV\n")
+    return path
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, [str(a) for a in args])
+
+
+def one_line_error(result, *words):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("setveil: error:"), result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_a_symlinked_output_replaces_the_file_it_points_to(runner, data, tmp_path):
+    target = tmp_path / "target.dat"
+    target.write_text("old\n")
+    target.chmod(0o600)
+    link = tmp_path / "link.dat"
+    link.symlink_to(target)
+    assert invoke(runner, "anonymize", data, "-o", link, *K).exit_code == 0
+    assert link.is_symlink() and target.read_text() != "old\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_outputs_that_would_destroy_an_input_or_each_other_are_refused_first(runner, data, tmp_path):
+    before = data.read_text()
+    one_line_error(invoke(runner, "anonymize", data, "-o", data, *K), "'output'", "also read")
+    assert data.read_text() == before
+    out = tmp_path / "out.dat"
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, "--report", out, *K), "'report'")
+    one_line_error(invoke(runner, "anonymize", data, "-o", tmp_path, *K), "is a directory")
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, "--report", tmp_path / "no" / "r.json", *K),
+                   "no directory")
+    assert not out.exists()
+    sensitive = tmp_path / "same.txt"
+    one_line_error(invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0.5",
+                          "--sensitive-out", sensitive, "--public-out", sensitive), "'public-out'")
+    assert not sensitive.exists()
+
+
+def test_a_benchmark_refuses_its_json_path_before_it_runs(runner, data, tmp_path):
+    result = invoke(runner, "bench", "run", data, *K, "--json", tmp_path / "no" / "rows.json")
+    one_line_error(result, "--json", "no directory")
+    assert "transactions" not in result.output
+
+
+def test_dash_is_standard_output_for_every_written_list(runner, data):
+    split = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0.5",
+                   "--sensitive-out", "-")
+    assert split.exit_code == 0 and 0 < len(split.stdout.split()) and set(split.stdout.split()) <= set("abcd") | {"HIV"}
+    built = invoke(runner, "hierarchy", "build", data, "--fanout", "2", "-o", "-")
+    assert built.exit_code == 0 and built.stdout.count(",") == len(built.stdout.splitlines()) > 0
+    sampled = invoke(runner, "patterns", "sample", data, "-n", "1", "--min-support", "0.5", "--max-support", "0.5",
+                     "-o", "-")
+    assert sampled.exit_code == 0 and len(sampled.stdout.split()) == 2
+    assert not os.path.exists("-")
+
+
+def test_parameters_come_before_item_files_and_conflicts_exit_2(runner, data, tmp_path):
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", "-m", "coherence", "-P", "k=0", "-P", "h=1",
+                    "-P", "p=1", "--sensitive", tmp_path / "none.txt")
+    one_line_error(result, "'k'")
+    one_line_error(invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", "-m", "kanonymity", "-P", "k=2",
+                          "--hierarchy", tmp_path / "h.csv", "--fanout", "2"), "'fanout'")
+    one_line_error(invoke(runner, "verify", "-", "-", *K), "standard input")
+    one_line_error(invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE[:-1], "p=9223372036854775808",
+                          "--sensitive", tmp_path / "hiv.txt"), "'p'", "64-bit")
+
+
+@pytest.mark.parametrize("args, named", [
+    (["items", "split", "{data}", "--method", "random", "--sensitive-share", "nan", "--sensitive-out", "{tmp}/s"],
+     "--sensitive-share"),
+    (["items", "split", "{data}", "--public-share", "0.5", "--h", "nan", "--sensitive-out", "{tmp}/s"], "--h"),
+    (["items", "split", "{data}", "--method", "random", "--sensitive-share", "0.5", "--seed", "-5",
+      "--sensitive-out", "{tmp}/s"], "--seed"),
+    (["patterns", "sample", "{data}", "--min-support", "nan", "-o", "{tmp}/p"], "--min-support"),
+    (["patterns", "sample", "{data}", "--seed", "-1", "-o", "{tmp}/p"], "--seed"),
+    (["patterns", "sample", "{data}", "--supersets-at", "nan", "-o", "{tmp}/p"], "--supersets-at"),
+])
+def test_options_out_of_range_name_the_option(runner, data, tmp_path, args, named):
+    result = invoke(runner, *(a.format(data=data, tmp=tmp_path) for a in args))
+    assert result.exit_code == 2 and named in result.stderr, result.output
+    assert "Traceback" not in result.output and not (tmp_path / "s").exists() and not (tmp_path / "p").exists()
+
+
+def test_a_longest_pattern_beyond_any_transaction_costs_nothing(runner, data):
+    result = invoke(runner, "patterns", "sample", data, "-n", "1", "--min-support", "0.5", "--max-support", "0.5",
+                    "--max-length", "9223372036854775808", "-o", "-")
+    assert result.exit_code == 0 and len(result.stdout.split()) == 2
+
+
+def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_noted(runner, data, tmp_path):
+    marked = tmp_path / "bom.txt"
+    marked.write_bytes(b"\xef\xbb\xbfHIV\nnowhere\n")
+    out = tmp_path / "o.dat"
+    result = invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", marked)
+    assert result.exit_code == 0, result.output
+    assert "a b HIV" not in out.read_text()
+    assert f"1 of the 2 items listed in {marked} never occur in {data}" in result.stderr
+    several = tmp_path / "several.txt"
+    several.write_text("Diabetes Hepatitis HIV\n")
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", several),
+                   f"{several}:1", "one item label per line")
+
+
+def test_a_hierarchy_built_over_the_input_names_the_input(runner, tmp_path):
+    blank = tmp_path / "blank.dat"
+    blank.write_text("\n\n")
+    one_line_error(invoke(runner, "hierarchy", "build", blank, "--fanout", "2", "-o", tmp_path / "h.csv"), str(blank))
+    ranged = tmp_path / "ranged.dat"
+    ranged.write_text("1..2 1 2\n1 2\n")
+    one_line_error(invoke(runner, "anonymize", ranged, "-o", tmp_path / "o.dat", *K), str(ranged), "a..b")
