@@ -50,12 +50,13 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
 
 
 def distinct_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
-    """Refuse two outputs of one run (``{flag: path}``) that name the same file."""
+    """Refuse two outputs of one run (``{flag: path}``) that name the same file, or both
+    standard output (their contents would interleave)."""
     seen: dict[str, str] = {}
     for flag, path in outputs.items():
-        if path is None or os.fspath(path) == STDOUT:
+        if path is None:
             continue
-        key = os.path.realpath(os.fspath(path))
+        key = STDOUT if os.fspath(path) == STDOUT else os.path.realpath(os.fspath(path))
         if key in seen:
             raise ParameterError(flag.lstrip("-"), f"{seen[key]} writes the same file; give another path")
         seen[key] = flag

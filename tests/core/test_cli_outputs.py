@@ -56,6 +56,7 @@ def test_outputs_that_would_destroy_an_input_or_each_other_are_refused_first(run
     assert data.read_text() == before
     out = tmp_path / "out.dat"
     one_line_error(invoke(runner, "anonymize", data, "-o", out, "--report", out, *K), "'report'")
+    one_line_error(invoke(runner, "anonymize", data, "-o", "-", "--report", "-", *K), "'report'")
     one_line_error(invoke(runner, "anonymize", data, "-o", tmp_path, *K), "is a directory")
     one_line_error(invoke(runner, "anonymize", data, "-o", out, "--report", tmp_path / "no" / "r.json", *K),
                    "no directory")
