@@ -18,6 +18,7 @@ from setveil.core.cli import build_context, configure, model_options, refuse_unu
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
+from setveil.core.output import check_output
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -153,6 +154,8 @@ def tail(out, count, idle, config, overrides, bootstrap):
     from .tail import collect, write_release
 
     settings = resolve_settings(config, overrides, bootstrap)
+    if out is not None:
+        check_output(out, "--out")
     echo = functools.partial(click.echo, err=out is not None)
     display = WindowDisplay(echo)
     collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window))

@@ -196,3 +196,11 @@ def test_bench_stream_validates_the_model_before_it_reads_or_connects(tmp_path):
                      "--sensitive", tmp_path / "sensitive.txt", env=env, check=False)
     assert result.returncode == 2
     assert "parameter 'sensitive': model 'kanonymity' does not classify items" in result.stderr
+
+
+def test_tail_refuses_an_unwritable_release_path_before_it_connects(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["SETVEIL_KAFKA_BOOTSTRAP"] = f"127.0.0.1:{free_port()}"  # nothing listens: it must not get there
+    result = setveil("tail", "--out", tmp_path / "no" / "release.dat", env=env, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("cannot write --out: no directory " + str(tmp_path / "no"))
