@@ -169,6 +169,7 @@ class StreamService:
 
     async def _accept(self, state: PartitionState, events: list) -> None:
         partition, windower = state.partition, state.windower
+        events, again = self._redeliveries(windower, events)
         loop = asyncio.get_running_loop()
         values = [event.value for event in events]
         decoded = await loop.run_in_executor(self.executor, _decode_all, values, self.settings.records.max_message_bytes)
@@ -177,7 +178,7 @@ class StreamService:
         for event, result in zip(events, decoded):
             offset = event.message.offset
             if result.rejection is None:
-                windower.add(Message(offset, result.records, received, event))
+                windower.add(Message(offset, result.records, received, event, again.pop(offset, [])))
             else:
                 rejected.append((event, result.rejection))
         if rejected:
@@ -186,8 +187,34 @@ class StreamService:
             for event, rejection in rejected:
                 windower.skip(event.message.offset)
                 event.ack()
+                for duplicate in again.pop(event.message.offset, []):
+                    duplicate.ack()
                 self.metrics.dead_lettered(rejection.kind)
                 log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
+        for duplicates in again.values():  # deliveries of offsets that came in no other way
+            for duplicate in duplicates:
+                duplicate.ack()
+
+    def _redeliveries(self, windower: Windower, events: list) -> tuple[list, dict[int, list]]:
+        """Split off the messages this actor saw before (see :mod:`.windowing`, "Re-delivery"):
+        those it holds keep the new delivery for their window to acknowledge, older ones were
+        emitted or dead-lettered and are acknowledged now. Returns the new messages and, by
+        offset, later deliveries of new messages within ``events``."""
+        fresh, again, latest = [], {}, windower.seen
+        for event in events:
+            offset = event.message.offset
+            if offset > latest:
+                latest = offset
+                fresh.append(event)
+                continue
+            self.metrics.redelivered()
+            if offset > windower.seen:
+                again.setdefault(offset, []).append(event)
+            elif (held := windower.held(offset)) is not None:
+                held.again.append(event)
+            else:
+                event.ack()
+        return fresh, again
 
     async def _dead_letter_message(self, partition: int, event, rejection: codec.MessageRejected) -> None:
         value = event.value or b""
@@ -211,6 +238,8 @@ class StreamService:
         await self._send(topic, key, outcome.value, outcome.headers)
         for message in cut.messages:
             message.handle.ack()
+            for duplicate in message.again:
+                duplicate.ack()
         ref = outcome.ref
         if outcome.emitted:
             loss = outcome.report["info_loss"]

@@ -46,6 +46,9 @@ class ServiceMetrics:
                                         ["cause"], registry=r)
         self.records_dead_lettered = Counter("setveil_records_dead_lettered",
                                              "Input messages sent to the dead-letter topic", ["kind"], registry=r)
+        self.messages_redelivered = Counter("setveil_messages_redelivered",
+                                            "Input messages delivered again to the worker that had them (after a "
+                                            "rebalance kept their partition here); never taken in twice", registry=r)
         self.transactions_emitted = Counter("setveil_transactions_emitted", "Transactions in acknowledged batches",
                                             registry=r)
         self.transactions_rejected = Counter("setveil_transactions_rejected", "Transactions in rejected windows",
@@ -82,6 +85,9 @@ class ServiceMetrics:
     def rejected(self, cause: str, transactions: int) -> None:
         self.windows_rejected.labels(cause).inc()
         self.transactions_rejected.inc(transactions)
+
+    def redelivered(self) -> None:
+        self.messages_redelivered.inc()
 
     def dead_lettered(self, kind: str) -> None:
         self.records_dead_lettered.labels(kind).inc()

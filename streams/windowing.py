@@ -19,6 +19,14 @@ messages not yet in an emitted window and decides where windows end:
 
 A dead-lettered message is not held, but its offset counts as seen, so a planned cut at or
 after it can be made.
+
+**Re-delivery to the same actor.** When a rebalance leaves a partition with this worker, Faust
+seeks it back to its committed offset and the actor receives again messages it already holds or
+has already emitted. Taking them in again would put the same transactions twice in one window
+(which can make it look safe when it is not) or release them a second time under another window
+id. The actor tells them apart by offset (at most :attr:`Windower.seen`): a held message
+(:meth:`Windower.held`) keeps the new delivery's handle in ``again``, to be acknowledged when its
+window is; anything older was emitted or dead-lettered already and only needs acknowledging.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ class Message:
     records: list[Record]
     received: float
     handle: Any = None
+    #: handles of later deliveries of the same offset (see "Re-delivery" above)
+    again: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -81,6 +91,10 @@ class Windower:
         self.pending.append(message)
         self.pending_transactions += len(message.records)
         self.seen = max(self.seen, message.offset)
+
+    def held(self, offset: int) -> Message | None:
+        """The held message at ``offset``, if this windower holds one."""
+        return next((message for message in self.pending if message.offset == offset), None)
 
     def skip(self, offset: int) -> None:
         """A message at ``offset`` was dead-lettered."""

@@ -85,3 +85,13 @@ def test_stale_plans_are_ignored():
     windower.add(message(10))
     windower.plan([5, 9, 12, 11])
     assert list(windower.cut_points) == [12]
+
+
+def test_held_finds_only_messages_still_held():
+    windower = Windower(max_transactions=3, min_transactions=1, max_seconds=60)
+    for offset in range(4):
+        windower.add(Message(offset, [Record([f"i{offset}"], None, None, None)], 0.0))
+    [cut] = windower.cuts(0.0)
+    assert [m.offset for m in cut.messages] == [0, 1, 2]
+    assert windower.held(1) is None and windower.held(3).offset == 3 and windower.held(4) is None
+    assert windower.seen == 3
