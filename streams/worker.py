@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import tempfile
 
@@ -15,19 +16,35 @@ from .kafka import ensure_topics
 from .settings import Settings
 
 
+#: the client libraries log whole messages (keys, values: transaction contents) at debug level
+CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
+
+
+class Worker(faust.Worker):
+    """faust's worker, keeping the client libraries at info level or above whatever
+    ``worker.log_level`` says: at debug they print every message they send or fetch."""
+
+    def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
+        super().on_setup_root_logger(logger, level)
+        for name in CLIENT_LOGGERS:
+            logging.getLogger(name).setLevel(max(level or logging.INFO, logging.INFO))
+
+
 def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
     counts = asyncio.run(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:
         app, service = create_app(settings, configured, counts[settings.topics.windows], data_dir)
-        worker = faust.Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
+        worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
+        status = 0
         try:
             worker.execute_from_commandline()
-        except SystemExit:
-            pass
+        except SystemExit as stopped:
+            # mode turns a failure to start (the web port taken, say) into a non-zero SystemExit
+            status = stopped.code if isinstance(stopped.code, int) else 1 if stopped.code else 0
     finally:
         if not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)
-    return 1 if service.fatal is not None else 0
+    return 1 if service.fatal is not None or status != 0 else 0

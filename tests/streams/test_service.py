@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 
@@ -144,6 +145,27 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
         assert metrics[f'setveil_records_dead_lettered_total{{kind="{kind}"}}'] == count
     assert worker.get("/healthz")[0] == 200
     assert "secret" not in worker.log_text()
+
+
+def test_debug_logging_keeps_transaction_contents_out(make_settings, start_worker):
+    # Regression: at worker.log_level=debug the Kafka client logged every message it sent,
+    # dead letters and batches included, contents and all.
+    settings = make_settings(worker__log_level="debug", window__min_transactions=5)
+    worker = start_worker(settings)
+    produce(settings, records([[f"secret-{i % 7}", f"other-{i % 5}"] for i in range(50)]) + [b"\x81\xa5items\x91\xa6secret\xff"])
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 50, 60, "the records")
+    wait_until(lambda: worker.metrics().get('setveil_records_dead_lettered_total{kind="malformed"}', 0) >= 1, 30,
+               "the dead letter")
+    assert "secret" not in worker.log_text()
+
+
+def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
+    # Regression: a taken web port stopped the worker at start, and it exited 0.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        worker = start_worker(make_settings(web__port=taken.getsockname()[1]), ready=False)
+        assert worker.process.wait(timeout=60) == 1
 
 
 def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
