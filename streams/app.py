@@ -235,6 +235,12 @@ class StreamService:
                              partition=log_partition(partition, self.log_partitions))
         key = f"{self.topic}/{partition}".encode()
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
+        limit = self.settings.producer.max_request_bytes
+        if len(outcome.value) > limit:
+            # the broker client refuses it; say which knob lets it through (the window log keeps
+            # the window's bounds, so a smaller window.max_transactions cannot)
+            log.error("window %s: its batch of %d bytes exceeds producer.max_request_bytes=%d; raise it (and the "
+                      "topic's max.message.bytes) and restart", outcome.ref.id, len(outcome.value), limit)
         await self._send(topic, key, outcome.value, outcome.headers)
         for message in cut.messages:
             message.handle.ack()

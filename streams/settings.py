@@ -12,6 +12,7 @@ setting and where the bad value came from. ``docs/operations.md`` holds the tabl
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 MiB = 1 << 20
+_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,26 @@ class Setting:
             return _parse_params(self.name, raw, source)
         if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
             return None
+        if self.parameter.kind in ("str", "path", "choice") and not isinstance(raw, str):
+            # TOML can give a number, a list or a table where text is meant; str() would turn it
+            # into a topic named "['a']" or a bind address of 0.0.0.12
+            raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:
             raise ParameterError(self.name, f"{exc.problem} (from {source})") from None
+
+
+def _toml_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"a {type(value).__name__}"
 
 
 def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
@@ -274,6 +292,11 @@ def _check(values: Mapping[str, Any]) -> None:
         raise ParameterError("records.max_message_bytes", "must not exceed producer.max_request_bytes, or a "
                              "rejected record could not be dead-lettered")
     topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
+    for kind, topic in zip(("input", "output", "dlq", "windows"), topics):
+        # Kafka's own rule; window ids also rely on a topic name holding no "/"
+        if not _TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
+            raise ParameterError(f"topics.{kind}", f"{topic!r} is not a Kafka topic name "
+                                 "(1-249 of a-z, A-Z, 0-9, '.', '_', '-')")
     if len(set(topics)) != len(topics):
         raise ParameterError("topics", "input, output, dlq and windows must be four different topics")
 

@@ -288,6 +288,7 @@ def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_setting
     wait_until(lambda: worker.process.poll() is not None, 60, "the worker to stop")  # a batch > 2048 bytes
     assert worker.process.returncode == 1
     assert "stopping the worker" in worker.log_text()
+    assert "exceeds producer.max_request_bytes=2048" in worker.log_text()
     assert read_topic(settings, settings.topics.output) == []
 
     restarted = start_worker(settings.replace(producer__max_request_bytes=1 << 20))

@@ -62,6 +62,8 @@ def test_settings_survive_the_trip_through_environment_variables():
         ({"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "5"}, "consumer.heartbeat_interval"),
         ({"SETVEIL_TOPICS_OUTPUT": "transactions"}, "topics"),
         ({"SETVEIL_MODEL_PARAMS": "h"}, "model.params"),
+        ({"SETVEIL_TOPICS_INPUT": ""}, "topics.input"),
+        ({"SETVEIL_TOPICS_DLQ": "a/b"}, "topics.dlq"),
     ],
 )
 def test_a_bad_value_names_the_setting_and_where_it_came_from(env, name):
@@ -84,6 +86,13 @@ def test_config_file_errors(tmp_path):
     broken.write_text("[window\n")
     with pytest.raises(InputError, match="not valid TOML"):
         load_settings(broken, env={})
+    # TOML values that are not text where text is meant (regression: turned into "['a']" or a traceback)
+    for text in ('[topics]\ninput = ["a"]\n', "[web]\nbind = 12\n", "[model]\nsensitive = 5\n",
+                 "[consumer]\ngroup_id = {x = 1}\n"):
+        typed = tmp_path / "typed.toml"
+        typed.write_text(text)
+        with pytest.raises(ParameterError, match="expected text, got a (list|number|table)"):
+            load_settings(typed, env={})
     flat = tmp_path / "flat.toml"
     flat.write_text("max_transactions = 3\n")
     with pytest.raises(InputError, match="must be a table"):
