@@ -61,6 +61,8 @@ class PartitionState:
     windower: Windower
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task | None = None
+    #: first offset of the windows cut and not yet acknowledged (no longer pending in the windower)
+    emitting: int | None = None
 
 
 @dataclass
@@ -157,8 +159,12 @@ class StreamService:
             await self._fail(exc)
 
     async def _cut(self, state: PartitionState) -> None:
-        for cut in state.windower.cuts(time.time()):
-            await self._emit(state.partition, cut)
+        try:
+            for cut in state.windower.cuts(time.time()):  # in offset order
+                state.emitting = cut.first_offset
+                await self._emit(state.partition, cut)
+        finally:
+            state.emitting = None
 
     async def _fail(self, exc: BaseException) -> None:
         if self.fatal is None:
@@ -280,7 +286,10 @@ class StreamService:
         out = {}
         for partition, state in list(self.partitions.items()):
             windower = state.windower
-            next_offset = windower.pending[0].offset if windower.pending else windower.seen + 1
+            if state.emitting is not None:
+                next_offset = state.emitting
+            else:
+                next_offset = windower.pending[0].offset if windower.pending else windower.seen + 1
             highwater = self.app.consumer.highwater(TP(self.topic, partition))
             out[partition] = (max((highwater or 0) - next_offset, 0), windower.pending_transactions)
         return out

@@ -138,7 +138,10 @@ async def ensure_topics(settings: Settings, names: list[str] | None = None, time
         try:
             for name in missing:
                 partitions = counts.get(t.input, t.partitions) if name == t.windows else t.partitions
-                config = {"max.message.bytes": str(settings.producer.max_request_bytes)} if name == t.output else {}
+                # a dead letter carries a rejected message whole, up to records.max_message_bytes plus
+                # headers, which a default 1 MiB topic limit could refuse
+                big = name in (t.output, t.dlq)
+                config = {"max.message.bytes": str(settings.producer.max_request_bytes)} if big else {}
                 try:
                     await admin.create_topics([NewTopic(name, partitions, t.replication_factor, topic_configs=config)])
                     log.info("created topic %s with %d partition(s)", name, partitions)
