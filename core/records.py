@@ -6,6 +6,7 @@ items are strings or integers, each at most once. The reasons given never quote 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,8 @@ def parse_record(obj: Any) -> Record:
     ts = obj.get("ts")
     if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float))):
         raise RecordError(f"'ts' is a {_kind(ts)}, expected a number")
+    if ts is not None and not _finite(ts):
+        raise RecordError("'ts' is not a finite number")
     return Record(items, tid, subject, None if ts is None else float(ts))
 
 
@@ -83,6 +86,13 @@ def _scalar_field(obj: Mapping, name: str) -> str | int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
         raise RecordError(f"'{name}' is a {_kind(value)}, expected a string or an integer")
     return value
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer beyond any float (JSON allows thousands of digits)
+        return False
 
 
 def _kind(value: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import signal
 import sys
 from dataclasses import replace
@@ -15,7 +16,7 @@ import click
 
 from setveil.core.clitypes import FloatRange
 from setveil.core.cli import build_context, configure, model_options, refuse_unused_files
-from setveil.core.errors import ParameterError
+from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
 from setveil.core.output import check_output
@@ -61,7 +62,20 @@ def configure_model(settings: Settings) -> Configured:
     if not m.name:
         raise ParameterError("model.name", "no model: give --model or set SETVEIL_MODEL_NAME")
     assignments = [f"{k}={v}" for k, v in m.params.items()]
-    return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, m.fanout)
+    try:
+        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, m.fanout)
+    except ParameterError as exc:
+        if exc.name not in m.params:
+            raise
+        # a model parameter names itself only; the operator set it as model.params somewhere
+        raise ParameterError("model.params", f"{exc.name!r}: {exc.problem} (from {settings.source('model.params')})") \
+            from None
+    except InputError as exc:
+        for key in ("sensitive", "public", "hierarchy"):
+            path = getattr(m, key)
+            if path is not None and exc.path == os.fspath(path):
+                raise ParameterError(f"model.{key}", f"{exc} (from {settings.source(f'model.{key}')})") from None
+        raise
 
 
 @click.command()

@@ -45,6 +45,8 @@ def test_a_map_and_an_array_of_maps_decode_to_records():
         (b"\x81\x90\x01", "malformed"),  # a map keyed by a list (regression: TypeError escaped)
         (msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), "invalid"),
         (msgpack.packb({"items": msgpack.ExtType(1, b"x")}), "invalid"),
+        (msgpack.packb({"items": ["a"], "ts": float("nan")}), "invalid"),
+        (msgpack.packb({"items": ["a"], "ts": float("inf")}), "invalid"),
     ],
 )
 def test_bad_messages_are_rejected_with_a_kind_and_a_reason(value, kind):

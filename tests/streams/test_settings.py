@@ -115,6 +115,14 @@ def test_serve_validates_model_and_settings_before_it_connects(sample, monkeypat
     assert result.exit_code == 2 and "'h'" in result.output
     result = runner.invoke(cli, [*main_commands, "--model", "coherence", "--set", "window.max_seconds=0"])
     assert result.exit_code == 2 and "window.max_seconds" in result.output
+    # model parameters and item files set as settings name the setting and where it came from
+    monkeypatch.setenv("SETVEIL_MODEL_PARAMS", "h=nan,k=5,p=3")
+    result = runner.invoke(cli, ["serve", "--model", "coherence", "--sensitive", str(sensitive)])
+    assert result.exit_code == 2 and "'model.params': 'h'" in result.output and "$SETVEIL_MODEL_PARAMS" in result.output
+    monkeypatch.setenv("SETVEIL_MODEL_PARAMS", "h=0.5,k=5,p=3")
+    monkeypatch.setenv("SETVEIL_MODEL_SENSITIVE", str(sensitive.parent))
+    result = runner.invoke(cli, ["serve", "--model", "coherence"])
+    assert result.exit_code == 2 and "'model.sensitive'" in result.output and "$SETVEIL_MODEL_SENSITIVE" in result.output
 
 
 def test_stream_commands_come_from_the_plugin_hook():
