@@ -195,18 +195,23 @@ def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
     assert worker.metrics()["setveil_transactions_rejected_total"] == 20
 
 
-def test_a_worker_killed_mid_stream_loses_nothing_and_repeats_whole_windows(make_settings, start_worker, sample):
+def _slow_stream_under_way(make_settings, start_worker, sample):
+    """A worker emitting its first windows of 6,000 transactions that are still being produced.
+    Windows are cut by time (max_seconds), so only the window log can cut them again the same
+    way; commits are held back so that whatever re-delivers, re-delivers what was emitted."""
     data, _, _ = sample
     transactions = list(read_window(data))[:6000]
-    # Windows are cut by time (max_seconds), so only the window log can cut them again the same
-    # way; commits are held back so that the restarted worker re-delivers what was emitted.
     settings = make_settings(window__max_transactions=5000, window__max_seconds=0.3, window__min_transactions=5,
                              consumer__commit_interval=60.0)
     worker = start_worker(settings)
-    values = records(transactions)
-    producer = threading.Thread(target=_produce_slowly, args=(settings, values, 300, 0.1))
+    producer = threading.Thread(target=_produce_slowly, args=(settings, records(transactions), 300, 0.1))
     producer.start()
     wait_until(lambda: worker.metrics().get("setveil_windows_emitted_total", 0) >= 4, 60, "some windows")
+    return settings, worker, producer
+
+
+def test_a_worker_killed_mid_stream_loses_nothing_and_repeats_whole_windows(make_settings, start_worker, sample):
+    settings, worker, producer = _slow_stream_under_way(make_settings, start_worker, sample)
     worker.kill()
     before = {m.headers["ce_id"] for m in read_topic(settings, settings.topics.output)}
     producer.join()
@@ -235,15 +240,8 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     # Regression: when a second worker joined, Faust sought the partition the first one kept back to
     # its committed offset, and the first worker took the re-delivered messages in again: the same
     # transactions twice in one window (which passed a check it should have failed) or again
-    # under a new window id. Commits are held back so that everything emitted is re-delivered.
-    data, _, _ = sample
-    transactions = list(read_window(data))[:6000]
-    settings = make_settings(window__max_transactions=5000, window__max_seconds=0.3, window__min_transactions=5,
-                             consumer__commit_interval=60.0)
-    first = start_worker(settings)
-    producer = threading.Thread(target=_produce_slowly, args=(settings, records(transactions), 300, 0.1))
-    producer.start()
-    wait_until(lambda: first.metrics().get("setveil_windows_emitted_total", 0) >= 4, 60, "some windows")
+    # under a new window id.
+    settings, first, producer = _slow_stream_under_way(make_settings, start_worker, sample)
     second = start_worker(settings.replace(web__port=free_port()))
     producer.join()
     wait_until(lambda: len(set(released_tids(batches(settings)))) >= 6000, 90, "the whole stream")
