@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -98,6 +99,8 @@ class StreamService:
         # One thread: windows of all partitions take turns, and the event loop stays free for
         # heartbeats, fetching and the web endpoints while a window is anonymized.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="setveil-window")
+        #: set while the executor anonymizes a window (a thread that cannot be interrupted)
+        self.processing = threading.Event()
         self.assigned = False
         self.fatal: BaseException | None = None
 
@@ -265,10 +268,13 @@ class StreamService:
     def _process(self, partition: int, cut: Cut) -> tuple[Outcome, float]:
         """The window's outcome and the seconds it took (in the executor thread)."""
         started = time.perf_counter()
+        self.processing.set()
         try:
             outcome = self.processor.process(self.topic, partition, cut)
         except Exception as exc:  # a bug outside the pipeline still must not emit the window
             outcome = self.processor.failed(self.topic, partition, cut, f"service error: {type(exc).__name__}")
+        finally:
+            self.processing.clear()
         return outcome, time.perf_counter() - started
 
     async def _send(self, topic: str, key: bytes, value: bytes, headers=None, partition: int | None = None) -> None:

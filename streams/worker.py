@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import tempfile
 
+import click
 import faust
 
 from setveil.core.plugins import Configured
@@ -47,4 +49,13 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     finally:
         if not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)
-    return 1 if service.fatal is not None or status != 0 else 0
+    status = 1 if service.fatal is not None or status != 0 else 0
+    if service.processing.is_set():
+        # Python would wait at exit for the window thread, which nothing can interrupt: a long
+        # window kept a stopped worker alive for minutes. Nothing of that window was
+        # acknowledged, so the next owner of its partition re-delivers it.
+        # faust has closed the log handlers by now
+        click.echo("setveil: stopping while a window is being anonymized; it is re-delivered to the partition's "
+                   "next owner", err=True)
+        os._exit(status)
+    return status

@@ -168,6 +168,30 @@ def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
         assert worker.process.wait(timeout=60) == 1
 
 
+def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, start_worker, sample):
+    # Regression: the window thread cannot be interrupted, and Python waited for it at exit, so a
+    # stopped worker lived on for as long as the window took (minutes on hostile records). Two
+    # copies of a transaction of all 174 public items take about 10 s to check at k=2, p=3.
+    _, _, public = sample
+    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    settings = make_settings(window__min_transactions=2, window__max_seconds=0.2)
+    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
+    produce(settings, records([items, items], batch=2))
+
+    def anonymizing():  # cut (nothing held) but not yet emitted (still lagging)
+        metrics = worker.metrics()
+        gauges = [(metrics.get(f'setveil_consumer_lag{{partition="{p}"}}', 0),
+                   metrics.get(f'setveil_held_transactions{{partition="{p}"}}', 0)) for p in (0, 1)]
+        return any(lag > 0 and held == 0 for lag, held in gauges)
+
+    wait_until(anonymizing, 30, "the window to be anonymized")
+    assert worker.metrics().get("setveil_windows_emitted_total", 0) == 0
+    started = time.monotonic()
+    assert worker.stop(timeout=30) == 0
+    assert time.monotonic() - started < 6, "the worker waited for its window"
+    assert "it is re-delivered to the partition's next owner" in worker.log_text()
+
+
 def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
     _, sensitive, _ = sample
     private = sensitive.read_text().split()[0]
