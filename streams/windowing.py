@@ -80,6 +80,8 @@ class Windower:
     pending_transactions: int = 0
     cut_points: deque[int] = field(default_factory=deque)
     seen: int = -1
+    # pending by offset: a rebalance can re-deliver thousands of held messages at once
+    _held: dict[int, Message] = field(default_factory=dict)
 
     def plan(self, cut_points: Iterable[int]) -> None:
         """Windows must end at these offsets (ascending), as they did when first emitted."""
@@ -89,12 +91,13 @@ class Windower:
 
     def add(self, message: Message) -> None:
         self.pending.append(message)
+        self._held[message.offset] = message
         self.pending_transactions += len(message.records)
         self.seen = max(self.seen, message.offset)
 
     def held(self, offset: int) -> Message | None:
         """The held message at ``offset``, if this windower holds one."""
-        return next((message for message in self.pending if message.offset == offset), None)
+        return self._held.get(offset)
 
     def skip(self, offset: int) -> None:
         """A message at ``offset`` was dead-lettered."""
@@ -135,5 +138,7 @@ class Windower:
 
     def _pop(self, count: int) -> list[Message]:
         taken = [self.pending.popleft() for _ in range(count)]
+        for message in taken:
+            del self._held[message.offset]
         self.pending_transactions -= sum(len(m.records) for m in taken)
         return taken

@@ -50,6 +50,8 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
     emitted = [m.offset for w in windows for m in w.messages]
     held = [m.offset for m in windower.pending]
     assert emitted + held == accepted
+    assert all(windower.held(m.offset) is m for m in windower.pending)
+    assert not any(windower.held(offset) for offset in emitted)
     assert windower.pending_transactions == sum(len(m.records) for m in windower.pending)
     assert windower.pending_transactions < max_tx
 
