@@ -179,8 +179,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     body = None if report is None else _report(configured, original, released, outcomes, read_seconds, window_size, seed)
     write_window(released, output, output_format)
     if body is not None:
-        body["seconds"] = time.perf_counter() - started
-        _write_json(report, body)
+        _write_json(report, {**body, "seconds": time.perf_counter() - started})
         for group, reason in body["metrics"].get("skipped", {}).items():
             click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
 
@@ -204,7 +203,6 @@ def _report(configured, original, released, outcomes, read_seconds, window_size,
         "items_after": released.n_occurrences,
         "info_loss": model.information_loss(original, released),
         "loss_metric": model.loss_metric,
-        "seconds": None,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
         "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),

@@ -217,7 +217,7 @@ def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None
     is written; :func:`setveil.core.output.write_output` then writes it (atomically for a file)."""
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
-    if os.fspath(path) != "-" and os.fspath(path).endswith(".gz"):
+    if os.fspath(path).endswith(".gz"):
         with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
             _write(window, handle, fmt, path)
     else:
