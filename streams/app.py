@@ -7,7 +7,8 @@ a :class:`~.windowing.Windower` cut windows of at most ``max_transactions`` tran
 ``max_seconds`` of age, and for each window
 
 1. anonymizes and checks it in a worker thread (:class:`~.processor.WindowProcessor`, the
-   core's fail-closed :class:`~setveil.core.engine.Pipeline`);
+   core's fail-closed :class:`~setveil.core.engine.Pipeline`), or, under ``model.time_limit``,
+   in a child process that the thread waits on (:class:`~.isolation.IsolatedProcessor`);
 2. writes its offsets to the window log unless the log already fixed them, and waits for the
    broker's acknowledgement;
 3. produces the batch to the output topic, or, when the window failed closed, its reference
@@ -40,6 +41,7 @@ from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import codec
 from .kafka import faust_credentials
+from .isolation import IsolatedProcessor
 from .metrics import ServiceMetrics
 from .processor import Outcome, WindowProcessor
 from .settings import Settings
@@ -90,8 +92,13 @@ class StreamService:
         self.settings = settings
         self.topic = settings.topics.input
         self.source = f"setveil/{settings.consumer.group_id}"
-        pipeline = Pipeline(configured, get_plugin_manager(), verify=settings.model.verify)
-        self.processor = WindowProcessor(pipeline, settings.model.seed, settings.window.merge_subjects, self.source)
+        m = settings.model
+        if m.time_limit:
+            self.processor = IsolatedProcessor(configured, m.seed, settings.window.merge_subjects, self.source, m.verify,
+                                               m.time_limit)
+        else:
+            pipeline = Pipeline(configured, get_plugin_manager(), verify=m.verify)
+            self.processor = WindowProcessor(pipeline, m.seed, settings.window.merge_subjects, self.source)
         self.windowlog = WindowLogReader(settings, log_partitions)
         self.log_partitions = log_partitions
         self.partitions: dict[int, PartitionState] = {}

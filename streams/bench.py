@@ -79,6 +79,7 @@ class BenchConfig:
     windows: list[int]
     workers: list[int]
     runs: int
+    time_limit: float = 0.0
 
 
 def item_args(config: BenchConfig, directory: Path) -> list[str]:
@@ -110,6 +111,7 @@ def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) ->
         "window.max_transactions": window,
         "window.max_seconds": 1.0,
         "window.min_transactions": min(config.min_transactions, window),
+        "model.time_limit": config.time_limit,
         "web.bind": "127.0.0.1",
     }, env=_security_env())
 
@@ -198,7 +200,8 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
         items = f"public share {config.public_share}, seed {config.seed}"
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
          f"{items}; {config.partitions} partition(s), "
-         f"{config.batch} records per message; broker {broker.kind}; {os.cpu_count()} CPUs, "
+         f"{config.batch} records per message; model.time_limit {config.time_limit:g}; broker {broker.kind}; "
+         f"{os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} "
          f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8} {'worker CPU s':>12}")

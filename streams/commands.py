@@ -222,8 +222,10 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the item split.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
+              help="model.time_limit of the workers (0: windows run in the worker's thread).")
 @model_options(required=False)
-def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs,
+def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs, time_limit,
                  model, policy, params, sensitive, public, hierarchy, fanout):
     """Throughput, window latency and information loss of workers on DATASET.
 
@@ -255,7 +257,8 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
-                         public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs)
+                         public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
+                         time_limit)
     signal.signal(signal.SIGTERM, _terminate)
     with broker() as running:
         run_bench(running, config, click.echo)

@@ -37,6 +37,12 @@ class Built:
 
 
 @dataclass
+class Prepared:
+    ref: codec.WindowRef
+    built: Built
+
+
+@dataclass
 class Outcome:
     ref: codec.WindowRef
     value: bytes
@@ -97,8 +103,14 @@ class WindowProcessor:
         }
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
-        built = build_window(cut, partition, self.merge_subjects)
-        ref = self._ref(topic, partition, cut)
+        return self.run(self.prepare(topic, partition, cut))
+
+    def prepare(self, topic: str, partition: int, cut: Cut) -> Prepared:
+        """The window's transactions and reference: what :meth:`run` needs, free of Kafka handles."""
+        return Prepared(self._ref(topic, partition, cut), build_window(cut, partition, self.merge_subjects))
+
+    def run(self, prepared: Prepared) -> Outcome:
+        ref, built = prepared.ref, prepared.built
         try:
             outcome = self.pipeline.run(built.window, window_rng(self.seed, ref.id))
         except WindowRejected as exc:
@@ -125,6 +137,13 @@ class WindowProcessor:
     def failed(self, topic: str, partition: int, cut: Cut, reason: str) -> Outcome:
         """The rejection of a window that broke outside the pipeline."""
         return self._rejected(self._ref(topic, partition, cut), reason, "error", cut.transactions)
+
+    def rejected(self, prepared: Prepared, reason: str, cause: str) -> Outcome:
+        """The rejection of a prepared window that the pipeline did not finish."""
+        return self._rejected(prepared.ref, reason, cause, len(prepared.built.window))
+
+    def close(self) -> None:
+        """Nothing to release: windows run in the caller's thread."""
 
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
         return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, len(cut.messages),

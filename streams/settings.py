@@ -143,6 +143,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", _p("fanout", "build a balanced hierarchy of this fan-out", "int", None, low=2)),
     Setting("model", _p("seed", "seed of every random choice (per window: seed and window id)", "int", 0)),
     Setting("model", _p("verify", "run the model's independent check on every window", "bool", True)),
+    Setting("model", _p("time_limit", "seconds a window may take to anonymize and check, in a child process; past "
+                        "it the window fails closed as a timeout. 0: no limit, in the worker's own thread", "float",
+                        0.0, low=0)),
     # -- operations ---------------------------------------------------------------------------
     Setting("web", _p("port", "port of /healthz, /readyz and /metrics", "int", 6066, low=1, high=65535)),
     Setting("web", _p("bind", "address the web server binds", default="0.0.0.0")),

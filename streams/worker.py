@@ -49,6 +49,9 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     finally:
         if not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)
+    # Only now: a window's child process killed while the agents ran would fail that window closed
+    # instead of leaving it to be re-delivered.
+    service.processor.close()
     status = 1 if service.fatal is not None or status != 0 else 0
     if service.processing.is_set():
         # Python would wait at exit for the window thread, which nothing can interrupt: a long

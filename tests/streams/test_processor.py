@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
 import msgpack
 
 from setveil.core.cli import configure
@@ -13,6 +19,7 @@ from setveil.core.records import Record
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
+from setveil.streams.isolation import IsolatedProcessor
 from setveil.streams.processor import WindowProcessor, build_window
 from setveil.streams.windowing import Cut, Message
 
@@ -146,3 +153,95 @@ def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
     assert all(t <= set(original) for t, original in zip(released, transactions))
     assert not any({"571", "795"} <= t or {"392", "862"} <= t for t in released)
     assert batch["metrics"]["items_out"] == sum(map(len, released)) < batch["metrics"]["items_in"]
+
+
+class _Hangs(Coherence):
+    """A model that starts a process of its own and then never finishes (as a window of hostile
+    records can under a real model, only faster to set up)."""
+
+    def anonymize(self, window, policy, rng):
+        helper = subprocess.Popen(["sleep", "600"])
+        Path(os.environ["SETVEIL_TEST_HELPER_PID"]).write_text(str(helper.pid))
+        time.sleep(600)
+
+
+class _Dies(Coherence):
+    """A model whose process is killed mid-window, as the kernel's OOM killer would."""
+
+    def anonymize(self, window, policy, rng):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def isolated(configured, time_limit=30.0) -> IsolatedProcessor:
+    return IsolatedProcessor(configured, 3, False, "test", True, time_limit)
+
+
+def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:300]
+    local = processor(sample)
+    child = isolated(local.pipeline.configured)
+    try:
+        outcome = child.process("in", 0, cut_of(transactions))
+    finally:
+        child.close()
+    assert outcome.emitted, outcome.reason
+    here = decode_batch(local.process("in", 0, cut_of(transactions)).value)
+    there = decode_batch(outcome.value)
+    assert there["transactions"] == here["transactions"]
+    assert there["window"]["id"] == here["window"]["id"] and there["verified"] is True
+
+
+def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, tmp_path,
+                                                                                      monkeypatch):
+    data, _, _ = sample
+    helper_pid = tmp_path / "helper.pid"
+    monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
+    good = processor(sample).pipeline.configured
+    hangs = Configured(_Hangs(good.model.params, good.model.context), good.policy, good.params)
+    child = isolated(hangs, time_limit=3.0)
+    try:
+        started = time.monotonic()
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
+        assert time.monotonic() - started < 20
+        assert not outcome.emitted and outcome.cause == "timeout"
+        assert "model.time_limit=3 s" in outcome.reason
+        reference = msgpack.unpackb(outcome.value)
+        assert reference["transactions"] == 50 and "transactions" not in reference["window"]
+        pid = int(helper_pid.read_text())
+        deadline = time.monotonic() + 10
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid), "the model's own process outlived the window"
+    finally:
+        child.close()
+
+
+def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_gets_a_new_one(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:200]
+    good = processor(sample).pipeline.configured
+    dies = isolated(Configured(_Dies(good.model.params, good.model.context), good.policy, good.params))
+    try:
+        outcome = dies.process("in", 0, cut_of(transactions))
+    finally:
+        dies.close()
+    assert not outcome.emitted and outcome.cause == "error"
+    assert "the anonymizing process died (killed by signal 9)" in outcome.reason
+    child = isolated(good)
+    try:
+        first = child.process("in", 0, cut_of(transactions))
+        child._child.kill()
+        second = child.process("in", 0, cut_of(transactions, first_offset=1))
+    finally:
+        child.close()
+    assert first.emitted and second.emitted
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not a zombie waiting for its parent)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"

@@ -192,6 +192,24 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
     assert "it is re-delivered to the partition's next owner" in worker.log_text()
 
 
+def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
+    # The same 10 s window as above, under model.time_limit=1: without the limit the worker (and
+    # every partition it owns) waits for it; with it the window is dead-lettered as a timeout.
+    _, _, public = sample
+    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
+                             model__time_limit=1.0, topics__partitions=1)
+    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
+    produce(settings, records([items, items], batch=2) + records(NEUTRAL[:2], 2, batch=2))
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="timeout"}', 0) == 1
+               and worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 60, "a timeout and a batch")
+    assert sorted(released_tids(batches(settings))) == [2, 3]
+    (rejection,) = read_topic(settings, settings.topics.dlq)
+    assert "model.time_limit=1 s" in rejection.headers["setveil_reason"]
+    assert msgpack.unpackb(rejection.value)["transactions"] == 2
+    assert worker.stop(timeout=30) == 0
+
+
 def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
     _, sensitive, _ = sample
     private = sensitive.read_text().split()[0]

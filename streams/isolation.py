@@ -1,0 +1,129 @@
+"""Windows anonymized in a child process, under ``model.time_limit`` (docs/operations.md,
+"Delivery guarantees": Time limit).
+
+A window thread cannot be interrupted, so a window that takes hours (hostile records, a model
+that explodes on some data) would hold its worker, and every partition the worker owns, for as
+long. With a time limit the worker hands each prepared window to one long-lived child process
+and waits at most that long for the outcome. Past it, the child's process group is killed (the
+ρ model's own worker processes with it), the window fails closed as ``timeout`` and the next
+window gets a fresh child. A child that dies by itself (the kernel's OOM killer, a crash in C)
+fails its window closed as ``error`` the same way. The first child starts with the worker, a new
+one before the next window's clock runs, so a start (imports, plugins) is never charged to a
+window's limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import time
+from multiprocessing.connection import Connection
+
+from setveil.core.engine import Pipeline
+from setveil.core.plugins import Configured, get_plugin_manager
+
+from .processor import Outcome, WindowProcessor
+from .windowing import Cut
+
+#: what the child answers as it takes a window, before the window's outcome
+TAKEN = "taken"
+#: Linux prctl option: a signal the kernel sends the child when the worker exits, however it exits
+PR_SET_PDEATHSIG = 1
+
+
+class IsolatedProcessor:
+    """:class:`~.processor.WindowProcessor`'s interface, running each window in a child process."""
+
+    def __init__(self, configured: Configured, seed: int, merge_subjects: bool, source: str, verify: bool,
+                 time_limit: float):
+        self.local = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed,
+                                     merge_subjects, source)
+        self.time_limit = time_limit
+        self._args = (configured, seed, merge_subjects, source, verify)
+        self._child: multiprocessing.Process | None = None
+        self._conn: Connection | None = None
+        self._ready()  # now, or the first window would wait for the child's start-up
+
+    def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
+        prepared = self.local.prepare(topic, partition, cut)
+        for attempt in range(2):
+            conn = self._ready()
+            taken = False
+            try:
+                conn.send(prepared)
+                deadline = time.monotonic() + self.time_limit
+                while conn.poll(max(deadline - time.monotonic(), 0)):
+                    answer = conn.recv()
+                    if isinstance(answer, Outcome):
+                        return answer
+                    taken = True
+            except (EOFError, OSError):
+                code = self._stop()
+                if not taken and attempt == 0:
+                    continue  # it died before it took this window (killed while idle): a new one takes it
+                died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
+                return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})", "error")
+            break
+        self._stop()
+        return self.local.rejected(
+            prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
+            "timeout")
+
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str) -> Outcome:
+        return self.local.failed(topic, partition, cut, reason)
+
+    def close(self) -> None:
+        self._stop()
+
+    def _ready(self) -> Connection:
+        if self._child is None or not self._child.is_alive():
+            self._stop()
+            ours, theirs = multiprocessing.Pipe()
+            child = multiprocessing.get_context("spawn").Process(
+                target=_serve, args=(theirs, *self._args), name="setveil-window", daemon=False)
+            child.start()
+            theirs.close()
+            self._child, self._conn = child, ours
+            try:
+                ours.recv()
+            except EOFError:
+                raise RuntimeError(f"the anonymizing process did not start (exit status {self._stop()})") from None
+        return self._conn
+
+    def _stop(self) -> int | None:
+        """Kill the child and everything it started; its exit code, if it had one."""
+        child, conn = self._child, self._conn
+        self._child = self._conn = None
+        if child is None:
+            return None
+        if child.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+        child.join()
+        conn.close()
+        return child.exitcode
+
+
+def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
+           verify: bool) -> None:
+    # Its own process group, so that a timeout kills the worker processes a model starts too;
+    # and no orphan computing on if the worker is killed outright.
+    os.setpgrp()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    processor = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed, merge_subjects, source)
+    conn.send("ready")
+    while True:
+        try:
+            prepared = conn.recv()
+        except EOFError:
+            return
+        conn.send(TAKEN)
+        try:
+            outcome = processor.run(prepared)
+        except Exception as exc:  # a bug outside the pipeline still must not emit the window
+            outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", "error")
+        conn.send(outcome)
