@@ -103,18 +103,21 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
 
 
 def note_unmatched_items(configured: Configured, original: Window, sensitive, public, source) -> None:
-    """Say when listed items never occur in the input: a misspelt or mis-encoded label leaves the
-    item it meant unprotected while the release still passes its check. Counts only, no labels."""
+    """Say when listed items never occur in the input, and what the model notes about it
+    (:meth:`~setveil.core.model.PrivacyModel.input_notes`): a misspelt or mis-encoded label leaves
+    the item it meant unprotected while the release still passes its check. Counts only, no labels."""
+    notes = []
     schema = configured.model.context.schema
-    if schema is None:
-        return
-    for path, labels in ((sensitive, schema.private), (public, schema.public)):
-        if path is None or not labels:
-            continue
-        missing = sum(1 for label in labels if label not in original.vocab)
-        if missing:
-            click.echo(f"setveil: note: {missing} of the {len(labels)} items listed in {path} never occur in {source}",
-                       err=True)
+    if schema is not None:
+        for path, labels in ((sensitive, schema.private), (public, schema.public)):
+            if path is None or not labels:
+                continue
+            missing = sum(1 for label in labels if label not in original.vocab)
+            if missing:
+                notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
+    notes += configured.model.input_notes(original, str(source))
+    for note in notes:
+        click.echo(f"setveil: note: {note}", err=True)
 
 
 def pin_hierarchy(configured: Configured, original: Window, source) -> None:

@@ -171,6 +171,12 @@ class PrivacyModel(abc.ABC):
         """The model's loss measure; by default the share of item occurrences removed (S/N)."""
         return suppressed_share(original, release)
 
+    def input_notes(self, original: Window, source: str) -> list[str]:
+        """What the command line should tell the user about the input ``source`` before
+        anonymizing it: parameters that select nothing in it (a misspelt label protects nothing,
+        and the release still passes its check). One line each, counts and line numbers, no labels."""
+        return []
+
     def metrics(self, original: Window, release: Window) -> dict[str, Any]:
         """Extra utility measures for offline reports (e.g. NCP, KL divergence, rule loss).
 

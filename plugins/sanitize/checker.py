@@ -17,6 +17,7 @@ transactions) and never empty a transaction that had items.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 
 import numpy as np
 
@@ -26,8 +27,6 @@ from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
-
-TOLERANCE = 1e-9
 
 
 def sanitize_violations(
@@ -63,11 +62,12 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
     by_rank = np.argsort(rank)
     before, after = _Prefixes(original.inverted), _Prefixes(release.inverted)
     found = []
+    share = Fraction(repr(float(psi)))  # the decimal typed: ψ = 0.3 allows 3 of 10 exactly
     for path, number in sorted(paths):
         items = by_rank[list(path)]
         sensitive, still = before.holders(items), after.holders(items)
         holding = int(in_sorted(still, sensitive).sum())
-        if holding > psi * len(sensitive) + TOLERANCE:
+        if holding * share.denominator > share.numerator * len(sensitive):
             found.append((number, holding, len(sensitive)))
     for number, holding, sensitive in sorted(found):
         yield Violation(

@@ -79,6 +79,13 @@ class Sanitize(PrivacyModel):
         started = time.perf_counter()
         table = self.patterns.table(window.vocab)
         index = sensitive_index(window, table)
+        held = index.sizes > 0
+        if not held.all():
+            # A pattern no transaction of this window holds has nothing to hide here; left in, it
+            # would still shape IGA's groups, and through a vocabulary shared by several windows
+            # (`anonymize --window`) one window's release would depend on another's items.
+            table = table.take(np.flatnonzero(held))
+            index = sensitive_index(window, table)
         indexed = time.perf_counter()
         items = ItemOrder.of(window)
         victims = policy.victims(table, items)
@@ -104,6 +111,15 @@ class Sanitize(PrivacyModel):
             "removed_items": result.removed,
         }
         return Release(release, details, stats)
+
+    def input_notes(self, original, source):
+        known = set(self.patterns.table(original.vocab).number.tolist())
+        lines = [line for number, line in enumerate(self.patterns.lines) if number not in known]
+        if not lines:
+            return []
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        return [f"{len(lines)} of the {len(self.patterns)} restrictive patterns in {self.patterns.path} (line "
+                f"{shown}) hold an item that never occurs in {source}: they hide nothing"]
 
     def violations(self, original, release):
         return sanitize_violations(original, release, self.patterns, self.params["psi"])

@@ -1,8 +1,11 @@
 """Restrictive patterns (Oliveira & Zaïane, TR 02-13, §2.4 Definition 1): the file a user gives,
 and their item ids in one window.
 
-The file holds one pattern per line, item labels separated by whitespace; blank lines and lines
-starting with ``#`` are skipped. A pattern needs at least two items: the sanitizer never empties
+The file holds one pattern per line, item labels separated by whitespace, lines split at ``\n``
+alone as in the FIMI data; blank lines are skipped. There are no comments: ``#`` is a legal first
+character of a label, and a line read as a comment would leave its pattern unprotected (a stray
+note becomes a pattern of labels the data does not hold, which ``anonymize`` and ``verify`` point
+out). A pattern needs at least two items: the sanitizer never empties
 a transaction (§4.1 keeps one item), so a transaction holding nothing but a one-item pattern could
 never be sanitized. A line that repeats an item, or repeats an earlier line's pattern, is an error.
 Patterns that contain another listed pattern are kept as listed: §4 notes that they are restrictive
@@ -44,9 +47,9 @@ class RestrictivePatterns:
         patterns: list[tuple[str, ...]] = []
         lines: list[int] = []
         seen: dict[frozenset[str], int] = {}
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):
             tokens = line.split()
-            if not tokens or tokens[0].startswith("#"):
+            if not tokens:
                 continue
             items = frozenset(tokens)
             if len(items) != len(tokens):
@@ -98,3 +101,6 @@ class PatternTable:
 
     def row(self, r: int) -> np.ndarray:
         return self.items[r, : self.lengths[r]]
+
+    def take(self, rows: np.ndarray) -> PatternTable:
+        return PatternTable(self.items[rows], self.lengths[rows], self.number[rows])

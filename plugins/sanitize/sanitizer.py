@@ -16,14 +16,15 @@ first ones. Two choices where the pseudo-code is silent:
 The removals are made on the retrieval engine's tidsets of the patterns' items (a copy kept
 current): a sensitive transaction still holds a pattern iff its bit is set in the tidset of every
 item of the pattern, one vectorized gather per pattern with no search; the mask of kept
-occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed as
-``floor(ψ·m + 1e-9)`` so that a ψ typed in decimal (0.1, 0.3) does not lose a unit to binary
-rounding.
+occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed exactly with ψ as
+the decimal it was typed as (``repr`` of the float: 0.3 is 3/10, not the binary double just
+below it, which would lose a unit at m = 10; and 0.9999999999 allows 9 of 10, not 10).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -33,9 +34,6 @@ from setveil.core.window import Window
 from .index import SensitiveIndex
 from .patterns import PatternTable
 from .policies import ItemOrder, Victims
-
-EPSILON = 1e-9
-
 
 @dataclass
 class Sanitized:
@@ -53,7 +51,11 @@ class Sanitized:
 
 def allowed_to_hold(psi: float, sensitive: np.ndarray | int) -> np.ndarray:
     """⌊ψ·|T[rp]|⌋: how many sensitive transactions may still hold the pattern (Step 3)."""
-    return np.floor(psi * np.asarray(sensitive, dtype=np.float64) + EPSILON).astype(np.int64)
+    share = Fraction(repr(float(psi)))
+    counts = np.asarray(sensitive, dtype=np.int64)
+    # Python integers: ψ's numerator times a count can pass 2**63
+    allowed = [share.numerator * count // share.denominator for count in counts.ravel().tolist()]
+    return np.array(allowed, dtype=np.int64).reshape(counts.shape)
 
 
 def sanitize(

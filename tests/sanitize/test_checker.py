@@ -1,5 +1,7 @@
 """The independent checker: it must catch every kind of bad release and agree with brute force."""
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -65,6 +67,18 @@ def test_verdict_matches_brute_force(tmp_path_factory, rows, patterns, psi, seed
     for pattern in unique:
         sensitive = [i for i, row in enumerate(rows) if pattern <= set(row)]
         still = [i for i in sensitive if pattern <= set(released[i])]
-        expected += len(still) > psi * len(sensitive) + 1e-9
+        expected += len(still) > Fraction(repr(float(psi))) * len(sensitive)
     assert len(found) == expected and all(v.rule == "disclosed" for v in found)
 
+
+
+def test_psi_is_the_decimal_typed(tmp_path):
+    # Regression (QA): ⌊ψ·m + 1e-9⌋ let ψ = 0.9999999999 keep a pattern in all 10 of its
+    # transactions (10 > 9.999999999); ψ = 0.3 must still allow 3 of 10 (0.3·10 is 2.9999... in binary).
+    path = write_patterns(tmp_path / "p.txt", "a b")
+    original = Window.from_transactions([["a", "b"]] * 10)
+    for psi, allowed in ((0.9999999999, 9), (0.3, 3), (0.1, 1), (1.0, 10)):
+        for kept in (allowed, allowed + 1):
+            release = Window.from_transactions([["a", "b"]] * kept + [["a"]] * (10 - kept), vocab=original.vocab)
+            found = list(sanitize_violations(original, release, RestrictivePatterns.load(path), psi))
+            assert bool(found) == (kept > allowed), (psi, kept)

@@ -1,5 +1,7 @@
 """The model on hand-checked databases (§4 Steps 3-4) and its properties on random ones."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
 from setveil.plugins.sanitize.policies import MinFIA, Victims
+from setveil.plugins.sanitize.sanitizer import allowed_to_hold
 
 from .helpers import as_text, configure, write_patterns
 
@@ -171,7 +174,7 @@ def test_every_release_keeps_the_bound_adds_nothing_and_empties_nothing(tmp_path
             assert after or not before
         for pattern in restrictive.patterns:
             sensitive = holding(window, pattern)
-            assert (holding(release, pattern) & sensitive).sum() <= float(psi) * sensitive.sum() + 1e-9
+            assert (holding(release, pattern) & sensitive).sum() <= Fraction(psi) * int(sensitive.sum())
         if psi == "0":
             assert not any(holding(release, p).any() for p in restrictive.patterns)
         if psi == "1":
@@ -219,3 +222,9 @@ def test_deterministic(tmp_path_factory, rows, patterns, psi):
         first = run(policy, window, path, psi).window
         again = run(policy, Window.from_transactions(rows), path, psi).window
         assert as_text(first) == as_text(again)
+
+
+def test_the_sanitizer_reads_psi_as_the_decimal_typed():
+    assert allowed_to_hold(0.9999999999, np.array([10, 7])).tolist() == [9, 6]
+    assert allowed_to_hold(0.3, np.array([10, 20, 3])).tolist() == [3, 6, 0]
+    assert allowed_to_hold(0.7, 10).tolist() == 7

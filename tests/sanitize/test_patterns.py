@@ -10,11 +10,22 @@ from setveil.plugins.sanitize.patterns import RestrictivePatterns
 from .helpers import write_patterns
 
 
-def test_file_order_lines_and_comments(tmp_path):
-    path = write_patterns(tmp_path / "p.txt", "# hide these", "b a", "", "  c  a d ")
+def test_file_order_lines_and_blank_lines(tmp_path):
+    path = write_patterns(tmp_path / "p.txt", "", "b a", "", "  c  a d ")
     patterns = RestrictivePatterns.load(path)
     assert patterns.patterns == (("a", "b"), ("a", "c", "d"))
     assert patterns.lines == (2, 4)
+
+
+def test_a_label_may_start_with_a_hash_and_lines_split_as_in_the_data(tmp_path):
+    # Regression (QA): lines starting with '#' were skipped as comments, so the pattern {#a, b}
+    # was dropped and its transactions released as they were, with `verify` passing. And
+    # splitlines() cut at U+0085, where the data's lines are one transaction.
+    path = tmp_path / "p.txt"
+    path.write_text("#a b\n# a b\nc d\x85e f\n", encoding="utf-8")
+    patterns = RestrictivePatterns.load(path)
+    assert patterns.patterns == (("#a", "b"), ("#", "a", "b"), ("c", "d", "e", "f"))
+    assert patterns.lines == (1, 2, 3)
 
 
 @pytest.mark.parametrize(
@@ -34,7 +45,7 @@ def test_bad_lines_are_named(tmp_path, lines, line, problem):
 
 
 def test_empty_and_undecodable_files(tmp_path):
-    empty = write_patterns(tmp_path / "empty.txt", "# nothing")
+    empty = write_patterns(tmp_path / "empty.txt", "", "  ")
     with pytest.raises(InputError, match="no restrictive patterns"):
         RestrictivePatterns.load(empty)
     binary = tmp_path / "bin.txt"

@@ -43,9 +43,21 @@ def test_iga_groups_resolve_overlaps_by_size_then_label_support(tmp_path):
     assert sorted(groups(table)) == [(0, 1), (0, 2), (1,), (2, 3), (3,)]
     victims = group_labels(table, ItemOrder.of(window))
     labels = [window.vocab.label(int(i)) for i in victims]
-    # size-2 groups in order of label support: {abc,abd} label b (5), {abc,ce} label c (4),
-    # {ce,ef} label e (2). abc and abd go to the first, ce to the second, ef to the third.
-    assert labels == ["b", "b", "c", "e"]
+    # Task 2: G1 {abc,abd} label b (5), G2 {abc,ce} label c (4), G3 {ce,ef} label e (2),
+    # G4 {abd} label d, G5 {ef} label f. Task 3, pairwise from the largest:
+    # G1/G2 share abc, sizes 2 = 2: it leaves G2 (label c 4 < b 5), G2 = {ce};
+    # G1/G4 share abd, 2 > 1: it leaves G4; G2/G3 share ce, now 1 < 2: it leaves G2;
+    # G3/G5 share ef, 2 > 1: it leaves G5.
+    assert labels == ["b", "b", "e", "e"]
+
+
+def test_iga_compares_group_sizes_as_earlier_comparisons_left_them(tmp_path):
+    # Regression (QA): sizes were taken once, before any overlap was removed. G_X {XY,XB,XC} takes
+    # XY from G_Y {XY,YZ}, so G_Y (now 1) loses YZ to G_Z {YZ,ZD} (2) by size (3.1): YZ and ZD
+    # share the victim Z. Sorting once by the old sizes tied G_Y and G_Z and gave YZ the victim Y.
+    window = Window.from_transactions([["X", "Y"], ["X", "B"], ["X", "C"], ["Y", "Z"], ["Z", "D"], ["Y"], ["Y"]])
+    path = write_patterns(tmp_path / "p.txt", "X Y", "X B", "X C", "Y Z", "Z D")
+    assert victims_of(IGA(), window, path) == [["X"], ["X"], ["X"], ["Z"], ["Z"]]
 
 
 def test_iga_pattern_alone_gets_its_least_supported_item(tmp_path):
