@@ -84,26 +84,33 @@ class WorkerProcess:
         return out
 
     def peak_rss_bytes(self) -> int | None:
-        """The worker's peak resident memory (Linux), read while it runs."""
+        """The worker's peak resident memory (Linux), read while it runs; with its child
+        processes (``model.time_limit``'s, a model's) the sum of their peaks, an upper bound."""
         if self.process is None:
             return None
-        try:
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-        except OSError:
-            return None
-        return None
+        total = None
+        for pid in _process_tree(self.process.pid):
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        total = (total or 0) + int(line.split()[1]) * 1024
+            except OSError:
+                continue
+        return total
 
     def cpu_seconds(self) -> float:
-        """User and system CPU time the worker has used so far (Linux)."""
+        """User and system CPU time the worker and its child processes have used so far (Linux)."""
         if self.process is None:
             return 0.0
-        try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        ticks = 0
+        for pid in _process_tree(self.process.pid):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            # its own time and that of its children it has waited for; live children count themselves
+            ticks += sum(int(field) for field in fields[11:15])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def stop(self, timeout: float = 20.0) -> int | None:
         """SIGTERM, then SIGKILL if it does not stop in time; returns the exit status."""
@@ -127,3 +134,16 @@ class WorkerProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its live descendants (Linux)."""
+    tree, index = [pid], 0
+    while index < len(tree):
+        for task in Path(f"/proc/{tree[index]}/task").glob("*/children"):
+            try:
+                tree += [int(child) for child in task.read_text().split()]
+            except OSError:
+                continue
+        index += 1
+    return tree

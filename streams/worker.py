@@ -49,11 +49,12 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     finally:
         if not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)
+    interrupted = service.processing.is_set()
     # Only now: a window's child process killed while the agents ran would fail that window closed
     # instead of leaving it to be re-delivered.
     service.processor.close()
     status = 1 if service.fatal is not None or status != 0 else 0
-    if service.processing.is_set():
+    if interrupted:
         # Python would wait at exit for the window thread, which nothing can interrupt: a long
         # window kept a stopped worker alive for minutes. Nothing of that window was
         # acknowledged, so the next owner of its partition re-delivers it.

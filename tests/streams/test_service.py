@@ -15,6 +15,7 @@ from setveil.core.cli import cli, configure
 from setveil.core.formats import read_window, write_window
 from setveil.core.window import Window
 from setveil.streams.broker import free_port
+from setveil.streams.process import _process_tree
 from setveil.streams.codec import (
     BATCH_TYPE,
     REJECTED_RECORD_TYPE,
@@ -22,6 +23,7 @@ from setveil.streams.codec import (
     decode_batch,
 )
 
+from ..streams.test_processor import _running
 from .kafkatools import produce, read_topic, records, wait_until
 
 pytestmark = pytest.mark.slow
@@ -168,13 +170,15 @@ def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
         assert worker.process.wait(timeout=60) == 1
 
 
-def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, start_worker, sample):
+@pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
+def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, start_worker, sample, time_limit):
     # Regression: the window thread cannot be interrupted, and Python waited for it at exit, so a
     # stopped worker lived on for as long as the window took (minutes on hostile records). Two
     # copies of a transaction of all 174 public items take about 10 s to check at k=2, p=3.
+    # Under model.time_limit the window's child process must go with the worker.
     _, _, public = sample
     items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
-    settings = make_settings(window__min_transactions=2, window__max_seconds=0.2)
+    settings = make_settings(window__min_transactions=2, window__max_seconds=0.2, model__time_limit=time_limit)
     worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
     produce(settings, records([items, items], batch=2))
 
@@ -186,10 +190,16 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
 
     wait_until(anonymizing, 30, "the window to be anonymized")
     assert worker.metrics().get("setveil_windows_emitted_total", 0) == 0
+    children = _process_tree(worker.process.pid)[1:]
+    assert bool(children) == bool(time_limit)
     started = time.monotonic()
     assert worker.stop(timeout=30) == 0
     assert time.monotonic() - started < 6, "the worker waited for its window"
     assert "it is re-delivered to the partition's next owner" in worker.log_text()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in children), "the window's child process outlived the worker"
 
 
 def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
