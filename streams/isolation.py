@@ -28,8 +28,8 @@ from setveil.core.plugins import Configured, get_plugin_manager
 from .processor import Outcome, WindowProcessor
 from .windowing import Cut
 
-#: what the child answers as it takes a window, before the window's outcome
-TAKEN = "taken"
+#: what the child says once it can take windows, and as it takes one (before its outcome)
+READY, TAKEN = "ready", "taken"
 #: Linux prctl option: a signal the kernel sends the child when the worker exits, however it exits
 PR_SET_PDEATHSIG = 1
 
@@ -99,9 +99,10 @@ class IsolatedProcessor:
         self._child = self._conn = None
         if child is None:
             return None
-        if child.exitcode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
+        # the group even when the child is gone: processes it started may outlive it
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.kill()  # a child still starting has no group of its own yet
         child.join()
         conn.close()
         return child.exitcode
@@ -115,7 +116,7 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     processor = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed, merge_subjects, source)
-    conn.send("ready")
+    conn.send(READY)
     while True:
         try:
             prepared = conn.recv()
