@@ -27,6 +27,7 @@ import numpy as np
 
 from setveil.core.arrays import concat_ranges, in_sorted, sorted_unique
 from setveil.core.model import Violation
+from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
@@ -123,7 +124,8 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
     if n == 0:
         return
     labels = window.vocab.label
-    for e in np.flatnonzero(sensitive & (data.sup > rho * n)).tolist():
+    share = Share.of(rho)
+    for e in np.flatnonzero(sensitive & share.exceeded(data.sup, n)).tolist():
         yield _violation((), e, int(data.sup[e]), n, rho, labels)
     if size < 1:
         return
@@ -306,12 +308,13 @@ def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows, rho, lab
     sizes = np.diff(cover_ptr)
     owners = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)
     load = np.cumsum(np.bincount(owners, weights=data.nsens[cover_rows], minlength=len(sets)))
+    share = Share.of(rho)
     lo = 0
     while lo < len(sets):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
         owner = np.repeat(np.arange(lo, hi, dtype=np.int64), sizes[lo:hi])
         qid, item, count = data.consequents(owner, cover_rows[cover_ptr[lo] : cover_ptr[hi]], sets)
-        bad = count > rho * sup[qid]
+        bad = share.exceeded(count, sup[qid])
         for q, e, k in zip(qid[bad].tolist(), item[bad].tolist(), count[bad].tolist()):
             yield _violation(tuple(sets[q].tolist()), e, k, int(sup[q]), rho, labels)
         lo = hi

@@ -26,6 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from setveil.core.arrays import concat_ranges
+from setveil.core.share import Share
 
 from .itemsets import decode_keys, itemset_keys, lookup
 from .table import Table
@@ -321,7 +322,7 @@ def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
     return np.ones(n, dtype=bool)
 
 
-def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float, slice_rows: int):
+def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, share: Share, slice_rows: int):
     """The rules q -> e (e sensitive, e ∉ q) with conf > ρ among the qids ``candidates``.
 
     Covers must be current. sup(q ∪ {e}) is counted as a sparse product of the (qid x record)
@@ -334,14 +335,14 @@ def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, can
     lo = 0
     while lo < len(candidates):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + slice_rows, side="right")))
-        found.append(_unsafe_slice(table, sets, sup, cover_ptr, cover_rows, candidates[lo:hi], rho))
+        found.append(_unsafe_slice(table, sets, sup, cover_ptr, cover_rows, candidates[lo:hi], share))
         lo = hi
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     return tuple(np.concatenate(column) for column in zip(*found))
 
 
-def _unsafe_slice(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, rho: float):
+def _unsafe_slice(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, share: Share):
     starts, stops = cover_ptr[candidates], cover_ptr[candidates + 1]
     ptr = np.zeros(len(candidates) + 1, dtype=np.int64)
     np.cumsum(stops - starts, out=ptr[1:])
@@ -350,7 +351,7 @@ def _unsafe_slice(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, ca
     counts = sparse.coo_array(incidence @ _sensitive_rows(table, covered))
     qid, item, k = counts.row.astype(np.int64), counts.col.astype(np.int64), counts.data.astype(np.int64)
     support = sup[candidates][qid]
-    unsafe = k > rho * support
+    unsafe = share.exceeded(k, support)
     qid, item, k = qid[unsafe], item[unsafe], k[unsafe]
     outside = ~(sets[candidates[qid]] == item[:, None]).any(axis=1)
     qid, item, k = qid[outside], item[outside], k[outside]

@@ -26,12 +26,12 @@ levels but settles each level's unsafe rules by removing whole item types, see
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
+from setveil.core.share import Share
 
 from .policies import Options, RhoPolicy, State
 from .qids import QidBuffer, unsafe_rules
@@ -46,7 +46,7 @@ class PartialSuppressor:
     def __init__(self, table: Table, policy: RhoPolicy, rho: float, qid_size: int, b_max: int, rng: np.random.Generator):
         self.table = table
         self.policy = policy
-        self.rho = rho
+        self.share = Share.of(rho)
         self.qid_size = qid_size
         self.b_max = b_max
         self.state = State(
@@ -86,7 +86,7 @@ class PartialSuppressor:
     def _empty_qid(self) -> None:
         """The empty qid: an attacker who knows nothing infers e with confidence sup(e)/|T|."""
         t = self.table
-        unsafe = np.flatnonzero(t.sensitive & (t.sup > self.rho * t.n))
+        unsafe = np.flatnonzero(t.sensitive & self.share.exceeded(t.sup, t.n))
         if len(unsafe) == 0:
             return
         self.stats["unsafe_qids"] += 1
@@ -103,7 +103,7 @@ class PartialSuppressor:
         sets = np.arange(t.n_items, dtype=np.int64)[:, None]
         candidates = np.flatnonzero((t.sup >= 1) & (t.sup < t.n))
         self.stats["qids_generated"] += len(candidates)
-        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.rho, self.b_max)
+        qid, item, _ = unsafe_rules(t, sets, t.sup, cover_ptr, cover_rows, candidates, self.share, self.b_max)
         if len(qid) == 0:
             return
         if self.policy.global_suppression:
@@ -143,7 +143,7 @@ class PartialSuppressor:
                 break
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
-            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.rho, self.b_max)
+            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.share, self.b_max)
             if self.policy.global_suppression:
                 if len(qid):
                     self._global_level(level.sets, qid, item)
@@ -287,7 +287,7 @@ class PartialSuppressor:
         key, count = np.unique(who * t.n_items + t.indices[occ], return_counts=True)
         who, item = key // t.n_items, key % t.n_items
         outside = ~(items[who] == item[:, None]).any(axis=1)
-        bad = outside & (count > self.rho * sup[who])
+        bad = outside & self.share.exceeded(count, sup[who])
         flags = np.zeros(len(block), dtype=bool)
         flags[who[bad]] = True
         return flags
@@ -299,7 +299,7 @@ class PartialSuppressor:
         while len(cover):
             items, k = t.sensitive_counts(cover, qid)
             s = len(cover)
-            unsafe = k > self.rho * s
+            unsafe = self.share.exceeded(k, s)
             if not unsafe.any():
                 return
             consequents, k = items[unsafe], k[unsafe]
@@ -339,8 +339,8 @@ class PartialSuppressor:
 
     def _options(self, qid: np.ndarray, consequents: np.ndarray, k: np.ndarray, s: int) -> Options:
         counts = k.tolist()
-        as_consequent = [deletions_needed(x, s, self.rho, False) for x in counts]
-        as_antecedent = [deletions_needed(x, s, self.rho, True) for x in counts]
+        as_consequent = [deletions_needed(x, s, self.share, False) for x in counts]
+        as_antecedent = [deletions_needed(x, s, self.share, True) for x in counts]
         n_e, width = len(counts), len(qid)
         victim = np.concatenate([consequents, np.repeat(qid, n_e)])
         consequent = np.concatenate([consequents] * (width + 1))
@@ -370,17 +370,13 @@ class PolicyError(RuntimeError):
     """A policy broke the contract of :class:`.policies.RhoPolicy`; the window fails closed."""
 
 
-def deletions_needed(k: int, s: int, rho: float, in_qid: bool) -> int:
+def deletions_needed(k: int, s: int, share: Share, in_qid: bool) -> int:
     """N_s (Definition 1), made integral: the fewest deletions n with
-    conf = (k - n) / (s - n·[d ∈ q]) <= ρ, for a rule of support k over a qid of support s."""
-    shrink = 1 if in_qid else 0
-    n = max(1, min(k, math.ceil((k - rho * s) / ((1.0 - rho) if in_qid else 1.0))))
-    # the real bound is within one step of the rounded one; settle it with the exact test
-    if (k - n) > rho * (s - shrink * n):
-        return n + 1
-    if n > 1 and (k - n + 1) <= rho * (s - shrink * (n - 1)):
-        return n - 1
-    return n
+    conf = (k - n) / (s - n·[d ∈ q]) <= ρ, for a rule of support k over a qid of support s.
+    In integers (ρ = num/den): (k - n)·den <= num·(s - n·[d ∈ q])."""
+    excess = k * share.den - share.num * s
+    per_deletion = share.den - share.num if in_qid else share.den
+    return max(1, min(k, -(-excess // per_deletion)))
 
 
 def _inverted(keys: np.ndarray, values: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:

@@ -17,12 +17,12 @@ transactions) and never empty a transaction that had items.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fractions import Fraction
 
 import numpy as np
 
 from setveil.core.arrays import in_sorted
 from setveil.core.model import Violation
+from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
@@ -62,12 +62,12 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
     by_rank = np.argsort(rank)
     before, after = _Prefixes(original.inverted), _Prefixes(release.inverted)
     found = []
-    share = Fraction(repr(float(psi)))  # the decimal typed: ψ = 0.3 allows 3 of 10 exactly
+    share = Share.of(psi)  # the decimal typed: ψ = 0.3 allows 3 of 10 exactly
     for path, number in sorted(paths):
         items = by_rank[list(path)]
         sensitive, still = before.holders(items), after.holders(items)
         holding = int(in_sorted(still, sensitive).sum())
-        if holding * share.denominator > share.numerator * len(sensitive):
+        if share.exceeded(holding, len(sensitive)):
             found.append((number, holding, len(sensitive)))
     for number, holding, sensitive in sorted(found):
         yield Violation(

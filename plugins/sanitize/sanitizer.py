@@ -24,11 +24,11 @@ below it, which would lose a unit at m = 10; and 0.9999999999 allows 9 of 10, no
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from setveil.core.bitset import clear, holds
+from setveil.core.share import Share
 from setveil.core.window import Window
 
 from .index import SensitiveIndex
@@ -51,11 +51,7 @@ class Sanitized:
 
 def allowed_to_hold(psi: float, sensitive: np.ndarray | int) -> np.ndarray:
     """⌊ψ·|T[rp]|⌋: how many sensitive transactions may still hold the pattern (Step 3)."""
-    share = Fraction(repr(float(psi)))
-    counts = np.asarray(sensitive, dtype=np.int64)
-    # Python integers: ψ's numerator times a count can pass 2**63
-    allowed = [share.numerator * count // share.denominator for count in counts.ravel().tolist()]
-    return np.array(allowed, dtype=np.int64).reshape(counts.shape)
+    return Share.of(psi).floor_of(sensitive)
 
 
 def sanitize(

@@ -4,6 +4,7 @@ outside it, supports counted by scanning the records."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import combinations
 
 
@@ -21,6 +22,6 @@ def unsafe_rules(transactions, sensitive, rho, qid_size):
             if e in qid:
                 continue
             k = sum(1 for r in holders if e in r)
-            if k > rho * len(holders):
+            if k > Fraction(repr(float(rho))) * len(holders):  # ρ as typed: 63/90 is not above 0.7
                 bad.add((qid, e))
     return bad

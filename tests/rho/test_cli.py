@@ -110,3 +110,24 @@ def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
     assert result.exit_code == 0, result.output
     rows = json.loads(out.read_text())["rows"]["speed"]
     assert {row["policy"] for row in rows} == {"dist", "mine"} and all(row["verified"] for row in rows)
+
+
+def test_a_confidence_of_exactly_rho_is_safe(tmp_path):
+    # Regression (QA): in floating point 0.7·90 is 62.99999999999999, so a rule of confidence
+    # exactly 63/90 = 0.7 counted as unsafe. Windows of 10 (7/10 each) were released and
+    # verified while the whole file, their union, failed its own check (against Lemma 1), and a
+    # split into parts of exactly 0.7 each failed closed for some seeds.
+    data, sensitive = tmp_path / "lemma.dat", tmp_path / "e.txt"
+    data.write_text(("e\n" * 7 + "x\n" * 3) * 9, encoding="utf-8")
+    sensitive.write_text("e\n", encoding="utf-8")
+    model = ["--model", "rho", "-P", "rho=0.7", "--sensitive", str(sensitive)]
+    out = tmp_path / "out.dat"
+    assert run("anonymize", str(data), "-o", str(out), *model).exit_code == 0
+    assert out.read_text() == data.read_text()  # safe as it is: nothing to delete
+    assert run("verify", str(data), str(data), *model).exit_code == 0
+    split = tmp_path / "dnc.dat"
+    split.write_text("x e\n" * 63 + "x\n" * 27 + "y\n" * 90, encoding="utf-8")
+    for seed in (0, 23, 32, 81):
+        result = run("anonymize", str(split), "-o", str(out), *model, "-P", "t_max=100",
+                     "--seed", str(seed))
+        assert result.exit_code == 0, (seed, result.output)

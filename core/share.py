@@ -1,0 +1,52 @@
+"""Exact comparisons of counts against a share typed in decimal (ρ, ψ).
+
+In binary floating point 0.7 is a little below 7/10, so ``63 > 0.7 * 90`` is true: a rule of
+confidence exactly 63/90 = ρ was judged unsafe, two safe windows made an "unsafe" union (against
+Lemma 1 of Jia et al.), and a safe window was suppressed further. A :class:`Share` holds the
+decimal the user typed (the shortest text of the float: 0.7 is 7/10) as a fraction and compares in
+integers: k/s > num/den is k·den > num·s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+#: products below this fit in int64 with room to spare
+_SAFE = 2**62
+
+
+@dataclass(frozen=True)
+class Share:
+    num: int
+    den: int
+
+    @classmethod
+    def of(cls, value: float) -> Share:
+        exact = Fraction(repr(float(value)))
+        return cls(exact.numerator, exact.denominator)
+
+    def exceeded(self, k, s):
+        """k/s > share, elementwise, for non-negative integer counts k and s."""
+        k, s = np.asarray(k), np.asarray(s)
+        if _largest(k) * self.den < _SAFE and _largest(s) * self.num < _SAFE:
+            return k.astype(np.int64) * self.den > s.astype(np.int64) * self.num
+        return _objects(k) * self.den > _objects(s) * self.num
+
+    def floor_of(self, s):
+        """⌊share·s⌋, elementwise, for non-negative integer counts s."""
+        s = np.asarray(s)
+        if _largest(s) * self.num < _SAFE:
+            return s.astype(np.int64) * self.num // self.den
+        return (_objects(s) * self.num // self.den).astype(np.int64)
+
+
+def _largest(values: np.ndarray) -> int:
+    return int(values.max()) if values.size else 0
+
+
+def _objects(values: np.ndarray) -> np.ndarray:
+    """Python integers, which do not overflow."""
+    return values.astype(np.int64).astype(object)

@@ -1,0 +1,36 @@
+"""Exact comparisons against a share typed in decimal (core/share.py)."""
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from setveil.core.share import Share
+
+SHARES = st.sampled_from(["0", "0.01", "0.1", "0.29", "0.3", "0.35", "0.5", "0.57", "0.7", "0.82", "0.9999999999",
+                          "1", "0.1234567890123"])
+
+
+@given(share=SHARES, s=st.lists(st.integers(0, 2**40), min_size=1, max_size=20), data=st.data())
+def test_comparisons_are_those_of_the_decimal(share, s, data):
+    k = [data.draw(st.integers(0, x)) for x in s]
+    exact = Fraction(share)
+    typed = Share.of(float(share))
+    assert Fraction(typed.num, typed.den) == exact
+    assert typed.exceeded(np.array(k), np.array(s)).tolist() == [Fraction(a) > exact * b for a, b in zip(k, s)]
+    assert typed.floor_of(np.array(s)).tolist() == [int(exact * b) for b in s]
+
+
+def test_the_float_products_that_misjudged_the_boundary():
+    seven = Share.of(0.7)
+    assert 63 > 0.7 * 90  # what the code did
+    assert not seven.exceeded(63, 90) and seven.exceeded(64, 90)
+    assert seven.floor_of(90) == 63 and Share.of(0.3).floor_of(10) == 3
+
+
+def test_huge_counts_fall_back_to_python_integers():
+    share = Share.of(0.1234567890123)
+    big = np.array([2**61, 3], dtype=np.int64)
+    assert share.floor_of(big).tolist() == [int(Fraction("0.1234567890123") * 2**61), 0]
+    assert share.exceeded(np.array([2**60]), np.array([2**61])).tolist() == [True]
