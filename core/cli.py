@@ -110,7 +110,10 @@ def note_unmatched_items(configured: Configured, original: Window, sensitive, pu
     schema = configured.model.context.schema
     if schema is not None:
         for path, labels in ((sensitive, schema.private), (public, schema.public)):
-            if path is None or not labels:
+            if path is None:
+                continue
+            if not labels:
+                notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
             if missing:

@@ -126,6 +126,10 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
     assert result.exit_code == 0, result.output
     assert "a b HIV" not in out.read_text()
     assert f"1 of the 2 items listed in {marked} never occur in {data}" in result.stderr
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    result = invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", empty)
+    assert f"setveil: note: {empty} lists no items" in result.stderr
     several = tmp_path / "several.txt"
     several.write_text("Diabetes Hepatitis HIV\n")
     one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", several),
