@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .share import Share
 from .window import Window
 
 
@@ -34,7 +35,7 @@ def coherence_split(window: Window, public_share: float, seed: int, h: float | N
     public = np.zeros(n_items, dtype=bool)
     public[_draw(labels, support, public_share, seed)] = True
     if h is not None:
-        public |= support > h * len(window)
+        public |= Share.of(h).exceeded(support, len(window))
     rank = np.empty(n_items, dtype=np.int64)
     # rank 0 = highest support, ties to the smaller label
     rank[np.lexsort((labels.astype(str), -support))] = np.arange(n_items)
