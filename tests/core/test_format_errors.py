@@ -156,3 +156,13 @@ def test_a_byte_order_mark_does_not_hide_a_sensitive_item(tmp_path):
     assert result.exit_code == 0, result.output
     assert got.read_bytes() == expected.read_bytes()
     assert "\ufeff" not in got.read_text()
+
+
+def test_a_label_with_whitespace_at_its_ends_is_refused(tmp_path):
+    # Regression (QA): an item list is trimmed line by line, so it could never name "S ": that
+    # item was released as public next to a protected "S", with only a note. Inner blanks stay.
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"items": ["a", "New York"]}\n{"items": ["a", "S "]}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and "item 1 begins or ends with whitespace" in info.value.problem

@@ -57,7 +57,7 @@ def test_bad_messages_are_rejected_with_a_kind_and_a_reason(value, kind):
     assert "x" * 10 not in info.value.reason
 
 
-@pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["a", 3, "a"], ["a", "a"]])
+@pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["a", 3, "a"], ["a", "a"], ["a", "S "], ["\tS"]])
 def test_labels_are_checked_in_the_fast_path_too(items):
     with pytest.raises(MessageRejected) as info:
         decode_message(msgpack.packb({"items": items}), 1 << 20)
