@@ -15,12 +15,12 @@ window's limit.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing
 import os
 import signal
+import threading
 import time
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 
 from setveil.core.engine import Pipeline
 from setveil.core.plugins import Configured, get_plugin_manager
@@ -30,8 +30,9 @@ from .windowing import Cut
 
 #: what the child says once it can take windows, and as it takes one (before its outcome)
 READY, TAKEN = "ready", "taken"
-#: Linux prctl option: a signal the kernel sends the child when the worker exits, however it exits
-PR_SET_PDEATHSIG = 1
+#: how often a waiting worker checks that the child still lives (which also keeps each wait far
+#: below the longest poll() takes, about 24 days)
+LIVENESS_SECONDS = 0.2
 
 
 class IsolatedProcessor:
@@ -49,24 +50,34 @@ class IsolatedProcessor:
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
         prepared = self.local.prepare(topic, partition, cut)
-        for attempt in range(2):
-            conn = self._ready()
-            taken = False
-            try:
-                conn.send(prepared)
-                deadline = time.monotonic() + self.time_limit
-                while conn.poll(max(deadline - time.monotonic(), 0)):
-                    answer = conn.recv()
-                    if isinstance(answer, Outcome):
-                        return answer
-                    taken = True
-            except (EOFError, OSError):
-                code = self._stop()
-                if not taken and attempt == 0:
-                    continue  # it died before it took this window (killed while idle): a new one takes it
-                died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
-                return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})", "error")
-            break
+        try:
+            for attempt in range(2):
+                conn, child = self._ready(), self._child
+                taken = False
+                try:
+                    conn.send(prepared)
+                    deadline = time.monotonic() + self.time_limit
+                    while (left := deadline - time.monotonic()) > 0:
+                        if conn.poll(min(left, LIVENESS_SECONDS)):
+                            answer = conn.recv()
+                            if isinstance(answer, Outcome):
+                                return answer
+                            taken = True
+                        elif not child.is_alive():
+                            # gone, though processes it started may hold its end of the pipe (and
+                            # of its sentinel) open, so that no end-of-file ever comes
+                            raise EOFError
+                except (EOFError, OSError):
+                    code = self._stop()
+                    if not taken and attempt == 0:
+                        continue  # it died before it took this window (killed while idle): a new one takes it
+                    died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
+                    return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})",
+                                               "error")
+                break
+        except BaseException:
+            self._stop()  # never leave a child working on a window nobody waits for
+            raise
         self._stop()
         return self.local.rejected(
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
@@ -110,11 +121,9 @@ class IsolatedProcessor:
 
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
            verify: bool) -> None:
-    # Its own process group, so that a timeout kills the worker processes a model starts too;
-    # and no orphan computing on if the worker is killed outright.
+    # Its own process group, so that a timeout kills the worker processes a model starts too.
     os.setpgrp()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    threading.Thread(target=_die_with_the_worker, name="setveil-watchdog", daemon=True).start()
     processor = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed, merge_subjects, source)
     conn.send(READY)
     while True:
@@ -128,3 +137,12 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
         except Exception as exc:  # a bug outside the pipeline still must not emit the window
             outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", "error")
         conn.send(outcome)
+
+
+def _die_with_the_worker() -> None:
+    """Kill this process group, a model's processes included, once the worker is gone, however it
+    went. A worker killed outright cannot do it, and the kernel's parent-death signal would reach
+    this process alone and leave a model's pool computing on. (It waits for the interpreter: a C
+    call that holds the GIL delays it until the call returns.)"""
+    wait([multiprocessing.parent_process().sentinel])
+    os.killpg(0, signal.SIGKILL)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -165,6 +166,19 @@ class _Hangs(Coherence):
         time.sleep(600)
 
 
+class _DiesLeavingAHelper(Coherence):
+    """A model whose process is killed while a process it started (a pool's, say) lives on,
+    holding the pipe to the worker open."""
+
+    def anonymize(self, window, policy, rng):
+        helper = os.fork()
+        if helper == 0:  # a process of the model that inherits every descriptor, the pipe included
+            time.sleep(600)
+            os._exit(0)
+        Path(os.environ["SETVEIL_TEST_HELPER_PID"]).write_text(str(helper))
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 class _Dies(Coherence):
     """A model whose process is killed mid-window, as the kernel's OOM killer would."""
 
@@ -245,3 +259,74 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def test_a_child_killed_while_its_own_processes_hold_the_pipe_fails_its_window_at_once(sample, tmp_path, monkeypatch):
+    # Regression (QA): the rho model's pool kept the child's end of the pipe open, so a child
+    # killed by the OOM killer was noticed only at the time limit, and reported as a timeout.
+    data, _, _ = sample
+    helper_pid = tmp_path / "helper.pid"
+    monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
+    good = processor(sample).pipeline.configured
+    child = isolated(Configured(_DiesLeavingAHelper(good.model.params, good.model.context), good.policy, good.params),
+                     time_limit=60.0)
+    try:
+        started = time.monotonic()
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
+        assert time.monotonic() - started < 15, "the death was noticed only at the time limit"
+        assert not outcome.emitted and outcome.cause == "error" and "killed by signal 9" in outcome.reason
+        pid = int(helper_pid.read_text())
+        deadline = time.monotonic() + 10
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid), "a process the model started outlived its window"
+    finally:
+        child.close()
+
+
+def test_a_time_limit_of_years_is_a_limit_not_an_error(sample):
+    # Regression (QA): poll() refuses timeouts beyond about 24 days, and every window failed
+    # closed as a service error under model.time_limit=1e7.
+    data, _, _ = sample
+    child = isolated(processor(sample).pipeline.configured, time_limit=1e9)
+    try:
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:100]))
+    finally:
+        child.close()
+    assert outcome.emitted, outcome.reason
+
+
+def test_the_window_process_and_what_it_started_die_with_a_worker_killed_outright(sample, tmp_path):
+    # Regression (QA): the kernel's parent-death signal reached the window process alone; the
+    # rho model's pool processes lived on after `kill -9` of the worker.
+    helper_pid = tmp_path / "helper.pid"
+    script = tmp_path / "worker.py"
+    _, sensitive, public = sample
+    script.write_text(f"""
+import os, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from setveil.core.cli import configure
+from setveil.core.plugins import Configured
+from setveil.streams.isolation import IsolatedProcessor
+from tests.streams.test_processor import _Hangs, cut_of
+
+if __name__ == "__main__":
+    good = configure("coherence", None, ["h=0.4", "k=5", "p=3"], {str(sensitive)!r}, {str(public)!r}, None, None)
+    hangs = Configured(_Hangs(good.model.params, good.model.context), good.policy, good.params)
+    IsolatedProcessor(hangs, 3, False, "test", True, 600.0).process("in", 0, cut_of([["a", "b"]] * 10))
+""")
+    env = {**os.environ, "SETVEIL_TEST_HELPER_PID": str(helper_pid)}
+    worker = subprocess.Popen([sys.executable, str(script)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (helper_pid.exists() and helper_pid.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = int(helper_pid.read_text())
+        worker.kill()
+        worker.wait()
+        deadline = time.monotonic() + 10
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid), "a process the model started outlived the worker"
+    finally:
+        worker.kill()
