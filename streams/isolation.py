@@ -7,9 +7,9 @@ long. With a time limit the worker hands each prepared window to one long-lived 
 and waits at most that long for the outcome. Past it, the child's process group is killed (the
 ρ model's own worker processes with it), the window fails closed as ``timeout`` and the next
 window gets a fresh child. A child that dies by itself (the kernel's OOM killer, a crash in C)
-fails its window closed as ``error`` the same way. The first child starts with the worker, a new
-one before the next window's clock runs, so a start (imports, plugins) is never charged to a
-window's limit.
+fails its window closed as ``error`` the same way. The first child starts with the worker and each
+replacement right after the window that lost its predecessor, so a start (imports, plugins) is
+never charged to a window's limit nor to the next window's latency.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ class IsolatedProcessor:
         self._args = (configured, seed, merge_subjects, source, verify)
         self._child: multiprocessing.Process | None = None
         self._conn: Connection | None = None
+        self._closed = False
         self._ready()  # now, or the first window would wait for the child's start-up
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
@@ -72,13 +73,14 @@ class IsolatedProcessor:
                     if not taken and attempt == 0:
                         continue  # it died before it took this window (killed while idle): a new one takes it
                     died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
+                    self._replace()
                     return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})",
                                                "error")
                 break
         except BaseException:
             self._stop()  # never leave a child working on a window nobody waits for
             raise
-        self._stop()
+        self._replace()
         return self.local.rejected(
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
             "timeout")
@@ -87,7 +89,16 @@ class IsolatedProcessor:
         return self.local.failed(topic, partition, cut, reason)
 
     def close(self) -> None:
+        self._closed = True
         self._stop()
+
+    def _replace(self) -> None:
+        """A new child now, on the failed window's time, so that the next window does not wait for
+        its start-up; one that cannot start is tried again, and fails, with the next window."""
+        self._stop()
+        if not self._closed:
+            with contextlib.suppress(RuntimeError):
+                self._ready()
 
     def _ready(self) -> Connection:
         if self._child is None or not self._child.is_alive():

@@ -227,6 +227,7 @@ def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_
         while _running(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not _running(pid), "the model's own process outlived the window"
+        assert child._child is not None and child._child.is_alive(), "no child is ready for the next window"
     finally:
         child.close()
 
