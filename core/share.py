@@ -30,16 +30,20 @@ class Share:
 
     def exceeded(self, k, s):
         """k/s > share, elementwise, for non-negative integer counts k and s."""
+        if isinstance(s, (int, np.integer)):
+            # one support (the common case in the suppressors' loops): k > ⌊share·s⌋, with the
+            # floor in Python integers; NumPy compares with any Python integer exactly
+            return np.asarray(k) > self.num * int(s) // self.den
         k, s = np.asarray(k), np.asarray(s)
         if _largest(k) * self.den < _SAFE and _largest(s) * self.num < _SAFE:
-            return k.astype(np.int64) * self.den > s.astype(np.int64) * self.num
+            return k.astype(np.int64, copy=False) * self.den > s.astype(np.int64, copy=False) * self.num
         return _objects(k) * self.den > _objects(s) * self.num
 
     def floor_of(self, s):
         """⌊share·s⌋, elementwise, for non-negative integer counts s."""
         s = np.asarray(s)
         if _largest(s) * self.num < _SAFE:
-            return s.astype(np.int64) * self.num // self.den
+            return s.astype(np.int64, copy=False) * self.num // self.den
         return (_objects(s) * self.num // self.den).astype(np.int64)
 
 

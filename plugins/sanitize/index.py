@@ -52,6 +52,13 @@ class SensitiveIndex:
         """|T[rp]| for every pattern row."""
         return np.diff(self.indptr)
 
+    def held(self) -> tuple[np.ndarray, SensitiveIndex]:
+        """The pattern rows some transaction holds, and the index of those rows alone (a row
+        holding nothing adds no position and no conflict, so only ``indptr`` changes)."""
+        rows = np.flatnonzero(self.sizes > 0)
+        indptr = np.concatenate([self.indptr[:1], self.indptr[rows + 1]])
+        return rows, SensitiveIndex(indptr, self.rows, self.conflict, self.items, self.bitsets)
+
 
 def sensitive_index(window: Window, table: PatternTable) -> SensitiveIndex:
     """Find the sensitive transactions of every pattern of ``table`` in ``window``."""

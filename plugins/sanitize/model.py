@@ -79,13 +79,11 @@ class Sanitize(PrivacyModel):
         started = time.perf_counter()
         table = self.patterns.table(window.vocab)
         index = sensitive_index(window, table)
-        held = index.sizes > 0
-        if not held.all():
-            # A pattern no transaction of this window holds has nothing to hide here; left in, it
-            # would still shape IGA's groups, and through a vocabulary shared by several windows
-            # (`anonymize --window`) one window's release would depend on another's items.
-            table = table.take(np.flatnonzero(held))
-            index = sensitive_index(window, table)
+        # A pattern no transaction of this window holds has nothing to hide here; left in, it
+        # would still shape IGA's groups, and through a vocabulary shared by several windows
+        # (`anonymize --window`) one window's release would depend on another's items.
+        held, index = index.held()
+        table = table.take(held)
         indexed = time.perf_counter()
         items = ItemOrder.of(window)
         victims = policy.victims(table, items)

@@ -20,6 +20,7 @@ def test_comparisons_are_those_of_the_decimal(share, s, data):
     assert Fraction(typed.num, typed.den) == exact
     assert typed.exceeded(np.array(k), np.array(s)).tolist() == [Fraction(a) > exact * b for a, b in zip(k, s)]
     assert typed.floor_of(np.array(s)).tolist() == [int(exact * b) for b in s]
+    assert [bool(typed.exceeded(a, b)) for a, b in zip(k, s)] == [Fraction(a) > exact * b for a, b in zip(k, s)]
 
 
 def test_the_float_products_that_misjudged_the_boundary():

@@ -72,3 +72,13 @@ def test_index_matches_brute_force(tmp_path_factory, rows, patterns):
         assert index.of(r).tolist() == expected
         conflict[expected] += 1
     assert index.conflict.tolist() == conflict.tolist()
+
+
+def test_the_index_of_the_held_patterns_is_the_index_built_from_them(tmp_path):
+    window = Window.from_transactions([["a", "b"], ["a", "b", "c"], ["c", "d"], ["e"]])
+    table = RestrictivePatterns.load(write_patterns(tmp_path / "p.txt", "a b", "d e", "c d", "a d")).table(window.vocab)
+    held, index = sensitive_index(window, table).held()
+    assert held.tolist() == [0, 2]
+    rebuilt = sensitive_index(window, table.take(held))
+    assert [index.of(r).tolist() for r in range(2)] == [rebuilt.of(r).tolist() for r in range(2)] == [[0, 1], [2]]
+    assert index.conflict.tolist() == rebuilt.conflict.tolist()

@@ -133,8 +133,7 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample)
     good = processor(sample).pipeline.configured
     transactions = list(read_window(data))[:200]
     for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error")):
-        model = broken(good.model.params, good.model.context)
-        pipeline = Pipeline(Configured(model, good.policy, good.params), get_plugin_manager())
+        pipeline = Pipeline(with_model(broken, good), get_plugin_manager())
         outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
         assert not outcome.emitted and outcome.cause == cause, outcome.reason
         assert msgpack.unpackb(outcome.value)["schema"] == "setveil.rejected-window/1"
@@ -186,6 +185,11 @@ class _Dies(Coherence):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def with_model(model_class, good: Configured) -> Configured:
+    """``good`` with its model replaced by an instance of ``model_class`` (same parameters)."""
+    return Configured(model_class(good.model.params, good.model.context), good.policy, good.params)
+
+
 def isolated(configured, time_limit=30.0) -> IsolatedProcessor:
     return IsolatedProcessor(configured, 3, False, "test", True, time_limit)
 
@@ -212,8 +216,7 @@ def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_
     helper_pid = tmp_path / "helper.pid"
     monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
     good = processor(sample).pipeline.configured
-    hangs = Configured(_Hangs(good.model.params, good.model.context), good.policy, good.params)
-    child = isolated(hangs, time_limit=3.0)
+    child = isolated(with_model(_Hangs, good), time_limit=3.0)
     try:
         started = time.monotonic()
         outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
@@ -223,10 +226,7 @@ def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_
         reference = msgpack.unpackb(outcome.value)
         assert reference["transactions"] == 50 and "transactions" not in reference["window"]
         pid = int(helper_pid.read_text())
-        deadline = time.monotonic() + 10
-        while _running(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _running(pid), "the model's own process outlived the window"
+        assert _gone([pid]), "the model's own process outlived the window"
         assert child._child is not None and child._child.is_alive(), "no child is ready for the next window"
     finally:
         child.close()
@@ -236,7 +236,7 @@ def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_g
     data, _, _ = sample
     transactions = list(read_window(data))[:200]
     good = processor(sample).pipeline.configured
-    dies = isolated(Configured(_Dies(good.model.params, good.model.context), good.policy, good.params))
+    dies = isolated(with_model(_Dies, good))
     try:
         outcome = dies.process("in", 0, cut_of(transactions))
     finally:
@@ -251,6 +251,14 @@ def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_g
     finally:
         child.close()
     assert first.emitted and second.emitted
+
+
+def _gone(pids, seconds: float = 10.0) -> bool:
+    """Whether every process of ``pids`` has ended within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(_running(pid) for pid in pids)
 
 
 def _running(pid: int) -> bool:
@@ -269,18 +277,14 @@ def test_a_child_killed_while_its_own_processes_hold_the_pipe_fails_its_window_a
     helper_pid = tmp_path / "helper.pid"
     monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
     good = processor(sample).pipeline.configured
-    child = isolated(Configured(_DiesLeavingAHelper(good.model.params, good.model.context), good.policy, good.params),
-                     time_limit=60.0)
+    child = isolated(with_model(_DiesLeavingAHelper, good), time_limit=60.0)
     try:
         started = time.monotonic()
         outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
         assert time.monotonic() - started < 15, "the death was noticed only at the time limit"
         assert not outcome.emitted and outcome.cause == "error" and "killed by signal 9" in outcome.reason
         pid = int(helper_pid.read_text())
-        deadline = time.monotonic() + 10
-        while _running(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _running(pid), "a process the model started outlived its window"
+        assert _gone([pid]), "a process the model started outlived its window"
     finally:
         child.close()
 
@@ -307,14 +311,12 @@ def test_the_window_process_and_what_it_started_die_with_a_worker_killed_outrigh
 import os, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
 from setveil.core.cli import configure
-from setveil.core.plugins import Configured
 from setveil.streams.isolation import IsolatedProcessor
-from tests.streams.test_processor import _Hangs, cut_of
+from tests.streams.test_processor import _Hangs, cut_of, with_model
 
 if __name__ == "__main__":
     good = configure("coherence", None, ["h=0.4", "k=5", "p=3"], {str(sensitive)!r}, {str(public)!r}, None, None)
-    hangs = Configured(_Hangs(good.model.params, good.model.context), good.policy, good.params)
-    IsolatedProcessor(hangs, 3, False, "test", True, 600.0).process("in", 0, cut_of([["a", "b"]] * 10))
+    IsolatedProcessor(with_model(_Hangs, good), 3, False, "test", True, 600.0).process("in", 0, cut_of([["a", "b"]] * 10))
 """)
     env = {**os.environ, "SETVEIL_TEST_HELPER_PID": str(helper_pid)}
     worker = subprocess.Popen([sys.executable, str(script)], env=env)
@@ -325,9 +327,6 @@ if __name__ == "__main__":
         pid = int(helper_pid.read_text())
         worker.kill()
         worker.wait()
-        deadline = time.monotonic() + 10
-        while _running(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _running(pid), "a process the model started outlived the worker"
+        assert _gone([pid]), "a process the model started outlived the worker"
     finally:
         worker.kill()

@@ -23,8 +23,8 @@ from setveil.streams.codec import (
     decode_batch,
 )
 
-from ..streams.test_processor import _running
 from .kafkatools import produce, read_topic, records, wait_until
+from .test_processor import _gone
 
 pytestmark = pytest.mark.slow
 
@@ -196,10 +196,7 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
     assert worker.stop(timeout=30) == 0
     assert time.monotonic() - started < 6, "the worker waited for its window"
     assert "it is re-delivered to the partition's next owner" in worker.log_text()
-    deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_running(pid) for pid in children), "the window's child process outlived the worker"
+    assert _gone(children), "the window's child process outlived the worker"
 
 
 def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
