@@ -109,6 +109,8 @@ class StreamService:
         #: set while the executor anonymizes a window (a thread that cannot be interrupted)
         self.processing = threading.Event()
         self.assigned = False
+        #: partitions of the input topic named by the latest revocation, until the assignment that follows
+        self.revoked: set[int] = set()
         self.fatal: BaseException | None = None
 
     # -- the agent ------------------------------------------------------------------------------
@@ -129,7 +131,14 @@ class StreamService:
                     await self._accept(state, events)
                     await self._cut(state)
         except asyncio.CancelledError:
-            raise
+            lost = self._revoked_from(stream)
+            if not lost:
+                raise
+            # Faust cancels the actor of a revoked partition at once; ended here, it is not
+            # reported as a crash (an ERROR with a traceback on every rebalance) and its
+            # supervisor does not restart an actor whose partition is gone.
+            log.info("partition %s revoked: its unacknowledged input goes to the partition's next owner",
+                     ", ".join(map(str, sorted(lost))))
         except Exception as exc:
             await self._fail(exc)
             raise
@@ -137,6 +146,10 @@ class StreamService:
             if state is not None:
                 state.timer.cancel()
                 self.partitions.pop(state.partition, None)
+
+    def _revoked_from(self, stream: faust.StreamT) -> set[int]:
+        mine = {tp.partition for tp in stream.active_partitions or () if tp.topic == self.topic}
+        return mine & self.revoked
 
     async def _open(self, partition: int, offset: int) -> PartitionState:
         w = self.settings.window
@@ -315,10 +328,13 @@ class StreamService:
                        "recovering": recovering, "partitions": partitions}
 
     async def on_assigned(self, sender, assigned, **kwargs) -> None:
+        # Faust has stopped the actors of the partitions this worker lost by now.
         self.assigned = True
+        self.revoked = set()
 
     async def on_revoked(self, sender, revoked, **kwargs) -> None:
         self.assigned = False
+        self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
 
     async def on_shutdown(self, sender, **kwargs) -> None:
         await self.windowlog.stop()

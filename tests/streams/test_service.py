@@ -325,6 +325,11 @@ def test_two_workers_in_one_group_share_the_partitions(make_settings, start_work
     for worker, owned in zip((first, second), parts):
         assert worker.metrics()["setveil_windows_emitted_total"] == sum(
             1 for b in found.values() if b["window"]["partition"] in owned)
+    # Regression: the first worker's actors of the partitions it gave up were reported as crashed
+    # (an ERROR with a traceback on every rebalance) and restarted by their supervisor.
+    text = first.log_text()
+    assert "revoked: its unacknowledged input goes to the partition's next owner" in text
+    assert "[ERROR]" not in text and "Restarting dead" not in text
 
 
 def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_settings, start_worker):
