@@ -13,6 +13,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
+from .labeltext import LabelSyntaxError, label_text, split_labels
 from .output import write_text_output
 from .vocabulary import Vocabulary
 
@@ -61,18 +62,24 @@ class ItemSchema:
 
 
 def read_label_file(path: str | os.PathLike) -> frozenset[str]:
-    """One item label per line; blank lines are skipped, a UTF-8 byte-order mark too (an editor's
-    mark glued to the first label would leave that item unprotected). A line holding blanks
-    inside is refused: no item label can, so it could never match an item."""
+    """One item label per line, bare or as a JSON string (:mod:`setveil.core.labeltext`); blank
+    lines are skipped, a UTF-8 byte-order mark too (an editor's mark glued to the first label would
+    leave that item unprotected). A line of several bare labels is refused rather than read as one
+    label no item has."""
     labels = set()
     try:
         with open(path, encoding="utf-8-sig") as handle:
             for number, line in enumerate(handle, 1):
-                label = line.strip()
-                if any(ch.isspace() for ch in label):
-                    raise InputError(path, "a line holds several labels; give one item label per line", number)
-                if label:
-                    labels.add(label)
+                try:
+                    found = split_labels(line)
+                except LabelSyntaxError as exc:
+                    raise InputError(path, str(exc), number) from None
+                if len(found) > 1:
+                    raise InputError(
+                        path, 'a line holds several labels; give one item label per line (write a label with '
+                        'blanks inside as a JSON string: "New York")', number
+                    )
+                labels.update(found)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -81,4 +88,4 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
 
 
 def write_label_file(path: str | os.PathLike, labels) -> None:
-    write_text_output(path, "".join(f"{label}\n" for label in labels))
+    write_text_output(path, "".join(f"{label_text(label)}\n" for label in labels))

@@ -2,7 +2,8 @@
 and their item ids in one window.
 
 The file holds one pattern per line, item labels separated by whitespace, lines split at ``\n``
-alone as in the FIMI data; blank lines are skipped. There are no comments: ``#`` is a legal first
+alone as in the FIMI data; blank lines are skipped. A label with blanks inside is written as a
+JSON string (:mod:`setveil.core.labeltext`). There are no comments: ``#`` is a legal first
 character of a label, and a line read as a comment would leave its pattern unprotected (a stray
 note becomes a pattern of labels the data does not hold, which ``anonymize`` and ``verify`` point
 out). A pattern needs at least two items: the sanitizer never empties
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.errors import InputError
+from setveil.core.labeltext import LabelSyntaxError, split_labels
 from setveil.core.vocabulary import Vocabulary
 
 
@@ -48,7 +50,10 @@ class RestrictivePatterns:
         lines: list[int] = []
         seen: dict[frozenset[str], int] = {}
         for number, line in enumerate(text.split("\n"), start=1):
-            tokens = line.split()
+            try:
+                tokens = split_labels(line)
+            except LabelSyntaxError as exc:
+                raise InputError(path, str(exc), number) from None
             if not tokens:
                 continue
             items = frozenset(tokens)

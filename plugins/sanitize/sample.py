@@ -20,6 +20,7 @@ from collections import deque
 
 import numpy as np
 
+from setveil.core.labeltext import label_text
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.output import write_text_output
 from setveil.core.window import Window
@@ -99,4 +100,4 @@ def label_key(label: str) -> tuple[int, int, str]:
 
 def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:
     """One pattern per line, written as every output is (:mod:`setveil.core.output`)."""
-    write_text_output(path, "".join(" ".join(pattern) + "\n" for pattern in patterns))
+    write_text_output(path, "".join(" ".join(map(label_text, pattern)) + "\n" for pattern in patterns))

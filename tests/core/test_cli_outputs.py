@@ -1,6 +1,7 @@
 """Outputs and argument checks of the command line: where a run writes, what it refuses before
 reading anything, and how it names what is wrong (regressions from an adversarial QA pass)."""
 
+import json
 import os
 import stat
 
@@ -134,6 +135,24 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
     several.write_text("Diabetes Hepatitis HIV\n")
     one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", several),
                    f"{several}:1", "one item label per line")
+
+
+def test_a_label_with_blanks_inside_can_be_listed_as_sensitive(runner, tmp_path):
+    # Regression: JSONL records may hold "New York", but an item list refused any line with a
+    # blank inside, so such an item could never be made sensitive and was released as public.
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"items": ["a", "b", "New York"]}\n{"items": ["a", "b", "New York"]}\n'
+                    '{"items": ["c", "d"]}\n{"items": ["c", "d"]}\n', encoding="utf-8")
+    listed = tmp_path / "sensitive.txt"
+    listed.write_text('"New York"\n', encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    result = invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", listed)
+    assert result.exit_code == 0 and "never occur" not in result.stderr, result.output
+    # a and b are public and infer the private item at 100%, so coherence removes them
+    assert [t["items"] for t in map(json.loads, out.read_text(encoding="utf-8").splitlines())] == [
+        ["New York"], ["New York"], ["c", "d"], ["c", "d"]]
+    assert invoke(runner, "verify", data, out, *COHERENCE, "--sensitive", listed).exit_code == 0
+    assert invoke(runner, "verify", data, data, *COHERENCE, "--sensitive", listed).exit_code == 1
 
 
 def test_a_hierarchy_built_over_the_input_names_the_input(runner, tmp_path):

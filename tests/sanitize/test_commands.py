@@ -141,6 +141,27 @@ def test_patterns_that_hold_an_item_the_data_lacks_are_pointed_out(runner, tmp_p
     assert note in checked.stderr
 
 
+def test_labels_with_blanks_are_sampled_listed_and_hidden(runner, tmp_path):
+    # Regression: `patterns sample` joined labels with blanks, so {"New York", flu} came back as
+    # {New, York, flu}, a pattern no transaction holds, and hid nothing.
+    data = tmp_path / "d.jsonl"
+    rows = [["New York", "flu", "x"], ["New York", "flu"], ["New York", "flu", "y"], ["x", "y"]] * 3
+    data.write_text("".join(json.dumps({"items": r}) + "\n" for r in rows), encoding="utf-8")
+    patterns = tmp_path / "p.txt"
+    result = runner.invoke(cli, ["patterns", "sample", str(data), "-n", "1", "--min-support", "0.7",
+                                 "--max-support", "0.8", "-o", str(patterns)])
+    assert result.exit_code == 0, result.output
+    assert patterns.read_text(encoding="utf-8") == '"New York" flu\n'
+    assert RestrictivePatterns.load(patterns).patterns == (("New York", "flu"),)
+    out = tmp_path / "out.jsonl"
+    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *args])
+    assert result.exit_code == 0 and "never occurs" not in result.stderr, result.output
+    released = [set(t) for t in read_window(out)]
+    assert not any({"New York", "flu"} <= t for t in released)
+    assert runner.invoke(cli, ["verify", str(data), str(out), *args]).exit_code == 0
+
+
 def test_windows_each_keep_the_bound(runner, database, tmp_path):
     patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
     out = tmp_path / "out.dat"

@@ -1,0 +1,63 @@
+"""How item labels are written in the line-based files a user gives: item lists (one label per
+line) and restrictive patterns (several labels per line, separated by whitespace).
+
+A label is written bare, or as a JSON string. JSONL and msgpack records may hold labels with
+blanks inside ("New York", "chest pain"); bare, such a label would read as several, so it could
+never be listed as sensitive and would be released as an ordinary item. A token that begins with
+``"`` is therefore read as a JSON string (escapes included) and must be followed by whitespace or
+the end of the line. A bare label cannot begin with ``"``; :func:`label_text` quotes the labels
+that need it, so every file setveil writes reads back as it was.
+
+A quoted label is held to the rules of the data (:func:`setveil.core.records.item_label`): not
+empty, and no whitespace at its ends, since no item can have such a label.
+"""
+
+from __future__ import annotations
+
+import json
+
+_DECODER = json.JSONDecoder()
+
+
+class LabelSyntaxError(ValueError):
+    """A line of labels cannot be read; the message names the label's position, never its text."""
+
+
+def split_labels(line: str) -> list[str]:
+    """The labels of ``line``, bare or quoted, in order."""
+    if '"' not in line:
+        return line.split()
+    labels: list[str] = []
+    position, end = 0, len(line)
+    while True:
+        while position < end and line[position].isspace():
+            position += 1
+        if position == end:
+            return labels
+        number = len(labels) + 1
+        if line[position] == '"':
+            try:
+                label, position = _DECODER.raw_decode(line, position)
+            except json.JSONDecodeError as exc:
+                raise LabelSyntaxError(
+                    f"label {number} begins with '\"', so it is read as a JSON string, and it is not one ({exc.msg})"
+                ) from None
+            if position < end and not line[position].isspace():
+                raise LabelSyntaxError(f"label {number} is a JSON string followed by more text; separate labels by blanks")
+            if not label:
+                raise LabelSyntaxError(f"label {number} is an empty string")
+            if label != label.strip():
+                raise LabelSyntaxError(f"label {number} begins or ends with whitespace, which no item can")
+        else:
+            start = position
+            while position < end and not line[position].isspace():
+                position += 1
+            label = line[start:position]
+        labels.append(label)
+
+
+def label_text(label: str) -> str:
+    """``label`` as :func:`split_labels` reads it back: bare when it can be, else a JSON string."""
+    if label.startswith('"') or any(ch.isspace() for ch in label):
+        return json.dumps(label, ensure_ascii=False)
+    return label

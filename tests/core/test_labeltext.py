@@ -1,0 +1,65 @@
+"""Labels in item lists and pattern files: bare, or a JSON string when they hold blanks."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from setveil.core.errors import InputError
+from setveil.core.labeltext import LabelSyntaxError, label_text, split_labels
+from setveil.core.schema import read_label_file, write_label_file
+
+# what the data may hold (setveil.core.records.item_label): not empty, no whitespace at the ends
+labels = st.text(min_size=1, max_size=12).filter(lambda s: s == s.strip())
+
+
+def test_bare_and_quoted_labels_split_as_written():
+    assert split_labels("a b\tc\n") == ["a", "b", "c"]
+    assert split_labels('"New York" flu  "chest pain"') == ["New York", "flu", "chest pain"]
+    assert split_labels('"a\\"b" "\\u00e9t\\u00e9"') == ['a"b', "été"]
+    assert split_labels('x"y') == ['x"y']  # only a leading quote opens a JSON string
+    assert split_labels("  \n") == []
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('"New York', "label 1 begins with '\"', so it is read as a JSON string, and it is not one"),
+    ('a "b"c', "label 2 is a JSON string followed by more text"),
+    ('a ""', "label 2 is an empty string"),
+    ('" HIV"', "label 1 begins or ends with whitespace"),
+])
+def test_a_malformed_quoted_label_is_refused_without_quoting_it(line, problem):
+    with pytest.raises(LabelSyntaxError) as info:
+        split_labels(line)
+    assert problem in str(info.value)
+    assert "York" not in str(info.value) and "HIV" not in str(info.value)
+
+
+@given(st.lists(labels, max_size=6))
+def test_labels_written_by_label_text_read_back_as_they_were(found):
+    assert split_labels(" ".join(map(label_text, found))) == found
+
+
+def test_only_labels_that_need_it_are_quoted():
+    assert label_text("HIV") == "HIV" and label_text("#1") == "#1" and label_text("x\"y") == 'x"y'
+    assert label_text("New York") == '"New York"'
+    assert json.loads(label_text('"quoted"')) == '"quoted"'
+
+
+@given(st.sets(labels, max_size=8))
+def test_an_item_list_written_by_setveil_reads_back_as_it_was(tmp_path_factory, listed):
+    path = tmp_path_factory.mktemp("items") / "items.txt"
+    write_label_file(path, sorted(listed))
+    assert read_label_file(path) == listed
+
+
+def test_an_item_list_names_the_line_of_a_bad_label(tmp_path):
+    path = tmp_path / "items.txt"
+    path.write_text('HIV\n"New York" Boston\n')
+    with pytest.raises(InputError) as info:
+        read_label_file(path)
+    assert info.value.line == 2 and "one item label per line" in info.value.problem
+    path.write_text('HIV\n\n"New York\n')
+    with pytest.raises(InputError) as info:
+        read_label_file(path)
+    assert info.value.line == 3 and "JSON string" in info.value.problem
