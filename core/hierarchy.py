@@ -3,7 +3,8 @@
 A :class:`Hierarchy` is a rooted tree whose leaves are the items of the domain I and whose inner
 nodes are their generalizations. It comes from
 
-- a file of ``child,parent`` lines, one edge per line (blank lines and ``#`` comments skipped);
+- a file of ``child,parent`` lines, one edge per line (blank lines and ``#`` comments skipped; a
+  label that holds a comma or begins with ``#`` or ``"`` is written as a JSON string);
   the node that is nobody's child is the root. Cycles, a node with two parents, several roots
   and malformed lines are :class:`~setveil.core.errors.InputError` naming the file and line;
 - :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
@@ -21,6 +22,7 @@ the NCP, §3.2) are array lookups.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -30,6 +32,7 @@ import numpy as np
 
 from .arrays import concat_ranges
 from .errors import InputError
+from .labeltext import LabelSyntaxError, read_quoted
 from .output import write_text_output
 from .window import Window
 
@@ -96,11 +99,14 @@ class Hierarchy:
         except UnicodeDecodeError:
             raise InputError(path, "not UTF-8 text") from None
         edges = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):
             stripped = line.strip()
             if not stripped or stripped.startswith("#"):
                 continue
-            fields = [f.strip() for f in stripped.split(",")]
+            try:
+                fields = _edge_fields(stripped)
+            except LabelSyntaxError as exc:
+                raise InputError(path, str(exc), number) from None
             if len(fields) != 2 or not fields[0] or not fields[1]:
                 raise InputError(path, "expected one edge 'child,parent'", number)
             edges.append((fields[0], fields[1], number))
@@ -188,12 +194,11 @@ class Hierarchy:
 
     def write(self, path: str | os.PathLike) -> None:
         """Write ``child,parent`` lines atomically (nothing is left at ``path`` on failure)."""
-        bad = next((label for label in self.labels if "," in label or label != label.strip() or not label), None)
-        if bad is not None:
-            raise InputError(path, "a node label is empty, holds a comma or surrounding blanks: it cannot be written")
+        if any(label != label.strip() or not label for label in self.labels):
+            raise InputError(path, "a node label is empty or has surrounding blanks: it cannot be read back")
         if len(self.labels) == 1:
             raise InputError(path, "a one-node hierarchy has no edge to write")
-        write_text_output(path, "".join(f"{child},{parent}\n" for child, parent in self.edges()))
+        write_text_output(path, "".join(f"{_field_text(child)},{_field_text(parent)}\n" for child, parent in self.edges()))
 
     # -- lookups ------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -288,3 +293,36 @@ def _preorder(root: str, children: dict[str, list[str]]) -> tuple[list[str], lis
         parents.append(parent)
         stack.extend((child, position) for child in reversed(children.get(label, ())))
     return labels, parents
+
+
+def _edge_fields(line: str) -> list[str]:
+    """The comma-separated fields of a stripped ``child,parent`` line; a field that begins with
+    ``"`` is a JSON string (:mod:`setveil.core.labeltext`), so a label may hold a comma."""
+    if '"' not in line:
+        return [field.strip() for field in line.split(",")]
+    fields: list[str] = []
+    position, end = 0, len(line)
+    while True:
+        while position < end and line[position].isspace():
+            position += 1
+        if position < end and line[position] == '"':
+            label, position = read_quoted(line, position, len(fields) + 1)
+            while position < end and line[position].isspace():
+                position += 1
+            if position < end and line[position] != ",":
+                raise LabelSyntaxError(f"label {len(fields) + 1} is a JSON string followed by more text")
+        else:
+            comma = line.find(",", position)
+            stop = end if comma < 0 else comma
+            label, position = line[position:stop].strip(), stop
+        fields.append(label)
+        if position >= end:
+            return fields
+        position += 1
+
+
+def _field_text(label: str) -> str:
+    """``label`` as :func:`_edge_fields` reads it back; inner blanks need no quotes here."""
+    if "," in label or label.startswith(('"', "#")):
+        return json.dumps(label, ensure_ascii=False)
+    return label

@@ -1,5 +1,6 @@
 """How item labels are written in the line-based files a user gives: item lists (one label per
-line) and restrictive patterns (several labels per line, separated by whitespace).
+line), restrictive patterns (several labels per line, separated by whitespace) and hierarchies
+(``child,parent`` lines, :mod:`setveil.core.hierarchy`).
 
 A label is written bare, or as a JSON string. JSONL and msgpack records may hold labels with
 blanks inside ("New York", "chest pain"); bare, such a label would read as several, so it could
@@ -36,24 +37,31 @@ def split_labels(line: str) -> list[str]:
             return labels
         number = len(labels) + 1
         if line[position] == '"':
-            try:
-                label, position = _DECODER.raw_decode(line, position)
-            except json.JSONDecodeError as exc:
-                raise LabelSyntaxError(
-                    f"label {number} begins with '\"', so it is read as a JSON string, and it is not one ({exc.msg})"
-                ) from None
+            label, position = read_quoted(line, position, number)
             if position < end and not line[position].isspace():
                 raise LabelSyntaxError(f"label {number} is a JSON string followed by more text; separate labels by blanks")
-            if not label:
-                raise LabelSyntaxError(f"label {number} is an empty string")
-            if label != label.strip():
-                raise LabelSyntaxError(f"label {number} begins or ends with whitespace, which no item can")
         else:
             start = position
             while position < end and not line[position].isspace():
                 position += 1
             label = line[start:position]
         labels.append(label)
+
+
+def read_quoted(line: str, position: int, number: int) -> tuple[str, int]:
+    """The label quoted at ``line[position]`` (a ``"``) and the position after it; ``number``
+    names the label in an error."""
+    try:
+        label, after = _DECODER.raw_decode(line, position)
+    except json.JSONDecodeError as exc:
+        raise LabelSyntaxError(
+            f"label {number} begins with '\"', so it is read as a JSON string, and it is not one ({exc.msg})"
+        ) from None
+    if not label:
+        raise LabelSyntaxError(f"label {number} is an empty string")
+    if label != label.strip():
+        raise LabelSyntaxError(f"label {number} begins or ends with whitespace, which no item can")
+    return label, after
 
 
 def label_text(label: str) -> str:

@@ -27,6 +27,30 @@ def test_file_round_trip_keeps_the_tree(tmp_path):
     assert again.labels == h.labels and (again.parent == h.parent).all()
 
 
+def test_labels_with_commas_or_a_leading_hash_are_quoted_and_read_back(tmp_path):
+    # Regression: JSONL labels may hold commas ("Smith, John"); `hierarchy build` refused to write
+    # such a hierarchy and no file could name the leaf. A leaf "#c" read as a comment.
+    h = Hierarchy.balanced(["Smith, John", "#c", 'say "hi"', "New York", "b"], 2)
+    path = tmp_path / "h.csv"
+    h.write(path)
+    assert '"Smith, John"' in path.read_text() and '"#c"' in path.read_text()
+    again = Hierarchy.read(path)
+    assert again.labels == h.labels and (again.parent == h.parent).all()
+    quoted = Hierarchy.read(write(tmp_path, '"a, b" , "ALL"\n"#c",ALL\nNew York,ALL\n'))
+    assert quoted.labels == ["ALL", "a, b", "#c", "New York"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ('"a, b,ALL\n', "JSON string"),
+    ('"a" b,ALL\n', "followed by more text"),
+    ('"",ALL\n', "empty string"),
+])
+def test_a_malformed_quoted_label_names_file_and_line(tmp_path, text, words):
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(write(tmp_path, "x,ALL\n" + text))
+    assert info.value.line == 2 and words in info.value.problem
+
+
 def test_preorder_arrays_of_figure_2():
     h = hierarchy(FIGURE_2)
     assert h.labels == ["ALL", "A", "a1", "a2", "B", "b1", "b2"]
