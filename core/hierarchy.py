@@ -22,7 +22,6 @@ the NCP, §3.2) are array lookups.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -32,7 +31,7 @@ import numpy as np
 
 from .arrays import concat_ranges
 from .errors import InputError
-from .labeltext import LabelSyntaxError, read_quoted
+from .labeltext import LabelSyntaxError, field_text, split_fields
 from .output import write_text_output
 from .window import Window
 
@@ -104,7 +103,7 @@ class Hierarchy:
             if not stripped or stripped.startswith("#"):
                 continue
             try:
-                fields = _edge_fields(stripped)
+                fields = split_fields(stripped)
             except LabelSyntaxError as exc:
                 raise InputError(path, str(exc), number) from None
             if len(fields) != 2 or not fields[0] or not fields[1]:
@@ -198,7 +197,7 @@ class Hierarchy:
             raise InputError(path, "a node label is empty or has surrounding blanks: it cannot be read back")
         if len(self.labels) == 1:
             raise InputError(path, "a one-node hierarchy has no edge to write")
-        write_text_output(path, "".join(f"{_field_text(child)},{_field_text(parent)}\n" for child, parent in self.edges()))
+        write_text_output(path, "".join(f"{field_text(child)},{field_text(parent)}\n" for child, parent in self.edges()))
 
     # -- lookups ------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -294,35 +293,3 @@ def _preorder(root: str, children: dict[str, list[str]]) -> tuple[list[str], lis
         stack.extend((child, position) for child in reversed(children.get(label, ())))
     return labels, parents
 
-
-def _edge_fields(line: str) -> list[str]:
-    """The comma-separated fields of a stripped ``child,parent`` line; a field that begins with
-    ``"`` is a JSON string (:mod:`setveil.core.labeltext`), so a label may hold a comma."""
-    if '"' not in line:
-        return [field.strip() for field in line.split(",")]
-    fields: list[str] = []
-    position, end = 0, len(line)
-    while True:
-        while position < end and line[position].isspace():
-            position += 1
-        if position < end and line[position] == '"':
-            label, position = read_quoted(line, position, len(fields) + 1)
-            while position < end and line[position].isspace():
-                position += 1
-            if position < end and line[position] != ",":
-                raise LabelSyntaxError(f"label {len(fields) + 1} is a JSON string followed by more text")
-        else:
-            comma = line.find(",", position)
-            stop = end if comma < 0 else comma
-            label, position = line[position:stop].strip(), stop
-        fields.append(label)
-        if position >= end:
-            return fields
-        position += 1
-
-
-def _field_text(label: str) -> str:
-    """``label`` as :func:`_edge_fields` reads it back; inner blanks need no quotes here."""
-    if "," in label or label.startswith(('"', "#")):
-        return json.dumps(label, ensure_ascii=False)
-    return label

@@ -69,3 +69,36 @@ def label_text(label: str) -> str:
     if label.startswith('"') or any(ch.isspace() for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
+
+
+def split_fields(line: str) -> list[str]:
+    """The comma-separated fields of a stripped ``child,parent`` line, bare (blanks around them
+    dropped, inside kept) or quoted, so that a label may hold a comma."""
+    if '"' not in line:
+        return [field.strip() for field in line.split(",")]
+    fields: list[str] = []
+    position, end = 0, len(line)
+    while True:
+        while position < end and line[position].isspace():
+            position += 1
+        if position < end and line[position] == '"':
+            label, position = read_quoted(line, position, len(fields) + 1)
+            while position < end and line[position].isspace():
+                position += 1
+            if position < end and line[position] != ",":
+                raise LabelSyntaxError(f"label {len(fields) + 1} is a JSON string followed by more text")
+        else:
+            comma = line.find(",", position)
+            stop = end if comma < 0 else comma
+            label, position = line[position:stop].strip(), stop
+        fields.append(label)
+        if position >= end:
+            return fields
+        position += 1
+
+
+def field_text(label: str) -> str:
+    """``label`` as :func:`split_fields` reads it back; a leading ``#`` would make a comment."""
+    if "," in label or label.startswith(('"', "#")):
+        return json.dumps(label, ensure_ascii=False)
+    return label
