@@ -54,6 +54,12 @@ log = logging.getLogger("setveil.streams")
 POLL_SECONDS = 0.2
 #: room for the headers and framing of a dead letter within producer.max_request_bytes
 DEAD_LETTER_HEADROOM = 4096
+#: how long an ended actor's stream may take to stop (it cancels a task and closes a generator)
+RELEASE_SECONDS = 5.0
+
+
+class SkippedInput(RuntimeError):
+    """Faust delivered a partition from past the offset where the group resumes."""
 
 
 @dataclass
@@ -111,6 +117,8 @@ class StreamService:
         self.assigned = False
         #: partitions of the input topic named by the latest revocation, until the assignment that follows
         self.revoked: set[int] = set()
+        #: set when the worker begins to stop: a window's work cut short then is no failure
+        self.stopping = False
         self.fatal: BaseException | None = None
 
     # -- the agent ------------------------------------------------------------------------------
@@ -131,36 +139,62 @@ class StreamService:
                     await self._accept(state, events)
                     await self._cut(state)
         except asyncio.CancelledError:
-            lost = self._revoked_from(stream)
-            if not lost:
+            ending = self._ending(stream)
+            if ending is None:
                 raise
-            # Faust cancels the actor of a revoked partition at once; ended here, it is not
-            # reported as a crash (an ERROR with a traceback on every rebalance) and its
+            # Faust cancels the actor of a revoked partition, or of a stopping worker, at once.
+            # Ended here it is not reported as a crash (an ERROR with a traceback) and its
             # supervisor does not restart an actor whose partition is gone.
-            log.info("partition %s revoked: its unacknowledged input goes to the partition's next owner",
-                     ", ".join(map(str, sorted(lost))))
+            await self._release(stream)
+            log.info(ending)
         except Exception as exc:
-            await self._fail(exc)
-            raise
+            if not self.stopping:
+                await self._fail(exc)
+                raise
+            # the executor or the window log was shut down under a window: nothing was acknowledged
+            log.info("%s (a window's work ended by %s)", self._ending(stream), type(exc).__name__)
         finally:
             if state is not None:
                 state.timer.cancel()
                 self.partitions.pop(state.partition, None)
 
-    def _revoked_from(self, stream: faust.StreamT) -> set[int]:
-        mine = {tp.partition for tp in stream.active_partitions or () if tp.topic == self.topic}
-        return mine & self.revoked
+    def _ending(self, stream: faust.StreamT) -> str | None:
+        """Why the actor of ``stream`` is being cancelled, when that is no failure."""
+        mine = sorted(tp.partition for tp in stream.active_partitions or () if tp.topic == self.topic)
+        names = ", ".join(map(str, mine))
+        if self.stopping:
+            return f"the worker stops; unacknowledged input of partition {names or '(none)'} is re-delivered"
+        if set(mine) & self.revoked:
+            return f"partition {names} revoked: its unacknowledged input goes to the partition's next owner"
+        return None
+
+    async def _release(self, stream: faust.StreamT) -> None:
+        """Stop the stream of an actor that ended, so that its topic leaves Faust's conductor now.
+        Its reader stays blocked while its take() buffer is full and unread, and the conductor,
+        finding the topic of a partition no longer assigned, asserts and crashes the worker."""
+        try:
+            await asyncio.wait_for(stream.stop(), RELEASE_SECONDS)
+        except asyncio.TimeoutError:
+            log.warning("the stream of a revoked partition did not stop within %.0f s", RELEASE_SECONDS)
 
     async def _open(self, partition: int, offset: int) -> PartitionState:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
-        highwater = self.app.consumer.highwater(TP(self.topic, partition))
+        tp = TP(self.topic, partition)
+        resume = await self.windowlog.resume_offset(partition)
+        if offset > resume and await self.windowlog.first_offset(partition, resume) < offset:
+            # Faust can deliver a partition this worker owned before from the position it had
+            # read to then: the messages before it would never be windowed, and the commit of
+            # the first window would skip them. Nothing of this partition is acknowledged yet.
+            raise SkippedInput(f"partition {partition}: delivery began at offset {offset}, but the group resumes at "
+                               f"offset {resume} and records lie between; stopping so that a restart reads them")
+        state = PartitionState(partition, windower)
+        highwater = self.app.consumer.highwater(tp)
         points = await self.windowlog.cut_points(partition, offset, highwater)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
                      partition, offset, len(points))
         windower.plan(points)
-        state = PartitionState(partition, windower)
         state.timer = asyncio.create_task(self._age_cuts(state), name=f"setveil-window-age-{partition}")
         self.partitions[partition] = state
         return state
@@ -179,7 +213,8 @@ class StreamService:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            await self._fail(exc)
+            if not self.stopping:
+                await self._fail(exc)
 
     async def _cut(self, state: PartitionState) -> None:
         try:
@@ -192,8 +227,11 @@ class StreamService:
     async def _fail(self, exc: BaseException) -> None:
         if self.fatal is None:
             self.fatal = exc
-            log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on restart",
-                      type(exc).__name__)
+            if isinstance(exc, SkippedInput):
+                log.error("%s", exc)
+            else:
+                log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on "
+                          "restart", type(exc).__name__)
             await self.app.crash(exc)
 
     async def _accept(self, state: PartitionState, events: list) -> None:
@@ -337,6 +375,7 @@ class StreamService:
         self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
 
     async def on_shutdown(self, sender, **kwargs) -> None:
+        self.stopping = True
         await self.windowlog.stop()
         self.executor.shutdown(wait=False, cancel_futures=True)
 

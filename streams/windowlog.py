@@ -24,7 +24,7 @@ import logging
 import msgpack
 from aiokafka import TopicPartition
 
-from .kafka import consumer, partition_ends
+from .kafka import _admin, consumer, partition_ends
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -54,6 +54,7 @@ class WindowLogReader:
         self.log_partitions = log_partitions
         self.settings = settings
         self._consumer = None
+        self._admin = None
         # Partitions opened at the same time share the reader; one read at a time.
         self._lock = asyncio.Lock()
 
@@ -62,11 +63,42 @@ class WindowLogReader:
             reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
             await reader.start()
             self._consumer = reader
+        if self._admin is None:
+            self._admin = await _admin(self.settings, READ_TIMEOUT)
 
     async def stop(self) -> None:
         if self._consumer is not None:
             reader, self._consumer = self._consumer, None
             await reader.stop()
+        if self._admin is not None:
+            admin, self._admin = self._admin, None
+            await admin.close()
+
+    async def resume_offset(self, input_partition: int) -> int:
+        """Where the group's delivery of ``input_partition`` must begin: its committed offset, or
+        the partition's first offset when nothing is committed (or retention removed it)."""
+        async with self._lock:
+            await self._start()
+            tp = TopicPartition(self.input_topic, input_partition)
+            first = (await self._consumer.beginning_offsets([tp]))[tp]
+            offsets = await self._admin.list_consumer_group_offsets(self.settings.consumer.group_id, partitions=[tp])
+            committed = offsets.get(tp)
+            return first if committed is None or committed.offset < 0 else max(committed.offset, first)
+
+    async def first_offset(self, input_partition: int, start: int) -> int:
+        """The offset of the first record of ``input_partition`` at or after ``start`` (offsets
+        without one hold transaction markers, or were compacted away)."""
+        async with self._lock:
+            await self._start()
+            tp = TopicPartition(self.input_topic, input_partition)
+            self._consumer.assign([tp])
+            self._consumer.seek(tp, start)
+            deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
+            while asyncio.get_running_loop().time() < deadline:
+                batch = await self._consumer.getmany(tp, timeout_ms=1000, max_records=1)
+                if batch.get(tp):
+                    return batch[tp][0].offset
+            raise WindowLogError(f"{self.input_topic}[{input_partition}]: no record at or after offset {start} came")
 
     async def cut_points(self, input_partition: int, start: int, input_end: int | None) -> list[int]:
         """Ends of the windows of ``input_partition`` that end at or after offset ``start``;

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -199,6 +201,21 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
     assert _gone(children), "the window's child process outlived the worker"
 
 
+def test_sigterm_while_windows_are_cut_from_a_backlog_is_a_clean_stop(make_settings, start_worker):
+    # Regression (QA): the executor was shut down while actors still cut windows; the next window
+    # raised RuntimeError ("cannot schedule new futures after shutdown"), which stopped the worker
+    # as a failure: exit status 1, ERRORs and tracebacks on 4 of 5 SIGTERMs.
+    settings = make_settings(window__max_transactions=100, window__min_transactions=10)
+    produce(settings, records([[f"n{i % 7}", f"n{(i + 1) % 7}"] for i in range(20_000)], batch=10),
+            partition=lambda i: i % 2)
+    worker = start_worker(settings)
+    wait_until(lambda: worker.metrics().get("setveil_windows_emitted_total", 0) >= 1, 60, "a first window")
+    time.sleep(0.3)
+    assert worker.stop(timeout=30) == 0
+    text = worker.log_text()
+    assert "[ERROR]" not in text and "Crashed" not in text and "Traceback" not in text
+
+
 def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
     # The same 10 s window as above, under model.time_limit=1: without the limit the worker (and
     # every partition it owns) waits for it; with it the window is dead-lettered as a timeout.
@@ -301,6 +318,26 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     assert sorted(released_tids(found)) == list(range(6000)), "no record lost, none in two different windows"
     assert first.metrics().get("setveil_messages_redelivered_total", 0) > 0, "the rebalance re-delivered nothing"
     second.kill()
+
+
+def test_a_delivery_that_skips_records_stops_the_worker_instead_of_losing_them(make_settings, start_worker,
+                                                                                 monkeypatch):
+    # Regression (QA, rebalance churn): a worker given back a partition it owned before began at
+    # the read position of that earlier assignment; the first window's commit then skipped
+    # every record before it (2,892 records lost, no trace). The fault is injected in the worker.
+    faults = Path(__file__).parent / "faults"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(faults), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("FAULT_STALE_READ_OFFSET", "10")
+    settings = make_settings(topics__partitions=1, window__max_transactions=25, window__min_transactions=5)
+    produce(settings, records(NEUTRAL[:100], batch=5))  # offsets 0-19
+    faulty = start_worker(settings, ready=False)
+    assert faulty.process.wait(60) == 1
+    assert "partition 0: delivery began at offset 10, but the group resumes at offset 0" in faulty.log_text()
+    assert not read_topic(settings, settings.topics.output)
+    monkeypatch.delenv("FAULT_STALE_READ_OFFSET")
+    worker = start_worker(settings)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "every transaction")
+    assert sorted(released_tids(batches(settings))) == list(range(100))
 
 
 def test_two_workers_in_one_group_share_the_partitions(make_settings, start_worker, sample):
