@@ -72,6 +72,8 @@ class PartitionState:
     timer: asyncio.Task | None = None
     #: first offset of the windows cut and not yet acknowledged (no longer pending in the windower)
     emitting: int | None = None
+    #: the offset the next new message should have: where the group resumes, then one past the last
+    expected: int = 0
 
 
 @dataclass
@@ -181,14 +183,7 @@ class StreamService:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
         tp = TP(self.topic, partition)
-        resume = await self.windowlog.resume_offset(partition)
-        if offset > resume and await self.windowlog.first_offset(partition, resume) < offset:
-            # Faust can deliver a partition this worker owned before from the position it had
-            # read to then: the messages before it would never be windowed, and the commit of
-            # the first window would skip them. Nothing of this partition is acknowledged yet.
-            raise SkippedInput(f"partition {partition}: delivery began at offset {offset}, but the group resumes at "
-                               f"offset {resume} and records lie between; stopping so that a restart reads them")
-        state = PartitionState(partition, windower)
+        state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         highwater = self.app.consumer.highwater(tp)
         points = await self.windowlog.cut_points(partition, offset, highwater)
         if points:
@@ -237,6 +232,17 @@ class StreamService:
     async def _accept(self, state: PartitionState, events: list) -> None:
         partition, windower = state.partition, state.windower
         events, again = self._redeliveries(windower, events)
+        for event in events:
+            offset = event.message.offset
+            if offset > state.expected and await self.windowlog.first_offset(partition, state.expected) < offset:
+                # Faust skipped records: it can deliver a partition from a read position left over
+                # from an earlier assignment, or after a rebalance from the end of a batch it had
+                # fetched before. Windowed, the commit of the next window would move past them;
+                # this message and all after it are not acknowledged, so a restart reads them.
+                raise SkippedInput(f"partition {partition}: Faust delivered offset {offset} where offset "
+                                   f"{state.expected} was due, and records lie between; stopping so that a "
+                                   f"restart reads them")
+            state.expected = offset + 1
         loop = asyncio.get_running_loop()
         values = [event.value for event in events]
         decoded = await loop.run_in_executor(self.executor, _decode_all, values, self.settings.records.max_message_bytes)

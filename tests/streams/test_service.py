@@ -332,7 +332,7 @@ def test_a_delivery_that_skips_records_stops_the_worker_instead_of_losing_them(m
     produce(settings, records(NEUTRAL[:100], batch=5))  # offsets 0-19
     faulty = start_worker(settings, ready=False)
     assert faulty.process.wait(60) == 1
-    assert "partition 0: delivery began at offset 10, but the group resumes at offset 0" in faulty.log_text()
+    assert "partition 0: Faust delivered offset 10 where offset 0 was due" in faulty.log_text()
     assert not read_topic(settings, settings.topics.output)
     monkeypatch.delenv("FAULT_STALE_READ_OFFSET")
     worker = start_worker(settings)
