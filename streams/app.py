@@ -74,6 +74,8 @@ class PartitionState:
     emitting: int | None = None
     #: the offset the next new message should have: where the group resumes, then one past the last
     expected: int = 0
+    #: a logged window whose first offsets were committed and the rest re-delivered (see _emit)
+    straddled: tuple[int, int] | None = None
 
 
 @dataclass
@@ -185,7 +187,7 @@ class StreamService:
         tp = TP(self.topic, partition)
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         highwater = self.app.consumer.highwater(tp)
-        points = await self.windowlog.cut_points(partition, offset, highwater)
+        points, state.straddled = await self.windowlog.cut_points(partition, offset, highwater)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
                      partition, offset, len(points))
@@ -215,7 +217,7 @@ class StreamService:
         try:
             for cut in state.windower.cuts(time.time()):  # in offset order
                 state.emitting = cut.first_offset
-                await self._emit(state.partition, cut)
+                await self._emit(state, cut)
         finally:
             state.emitting = None
 
@@ -299,9 +301,18 @@ class StreamService:
             value = b""
         await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), value, headers)
 
-    async def _emit(self, partition: int, cut: Cut) -> None:
+    async def _emit(self, state: PartitionState, cut: Cut) -> None:
+        partition, straddled = state.partition, state.straddled
         loop = asyncio.get_running_loop()
-        outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
+        if straddled is not None and straddled[0] < cut.first_offset and cut.last_offset <= straddled[1]:
+            # The rest of a window emitted before, whose first messages were committed mid-window:
+            # released under a new id it would be a second, different release of transactions
+            # that window holds, which consumers cannot tell from new ones. Fail it closed.
+            outcome, processing = self.processor.failed(
+                self.topic, partition, cut, f"offsets {cut.first_offset}-{cut.last_offset} are the rest of window "
+                f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", "overlap"), 0.0
+        else:
+            outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
         if not cut.planned:
             await self._send(self.settings.topics.windows, str(partition).encode(),
                              encode_entry(cut.first_offset, cut.last_offset),

@@ -85,8 +85,8 @@ class IsolatedProcessor:
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
             "timeout")
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str) -> Outcome:
-        return self.local.failed(topic, partition, cut, reason)
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
+        return self.local.failed(topic, partition, cut, reason, cause)
 
     def close(self) -> None:
         self._closed = True

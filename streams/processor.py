@@ -134,9 +134,9 @@ class WindowProcessor:
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
         return Outcome(ref, value, headers, len(built.window), True, report=report)
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str) -> Outcome:
-        """The rejection of a window that broke outside the pipeline."""
-        return self._rejected(self._ref(topic, partition, cut), reason, "error", cut.transactions)
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
+        """The rejection of a window that broke, or may not be released, outside the pipeline."""
+        return self._rejected(self._ref(topic, partition, cut), reason, cause, cut.transactions)
 
     def rejected(self, prepared: Prepared, reason: str, cause: str) -> Outcome:
         """The rejection of a prepared window that the pipeline did not finish."""

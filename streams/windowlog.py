@@ -100,14 +100,20 @@ class WindowLogReader:
                     return batch[tp][0].offset
             raise WindowLogError(f"{self.input_topic}[{input_partition}]: no record at or after offset {start} came")
 
-    async def cut_points(self, input_partition: int, start: int, input_end: int | None) -> list[int]:
-        """Ends of the windows of ``input_partition`` that end at or after offset ``start``;
-        ``input_end`` is the partition's high watermark (None when unknown: nothing is dropped)."""
+    async def cut_points(
+        self, input_partition: int, start: int, input_end: int | None
+    ) -> tuple[list[int], tuple[int, int] | None]:
+        """Ends of the windows of ``input_partition`` that end at or after offset ``start``
+        (``input_end`` is the partition's high watermark, None when unknown: nothing is dropped),
+        and the ``(first, last)`` of a logged window that began before ``start`` and ends at or
+        after it, or None."""
         async with self._lock:
             await self._start()
             return await self._cut_points(input_partition, start, input_end)
 
-    async def _cut_points(self, input_partition: int, start: int, input_end: int | None) -> list[int]:
+    async def _cut_points(
+        self, input_partition: int, start: int, input_end: int | None
+    ) -> tuple[list[int], tuple[int, int] | None]:
         tp = TopicPartition(self.topic, log_partition(input_partition, self.log_partitions))
         self._consumer.assign([tp])
         end = (await partition_ends(self._consumer, [tp]))[tp]
@@ -119,12 +125,13 @@ class WindowLogReader:
             if begin == 0 or (entries and entries[0][1] < start):
                 break
             span *= 4
+        straddled = max(((first, last) for first, last in entries if first < start <= last), default=None)
         points = sorted({last for first, last in entries if start <= last})
         stale = [p for p in points if input_end is not None and p >= input_end]
         if stale:
             log.warning("window log %s: %d cut point(s) of partition %d lie beyond the input's end; ignored "
                         "(was the input topic re-created?)", self.topic, len(stale), input_partition)
-        return [p for p in points if p not in stale]
+        return [p for p in points if p not in stale], straddled
 
     async def _read(self, tp: TopicPartition, begin: int, end: int, key: bytes) -> list[tuple[int, int]]:
         entries: list[tuple[int, int]] = []

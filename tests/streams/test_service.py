@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -11,11 +12,13 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from aiokafka import TopicPartition
 from click.testing import CliRunner
 
 from setveil.core.cli import cli, configure
 from setveil.core.formats import read_window, write_window
 from setveil.core.window import Window
+from setveil.streams import kafka
 from setveil.streams.broker import free_port
 from setveil.streams.process import _process_tree
 from setveil.streams.codec import (
@@ -24,6 +27,7 @@ from setveil.streams.codec import (
     REJECTED_WINDOW_TYPE,
     decode_batch,
 )
+from setveil.streams.windowlog import encode_entry
 
 from .kafkatools import produce, read_topic, records, wait_until
 from .test_processor import _gone
@@ -338,6 +342,41 @@ def test_a_delivery_that_skips_records_stops_the_worker_instead_of_losing_them(m
     worker = start_worker(settings)
     wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "every transaction")
     assert sorted(released_tids(batches(settings))) == list(range(100))
+
+
+async def _log_window_and_commit(settings, first: int, last: int, committed: int) -> None:
+    """What a worker leaves when Faust commits in the middle of a window it emitted."""
+    await kafka.ensure_topics(settings)
+    producer = kafka.producer(settings)
+    await producer.start()
+    try:
+        await producer.send_and_wait(settings.topics.windows, encode_entry(first, last), key=b"0", partition=0)
+    finally:
+        await producer.stop()
+    consumer = kafka.consumer(settings, group_id=settings.consumer.group_id, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tp = TopicPartition(settings.topics.input, 0)
+        consumer.assign([tp])
+        await consumer.commit({tp: committed})
+    finally:
+        await consumer.stop()
+
+
+def test_the_rest_of_a_window_committed_mid_window_fails_closed(make_settings, start_worker):
+    # Regression (QA, rebalance churn): Faust committed offset 395 of an emitted window 393-412;
+    # the next owner cut 395-412 and released those transactions a second time, differently
+    # anonymized, under an id consumers could not recognize as a duplicate.
+    settings = make_settings(topics__partitions=1, window__max_transactions=25, window__min_transactions=5)
+    produce(settings, records(NEUTRAL[:100], batch=5))  # offsets 0-19
+    asyncio.run(_log_window_and_commit(settings, 0, 9, 5))
+    worker = start_worker(settings)
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="overlap"}', 0) == 1
+               and worker.metrics().get("setveil_transactions_emitted_total", 0) >= 50, 60, "a rejection and the rest")
+    assert sorted(released_tids(batches(settings))) == list(range(50, 100))
+    (rejection,) = read_topic(settings, settings.topics.dlq)
+    assert rejection.headers["ce_id"] == f"{settings.topics.input}/0/5-9"
+    assert "the rest of window 0-9 of the window log" in rejection.headers["setveil_reason"]
 
 
 def test_two_workers_in_one_group_share_the_partitions(make_settings, start_worker, sample):
