@@ -59,7 +59,7 @@ RELEASE_SECONDS = 5.0
 
 
 class SkippedInput(RuntimeError):
-    """Faust delivered a partition from past the offset where the group resumes."""
+    """Faust delivered a message past the offset due, with records between: they would be skipped."""
 
 
 @dataclass
