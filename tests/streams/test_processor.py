@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import msgpack
+import pytest
 
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline
@@ -210,11 +211,16 @@ def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(samp
     assert there["window"]["id"] == here["window"]["id"] and there["verified"] is True
 
 
-def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, tmp_path,
-                                                                                      monkeypatch):
+@pytest.fixture
+def helper_pid(tmp_path, monkeypatch):
+    """Where a model run in the window's child process writes the pid of a process it started."""
+    path = tmp_path / "helper.pid"
+    monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(path))
+    return path
+
+
+def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, helper_pid):
     data, _, _ = sample
-    helper_pid = tmp_path / "helper.pid"
-    monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
     good = processor(sample).pipeline.configured
     child = isolated(with_model(_Hangs, good), time_limit=3.0)
     try:
@@ -270,12 +276,10 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def test_a_child_killed_while_its_own_processes_hold_the_pipe_fails_its_window_at_once(sample, tmp_path, monkeypatch):
+def test_a_child_killed_while_its_own_processes_hold_the_pipe_fails_its_window_at_once(sample, helper_pid):
     # Regression (QA): the rho model's pool kept the child's end of the pipe open, so a child
     # killed by the OOM killer was noticed only at the time limit, and reported as a timeout.
     data, _, _ = sample
-    helper_pid = tmp_path / "helper.pid"
-    monkeypatch.setenv("SETVEIL_TEST_HELPER_PID", str(helper_pid))
     good = processor(sample).pipeline.configured
     child = isolated(with_model(_DiesLeavingAHelper, good), time_limit=60.0)
     try:
