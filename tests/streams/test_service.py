@@ -315,12 +315,17 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     second = start_worker(settings.replace(web__port=free_port()))
     producer.join()
     wait_until(lambda: len(set(released_tids(batches(settings)))) >= 6000, 90, "the whole stream")
+    # the kept partition's re-delivery can come after the stream is out (a loaded machine starts
+    # the second worker late); what it might wrongly emit is checked once it has come
+    wait_until(lambda: first.metrics().get("setveil_messages_redelivered_total", 0) > 0, 30,
+               "the rebalance to re-deliver the kept partition")
+    wait_until(lambda: all(v == 0 for k, v in first.metrics().items() if k.startswith("setveil_consumer_lag")), 30,
+               "the re-delivery to be taken")
     found = batches(settings)  # also checks that every repeated window id carries the same batch
     for batch in found.values():
         tids = [t["tid"] for t in batch["transactions"]]
         assert len(tids) == len(set(tids)), f"window {batch['window']['id']} holds a transaction twice"
     assert sorted(released_tids(found)) == list(range(6000)), "no record lost, none in two different windows"
-    assert first.metrics().get("setveil_messages_redelivered_total", 0) > 0, "the rebalance re-delivered nothing"
     second.kill()
 
 
