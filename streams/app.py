@@ -184,9 +184,8 @@ class StreamService:
     async def _open(self, partition: int, offset: int) -> PartitionState:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
-        tp = TP(self.topic, partition)
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
-        highwater = self.app.consumer.highwater(tp)
+        highwater = self.app.consumer.highwater(TP(self.topic, partition))
         points, state.straddled = await self.windowlog.cut_points(partition, offset, highwater)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",

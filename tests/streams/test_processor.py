@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -219,14 +220,23 @@ def helper_pid(tmp_path, monkeypatch):
     return path
 
 
-def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, helper_pid):
+@contextlib.contextmanager
+def _window_in_child(sample, model_class, time_limit: float):
+    """50 transactions through a child process running ``model_class``: the processor, the
+    outcome and the seconds it took; the processor is closed afterwards."""
     data, _, _ = sample
-    good = processor(sample).pipeline.configured
-    child = isolated(with_model(_Hangs, good), time_limit=3.0)
+    child = isolated(with_model(model_class, processor(sample).pipeline.configured), time_limit=time_limit)
     try:
         started = time.monotonic()
         outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
-        assert time.monotonic() - started < 20
+        yield child, outcome, time.monotonic() - started
+    finally:
+        child.close()
+
+
+def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, helper_pid):
+    with _window_in_child(sample, _Hangs, 3.0) as (child, outcome, seconds):
+        assert seconds < 20
         assert not outcome.emitted and outcome.cause == "timeout"
         assert "model.time_limit=3 s" in outcome.reason
         reference = msgpack.unpackb(outcome.value)
@@ -234,8 +244,6 @@ def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_
         pid = int(helper_pid.read_text())
         assert _gone([pid]), "the model's own process outlived the window"
         assert child._child is not None and child._child.is_alive(), "no child is ready for the next window"
-    finally:
-        child.close()
 
 
 def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_gets_a_new_one(sample):
@@ -279,18 +287,11 @@ def _running(pid: int) -> bool:
 def test_a_child_killed_while_its_own_processes_hold_the_pipe_fails_its_window_at_once(sample, helper_pid):
     # Regression (QA): the rho model's pool kept the child's end of the pipe open, so a child
     # killed by the OOM killer was noticed only at the time limit, and reported as a timeout.
-    data, _, _ = sample
-    good = processor(sample).pipeline.configured
-    child = isolated(with_model(_DiesLeavingAHelper, good), time_limit=60.0)
-    try:
-        started = time.monotonic()
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
-        assert time.monotonic() - started < 15, "the death was noticed only at the time limit"
+    with _window_in_child(sample, _DiesLeavingAHelper, 60.0) as (_, outcome, seconds):
+        assert seconds < 15, "the death was noticed only at the time limit"
         assert not outcome.emitted and outcome.cause == "error" and "killed by signal 9" in outcome.reason
         pid = int(helper_pid.read_text())
         assert _gone([pid]), "a process the model started outlived its window"
-    finally:
-        child.close()
 
 
 def test_a_time_limit_of_years_is_a_limit_not_an_error(sample):
