@@ -56,10 +56,30 @@ POLL_SECONDS = 0.2
 DEAD_LETTER_HEADROOM = 4096
 #: how long an ended actor's stream may take to stop (it cancels a task and closes a generator)
 RELEASE_SECONDS = 5.0
+#: how long a partition read again from the offset due may wait, its actor idle, for that offset
+REREAD_SECONDS = 5.0
+#: readings again from one offset due before the worker stops (Faust's stale read position can
+#: be written once more after the first, by a delivery that was blocked across the rebalance)
+REREAD_ATTEMPTS = 3
+#: a lock taken later than this after asking was held by a busy actor, which could not read yet
+BUSY_SECONDS = 0.05
 
 
 class SkippedInput(RuntimeError):
-    """Faust delivered a message past the offset due, with records between: they would be skipped."""
+    """Faust kept delivering a partition past the offset due, with records between, even after
+    the partition was read again from there: they would be skipped."""
+
+
+@dataclass
+class Reread:
+    """A partition read again after Faust delivered it past a hole (see ``_past_hole``)."""
+
+    #: the first record at or after the offset due: the next new message must have this offset
+    due: int
+    #: the offset Faust delivered instead
+    delivered: int
+    attempts: int = 0
+    timer: asyncio.Task | None = None
 
 
 @dataclass
@@ -76,6 +96,8 @@ class PartitionState:
     expected: int = 0
     #: a logged window whose first offsets were committed and the rest re-delivered (see _emit)
     straddled: tuple[int, int] | None = None
+    #: set while the partition is read again from the offset due
+    reread: Reread | None = None
 
 
 @dataclass
@@ -160,6 +182,8 @@ class StreamService:
         finally:
             if state is not None:
                 state.timer.cancel()
+                if state.reread is not None:
+                    state.reread.timer.cancel()
                 self.partitions.pop(state.partition, None)
 
     def _ending(self, stream: faust.StreamT) -> str | None:
@@ -232,18 +256,7 @@ class StreamService:
 
     async def _accept(self, state: PartitionState, events: list) -> None:
         partition, windower = state.partition, state.windower
-        events, again = self._redeliveries(windower, events)
-        for event in events:
-            offset = event.message.offset
-            if offset > state.expected and await self.windowlog.first_offset(partition, state.expected) < offset:
-                # Faust skipped records: it can deliver a partition from a read position left over
-                # from an earlier assignment, or after a rebalance from the end of a batch it had
-                # fetched before. Windowed, the commit of the next window would move past them;
-                # this message and all after it are not acknowledged, so a restart reads them.
-                raise SkippedInput(f"partition {partition}: Faust delivered offset {offset} where offset "
-                                   f"{state.expected} was due, and records lie between; stopping so that a "
-                                   f"restart reads them")
-            state.expected = offset + 1
+        events, again = await self._deliveries(state, events)
         loop = asyncio.get_running_loop()
         values = [event.value for event in events]
         decoded = await loop.run_in_executor(self.executor, _decode_all, values, self.settings.records.max_message_bytes)
@@ -269,16 +282,21 @@ class StreamService:
             for duplicate in duplicates:
                 duplicate.ack()
 
-    def _redeliveries(self, windower: Windower, events: list) -> tuple[list, dict[int, list]]:
-        """Split off the messages this actor saw before (see :mod:`.windowing`, "Re-delivery"):
-        those it holds keep the new delivery for their window to acknowledge, older ones were
-        emitted or dead-lettered and are acknowledged now. Returns the new messages and, by
-        offset, later deliveries of new messages within ``events``."""
+    async def _deliveries(self, state: PartitionState, events: list) -> tuple[list, dict[int, list]]:
+        """The new messages of ``events``, and by offset later deliveries of new messages within
+        ``events``. Messages this actor saw before are settled here (see :mod:`.windowing`,
+        "Re-delivery"): those it holds keep the new delivery for their window to acknowledge,
+        older ones were emitted or dead-lettered and are acknowledged now. Messages that come
+        past a hole are left unacknowledged (see ``_past_hole``)."""
+        windower = state.windower
         fresh, again, latest = [], {}, windower.seen
         for event in events:
             offset = event.message.offset
             if offset > latest:
+                if await self._past_hole(state, offset):
+                    continue
                 latest = offset
+                state.expected = offset + 1
                 fresh.append(event)
                 continue
             self.metrics.redelivered()
@@ -289,6 +307,73 @@ class StreamService:
             else:
                 event.ack()
         return fresh, again
+
+    async def _past_hole(self, state: PartitionState, offset: int) -> bool:
+        """Whether a new message at ``offset`` comes past records not yet delivered.
+
+        Faust skipped records under rebalance churn: it delivered a partition from a read
+        position left over from an earlier assignment, or after a rebalance from the end of a
+        batch it had fetched before. Taken in, the commit of the next window would move past
+        them. Such a message is not acknowledged (nor is any after it until the offset due
+        comes) and the partition is read again from the offset due; a timer stops the worker if
+        it does not come (``_await_reread``)."""
+        reread = state.reread
+        if reread is not None:
+            if offset > reread.due:  # delivered before the partition was read again, or skipping still
+                return True
+            reread.timer.cancel()
+            state.reread = None
+            log.info("partition %d: read again from offset %d", state.partition, offset)
+            return False
+        if offset <= state.expected:
+            return False
+        # offsets without a record hold transaction markers or were compacted away: no hole
+        due = await self.windowlog.first_offset(state.partition, state.expected)
+        if due >= offset:
+            return False
+        log.warning("partition %d: Faust delivered offset %d where offset %d was due, with records between; "
+                    "reading the partition again from offset %d", state.partition, offset, state.expected, due)
+        self.metrics.reread()
+        state.reread = reread = Reread(due, offset)
+        await self._seek_back(state.partition, reread)
+        reread.timer = asyncio.create_task(self._await_reread(state, reread),
+                                           name=f"setveil-reread-{state.partition}")
+        return True
+
+    async def _seek_back(self, partition: int, reread: Reread) -> None:
+        reread.attempts += 1
+        try:
+            await self.app.consumer.seek_wait({TP(self.topic, partition): reread.due})
+        except Exception as exc:  # a rebalance under way: the actor ends, or the timer tries again
+            log.warning("partition %d: reading again from offset %d failed (%s)", partition, reread.due,
+                        type(exc).__name__)
+
+    async def _await_reread(self, state: PartitionState, reread: Reread) -> None:
+        """Read the partition again while the offset due does not come to an idle actor, up to
+        ``REREAD_ATTEMPTS`` times; then stop the worker (a restart reads from the last commit)."""
+        try:
+            while True:
+                await asyncio.sleep(REREAD_SECONDS)
+                asked = time.monotonic()
+                async with state.lock:
+                    if state.reread is not reread:
+                        return
+                    if time.monotonic() - asked > BUSY_SECONDS:
+                        continue
+                    if reread.attempts >= REREAD_ATTEMPTS:
+                        raise SkippedInput(
+                            f"partition {state.partition}: Faust delivered offset {reread.delivered} where offset "
+                            f"{reread.due} was due, and after reading the partition again from there "
+                            f"{reread.attempts} times still had not delivered it; stopping so that a restart "
+                            f"reads it")
+                    log.warning("partition %d: offset %d did not come within %.0f s of reading again; reading again",
+                                state.partition, reread.due, REREAD_SECONDS)
+                    await self._seek_back(state.partition, reread)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not self.stopping:
+                await self._fail(exc)
 
     async def _dead_letter_message(self, partition: int, event, rejection: codec.MessageRejected) -> None:
         value = event.value or b""

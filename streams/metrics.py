@@ -49,6 +49,9 @@ class ServiceMetrics:
         self.messages_redelivered = Counter("setveil_messages_redelivered",
                                             "Input messages delivered again to the worker that had them (after a "
                                             "rebalance kept their partition here); never taken in twice", registry=r)
+        self.partition_rereads = Counter("setveil_partition_rereads",
+                                         "Partitions read again from the offset due after Faust delivered them past "
+                                         "records not yet delivered", registry=r)
         self.transactions_emitted = Counter("setveil_transactions_emitted", "Transactions in acknowledged batches",
                                             registry=r)
         self.transactions_rejected = Counter("setveil_transactions_rejected", "Transactions in rejected windows",
@@ -88,6 +91,9 @@ class ServiceMetrics:
 
     def redelivered(self) -> None:
         self.messages_redelivered.inc()
+
+    def reread(self) -> None:
+        self.partition_rereads.inc()
 
     def dead_lettered(self, kind: str) -> None:
         self.records_dead_lettered.labels(kind).inc()

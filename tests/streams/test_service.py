@@ -329,21 +329,43 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     second.kill()
 
 
-def test_a_delivery_that_skips_records_stops_the_worker_instead_of_losing_them(make_settings, start_worker,
-                                                                                 monkeypatch):
+def _inject_faults(monkeypatch, **faults: str) -> None:
+    """Start the next workers with ``faults`` on (see faults/sitecustomize.py)."""
+    folder = Path(__file__).parent / "faults"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])))
+    for name, value in faults.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_a_delivery_that_skips_records_is_read_again_from_the_offset_due(make_settings, start_worker, monkeypatch):
     # Regression (QA, rebalance churn): a worker given back a partition it owned before began at
     # the read position of that earlier assignment; the first window's commit then skipped
     # every record before it (2,892 records lost, no trace). The fault is injected in the worker.
-    faults = Path(__file__).parent / "faults"
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(faults), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv("FAULT_STALE_READ_OFFSET", "10")
+    _inject_faults(monkeypatch, FAULT_STALE_READ_OFFSET="10")
     settings = make_settings(topics__partitions=1, window__max_transactions=25, window__min_transactions=5)
     produce(settings, records(NEUTRAL[:100], batch=5))  # offsets 0-19
+    worker = start_worker(settings)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "every transaction")
+    found = batches(settings)
+    assert sorted(released_tids(found)) == list(range(100)), "no record lost, none in two different windows"
+    assert worker.metrics()["setveil_partition_rereads_total"] == 1
+    assert worker.process.poll() is None
+    assert "partition 0: Faust delivered offset 10 where offset 0 was due, with records between; reading the " \
+           "partition again from offset 0" in worker.log_text()
+
+
+def test_a_partition_that_keeps_skipping_records_stops_the_worker_instead_of_losing_them(make_settings, start_worker,
+                                                                                       monkeypatch):
+    _inject_faults(monkeypatch, FAULT_STALE_READ_OFFSET="10", FAULT_STALE_AFTER_SEEK="1")
+    settings = make_settings(topics__partitions=1, window__max_transactions=25, window__min_transactions=5)
+    produce(settings, records(NEUTRAL[:100], batch=5))
     faulty = start_worker(settings, ready=False)
-    assert faulty.process.wait(60) == 1
-    assert "partition 0: Faust delivered offset 10 where offset 0 was due" in faulty.log_text()
+    assert faulty.process.wait(90) == 1
+    assert "partition 0: Faust delivered offset 10 where offset 0 was due, and after reading the partition again " \
+           "from there 3 times still had not delivered it" in faulty.log_text()
     assert not read_topic(settings, settings.topics.output)
     monkeypatch.delenv("FAULT_STALE_READ_OFFSET")
+    monkeypatch.delenv("FAULT_STALE_AFTER_SEEK")
     worker = start_worker(settings)
     wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "every transaction")
     assert sorted(released_tids(batches(settings))) == list(range(100))
