@@ -335,9 +335,10 @@ class StreamService:
                     "reading the partition again from offset %d", state.partition, offset, state.expected, due)
         self.metrics.reread()
         state.reread = reread = Reread(due, offset)
-        await self._seek_back(state.partition, reread)
+        # the timer first: an actor cancelled during the seek cancels it on the way out
         reread.timer = asyncio.create_task(self._await_reread(state, reread),
                                            name=f"setveil-reread-{state.partition}")
+        await self._seek_back(state.partition, reread)
         return True
 
     async def _seek_back(self, partition: int, reread: Reread) -> None:
