@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -174,11 +175,12 @@ class StreamService:
             await self._release(stream)
             log.info(ending)
         except Exception as exc:
-            if not self.stopping:
+            if self.stopping:
+                # the executor or the window log was shut down under a window: nothing was acknowledged
+                log.info("%s (a window's work ended by %s)", self._ending(stream), type(exc).__name__)
+            else:
+                # ended here, not raised: Faust would report the crash again and restart the actor
                 await self._fail(exc)
-                raise
-            # the executor or the window log was shut down under a window: nothing was acknowledged
-            log.info("%s (a window's work ended by %s)", self._ending(stream), type(exc).__name__)
         finally:
             if state is not None:
                 state.timer.cancel()
@@ -245,6 +247,12 @@ class StreamService:
             state.emitting = None
 
     async def _fail(self, exc: BaseException) -> None:
+        """Stop the worker, with exit status 1, after ``exc``.
+
+        It stops as on SIGTERM, not by crashing the app. Faust's crash path logged the failure
+        again as a crash with a traceback, restarted the failed actor on the way out, and closed
+        the event loop under the consumer's thread (an ERROR "Event loop is closed" and a
+        CRITICAL line), which left operators several alarming lines for one known cause."""
         if self.fatal is None:
             self.fatal = exc
             if isinstance(exc, SkippedInput):
@@ -252,7 +260,7 @@ class StreamService:
             else:
                 log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on "
                           "restart", type(exc).__name__)
-            await self.app.crash(exc)
+            signal.raise_signal(signal.SIGTERM)
 
     async def _accept(self, state: PartitionState, events: list) -> None:
         partition, windower = state.partition, state.windower

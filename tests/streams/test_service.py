@@ -329,6 +329,15 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     second.kill()
 
 
+def _assert_stopped_cleanly(log_text: str) -> None:
+    """A worker stopped by a fatal error stopped as on SIGTERM, not by crashing."""
+    # Regression: the crash path logged the failure again with a traceback, restarted the
+    # failed actor on the way out and closed the loop under the consumer's thread.
+    assert "Signal received: 15" in log_text
+    for symptom in ("Crashed reason", "Restarting dead", "Event loop is closed", "[CRITICAL]", "Traceback"):
+        assert symptom not in log_text
+
+
 def _inject_faults(monkeypatch, **faults: str) -> None:
     """Start the next workers with ``faults`` on (see faults/sitecustomize.py)."""
     folder = Path(__file__).parent / "faults"
@@ -361,8 +370,10 @@ def test_a_partition_that_keeps_skipping_records_stops_the_worker_instead_of_los
     produce(settings, records(NEUTRAL[:100], batch=5))
     faulty = start_worker(settings, ready=False)
     assert faulty.process.wait(90) == 1
+    text = faulty.log_text()
     assert "partition 0: Faust delivered offset 10 where offset 0 was due, and after reading the partition again " \
-           "from there 3 times still had not delivered it" in faulty.log_text()
+           "from there 3 times still had not delivered it" in text
+    _assert_stopped_cleanly(text)
     assert not read_topic(settings, settings.topics.output)
     monkeypatch.delenv("FAULT_STALE_READ_OFFSET")
     monkeypatch.delenv("FAULT_STALE_AFTER_SEEK")
@@ -442,8 +453,10 @@ def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_setting
     produce(settings, records([[f"n{i % 50}", f"m{i % 7}", f"o{i % 3}"] for i in range(400)], batch=10))
     wait_until(lambda: worker.process.poll() is not None, 60, "the worker to stop")  # a batch > 2048 bytes
     assert worker.process.returncode == 1
-    assert "stopping the worker" in worker.log_text()
-    assert "exceeds producer.max_request_bytes=2048" in worker.log_text()
+    text = worker.log_text()
+    assert "stopping the worker" in text
+    assert "exceeds producer.max_request_bytes=2048" in text
+    _assert_stopped_cleanly(text)
     assert read_topic(settings, settings.topics.output) == []
 
     restarted = start_worker(settings.replace(producer__max_request_bytes=1 << 20))
