@@ -446,6 +446,25 @@ def test_two_workers_in_one_group_share_the_partitions(make_settings, start_work
     assert "[ERROR]" not in text and "Restarting dead" not in text
 
 
+def test_every_worker_owns_a_partition_when_there_are_enough(make_settings, start_worker):
+    # Regression (QA, rebalance churn): with 4 partitions a third worker was left without one
+    # ([0, 1], [2, 3], []), and 6 partitions over 4 workers gave [4, 5], [1, 2], [0, 3], []: Faust's
+    # assignor balances only up to ceil(partitions / workers) while it keeps a standby replica
+    # per partition for tables, which the service does not have.
+    settings = make_settings(topics__partitions=4)
+    workers = [start_worker(settings)]
+    for _ in range(2):
+        workers.append(start_worker(settings.replace(web__port=free_port())))
+
+    def owned():
+        bodies = [json.loads(w.get("/readyz")[1]) for w in workers]
+        parts = [set(b["partitions"]) for b in bodies]
+        return all(b["ready"] for b in bodies) and set().union(*parts) == {0, 1, 2, 3} \
+            and sum(map(len, parts)) == 4 and parts
+
+    wait_until(lambda: (parts := owned()) and all(parts), 90, "every worker to own a partition")
+
+
 def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_settings, start_worker):
     settings = make_settings(window__max_transactions=200, window__min_transactions=200,
                              producer__max_request_bytes=2048, records__max_message_bytes=1024)
