@@ -41,6 +41,7 @@ from setveil.core.engine import Pipeline
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import codec
+from .assignor import SpreadingAssignor
 from .kafka import faust_credentials
 from .isolation import IsolatedProcessor
 from .metrics import ServiceMetrics
@@ -515,9 +516,7 @@ def create_app(
         producer_linger=p.linger_ms / 1000,
         producer_acks=-1,
         topic_disable_leader=True,
-        # No tables, so no standbys: with one per partition Faust's assignor balances only up to
-        # ceil(partitions / workers) and left a worker idle (4 partitions: [0, 1], [2, 3], []).
-        table_standby_replicas=0,
+        PartitionAssignor=SpreadingAssignor,
         topic_partitions=settings.topics.partitions,
         topic_replication_factor=settings.topics.replication_factor,
         web_enabled=True,
