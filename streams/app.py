@@ -253,9 +253,10 @@ class StreamService:
         It stops as on SIGTERM, not by crashing the app. Faust's crash path logged the failure
         again as a crash with a traceback, restarted the failed actor on the way out, and closed
         the event loop under the consumer's thread (an ERROR "Event loop is closed" and a
-        CRITICAL line) before the consumer could leave the group, so the other workers got its
-        partitions only after the session timeout. Stopped as on SIGTERM, the consumer leaves
-        the group (aiokafka skips that in generation 0, where Tansu starts a group)."""
+        CRITICAL line); when the crash had reached that thread, the consumer did not leave the
+        group, and the other workers got its partitions only after the session timeout. Stopped
+        as on SIGTERM, the consumer leaves the group (aiokafka skips that in generation 0, where
+        Tansu starts a group)."""
         if self.fatal is None:
             self.fatal = exc
             if isinstance(exc, SkippedInput):
