@@ -100,6 +100,8 @@ class PartitionState:
     straddled: tuple[int, int] | None = None
     #: set while the partition is read again from the offset due
     reread: Reread | None = None
+    #: set when a rebalance left the partition here: its cuts are read from the window log again
+    replan: bool = False
 
 
 @dataclass
@@ -240,12 +242,30 @@ class StreamService:
                 await self._fail(exc)
 
     async def _cut(self, state: PartitionState) -> None:
+        if state.partition in self.revoked:
+            # Until the next assignment says whether the partition stays, another worker may be
+            # given it and emit these messages; a window cut here would be a second release.
+            return
+        if state.replan:
+            await self._replan(state)
         try:
             for cut in state.windower.cuts(time.time()):  # in offset order
                 state.emitting = cut.first_offset
                 await self._emit(state, cut)
         finally:
             state.emitting = None
+
+    async def _replan(self, state: PartitionState) -> None:
+        """Cut the held messages where the window log says. A worker that keeps a partition
+        through rebalances may have lost it for a generation it did not take part in; the
+        partition's owner then emitted windows of messages this actor still held (a QA run
+        released 95 transactions as windows 404-422 and 404-423)."""
+        windower = state.windower
+        start = windower.pending[0].offset if windower.pending else windower.seen + 1
+        highwater = self.app.consumer.highwater(TP(self.topic, state.partition))
+        points, state.straddled = await self.windowlog.cut_points(state.partition, start, highwater)
+        windower.replan(points)
+        state.replan = False
 
     async def _fail(self, exc: BaseException) -> None:
         """Stop the worker, with exit status 1, after ``exc``.
@@ -481,6 +501,9 @@ class StreamService:
 
     async def on_assigned(self, sender, assigned, **kwargs) -> None:
         # Faust has stopped the actors of the partitions this worker lost by now.
+        for partition in self.revoked:
+            if (state := self.partitions.get(partition)) is not None:
+                state.replan = True
         self.assigned = True
         self.revoked = set()
 

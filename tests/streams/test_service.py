@@ -27,7 +27,7 @@ from setveil.streams.codec import (
     REJECTED_WINDOW_TYPE,
     decode_batch,
 )
-from setveil.streams.windowlog import encode_entry
+from setveil.streams.windowlog import encode_entry, log_partition
 
 from .kafkatools import produce, read_topic, records, wait_until
 from .test_processor import _gone
@@ -399,6 +399,40 @@ async def _log_window_and_commit(settings, first: int, last: int, committed: int
         await consumer.commit({tp: committed})
     finally:
         await consumer.stop()
+
+
+async def _log_windows(settings, windows: dict[int, tuple[int, int]]) -> None:
+    """Window log entries, by input partition, as another owner would have written them."""
+    counts = await kafka.ensure_topics(settings)
+    producer = kafka.producer(settings)
+    await producer.start()
+    try:
+        for partition, (first, last) in windows.items():
+            await producer.send_and_wait(settings.topics.windows, encode_entry(first, last), key=str(partition).encode(),
+                                         partition=log_partition(partition, counts[settings.topics.windows]))
+    finally:
+        await producer.stop()
+
+
+def test_a_partition_kept_through_a_rebalance_cuts_its_held_messages_where_the_window_log_says(make_settings,
+                                                                                              start_worker):
+    # Regression (QA, churn): a worker kept a partition through two generations, in the first of
+    # which another worker owned it and emitted window 404-422 of messages the first still held;
+    # the first then cut 404-423, releasing 95 transactions a second time under another id.
+    settings = make_settings(window__min_transactions=50, window__max_seconds=1.0)
+    first = start_worker(settings)
+    produce(settings, records(NEUTRAL[:40]), partition=lambda i: i % 2)  # offsets 0-19 of each partition
+
+    def held():
+        return sum(v for k, v in first.metrics().items() if k.startswith("setveil_held_transactions"))
+
+    wait_until(lambda: held() == 40, 60, "the first worker to hold every message (fewer than min_transactions)")
+    asyncio.run(_log_windows(settings, {0: (0, 9), 1: (0, 9)}))
+    second = start_worker(settings.replace(web__port=free_port()))  # the first keeps one partition
+    wait_until(lambda: len(batches(settings)) >= 2, 60, "a window of each partition")
+    assert {b["window"]["id"] for b in batches(settings).values()} == {
+        f"{settings.topics.input}/0/0-9", f"{settings.topics.input}/1/0-9"}
+    second.kill()
 
 
 def test_the_rest_of_a_window_committed_mid_window_fails_closed(make_settings, start_worker):
