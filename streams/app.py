@@ -214,8 +214,7 @@ class StreamService:
         w = self.settings.window
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
-        highwater = self.app.consumer.highwater(TP(self.topic, partition))
-        points, state.straddled = await self.windowlog.cut_points(partition, offset, highwater)
+        points = await self._logged_cuts(state, offset)
         if points:
             log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
                      partition, offset, len(points))
@@ -262,10 +261,15 @@ class StreamService:
         released 95 transactions as windows 404-422 and 404-423)."""
         windower = state.windower
         start = windower.pending[0].offset if windower.pending else windower.seen + 1
+        windower.replan(await self._logged_cuts(state, start))
+        state.replan = False
+
+    async def _logged_cuts(self, state: PartitionState, start: int) -> list[int]:
+        """Ends of the logged windows of the partition that end at or after ``start``; records
+        the logged window that straddles ``start`` in ``state`` (see ``_emit``)."""
         highwater = self.app.consumer.highwater(TP(self.topic, state.partition))
         points, state.straddled = await self.windowlog.cut_points(state.partition, start, highwater)
-        windower.replan(points)
-        state.replan = False
+        return points
 
     async def _fail(self, exc: BaseException) -> None:
         """Stop the worker, with exit status 1, after ``exc``.

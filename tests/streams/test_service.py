@@ -382,25 +382,6 @@ def test_a_partition_that_keeps_skipping_records_stops_the_worker_instead_of_los
     assert sorted(released_tids(batches(settings))) == list(range(100))
 
 
-async def _log_window_and_commit(settings, first: int, last: int, committed: int) -> None:
-    """What a worker leaves when Faust commits in the middle of a window it emitted."""
-    await kafka.ensure_topics(settings)
-    producer = kafka.producer(settings)
-    await producer.start()
-    try:
-        await producer.send_and_wait(settings.topics.windows, encode_entry(first, last), key=b"0", partition=0)
-    finally:
-        await producer.stop()
-    consumer = kafka.consumer(settings, group_id=settings.consumer.group_id, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        tp = TopicPartition(settings.topics.input, 0)
-        consumer.assign([tp])
-        await consumer.commit({tp: committed})
-    finally:
-        await consumer.stop()
-
-
 async def _log_windows(settings, windows: dict[int, tuple[int, int]]) -> None:
     """Window log entries, by input partition, as another owner would have written them."""
     counts = await kafka.ensure_topics(settings)
@@ -412,6 +393,19 @@ async def _log_windows(settings, windows: dict[int, tuple[int, int]]) -> None:
                                          partition=log_partition(partition, counts[settings.topics.windows]))
     finally:
         await producer.stop()
+
+
+async def _log_window_and_commit(settings, first: int, last: int, committed: int) -> None:
+    """What a worker leaves when Faust commits in the middle of a window it emitted."""
+    await _log_windows(settings, {0: (first, last)})
+    consumer = kafka.consumer(settings, group_id=settings.consumer.group_id, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tp = TopicPartition(settings.topics.input, 0)
+        consumer.assign([tp])
+        await consumer.commit({tp: committed})
+    finally:
+        await consumer.stop()
 
 
 def test_a_partition_kept_through_a_rebalance_cuts_its_held_messages_where_the_window_log_says(make_settings,
