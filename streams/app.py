@@ -42,6 +42,7 @@ from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import codec
 from .assignor import SpreadingAssignor
+from .conductor import ServiceApp
 from .kafka import faust_credentials
 from .isolation import IsolatedProcessor
 from .metrics import ServiceMetrics
@@ -526,7 +527,7 @@ def create_app(
 ) -> tuple[faust.App, StreamService]:
     """A Faust app that runs the service with ``settings`` and the configured model."""
     c, p = settings.consumer, settings.producer
-    app = faust.App(
+    app = ServiceApp(
         c.group_id,
         broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],
         broker_credentials=faust_credentials(settings),

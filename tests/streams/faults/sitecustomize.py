@@ -7,6 +7,13 @@ input partition is N, as if left over from an earlier assignment of the partitio
 
 FAULT_STALE_AFTER_SEEK=1: with the above, every other seek of an input partition leaves the
 read position at N as well, as a delivery blocked across the rebalance would each time.
+
+FAULT_LATE_DISCARD=S: Faust's conductor notices that the stream of an ended actor is gone only S
+seconds later, once the rebalance that revoked its partition is over (a race under churn: the
+change is then not dropped as part of the rebalance, and the conductor re-subscribes later).
+
+FAULT_RESUBSCRIBE_SECONDS=S: Faust's conductor re-subscribes S seconds after the topics of its
+streams changed, instead of 45.
 """
 
 import os
@@ -37,3 +44,23 @@ if _stale is not None:
             _make_stale(self.consumer._read_offset, partitions)
 
         _driver.AIOKafkaConsumerThread._seek_wait = _stale_seek_wait
+
+_late = os.environ.get("FAULT_LATE_DISCARD")
+if _late is not None:
+    import asyncio
+
+    from faust.transport import conductor as _conductor
+
+    _discard = _conductor.Conductor.discard
+
+    def _discard_noticed_late(self, topic):
+        _discard(self, topic)
+        asyncio.get_running_loop().call_later(float(_late), self._flag_changes)
+
+    _conductor.Conductor.discard = _discard_noticed_late
+
+_resubscribe = os.environ.get("FAULT_RESUBSCRIBE_SECONDS")
+if _resubscribe is not None:
+    from faust.transport import conductor as _conductor
+
+    _conductor.Conductor._resubscribe_sleep_lock_seconds = float(_resubscribe)
