@@ -105,6 +105,9 @@ async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
     except (KafkaConnectionError, asyncio.TimeoutError, OSError):
         await admin.close()
         raise BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)") from None
+    except BaseException:  # cancelled: its connections must not outlive it
+        await admin.close()
+        raise
     return admin
 
 

@@ -55,18 +55,38 @@ class WindowLogReader:
         self.settings = settings
         self._consumer = None
         self._admin = None
+        self._stopped = False
         # Partitions opened at the same time share the reader; one read at a time.
         self._lock = asyncio.Lock()
 
     async def _start(self) -> None:
+        # A client is kept only once it has started and only while the reader is not stopped:
+        # one left behind by a stopping worker was logged as "Unclosed AIOKafkaConsumer" (QA).
+        self._check_running()
         if self._consumer is None:
             reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
-            await reader.start()
+            try:
+                await reader.start()
+            except BaseException:
+                await reader.stop()
+                raise
+            if self._stopped:
+                await reader.stop()
+                self._check_running()
             self._consumer = reader
         if self._admin is None:
-            self._admin = await _admin(self.settings, READ_TIMEOUT)
+            admin = await _admin(self.settings, READ_TIMEOUT)
+            if self._stopped:
+                await admin.close()
+                self._check_running()
+            self._admin = admin
+
+    def _check_running(self) -> None:
+        if self._stopped:
+            raise WindowLogError("the window log reader has stopped (the worker is stopping)")
 
     async def stop(self) -> None:
+        self._stopped = True
         if self._consumer is not None:
             reader, self._consumer = self._consumer, None
             await reader.stop()
