@@ -28,7 +28,7 @@ from setveil.streams.codec import (
     REJECTED_WINDOW_TYPE,
     decode_batch,
 )
-from setveil.streams.windowlog import encode_entry, log_partition
+from setveil.streams.windowlog import WindowLogReader, encode_entry, log_partition
 
 from .kafkatools import produce, read_topic, records, wait_until
 from .test_processor import _gone
@@ -362,6 +362,41 @@ def test_a_delivery_that_skips_records_is_read_again_from_the_offset_due(make_se
     assert worker.process.poll() is None
     assert "partition 0: Faust delivered offset 10 where offset 0 was due, with records between; reading the " \
            "partition again from offset 0" in worker.log_text()
+
+
+async def _committed(settings) -> int:
+    """The group's committed offset of input partition 0 (its first offset when none is)."""
+    reader = WindowLogReader(settings, 1)
+    try:
+        return await reader.resume_offset(0)
+    finally:
+        await reader.stop()
+
+
+def test_a_worker_stopped_after_reading_a_partition_again_loses_nothing(make_settings, start_worker, monkeypatch):
+    # Regression: Faust took the records a delivery skipped for a gap (offsets without records)
+    # and, once the first window read again was acknowledged, committed past the records still
+    # held: offset 71 while 30-70 waited for their window. A worker stopped then lost them.
+    settings = make_settings(topics__partitions=1, window__max_transactions=100, window__min_transactions=10,
+                             window__max_seconds=120)
+    produce(settings, records(NEUTRAL[:200], batch=10))  # offsets 0-19
+    first = start_worker(settings)
+    wait_until(lambda: asyncio.run(_committed(settings)) == 20, 60, "offsets 0-19 emitted and committed")
+    assert first.stop(timeout=30) == 0
+    # offsets 20-29 fill one window; 30-79, one transaction each, wait for theirs (max_seconds)
+    produce(settings, records(NEUTRAL[200:300], first_tid=200, batch=10) + records(NEUTRAL[300:350], first_tid=300))
+    _inject_faults(monkeypatch, FAULT_GAP_AFTER_SEEK="50")
+    second = start_worker(settings)
+    wait_until(lambda: second.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "offsets 20-29")
+    assert second.metrics()["setveil_partition_rereads_total"] == 1
+    time.sleep(8)  # Faust commits every 0.5 s (consumer.commit_interval); it had reached 71 by then
+    assert asyncio.run(_committed(settings)) == 30
+    assert second.stop(timeout=30) == 0
+
+    monkeypatch.delenv("FAULT_GAP_AFTER_SEEK")
+    third = start_worker(settings.replace(window__max_seconds=0.5))
+    wait_until(lambda: third.metrics().get("setveil_transactions_emitted_total", 0) >= 50, 60, "offsets 30-79")
+    assert sorted(set(released_tids(batches(settings)))) == list(range(350))
 
 
 def test_a_partition_that_keeps_skipping_records_stops_the_worker_instead_of_losing_them(make_settings, start_worker,

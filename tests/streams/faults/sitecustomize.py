@@ -8,6 +8,10 @@ input partition is N, as if left over from an earlier assignment of the partitio
 FAULT_STALE_AFTER_SEEK=1: with the above, every other seek of an input partition leaves the
 read position at N as well, as a delivery blocked across the rebalance would each time.
 
+FAULT_GAP_AFTER_SEEK=K: the first delivery of each input partition after Faust's seek to its
+committed offset C comes from offset C + K, once (a stale fetch position under churn); Faust
+records offsets C + 1 to C + K as a gap in the partition.
+
 FAULT_LATE_DISCARD=S: Faust's conductor notices that the stream of an ended actor is gone only S
 seconds later, once the rebalance that revoked its partition is over (a race under churn: the
 change is then not dropped as part of the rebalance, and the conductor re-subscribes later).
@@ -44,6 +48,23 @@ if _stale is not None:
             _make_stale(self.consumer._read_offset, partitions)
 
         _driver.AIOKafkaConsumerThread._seek_wait = _stale_seek_wait
+
+_gap = os.environ.get("FAULT_GAP_AFTER_SEEK")
+if _gap is not None:
+    from faust.transport import consumer as _gap_consumer
+
+    _gapped = set()
+    _seek_before_gap = _gap_consumer.Consumer.perform_seek
+
+    async def _perform_seek_past_a_gap(self):
+        await _seek_before_gap(self)
+        for tp, read in list(self._read_offset.items()):
+            if tp.topic.endswith(".in") and read and tp not in _gapped:
+                _gapped.add(tp)
+                await self._thread.seek_wait({tp: read + int(_gap)})
+                self._read_offset[tp] = read
+
+    _gap_consumer.Consumer.perform_seek = _perform_seek_past_a_gap
 
 _late = os.environ.get("FAULT_LATE_DISCARD")
 if _late is not None:
