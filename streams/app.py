@@ -30,8 +30,10 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 
 import faust
 from faust.types import TP
@@ -249,9 +251,10 @@ class StreamService:
         if state.replan:
             await self._replan(state)
         try:
-            for cut in state.windower.cuts(time.time()):  # in offset order
+            cuts = state.windower.cuts(time.time())  # in offset order
+            for index, cut in enumerate(cuts):
                 state.emitting = cut.first_offset
-                await self._emit(state, cut)
+                await self._emit(state, cut, cuts[index + 1:])
         finally:
             state.emitting = None
 
@@ -293,7 +296,7 @@ class StreamService:
 
     async def _accept(self, state: PartitionState, events: list) -> None:
         partition, windower = state.partition, state.windower
-        events, again = await self._deliveries(state, events)
+        events, again, done = await self._deliveries(state, events)
         loop = asyncio.get_running_loop()
         values = [event.value for event in events]
         decoded = await loop.run_in_executor(self.executor, _decode_all, values, self.settings.records.max_message_bytes)
@@ -308,25 +311,29 @@ class StreamService:
         if rejected:
             sends = [self._dead_letter_message(partition, event, rejection) for event, rejection in rejected]
             await asyncio.gather(*sends)
-            for event, rejection in rejected:
-                windower.skip(event.message.offset)
-                event.ack()
-                for duplicate in again.pop(event.message.offset, []):
-                    duplicate.ack()
-                self.metrics.dead_lettered(rejection.kind)
-                log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
+        settled = [event for event, _ in rejected] + [d for ds in again.values() for d in ds] + done
+        self._keep_gap_off_records(state, (event.message.offset for event in settled))
+        for event, rejection in rejected:
+            windower.skip(event.message.offset)
+            event.ack()
+            for duplicate in again.pop(event.message.offset, []):
+                duplicate.ack()
+            self.metrics.dead_lettered(rejection.kind)
+            log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
         for duplicates in again.values():  # deliveries of offsets that came in no other way
             for duplicate in duplicates:
                 duplicate.ack()
+        for event in done:
+            event.ack()
 
-    async def _deliveries(self, state: PartitionState, events: list) -> tuple[list, dict[int, list]]:
-        """The new messages of ``events``, and by offset later deliveries of new messages within
-        ``events``. Messages this actor saw before are settled here (see :mod:`.windowing`,
-        "Re-delivery"): those it holds keep the new delivery for their window to acknowledge,
-        older ones were emitted or dead-lettered and are acknowledged now. Messages that come
-        past a hole are left unacknowledged (see ``_past_hole``)."""
+    async def _deliveries(self, state: PartitionState, events: list) -> tuple[list, dict[int, list], list]:
+        """The new messages of ``events``, by offset later deliveries of new messages within
+        ``events``, and the deliveries to acknowledge now. Messages this actor saw before are
+        settled here (see :mod:`.windowing`, "Re-delivery"): those it holds keep the new delivery
+        for their window to acknowledge, older ones were emitted or dead-lettered and are done.
+        Messages that come past a hole are left unacknowledged (see ``_past_hole``)."""
         windower = state.windower
-        fresh, again, latest = [], {}, windower.seen
+        fresh, again, done, latest = [], {}, [], windower.seen
         for event in events:
             offset = event.message.offset
             if offset > latest:
@@ -342,8 +349,8 @@ class StreamService:
             elif (held := windower.held(offset)) is not None:
                 held.again.append(event)
             else:
-                event.ack()
-        return fresh, again
+                done.append(event)
+        return fresh, again, done
 
     async def _past_hole(self, state: PartitionState, offset: int) -> bool:
         """Whether a new message at ``offset`` comes past records not yet delivered.
@@ -357,7 +364,6 @@ class StreamService:
         reread = state.reread
         if reread is not None:
             if offset > reread.due:  # delivered before the partition was read again, or skipping still
-                self._forget_gap(state.partition, reread.due, offset)
                 return True
             reread.timer.cancel()
             state.reread = None
@@ -372,7 +378,6 @@ class StreamService:
         log.warning("partition %d: Faust delivered offset %d where offset %d was due, with records between; "
                     "reading the partition again from offset %d", state.partition, offset, state.expected, due)
         self.metrics.reread()
-        self._forget_gap(state.partition, due, offset)
         state.reread = reread = Reread(due, offset)
         # the timer first: an actor cancelled during the seek cancels it on the way out
         reread.timer = asyncio.create_task(self._await_reread(state, reread),
@@ -380,16 +385,27 @@ class StreamService:
         await self._seek_back(state.partition, reread)
         return True
 
-    def _forget_gap(self, partition: int, due: int, delivered: int) -> None:
-        """Take back the gap Faust recorded when it delivered ``delivered`` with records due
-        before it. Faust counts offsets of a gap as done (they are meant to hold no record), so
-        once any later offset was acknowledged it committed past records still to be read again
-        and held: a worker stopped then would lose them (a test saw offset 71 committed while
-        30-70 were held). Faust has no public call for this; its gap tree is trimmed. Offsets
-        before ``due`` hold no record and stay in the gap."""
-        gaps = self.app.consumer._gap.get(TP(self.topic, partition))
+    def _keep_gap_off_records(self, state: PartitionState, acknowledged: Iterable[int],
+                              later: Sequence[Cut] = ()) -> None:
+        """Take the records the actor knows of out of Faust's gap of the partition, right before
+        it acknowledges the ``acknowledged`` offsets: those, and the messages it holds (``later``:
+        cuts still to be emitted).
+
+        Faust takes the offsets a delivery jumps over for a gap (offsets without records, as
+        transaction markers leave) and, once an offset within or past a gap interval is
+        acknowledged, counts the whole interval as done. Under rebalance churn deliveries jumped
+        over records: past records not yet delivered (read again, see ``_past_hole``) and, for a
+        partition the worker kept, from the end of a batch fetched before the rebalance, over
+        messages the actor held. Either way Faust committed past records not yet emitted (a test
+        saw offset 71 committed while 30-70 waited for their window), and a worker stopped then
+        lost them. Trimmed here, what is left of a gap holds no record the actor has seen, so a
+        record not yet delivered stays past every offset acknowledged. Faust has no public call
+        for this; its gap tree is trimmed."""
+        gaps = self.app.consumer._gap.get(TP(self.topic, state.partition))
         if gaps:
-            gaps.chop(due, delivered + 1)
+            held = (m.offset for m in chain(state.windower.pending, *(cut.messages for cut in later)))
+            for offset in chain(acknowledged, held):
+                gaps.chop(offset, offset + 1)
 
     async def _seek_back(self, partition: int, reread: Reread) -> None:
         reread.attempts += 1
@@ -436,7 +452,9 @@ class StreamService:
             value = b""
         await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), value, headers)
 
-    async def _emit(self, state: PartitionState, cut: Cut) -> None:
+    async def _emit(self, state: PartitionState, cut: Cut, later: Sequence[Cut] = ()) -> None:
+        """Anonymize, verify and send the window ``cut``, then acknowledge its messages
+        (``later``: the cuts still to be emitted after it)."""
         partition, straddled = state.partition, state.straddled
         loop = asyncio.get_running_loop()
         if straddled is not None and straddled[0] < cut.first_offset and cut.last_offset <= straddled[1]:
@@ -461,6 +479,7 @@ class StreamService:
             log.error("window %s: its batch of %d bytes exceeds producer.max_request_bytes=%d; raise it (and the "
                       "topic's max.message.bytes) and restart", outcome.ref.id, len(outcome.value), limit)
         await self._send(topic, key, outcome.value, outcome.headers)
+        self._keep_gap_off_records(state, (message.offset for message in cut.messages), later)
         for message in cut.messages:
             message.handle.ack()
             for duplicate in message.again:

@@ -12,6 +12,11 @@ FAULT_GAP_AFTER_SEEK=K: the first delivery of each input partition after Faust's
 committed offset C comes from offset C + K, once (a stale fetch position under churn); Faust
 records offsets C + 1 to C + K as a gap in the partition.
 
+FAULT_GAP_OVER_DELIVERED=K: after Faust's first seek of each input partition to its committed
+offset C, Faust's gap of the partition holds offsets C + 1 to C + K, while the records are
+delivered in order (what a delivery from the end of a batch fetched before a rebalance leaves
+for a partition the worker kept, holding the messages in between).
+
 FAULT_LATE_DISCARD=S: Faust's conductor notices that the stream of an ended actor is gone only S
 seconds later, once the rebalance that revoked its partition is over (a race under churn: the
 change is then not dropped as part of the rebalance, and the conductor re-subscribes later).
@@ -65,6 +70,22 @@ if _gap is not None:
                 self._read_offset[tp] = read
 
     _gap_consumer.Consumer.perform_seek = _perform_seek_past_a_gap
+
+_gap_over = os.environ.get("FAULT_GAP_OVER_DELIVERED")
+if _gap_over is not None:
+    from faust.transport import consumer as _gap_over_consumer
+
+    _gapped_over = set()
+    _seek_before_gap_over = _gap_over_consumer.Consumer.perform_seek
+
+    async def _perform_seek_with_a_gap(self):
+        await _seek_before_gap_over(self)
+        for tp, read in list(self._read_offset.items()):
+            if tp.topic.endswith(".in") and read and tp not in _gapped_over:
+                _gapped_over.add(tp)
+                await self._add_gap(tp, read + 1, read + int(_gap_over))
+
+    _gap_over_consumer.Consumer.perform_seek = _perform_seek_with_a_gap
 
 _late = os.environ.get("FAULT_LATE_DISCARD")
 if _late is not None:
