@@ -7,7 +7,9 @@ the same bootstrap servers and TLS/SASL options, built here once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
@@ -98,16 +100,30 @@ async def partition_ends(reader: AIOKafkaConsumer, tps: list, timeout: float = 1
     return ends
 
 
+async def start_client(start: Awaitable[None], close: Callable[[], Awaitable[None]]) -> None:
+    """Await a client's ``start``; when it fails, or the caller is cancelled meanwhile, close the
+    client. A start cancelled while aiokafka connects leaves that connection open ("Unclosed
+    AIOKafkaConnection" at ERROR, seen when a worker stopped), so a cancelled caller lets the
+    start end first."""
+    started = asyncio.ensure_future(start)
+    try:
+        await asyncio.shield(started)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await started
+        await close()
+        raise
+    except BaseException:
+        await close()
+        raise
+
+
 async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
     admin = AIOKafkaAdminClient(**client_kwargs(settings), request_timeout_ms=int(timeout * 1000))
     try:
-        await asyncio.wait_for(admin.start(), timeout)
+        await start_client(asyncio.wait_for(admin.start(), timeout), admin.close)
     except (KafkaConnectionError, asyncio.TimeoutError, OSError):
-        await admin.close()
         raise BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)") from None
-    except BaseException:  # cancelled: its connections must not outlive it
-        await admin.close()
-        raise
     return admin
 
 

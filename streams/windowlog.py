@@ -24,13 +24,14 @@ import logging
 import msgpack
 from aiokafka import TopicPartition
 
-from .kafka import _admin, consumer, partition_ends
+from .kafka import _admin, consumer, partition_ends, start_client
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
 
 FIRST_READ = 16
 READ_TIMEOUT = 30.0
+STOP_WAIT = 5.0
 
 
 class WindowLogError(RuntimeError):
@@ -65,11 +66,7 @@ class WindowLogReader:
         self._check_running()
         if self._consumer is None:
             reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
-            try:
-                await reader.start()
-            except BaseException:
-                await reader.stop()
-                raise
+            await start_client(reader.start(), reader.stop)
             if self._stopped:
                 await reader.stop()
                 self._check_running()
@@ -86,13 +83,26 @@ class WindowLogReader:
             raise WindowLogError("the window log reader has stopped (the worker is stopping)")
 
     async def stop(self) -> None:
+        """Close the clients once a read under way has ended (up to ``STOP_WAIT`` seconds: a
+        client closed under a read left the read waiting 40 s for an answer, or a connection
+        open); reads after this raise :class:`WindowLogError`."""
         self._stopped = True
-        if self._consumer is not None:
-            reader, self._consumer = self._consumer, None
-            await reader.stop()
-        if self._admin is not None:
-            admin, self._admin = self._admin, None
-            await admin.close()
+        try:
+            await asyncio.wait_for(self._lock.acquire(), STOP_WAIT)
+        except asyncio.TimeoutError:
+            locked = False
+        else:
+            locked = True
+        try:
+            if self._consumer is not None:
+                reader, self._consumer = self._consumer, None
+                await reader.stop()
+            if self._admin is not None:
+                admin, self._admin = self._admin, None
+                await admin.close()
+        finally:
+            if locked:
+                self._lock.release()
 
     async def resume_offset(self, input_partition: int) -> int:
         """Where the group's delivery of ``input_partition`` must begin: its committed offset, or

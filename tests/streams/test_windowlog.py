@@ -7,7 +7,6 @@ import gc
 import warnings
 
 import pytest
-from aiokafka.errors import ConsumerStoppedError
 
 from setveil.streams import kafka
 from setveil.streams.windowlog import WindowLogError, WindowLogReader
@@ -74,8 +73,8 @@ def test_a_reader_stopped_while_its_clients_start_leaves_none_open(make_settings
         await asyncio.sleep(cut)
         await reader.stop()
         try:
-            await read
-        except (WindowLogError, ConsumerStoppedError, asyncio.CancelledError):
-            pass  # however the read ends, as a stopping worker's actor does
+            await read  # a read under way ends before the clients close
+        except WindowLogError:
+            pass  # one not yet under way is refused
 
     assert _unclosed_clients(run) == []
