@@ -54,38 +54,41 @@ if _stale is not None:
 
         _driver.AIOKafkaConsumerThread._seek_wait = _stale_seek_wait
 
+
+def _after_first_seek(action):
+    """Run ``action(consumer, tp, committed)`` once for each input partition, after Faust's first
+    seek of it to its committed offset (a partition with nothing committed is left alone)."""
+    from faust.transport import consumer as _seeking
+
+    done = set()
+    seek = _seeking.Consumer.perform_seek
+
+    async def perform_seek(self):
+        await seek(self)
+        for tp, committed in list(self._read_offset.items()):
+            if tp.topic.endswith(".in") and committed and tp not in done:
+                done.add(tp)
+                await action(self, tp, committed)
+
+    _seeking.Consumer.perform_seek = perform_seek
+
+
 _gap = os.environ.get("FAULT_GAP_AFTER_SEEK")
 if _gap is not None:
-    from faust.transport import consumer as _gap_consumer
 
-    _gapped = set()
-    _seek_before_gap = _gap_consumer.Consumer.perform_seek
+    async def _fetch_past_records(consumer, tp, committed):
+        await consumer._thread.seek_wait({tp: committed + int(_gap)})
+        consumer._read_offset[tp] = committed
 
-    async def _perform_seek_past_a_gap(self):
-        await _seek_before_gap(self)
-        for tp, read in list(self._read_offset.items()):
-            if tp.topic.endswith(".in") and read and tp not in _gapped:
-                _gapped.add(tp)
-                await self._thread.seek_wait({tp: read + int(_gap)})
-                self._read_offset[tp] = read
-
-    _gap_consumer.Consumer.perform_seek = _perform_seek_past_a_gap
+    _after_first_seek(_fetch_past_records)
 
 _gap_over = os.environ.get("FAULT_GAP_OVER_DELIVERED")
 if _gap_over is not None:
-    from faust.transport import consumer as _gap_over_consumer
 
-    _gapped_over = set()
-    _seek_before_gap_over = _gap_over_consumer.Consumer.perform_seek
+    async def _record_a_gap(consumer, tp, committed):
+        await consumer._add_gap(tp, committed + 1, committed + int(_gap_over))
 
-    async def _perform_seek_with_a_gap(self):
-        await _seek_before_gap_over(self)
-        for tp, read in list(self._read_offset.items()):
-            if tp.topic.endswith(".in") and read and tp not in _gapped_over:
-                _gapped_over.add(tp)
-                await self._add_gap(tp, read + 1, read + int(_gap_over))
-
-    _gap_over_consumer.Consumer.perform_seek = _perform_seek_with_a_gap
+    _after_first_seek(_record_a_gap)
 
 _late = os.environ.get("FAULT_LATE_DISCARD")
 if _late is not None:
