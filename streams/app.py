@@ -264,8 +264,7 @@ class StreamService:
         partition's owner then emitted windows of messages this actor still held (a QA run
         released 95 transactions as windows 404-422 and 404-423)."""
         windower = state.windower
-        start = windower.pending[0].offset if windower.pending else windower.seen + 1
-        windower.replan(await self._logged_cuts(state, start))
+        windower.replan(await self._logged_cuts(state, windower.first_unwindowed))
         state.replan = False
 
     async def _logged_cuts(self, state: PartitionState, start: int) -> list[int]:
@@ -522,10 +521,7 @@ class StreamService:
         out = {}
         for partition, state in list(self.partitions.items()):
             windower = state.windower
-            if state.emitting is not None:
-                next_offset = state.emitting
-            else:
-                next_offset = windower.pending[0].offset if windower.pending else windower.seen + 1
+            next_offset = state.emitting if state.emitting is not None else windower.first_unwindowed
             highwater = self.app.consumer.highwater(TP(self.topic, partition))
             out[partition] = (max((highwater or 0) - next_offset, 0), windower.pending_transactions)
         return out

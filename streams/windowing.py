@@ -89,11 +89,16 @@ class Windower:
             if point > self.seen and (not self.cut_points or point > self.cut_points[-1]):
                 self.cut_points.append(point)
 
+    @property
+    def first_unwindowed(self) -> int:
+        """The offset of the first held message, or past every message seen when none is held."""
+        return self.pending[0].offset if self.pending else self.seen + 1
+
     def replan(self, cut_points: Iterable[int]) -> None:
         """Windows of the held messages must end at these offsets (ascending): after a rebalance
         that left the partition here, another worker may have owned it meanwhile and emitted
         windows of messages this one still holds."""
-        start = self.pending[0].offset if self.pending else self.seen + 1
+        start = self.first_unwindowed
         self.cut_points = deque(point for point in cut_points if point >= start)
 
     def add(self, message: Message) -> None:

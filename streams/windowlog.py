@@ -61,22 +61,18 @@ class WindowLogReader:
         self._lock = asyncio.Lock()
 
     async def _start(self) -> None:
-        # A client is kept only once it has started and only while the reader is not stopped:
-        # one left behind by a stopping worker was logged as "Unclosed AIOKafkaConsumer" (QA).
+        # A client is kept only while the reader is not stopped: one left behind by a stopping
+        # worker was logged as "Unclosed AIOKafkaConsumer" (QA).
         self._check_running()
         if self._consumer is None:
             reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
             await start_client(reader.start(), reader.stop)
-            if self._stopped:
-                await reader.stop()
-                self._check_running()
             self._consumer = reader
         if self._admin is None:
-            admin = await _admin(self.settings, READ_TIMEOUT)
-            if self._stopped:
-                await admin.close()
-                self._check_running()
-            self._admin = admin
+            self._admin = await _admin(self.settings, READ_TIMEOUT)
+        if self._stopped:  # stop() gave up waiting for this read: close what it started
+            await self._close()
+            self._check_running()
 
     def _check_running(self) -> None:
         if self._stopped:
@@ -90,19 +86,20 @@ class WindowLogReader:
         try:
             await asyncio.wait_for(self._lock.acquire(), STOP_WAIT)
         except asyncio.TimeoutError:
-            locked = False
+            await self._close()
         else:
-            locked = True
-        try:
-            if self._consumer is not None:
-                reader, self._consumer = self._consumer, None
-                await reader.stop()
-            if self._admin is not None:
-                admin, self._admin = self._admin, None
-                await admin.close()
-        finally:
-            if locked:
+            try:
+                await self._close()
+            finally:
                 self._lock.release()
+
+    async def _close(self) -> None:
+        if self._consumer is not None:
+            reader, self._consumer = self._consumer, None
+            await reader.stop()
+        if self._admin is not None:
+            admin, self._admin = self._admin, None
+            await admin.close()
 
     async def resume_offset(self, input_partition: int) -> int:
         """Where the group's delivery of ``input_partition`` must begin: its committed offset, or
