@@ -16,6 +16,10 @@ empty, and no whitespace at its ends, since no item can have such a label.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+
+from .errors import InputError
 
 _DECODER = json.JSONDecoder()
 
@@ -102,3 +106,26 @@ def field_text(label: str) -> str:
     if "," in label or label.startswith(('"', "#")):
         return json.dumps(label, ensure_ascii=False)
     return label
+
+
+def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
+    """The line number and labels of each non-blank line of a UTF-8 file of several labels per
+    line (a byte-order mark allowed), lines split at ``\n`` alone as in the FIMI data. Raises
+    :class:`InputError` naming the file, and the line where one is at fault."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
+    for number, line in enumerate(text.split("\n"), start=1):
+        try:
+            labels = split_labels(line)
+        except LabelSyntaxError as exc:
+            raise InputError(path, str(exc), number) from None
+        if labels:
+            yield number, labels

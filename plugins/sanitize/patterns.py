@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.errors import InputError
-from setveil.core.labeltext import LabelSyntaxError, split_labels
+from setveil.core.labeltext import label_lines
 from setveil.core.vocabulary import Vocabulary
 
 
@@ -37,25 +37,10 @@ class RestrictivePatterns:
     def load(cls, path: str | os.PathLike) -> RestrictivePatterns:
         """Read and validate a pattern file; raises :class:`InputError` naming file and line."""
         path = os.fspath(path)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
         patterns: list[tuple[str, ...]] = []
         lines: list[int] = []
         seen: dict[frozenset[str], int] = {}
-        for number, line in enumerate(text.split("\n"), start=1):
-            try:
-                tokens = split_labels(line)
-            except LabelSyntaxError as exc:
-                raise InputError(path, str(exc), number) from None
-            if not tokens:
-                continue
+        for number, tokens in label_lines(path):
             items = frozenset(tokens)
             if len(items) != len(tokens):
                 raise InputError(path, "an item is repeated in this pattern", number)

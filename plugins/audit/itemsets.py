@@ -1,0 +1,156 @@
+"""Frequent itemsets with their frequencies: F(σ, D) of Mielikäinen (2004), §2, Problem 1.
+
+A collection holds its own item labels and stores the itemsets as CSR arrays (``indptr``,
+``items``) with one frequency each, the items of an itemset sorted. It is what the data owner
+publishes (the non-anonymized itemsets, possibly perturbed) and what the attacker mines from the
+item-renamed data.
+
+The file a collection is written to holds one itemset per line: its frequency (a decimal share
+of the transactions, written exactly as Python's ``repr`` so that it reads back to the same
+float) followed by its item labels, separated by whitespace; a label with blanks inside is a JSON
+string (:mod:`setveil.core.labeltext`). Blank lines are skipped. Frequencies may lie outside
+[0, 1]: the paper's owner perturbs them with zero-mean noise.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from setveil.core.errors import InputError, ParameterError
+from setveil.core.labeltext import label_lines, label_text
+from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
+from setveil.core.window import Window
+
+
+@dataclass(frozen=True)
+class ItemsetCollection:
+    """Itemsets over ``labels``: itemset j is ``items[indptr[j]:indptr[j+1]]`` (ids into
+    ``labels``, ascending) with frequency ``frequencies[j]``. ``lines`` gives each itemset's
+    line in the file it was read from (empty when it was not read from a file)."""
+
+    labels: tuple[str, ...]
+    indptr: np.ndarray
+    items: np.ndarray
+    frequencies: np.ndarray
+    lines: tuple[int, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def itemset(self, j: int) -> np.ndarray:
+        return self.items[self.indptr[j]:self.indptr[j + 1]]
+
+    def level(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the itemsets of ``size`` items, and their items as a (n, size) array."""
+        positions = np.flatnonzero(self.sizes == size)
+        starts = self.indptr[positions]
+        return positions, self.items[starts[:, None] + np.arange(size)]
+
+    def restrict(self, keep: np.ndarray) -> ItemsetCollection:
+        """The itemsets where ``keep`` (boolean, one per itemset) is true, same labels."""
+        keep = np.asarray(keep, dtype=bool)
+        sizes = self.sizes[keep]
+        indptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=indptr[1:])
+        owners = np.repeat(np.arange(len(self)), self.sizes)
+        lines = tuple(line for line, kept in zip(self.lines, keep) if kept) if self.lines else ()
+        return ItemsetCollection(self.labels, indptr, self.items[keep[owners]], self.frequencies[keep], lines)
+
+    def renamed(self, names: dict[str, str]) -> ItemsetCollection:
+        """The same itemsets with every label replaced through ``names``, the labels ordered
+        by their new text (so no position carries the old naming) and each itemset's items
+        sorted again."""
+        labels = sorted(names[label] for label in self.labels)
+        position = {label: i for i, label in enumerate(labels)}
+        old_to_new = np.array([position[names[label]] for label in self.labels], dtype=np.int64)
+        return canonical(tuple(labels), self.indptr, old_to_new[self.items], self.frequencies)
+
+    def text(self) -> str:
+        """The collection in the file format of this module."""
+        lines = []
+        for j in range(len(self)):
+            labels = " ".join(label_text(self.labels[i]) for i in self.itemset(j))
+            lines.append(f"{float(self.frequencies[j])!r} {labels}\n")
+        return "".join(lines)
+
+    @classmethod
+    def mine(cls, window: Window, sigma: float, max_size: int | None = None) -> ItemsetCollection:
+        """F(σ, D): every itemset of at most ``max_size`` items whose frequency is at least
+        ``sigma``, the items sorted by label and the itemsets by size, then items."""
+        if not 0 < sigma <= 1:
+            raise ParameterError("sigma", f"{sigma} is not in (0, 1]")
+        n = len(window)
+        min_support = max(1, math.ceil(sigma * n - 1e-9 * n))
+        indptr, ids, supports = frequent_itemset_arrays(
+            window, min_support, max_size=max_size, budget=ITEMSET_BUDGET)
+        used = np.unique(ids)
+        labels = [window.vocab.label(int(i)) for i in used]
+        order = np.argsort(np.array(labels, dtype=object), kind="stable")
+        new_id = np.empty(len(window.vocab), dtype=np.int64)
+        new_id[used[order]] = np.arange(len(used))
+        labels = tuple(labels[i] for i in order)
+        return canonical(labels, indptr, new_id[ids], supports / max(n, 1))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ItemsetCollection:
+        """Read a collection file; raises :class:`InputError` naming the file and line."""
+        path = os.fspath(path)
+        ids: dict[str, int] = {}
+        lengths: list[int] = []
+        flat: list[int] = []
+        frequencies: list[float] = []
+        lines: list[int] = []
+        seen: dict[frozenset[int], int] = {}
+        for number, (head, *tokens) in label_lines(path):
+            try:
+                frequency = float(head)
+            except ValueError:
+                raise InputError(path, "an itemset line starts with its frequency, a decimal number", number) from None
+            if not math.isfinite(frequency):
+                raise InputError(path, "the frequency is not a finite number", number)
+            if not tokens:
+                raise InputError(path, "the itemset has no items", number)
+            itemset = [ids.setdefault(token, len(ids)) for token in tokens]
+            key = frozenset(itemset)
+            if len(key) != len(itemset):
+                raise InputError(path, "an item is repeated in this itemset", number)
+            if key in seen:
+                raise InputError(path, f"repeats the itemset of line {seen[key]}", number)
+            seen[key] = number
+            lengths.append(len(itemset))
+            flat.extend(itemset)
+            frequencies.append(frequency)
+            lines.append(number)
+        if not lengths:
+            raise InputError(path, "no itemsets")
+        labels = sorted(ids)
+        new_id = np.empty(len(ids), dtype=np.int64)
+        new_id[[ids[label] for label in labels]] = np.arange(len(labels))
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return canonical(tuple(labels), indptr, new_id[np.array(flat, dtype=np.int64)],
+                          np.array(frequencies, dtype=np.float64), tuple(lines))
+
+
+def canonical(labels, indptr, items, frequencies, lines=()) -> ItemsetCollection:
+    """Sort each itemset's items, then the itemsets by size and items."""
+    sizes = np.diff(indptr)
+    owners = np.repeat(np.arange(len(sizes)), sizes)
+    items = np.asarray(items, dtype=np.int64)[np.lexsort((items, owners))]
+    width = int(sizes.max()) if len(sizes) else 0
+    padded = np.full((len(sizes), width), -1, dtype=np.int64)
+    padded[owners, np.arange(len(items)) - indptr[owners]] = items
+    order = np.lexsort(tuple(padded[:, c] for c in reversed(range(width))) + (sizes,))
+    items = padded[order][padded[order] >= 0]
+    new_indptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes[order], out=new_indptr[1:])
+    lines = tuple(lines[i] for i in order) if lines else ()
+    return ItemsetCollection(labels, new_indptr, items, np.asarray(frequencies, dtype=np.float64)[order], lines)

@@ -1,0 +1,88 @@
+"""The data owner's side of Mielikäinen (2004), §2: the anonymization f (Definition 2, a random
+bijection from the items onto 1..|I|) and the frequent itemsets published with it, obscured the
+two ways the paper considers: zero-mean Gaussian noise on each frequency, and itemsets omitted or
+falsely claimed frequent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from setveil.core.errors import ParameterError
+from setveil.core.vocabulary import Vocabulary
+from setveil.core.window import Window
+
+from .itemsets import ItemsetCollection, canonical
+
+#: draws allowed per false itemset before the owner gives up looking for one not yet listed
+FALSE_ITEMSET_TRIES = 1000
+
+
+def rename(window: Window, rng: np.random.Generator) -> tuple[Window, dict[str, str]]:
+    """f(D): every item renamed by a random bijection onto the labels ``1``..``|I|``; the
+    transactions keep their order. Returns the renamed window and f as ``{original: renamed}``."""
+    n_items = len(window.vocab)
+    image = rng.permutation(n_items)
+    vocab = Vocabulary(str(k + 1) for k in range(n_items))
+    renamed = Window.from_flat(vocab, window.lengths, image[window.indices], window.tids)
+    names = {window.vocab.label(i): str(int(image[i]) + 1) for i in range(n_items)}
+    return renamed, names
+
+
+def publish(
+    collection: ItemsetCollection,
+    rng: np.random.Generator,
+    *,
+    noise: float = 0.0,
+    omit: float = 0.0,
+    add: float = 0.0,
+) -> ItemsetCollection:
+    """The itemsets as the owner publishes them: a share ``omit`` of them left out at random, a
+    share ``add`` (of the mined count) of false itemsets added, and Gaussian noise of standard
+    deviation ``noise`` added to every frequency.
+
+    A false itemset has a size drawn from the sizes of the true ones, items drawn from theirs, is
+    not a listed itemset, and takes the frequency of a true itemset of its size drawn at random,
+    so neither its size nor its frequency gives it away.
+    """
+    for name, value in (("noise", noise), ("omit", omit), ("add", add)):
+        if not 0 <= value < (np.inf if name != "omit" else 1):
+            raise ParameterError(name, f"{value} is out of range ({'[0, 1)' if name == 'omit' else '>= 0'})")
+    n = len(collection)
+    keep = np.ones(n, dtype=bool)
+    keep[rng.choice(n, size=round(omit * n), replace=False)] = False
+    published = collection.restrict(keep)
+    false = _false_itemsets(collection, rng, round(add * n))
+    if false:
+        sizes = np.array([len(itemset) for itemset, _ in false], dtype=np.int64)
+        indptr = np.concatenate([published.indptr, published.indptr[-1] + np.cumsum(sizes)])
+        items = np.concatenate([published.items, np.concatenate([itemset for itemset, _ in false])])
+        frequencies = np.concatenate([published.frequencies, [frequency for _, frequency in false]])
+        published = canonical(collection.labels, indptr, items, frequencies)
+    if noise > 0:
+        published = ItemsetCollection(published.labels, published.indptr, published.items,
+                                      published.frequencies + rng.normal(0.0, noise, len(published)))
+    return published
+
+
+def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, count: int) -> list:
+    if count == 0:
+        return []
+    listed = {tuple(collection.itemset(j)) for j in range(len(collection))}
+    sizes = collection.sizes
+    n_items = len(collection.labels)
+    false: list[tuple[np.ndarray, float]] = []
+    for _ in range(count * FALSE_ITEMSET_TRIES):
+        j = int(rng.integers(len(collection)))
+        size = int(sizes[j])
+        if size > n_items:
+            continue
+        itemset = np.sort(rng.choice(n_items, size=size, replace=False))
+        key = tuple(itemset)
+        if key in listed:
+            continue
+        listed.add(key)
+        false.append((itemset, float(collection.frequencies[j])))
+        if len(false) == count:
+            return false
+    raise ParameterError("add", f"found only {len(false)} itemsets not yet listed of the {count} asked for")

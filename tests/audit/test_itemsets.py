@@ -1,0 +1,97 @@
+"""Frequent itemset collections: mining, renaming and the published file format."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.errors import InputError
+from setveil.core.window import Window
+from setveil.plugins.audit.bench import random_names
+from setveil.plugins.audit.itemsets import ItemsetCollection
+from setveil.plugins.audit.owner import publish, rename
+from setveil.testing.strategies import windows
+
+
+def as_dict(collection: ItemsetCollection) -> dict[frozenset[str], float]:
+    return {frozenset(collection.labels[i] for i in collection.itemset(j)): float(collection.frequencies[j])
+            for j in range(len(collection))}
+
+
+def test_mining_gives_every_itemset_at_or_above_sigma_with_its_frequency():
+    window = Window.from_transactions([["b", "a", "c"], ["a", "c"], ["c", "d"], ["a", "b", "c", "d"]])
+    mined = as_dict(ItemsetCollection.mine(window, 0.5))
+    assert mined == {
+        frozenset("a"): 0.75, frozenset("b"): 0.5, frozenset("c"): 1.0, frozenset("d"): 0.5,
+        frozenset("ab"): 0.5, frozenset("ac"): 0.75, frozenset("bc"): 0.5, frozenset("cd"): 0.5,
+        frozenset("abc"): 0.5,
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(windows(max_transactions=30), st.integers(0, 2**32 - 1), st.sampled_from([0.1, 0.2, 0.34]))
+def test_mining_the_renamed_data_gives_the_renamed_itemsets(window, seed, sigma):
+    renamed, names = rename(window, np.random.default_rng(seed))
+    if len(window) == 0:
+        return
+    assert as_dict(ItemsetCollection.mine(renamed, sigma)) == as_dict(ItemsetCollection.mine(window, sigma).renamed(names))
+
+
+def test_renaming_is_a_bijection_onto_one_to_the_number_of_items():
+    window = Window.from_transactions([["x", "y"], ["y", "z"], ["w"]])
+    renamed, names = rename(window, np.random.default_rng(0))
+    assert sorted(names) == ["w", "x", "y", "z"]
+    assert sorted(names.values(), key=int) == ["1", "2", "3", "4"]
+    assert [sorted(names[a] for a in row) for row in window] == [sorted(row) for row in renamed]
+
+
+def test_a_collection_reads_back_as_written(tmp_path):
+    window = Window.from_transactions([["a", "New York"], ["a", "b"], ["New York", "b", "a"]])
+    collection = ItemsetCollection.mine(window, 0.3)
+    noisy = publish(collection, np.random.default_rng(1), noise=0.01)
+    path = tmp_path / "published.txt"
+    path.write_text(noisy.text())
+    again = ItemsetCollection.load(path)
+    assert as_dict(again) == as_dict(noisy)
+    assert '"New York"' in path.read_text()
+
+
+@pytest.mark.parametrize("text, line, problem", [
+    ("0.5 a\nabc b\n", 2, "starts with its frequency"),
+    ("0.5 a\n0.4\n", 2, "has no items"),
+    ("0.5 a a\n", 1, "repeated"),
+    ("0.5 a b\n\n0.4 b a\n", 3, "repeats the itemset of line 1"),
+    ("inf a\n", 1, "not a finite number"),
+    ('0.5 "a\n', 1, "label"),
+])
+def test_a_malformed_itemset_file_names_the_line(tmp_path, text, line, problem):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        ItemsetCollection.load(path)
+    assert caught.value.line == line
+    assert problem in caught.value.problem
+
+
+def test_an_empty_itemset_file_is_an_error(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("\n\n")
+    with pytest.raises(InputError, match="no itemsets"):
+        ItemsetCollection.load(path)
+
+
+def test_publishing_omits_and_adds_the_shares_asked_for():
+    window = Window.from_transactions([["a", "b", "c"], ["a", "b"], ["b", "c", "d"], ["a", "d"], ["c", "d", "e"]] * 4)
+    collection = ItemsetCollection.mine(window, 0.2)
+    published = publish(collection, np.random.default_rng(2), omit=0.25, add=0.25)
+    original, released = as_dict(collection), as_dict(published)
+    assert len(set(original) - set(released)) == round(0.25 * len(original))
+    false = set(released) - set(original)
+    assert len(false) == round(0.25 * len(original))
+    true_frequencies = set(original.values())
+    assert all(released[itemset] in true_frequencies for itemset in false)
+
+
+def test_random_names_are_a_bijection():
+    names = random_names(("a", "b", "c"), np.random.default_rng(0))
+    assert sorted(names.values()) == ["1", "2", "3"]

@@ -1,0 +1,186 @@
+"""The attack (Mielikäinen, 2004, §2-3): the naming it finds is a solution of Problem 2, it is the
+true one when only that one exists (Theorem 1's asymmetric graph), and it copes with noise,
+omitted and false itemsets as §2 models them."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.errors import Infeasible
+from setveil.core.window import Window
+from setveil.plugins.audit.itemsets import ItemsetCollection
+from setveil.plugins.audit.owner import publish, rename
+from setveil.plugins.audit.program import METHODS, ProgramTooLarge, deanonymize
+from setveil.testing.strategies import windows
+
+from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
+
+
+def attack(window, sigma, seed=0, **kwargs):
+    renamed, names = rename(window, np.random.default_rng(seed))
+    published = ItemsetCollection.mine(window, sigma)
+    mined = ItemsetCollection.mine(renamed, sigma)
+    return published, mined, names, deanonymize(published, mined, **kwargs)
+
+
+def naming_of(result) -> dict[str, str]:
+    return {original: renamed for original, renamed, weight in result.pairs() if weight > 0.5}
+
+
+def itemsets(collection):
+    return {frozenset(collection.labels[i] for i in collection.itemset(j)): float(collection.frequencies[j])
+            for j in range(len(collection))}
+
+
+@pytest.mark.parametrize("method", ["ip", "mip"])
+def test_theorem_1s_asymmetric_graph_is_named_exactly(method):
+    window = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(window, sigma_of(window), method=method)
+    assert result.optimal
+    assert result.accuracy(names) == 1.0
+    assert naming_of(result) == names
+
+
+def test_the_linear_program_on_theorem_1s_graph_knows_more_than_the_uniform_vote():
+    # every vertex has the same frequency, so only the edges tell them apart: graph isomorphism,
+    # where the relaxation is weak (§3); it still beats the vote over the six candidates
+    window = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(window, sigma_of(window), method="lp")
+    assert result.uniform_accuracy(names) == pytest.approx(1 / 6)
+    assert result.accuracy(names) > 1 / 6
+
+
+def test_the_papers_aggregate_linking_lets_the_mixed_program_name_every_vertex_wrong():
+    window = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(window, sigma_of(window), method="mip", linking="aggregate")
+    assert result.optimal and result.objective == 0.0
+    assert result.accuracy(names) < 1.0
+
+
+def test_a_symmetric_graph_is_named_up_to_an_automorphism():
+    window = graph_database(SQUARE)
+    published, mined, names, result = attack(window, sigma_of(window), method="ip")
+    naming = naming_of(result)
+    edges = {frozenset((f"v{a}", f"v{b}")) for a, b in SQUARE}
+    inverse = {renamed: original for original, renamed in names.items()}
+    automorphism = {original: inverse[naming[original]] for original in naming}
+    assert sorted(automorphism) == sorted(automorphism.values())
+    assert {frozenset(automorphism[v] for v in edge) for edge in edges} == edges
+    # every vertex and every edge look alike: the uniform vote over the 4 vertices is all one knows
+    assert result.uniform_accuracy(names) == pytest.approx(0.25)
+
+
+@settings(max_examples=40, deadline=None)
+@given(windows(max_transactions=30, max_length=5), st.integers(0, 2**32 - 1), st.sampled_from(("ip", "mip")))
+def test_the_naming_found_maps_the_published_itemsets_onto_the_mined_ones(window, seed, method):
+    if len(window) == 0:
+        return
+    published, mined, names, result = attack(window, 0.15, seed, method=method)
+    if len(published) == 0:
+        return
+    naming = naming_of(result)
+    assert sorted(naming) == sorted(published.labels)
+    assert sorted(naming.values()) == sorted(mined.labels)
+    renamed = {frozenset(naming[a] for a in itemset): frequency for itemset, frequency in itemsets(published).items()}
+    assert renamed == pytest.approx(itemsets(mined))
+
+
+@settings(max_examples=25, deadline=None)
+@given(windows(max_transactions=25, max_length=4), st.integers(0, 2**32 - 1))
+def test_the_linear_program_votes_a_whole_unit_for_each_item(window, seed):
+    if len(window) == 0:
+        return
+    published, _, names, result = attack(window, 0.2, seed, method="lp")
+    if len(published) == 0:
+        return
+    votes = result.weights.toarray()
+    assert np.allclose(votes.sum(axis=1), 1.0) and np.allclose(votes.sum(axis=0), 1.0)
+    assert not (votes > 0)[~result.candidates.toarray()].any()
+
+
+def test_distinct_item_frequencies_give_every_method_the_true_naming():
+    rows = [["a", "b", "c", "d"]] * 5 + [["a", "b", "c"]] * 4 + [["a", "b"]] * 3 + [["a"]] * 2
+    for method in METHODS:
+        _, _, names, result = attack(Window.from_transactions(rows), 0.1, method=method)
+        assert result.accuracy(names) == 1.0
+        assert result.uniform_accuracy(names) == 1.0
+
+
+def noisy_case(noise, seed=4):
+    rng = np.random.default_rng(seed)
+    window = graph_database(ASYMMETRIC)
+    sigma = sigma_of(window)
+    frequent = ItemsetCollection.mine(window, sigma)
+    renamed, names = rename(window, rng)
+    return frequent, ItemsetCollection.mine(renamed, sigma), names, rng
+
+
+def test_with_noise_the_integer_program_still_names_the_asymmetric_graph():
+    frequent, mined, names, rng = noisy_case(0.004)
+    published = publish(frequent, rng, noise=0.004)
+    with pytest.raises(Infeasible):
+        deanonymize(published, mined, method="ip")
+    result = deanonymize(published, mined, method="ip", tolerance=0.02)
+    assert result.accuracy(names) == 1.0
+
+
+def test_omitted_and_false_itemsets_need_an_unmatched_cost():
+    frequent, mined, names, rng = noisy_case(0.0)
+    published = publish(frequent, rng, add=0.1)
+    with pytest.raises(Infeasible, match="published itemset"):
+        deanonymize(published, mined, method="ip")
+    result = deanonymize(published, mined, method="ip", unmatched_cost=1.0)
+    assert result.accuracy(names) == 1.0
+    assert result.objective == pytest.approx(round(0.1 * len(frequent)))
+
+
+def test_an_item_whose_singleton_was_omitted_is_named_through_its_pairs():
+    frequent, mined, names, _ = noisy_case(0.0)
+    keep = np.ones(len(frequent), dtype=bool)
+    keep[0] = False
+    published = frequent.restrict(keep)
+    result = deanonymize(published, mined, method="ip", unmatched_cost=1.0)
+    assert naming_of(result) == names
+
+
+def test_a_program_past_the_budget_is_refused_with_the_counts():
+    window = graph_database(ASYMMETRIC)
+    published = ItemsetCollection.mine(window, sigma_of(window))
+    with pytest.raises(ProgramTooLarge, match="more than 10 itemset pairs"):
+        deanonymize(published, published, tolerance=1.0, max_pairs=10)
+
+
+def test_the_rounded_linear_program_is_a_naming_among_the_voted_pairs():
+    window = graph_database(SQUARE)
+    _, _, _, result = attack(window, sigma_of(window), method="lp")
+    votes = result.weights.toarray()
+    for seed in range(5):
+        naming = result.rounded(np.random.default_rng(seed))
+        assert sorted(naming) == sorted(result.published_labels)
+        assert len(set(naming.values())) == len(naming)
+        position = {label: j for j, label in enumerate(result.renamed_labels)}
+        assert all(votes[result.published_labels.index(a), position[b]] > 0 for a, b in naming.items())
+
+
+def test_every_vertex_permutation_of_the_square_that_the_attack_may_return_is_an_automorphism():
+    edges = {frozenset(e) for e in SQUARE}
+    automorphisms = [p for p in itertools.permutations(range(4)) if {frozenset((p[a], p[b])) for a, b in SQUARE} == edges]
+    assert len(automorphisms) == 8
+
+
+@pytest.mark.parametrize("edges, determined", [(ASYMMETRIC, 6), (SQUARE, 0)])
+def test_a_name_is_determined_when_no_other_naming_is_as_good(edges, determined):
+    window = graph_database(edges)
+    _, _, names, result = attack(window, sigma_of(window), method="mip", determine=True)
+    assert len(result.determined) == determined
+    assert all(naming_of(result)[item] == names[item] for item in result.determined)
+
+
+def test_with_noise_a_determined_name_is_one_no_naming_of_equal_cost_changes():
+    frequent, mined, names, rng = noisy_case(0.004)
+    published = publish(frequent, rng, noise=0.004)
+    result = deanonymize(published, mined, method="ip", tolerance=0.02, determine=True)
+    assert sorted(result.determined) == sorted(names)
