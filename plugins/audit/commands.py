@@ -111,17 +111,22 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @_linking
 @click.option("--determined", is_flag=True,
               help="Test each name found (ip, mip): does an equally good naming name the item otherwise? The report "
-                   "lists the items no such naming renames, the ones the attacker can be sure of.")
+                   "lists the items no such naming renames: with exact frequencies the names the attacker can be sure "
+                   "of; with noise the names of the unique most likely naming, which may still be wrong.")
+@click.option("--round", "round_seed", type=click.IntRange(min=0), metavar="SEED",
+              help="With lp: write a naming drawn from the votes by §3's procedure (seeded) instead of the votes.")
 @click.option("--truth", type=click.Path(dir_okay=False), help="The true mapping (from `audit rename`): report the accuracy.")
 @click.option("--report", type=click.Path(dir_okay=False, allow_dash=True), help="Write a JSON report here.")
 @_format
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
-                time_limit, linking, determined, truth, report, fmt):
+                time_limit, linking, determined, round_seed, truth, report, fmt):
     """Name the items of RENAMED from frequent itemsets published under their original names
     (Problem 2), by the integer program of §2 or its relaxations (§3)."""
-    check_settings(method, tolerance, unmatched_cost, time_limit)
-    if determined and method == "lp":
+    check_settings(method, tolerance, unmatched_cost, time_limit, linking)
+    if method == "lp" and determined:
         raise ParameterError("determined", "needs a naming: --method ip or mip")
+    if method != "lp" and round_seed is not None:
+        raise ParameterError("round", "draws a naming from the votes of --method lp")
     distinct_outputs({"--output": output, "--report": report})
     inputs = (input_path, itemsets_path) + ((truth,) if truth else ())
     check_output(output, "--output", inputs)
@@ -136,7 +141,11 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     mined = _mine(read_window(input_path, fmt), sigma, size)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
-    write_text_output(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in naming.pairs()))
+    if round_seed is None:
+        pairs = naming.pairs()
+    else:
+        pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
+    write_text_output(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs))
     body = {
         "method": method,
         "linking": linking,
@@ -147,7 +156,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         "mined_itemsets": len(mined),
         "published_items": len(published.labels),
         "renamed_items": len(mined.labels),
-        "named_items": int((naming.weights.max(axis=1).toarray() > 0.5).sum()) if method != "lp" else None,
+        "named_items": sum(1 for _, _, w in pairs if w > 0.5) if method != "lp" or round_seed is not None else None,
         "pairs_before_pruning": naming.pairs_before_pruning,
         "variables": naming.variables,
         "constraints": naming.constraints,
@@ -159,6 +168,8 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     if names is not None:
         body["accuracy"] = naming.accuracy(names)
         body["uniform_accuracy"] = naming.uniform_accuracy(names)
+        if round_seed is not None:
+            body["rounded_accuracy"] = sum(names.get(a) == b for a, b, _ in pairs) / max(1, len(published.labels))
     if report is not None:
         write_text_output(report, json.dumps(body, indent=2) + "\n")
     summary_line = f"{method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
@@ -227,7 +238,7 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     noises = _floats(noise_text, "noise")
     methods = [m.strip() for m in method_text.split(",") if m.strip()]
     for method in methods:
-        check_settings(method, 0.0, unmatched_cost, time_limit)
+        check_settings(method, 0.0, unmatched_cost, time_limit, linking)
     if not methods:
         raise ParameterError("methods", f"give a comma-separated subset of {', '.join(METHODS)}")
     window = read_window(input_path, fmt)

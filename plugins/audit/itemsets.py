@@ -51,8 +51,11 @@ class ItemsetCollection:
     def level(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """The positions of the itemsets of ``size`` items, and their items as a (n, size) array."""
         positions = np.flatnonzero(self.sizes == size)
-        starts = self.indptr[positions]
-        return positions, self.items[starts[:, None] + np.arange(size)]
+        return positions, self.items_at(positions, size)
+
+    def items_at(self, positions: np.ndarray, size: int) -> np.ndarray:
+        """The items of the itemsets at ``positions``, all of ``size`` items, as a (n, size) array."""
+        return self.items[self.indptr[positions][:, None] + np.arange(size)]
 
     def restrict(self, keep: np.ndarray) -> ItemsetCollection:
         """The itemsets where ``keep`` (boolean, one per itemset) is true, same labels."""

@@ -45,9 +45,12 @@ def publish(
     not a listed itemset, and takes the frequency of a true itemset of its size drawn at random,
     so neither its size nor its frequency gives it away.
     """
-    for name, value in (("noise", noise), ("omit", omit), ("add", add)):
-        if not 0 <= value < (np.inf if name != "omit" else 1):
-            raise ParameterError(name, f"{value} is out of range ({'[0, 1)' if name == 'omit' else '>= 0'})")
+    if not 0 <= noise < np.inf:
+        raise ParameterError("noise", f"{noise} is not a standard deviation >= 0")
+    if not 0 <= omit < 1:
+        raise ParameterError("omit", f"{omit} is not a share in [0, 1)")
+    if not 0 <= add < np.inf:
+        raise ParameterError("add", f"{add} is not a share >= 0")
     n = len(collection)
     keep = np.ones(n, dtype=bool)
     keep[rng.choice(n, size=round(omit * n), replace=False)] = False

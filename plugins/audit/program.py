@@ -76,7 +76,7 @@ class SolverStopped(SetveilError):
 
 
 class ProgramTooLarge(SetveilError):
-    """The program would hold more variables than the budget; names the counts."""
+    """The program would hold more itemset pairs than the budget; names the counts."""
 
     exit_code = 2
 
@@ -154,10 +154,13 @@ def _weight_on_truth(weights, published_labels, renamed_labels, truth) -> float:
     return float(np.asarray(weights[np.array(rows), np.array(cols)]).sum()) / len(published_labels)
 
 
-def check_settings(method: str, tolerance: float, unmatched_cost: float | None, time_limit: float | None) -> None:
+def check_settings(method: str, tolerance: float, unmatched_cost: float | None, time_limit: float | None,
+                   linking: str = "cover") -> None:
     """Validate the attack's parameters before anything is read."""
     if method not in METHODS:
         raise ParameterError("method", f"{method!r} is not one of {', '.join(METHODS)}")
+    if linking not in LINKINGS:
+        raise ParameterError("linking", f"{linking!r} is not one of {', '.join(LINKINGS)}")
     if not (math.isfinite(tolerance) and tolerance >= 0):
         raise ParameterError("tolerance", f"{tolerance} is not a number >= 0")
     if unmatched_cost is not None and not (math.isfinite(unmatched_cost) and unmatched_cost > 0):
@@ -187,9 +190,7 @@ def deanonymize(
     no naming matches the collections and :class:`ProgramTooLarge` past ``max_pairs`` candidate
     pairs.
     """
-    check_settings(method, tolerance, unmatched_cost, time_limit)
-    if linking not in LINKINGS:
-        raise ParameterError("linking", f"{linking!r} is not one of {', '.join(LINKINGS)}")
+    check_settings(method, tolerance, unmatched_cost, time_limit, linking)
     started = time.perf_counter()
     if len(published) == 0 and len(mined) == 0:
         empty = sparse.csr_array((len(published.labels), len(mined.labels)))
@@ -225,7 +226,7 @@ def deanonymize(
                              "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)")
         if result.status == 1:
             raise SolverStopped(f"the solver reached the time limit before it found a naming "
-                                f"({program_size(program)})")
+                                f"({len(program.cost):,} variables, {program.rows:,} constraints)")
         raise Infeasible(f"the solver found no naming: {result.message}")
     u = np.clip(result.x[: program.n_item_pairs], 0.0, 1.0)
     if method != "lp":
@@ -246,7 +247,7 @@ def deanonymize(
         status=result.message,
         objective=float(result.fun),
         variables=len(program.cost),
-        constraints=sum(c.A.shape[0] for c in program.constraints),
+        constraints=program.rows,
         pairs_before_pruning=before,
         seconds=time.perf_counter() - started,
         determined=determined,
@@ -314,16 +315,12 @@ def _frequency_pairs(published, mined, width, max_pairs) -> list:
     return levels
 
 
-def _items_of(collection: ItemsetCollection, positions: np.ndarray, size: int) -> np.ndarray:
-    return collection.items[collection.indptr[positions][:, None] + np.arange(size)]
-
-
 def _structural(published, mined, size, pairs, allowed) -> np.ndarray:
     """Each item of X has an allowed partner in Y and each item of Y one in X."""
     if len(pairs) == 0:
         return np.zeros(0, dtype=bool)
-    xs = _items_of(published, pairs[:, 0], size)
-    ys = _items_of(mined, pairs[:, 1], size)
+    xs = published.items_at(pairs[:, 0], size)
+    ys = mined.items_at(pairs[:, 1], size)
     ok = allowed[xs[:, :, None], ys[:, None, :]]
     return ok.any(axis=2).all(axis=1) & ok.any(axis=1).all(axis=1)
 
@@ -353,7 +350,7 @@ def _supported(published, mined, levels, n_a, n_b) -> np.ndarray:
         cover = np.zeros((len(collection), other_width), dtype=bool)
         other = mined if side == 0 else published
         for size, pairs, _ in levels:
-            partners = _items_of(other, pairs[:, 1 - side], size)
+            partners = other.items_at(pairs[:, 1 - side], size)
             cover[np.repeat(pairs[:, side], size), partners.ravel()] = True
         owners = np.repeat(np.arange(len(collection)), collection.sizes)
         incidence = sparse.csr_array((np.ones(len(owners)), (collection.items, owners)),
@@ -365,17 +362,16 @@ def _supported(published, mined, levels, n_a, n_b) -> np.ndarray:
     return result
 
 
-def program_size(program) -> str:
-    rows = sum(c.A.shape[0] for c in program.constraints)
-    return f"{len(program.cost):,} variables, {rows:,} constraints"
-
-
 @dataclass(frozen=True)
 class _Program:
     cost: np.ndarray
     integrality: np.ndarray
     constraints: list
     n_item_pairs: int
+
+    @property
+    def rows(self) -> int:
+        return sum(c.A.shape[0] for c in self.constraints)
 
 
 def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking) -> _Program:
@@ -436,8 +432,8 @@ def _cover_linking(published, mined, pairs, u_index, x0, n_vars) -> sparse.csr_a
     for size in np.unique(sizes):
         size = int(size)
         which = np.flatnonzero(sizes == size)
-        xs = _items_of(published, pairs[which, 0], size)
-        ys = _items_of(mined, pairs[which, 1], size)
+        xs = published.items_at(pairs[which, 0], size)
+        ys = mined.items_at(pairs[which, 1], size)
         x_keys += [(pairs[which, 0][:, None] * n_b + ys).ravel(),
                    len(published) * n_b + (pairs[which, 1][:, None] * n_a + xs).ravel()]
         x_vars += [np.repeat(x0 + which, size)] * 2
@@ -453,7 +449,7 @@ def _cover_linking(published, mined, pairs, u_index, x0, n_vars) -> sparse.csr_a
         owner_sizes = collection.sizes[owner]
         for size in np.unique(owner_sizes):
             which = np.flatnonzero(owner_sizes == size)
-            held = _items_of(collection, owner[which], int(size))
+            held = collection.items_at(owner[which], int(size))
             other = item[which][:, None]
             terms = u_index[held, other] if side == 0 else u_index[other, held]
             present = terms >= 0
@@ -470,8 +466,8 @@ def _aggregate_linking(published, mined, pairs, u_index, x0, n_vars) -> sparse.c
     rows, cols, values = [np.arange(len(pairs))], [x0 + np.arange(len(pairs))], [-sizes.astype(np.float64)]
     for size in np.unique(sizes):
         which = np.flatnonzero(sizes == size)
-        xs = _items_of(published, pairs[which, 0], int(size))
-        ys = _items_of(mined, pairs[which, 1], int(size))
+        xs = published.items_at(pairs[which, 0], int(size))
+        ys = mined.items_at(pairs[which, 1], int(size))
         terms = u_index[xs[:, :, None], ys[:, None, :]].reshape(len(which), -1)
         present = terms >= 0
         rows.append(np.repeat(which, terms.shape[1])[present.ravel()])

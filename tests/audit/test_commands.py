@@ -109,6 +109,27 @@ def test_parameters_are_checked_before_anything_is_read(runner, tmp_path, args, 
     assert "missing" not in result.stderr
 
 
+def test_the_linear_programs_votes_round_to_a_naming(runner, tmp_path, database):
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published)
+    naming, report = tmp_path / "n.txt", tmp_path / "r.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "--method", "lp",
+                    "--round", 3, "-o", naming, "--truth", mapping, "--report", report)
+    assert result.exit_code == 0, result.output
+    lines = [line.split() for line in naming.read_text().splitlines()]
+    assert [weight for _, _, weight in lines] == ["1"] * 5
+    body = json.loads(report.read_text())
+    assert body["named_items"] == 5 and body["rounded_accuracy"] == 1.0
+
+
+def test_rounding_needs_the_linear_program(runner, tmp_path):
+    result = invoke(runner, "audit", "deanonymize", tmp_path / "missing.dat", "--itemsets", tmp_path / "missing.txt",
+                    "--sigma", 0.1, "--round", 1, "-o", tmp_path / "n.txt")
+    assert result.exit_code == 2
+    assert "parameter 'round': draws a naming from the votes of --method lp" in result.stderr
+
+
 def test_determined_names_need_an_integral_method(runner, tmp_path):
     result = invoke(runner, "audit", "deanonymize", tmp_path / "missing.dat", "--itemsets", tmp_path / "missing.txt",
                     "--sigma", 0.1, "--method", "lp", "--determined", "-o", tmp_path / "n.txt")
