@@ -334,9 +334,9 @@ def _require_every_itemset_matched(published, mined, levels) -> None:
     advice = "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)"
     if not matched_p.all():
         first = int(np.flatnonzero(~matched_p)[0])
-        where = f" (line {published.lines[first]})" if published.lines else ""
-        raise Infeasible(f"{int((~matched_p).sum())} published itemset(s) match no itemset mined from the renamed data, "
-                         f"the first of {int(published.sizes[first])} item(s){where} {advice}")
+        where = f"on line {published.lines[first]}, " if published.lines else ""
+        raise Infeasible(f"{int((~matched_p).sum())} published itemset(s) match no itemset mined from the renamed data "
+                         f"(the first {where}of {int(published.sizes[first])} item(s)) {advice}")
     if not matched_m.all():
         raise Infeasible(f"{int((~matched_m).sum())} itemset(s) mined from the renamed data match no published "
                          f"itemset {advice}")
