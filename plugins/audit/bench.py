@@ -10,6 +10,7 @@ of mining f(D) again (a test checks the two are the same).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 
 import numpy as np
 
@@ -43,10 +44,12 @@ def experiment(
     unmatched_cost: float | None = None,
     linking: str = "cover",
     determine: bool = False,
+    progress: Callable[[dict], None] | None = None,
 ) -> tuple[ItemsetCollection, list[dict]]:
     """One row per (run, noise, method): the accuracy (weight on the true naming over the
     number of published items), the uniform baseline's, the share of names determined (with
-    ``determine``), and the program's size and time. A run
+    ``determine``), and the program's size and time. ``progress`` is called with each row as
+    it is measured. A run
     whose program has no solution, or none found in the time limit, scores 0 and is counted."""
     frequent = ItemsetCollection.mine(window, sigma, max_size)
     rows = []
@@ -72,6 +75,8 @@ def experiment(
                                optimal=naming.optimal, infeasible=False, timed_out=False, seconds=naming.seconds,
                                variables=naming.variables)
                 rows.append(row)
+                if progress is not None:
+                    progress(row)
     return frequent, rows
 
 

@@ -200,6 +200,17 @@ def _load_mapping(path: str) -> dict[str, str]:
     return names
 
 
+def _progress(runs: int):
+    def report(row: dict) -> None:
+        if row["infeasible"] or row["timed_out"]:
+            outcome = "no naming" if row["infeasible"] else "no naming within the time limit"
+        else:
+            outcome = f"accuracy {row['accuracy']:.3f}, {row['seconds']:.2f} s"
+        click.echo(f"  run {row['run'] + 1}/{runs}, noise {row['noise']:g}, {row['method']}: {outcome}", err=True)
+
+    return report
+
+
 def _floats(text: str, name: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",") if v.strip()]
@@ -246,7 +257,7 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
         frequent, rows = experiment(window, sigma, max_size=max_size, noises=noises, methods=methods, runs=runs,
                                     seed=seed, tolerance_sds=tolerance_sds, time_limit=time_limit, omit=omit,
                                     add=add, unmatched_cost=unmatched_cost, linking=linking,
-                                    determine=determined)
+                                    determine=determined, progress=_progress(runs))
     except MiningTooLarge as exc:
         raise ParameterError("sigma", f"{exc}: raise it or set --max-size") from None
     table = summary(rows)

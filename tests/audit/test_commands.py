@@ -150,3 +150,4 @@ def test_the_benchmark_prints_a_row_per_noise_and_method(runner, tmp_path):
     exact = {row["method"]: row["accuracy"] for row in summary if row["noise"] == 0.0}
     assert exact["ip"] == exact["mip"] == 1.0
     assert "| noise | method" in result.output
+    assert "  run 2/2, noise 0.004, lp: accuracy " in result.stderr
