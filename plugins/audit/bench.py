@@ -18,14 +18,8 @@ from setveil.core.errors import Infeasible
 from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection
-from .owner import publish
+from .owner import publish, random_names
 from .program import SolverStopped, deanonymize
-
-
-def random_names(labels, rng: np.random.Generator) -> dict[str, str]:
-    """A random bijection of ``labels`` onto ``1``..``len(labels)``, as Definition 2's f."""
-    image = rng.permutation(len(labels))
-    return {label: str(int(image[i]) + 1) for i, label in enumerate(labels)}
 
 
 def experiment(

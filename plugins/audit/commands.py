@@ -248,10 +248,10 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     noise on the published frequencies, next to a uniform vote."""
     noises = _floats(noise_text, "noise")
     methods = [m.strip() for m in method_text.split(",") if m.strip()]
-    for method in methods:
-        check_settings(method, 0.0, unmatched_cost, time_limit, linking)
     if not methods:
         raise ParameterError("methods", f"give a comma-separated subset of {', '.join(METHODS)}")
+    for method in methods:
+        check_settings(method, 0.0, unmatched_cost, time_limit, linking)
     window = read_window(input_path, fmt)
     try:
         frequent, rows = experiment(window, sigma, max_size=max_size, noises=noises, methods=methods, runs=runs,

@@ -18,15 +18,21 @@ from .itemsets import ItemsetCollection, canonical
 FALSE_ITEMSET_TRIES = 1000
 
 
+def random_names(labels, rng: np.random.Generator) -> dict[str, str]:
+    """Definition 2's f over ``labels``: a random bijection onto ``1``..``len(labels)``."""
+    image = rng.permutation(len(labels))
+    return {label: str(int(image[i]) + 1) for i, label in enumerate(labels)}
+
+
 def rename(window: Window, rng: np.random.Generator) -> tuple[Window, dict[str, str]]:
-    """f(D): every item renamed by a random bijection onto the labels ``1``..``|I|``; the
-    transactions keep their order. Returns the renamed window and f as ``{original: renamed}``."""
-    n_items = len(window.vocab)
-    image = rng.permutation(n_items)
-    vocab = Vocabulary(str(k + 1) for k in range(n_items))
-    renamed = Window.from_flat(vocab, window.lengths, image[window.indices], window.tids)
-    names = {window.vocab.label(i): str(int(image[i]) + 1) for i in range(n_items)}
-    return renamed, names
+    """f(D): every item renamed by :func:`random_names`; the transactions keep their order and
+    each one's items are listed in the order of their new names. Returns the renamed window and
+    f as ``{original: renamed}``."""
+    labels = window.vocab.labels
+    names = random_names(labels, rng)
+    image = np.array([int(names[label]) - 1 for label in labels], dtype=np.int64)
+    vocab = Vocabulary(str(k + 1) for k in range(len(labels)))
+    return Window.from_flat(vocab, window.lengths, image[window.indices], window.tids), names
 
 
 def publish(

@@ -202,10 +202,9 @@ def deanonymize(
     candidates = _singleton_candidates(published, mined, width)
     allowed = candidates.copy()
     levels = _frequency_pairs(published, mined, width, max_pairs)
-    before = sum(len(p) for _, p, _ in levels)
+    before = sum(len(pairs) for _, pairs in levels)
     while True:
-        levels = [(size, pairs, _structural(published, mined, size, pairs, allowed)) for size, pairs, _ in levels]
-        levels = [(size, pairs[keep], keep[keep]) for size, pairs, keep in levels]
+        levels = [(size, pairs[_structural(published, mined, size, pairs, allowed)]) for size, pairs in levels]
         if slack:
             break
         _require_every_itemset_matched(published, mined, levels)
@@ -213,7 +212,7 @@ def deanonymize(
         if (refined == allowed).all():
             break
         allowed = refined
-    pairs = np.concatenate([pairs for _, pairs, _ in levels]) if levels else np.zeros((0, 2), np.int64)
+    pairs = np.concatenate([pairs for _, pairs in levels]) if levels else np.zeros((0, 2), np.int64)
     program = _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking)
     options = {"disp": False}
     if time_limit is not None:
@@ -228,14 +227,13 @@ def deanonymize(
             raise SolverStopped(f"the solver reached the time limit before it found a naming "
                                 f"({len(program.cost):,} variables, {program.rows:,} constraints)")
         raise Infeasible(f"the solver found no naming: {result.message}")
-    u = np.clip(result.x[: program.n_item_pairs], 0.0, 1.0)
+    u = np.clip(result.x[: len(program.item_a)], 0.0, 1.0)
     if method != "lp":
         u = np.round(u)
-    a, b = np.nonzero(allowed)
     determined = None
     if determine and method != "lp" and result.status == 0:
-        determined = tuple(published.labels[a[k]] for k in _determined(program, result.fun, u, options))
-    weights = sparse.csr_array((u, (a, b)), shape=(n_a, n_b))
+        determined = tuple(published.labels[program.item_a[k]] for k in _determined(program, result.fun, u, options))
+    weights = sparse.csr_array((u, (program.item_a, program.item_b)), shape=(n_a, n_b))
     weights.eliminate_zeros()
     return Naming(
         method=method,
@@ -311,7 +309,7 @@ def _frequency_pairs(published, mined, width, max_pairs) -> list:
         offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         right = m_pos[order][np.repeat(low, counts) + offsets]
         pairs = np.stack([left, right], axis=1).astype(np.int64)
-        levels.append((int(size), pairs, np.ones(len(pairs), dtype=bool)))
+        levels.append((int(size), pairs))
     return levels
 
 
@@ -328,7 +326,7 @@ def _structural(published, mined, size, pairs, allowed) -> np.ndarray:
 def _require_every_itemset_matched(published, mined, levels) -> None:
     matched_p = np.zeros(len(published), dtype=bool)
     matched_m = np.zeros(len(mined), dtype=bool)
-    for _, pairs, _ in levels:
+    for _, pairs in levels:
         matched_p[pairs[:, 0]] = True
         matched_m[pairs[:, 1]] = True
     advice = "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)"
@@ -349,7 +347,7 @@ def _supported(published, mined, levels, n_a, n_b) -> np.ndarray:
     for collection, other_width, side in ((published, n_b, 0), (mined, n_a, 1)):
         cover = np.zeros((len(collection), other_width), dtype=bool)
         other = mined if side == 0 else published
-        for size, pairs, _ in levels:
+        for size, pairs in levels:
             partners = other.items_at(pairs[:, 1 - side], size)
             cover[np.repeat(pairs[:, side], size), partners.ravel()] = True
         owners = np.repeat(np.arange(len(collection)), collection.sizes)
@@ -367,7 +365,9 @@ class _Program:
     cost: np.ndarray
     integrality: np.ndarray
     constraints: list
-    n_item_pairs: int
+    #: the item pair (A, B) of each u variable, the first variables of the program
+    item_a: np.ndarray
+    item_b: np.ndarray
 
     @property
     def rows(self) -> int:
@@ -413,7 +413,7 @@ def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, 
         LinearConstraint(one_name, 0, 1),
         LinearConstraint(link, 0, np.inf),
     ]
-    return _Program(cost, integrality, constraints, n_u)
+    return _Program(cost, integrality, constraints, a_of, b_of)
 
 
 def _linking(published, mined, pairs, u_index, x0, n_vars, linking) -> sparse.csr_array:

@@ -7,9 +7,8 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import InputError
 from setveil.core.window import Window
-from setveil.plugins.audit.bench import random_names
 from setveil.plugins.audit.itemsets import ItemsetCollection
-from setveil.plugins.audit.owner import publish, rename
+from setveil.plugins.audit.owner import publish, random_names, rename
 from setveil.testing.strategies import windows
 
 
