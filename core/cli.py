@@ -28,6 +28,7 @@ from .output import check_output, distinct_outputs, write_text_output
 from .params import parse_assignments
 from .plugins import Configured, get_plugin_manager, get_registry
 from .schema import ItemSchema, write_label_file
+from .verify import release_violations
 from .window import Window
 
 
@@ -260,7 +261,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     found = []
     originals, releases = _windows(original, window_size), _windows(release, window_size)
     for index, (orig, rel) in enumerate(zip(originals, releases)):
-        for violation in configured.model.violations(orig, rel):
+        for violation in release_violations(configured.model, orig, rel):
             found.append((index, violation))
             if len(found) >= max_violations:
                 break
@@ -288,6 +289,7 @@ def plugins(as_json):
     rows = []
     for name, entry in sorted(registry.models.items()):
         cls = entry.cls
+        base = cls.policy_base
         rows.append(
             {
                 "model": name,
@@ -296,12 +298,15 @@ def plugins(as_json):
                 "summary": cls.summary,
                 "guarantee": cls.guarantee,
                 "default_policy": cls.default_policy,
-                "parameters": [
-                    {"name": p.name, "allowed": p.allowed(), "default": None if p.required else p.default, "help": p.help}
-                    for p in cls.parameters
-                ],
+                "parameters": _parameter_rows(cls.parameters),
+                "policy_base": {"class": f"{base.__module__}.{base.__qualname__}", "implement": sorted(base.__abstractmethods__)},
                 "policies": [
-                    {"policy": pname, "distribution": pentry.distribution, "summary": pentry.cls.summary}
+                    {
+                        "policy": pname,
+                        "distribution": pentry.distribution,
+                        "summary": pentry.cls.summary,
+                        "parameters": _parameter_rows(pentry.cls.parameters),
+                    }
                     for pname, pentry in sorted(registry.policies[name].items())
                 ],
             }
@@ -313,11 +318,23 @@ def plugins(as_json):
         click.echo(f"{row['model']}  [{row['transformation']}]  from {row['distribution']}")
         click.echo(f"    {row['summary']}")
         for p in row["parameters"]:
-            default = "required" if p["default"] is None else f"default {p['default']}"
-            click.echo(f"    -P {p['name']}: {p['allowed']}, {default}")
+            click.echo(f"    -P {_parameter_line(p)}")
         for pol in row["policies"]:
             mark = " (default)" if pol["policy"] == row["default_policy"] else ""
             click.echo(f"    policy {pol['policy']}{mark} from {pol['distribution']}: {pol['summary']}")
+            for p in pol["parameters"]:
+                click.echo(f"        -P {_parameter_line(p)}")
+        base = row["policy_base"]
+        click.echo(f"    new policies subclass {base['class']} (implement: {', '.join(base['implement']) or 'nothing'})")
+
+
+def _parameter_rows(parameters) -> list[dict[str, Any]]:
+    return [{"name": p.name, "allowed": p.allowed(), "default": None if p.required else p.default, "help": p.help} for p in parameters]
+
+
+def _parameter_line(row: dict[str, Any]) -> str:
+    default = "required" if row["default"] is None else f"default {row['default']}"
+    return f"{row['name']}: {row['allowed']}, {default}"
 
 
 @cli.group()

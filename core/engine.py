@@ -1,7 +1,8 @@
 """One window through a configured model: anonymize, check independently, report or reject.
 
 This is the fail-closed path shared by the offline CLI and the streaming service: a window's
-release leaves :meth:`Pipeline.run` only when ``model.violations`` finds nothing; otherwise
+release leaves :meth:`Pipeline.run` only when :func:`~setveil.core.verify.release_violations`
+(the core's structural checks, then ``model.violations``) finds nothing; otherwise
 :class:`WindowRejected` carries a reason that is safe to log.
 """
 
@@ -18,6 +19,7 @@ import pluggy
 from .errors import Infeasible, WindowRejected
 from .model import Release
 from .plugins import Configured
+from .verify import release_violations
 from .window import Window
 
 
@@ -59,7 +61,7 @@ class Pipeline:
         verified = False
         if self.verify:
             try:
-                problems = list(self.model.violations(window, release.window))
+                problems = list(release_violations(self.model, window, release.window))
             except Exception as exc:
                 self._reject(window, f"checker error: {type(exc).__name__}: {exc}", exc)
             if problems:

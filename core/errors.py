@@ -40,6 +40,14 @@ class ParameterError(SetveilError):
         super().__init__(f"parameter {name!r}: {problem}")
 
 
+class PluginError(SetveilError):
+    """An installed plugin is broken: it cannot be imported, implements an unknown hook or a
+    hook with the wrong signature, or registers a class that breaks the contract. Names the
+    distribution and what to fix; nothing runs until it is fixed or uninstalled."""
+
+    exit_code = 2
+
+
 class UnknownPluginError(SetveilError):
     """No installed plugin provides the requested model or policy."""
 

@@ -2,13 +2,19 @@
 
 Load order: the core's built-in hook implementations, then every plugin in the ``setveil``
 entry-point group (our own plugins included, exactly as a third party's would be), then
-``check_pending()`` so a misspelled hook fails loudly.
+``check_pending()``. Entry points are loaded one at a time, so that a plugin that cannot be
+imported, implements a hook that does not exist (a misspelling), gets a hook's signature wrong or
+forgot ``@hookimpl`` fails at start-up with one :class:`PluginError` naming its distribution.
+The registry checks each class it is given against the contract of :mod:`setveil.core.model`
+for the same reason: a broken plugin is refused when it is installed, not when a window reaches it.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.metadata
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,8 +22,8 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import ParameterError, UnknownPluginError
-from .model import Context, Policy, PrivacyModel
+from .errors import ParameterError, PluginError, UnknownPluginError
+from .model import Context, Policy, PrivacyModel, Transformation
 from .params import validate
 
 ENTRY_POINT_GROUP = "setveil"
@@ -33,10 +39,59 @@ def get_plugin_manager() -> pluggy.PluginManager:
         pm = pluggy.PluginManager("setveil")
         pm.add_hookspecs(hookspecs)
         pm.register(builtin, name="setveil.core.builtin")
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        _load_entry_points(pm)
         pm.check_pending()
         _manager = pm
     return _manager
+
+
+def _load_entry_points(pm: pluggy.PluginManager) -> None:
+    """Register every plugin of the entry-point group (what ``load_setuptools_entrypoints``
+    does), checking each as it comes so that an error can name its entry point and distribution."""
+    for dist in importlib.metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group != ENTRY_POINT_GROUP or pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+                continue
+            where = f"plugin {ep.name!r} ({ep.value}) of {dist.metadata['Name']}"
+            try:
+                plugin = ep.load()
+            except Exception as exc:
+                raise PluginError(f"{where}: cannot be imported: {type(exc).__name__}: {exc}") from exc
+            try:
+                pm.register(plugin, name=ep.name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginError(f"{where}: {_signature_problem(pm, exc)}") from exc
+            _check_hooks(pm, plugin, where)
+
+
+def _signature_problem(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    hook = next((name for name in _hook_names() if f"'{name}'" in lines[0]), None)
+    if hook is None:
+        return "; ".join(lines)
+    spec = getattr(pm.hook, hook).spec
+    return f"{'; '.join(lines[1:])}; the hook takes ({', '.join(spec.argnames)})"
+
+
+def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
+    callers = pm.get_hookcallers(plugin) or []
+    for caller in callers:
+        if caller.has_spec() or all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
+            continue
+        close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
+        raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}")
+    implemented = {caller.name for caller in callers}
+    unmarked = [name for name in _hook_names() if name not in implemented and callable(getattr(plugin, name, None))]
+    if unmarked:
+        raise PluginError(f"{where}: {', '.join(unmarked)} must be marked with @setveil.hookimpl to be called")
+    if not callers:
+        raise PluginError(f"{where}: implements no setveil hook (setveil's hooks: {', '.join(_hook_names())})")
+
+
+@functools.cache
+def _hook_names() -> tuple[str, ...]:
+    return tuple(sorted(name for name in dir(hookspecs) if name.startswith("setveil_")))
 
 
 def get_registry() -> Registry:
@@ -78,31 +133,48 @@ class Registry:
         self.policies: dict[str, dict[str, Entry]] = {}
         pm.hook.setveil_register_privacy_models(register=self._add_model)
         pm.hook.setveil_register_policies(register=self._add_policy)
+        for name, entry in self.models.items():
+            if entry.cls.default_policy not in self.policies[name]:
+                known = ", ".join(sorted(self.policies[name])) or "none"
+                raise PluginError(
+                    f"model {name!r} of {entry.distribution}: its default policy {entry.cls.default_policy!r} "
+                    f"is not registered (registered: {known})"
+                )
 
     def _add_model(self, cls: type[PrivacyModel]) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, PrivacyModel)):
-            raise TypeError(f"{cls!r} is not a PrivacyModel subclass")
+        where = _class_where("model", cls, PrivacyModel)
+        _require(cls, where, name=str, summary=str, guarantee=str, default_policy=str, transformation=Transformation)
+        if not (isinstance(cls.policy_base, type) and issubclass(cls.policy_base, Policy)):
+            raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
         entry = Entry(cls, _distribution_of(cls))
         if cls.name in self.models:
             other = self.models[cls.name]
-            raise UnknownPluginError(
-                f"model {cls.name!r} is registered twice: by {other.distribution} and by {entry.distribution}"
-            )
+            raise PluginError(f"model {cls.name!r} is registered twice: by {other.distribution} and by {entry.distribution}")
         self.models[cls.name] = entry
         self.policies.setdefault(cls.name, {})
 
     def _add_policy(self, cls: type[Policy]) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, Policy)):
-            raise TypeError(f"{cls!r} is not a Policy subclass")
+        where = _class_where("policy", cls, Policy)
+        _require(cls, where, name=str, model=str, summary=str)
+        entry = Entry(cls, _distribution_of(cls))
         model = self.models.get(cls.model)
         if model is None:
-            raise UnknownPluginError(f"policy {cls.name!r} serves model {cls.model!r}, which is not installed")
+            raise PluginError(
+                f"policy {cls.name!r} of {entry.distribution} serves model {cls.model!r}, which is not installed: "
+                f"install the distribution that provides it, or uninstall {entry.distribution}"
+            )
         if not issubclass(cls, model.cls.policy_base):
-            raise TypeError(f"policy {cls.name!r} must subclass {model.cls.policy_base.__qualname__}")
+            base = model.cls.policy_base
+            raise PluginError(f"{where}: a policy of model {cls.model!r} must subclass {base.__module__}.{base.__qualname__}")
+        shared = sorted({p.name for p in cls.parameters} & {p.name for p in model.cls.parameters})
+        if shared:
+            raise PluginError(
+                f"{where}: parameter(s) {', '.join(shared)} are already parameters of model {cls.model!r}; "
+                "a policy's parameters need names of their own"
+            )
         entries = self.policies[cls.model]
-        entry = Entry(cls, _distribution_of(cls))
         if cls.name in entries:
-            raise UnknownPluginError(
+            raise PluginError(
                 f"policy {cls.name!r} of model {cls.model!r} is registered twice: "
                 f"by {entries[cls.name].distribution} and by {entry.distribution}"
             )
@@ -151,14 +223,34 @@ class Registry:
         unknown = set(raw) - policy_names - model_names
         for name in sorted(unknown):
             known = ", ".join(sorted(model_names | policy_names)) or "none"
+            owners = sorted(p for p, e in self.policies[model].items() if name in {q.name for q in e.cls.parameters})
+            hint = f"; policy {', '.join(owners)} has it (--policy {owners[0]})" if owners else ""
             raise ParameterError(
-                name, f"model {model!r} with policy {policy_cls.name!r} has no such parameter (its parameters: {known})"
+                name, f"model {model!r} with policy {policy_cls.name!r} has no such parameter (its parameters: {known}){hint}"
             )
         model_params = validate(model_cls.parameters, {k: v for k, v in raw.items() if k in model_names}, f"model {model!r}")
         policy_params = validate(
             policy_cls.parameters, {k: v for k, v in raw.items() if k in policy_names}, f"policy {policy_cls.name!r}"
         )
         return model_cls, policy_cls, model_params, policy_params
+
+
+def _class_where(kind: str, cls: Any, base: type) -> str:
+    """How an error names a registered class; refuses anything but a concrete subclass of ``base``."""
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise PluginError(f"{kind} {cls!r} registered by a plugin is not a subclass of setveil.{base.__name__}")
+    where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {_distribution_of(cls)}"
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(cls.__abstractmethods__))
+        raise PluginError(f"{where}: does not implement {missing}")
+    return where
+
+
+def _require(cls: type, where: str, **kinds: type) -> None:
+    for attribute, kind in kinds.items():
+        value = getattr(cls, attribute, None)
+        if not isinstance(value, kind) or (kind is str and not value):
+            raise PluginError(f"{where}: class attribute {attribute!r} must be set (a {kind.__name__})")
 
 
 def _distribution_of(cls: type) -> str:

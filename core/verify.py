@@ -1,9 +1,11 @@
-"""Checks every suppression model's checker needs: is the release a release of this original?
+"""Is the release a release of this original? The check every path runs, and its pieces.
 
 A release must have one transaction per original transaction, and suppression may only remove
 occurrences: nothing added (R2 of Xu et al.), and some items (private or neutral ones, say)
-must not lose any. These helpers recount from the two windows alone, like the checkers that
-use them.
+must not lose any. :func:`release_violations` is what the pipeline, ``setveil verify``, the demo
+and the conformance kit ask: the core's structural checks first, so that no plugin's checker
+can forget them, then the model's own. The helpers recount from the two windows alone, like the
+checkers that use them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,27 @@ from collections.abc import Generator, Iterator
 import numpy as np
 
 from .arrays import in_sorted
-from .model import Violation
+from .model import PrivacyModel, Transformation, Violation
 from .window import Window
+
+
+def release_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
+    """Every way ``release`` is not a safe release of ``original`` under ``model``: one
+    transaction per original one and, unless the model generalizes, nothing added; then, when
+    those hold, ``model.violations`` (asked only then: it would compare unrelated windows)."""
+    structural = list(_structure_violations(model, original, release))
+    if structural:
+        yield from structural
+        return
+    yield from model.violations(original, release)
+
+
+def _structure_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
+    problem = shape_violation(original, release)
+    if problem is not None:
+        yield problem
+    elif model.transformation is not Transformation.GENERALIZATION:
+        yield from added_occurrences(*on_one_vocabulary(original, release))
 
 
 def shape_violation(original: Window, release: Window) -> Violation | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from setveil.core.cli import configure
 from setveil.core.formats import read_window
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from .broker import free_port, open_broker
@@ -125,7 +126,7 @@ def _check_union(echo, original: Window, release: dict, sensitive: Path, public:
         return 1
     configured = configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None)
     released = release_window(release)
-    problems = list(configured.model.violations(original, released))
+    problems = list(release_violations(configured.model, original, released))
     if problems:
         echo(f"the union of the batches FAILS coherence: {problems[0].rule}: {problems[0].summary}")
         return 1

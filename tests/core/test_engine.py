@@ -5,7 +5,7 @@ import pytest
 
 from setveil.core import plugins
 from setveil.core.engine import Pipeline, window_rng
-from setveil.core.errors import UnknownPluginError, WindowRejected
+from setveil.core.errors import PluginError, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
@@ -114,7 +114,7 @@ def test_registering_a_model_twice_names_both_distributions(recorder):
             register(LeakyModel)
 
     pm.register(Again(), name="again")
-    with pytest.raises(UnknownPluginError, match="registered twice"):
+    with pytest.raises(PluginError, match="registered twice"):
         plugins.Registry(pm)
 
 
@@ -132,7 +132,7 @@ def test_a_policy_must_extend_its_models_base(recorder):
             register(Stray)
 
     pm.register(Bad(), name="bad")
-    with pytest.raises(TypeError, match="must subclass CoherencePolicy"):
+    with pytest.raises(PluginError, match="must subclass setveil.plugins.coherence.policies.CoherencePolicy"):
         plugins.Registry(pm)
 
 

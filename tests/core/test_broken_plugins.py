@@ -1,0 +1,158 @@
+"""A broken third-party plugin is refused at start-up with one line naming its distribution.
+
+Each case installs a real distribution (a ``dist-info`` folder with its entry point, on
+PYTHONPATH) and runs the real command line, as a user who installed it would.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HEADER = """
+import abc
+import numpy as np
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, hookimpl
+
+
+class CapPolicy(Policy):
+    model = "cap"
+
+    @abc.abstractmethod
+    def order(self, window): ...
+
+
+class Keep(CapPolicy):
+    name = "keep"
+    summary = "keeps everything"
+
+    def order(self, window):
+        return None
+
+
+class Cap(PrivacyModel):
+    name = "cap"
+    summary = "a well-formed model"
+    guarantee = "nothing"
+    transformation = Transformation.PARTIAL_SUPPRESSION
+    parameters = (Parameter("m", "most items", "int", low=1),)
+    default_policy = "keep"
+    policy_base = CapPolicy
+
+    def anonymize(self, window, policy, rng):
+        return Release(window)
+
+    def violations(self, original, release):
+        return iter(())
+"""
+
+GOOD_POLICIES = """
+@hookimpl
+def setveil_register_policies(register):
+    register(Keep)
+"""
+
+GOOD_MODELS = """
+@hookimpl
+def setveil_register_privacy_models(register):
+    register(Cap)
+"""
+
+CASES = {
+    "misspelt hook": (
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_model(register):\n    register(Cap)\n",
+        "implements 'setveil_register_privacy_model', which is not a setveil hook; "
+        "did you mean 'setveil_register_privacy_models'?",
+    ),
+    "extra hook argument": (
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register, extra):\n    register(Cap)\n",
+        "{'extra'} are declared in the hookimpl but can not be found in the hookspec; the hook takes (register)",
+    ),
+    "hookimpl forgotten": (
+        GOOD_POLICIES + "\ndef setveil_register_privacy_models(register):\n    register(Cap)\n",
+        "setveil_register_privacy_models must be marked with @setveil.hookimpl to be called",
+    ),
+    "no hook at all": ("", "implements no setveil hook"),
+    "import error": ("import no_such_module_anywhere\n", "cannot be imported: ModuleNotFoundError"),
+    "policy without a name": (
+        GOOD_MODELS + "\nclass Nameless(CapPolicy):\n    summary = 's'\n    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Nameless)\n",
+        "policy class brokenplugin.Nameless of brokenplugin-dist: class attribute 'name' must be set (a str)",
+    ),
+    "abstract policy": (
+        GOOD_MODELS + "\nclass Lazy(CapPolicy):\n    name = 'lazy'\n    summary = 's'\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Lazy)\n",
+        "policy class brokenplugin.Lazy of brokenplugin-dist: does not implement order",
+    ),
+    "policy of a model not installed": (
+        GOOD_MODELS + GOOD_POLICIES + "\nclass Orphan(Policy):\n    name = 'orphan'\n    model = 'absent'\n    summary = 's'\n"
+        "\n@hookimpl(specname='setveil_register_policies')\ndef more_policies(register):\n    register(Orphan)\n",
+        "policy 'orphan' of brokenplugin-dist serves model 'absent', which is not installed: "
+        "install the distribution that provides it, or uninstall brokenplugin-dist",
+    ),
+    "default policy not registered": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.default_policy = 'missing'\n    register(Cap)") + GOOD_POLICIES,
+        "model 'cap' of brokenplugin-dist: its default policy 'missing' is not registered (registered: keep)",
+    ),
+    "policy parameter named like the model's": (
+        GOOD_MODELS + "\nclass Again(CapPolicy):\n    name = 'again'\n    summary = 's'\n"
+        "    parameters = (Parameter('m', 'clash', 'int', low=50),)\n    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Again)\n",
+        "parameter(s) m are already parameters of model 'cap'; a policy's parameters need names of their own",
+    ),
+    "model without a transformation": (
+        GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
+    ),
+}
+
+
+def install(site, source: str) -> dict:
+    (site / "brokenplugin.py").write_text(HEADER + textwrap.dedent(source))
+    info = site / "brokenplugin_dist-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenplugin-dist\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[setveil]\nbroken = brokenplugin\n")
+    (info / "top_level.txt").write_text("brokenplugin\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    return env
+
+
+def setveil(env, *args):
+    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_broken_plugin_is_named_in_one_line(tmp_path, case):
+    source, expected = CASES[case]
+    result = setveil(install(tmp_path, source), "plugins")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("setveil: error: ")
+    assert expected in lines[0]
+    if "plugin 'broken'" in lines[0]:
+        assert "(brokenplugin) of brokenplugin-dist" in lines[0]
+
+
+def test_the_well_formed_plugin_loads(tmp_path):
+    result = setveil(install(tmp_path, GOOD_MODELS + GOOD_POLICIES), "plugins")
+    assert result.returncode == 0, result.stderr
+    assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
+
+
+def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
+    source = GOOD_MODELS + (
+        "\nclass Tuned(CapPolicy):\n    name = 'tuned'\n    summary = 's'\n"
+        "    parameters = (Parameter('q', 'a knob', 'float', low=0),)\n    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Tuned)\n"
+    )
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    env = install(tmp_path, source)
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1", "-P", "q=1")
+    assert result.returncode == 2
+    assert "policy tuned has it (--policy tuned)" in result.stderr
