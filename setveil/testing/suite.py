@@ -8,12 +8,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.model import Context, PrivacyModel, Transformation
+from setveil.core.model import Context, PrivacyModel
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from .strategies import PRIVATE_PREFIX, windows
@@ -25,25 +27,33 @@ _settings = settings(
 )
 
 
-def assert_release_ok(model: PrivacyModel, original: Window, release: Window) -> None:
-    """The release is aligned with the original and passes the model's check."""
-    assert len(release) == len(original)
-    problems = list(model.violations(original, release))
-    assert not problems, [v.describe() for v in problems[:5]]
-    if model.transformation is not Transformation.GENERALIZATION:
-        for before, after in zip(original, release):
-            assert set(after) <= set(before), "suppression added an item"
+def assert_release_ok(model: PrivacyModel, original: Window, release: Window, policy: str | None = None) -> None:
+    """The release passes the check every release gets: aligned with the original, nothing
+    added by a suppression model, and the model's own check."""
+    problems = [v.describe() for v in release_violations(model, original, release)]
+    who = model.name if policy is None else f"{model.name} with policy {policy!r}"
+    assert not problems, f"a release of {who} fails the check: {problems[:5]}"
 
 
 class ConformanceSuite:
-    """Inherit, set ``model`` and ``params``; override :meth:`context` if the model needs more
-    than an item schema (sensitive items are the labels starting with ``s``)."""
+    """Inherit, set ``model``, ``params``, ``safe_windows`` and ``unsafe_windows``; override
+    :meth:`context` if the model needs more than an item schema (sensitive items are the labels
+    starting with ``s``)."""
 
     model: ClassVar[str]
+    #: parameters every run gets (the model's, and any every policy shares)
     params: ClassVar[dict[str, Any]] = {}
+    #: extra parameters of single policies, by policy name
+    policy_params: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: parameter sets to refuse, each merged over ``params``; they may name a policy's parameters
     invalid_params: ClassVar[list[dict[str, Any]]] = []
+    #: the policies to exercise; every installed policy of the model by default
     policies: ClassVar[list[str] | None] = None
-    #: hypothesis strategy arguments for the random windows
+    #: windows (lists of transactions, each a list of labels) the check must accept as they are
+    safe_windows: ClassVar[list[list[list[str]]]] = []
+    #: windows the check must reject as they are: they show that the check can fail at all
+    unsafe_windows: ClassVar[list[list[list[str]]]] = []
+    #: arguments of the :func:`~setveil.testing.windows` strategy for the random windows
     window_args: ClassVar[dict[str, Any]] = {}
 
     # -- hooks for subclasses -------------------------------------------------------------
@@ -51,7 +61,7 @@ class ConformanceSuite:
     def prepare(cls, folder: Path) -> None:
         """Called once per test class, before its tests, with an empty folder of its own: write
         the files that parameters or the context name (pattern lists, hierarchies) and set
-        ``params`` / ``invalid_params`` on ``cls``. Does nothing by default."""
+        ``params`` / ``invalid_params`` (or any other attribute) on ``cls``. Does nothing by default."""
 
     @pytest.fixture(autouse=True, scope="class")
     @classmethod
@@ -77,17 +87,45 @@ class ConformanceSuite:
             return list(self.policies)
         return sorted(get_registry().policies[self.model])
 
+    def params_for(self, policy: str | None) -> dict[str, Any]:
+        name = get_registry().model_class(self.model).default_policy if policy is None else policy
+        return {**self.params, **self.policy_params.get(name, {})}
+
     def configured(self, policy: str | None = None, params: dict[str, Any] | None = None) -> Configured:
-        return get_registry().configure(self.model, policy, self.params if params is None else params, self.context())
+        params = self.params_for(policy) if params is None else params
+        return get_registry().configure(self.model, policy, params, self.context())
 
     def release_or_refusal(self, configured: Configured, window: Window, seed: int = 0) -> Window | None:
+        """The release of ``window``, checked, or None when the model refused it; a refusal must
+        say why, and the check must reject the window as it is (had it been safe, releasing it
+        unchanged would have been a safe release)."""
+        who = f"{configured.model.name} with policy {configured.policy.name!r}"
         try:
             release = configured.model.anonymize(window, configured.policy, np.random.default_rng(seed))
         except Infeasible as exc:
-            assert exc.reason, "Infeasible must say why"
+            assert exc.reason, f"{who}: Infeasible must say why"
+            assert self.check_finds_something(configured, window), (
+                f"{who} refused a window that its own check accepts unchanged ({len(window)} transactions): "
+                "either the refusal or the check is wrong"
+            )
             return None
-        assert_release_ok(configured.model, window, release.window)
+        assert_release_ok(configured.model, window, release.window, configured.policy.name)
         return release.window
+
+    @staticmethod
+    def check_finds_something(configured: Configured, window: Window) -> bool:
+        return next(iter(release_violations(configured.model, window, window)), None) is not None
+
+    def example_windows(self, attribute: str) -> list[Window]:
+        examples = getattr(self, attribute)
+        if not examples:
+            pytest.fail(
+                f"set {type(self).__name__}.{attribute} to at least one window (a list of transactions, each a list "
+                f"of labels) that the {self.model!r} check must {'accept' if attribute == 'safe_windows' else 'reject'} "
+                "as it is: without one, a check that accepts everything, or a model that refuses everything, "
+                "passes every other test of the kit"
+            )
+        return [Window.from_transactions(rows) for rows in examples]
 
     # -- the checks -----------------------------------------------------------------------------
     def test_model_is_registered_with_policies(self):
@@ -97,42 +135,62 @@ class ConformanceSuite:
         assert cls.summary and cls.guarantee
         assert cls.default_policy in registry.policies[self.model]
         for name in self.policy_names():
-            assert registry.policy_class(self.model, name).summary
+            assert registry.policy_class(self.model, name).summary, f"policy {name!r} has no summary"
+
+    def test_the_check_rejects_the_unsafe_windows(self):
+        for number, window in enumerate(self.example_windows("unsafe_windows")):
+            for policy in self.policy_names():
+                configured = self.configured(policy)
+                assert self.check_finds_something(configured, window), (
+                    f"unsafe_windows[{number}] passes the {self.model!r} check as it is"
+                )
+                self.release_or_refusal(configured, window)
+
+    def test_the_safe_windows_are_accepted_and_released(self):
+        for number, window in enumerate(self.example_windows("safe_windows")):
+            for policy in self.policy_names():
+                configured = self.configured(policy)
+                problems = [v.describe() for v in release_violations(configured.model, window, window)]
+                assert not problems, f"safe_windows[{number}] fails the {self.model!r} check as it is: {problems[:3]}"
+                released = self.release_or_refusal(configured, window)
+                assert released is not None, f"policy {policy!r} refused safe_windows[{number}]"
 
     @_settings
-    @given(window=windows())
-    def test_every_release_passes_the_check(self, window):
+    @given(data=st.data())
+    def test_every_release_passes_the_check(self, data):
+        window = data.draw(windows(**self.window_args), label="window")
         for policy in self.policy_names():
             self.release_or_refusal(self.configured(policy), window)
 
     @_settings
-    @given(window=windows())
-    def test_same_seed_same_release(self, window):
+    @given(data=st.data())
+    def test_same_seed_same_release(self, data):
+        window = data.draw(windows(**self.window_args), label="window")
         for policy in self.policy_names():
-            configured = self.configured(policy)
-            first = self.release_or_refusal(configured, window, seed=7)
+            first = self.release_or_refusal(self.configured(policy), window, seed=7)
             second = self.release_or_refusal(self.configured(policy), window, seed=7)
-            assert (first is None) == (second is None)
+            assert (first is None) == (second is None), f"policy {policy!r}: the same seed released once and refused once"
             if first is not None:
-                assert list(first) == list(second)
+                assert list(first) == list(second), f"policy {policy!r}: the same seed gave two different releases"
 
     @_settings
-    @given(first=windows(), second=windows())
-    def test_union_of_safe_windows_is_safe(self, first, second):
-        configured = self.configured()
-        if not configured.model.union_safe:
+    @given(data=st.data())
+    def test_union_of_safe_windows_is_safe(self, data):
+        if not get_registry().model_class(self.model).union_safe:
             pytest.skip("the model does not claim union safety")
-        a = self.release_or_refusal(configured, first)
-        b = self.release_or_refusal(configured, second)
-        if a is None or b is None:
-            return
-        vocab = first.vocab.copy()
-        original = Window.concat([first, second], vocab=vocab)
-        released = Window.concat([a, b], vocab=vocab)
-        problems = [
-            v for v in configured.model.violations(original, released)
-        ]
-        assert not problems, [v.describe() for v in problems[:5]]
+        first = data.draw(windows(**self.window_args), label="first")
+        second = data.draw(windows(**self.window_args), label="second")
+        for policy in self.policy_names():
+            configured = self.configured(policy)
+            a = self.release_or_refusal(configured, first)
+            b = self.release_or_refusal(configured, second)
+            if a is None or b is None:
+                continue
+            vocab = first.vocab.copy()
+            original = Window.concat([first, second], vocab=vocab)
+            released = Window.concat([a, b], vocab=vocab)
+            problems = [v.describe() for v in release_violations(configured.model, original, released)]
+            assert not problems, f"policy {policy!r}: two safe windows are not safe together: {problems[:5]}"
 
     def test_empty_window(self):
         for policy in self.policy_names():
@@ -145,13 +203,23 @@ class ConformanceSuite:
             self.release_or_refusal(self.configured(policy), window)
 
     def test_invalid_parameters_are_refused_by_name(self):
+        registry = get_registry()
+        model_names = {p.name for p in registry.model_class(self.model).parameters}
         for bad in self.invalid_params:
-            params = {**self.params, **bad}
-            with pytest.raises(ParameterError) as info:
-                self.configured(params=params)
-            assert info.value.name in bad, f"error names {info.value.name!r}, expected one of {sorted(bad)}"
+            takers = [
+                policy for policy in self.policy_names()
+                if set(bad) <= model_names | {p.name for p in registry.policy_class(self.model, policy).parameters}
+            ]
+            assert takers, f"invalid_params entry {bad} names a parameter that neither the model nor a policy has"
+            for policy in takers:
+                with pytest.raises(ParameterError) as info:
+                    self.configured(policy, params={**self.params_for(policy), **bad})
+                assert info.value.name in bad, (
+                    f"policy {policy!r}: the error names {info.value.name!r}, expected one of {sorted(bad)}"
+                )
 
     def test_unknown_parameter_is_refused(self):
-        with pytest.raises(ParameterError) as info:
-            self.configured(params={**self.params, "no_such_parameter": "1"})
-        assert info.value.name == "no_such_parameter"
+        for policy in self.policy_names():
+            with pytest.raises(ParameterError) as info:
+                self.configured(policy, params={**self.params_for(policy), "no_such_parameter": "1"})
+            assert info.value.name == "no_such_parameter"

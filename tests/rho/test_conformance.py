@@ -4,6 +4,9 @@ from setveil.testing import ConformanceSuite
 class TestRhoConformance(ConformanceSuite):
     model = "rho"
     params = {"rho": "0.5", "workers": "1"}
+    # the empty qid infers s0 with confidence 1, above 0.5
+    unsafe_windows = [[["p0", "s0"]]]
+    safe_windows = [[["p0", "s0"], ["p0"], ["p1"]]]
     invalid_params = [
         {"rho": "0"},
         {"rho": "1"},

@@ -13,6 +13,9 @@ class TestSanitizeConformance(ConformanceSuite):
 
         restrictive = write("restrictive.txt", "p0 p1", "p1 p2 p3", "p2 s0", "p4 p5 p6 p7", "s1 s2")
         cls.params = {"restrictive": restrictive, "psi": "0.3"}
+        # p0 p1 is held by its one sensitive transaction, more than a share 0.3 of them
+        cls.unsafe_windows = [[["p0", "p1"], ["p2"]]]
+        cls.safe_windows = [[["p0"], ["p1", "p2"], ["p2", "p3"]]]
         cls.invalid_params = [
             {"psi": "-0.1"},
             {"psi": "1.5"},

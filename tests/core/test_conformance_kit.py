@@ -1,0 +1,168 @@
+"""The conformance kit fails a third party's model for each mistake it exists to catch.
+
+The model under test is installed as a real distribution (a ``dist-info`` folder with its entry
+point, on PYTHONPATH) and the kit runs in its own pytest process, as in the plugin's own repository.
+``FLOOR_FAULT`` switches on one mistake at a time.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+MODEL = '''
+import abc
+import os
+
+import numpy as np
+from setveil import Infeasible, Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+
+FAULT = os.environ.get("FLOOR_FAULT", "")
+
+
+class FloorPolicy(Policy):
+    model = "floor"
+
+    @abc.abstractmethod
+    def extra(self, window) -> np.ndarray:
+        """Item ids to suppress besides the rare ones."""
+
+
+class RareOnly(FloorPolicy):
+    name = "rare-only"
+    summary = "suppress only the items held by fewer than k transactions"
+
+    def extra(self, window):
+        return np.zeros(0, dtype=np.int64)
+
+
+class AlsoTop(FloorPolicy):
+    name = "also-top"
+    summary = "suppress the rare items and the q most supported ones"
+    parameters = (Parameter("q", "how many of the most supported items go too", "int", low=0, high=3),)
+
+    def extra(self, window):
+        return np.argsort(-window.supports, kind="stable")[: self.params["q"]]
+
+
+class Floor(PrivacyModel):
+    name = "floor"
+    summary = "every item that occurs is held by at least k transactions"
+    guarantee = "every released item is held by at least k transactions"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+    parameters = (Parameter("k", "least support", "int", low=1),)
+    default_policy = "rare-only"
+    policy_base = FloorPolicy
+
+    def anonymize(self, window, policy, rng):
+        if FAULT == "refuse":
+            raise Infeasible("refused")
+        rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
+        if FAULT == "forget" and len(rare):
+            rare = rare[1:]
+        released = window.suppress(np.union1d(rare, policy.extra(window)))
+        if FAULT == "random" and rng.random() < 0.5 and len(released):
+            released = released.suppress(np.flatnonzero(released.supports)[:1])
+        if FAULT == "unseeded" and np.random.default_rng().random() < 0.5 and len(released):
+            released = released.suppress(np.flatnonzero(released.supports)[:1])
+        if FAULT == "add" and len(window):
+            released = window.take(np.zeros(len(window), dtype=np.int64))
+        return Release(released)
+
+    def violations(self, original, release):
+        if FAULT == "forget":
+            return
+        for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"])):
+            yield Violation("rare", "an item is held by fewer than k transactions", (release.vocab.label(int(item)),))
+
+
+@hookimpl
+def setveil_register_privacy_models(register):
+    register(Floor)
+
+
+@hookimpl
+def setveil_register_policies(register):
+    register(RareOnly)
+    register(AlsoTop)
+'''
+
+SUITE = '''
+from setveil.testing import ConformanceSuite
+
+
+class TestFloor(ConformanceSuite):
+    model = "floor"
+    params = {"k": "2"}
+    policy_params = {"also-top": {"q": "1"}}
+    invalid_params = [{"k": "0"}, {"q": "4"}]
+    unsafe_windows = [[["p0"], ["p1"]]]
+    safe_windows = [[["p0"], ["p0"]]]
+'''
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    (site / "floormodel.py").write_text(MODEL)
+    info = site / "floormodel-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: floormodel\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[setveil]\nfloor = floormodel\n")
+    (info / "top_level.txt").write_text("floormodel\n")
+    return site
+
+
+def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
+    (tmp_path / "test_floor.py").write_text(suite)
+    env = dict(os.environ, FLOOR_FAULT=fault)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(installed), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp_path)],
+        env=env, capture_output=True, text=True, cwd=tmp_path,
+    )
+
+
+def test_a_sound_model_passes(installed, tmp_path):
+    result = run_kit(installed, tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "10 passed" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        # a check that finds nothing, with an anonymizer that leaves rare items in
+        ("forget", "unsafe_windows[0] passes the 'floor' check as it is"),
+        # a model that refuses every window
+        ("refuse", "refused a window that its own check accepts unchanged"),
+        # items added: the core checks that, whatever the model's own check looks at
+        ("add", "added-item"),
+        # randomness that ignores the seed it is given
+        ("unseeded", "the same seed gave two different releases"),
+    ],
+)
+def test_each_mistake_fails_the_kit_and_says_what(installed, tmp_path, fault, message):
+    result = run_kit(installed, tmp_path, fault, SUITE, "-x")  # the first failure says it; shrinking more costs time
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert message in result.stdout
+
+
+def test_the_seeded_generator_is_allowed(installed, tmp_path):
+    assert run_kit(installed, tmp_path, "random").returncode == 0
+
+
+def test_a_suite_without_example_windows_is_told_to_add_them(installed, tmp_path):
+    suite = SUITE.replace('    unsafe_windows = [[["p0"], ["p1"]]]\n', "")
+    result = run_kit(installed, tmp_path, suite=suite)
+    assert result.returncode == 1
+    assert "set TestFloor.unsafe_windows to at least one window" in result.stdout
+
+
+def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
+    suite = SUITE.replace('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}')
+    result = run_kit(installed, tmp_path, suite=suite)
+    assert result.returncode == 1
+    assert "invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy has" in result.stdout
+    assert "1 failed, 9 passed" in result.stdout
