@@ -4,12 +4,13 @@ Each case installs a real distribution (a ``dist-info`` folder with its entry po
 PYTHONPATH) and runs the real command line, as a user who installed it would.
 """
 
-import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from .distributions import install_plugin
 
 HEADER = """
 import abc
@@ -110,15 +111,7 @@ CASES = {
 
 
 def install(site, source: str) -> dict:
-    (site / "brokenplugin.py").write_text(HEADER + textwrap.dedent(source))
-    info = site / "brokenplugin_dist-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenplugin-dist\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[setveil]\nbroken = brokenplugin\n")
-    (info / "top_level.txt").write_text("brokenplugin\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
-    return env
+    return install_plugin(site, "brokenplugin-dist", "brokenplugin", HEADER + textwrap.dedent(source), "broken")
 
 
 def setveil(env, *args):

@@ -5,11 +5,12 @@ point, on PYTHONPATH) and the kit runs in its own pytest process, as in the plug
 ``FLOOR_FAULT`` switches on one mistake at a time.
 """
 
-import os
 import subprocess
 import sys
 
 import pytest
+
+from .distributions import install_plugin
 
 MODEL = '''
 import abc
@@ -103,21 +104,13 @@ class TestFloor(ConformanceSuite):
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
-    (site / "floormodel.py").write_text(MODEL)
-    info = site / "floormodel-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: floormodel\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[setveil]\nfloor = floormodel\n")
-    (info / "top_level.txt").write_text("floormodel\n")
-    return site
+def installed(tmp_path_factory) -> dict:
+    return install_plugin(tmp_path_factory.mktemp("site"), "floormodel", "floormodel", MODEL, "floor")
 
 
 def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
     (tmp_path / "test_floor.py").write_text(suite)
-    env = dict(os.environ, FLOOR_FAULT=fault)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(installed), env.get("PYTHONPATH")]))
+    env = dict(installed, FLOOR_FAULT=fault)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp_path)],
         env=env, capture_output=True, text=True, cwd=tmp_path,
