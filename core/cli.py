@@ -20,14 +20,14 @@ import numpy as np
 from .clitypes import FloatRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, SetveilError, WindowRejected
-from .formats import FORMATS, read_window, write_window
+from .formats import FORMATS, read_window, render_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
 from .model import Context
-from .output import check_output, distinct_outputs, write_text_output
+from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
 from .plugins import Configured, get_plugin_manager, get_registry
-from .schema import ItemSchema, write_label_file
+from .schema import ItemSchema, label_file_bytes
 from .verify import release_violations
 from .window import Window
 
@@ -185,9 +185,11 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     released.tids = original.tids
     # the report is measured before anything is written, so its failure leaves no release behind
     body = None if report is None else _report(configured, original, released, outcomes, read_seconds, window_size, seed)
-    write_window(released, output, output_format)
+    outputs = [(output, render_window(released, output, output_format))]
     if body is not None:
-        _write_json(report, {**body, "seconds": time.perf_counter() - started})
+        outputs.append((report, _json_bytes({**body, "seconds": time.perf_counter() - started})))
+    write_outputs(outputs)
+    if body is not None:
         for group, reason in body["metrics"].get("skipped", {}).items():
             click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
 
@@ -221,8 +223,8 @@ def _report(configured, original, released, outcomes, read_seconds, window_size,
     }
 
 
-def _write_json(path, body) -> None:
-    write_text_output(path, json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n")
+def _json_bytes(body) -> bytes:
+    return (json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n").encode("utf-8")
 
 
 def _json_default(value):
@@ -375,9 +377,10 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
         split = coherence_split(window, public_share, seed, h)
     else:
         split = random_split(window, sensitive_share, seed)
-    write_label_file(sensitive_out, split.private)
+    outputs = [(sensitive_out, label_file_bytes(split.private))]
     if public_out is not None:
-        write_label_file(public_out, split.public)
+        outputs.append((public_out, label_file_bytes(split.public)))
+    write_outputs(outputs)
     click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
 
 

@@ -215,6 +215,12 @@ def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None
     """Write ``window`` in ``fmt`` (detected from the suffix when None), gzipped for a ``.gz``
     path. The whole output is rendered first, so a label FIMI cannot carry fails before a byte
     is written; :func:`setveil.core.output.write_output` then writes it (atomically for a file)."""
+    write_output(path, render_window(window, path, fmt))
+
+
+def render_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> bytes:
+    """The bytes :func:`write_window` would write to ``path``, for a command that writes several
+    outputs at once (:func:`setveil.core.output.write_outputs`)."""
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
     if os.fspath(path).endswith(".gz"):
@@ -222,7 +228,7 @@ def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None
             _write(window, handle, fmt, path)
     else:
         _write(window, rendered, fmt, path)
-    write_output(path, rendered.getvalue())
+    return rendered.getvalue()
 
 
 def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:

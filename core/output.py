@@ -2,8 +2,9 @@
 
 Every output path goes through :func:`check_output` before any data is read, so a bad path costs
 nothing and an output that names an input is refused before it could destroy it. Writing
-(:func:`write_output`) renders everything first and then writes it in one go, so an error never
-leaves half an output behind (nor half a release on stdout):
+(:func:`write_output`, or :func:`write_outputs` for every output of a run at once) renders
+everything first and then writes it in one go, so an error never leaves half an output behind
+(nor half a release on stdout, nor a release without its report):
 
 - ``-`` is standard output;
 - a regular file (or a new one) is replaced atomically through a temporary file in its directory,
@@ -64,23 +65,59 @@ def distinct_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
 
 def write_output(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` as the module docstring says."""
-    text = os.fspath(path)
+    write_outputs([(path, data)])
+
+
+def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
+    """Write several outputs of one run so that a failure leaves none of them behind: every
+    regular file is first written in full to a temporary file beside it, then the outputs that
+    cannot be replaced (standard output, devices, FIFOs) are written, and only when all of that
+    succeeded are the temporary files renamed over their targets. (A device written before a
+    later one fails cannot be taken back; a run has at most one such output in practice.)"""
+    staged: list[tuple[str, str, Path]] = []
     try:
-        if text == STDOUT:
+        direct = []
+        for path, data in outputs:
+            text = os.fspath(path)
+            target = None if text == STDOUT else Path(os.path.realpath(text))
+            mode = _mode_of(target, text)
+            if target is None or (mode is not None and not stat.S_ISREG(mode)):
+                direct.append((text, target, data))
+            else:
+                staged.append((text, _stage(target, data, None if mode is None else stat.S_IMODE(mode), text), target))
+        for text, target, data in direct:
+            _write_direct(text, target, data)
+        for text, tmp, target in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        for _, tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _mode_of(target: Path | None, text: str) -> int | None:
+    if target is None:
+        return None
+    try:
+        return target.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _write_direct(text: str, target: Path | None, data: bytes) -> None:
+    try:
+        if target is None:
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
             return
-        target = Path(os.path.realpath(text))
-        try:
-            mode = target.stat().st_mode
-        except FileNotFoundError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(target, "wb") as handle:
-                handle.write(data)
-            return
-        _replace(target, data, None if mode is None else stat.S_IMODE(mode))
+        with open(target, "wb") as handle:
+            handle.write(data)
     except OSError as exc:
         raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
 
@@ -89,18 +126,24 @@ def write_text_output(path: str | os.PathLike, text: str) -> None:
     write_output(path, text.encode("utf-8"))
 
 
-def _replace(target: Path, data: bytes, mode: int | None) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:
+    """``data`` in a new temporary file beside ``target``, with the permissions ``target`` should have."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
     try:
         # mkstemp creates the file 0600; a new output gets the usual permissions, as open() would
         os.fchmod(fd, _default_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
         raise
+    return tmp
 
 
 def _default_mode() -> int:

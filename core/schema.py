@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import InputError
 from .labeltext import LabelSyntaxError, label_text, split_labels
-from .output import write_text_output
+from .output import write_output
 from .vocabulary import Vocabulary
 
 
@@ -88,4 +88,9 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
 
 
 def write_label_file(path: str | os.PathLike, labels) -> None:
-    write_text_output(path, "".join(f"{label_text(label)}\n" for label in labels))
+    write_output(path, label_file_bytes(labels))
+
+
+def label_file_bytes(labels) -> bytes:
+    """An item list as :func:`read_label_file` reads it: one label per line."""
+    return "".join(f"{label_text(label)}\n" for label in labels).encode("utf-8")

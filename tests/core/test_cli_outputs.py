@@ -162,3 +162,17 @@ def test_a_hierarchy_built_over_the_input_names_the_input(runner, tmp_path):
     ranged = tmp_path / "ranged.dat"
     ranged.write_text("1..2 1 2\n1 2\n")
     one_line_error(invoke(runner, "anonymize", ranged, "-o", tmp_path / "o.dat", *K), str(ranged), "a..b")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail")
+def test_a_failed_write_leaves_none_of_the_runs_outputs(runner, data, tmp_path):
+    # Regression (QA): the release was written before the report failed, so a run that exited 2
+    # left a release behind; so did `items split` with its first list
+    release = tmp_path / "out.dat"
+    result = invoke(runner, "anonymize", data, "-o", release, *COHERENCE, "--sensitive", tmp_path / "hiv.txt", "--report", "/dev/full")
+    one_line_error(result, "/dev/full", "cannot write")
+    sensitive = tmp_path / "sensitive.txt"
+    result = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0.5",
+                    "--sensitive-out", sensitive, "--public-out", "/dev/full")
+    one_line_error(result, "/dev/full")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hiv.txt", "s.dat"]
