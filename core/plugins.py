@@ -65,9 +65,9 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
 
 
 def _signature_problem(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
     hook = next((name for name in _hook_names() if f"'{name}'" in lines[0]), None)
-    if hook is None:
+    if hook is None or len(lines) < 2:
         return "; ".join(lines)
     spec = getattr(pm.hook, hook).spec
     return f"{'; '.join(lines[1:])}; the hook takes ({', '.join(spec.argnames)})"
