@@ -5,6 +5,10 @@ uniform vote over the candidate namings.
 Each run draws a new anonymization f and new noise. The itemsets mined from f(D) are F(σ, D)
 renamed by f: renaming changes no support, so the run renames the collection mined once instead
 of mining f(D) again (a test checks the two are the same).
+
+The uniform baseline needs no program: it is measured once per run and noise level from the
+published and mined itemsets alone, so every method of a noise level is compared with the same
+baseline, whether or not its program found a naming.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection
 from .owner import publish, random_names
-from .program import SolverStopped, deanonymize
+from .program import SolverStopped, deanonymize, uniform_accuracy
 
 
 def experiment(
@@ -41,10 +45,10 @@ def experiment(
     progress: Callable[[dict], None] | None = None,
 ) -> tuple[ItemsetCollection, list[dict]]:
     """One row per (run, noise, method): the accuracy (weight on the true naming over the
-    number of published items), the uniform baseline's, the share of names determined (with
-    ``determine``), and the program's size and time. ``progress`` is called with each row as
-    it is measured. A run
-    whose program has no solution, or none found in the time limit, scores 0 and is counted."""
+    number of published items), the uniform baseline's, the shares of names determined and
+    unsettled (with ``determine``), and the program's size and time. ``progress`` is called with
+    each row as it is measured. A run whose program has no solution, or none found in the time
+    limit, scores 0 and is counted."""
     frequent = ItemsetCollection.mine(window, sigma, max_size)
     rows = []
     for run in range(runs):
@@ -53,48 +57,58 @@ def experiment(
         mined = frequent.renamed(names)
         for noise in noises:
             published = publish(frequent, rng, noise=noise, omit=omit, add=add)
+            tolerance = tolerance_sds * noise
+            uniform = uniform_accuracy(published, mined, tolerance, names)
             for method in methods:
                 row = {"run": run, "noise": noise, "method": method, "itemsets": len(published),
-                       "items": len(published.labels)}
+                       "items": len(published.labels), "uniform": uniform}
                 try:
-                    naming = deanonymize(published, mined, method=method, tolerance=tolerance_sds * noise,
+                    naming = deanonymize(published, mined, method=method, tolerance=tolerance,
                                          unmatched_cost=unmatched_cost, time_limit=time_limit,
                                          linking=linking, determine=determine and method != "lp")
                 except (Infeasible, SolverStopped) as exc:
-                    row.update(accuracy=0.0, uniform=None, determined=None, optimal=False, infeasible=isinstance(exc, Infeasible),
-                               timed_out=isinstance(exc, SolverStopped), seconds=None, variables=None)
+                    row.update(accuracy=0.0, determined=None, unsettled=None, optimal=False,
+                               infeasible=isinstance(exc, Infeasible), timed_out=isinstance(exc, SolverStopped),
+                               seconds=None, variables=None)
                 else:
-                    share = None if naming.determined is None else len(naming.determined) / max(1, len(published.labels))
-                    row.update(accuracy=naming.accuracy(names), uniform=naming.uniform_accuracy(names), determined=share,
-                               optimal=naming.optimal, infeasible=False, timed_out=False, seconds=naming.seconds,
-                               variables=naming.variables)
+                    row.update(accuracy=naming.accuracy(names), determined=_share(naming.determined, published),
+                               unsettled=_share(naming.unsettled, published), optimal=naming.optimal,
+                               infeasible=False, timed_out=False, seconds=naming.seconds, variables=naming.variables)
                 rows.append(row)
                 if progress is not None:
                     progress(row)
     return frequent, rows
 
 
+def _share(labels, published: ItemsetCollection) -> float | None:
+    return None if labels is None else len(labels) / max(1, len(published.labels))
+
+
 def summary(rows: list[dict]) -> list[dict]:
     """Mean accuracy (and its standard deviation over runs) per noise and method, with the
-    uniform baseline, the runs that hit the time limit and those without a solution."""
+    uniform baseline (one per noise level: the mean over its runs), the runs that hit the time
+    limit and those without a solution."""
     groups: dict[tuple[float, str], list[dict]] = {}
+    baseline: dict[float, dict[int, float]] = {}
     for row in rows:
         groups.setdefault((row["noise"], row["method"]), []).append(row)
+        baseline.setdefault(row["noise"], {})[row["run"]] = row["uniform"]
     table = []
     for (noise, method), members in groups.items():
         accuracy = [m["accuracy"] for m in members]
-        uniform = [m["uniform"] for m in members if m["uniform"] is not None]
         seconds = [m["seconds"] for m in members if m["seconds"] is not None]
         variables = [m["variables"] for m in members if m["variables"] is not None]
         determined = [m["determined"] for m in members if m["determined"] is not None]
+        unsettled = [m["unsettled"] for m in members if m["unsettled"] is not None]
         table.append({
             "noise": noise,
             "method": method,
             "runs": len(members),
             "accuracy": statistics.fmean(accuracy),
             "sd": statistics.pstdev(accuracy),
-            "uniform": statistics.fmean(uniform) if uniform else None,
+            "uniform": statistics.fmean(baseline[noise].values()),
             "determined": statistics.fmean(determined) if determined else None,
+            "unsettled": statistics.fmean(unsettled) if unsettled else None,
             "not_optimal": sum(1 for m in members if not m["optimal"] and not m["infeasible"] and not m["timed_out"]),
             "no_naming_in_time": sum(1 for m in members if m["timed_out"]),
             "infeasible": sum(1 for m in members if m["infeasible"]),

@@ -13,16 +13,21 @@ import numpy as np
 from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import FloatRange, json_option
 from setveil.core.errors import InputError, ParameterError
-from setveil.core.formats import FORMATS, read_window, write_window
+from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, distinct_outputs, write_text_output
+from setveil.core.output import check_output, distinct_outputs, write_output, write_outputs
 
 from .bench import experiment, summary
 from .itemsets import ItemsetCollection
+from .owner import MAX_ADD, MAX_NOISE
 from .owner import publish as publish_itemsets
 from .owner import rename as rename_items
-from .program import LINKINGS, METHODS, check_settings, deanonymize as solve
+from .program import (LINKINGS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
+                      check_settings, deanonymize as solve)
+
+#: largest --tolerance-sds of bench audit; the paper's attacker uses 4
+MAX_TOLERANCE_SDS = 10.0
 
 
 def register_commands(cli: click.Group) -> None:
@@ -44,26 +49,40 @@ _linking = click.option("--linking", type=click.Choice(LINKINGS), default="cover
                         help="cover: a row per itemset and item (every mip naming is exact); aggregate: the "
                              "paper's row per pair of itemsets.")
 _format = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
+_time_limit = click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True),
+                           help="Seconds each solve may take (with --determined: the first and each test).")
+_unmatched_cost = click.option(
+    "--unmatched-cost", type=FloatRange(0, MAX_UNMATCHED_COST, min_open=True),
+    help="Allow itemsets to stay unmatched (omitted or false ones) at this cost each, in units of a pair at the "
+         "tolerance.")
+_omit = click.option("--omit", type=FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+                     help="Share of the frequent itemsets left out.")
+_add = click.option("--add", type=FloatRange(0, MAX_ADD), default=0.0, show_default=True,
+                    help="False itemsets added, as a share of the frequent ones; no more than there are itemsets "
+                         "of their sizes that are not frequent.")
 
 
 @audit.command("rename")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="The item-renamed transactions f(D).")
+              help="The item-renamed transactions f(D), in the format its suffix names (.jsonl, .msgpack, ...; "
+                   "FIMI for '-' and other suffixes; gzipped for .gz) unless --output-format says otherwise.")
 @click.option("--mapping", required=True, type=click.Path(dir_okay=False),
               help="Write f here: one 'original renamed' pair per line (keep it secret).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @_format
-def rename(input_path, output, mapping, seed, fmt):
+@click.option("--output-format", type=click.Choice(FORMATS),
+              help="Format of --output (default: from its suffix; jsonl or msgpack keep the transaction ids).")
+def rename(input_path, output, mapping, seed, fmt, output_format):
     """Rename every item of INPUT by a random bijection onto 1..|I| (Definition 2): the
-    anonymization whose safety the attack tests."""
+    anonymization whose safety the attack tests. f(D) and f are written together or not at all."""
     distinct_outputs({"--output": output, "--mapping": mapping})
     check_output(output, "--output", (input_path,))
     check_output(mapping, "--mapping", (input_path,))
     window = read_window(input_path, fmt)
     renamed, names = rename_items(window, np.random.default_rng(seed))
-    write_window(renamed, output, fmt)
-    write_text_output(mapping, "".join(f"{label_text(a)} {label_text(b)}\n" for a, b in names.items()))
+    key = "".join(f"{label_text(a)} {label_text(b)}\n" for a, b in names.items())
+    write_outputs([(output, render_window(renamed, output, output_format)), (mapping, key.encode("utf-8"))])
 
 
 @audit.command("publish")
@@ -72,21 +91,22 @@ def rename(input_path, output, mapping, seed, fmt):
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="The published itemsets: 'frequency label label ...' per line.")
 @_max_size
-@click.option("--noise", type=FloatRange(0, min_open=False), default=0.0, show_default=True,
-              help="Standard deviation of the zero-mean Gaussian noise added to every frequency.")
-@click.option("--omit", type=FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
-              help="Share of the frequent itemsets left out.")
-@click.option("--add", type=FloatRange(0), default=0.0, show_default=True,
-              help="False itemsets added, as a share of the frequent ones.")
+@click.option("--noise", type=FloatRange(0, MAX_NOISE), default=0.0, show_default=True,
+              help="Standard deviation of the zero-mean Gaussian noise added to every frequency (a share, so "
+                   f"at most {MAX_NOISE:g}).")
+@_omit
+@_add
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @_format
 def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
     """The data owner's release of F(sigma, INPUT) under the original names, optionally perturbed
-    as §2 considers."""
+    as §2 considers. A release deanonymize could not read (no itemset left) is refused."""
     check_output(output, "--output", (input_path,))
     frequent = _mine(read_window(input_path, fmt), sigma, max_size)
+    if not len(frequent):
+        raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
-    write_text_output(output, published.text())
+    write_output(output, published.text().encode("utf-8"))
     click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {output}", err=True)
 
 
@@ -96,23 +116,24 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
               help="The published itemsets, under the original names.")
 @_sigma_option("The frequency the itemsets were published at; RENAMED is mined at it.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="The naming found: 'original renamed weight' per line.")
+              help="The naming found: 'original renamed weight' per line (an lp vote within "
+                   f"{VOTE_TOLERANCE:g} of 0 or 1 is the solver's round-off: left out, or written as 1).")
 @click.option("--method", type=click.Choice(METHODS), default="ip", show_default=True,
               help="ip: every variable integral (the maximum-likelihood naming); mip: only the item "
                    "matching; lp: none (weights are votes).")
 @_max_size
-@click.option("--tolerance", type=FloatRange(0), default=0.0, show_default=True,
+@click.option("--tolerance", type=FloatRange(0, MAX_TOLERANCE), default=0.0, show_default=True,
               help="Largest frequency difference a matched pair may have (about 4 standard deviations of "
                    "the noise; 0 for exact frequencies).")
-@click.option("--unmatched-cost", type=FloatRange(0, min_open=True),
-              help="Allow itemsets to stay unmatched (omitted or false ones) at this cost each, in units of a "
-                   "pair at the tolerance.")
-@click.option("--time-limit", type=FloatRange(0, min_open=True), help="Seconds the solver may take.")
+@_unmatched_cost
+@_time_limit
 @_linking
 @click.option("--determined", is_flag=True,
-              help="Test each name found (ip, mip): does an equally good naming name the item otherwise? The report "
-                   "lists the items no such naming renames: with exact frequencies the names the attacker can be sure "
-                   "of; with noise the names of the unique most likely naming, which may still be wrong.")
+              help="Test each name found (ip, mip): does an equally good naming name the item otherwise? One more "
+                   "solve per item, each with --time-limit. The report lists the items no such naming renames (with "
+                   "exact frequencies the names the attacker can be sure of; with noise the names of the unique most "
+                   "likely naming, which may still be wrong), apart from the items an equally good naming names "
+                   "otherwise and those whose test stopped at the time limit.")
 @click.option("--round", "round_seed", type=click.IntRange(min=0), metavar="SEED",
               help="With lp: write a naming drawn from the votes by §3's procedure (seeded) instead of the votes.")
 @click.option("--truth", type=click.Path(dir_okay=False), help="The true mapping (from `audit rename`): report the accuracy.")
@@ -121,7 +142,8 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
                 time_limit, linking, determined, round_seed, truth, report, fmt):
     """Name the items of RENAMED from frequent itemsets published under their original names
-    (Problem 2), by the integer program of §2 or its relaxations (§3)."""
+    (Problem 2), by the integer program of §2 or its relaxations (§3). The naming and the report
+    are written together or not at all."""
     check_settings(method, tolerance, unmatched_cost, time_limit, linking)
     if method == "lp" and determined:
         raise ParameterError("determined", "needs a naming: --method ip or mip")
@@ -139,15 +161,29 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     if size < largest:
         published = published.restrict(published.sizes <= size)
     mined = _mine(read_window(input_path, fmt), sigma, size)
+    if names is not None:
+        _check_mapping_overlaps(truth, names, published, mined, input_path)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
     if round_seed is None:
         pairs = naming.pairs()
     else:
         pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
-    write_text_output(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs))
+    body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names)
+    outputs = [(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs).encode("utf-8"))]
+    if report is not None:
+        outputs.append((report, (json.dumps(body, indent=2) + "\n").encode("utf-8")))
+    write_outputs(outputs)
+    click.echo(_summary_line(naming, body, len(published.labels), time_limit), err=True)
+
+
+#: the outcomes of --determined's test of a name, as Naming fields and report keys
+VERDICTS = ("determined", "named_otherwise", "unsettled")
+
+
+def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names) -> dict:
     body = {
-        "method": method,
+        "method": naming.method,
         "linking": linking,
         "optimal": naming.optimal,
         "status": naming.status,
@@ -156,30 +192,42 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         "mined_itemsets": len(mined),
         "published_items": len(published.labels),
         "renamed_items": len(mined.labels),
-        "named_items": sum(1 for _, _, w in pairs if w > 0.5) if method != "lp" or round_seed is not None else None,
+        "named_items": sum(1 for _, _, w in pairs if w > 0.5) if naming.method != "lp" or round_seed is not None else None,
         "pairs_before_pruning": naming.pairs_before_pruning,
         "variables": naming.variables,
         "constraints": naming.constraints,
         "seconds": naming.seconds,
     }
     if determined:
-        body["determined_items"] = None if naming.determined is None else len(naming.determined)
-        body["determined"] = None if naming.determined is None else list(naming.determined)
+        for verdict in VERDICTS:
+            labels = getattr(naming, verdict)
+            body[f"{verdict}_items"] = None if labels is None else len(labels)
+            body[verdict] = None if labels is None else list(labels)
     if names is not None:
         body["accuracy"] = naming.accuracy(names)
         body["uniform_accuracy"] = naming.uniform_accuracy(names)
         if round_seed is not None:
             body["rounded_accuracy"] = sum(names.get(a) == b for a, b, _ in pairs) / max(1, len(published.labels))
-    if report is not None:
-        write_text_output(report, json.dumps(body, indent=2) + "\n")
-    summary_line = f"{method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
-                   f"{naming.seconds:.2f} s"
-    if determined:
-        summary_line += ("; names not tested (the naming is not proven optimal)" if naming.determined is None
-                         else f"; {len(naming.determined)} of {len(published.labels)} names determined")
-    if names is not None:
-        summary_line += f"; accuracy {body['accuracy']:.3f} (uniform vote {body['uniform_accuracy']:.3f})"
-    click.echo(summary_line, err=True)
+    return body
+
+
+def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None) -> str:
+    line = f"{naming.method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
+           f"{naming.seconds:.2f} s"
+    if "determined" in body:
+        if naming.determined is None:
+            line += "; names not tested (the naming is not proven optimal)"
+        else:
+            limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
+            line += (f"; {len(naming.determined)} of {items} names determined, {len(naming.named_otherwise)} named "
+                     f"otherwise by an equally good naming, {len(naming.unsettled)} not settled within the time "
+                     f"limit{limit}")
+    # three decimals: the report keeps full precision, and a share of a few dozen items has no more
+    if "accuracy" in body:
+        line += f"; accuracy {body['accuracy']:.3f} (uniform vote {body['uniform_accuracy']:.3f})"
+    if "rounded_accuracy" in body:
+        line += f"; rounded naming's accuracy {body['rounded_accuracy']:.3f}"
+    return line
 
 
 def _mine(window, sigma, max_size) -> ItemsetCollection:
@@ -190,14 +238,33 @@ def _mine(window, sigma, max_size) -> ItemsetCollection:
 
 
 def _load_mapping(path: str) -> dict[str, str]:
+    """f as ``audit rename`` writes it: a bijection (Definition 2), so neither label repeats."""
     names: dict[str, str] = {}
+    line_of: dict[str, int] = {}
     for number, fields in label_lines(path):
         if len(fields) != 2:
             raise InputError(path, "a mapping line holds an original and a renamed label", number)
-        if fields[0] in names:
+        original, renamed = fields
+        if original in names:
             raise InputError(path, "the original label is mapped twice", number)
-        names[fields[0]] = fields[1]
+        if renamed in line_of:
+            raise InputError(path, f"the renamed label is also the image of line {line_of[renamed]}: "
+                                   "f is a bijection", number)
+        names[original] = renamed
+        line_of[renamed] = number
+    if not names:
+        raise InputError(path, "no mapping lines: `audit rename --mapping` writes one per item")
     return names
+
+
+def _check_mapping_overlaps(path, names: dict[str, str], published, mined, input_path) -> None:
+    """Refuse a mapping that names none of the items at stake: an accuracy of 0 would blame the
+    attack for the wrong file."""
+    if not set(names) & set(published.labels):
+        raise InputError(path, "no original label of the mapping is a published item: is it the mapping of this data?")
+    if not set(names.values()) & set(mined.labels):
+        raise InputError(path, f"no renamed label of the mapping is a frequent item of {input_path}: "
+                               "is it the mapping of this data?")
 
 
 def _progress(runs: int):
@@ -211,14 +278,39 @@ def _progress(runs: int):
     return report
 
 
-def _floats(text: str, name: str) -> list[float]:
+def _noises(text: str) -> list[float]:
+    """--noise of bench audit: distinct standard deviations in [0, MAX_NOISE]."""
     try:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise ParameterError(name, f"{text!r} is not a comma-separated list of numbers") from None
-    if not values or any(not np.isfinite(v) or v < 0 for v in values):
-        raise ParameterError(name, f"{text!r}: give one or more numbers >= 0")
+        raise ParameterError("noise", f"{text!r} is not a comma-separated list of numbers") from None
+    if not values or not all(0 <= v <= MAX_NOISE for v in values):
+        raise ParameterError("noise", f"{text!r}: give one or more standard deviations in [0, {MAX_NOISE:g}]")
+    _refuse_repeats("noise", values)
     return values
+
+
+def _methods(text: str) -> list[str]:
+    """--methods of bench audit: distinct names from METHODS."""
+    methods = [m.strip() for m in text.split(",") if m.strip()]
+    if not methods or not set(methods) <= set(METHODS):
+        raise ParameterError("methods", f"{text!r}: give a comma-separated subset of {', '.join(METHODS)}")
+    _refuse_repeats("methods", methods)
+    return methods
+
+
+def _refuse_repeats(name: str, values: list) -> None:
+    # a repeated setting would be measured twice and merged into one row of twice the runs
+    repeated = sorted({v if isinstance(v, str) else f"{v:g}" for v in values if values.count(v) > 1})
+    if repeated:
+        raise ParameterError(name, f"{', '.join(repeated)} given more than once; give each value once")
+
+
+def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
+    if tolerance_sds * max(noises) > MAX_TOLERANCE:
+        raise ParameterError("tolerance-sds", f"{tolerance_sds:g} standard deviations of noise {max(noises):g} is a "
+                                              f"tolerance above {MAX_TOLERANCE:g}, wider than any two frequencies "
+                                              "differ; give fewer or smaller noise levels")
 
 
 @click.command("audit")
@@ -226,19 +318,24 @@ def _floats(text: str, name: str) -> list[float]:
 @_sigma_option("Frequency the itemsets are published and mined at.")
 @_max_size
 @click.option("--noise", "noise_text", default="0,0.01,0.02,0.05,0.1", show_default=True,
-              help="Comma-separated standard deviations of the noise on the published frequencies.")
-@click.option("--methods", "method_text", default=",".join(METHODS), show_default=True)
+              help=f"Comma-separated distinct standard deviations, in [0, {MAX_NOISE:g}], of the noise on the "
+                   "published frequencies.")
+@click.option("--methods", "method_text", default=",".join(METHODS), show_default=True,
+              help="Comma-separated distinct methods.")
 @click.option("--runs", type=click.IntRange(min=1), default=10, show_default=True,
               help="Runs per setting, each with its own renaming and noise.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--tolerance-sds", type=FloatRange(0, min_open=True), default=4.0, show_default=True,
-              help="The attacker's tolerance, in standard deviations of the noise.")
-@click.option("--omit", type=FloatRange(0, 1, max_open=True), default=0.0, show_default=True)
-@click.option("--add", type=FloatRange(0), default=0.0, show_default=True)
-@click.option("--unmatched-cost", type=FloatRange(0, min_open=True))
-@click.option("--time-limit", type=FloatRange(0, min_open=True), default=60.0, show_default=True,
-              help="Seconds each program may take.")
-@click.option("--determined", is_flag=True, help="Also report the share of names no equally good naming changes (ip, mip).")
+@click.option("--tolerance-sds", type=FloatRange(0, MAX_TOLERANCE_SDS, min_open=True), default=4.0, show_default=True,
+              help=f"The attacker's tolerance, in standard deviations of the noise (times the noise at most "
+                   f"{MAX_TOLERANCE:g}).")
+@_omit
+@_add
+@_unmatched_cost
+@click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True), default=60.0, show_default=True,
+              help="Seconds each solve may take (with --determined: the first and each test).")
+@click.option("--determined", is_flag=True,
+              help="Also report the shares of names no equally good naming changes and of names whose test stopped "
+                   "at the time limit (ip, mip).")
 @_linking
 @_format
 @json_option()
@@ -246,12 +343,11 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
                 unmatched_cost, time_limit, determined, linking, fmt, json_path):
     """Mielikäinen's §4 experiment on INPUT: accuracy of the ip, mip and lp attacks against the
     noise on the published frequencies, next to a uniform vote."""
-    noises = _floats(noise_text, "noise")
-    methods = [m.strip() for m in method_text.split(",") if m.strip()]
-    if not methods:
-        raise ParameterError("methods", f"give a comma-separated subset of {', '.join(METHODS)}")
+    noises = _noises(noise_text)
+    methods = _methods(method_text)
+    _check_tolerance(tolerance_sds, noises)
     for method in methods:
-        check_settings(method, 0.0, unmatched_cost, time_limit, linking)
+        check_settings(method, tolerance_sds * max(noises), unmatched_cost, time_limit, linking)
     window = read_window(input_path, fmt)
     try:
         frequent, rows = experiment(window, sigma, max_size=max_size, noises=noises, methods=methods, runs=runs,
@@ -267,9 +363,10 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
                f"{', '.join(str(int(c)) for c in sizes[1:])}); {runs} runs per setting, seed {seed}")
     click.echo(f"# linking {linking}, tolerance {tolerance_sds:g} sd, omit {omit:g}, add {add:g}, time limit {time_limit:g} s; "
                f"{machine()}, load average {os.getloadavg()[0]:.2f}")
-    columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"] + (["determined"] if determined else [])
+    columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]
+    columns += ["determined", "unsettled"] if determined else []
     print_table(table, columns + ["not_optimal", "no_naming_in_time", "infeasible", "variables", "seconds"])
     if json_path is not None:
-        write_text_output(json_path, json.dumps({"sigma": sigma, "max_size": max_size, "itemsets": len(frequent),
-                                                 "items": len(frequent.labels), "rows": rows,
-                                                 "summary": table}, indent=2) + "\n")
+        body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
+                "rows": rows, "summary": table}
+        write_output(json_path, (json.dumps(body, indent=2) + "\n").encode("utf-8"))

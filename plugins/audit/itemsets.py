@@ -30,13 +30,15 @@ from setveil.core.window import Window
 class ItemsetCollection:
     """Itemsets over ``labels``: itemset j is ``items[indptr[j]:indptr[j+1]]`` (ids into
     ``labels``, ascending) with frequency ``frequencies[j]``. ``lines`` gives each itemset's
-    line in the file it was read from (empty when it was not read from a file)."""
+    line in the file ``source`` it was read from (empty and None when it was not read from a
+    file)."""
 
     labels: tuple[str, ...]
     indptr: np.ndarray
     items: np.ndarray
     frequencies: np.ndarray
     lines: tuple[int, ...] = ()
+    source: str | None = None
 
     def __len__(self) -> int:
         return len(self.indptr) - 1
@@ -47,6 +49,12 @@ class ItemsetCollection:
 
     def itemset(self, j: int) -> np.ndarray:
         return self.items[self.indptr[j]:self.indptr[j + 1]]
+
+    def origin(self, j: int) -> str:
+        """Where itemset j was read, as 'line L of FILE', or '' when it was not read from a file."""
+        if not self.lines:
+            return ""
+        return f"line {self.lines[j]}" + (f" of {self.source}" if self.source else "")
 
     def level(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """The positions of the itemsets of ``size`` items, and their items as a (n, size) array."""
@@ -65,7 +73,8 @@ class ItemsetCollection:
         np.cumsum(sizes, out=indptr[1:])
         owners = np.repeat(np.arange(len(self)), self.sizes)
         lines = tuple(line for line, kept in zip(self.lines, keep) if kept) if self.lines else ()
-        return ItemsetCollection(self.labels, indptr, self.items[keep[owners]], self.frequencies[keep], lines)
+        return ItemsetCollection(self.labels, indptr, self.items[keep[owners]], self.frequencies[keep], lines,
+                                 self.source)
 
     def renamed(self, names: dict[str, str]) -> ItemsetCollection:
         """The same itemsets with every label replaced through ``names``, the labels ordered
@@ -140,10 +149,10 @@ class ItemsetCollection:
         indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         return canonical(tuple(labels), indptr, new_id[np.array(flat, dtype=np.int64)],
-                          np.array(frequencies, dtype=np.float64), tuple(lines))
+                         np.array(frequencies, dtype=np.float64), tuple(lines), path)
 
 
-def canonical(labels, indptr, items, frequencies, lines=()) -> ItemsetCollection:
+def canonical(labels, indptr, items, frequencies, lines=(), source=None) -> ItemsetCollection:
     """Sort each itemset's items, then the itemsets by size and items."""
     sizes = np.diff(indptr)
     owners = np.repeat(np.arange(len(sizes)), sizes)
@@ -156,4 +165,5 @@ def canonical(labels, indptr, items, frequencies, lines=()) -> ItemsetCollection
     new_indptr = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes[order], out=new_indptr[1:])
     lines = tuple(lines[i] for i in order) if lines else ()
-    return ItemsetCollection(labels, new_indptr, items, np.asarray(frequencies, dtype=np.float64)[order], lines)
+    return ItemsetCollection(labels, new_indptr, items, np.asarray(frequencies, dtype=np.float64)[order], lines,
+                             source)

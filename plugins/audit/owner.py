@@ -6,6 +6,9 @@ falsely claimed frequent.
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from setveil.core.errors import ParameterError
@@ -14,8 +17,12 @@ from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection, canonical
 
-#: draws allowed per false itemset before the owner gives up looking for one not yet listed
-FALSE_ITEMSET_TRIES = 1000
+#: largest noise standard deviation: a frequency is a share in [0, 1], so noise of a larger
+#: standard deviation leaves nothing of it
+MAX_NOISE = 1.0
+
+#: most false itemsets, as a share of the frequent ones: past this the release is nearly all false
+MAX_ADD = 10.0
 
 
 def random_names(labels, rng: np.random.Generator) -> dict[str, str]:
@@ -45,18 +52,14 @@ def publish(
 ) -> ItemsetCollection:
     """The itemsets as the owner publishes them: a share ``omit`` of them left out at random, a
     share ``add`` (of the mined count) of false itemsets added, and Gaussian noise of standard
-    deviation ``noise`` added to every frequency.
+    deviation ``noise`` added to every frequency. Refuses (:class:`ParameterError`) a release
+    with no itemset left, or more false itemsets than there are itemsets to claim.
 
     A false itemset has a size drawn from the sizes of the true ones, items drawn from theirs, is
     not a listed itemset, and takes the frequency of a true itemset of its size drawn at random,
     so neither its size nor its frequency gives it away.
     """
-    if not 0 <= noise < np.inf:
-        raise ParameterError("noise", f"{noise} is not a standard deviation >= 0")
-    if not 0 <= omit < 1:
-        raise ParameterError("omit", f"{omit} is not a share in [0, 1)")
-    if not 0 <= add < np.inf:
-        raise ParameterError("add", f"{add} is not a share >= 0")
+    check_perturbation(noise, omit, add)
     n = len(collection)
     keep = np.ones(n, dtype=bool)
     keep[rng.choice(n, size=round(omit * n), replace=False)] = False
@@ -68,30 +71,74 @@ def publish(
         items = np.concatenate([published.items, np.concatenate([itemset for itemset, _ in false])])
         frequencies = np.concatenate([published.frequencies, [frequency for _, frequency in false]])
         published = canonical(collection.labels, indptr, items, frequencies)
+    if n and not len(published):
+        # deanonymize refuses a file without itemsets, so publishing one would be a release nobody can use
+        raise ParameterError("omit", f"{omit:g} leaves none of the {n} frequent itemsets to publish")
     if noise > 0:
         published = ItemsetCollection(published.labels, published.indptr, published.items,
                                       published.frequencies + rng.normal(0.0, noise, len(published)))
     return published
 
 
+def check_perturbation(noise: float, omit: float, add: float) -> None:
+    """Refuse a perturbation out of range, before anything is read."""
+    if not 0 <= noise <= MAX_NOISE:
+        raise ParameterError("noise", f"{noise} is not a standard deviation in [0, {MAX_NOISE:g}]")
+    if not 0 <= omit < 1:
+        raise ParameterError("omit", f"{omit} is not a share in [0, 1)")
+    if not 0 <= add <= MAX_ADD:
+        raise ParameterError("add", f"{add} is not a share in [0, {MAX_ADD:g}]")
+
+
 def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, count: int) -> list:
+    """``count`` itemsets not in ``collection``, each with the size and frequency of a true one."""
     if count == 0:
         return []
-    listed = {tuple(collection.itemset(j)) for j in range(len(collection))}
-    sizes = collection.sizes
+    sizes, frequent = np.unique(collection.sizes, return_counts=True)
     n_items = len(collection.labels)
+    # room is capped at count so that it fits an int64 (C(n, k) need not) and costs nothing to sum
+    room = np.array([min(math.comb(n_items, int(s)) - int(f), count) for s, f in zip(sizes, frequent)], dtype=np.int64)
+    if count > room.sum():
+        n = len(collection)
+        largest = math.floor(room.sum() / n * 1e4) / 1e4
+        raise ParameterError("add", f"asks for {count:,} false itemsets, but only {int(room.sum()):,} itemset(s) "
+                                    f"of the published sizes over the {n_items} frequent items are not frequent "
+                                    f"(--add {largest:g} at most)")
     false: list[tuple[np.ndarray, float]] = []
-    for _ in range(count * FALSE_ITEMSET_TRIES):
-        j = int(rng.integers(len(collection)))
-        size = int(sizes[j])
-        if size > n_items:
+    for size, wanted in zip(sizes, _counts_per_size(frequent, room, count, rng)):
+        if wanted == 0:
             continue
-        itemset = np.sort(rng.choice(n_items, size=size, replace=False))
-        key = tuple(itemset)
-        if key in listed:
-            continue
-        listed.add(key)
-        false.append((itemset, float(collection.frequencies[j])))
-        if len(false) == count:
-            return false
-    raise ParameterError("add", f"found only {len(false)} itemsets not yet listed of the {count} asked for")
+        positions, items = collection.level(int(size))
+        listed = {tuple(row) for row in items.tolist()}
+        frequencies = collection.frequencies[positions[rng.integers(len(positions), size=wanted)]]
+        false += zip(_unlisted(n_items, int(size), listed, int(wanted), rng), frequencies.tolist())
+    return false
+
+
+def _counts_per_size(frequent: np.ndarray, room: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """How many false itemsets of each size: drawn in proportion to the true itemsets of the
+    size; a size with no room left passes its draws on to the others (each round fills one
+    size at least, so there are at most as many rounds as sizes)."""
+    counts = np.zeros(len(frequent), dtype=np.int64)
+    while counts.sum() < count:
+        weights = np.where(counts < room, frequent, 0)
+        counts = np.minimum(counts + rng.multinomial(count - counts.sum(), weights / weights.sum()), room)
+    return counts
+
+
+def _unlisted(n_items: int, size: int, listed: set, wanted: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``wanted`` distinct itemsets of ``size`` items out of ``n_items``, none in ``listed``.
+    Drawing at random and redrawing a listed one is fast while at least half the itemsets are
+    free, since a draw then succeeds with probability 1/2 or more; otherwise there are at most
+    2 (listed + wanted) itemsets of the size, few enough to list and choose from."""
+    if math.comb(n_items, size) <= 2 * (len(listed) + wanted):
+        free = [c for c in itertools.combinations(range(n_items), size) if c not in listed]
+        return [np.array(free[i], dtype=np.int64) for i in rng.choice(len(free), size=wanted, replace=False)]
+    taken = set(listed)
+    found = []
+    while len(found) < wanted:
+        key = tuple(sorted(rng.choice(n_items, size=size, replace=False).tolist()))
+        if key not in taken:
+            taken.add(key)
+            found.append(np.array(key, dtype=np.int64))
+    return found

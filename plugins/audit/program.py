@@ -34,9 +34,12 @@ Choices where the paper is brief:
   one per pair: 19,566 against 63,120 on mushroom at σ = 0.3 with noisy frequencies (a row per
   pair and item of the pair would be 360,686, and its LP took 112 s). ``linking="aggregate"``
   keeps the paper's rows for comparison.
+- **Determined names** (ours, :func:`determine_names`): one more solve per named item, with
+  the pair forbidden and the cost held to the optimum; it proves the name forced, finds an
+  equally good naming, or stops at the time limit, and the three are reported apart.
 - ``ip`` makes every variable integral, ``mip`` only ``u`` (the paper: "only the variables
   corresponding to the singleton itemsets"), ``lp`` none; the LP's ``u`` is the paper's vote
-  over the namings.
+  over the namings, a vote within :data:`VOTE_TOLERANCE` of 0 or 1 taken as exact.
 - §3's pruning ("some items cannot be matched with some numbers ... setting some variables to be
   zero in advance") is done to a fixpoint before the program is built, when every itemset must be
   matched: an item pair survives only if the singletons' frequencies agree and, for every
@@ -46,9 +49,8 @@ Choices where the paper is brief:
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import sparse
@@ -68,6 +70,22 @@ EXACT = 1e-9
 #: most itemset pairs a program may hold before the attack refuses to build it
 MAX_PAIRS = 2_000_000
 
+#: largest tolerance: a difference of 1 already spans every frequency, and a wider one only
+#: flattens the costs until every matching looks alike
+MAX_TOLERANCE = 1.0
+
+#: largest unmatched cost. A matched pair costs at most 1 (pairs farther apart than the
+#: tolerance are no candidates), so a cost past the number of itemsets already prefers any
+#: complete matching; HiGHS reads a coefficient of 1e20 or more as infinite
+MAX_UNMATCHED_COST = 1e6
+
+#: longest time limit, in seconds, of one solve: a day
+MAX_TIME_LIMIT = 86_400.0
+
+#: an LP vote this close to 0 or 1 is the solver's round-off (HiGHS's feasibility tolerance is
+#: 1e-7), written as 0 (dropped) or 1
+VOTE_TOLERANCE = 1e-6
+
 
 class SolverStopped(SetveilError):
     """The solver reached its time limit before it found any naming."""
@@ -86,8 +104,13 @@ class Naming:
     """The attack's result: ``weights[A, B]`` is the weight the solution puts on original item
     ``published_labels[A]`` being renamed item ``renamed_labels[B]`` (0 or 1 for ``ip`` and
     ``mip``, a vote for ``lp``). ``candidates`` marks the item pairs whose singleton frequencies
-    agree, before pruning: the pairs the uniform baseline votes over. ``determined`` (when asked
-    for) lists the original items that every naming as good as this one names the same way."""
+    agree, before pruning: the pairs the uniform baseline votes over.
+
+    When asked to test the names (and the naming is proven optimal), each named original item
+    is in one of three tuples: ``determined``, every naming as good as this one names it the
+    same way; ``named_otherwise``, a naming as good was found that names it otherwise;
+    ``unsettled``, the solve stopped at the time limit before it could tell. All three are
+    None when the names were not tested."""
 
     method: str
     published_labels: tuple[str, ...]
@@ -102,6 +125,10 @@ class Naming:
     pairs_before_pruning: int
     seconds: float
     determined: tuple[str, ...] | None = None
+    named_otherwise: tuple[str, ...] | None = None
+    unsettled: tuple[str, ...] | None = None
+    #: the program solved, kept so that :func:`determine_names` can solve it again
+    program: _Program | None = field(default=None, repr=False, compare=False)
 
     def pairs(self) -> list[tuple[str, str, float]]:
         """(original, renamed, weight) for every pair of positive weight, heaviest first per item."""
@@ -116,10 +143,7 @@ class Naming:
 
     def uniform_accuracy(self, truth: dict[str, str]) -> float:
         """The same for a uniform vote over each item's candidates (§4's baseline)."""
-        counts = np.asarray(self.candidates.sum(axis=1)).ravel()
-        share = np.divide(1.0, counts, out=np.zeros(len(counts)), where=counts > 0)
-        uniform = sparse.csr_array(sparse.diags(share) @ self.candidates.astype(np.float64))
-        return _weight_on_truth(uniform, self.published_labels, self.renamed_labels, truth)
+        return _weight_on_truth(_uniform_votes(self.candidates), self.published_labels, self.renamed_labels, truth)
 
     def rounded(self, rng: np.random.Generator) -> dict[str, str]:
         """A naming drawn from the weights by §3's procedure, over items: take the renamed
@@ -137,6 +161,21 @@ class Naming:
             free[a] = False
             naming[self.published_labels[a]] = self.renamed_labels[b]
         return naming
+
+
+def uniform_accuracy(published: ItemsetCollection, mined: ItemsetCollection, tolerance: float,
+                     truth: dict[str, str]) -> float:
+    """§4's baseline without solving anything: the accuracy of a uniform vote over each item's
+    candidates, the renamed items whose singleton frequency is within ``tolerance`` (all of them
+    when either singleton is not listed). The same as :meth:`Naming.uniform_accuracy`."""
+    candidates = sparse.csr_array(_singleton_candidates(published, mined, tolerance + EXACT))
+    return _weight_on_truth(_uniform_votes(candidates), published.labels, mined.labels, truth)
+
+
+def _uniform_votes(candidates: sparse.csr_array) -> sparse.csr_array:
+    counts = np.asarray(candidates.sum(axis=1)).ravel()
+    share = np.divide(1.0, counts, out=np.zeros(len(counts)), where=counts > 0)
+    return sparse.csr_array(sparse.diags(share) @ candidates.astype(np.float64))
 
 
 def _weight_on_truth(weights, published_labels, renamed_labels, truth) -> float:
@@ -161,12 +200,12 @@ def check_settings(method: str, tolerance: float, unmatched_cost: float | None, 
         raise ParameterError("method", f"{method!r} is not one of {', '.join(METHODS)}")
     if linking not in LINKINGS:
         raise ParameterError("linking", f"{linking!r} is not one of {', '.join(LINKINGS)}")
-    if not (math.isfinite(tolerance) and tolerance >= 0):
-        raise ParameterError("tolerance", f"{tolerance} is not a number >= 0")
-    if unmatched_cost is not None and not (math.isfinite(unmatched_cost) and unmatched_cost > 0):
-        raise ParameterError("unmatched-cost", f"{unmatched_cost} is not a number > 0")
-    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
-        raise ParameterError("time-limit", f"{time_limit} is not a number of seconds > 0")
+    if not 0 <= tolerance <= MAX_TOLERANCE:
+        raise ParameterError("tolerance", f"{tolerance} is not a frequency difference in [0, {MAX_TOLERANCE:g}]")
+    if unmatched_cost is not None and not 0 < unmatched_cost <= MAX_UNMATCHED_COST:
+        raise ParameterError("unmatched-cost", f"{unmatched_cost} is not a cost in (0, {MAX_UNMATCHED_COST:g}]")
+    if time_limit is not None and not 0 < time_limit <= MAX_TIME_LIMIT:
+        raise ParameterError("time-limit", f"{time_limit} is not a number of seconds in (0, {MAX_TIME_LIMIT:g}]")
 
 
 def deanonymize(
@@ -185,8 +224,8 @@ def deanonymize(
 
     ``tolerance`` is the largest frequency difference a matched pair may have (0: equal);
     ``unmatched_cost`` allows itemsets to stay unmatched at that cost each (None: every itemset
-    must be matched). With ``determine`` (``ip`` and ``mip``), each item's name is tested: is
-    there an equally good naming that names the item otherwise? Raises :class:`Infeasible` when
+    must be matched). ``time_limit`` bounds each solve. With ``determine`` (``ip`` and ``mip``),
+    each item's name is tested by :func:`determine_names`. Raises :class:`Infeasible` when
     no naming matches the collections and :class:`ProgramTooLarge` past ``max_pairs`` candidate
     pairs.
     """
@@ -214,11 +253,8 @@ def deanonymize(
         allowed = refined
     pairs = np.concatenate([pairs for _, pairs in levels]) if levels else np.zeros((0, 2), np.int64)
     program = _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking)
-    options = {"disp": False}
-    if time_limit is not None:
-        options["time_limit"] = time_limit
     result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
-                  constraints=program.constraints, options=options)
+                  constraints=program.constraints, options=_options(time_limit))
     if result.x is None:
         if result.status == 2:
             raise Infeasible("no naming of the items matches the published itemsets with the mined ones "
@@ -227,15 +263,10 @@ def deanonymize(
             raise SolverStopped(f"the solver reached the time limit before it found a naming "
                                 f"({len(program.cost):,} variables, {program.rows:,} constraints)")
         raise Infeasible(f"the solver found no naming: {result.message}")
-    u = np.clip(result.x[: len(program.item_a)], 0.0, 1.0)
-    if method != "lp":
-        u = np.round(u)
-    determined = None
-    if determine and method != "lp" and result.status == 0:
-        determined = tuple(published.labels[program.item_a[k]] for k in _determined(program, result.fun, u, options))
+    u = _votes(result.x[: len(program.item_a)], method)
     weights = sparse.csr_array((u, (program.item_a, program.item_b)), shape=(n_a, n_b))
     weights.eliminate_zeros()
-    return Naming(
+    naming = Naming(
         method=method,
         published_labels=published.labels,
         renamed_labels=mined.labels,
@@ -248,25 +279,50 @@ def deanonymize(
         constraints=program.rows,
         pairs_before_pruning=before,
         seconds=time.perf_counter() - started,
-        determined=determined,
+        program=program,
     )
+    if not determine:
+        return naming
+    tested = determine_names(naming, time_limit)
+    return replace(tested, seconds=time.perf_counter() - started)
 
 
-def _determined(program, optimum: float, u: np.ndarray, options: dict) -> list[int]:
-    """The item pairs of the naming ``u`` that no other naming of cost up to ``optimum`` (and
-    the solver's tolerance) avoids: one solve per named item, with that pair forbidden. A solve
-    that ends without an answer counts the pair as not determined."""
-    bound = optimum + 1e-6 * max(1.0, abs(optimum))
+def _options(time_limit: float | None) -> dict:
+    return {"disp": False} if time_limit is None else {"disp": False, "time_limit": time_limit}
+
+
+def _votes(x: np.ndarray, method: str) -> np.ndarray:
+    """The item matching from the solver's values: 0 or 1 for ``ip`` and ``mip``; for ``lp``
+    the votes, with those within :data:`VOTE_TOLERANCE` of 0 or 1 made exact."""
+    u = np.clip(x, 0.0, 1.0)
+    if method != "lp":
+        return np.round(u)
+    u[u < VOTE_TOLERANCE] = 0.0
+    u[u > 1.0 - VOTE_TOLERANCE] = 1.0
+    return u
+
+
+def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
+    """``naming`` with each of its names tested (``ip`` and ``mip``, a naming proven optimal):
+    one solve per named item, with that pair forbidden and the cost held to the optimum (up to
+    the solver's tolerance), each with ``time_limit``. The solve proves the pair forced
+    (``determined``), finds another naming as good (``named_otherwise``), or stops at the
+    limit before either (``unsettled``). Any other naming is returned as it is."""
+    if naming.method == "lp" or not naming.optimal or naming.program is None:
+        return naming
+    program = naming.program
+    bound = naming.objective + 1e-6 * max(1.0, abs(naming.objective))
     no_worse = LinearConstraint(sparse.csr_array(program.cost[None, :]), -np.inf, bound)
-    forced = []
-    for k in np.flatnonzero(u > 0.5):
+    named = np.asarray(naming.weights[program.item_a, program.item_b]).ravel() > 0.5
+    verdicts: dict[str, list[str]] = {"determined": [], "named_otherwise": [], "unsettled": []}
+    for k in np.flatnonzero(named):
         upper = np.ones(len(program.cost))
         upper[k] = 0.0
         result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, upper),
-                      constraints=program.constraints + [no_worse], options=options)
-        if result.status == 2:
-            forced.append(int(k))
-    return forced
+                      constraints=program.constraints + [no_worse], options=_options(time_limit))
+        verdict = "determined" if result.status == 2 else "named_otherwise" if result.x is not None else "unsettled"
+        verdicts[verdict].append(naming.published_labels[program.item_a[k]])
+    return replace(naming, **{kind: tuple(labels) for kind, labels in verdicts.items()})
 
 
 def _singleton_candidates(published: ItemsetCollection, mined: ItemsetCollection, width: float) -> np.ndarray:
@@ -332,7 +388,8 @@ def _require_every_itemset_matched(published, mined, levels) -> None:
     advice = "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)"
     if not matched_p.all():
         first = int(np.flatnonzero(~matched_p)[0])
-        where = f"on line {published.lines[first]}, " if published.lines else ""
+        origin = published.origin(first)
+        where = f"on {origin}, " if origin else ""
         raise Infeasible(f"{int((~matched_p).sum())} published itemset(s) match no itemset mined from the renamed data "
                          f"(the first {where}of {int(published.sizes[first])} item(s)) {advice}")
     if not matched_m.all():

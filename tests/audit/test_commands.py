@@ -2,6 +2,7 @@
 back; bad input and bad parameters end in one line that names the file or the parameter."""
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -9,7 +10,7 @@ from click.testing import CliRunner
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.formats import read_window
 
-from .helpers import ASYMMETRIC, graph_database
+from .helpers import ASYMMETRIC, SQUARE, graph_database
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +152,186 @@ def test_the_benchmark_prints_a_row_per_noise_and_method(runner, tmp_path):
     assert exact["ip"] == exact["mip"] == 1.0
     assert "| noise | method" in result.output
     assert "  run 2/2, noise 0.004, lp: accuracy " in result.stderr
+
+
+def write_graph(tmp_path, edges=ASYMMETRIC):
+    data = tmp_path / "graph.dat"
+    data.write_text("".join(" ".join(row) + "\n" for row in graph_database(edges)))
+    return data
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device every write to fails")
+def test_a_run_whose_second_output_fails_writes_neither(runner, tmp_path, database):
+    renamed = tmp_path / "renamed.dat"
+    result = invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", "/dev/full")
+    assert result.exit_code == 2 and "/dev/full" in result.stderr
+    assert not renamed.exists()
+
+    mapping, published = tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published)
+    naming = tmp_path / "naming.txt"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o", naming,
+                    "--report", "/dev/full")
+    assert result.exit_code == 2 and "/dev/full" in result.stderr
+    assert not naming.exists()
+
+
+def test_determined_reports_determined_named_otherwise_and_unsettled_apart(runner, tmp_path):
+    data = write_graph(tmp_path, SQUARE)
+    renamed, mapping = tmp_path / "r.dat", tmp_path / "f.txt"
+    published, report = tmp_path / "p.txt", tmp_path / "r.json"
+    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "-o", published)
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05,
+                    "-o", tmp_path / "n.txt", "--determined", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert (body["determined_items"], body["named_otherwise_items"], body["unsettled_items"]) == (0, 4, 0)
+    assert sorted(body["named_otherwise"]) == ["v0", "v1", "v2", "v3"] and body["unsettled"] == []
+    assert ("0 of 4 names determined, 4 named otherwise by an equally good naming, 0 not settled within the time "
+            "limit") in result.stderr
+
+
+@pytest.mark.parametrize("args, name", [
+    (["audit", "publish", "--noise", "inf"], "--noise"),
+    (["audit", "publish", "--noise", "1e308"], "--noise"),
+    (["audit", "publish", "--noise", "1.5"], "--noise"),
+    (["audit", "publish", "--add", "inf"], "--add"),
+    (["audit", "publish", "--add", "1e308"], "--add"),
+    (["audit", "deanonymize", "--itemsets", "missing.txt", "--unmatched-cost", "1e20"], "--unmatched-cost"),
+    (["audit", "deanonymize", "--itemsets", "missing.txt", "--tolerance", "inf"], "--tolerance"),
+    (["audit", "deanonymize", "--itemsets", "missing.txt", "--time-limit", "inf"], "--time-limit"),
+    (["bench", "audit", "--tolerance-sds", "inf"], "--tolerance-sds"),
+    (["bench", "audit", "--noise", "1e308"], "'noise'"),
+    (["bench", "audit", "--noise", "0.2", "--tolerance-sds", "6"], "'tolerance-sds'"),
+    (["bench", "audit", "--unmatched-cost", "1e20"], "--unmatched-cost"),
+    (["bench", "audit", "--add", "1e308"], "--add"),
+])
+def test_an_option_out_of_range_is_refused_by_name_before_anything_is_read(runner, tmp_path, args, name):
+    command, options = args[:2], args[2:]
+    result = invoke(runner, *command, tmp_path / "missing.dat", "--sigma", 0.1, *options, "-o", tmp_path / "out.txt") \
+        if command[0] == "audit" else invoke(runner, *command, tmp_path / "missing.dat", "--sigma", 0.1, *options)
+    assert result.exit_code == 2
+    assert name in result.stderr.strip().splitlines()[-1] and "missing" not in result.stderr
+
+
+def test_more_false_itemsets_than_could_be_added_are_refused_and_nothing_written(runner, tmp_path, database):
+    out = tmp_path / "p.txt"
+    result = invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 10, "-o", out)
+    assert result.exit_code == 2
+    assert "parameter 'add': asks for" in result.stderr and "(--add " in result.stderr
+    assert not out.exists()
+
+
+def test_unmatched_cost_at_its_bound_is_solved(runner, tmp_path):
+    data = write_graph(tmp_path)
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "--add", 0.1, "-o", published)
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05,
+                    "--unmatched-cost", "1e6", "-o", tmp_path / "n.txt", "--truth", mapping)
+    assert result.exit_code == 0, result.output
+    assert "accuracy 1.000" in result.stderr
+
+
+def test_rename_writes_the_format_its_outputs_suffix_names(runner, tmp_path, database):
+    out = tmp_path / "out.jsonl"
+    result = invoke(runner, "audit", "rename", database, "--format", "fimi", "-o", out, "--mapping", tmp_path / "f.txt")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["tid"] for r in records] == list(range(15))
+
+    tagged = tmp_path / "t.jsonl"
+    tagged.write_text('{"tid": 7, "items": ["a", "b"]}\n{"tid": 9, "items": ["b"]}\n')
+    as_fimi = invoke(runner, "audit", "rename", tagged, "-o", "-", "--mapping", tmp_path / "g.txt")
+    # '-' has no suffix: FIMI, one line of labels per transaction and no ids
+    assert [len(line.split()) for line in as_fimi.stdout.splitlines()] == [2, 1] and "{" not in as_fimi.stdout
+    as_jsonl = invoke(runner, "audit", "rename", tagged, "-o", "-", "--output-format", "jsonl",
+                      "--mapping", tmp_path / "g.txt")
+    assert [json.loads(line)["tid"] for line in as_jsonl.stdout.splitlines()] == [7, 9]
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--omit", "0.99"], "parameter 'omit': 0.99 leaves none of the"),
+    (["--sigma", "0.99"], "parameter 'sigma': 0.99: no itemset is that frequent"),
+])
+def test_publish_refuses_a_release_deanonymize_could_not_read(runner, tmp_path, database, args, problem):
+    out = tmp_path / "p.txt"
+    result = invoke(runner, "audit", "publish", database, "--sigma", 0.1, *args, "-o", out)
+    assert result.exit_code == 2 and problem in result.stderr
+    assert not out.exists()
+
+
+def test_publish_at_the_largest_noise_writes_what_deanonymize_reads(runner, tmp_path, database):
+    out = tmp_path / "p.txt"
+    assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--noise", 1, "-o", out).exit_code == 0
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", out, "--sigma", 0.1, "--tolerance", 1,
+                    "--unmatched-cost", 1, "-o", tmp_path / "n.txt")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("text, where", [
+    ("1 2\n3 2\n", "f.txt:2: the renamed label is also the image of line 1"),
+    ("", "f.txt: no mapping lines"),
+    ("\n\n", "f.txt: no mapping lines"),
+    ("foo bar\n", "f.txt: no original label of the mapping is a published item"),
+    ("a zz\nb yy\n", "f.txt: no renamed label of the mapping is a frequent item of"),
+])
+def test_a_truth_that_is_no_bijection_onto_the_data_is_refused(runner, tmp_path, database, text, where):
+    (tmp_path / "p.txt").write_text("0.6 a\n")
+    (tmp_path / "f.txt").write_text(text)
+    naming = tmp_path / "n.txt"
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", tmp_path / "p.txt", "--sigma", 0.5,
+                    "-o", naming, "--truth", tmp_path / "f.txt", "--unmatched-cost", 1)
+    assert result.exit_code == 2
+    assert where in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not naming.exists()
+
+
+def test_the_accuracy_is_printed_to_three_decimals(runner, tmp_path):
+    data = write_graph(tmp_path, SQUARE)
+    renamed, mapping = tmp_path / "r.dat", tmp_path / "f.txt"
+    published, report = tmp_path / "p.txt", tmp_path / "r.json"
+    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "-o", published)
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05, "--method", "lp",
+                    "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report)
+    assert result.exit_code == 0, result.output
+    accuracy = json.loads(report.read_text())["accuracy"]
+    assert f"; accuracy {accuracy:.3f} (uniform vote 0.250)" in result.stderr
+
+
+def test_an_unmatched_published_itemset_is_named_by_file_and_line(runner, tmp_path, database):
+    published = tmp_path / "p.txt"
+    published.write_text("0.6 a\n\n0.2 nowhere\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt")
+    assert result.exit_code == 1
+    assert f"(the first on line 3 of {published}, of 1 item(s))" in result.stderr
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--noise", "0,0.0"], "parameter 'noise': 0 given more than once"),
+    (["--methods", "ip,mip,ip"], "parameter 'methods': ip given more than once"),
+    (["--methods", "foo"], "parameter 'methods': 'foo': give a comma-separated subset of ip, mip, lp"),
+])
+def test_the_benchmark_refuses_a_repeated_or_unknown_value_by_its_option(runner, tmp_path, args, problem):
+    result = invoke(runner, "bench", "audit", tmp_path / "missing.dat", "--sigma", 0.1, *args)
+    assert result.exit_code == 2 and problem in result.stderr
+
+
+def test_the_benchmarks_uniform_baseline_is_one_per_noise_level_and_counts_every_run(runner, tmp_path):
+    data = write_graph(tmp_path)
+    out = tmp_path / "bench.json"
+    # a tolerance of a hundredth of the noise leaves most noisy runs without a naming
+    result = invoke(runner, "bench", "audit", data, "--sigma", 0.05, "--noise", "0,0.004", "--tolerance-sds", 0.01,
+                    "--runs", 3, "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    assert any(row["infeasible"] for row in body["rows"]) and all(row["uniform"] is not None for row in body["rows"])
+    for noise in (0.0, 0.004):
+        per_run = {row["run"]: row["uniform"] for row in body["rows"] if row["noise"] == noise}
+        baselines = [row["uniform"] for row in body["summary"] if row["noise"] == noise]
+        assert len(baselines) == 3 and len(set(baselines)) == 1
+        assert baselines[0] == pytest.approx(sum(per_run.values()) / 3)

@@ -1,11 +1,14 @@
 """Frequent itemset collections: mining, renaming and the published file format."""
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.errors import InputError
+from setveil.core.errors import InputError, ParameterError
 from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, random_names, rename
@@ -94,3 +97,52 @@ def test_publishing_omits_and_adds_the_shares_asked_for():
 def test_random_names_are_a_bijection():
     names = random_names(("a", "b", "c"), np.random.default_rng(0))
     assert sorted(names.values()) == ["1", "2", "3"]
+
+
+def test_false_itemsets_can_fill_every_itemset_not_frequent_and_no_more():
+    window = Window.from_transactions([["a", "b", "c"], ["a", "b"], ["b", "c", "d"], ["a", "d"], ["c", "d", "e"]] * 4)
+    collection = ItemsetCollection.mine(window, 0.2)
+    sizes = sorted(set(collection.sizes.tolist()))
+    every = {frozenset(c) for size in sizes for c in itertools.combinations(collection.labels, size)}
+    room = len(every) - len(collection)
+    full = publish(collection, np.random.default_rng(3), add=room / len(collection))
+    assert set(as_dict(full)) == every and len(full) == len(every)
+    with pytest.raises(ParameterError) as caught:
+        publish(collection, np.random.default_rng(3), add=(room + 1) / len(collection))
+    assert caught.value.name == "add" and f"only {room:,} itemset(s)" in caught.value.problem
+
+
+def test_false_itemsets_among_many_possible_are_drawn_distinct_and_unlisted():
+    rows = [[f"i{j}" for j in range(k, k + 6)] for k in range(30)]
+    collection = ItemsetCollection.mine(Window.from_transactions(rows * 2), 0.05, max_size=3)
+    assert math.comb(len(collection.labels), 3) > 4 * len(collection)
+    published = publish(collection, np.random.default_rng(5), add=2.0)
+    original, released = as_dict(collection), as_dict(published)
+    assert len(released) == 3 * len(original) and set(original) <= set(released)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"noise": float("inf")}, "noise"), ({"noise": 1.5}, "noise"), ({"noise": float("nan")}, "noise"),
+    ({"add": float("inf")}, "add"), ({"add": 1e308}, "add"), ({"omit": 1.0}, "omit"),
+])
+def test_a_perturbation_out_of_range_is_refused_by_name(kwargs, name):
+    collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"]]), 0.5)
+    with pytest.raises(ParameterError) as caught:
+        publish(collection, np.random.default_rng(0), **kwargs)
+    assert caught.value.name == name
+
+
+def test_a_release_with_no_itemset_left_is_refused():
+    collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"]]), 0.5)
+    with pytest.raises(ParameterError) as caught:
+        publish(collection, np.random.default_rng(0), omit=0.99)
+    assert caught.value.name == "omit" and "none of the 3 frequent itemsets" in caught.value.problem
+
+
+def test_the_largest_noise_gives_finite_frequencies_that_read_back(tmp_path):
+    collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"], ["b", "c"]]), 0.3)
+    noisy = publish(collection, np.random.default_rng(0), noise=1.0)
+    assert np.isfinite(noisy.frequencies).all()
+    path = tmp_path / "noisy.txt"
+    path.write_text(noisy.text())
+    assert as_dict(ItemsetCollection.load(path)) == as_dict(noisy)

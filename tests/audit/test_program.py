@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.errors import Infeasible
+from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
-from setveil.plugins.audit.program import METHODS, ProgramTooLarge, deanonymize
+from setveil.plugins.audit.program import (MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, ProgramTooLarge, _votes,
+                                           check_settings, deanonymize, determine_names, uniform_accuracy)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -184,3 +185,52 @@ def test_with_noise_a_determined_name_is_one_no_naming_of_equal_cost_changes():
     published = publish(frequent, rng, noise=0.004)
     result = deanonymize(published, mined, method="ip", tolerance=0.02, determine=True)
     assert sorted(result.determined) == sorted(names)
+
+
+def test_a_test_solve_stopped_by_its_time_limit_leaves_the_name_unsettled_not_named_otherwise():
+    window = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(window, sigma_of(window), method="mip")
+    assert result.determined is None
+    # HiGHS checks its limit before any work, so a limit of a nanosecond stops every test solve
+    stopped = determine_names(result, time_limit=1e-9)
+    assert sorted(stopped.unsettled) == sorted(names)
+    assert stopped.determined == () and stopped.named_otherwise == ()
+    settled = determine_names(result)
+    assert sorted(settled.determined) == sorted(names) and settled.unsettled == () and settled.named_otherwise == ()
+
+
+def test_a_name_an_equally_good_naming_changes_is_reported_as_named_otherwise():
+    window = graph_database(SQUARE)
+    _, _, names, result = attack(window, sigma_of(window), method="ip", determine=True)
+    # every vertex of the square is moved by one of its automorphisms
+    assert sorted(result.named_otherwise) == sorted(names)
+    assert result.determined == () and result.unsettled == ()
+
+
+def test_linear_program_votes_within_the_tolerance_of_0_or_1_are_exact():
+    raw = np.array([4.83101e-15, -1e-12, 0.5, VOTE_TOLERANCE * 2, 1 - 1e-12, 1 + 1e-9])
+    assert _votes(raw, "lp").tolist() == [0.0, 0.0, 0.5, VOTE_TOLERANCE * 2, 1.0, 1.0]
+    assert _votes(np.array([0.4, 0.6]), "ip").tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("cost", [MAX_UNMATCHED_COST * 2, 1e20, float("inf"), float("nan")])
+def test_an_unmatched_cost_past_the_bound_is_refused_by_name(cost):
+    with pytest.raises(ParameterError) as caught:
+        check_settings("ip", 0.0, cost, None)
+    assert caught.value.name == "unmatched-cost" and f"{MAX_UNMATCHED_COST:g}" in caught.value.problem
+
+
+def test_the_largest_unmatched_cost_is_solved():
+    frequent, mined, names, rng = noisy_case(0.0)
+    published = publish(frequent, rng, add=0.1)
+    result = deanonymize(published, mined, method="ip", unmatched_cost=MAX_UNMATCHED_COST)
+    assert result.optimal and result.accuracy(names) == 1.0
+    assert result.objective == pytest.approx(round(0.1 * len(frequent)) * MAX_UNMATCHED_COST)
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.004])
+def test_the_uniform_baseline_needs_no_program(noise):
+    frequent, mined, names, rng = noisy_case(noise)
+    published = publish(frequent, rng, noise=noise)
+    result = deanonymize(published, mined, method="lp", tolerance=5 * noise)
+    assert uniform_accuracy(published, mined, 5 * noise, names) == result.uniform_accuracy(names)
