@@ -167,6 +167,13 @@ class PrivacyModel(abc.ABC):
         """Yield every way ``release`` fails the model or is not a valid transformation of
         ``original``. Must not rely on anything ``anonymize`` computed."""
 
+    def smallest_window(self) -> int:
+        """The fewest transactions a window must hold for a safe release of it to exist (1: any
+        window can be made safe). The service holds a smaller window until more input arrives
+        instead of dead-lettering it (``window.min_transactions`` = auto), and refuses to start with
+        a smaller ``window.min_transactions``."""
+        return 1
+
     def information_loss(self, original: Window, release: Window) -> float:
         """The model's loss measure; by default the share of item occurrences removed (S/N)."""
         return suppressed_share(original, release)

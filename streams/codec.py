@@ -30,6 +30,8 @@ BATCH_TYPE = "org.setveil.batch.v1"
 REJECTED_WINDOW_TYPE = "org.setveil.window.rejected.v1"
 REJECTED_RECORD_TYPE = "org.setveil.record.rejected.v1"
 CONTENT_TYPE = "application/msgpack"
+#: a rejected record's value is its original bytes, which did not decode
+ORIGINAL_BYTES_TYPE = "application/octet-stream"
 
 
 class MessageRejected(Exception):
@@ -80,19 +82,19 @@ def _header(name: str, value: Any) -> tuple[str, bytes]:
     return name, str(value).encode("utf-8")
 
 
-def cloudevents_headers(ce_type: str, ce_id: str, source: str) -> list[tuple[str, bytes]]:
+def cloudevents_headers(ce_type: str, ce_id: str, source: str, content_type: str = CONTENT_TYPE) -> list[tuple[str, bytes]]:
     return [
         _header("ce_specversion", "1.0"),
         _header("ce_type", ce_type),
         _header("ce_source", source),
         _header("ce_id", ce_id),
-        _header("content-type", CONTENT_TYPE),
+        _header("content-type", content_type),
     ]
 
 
 def rejected_message_headers(kind: str, reason: str, topic: str, partition: int, offset: int,
                              source: str) -> list[tuple[str, bytes]]:
-    return cloudevents_headers(REJECTED_RECORD_TYPE, f"{topic}/{partition}/{offset}", source) + [
+    return cloudevents_headers(REJECTED_RECORD_TYPE, f"{topic}/{partition}/{offset}", source, ORIGINAL_BYTES_TYPE) + [
         _header("setveil_kind", kind),
         _header("setveil_reason", reason),
         _header("setveil_topic", topic),

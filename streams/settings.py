@@ -20,6 +20,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from setveil.core.errors import InputError, ParameterError
+from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 
 if sys.version_info >= (3, 11):
@@ -130,7 +131,9 @@ SETTINGS: tuple[Setting, ...] = (
                          low=1)),
     Setting("window", _p("max_seconds", "or when this many seconds passed without a full window", "float", 5.0,
                          low=0.01)),
-    Setting("window", _p("min_transactions", "smaller windows are held and merged with the next", "int", 1, low=1)),
+    Setting("window", _p("min_transactions", "smaller windows are held and merged with the next; auto: the fewest the "
+                         "model needs (k for coherence and the k-anonymity models, else 1)", "int", "auto", low=1,
+                         choices=("auto",))),
     Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one", "bool", False)),
     Setting("records", _p("max_message_bytes", "larger input messages are dead-lettered", "int", MiB, low=16)),
     # -- the model ----------------------------------------------------------------------------
@@ -193,6 +196,24 @@ class Settings:
                 continue
             out[setting.env] = _env_text(value)
         return out
+
+
+def fit_to_model(settings: Settings, model: PrivacyModel) -> Settings:
+    """The settings with ``window.min_transactions`` resolved for ``model``: auto becomes the fewest
+    transactions the model needs of a window; fewer than that is refused, since every such window
+    would have no safe release and be dead-lettered."""
+    need = model.smallest_window()
+    value = settings.window.min_transactions
+    if value == "auto":
+        value = need
+    elif value < need:
+        raise ParameterError("window.min_transactions", f"{value} is fewer than the {need} transactions model "
+                             f"{model.name!r} needs of a window (from {settings.source('window.min_transactions')}): "
+                             "a smaller window has no safe release and would be dead-lettered; give auto or more")
+    if value > settings.window.max_transactions:
+        raise ParameterError("window.max_transactions", f"{settings.window.max_transactions} is fewer than the {value} "
+                             f"transactions a window needs (window.min_transactions) under model {model.name!r}")
+    return settings.replace(window__min_transactions=value)
 
 
 def load_settings(
@@ -276,7 +297,7 @@ def _env_text(value: Any) -> str:
 
 def _check(values: Mapping[str, Any]) -> None:
     """Rules that tie settings together."""
-    if values["window.min_transactions"] > values["window.max_transactions"]:
+    if values["window.min_transactions"] != "auto" and values["window.min_transactions"] > values["window.max_transactions"]:
         raise ParameterError(
             "window.min_transactions",
             f"{values['window.min_transactions']} is more than window.max_transactions="

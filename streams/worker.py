@@ -15,7 +15,7 @@ from setveil.core.plugins import Configured
 
 from .app import create_app
 from .kafka import ensure_topics
-from .settings import Settings
+from .settings import Settings, fit_to_model
 
 
 #: the client libraries log whole messages (keys, values: transaction contents) at debug level
@@ -34,6 +34,7 @@ class Worker(faust.Worker):
 
 def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
+    settings = fit_to_model(settings, configured.model)
     counts = asyncio.run(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:

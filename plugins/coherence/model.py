@@ -103,6 +103,10 @@ class Coherence(PrivacyModel):
                 "itemset is a mole and no (h,k,p)-cohesion exists (Theorem 1)"
             )
 
+    def smallest_window(self) -> int:
+        # fewer than k transactions make the empty itemset a mole (Theorem 1)
+        return self.params["k"]
+
     def violations(self, original, release):
         p = self.params
         return coherence_violations(original, release, self.context.schema, p["h"], p["k"], p["p"])

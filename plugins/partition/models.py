@@ -41,6 +41,10 @@ class _Generalization(PrivacyModel):
     loss_metric = LOSS_METRIC
     refuse_few_empty = False
 
+    def smallest_window(self) -> int:
+        # fewer than k transactions cannot hold k alike, however far they are generalized
+        return self.params["k"]
+
     def anonymize(self, window: Window, policy: Any, rng: np.random.Generator) -> Release:
         started = time.perf_counter()
         k = self.params["k"]

@@ -142,6 +142,8 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
     offsets = {value: offset for offset, value in enumerate(values)}
     for message in dead:
         assert message.headers["ce_type"] == REJECTED_RECORD_TYPE
+        # Regression (QA): the original bytes did not decode, so they are not announced as msgpack
+        assert message.headers["content-type"] == "application/octet-stream"
         assert message.headers["setveil_kind"] == bad[message.value]
         assert message.headers["setveil_reason"]
         assert "secret" not in message.headers["setveil_reason"]

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError
-from setveil.streams.settings import SETTINGS, load_settings, settings_table
+from setveil.core.cli import configure
+from setveil.streams.settings import SETTINGS, fit_to_model, load_settings, settings_table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -129,3 +130,29 @@ def test_stream_commands_come_from_the_plugin_hook():
     for name in ("serve", "dev-broker", "replay", "tail", "demo"):
         assert name in cli.commands
     assert "stream" in cli.commands["bench"].commands
+
+
+def test_windows_are_held_until_they_hold_what_the_model_needs(tmp_path):
+    # Regression (QA as a consumer): min_transactions defaulted to 1, so under coherence with k=5
+    # every window of a quiet partition was dead-lettered as infeasible
+    (tmp_path / "s.txt").write_text("a\n")
+    coherence = configure("coherence", None, ["h=0.4", "k=5", "p=3"], tmp_path / "s.txt", None, None, None).model
+    rho = configure("rho", None, ["rho=0.5"], tmp_path / "s.txt", None, None, None).model
+    assert fit_to_model(load_settings(env={}), coherence).window.min_transactions == 5
+    assert fit_to_model(load_settings(env={}), rho).window.min_transactions == 1
+    assert fit_to_model(load_settings(overrides=["window.min_transactions=7"], env={}), coherence).window.min_transactions == 7
+    with pytest.raises(ParameterError, match="3 is fewer than the 5 transactions model 'coherence' needs") as info:
+        fit_to_model(load_settings(overrides=["window.min_transactions=3"], env={}), coherence)
+    assert info.value.name == "window.min_transactions"
+    with pytest.raises(ParameterError) as info:
+        fit_to_model(load_settings(overrides=["window.max_transactions=4"], env={}), coherence)
+    assert info.value.name == "window.max_transactions"
+
+
+def test_serve_refuses_windows_too_small_for_the_model_before_it_connects(tmp_path):
+    (tmp_path / "s.txt").write_text("a\n")
+    result = CliRunner().invoke(cli, ["serve", "--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3",
+                                      "--sensitive", str(tmp_path / "s.txt"), "--bootstrap", "127.0.0.1:1",
+                                      "--set", "window.min_transactions=2"])
+    assert result.exit_code == 2
+    assert "parameter 'window.min_transactions': 2 is fewer than the 5 transactions" in result.stderr
