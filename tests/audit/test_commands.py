@@ -161,6 +161,14 @@ def write_graph(tmp_path, edges=ASYMMETRIC):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device every write to fails")
+def rename_and_publish(runner, tmp_path, data, sigma):
+    """The owner's side: f(D), f and F(σ, D), as files in ``tmp_path``."""
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
+    invoke(runner, "audit", "publish", data, "--sigma", sigma, "-o", published)
+    return renamed, mapping, published
+
+
 def test_a_run_whose_second_output_fails_writes_neither(runner, tmp_path, database):
     renamed = tmp_path / "renamed.dat"
     result = invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", "/dev/full")
@@ -178,11 +186,8 @@ def test_a_run_whose_second_output_fails_writes_neither(runner, tmp_path, databa
 
 
 def test_determined_reports_determined_named_otherwise_and_unsettled_apart(runner, tmp_path):
-    data = write_graph(tmp_path, SQUARE)
-    renamed, mapping = tmp_path / "r.dat", tmp_path / "f.txt"
-    published, report = tmp_path / "p.txt", tmp_path / "r.json"
-    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
-    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "-o", published)
+    renamed, mapping, published = rename_and_publish(runner, tmp_path, write_graph(tmp_path, SQUARE), 0.05)
+    report = tmp_path / "r.json"
     result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05,
                     "-o", tmp_path / "n.txt", "--determined", "--report", report)
     assert result.exit_code == 0, result.output
@@ -290,11 +295,8 @@ def test_a_truth_that_is_no_bijection_onto_the_data_is_refused(runner, tmp_path,
 
 
 def test_the_accuracy_is_printed_to_three_decimals(runner, tmp_path):
-    data = write_graph(tmp_path, SQUARE)
-    renamed, mapping = tmp_path / "r.dat", tmp_path / "f.txt"
-    published, report = tmp_path / "p.txt", tmp_path / "r.json"
-    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping)
-    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "-o", published)
+    renamed, mapping, published = rename_and_publish(runner, tmp_path, write_graph(tmp_path, SQUARE), 0.05)
+    report = tmp_path / "r.json"
     result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05, "--method", "lp",
                     "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report)
     assert result.exit_code == 0, result.output
