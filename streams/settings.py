@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
+
+from aiokafka import codec as aiokafka_codec
 
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
@@ -54,7 +57,10 @@ class Setting:
     def default(self) -> Any:
         return self.parameter.default
 
-    def parse(self, raw: Any, source: str) -> Any:
+    def parse(self, raw: Any, source: str, *, final: bool = True) -> Any:
+        """The value of ``raw`` from ``source``. A path is checked to exist only when ``final``:
+        a file's path may be overridden by the environment or the command line (a container
+        mounts the item files elsewhere), and only the value in force must exist."""
         if self.parameter.kind == "params":
             return _parse_params(self.name, raw, source)
         if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
@@ -63,6 +69,8 @@ class Setting:
             # TOML can give a number, a list or a table where text is meant; str() would turn it
             # into a topic named "['a']" or a bind address of 0.0.0.12
             raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
+        if self.parameter.kind == "path" and not final:
+            return raw
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:
@@ -88,13 +96,13 @@ def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
 SETTINGS: tuple[Setting, ...] = (
     # -- the broker and its security (passed to every Kafka client) ---------------------------
     Setting("kafka", _p("bootstrap", "Kafka bootstrap servers, comma-separated host:port", default="localhost:9092")),
-    Setting("kafka", _p("security_protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", "choice", "PLAINTEXT",
+    Setting("kafka", _p("security_protocol", "how clients reach the brokers", "choice", "PLAINTEXT",
                         choices=("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"))),
     Setting("kafka", _p("ssl_cafile", "CA bundle that verifies the brokers (SSL, SASL_SSL)", "path")),
     Setting("kafka", _p("ssl_certfile", "client certificate for mutual TLS", "path")),
     Setting("kafka", _p("ssl_keyfile", "private key of the client certificate", "path")),
     Setting("kafka", _p("ssl_password", "password of the private key"), secret=True),
-    Setting("kafka", _p("sasl_mechanism", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (SASL_*)", "choice", "PLAIN",
+    Setting("kafka", _p("sasl_mechanism", "SASL mechanism (with SASL_* protocols)", "choice", "PLAIN",
                         choices=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"))),
     Setting("kafka", _p("sasl_username", "SASL user name")),
     Setting("kafka", _p("sasl_password", "SASL password"), secret=True),
@@ -123,7 +131,8 @@ SETTINGS: tuple[Setting, ...] = (
     # -- producer -----------------------------------------------------------------------------
     Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
                            "int", 16 * MiB, low=1024)),
-    Setting("producer", _p("compression", "compression of produced messages", "choice", "none",
+    Setting("producer", _p("compression", "compression of produced messages (snappy, lz4 and zstd need cramjam: "
+                              "`pip install 'aiokafka[lz4]'`)", "choice", "none",
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
     # -- windows ------------------------------------------------------------------------------
@@ -228,24 +237,27 @@ def load_settings(
     env = os.environ if env is None else env
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
     sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
+
+    def assign(setting: Setting, raw: Any, source: str) -> None:
+        # model parameters merge key by key across the sources, later ones winning per key
+        parsed = setting.parse(raw, source, final=False)
+        values[setting.name] = {**values[setting.name], **parsed} if setting.parameter.kind == "params" else parsed
+        sources[setting.name] = source
+
     if config is None and env.get("SETVEIL_CONFIG"):
         config = env["SETVEIL_CONFIG"]
     if config is not None:
         for name, raw in _read_toml(config).items():
-            values[name] = _setting(name, config).parse(raw, os.fspath(config))
-            sources[name] = os.fspath(config)
+            assign(_setting(name, config), raw, os.fspath(config))
     for setting in SETTINGS:
         if setting.env in env:
-            values[setting.name] = setting.parse(env[setting.env], f"${setting.env}")
-            sources[setting.name] = f"${setting.env}"
+            assign(setting, env[setting.env], f"${setting.env}")
     pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
     for name, raw in pairs.items():
-        setting = _setting(name)
-        if setting.parameter.kind == "params" and isinstance(raw, Mapping):
-            values[name] = {**values[name], **raw}
-        else:
-            values[name] = setting.parse(raw, "the command line")
-        sources[name] = "the command line"
+        assign(_setting(name), raw, "the command line")
+    for setting in SETTINGS:
+        if setting.parameter.kind == "path" and values[setting.name] is not None:
+            values[setting.name] = setting.parse(values[setting.name], sources[setting.name])
     _check(values)
     return Settings(values, sources)
 
@@ -312,6 +324,16 @@ def _check(values: Mapping[str, Any]) -> None:
         for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
             if values[f"kafka.{key}"] is not None:
                 raise ParameterError(f"kafka.{key}", f"given, but kafka.security_protocol={protocol} uses no TLS")
+    codec = values["producer.compression"]
+    if codec in ("snappy", "lz4", "zstd") and not getattr(aiokafka_codec, f"has_{codec}")():
+        # aiokafka takes the setting and only fails at the first batch, after the worker started
+        raise ParameterError("producer.compression", f"{codec} needs the cramjam library, which is not installed "
+                             f"(pip install 'aiokafka[{codec}]'); gzip needs none")
+    bind = values["web.bind"]
+    try:
+        socket.getaddrinfo(bind, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):
+        raise ParameterError("web.bind", f"{bind!r} is no address of this machine to listen on") from None
     if values["records.max_message_bytes"] > values["producer.max_request_bytes"]:
         raise ParameterError("records.max_message_bytes", "must not exceed producer.max_request_bytes, or a "
                              "rejected record could not be dead-lettered")
@@ -330,7 +352,7 @@ def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:
     rows = ["| setting (TOML `[section]` key) | environment variable | default | meaning |", "|---|---|---|---|"]
     for s in settings:
         kind = s.parameter.kind
-        allowed = "" if kind in ("str", "params", "choice") else f" ({s.parameter.allowed()})"
+        allowed = "" if kind in ("str", "params") else f" ({s.parameter.allowed()})"
         rows.append(f"| `{s.name}` | `{s.env}` | {_default_text(s)} | {s.parameter.help}{allowed} |")
     return "\n".join(rows) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.cli import configure
+from setveil.streams.commands import resolve_settings
 from setveil.streams.settings import SETTINGS, fit_to_model, load_settings, settings_table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,3 +158,39 @@ def test_serve_refuses_windows_too_small_for_the_model_before_it_connects(tmp_pa
                                       "--set", "window.min_transactions=2"])
     assert result.exit_code == 2
     assert "parameter 'window.min_transactions': 2 is fewer than the 5 transactions" in result.stderr
+
+
+def test_a_path_must_exist_only_as_finally_set(tmp_path):
+    # Regression (QA as an operator): the shipped setveil.toml names /etc/setveil/items/..., which
+    # docker-compose does not mount; its workers override it by environment, yet exited 2 on the file's path
+    items = tmp_path / "sensitive.txt"
+    items.write_text("a\n")
+    config = tmp_path / "setveil.toml"
+    config.write_text('[model]\nsensitive = "/nowhere/sensitive.txt"\n')
+    values = load_settings(config, env={"SETVEIL_MODEL_SENSITIVE": str(items)})
+    assert values.model.sensitive == str(items)
+    with pytest.raises(ParameterError, match=r"does not exist \(from .*setveil.toml\)") as info:
+        load_settings(config, env={})
+    assert info.value.name == "model.sensitive"
+
+
+def test_model_parameters_merge_key_by_key_across_sources(tmp_path):
+    config = tmp_path / "setveil.toml"
+    config.write_text("[model.params]\nh = 0.4\nk = 5\n")
+    values = load_settings(config, ["model.params=k=10,p=3"], env={"SETVEIL_MODEL_PARAMS": "p=2 il=unit"})
+    assert values.model.params == {"h": "0.4", "k": "10", "p": "3", "il": "unit"}
+    # --set and -P are both the command line: neither drops the other
+    settings = resolve_settings(None, ["model.params=h=0.4,p=3"], extra={"model.params": {"k": "5"}})
+    assert settings.model.params == {"h": "0.4", "p": "3", "k": "5"}
+
+
+@pytest.mark.parametrize("override, name", [
+    ("web.bind=not-an-address", "web.bind"),
+    pytest.param("producer.compression=lz4", "producer.compression",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("cramjam") is not None, reason="cramjam is installed")),
+])
+def test_what_only_failed_after_start_is_refused_before(override, name):
+    # Regression (QA as an operator): both were accepted, then the worker crashed with a traceback
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=[override], env={})
+    assert info.value.name == name
