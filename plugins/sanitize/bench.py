@@ -52,7 +52,7 @@ def effectiveness(
                     "artifactual_patterns": figures["artifactual_patterns"],
                     "dissimilarity": figures["dissimilarity"],
                     "size_loss": figures["size_loss"],
-                    "sanitized_transactions": release.stats["sanitized_transactions"],
+                    "sanitizations": release.stats["sanitizations"],
                     "removed_items": release.stats["removed_items"],
                     "violations": problems,
                     "seconds": release.stats["index_seconds"] + release.stats["sanitize_seconds"],
@@ -88,7 +88,7 @@ def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int
         "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "restrictive_patterns": release.stats["restrictive_patterns"],
         "sensitive_transactions": release.stats["sensitive_transactions"],
-        "sanitized_transactions": release.stats["sanitized_transactions"],
+        "sanitizations": release.stats["sanitizations"],
         "removed_items": release.stats["removed_items"],
         "violations": problems,
     }

@@ -232,7 +232,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
                ("policy", "policy", "{}"), ("index_s", "index_seconds", "{:.3f}"),
                ("sanitize_s", "sanitize_seconds", "{:.3f}"), ("total_s", "total_seconds", "{:.3f}"),
                ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
-               ("sensitive", "sensitive_transactions", "{}"), ("sanitized", "sanitized_transactions", "{}"),
+               ("sensitive", "sensitive_transactions", "{}"), ("sanitizations", "sanitizations", "{}"),
                ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
     _print_table([c[0] for c in columns], [[_cell(f, row[key]) for _, key, f in columns] for row in rows])
     reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})

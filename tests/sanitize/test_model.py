@@ -64,6 +64,17 @@ def test_worked_example_counters(fig3, fig3_patterns):
     assert naive.stats["kept_to_avoid_empty"] == 2
 
 
+def test_sanitized_transactions_count_transactions_and_sanitizations_pairs(tmp_path):
+    # Regression (QA): sanitized_transactions summed pattern-transaction pairs, so a report said
+    # 862 of a 400-transaction file were sanitized
+    window = Window.from_transactions([list("abcd"), list("ab"), list("cd")])
+    release = run("minfia", window, write_patterns(tmp_path / "r.txt", "a b", "c d"), "0")
+    assert as_text(release.window) == ["bd", "b", "d"]
+    assert release.stats["sensitive_transactions"] == 3
+    assert release.stats["sanitized_transactions"] == 3
+    assert release.stats["sanitizations"] == 4  # abcd loses a for "a b" and c for "c d"
+
+
 @pytest.mark.parametrize("policy", ["naive", "minfia", "maxfia", "iga"])
 def test_psi_one_changes_nothing(fig3, fig3_patterns, policy):
     assert as_text(run(policy, fig3, fig3_patterns, "1").window) == as_text(fig3)
