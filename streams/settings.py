@@ -11,6 +11,7 @@ setting and where the bad value came from. ``docs/operations.md`` holds the tabl
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import socket
@@ -249,6 +250,7 @@ def load_settings(
     if config is not None:
         for name, raw in _read_toml(config).items():
             assign(_setting(name, config), raw, os.fspath(config))
+    _refuse_unknown_variables(env)
     for setting in SETTINGS:
         if setting.env in env:
             assign(setting, env[setting.env], f"${setting.env}")
@@ -260,6 +262,18 @@ def load_settings(
             values[setting.name] = setting.parse(values[setting.name], sources[setting.name])
     _check(values)
     return Settings(values, sources)
+
+
+def _refuse_unknown_variables(env: Mapping[str, str]) -> None:
+    """A misspelt variable of a settings section (SETVEIL_WINDOW_MAXSECONDS) would be ignored in
+    silence, where the same key misspelt in the TOML file is refused."""
+    known = {s.env for s in SETTINGS}
+    prefixes = tuple(f"SETVEIL_{section.upper()}_" for section in SECTIONS)
+    for name in sorted(env):
+        if name.startswith(prefixes) and name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ParameterError(name, f"no setting has this environment variable{hint}")
 
 
 def _setting(name: str, path: str | os.PathLike | None = None) -> Setting:
@@ -324,6 +338,10 @@ def _check(values: Mapping[str, Any]) -> None:
         for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
             if values[f"kafka.{key}"] is not None:
                 raise ParameterError(f"kafka.{key}", f"given, but kafka.security_protocol={protocol} uses no TLS")
+    for server in values["kafka.bootstrap"].split(","):
+        host, colon, port = server.strip().rpartition(":")
+        if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
+            raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of them)")
     codec = values["producer.compression"]
     if codec in ("snappy", "lz4", "zstd") and not getattr(aiokafka_codec, f"has_{codec}")():
         # aiokafka takes the setting and only fails at the first batch, after the worker started

@@ -194,3 +194,15 @@ def test_what_only_failed_after_start_is_refused_before(override, name):
     with pytest.raises(ParameterError) as info:
         load_settings(overrides=[override], env={})
     assert info.value.name == name
+
+
+def test_a_misspelt_variable_or_bootstrap_is_refused():
+    with pytest.raises(ParameterError, match="did you mean SETVEIL_WINDOW_MAX_SECONDS") as info:
+        load_settings(env={"SETVEIL_WINDOW_MAXSECONDS": "2"})
+    assert info.value.name == "SETVEIL_WINDOW_MAXSECONDS"
+    # variables of no settings section are not the settings' business
+    assert load_settings(env={"SETVEIL_DATASETS": "/data"}).window.max_seconds == 5.0
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=["kafka.bootstrap=nohostport"], env={})
+    assert info.value.name == "kafka.bootstrap"
+    assert load_settings(overrides=["kafka.bootstrap=a:9092, [::1]:9093"], env={}).kafka.bootstrap
