@@ -24,7 +24,7 @@ from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 
-from .settings import BY_NAME, Settings, load_settings
+from .settings import Settings, load_settings
 
 config_option = click.option(
     "--config", type=click.Path(exists=True, dir_okay=False), envvar="SETVEIL_CONFIG",
@@ -39,15 +39,10 @@ bootstrap_option = click.option(
 
 
 def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | None = None) -> Settings:
-    pairs: dict[str, Any] = dict(parse_assignments(list(overrides)))
+    options = dict(extra or {})
     if bootstrap:
-        pairs["kafka.bootstrap"] = bootstrap
-    for name, value in (extra or {}).items():
-        if name == "model.params" and name in pairs:
-            # -P adds to --set model.params (both are the command line), as to the file's and the environment's
-            value = {**BY_NAME[name].parse(pairs[name], "the command line"), **value}
-        pairs[name] = value
-    return load_settings(config, pairs)
+        options["kafka.bootstrap"] = bootstrap
+    return load_settings(config, list(overrides), options=options)
 
 
 def model_settings(model, policy, params, sensitive, public, hierarchy, fanout) -> dict[str, Any]:

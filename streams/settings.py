@@ -214,27 +214,27 @@ def fit_to_model(settings: Settings, model: PrivacyModel) -> Settings:
     would have no safe release and be dead-lettered."""
     need = model.smallest_window()
     value = settings.window.min_transactions
-    if value == "auto":
-        value = need
-    elif value < need:
-        raise ParameterError("window.min_transactions", f"{value} is fewer than the {need} transactions model "
-                             f"{model.name!r} needs of a window (from {settings.source('window.min_transactions')}): "
-                             "a smaller window has no safe release and would be dead-lettered; give auto or more")
-    if value > settings.window.max_transactions:
-        raise ParameterError("window.max_transactions", f"{settings.window.max_transactions} is fewer than the {value} "
-                             f"transactions a window needs (window.min_transactions) under model {model.name!r}")
-    return settings.replace(window__min_transactions=value)
+    if value != "auto":
+        if value < need:
+            raise ParameterError("window.min_transactions", f"{value} is fewer than the {need} transactions model "
+                                 f"{model.name!r} needs of a window (from {settings.source('window.min_transactions')}): "
+                                 "a smaller window has no safe release and would be dead-lettered; give auto or more")
+        return settings  # not above window.max_transactions: load_settings checked that
+    if need > settings.window.max_transactions:
+        raise ParameterError("window.max_transactions", f"{settings.window.max_transactions} is fewer than the {need} "
+                             f"transactions a window needs under model {model.name!r}")
+    return settings.replace(window__min_transactions=need)
 
 
 def load_settings(
     config: str | os.PathLike | None = None,
     overrides: Sequence[str] | Mapping[str, Any] = (),
     env: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Resolve every setting from the defaults, the TOML file, the environment and ``overrides``.
-
-    ``overrides`` are ``section.key=value`` strings (the ``--set`` option) or a mapping.
-    """
+    """Resolve every setting from the defaults, the TOML file, the environment and the command
+    line: ``overrides``, ``section.key=value`` strings (the ``--set`` option) or a mapping, then
+    ``options``, the settings a command's own options give (``serve``'s ``--model``, ``-P``, …)."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
     sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
@@ -255,8 +255,9 @@ def load_settings(
         if setting.env in env:
             assign(setting, env[setting.env], f"${setting.env}")
     pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
-    for name, raw in pairs.items():
-        assign(_setting(name), raw, "the command line")
+    for layer in (pairs, options or {}):
+        for name, raw in layer.items():
+            assign(_setting(name), raw, "the command line")
     for setting in SETTINGS:
         if setting.parameter.kind == "path" and values[setting.name] is not None:
             values[setting.name] = setting.parse(values[setting.name], sources[setting.name])
