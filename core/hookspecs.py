@@ -69,13 +69,19 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
 
     Called once per emitted window, after verification and before the release is written or
     produced. Every implementation is called; the report holds counts, timings and loss, never
-    transaction contents.
+    transaction contents. In a service worker with ``model.time_limit`` set, windows are
+    anonymized in a child process, and this hook is called there.
     """
 
 
 @hookspec
-def setveil_window_rejected(window: Window, model: PrivacyModel, reason: str) -> None:
-    """Observe a window that failed closed: infeasible, the algorithm erred, or the check failed.
+def setveil_window_rejected(window: Window | None, model: PrivacyModel, reason: str) -> None:
+    """Observe a window that failed closed: infeasible, the algorithm erred, the check failed or,
+    in the service, the window could not be processed (``model.time_limit`` passed, the child
+    process died, a service error, the rest of a window already committed).
 
     Called once per rejected window. Every implementation is called. ``reason`` is safe to log.
+    ``window`` is None only when the service could not build the window from its records. With
+    ``model.time_limit`` set, rejections by the pipeline are observed in the child process that
+    anonymizes windows, those by the time limit or the child's death in the worker.
     """

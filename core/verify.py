@@ -31,11 +31,34 @@ def release_violations(model: PrivacyModel, original: Window, release: Window) -
 
 
 def _structure_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
-    problem = shape_violation(original, release)
+    problem = shape_violation(original, release) or malformed_violation(release)
     if problem is not None:
         yield problem
     elif model.transformation is not Transformation.GENERALIZATION:
         yield from added_occurrences(*on_one_vocabulary(original, release))
+
+
+def malformed_violation(window: Window) -> Violation | None:
+    """Whether ``window`` breaks the CSR invariants every support count relies on.
+
+    Files are parsed into well-formed windows, but a plugin builds its release from arrays: an
+    item listed twice in one transaction would count twice in every support (and carry into the
+    next transaction's bit of a packed tidset), so a checker could pass an unsafe release."""
+    indptr, ids = window.indptr, window.indices
+    if len(indptr) == 0 or indptr[0] != 0 or indptr[-1] != len(ids) or (np.diff(indptr) < 0).any():
+        return Violation("malformed", "the release's transaction offsets do not cover its item ids")
+    if len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= len(window.vocab)):
+        return Violation("malformed", "the release holds an item id outside its vocabulary")
+    inside = np.ones(max(len(ids) - 1, 0), dtype=bool)
+    starts = indptr[1:-1]
+    inside[starts[(starts > 0) & (starts < len(ids))] - 1] = False
+    unordered = inside & (np.diff(ids.astype(np.int64)) <= 0)
+    if unordered.any():
+        position = int(np.searchsorted(indptr, int(np.flatnonzero(unordered)[0]) + 1, side="right")) - 1
+        return Violation(
+            "malformed", "a released transaction lists an item twice or out of order", transaction=position
+        )
+    return None
 
 
 def shape_violation(original: Window, release: Window) -> Violation | None:
@@ -57,10 +80,11 @@ def suppression_basics(
     original: Window, release: Window, added_rule: str = "added-item"
 ) -> Generator[Violation, None, tuple[Window, Window] | None]:
     """What every suppression checker checks first: one released transaction per original one,
-    then nothing added. Yields those violations and returns both windows on one vocabulary, or
-    None when the shapes differ (then nothing else compares). Use as
+    a well-formed release, then nothing added. Yields those violations and returns both windows
+    on one vocabulary, or None when the release is not comparable (then nothing else compares).
+    Use as
     ``aligned = yield from suppression_basics(original, release)``."""
-    problem = shape_violation(original, release)
+    problem = shape_violation(original, release) or malformed_violation(release)
     if problem is not None:
         yield problem
         return None

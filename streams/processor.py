@@ -136,10 +136,16 @@ class WindowProcessor:
 
     def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
         """The rejection of a window that broke, or may not be released, outside the pipeline."""
+        try:
+            window = build_window(cut, partition, self.merge_subjects).window
+        except Exception:  # the service error may be this very step; observers get no window then
+            window = None
+        self._observe_rejection(window, reason)
         return self._rejected(self._ref(topic, partition, cut), reason, cause, cut.transactions)
 
     def rejected(self, prepared: Prepared, reason: str, cause: str) -> Outcome:
         """The rejection of a prepared window that the pipeline did not finish."""
+        self._observe_rejection(prepared.built.window, reason)
         return self._rejected(prepared.ref, reason, cause, len(prepared.built.window))
 
     def close(self) -> None:
@@ -148,6 +154,11 @@ class WindowProcessor:
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
         return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, len(cut.messages),
                                cut.messages[0].received, time.time())
+
+    def _observe_rejection(self, window: Window | None, reason: str) -> None:
+        # Pipeline.run tells the observers of the rejections it makes; these are the others.
+        pipeline = self.pipeline
+        pipeline.hook.setveil_window_rejected(window=window, model=pipeline.model, reason=reason)
 
     def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
         value = codec.encode_rejected_window(ref, self.model_map, reason, transactions)

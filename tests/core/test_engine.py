@@ -105,6 +105,23 @@ def test_an_erring_model_is_rejected_without_contents(recorder):
     assert "secret" not in rec.rejected[0]
 
 
+class QuotingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise KeyError(window.labels(0)[0])
+
+
+def test_a_models_exception_text_stays_out_of_the_reason(recorder):
+    # Regression (review): the reason quoted the exception, and a plugin's KeyError('secret')
+    # put a transaction's item into the logs and the dead letter's header.
+    rec, pm, registry = recorder
+    leaky = registry.configure("leaky", None, {"k": "1"}, Context())
+    configured = plugins.Configured(QuotingModel(leaky.model.params, leaky.model.context), leaky.policy, leaky.params)
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == rec.rejected[0] == "model error: KeyError"
+    assert isinstance(rejected.value.cause, KeyError)
+
+
 def test_registering_a_model_twice_names_both_distributions(recorder):
     _, pm, _ = recorder
 

@@ -35,4 +35,7 @@ def test_there_are_hooks():
 @pytest.mark.parametrize("name, func", SPECS, ids=[n for n, _ in SPECS])
 def test_hook_is_documented_with_its_signature(name, func):
     assert func.__doc__ and "Called" in func.__doc__, f"{name} needs a docstring saying when it is called"
+    firstresult = func.setveil_spec["firstresult"]
+    says = "The first non-None result wins" if firstresult else "Every implementation is called"
+    assert says in func.__doc__, f"{name}'s docstring must say {says!r}"
     assert f"### `{signature_text(name, func)}`" in DOC, f"docs/plugins.md lacks the heading for {name}"

@@ -16,6 +16,7 @@ import pytest
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline
 from setveil.core.formats import read_window
+from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
 from setveil.core.plugins import Configured, get_plugin_manager
 from setveil.core.records import Record
@@ -130,7 +131,26 @@ class _Crashes(Coherence):
         raise RuntimeError("a bug")
 
 
-def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample):
+class _RejectionObserver:
+    def __init__(self):
+        self.seen: list[tuple[int | None, str]] = []
+
+    @hookimpl
+    def setveil_window_rejected(self, window, model, reason):
+        self.seen.append((None if window is None else len(window), reason))
+
+
+@pytest.fixture
+def rejections():
+    """The (window length, reason) of every rejection the plugin hook observes in this process."""
+    observer = _RejectionObserver()
+    pm = get_plugin_manager()
+    pm.register(observer, name="test-rejection-observer")
+    yield observer.seen
+    pm.unregister(observer)
+
+
+def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample, rejections):
     data, _, _ = sample
     good = processor(sample).pipeline.configured
     transactions = list(read_window(data))[:200]
@@ -139,6 +159,16 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample)
         outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
         assert not outcome.emitted and outcome.cause == cause, outcome.reason
         assert msgpack.unpackb(outcome.value)["schema"] == "setveil.rejected-window/1"
+    assert [length for length, _ in rejections] == [200, 200]  # once each, by the pipeline
+
+
+def test_windows_failed_outside_the_pipeline_are_observed_too(sample, rejections):
+    # Regression (review): the hook promises one call per rejected window, but windows the
+    # service failed itself (an overlap, a service error, a time limit) were never observed.
+    data, _, _ = sample
+    outcome = processor(sample).failed("in", 0, cut_of(list(read_window(data))[:30]), "the rest of a window", "overlap")
+    assert not outcome.emitted
+    assert rejections == [(30, "the rest of a window")]
 
 
 def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
@@ -234,10 +264,12 @@ def _window_in_child(sample, model_class, time_limit: float):
         child.close()
 
 
-def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, helper_pid):
+def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_killed(sample, helper_pid,
+                                                                                       rejections):
     with _window_in_child(sample, _Hangs, 3.0) as (child, outcome, seconds):
         assert seconds < 20
         assert not outcome.emitted and outcome.cause == "timeout"
+        assert rejections == [(50, outcome.reason)]  # observed in the worker, which decided it
         assert "model.time_limit=3 s" in outcome.reason
         reference = msgpack.unpackb(outcome.value)
         assert reference["transactions"] == 50 and "transactions" not in reference["window"]

@@ -1,0 +1,59 @@
+"""The core's structural check of a release, which runs before any model's own."""
+
+import numpy as np
+import pytest
+
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.schema import ItemSchema
+from setveil.core.verify import malformed_violation, release_violations
+from setveil.core.window import Window
+
+ORIGINAL = [["a", "s"], ["a"], ["c"], ["d"]]
+
+
+def rho_model():
+    context = Context(schema=ItemSchema(private=frozenset({"s"})))
+    return get_registry().configure("rho", "mine", {"rho": "0.4", "qid_size": "1"}, context).model
+
+
+def built(original: Window, rows: list[list[int]]) -> Window:
+    """A release a plugin could build from arrays, bypassing the parsers' checks."""
+    indptr = np.cumsum([0] + [len(row) for row in rows])
+    return Window(original.vocab, indptr, np.array([i for row in rows for i in row], dtype=np.int32))
+
+
+def test_an_item_listed_twice_is_refused_before_the_model_counts_it():
+    # Regression (review): a repeated item counted twice in every support, so the rho checker
+    # passed an unsafe release: conf(a -> s) is 1/2 > 0.4, but [a, a, a] made it 1/4.
+    original = Window.from_transactions(ORIGINAL)
+    a, s, c, d = (original.vocab.get(label) for label in "ascd")
+    assert [v.rule for v in release_violations(rho_model(), original, original)] == ["rho"]
+    release = built(original, [[a, s], [a, a, a], [c], [d]])
+    found = list(release_violations(rho_model(), original, release))
+    assert [(v.rule, v.transaction) for v in found] == [("malformed", 1)]
+    assert [v.rule for v in rho_model().violations(original, release)] == ["malformed"]
+
+
+@pytest.mark.parametrize(
+    "rows, transaction",
+    [([[1, 0], [], [2]], 0), ([[0], [], [2, 2]], 2), ([[0, 1], [1, 0]], 1)],
+)
+def test_items_out_of_order_or_repeated_name_their_transaction(rows, transaction):
+    original = Window.from_transactions([["a", "b", "c"]] * len(rows))
+    problem = malformed_violation(built(original, rows))
+    assert problem is not None and problem.rule == "malformed" and problem.transaction == transaction
+
+
+def test_ids_outside_the_vocabulary_and_bad_offsets_are_malformed():
+    original = Window.from_transactions([["a"], ["b"]])
+    assert malformed_violation(built(original, [[0], [7]])).summary.endswith("outside its vocabulary")
+    broken = Window(original.vocab, np.array([0, 2, 1]), np.array([0, 1], dtype=np.int32))
+    assert "offsets" in malformed_violation(broken).summary
+
+
+def test_well_formed_windows_pass_empty_transactions_included():
+    window = Window.from_transactions([["b", "a"], [], ["c"], [], []])
+    assert malformed_violation(window) is None
+    assert malformed_violation(Window.empty()) is None
+    assert malformed_violation(built(window, [[], [], [], [], []])) is None
