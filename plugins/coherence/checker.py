@@ -7,6 +7,8 @@ itemset β with |β| <= p occurs with Sup(β) < k, take a smallest one; either �
 window has fewer than k transactions) or β = X ∪ {y} with X frequent, |X| < p and y in X's
 cohort, so counting the items of every frequent X's cohort finds it. Breaches are checked on
 every frequent X (and the empty itemset), since an itemset with Sup < k is already a mole.
+Breach probabilities are compared in integers against h as typed (:class:`~setveil.core.share.Share`):
+as floats, 1/3 and h = 0.3333333333333333 are one number, and that breach went unseen.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scipy import sparse
 from setveil.core.mining import frequent_itemsets
 from setveil.core.model import Violation
 from setveil.core.schema import ItemClass, ItemSchema
+from setveil.core.share import Share
 from setveil.core.verify import removed_occurrences, suppression_basics
 from setveil.core.window import Window
 
@@ -49,7 +52,8 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
     private = classes == ItemClass.PRIVATE
     support = release.supports
     worst = int(np.argmax(np.where(private, support, -1))) if private.any() else -1
-    if worst >= 0 and support[worst] / n > h:
+    share = Share.of(h)
+    if worst >= 0 and share.exceeded(int(support[worst]), n):
         yield Violation(
             "breach",
             f"a private item is in {support[worst]}/{n} of the transactions > h={h} (no public knowledge needed)",
@@ -71,7 +75,7 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
             continue
         if private.any():
             top = int(np.argmax(np.where(private, counts, -1)))
-            if counts[top] / count > h:
+            if share.exceeded(int(counts[top]), count):
                 yield Violation(
                     "breach",
                     f"a public itemset of size {len(members)} has breach probability {counts[top]}/{count} > h={h}",

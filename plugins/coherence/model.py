@@ -22,6 +22,7 @@ from setveil.core.metrics import partially_suppressed
 from setveil.core.model import PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
 from setveil.core.schema import ItemClass
+from setveil.core.share import Share
 from setveil.core.window import Window
 
 from .checker import coherence_violations
@@ -97,7 +98,7 @@ class Coherence(PrivacyModel):
             )
         private_support = np.where(classes == ItemClass.PRIVATE, window.supports, 0)
         top = int(private_support.max()) if len(private_support) else 0
-        if top / n > h:
+        if Share.of(h).exceeded(top, n):
             raise Infeasible(
                 f"a private item is in {top} of the window's {n} transactions, more than h={h}: the empty "
                 "itemset is a mole and no (h,k,p)-cohesion exists (Theorem 1)"

@@ -11,7 +11,8 @@ Counting is vertical: each member of F_i keeps its tidset as a packed bitset, a 
 tidset is the AND of its two parents' and its support a popcount. Pairs are counted at once
 by a sparse matrix product. Breach probabilities are only computed exactly where an upper
 bound allows a breach: Sup(β ∪ e) <= min over the parents, and a private item e can only
-breach a cohort of at least k transactions if Sup(β ∪ e) > h·k.
+breach a cohort of at least k transactions if Sup(β ∪ e) > h·k. Shares are compared in integers
+against h as typed (:class:`~setveil.core.share.Share`), as the checker does.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from scipy import sparse
 
 from setveil.core.bitset import pack_tidlists, popcount
 from setveil.core.arrays import concat_ranges
+from setveil.core.share import Share
 from setveil.core.window import Window
 
 from .rowset import RowSet
@@ -56,6 +58,7 @@ def find_minimal_moles(
     """
     started = time.perf_counter()
     sup = window.supports
+    share = Share.of(h)
     check_breach = h < 1.0
     pub = np.flatnonzero(public & (sup > 0))
     priv = np.flatnonzero(private & (sup > 0)) if check_breach else np.zeros(0, np.int64)
@@ -64,11 +67,10 @@ def find_minimal_moles(
     matrix = window.matrix(np.int32).tocsc()
     x_pub = matrix[:, pub]
     priv_counts = None
-    breach1 = np.zeros(len(pub))
+    is_mole = sup[pub] < k
     if check_breach:
         priv_counts = (x_pub.T @ matrix[:, priv]).tocsr()
-        breach1 = priv_counts.max(axis=1).toarray().ravel() / np.maximum(sup[pub], 1)
-    is_mole = (sup[pub] < k) | (breach1 > h)
+        is_mole |= share.exceeded(priv_counts.max(axis=1).toarray().ravel(), sup[pub])
     search = MoleSearch(size1=pub[is_mole])
     search.extendible.append(int((~is_mole).sum()))
     search.candidates.append(len(pub))
@@ -86,7 +88,7 @@ def find_minimal_moles(
     bits_f = _bitsets(x_f)
     bits_q = None
     bounds = None
-    threshold = h * k
+    threshold = int(share.floor_of(k))
     if check_breach:
         x_q = matrix[rows][:, priv].tocsr()
         bits_q = _bitsets(x_q)
@@ -98,7 +100,7 @@ def find_minimal_moles(
     first, second = pair_sup.row[order].astype(np.int64), pair_sup.col[order].astype(np.int64)
     support = pair_sup.data[order].astype(np.int64)
     level = _classify(
-        np.stack([first, second], axis=1), first, second, bits_f, bounds, bits_q, h, k, threshold,
+        np.stack([first, second], axis=1), first, second, bits_f, bounds, bits_q, share, k, threshold,
         keep_frontier=p > 2, support=support,
     )
     search.candidates.append(len(support))
@@ -116,7 +118,7 @@ def find_minimal_moles(
                 ok &= members.contains(np.delete(cand, drop, axis=1))
             cand, idx1, idx2 = cand[ok], idx1[ok], idx2[ok]
         size += 1
-        level = _classify(cand, idx1, idx2, level.bits, level.bounds, bits_q, h, k, threshold, keep_frontier=size < p)
+        level = _classify(cand, idx1, idx2, level.bits, level.bounds, bits_q, share, k, threshold, keep_frontier=size < p)
         search.candidates.append(len(cand))
         search.moles.append(frequent[level.moles])
         search.extendible.append(len(level.rows))
@@ -133,7 +135,7 @@ class _Level:
 
 
 def _classify(
-    cand, idx1, idx2, bits, bounds, bits_q, h, k, threshold, keep_frontier, support=None
+    cand, idx1, idx2, bits, bounds, bits_q, share: Share, k, threshold: int, keep_frontier, support=None
 ) -> _Level:
     """Split candidates into minimal moles and extendible non-moles (Fig. 4, lines 5-7).
 
@@ -164,7 +166,7 @@ def _classify(
         if bounds is not None and len(heavy):
             parents = chunk[heavy]
             breach, new_bounds = _breaches(
-                tidsets, heavy, sup[heavy], bounds[idx1[parents]], bounds[idx2[parents]], bits_q, h, threshold
+                tidsets, heavy, sup[heavy], bounds[idx1[parents]], bounds[idx2[parents]], bits_q, share, threshold
             )
         is_mole[chunk[heavy[breach]]] = True
         extendible = heavy[~breach]
@@ -186,13 +188,13 @@ def _classify(
     return _Level(moles, rows, tidsets, frontier_bounds)
 
 
-def _breaches(tidsets, which, support, upper1, upper2, bits_q, h, threshold):
+def _breaches(tidsets, which, support, upper1, upper2, bits_q, share: Share, threshold: int):
     """Which of the candidates ``tidsets[which]`` have P_breach > h; and their per-private-item
     support bounds (exact where counted)."""
     upper = upper1.minimum(upper2).tocoo()
     row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
     # only entries that could exceed h*Sup(β) need an exact count
-    maybe = np.flatnonzero(bound / support[row] > h)
+    maybe = np.flatnonzero(share.exceeded(bound, support[row]))
     exact = np.empty(len(maybe), dtype=np.int64)
     step = max(1, CHUNK_BYTES // max(8 * tidsets.shape[1], 1))
     for start in range(0, len(maybe), step):
@@ -201,14 +203,14 @@ def _breaches(tidsets, which, support, upper1, upper2, bits_q, h, threshold):
     bound = bound.copy()
     bound[maybe] = exact
     flags = np.zeros(len(support), dtype=bool)
-    hit = row[maybe][exact / support[row[maybe]] > h]
+    hit = row[maybe][share.exceeded(exact, support[row[maybe]])]
     flags[hit] = True
     keep = bound > threshold
     new = sparse.csr_array((bound[keep], (row[keep], col[keep])), shape=upper.shape)
     return flags, new
 
 
-def _prune(counts: sparse.csr_array, threshold: float) -> sparse.csr_array:
+def _prune(counts: sparse.csr_array, threshold: int) -> sparse.csr_array:
     coo = sparse.coo_array(counts)
     keep = coo.data > threshold
     return sparse.csr_array((coo.data[keep].astype(np.int64), (coo.row[keep], coo.col[keep])), shape=coo.shape)

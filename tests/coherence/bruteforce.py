@@ -1,5 +1,6 @@
 """Definition 1 of Xu et al. evaluated by enumeration, for cross-checking on small data."""
 
+from fractions import Fraction
 from itertools import combinations
 
 from setveil.core.schema import ItemClass
@@ -27,7 +28,8 @@ def is_mole(rows, cohort, private, h, k):
         for item in rows[index]:
             if item in private:
                 counts[item] = counts.get(item, 0) + 1
-    return any(c / sup > h for c in counts.values())
+    typed = Fraction(repr(float(h)))  # h as the user typed it, compared exactly
+    return any(Fraction(c, sup) > typed for c in counts.values())
 
 
 def moles(rows, schema, h, k, p):

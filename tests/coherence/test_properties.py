@@ -19,7 +19,7 @@ ALPHABET = [f"p{i}" for i in range(8)] + ["n0", "n1", "s0", "s1", "s2"]
 
 rows_strategy = st.lists(st.lists(st.sampled_from(ALPHABET), max_size=7, unique=True), min_size=1, max_size=30)
 params_strategy = st.tuples(
-    st.sampled_from([0.3, 0.5, 0.75, 1.0]), st.integers(min_value=1, max_value=4), st.integers(min_value=1, max_value=4)
+    st.sampled_from([0.3, 0.3333333333333333, 0.5, 0.7, 0.75, 1.0]), st.integers(min_value=1, max_value=4), st.integers(min_value=1, max_value=4)
 )
 examples = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -88,6 +88,21 @@ def test_union_of_two_coherent_windows_is_coherent(first, second, params):
         except Infeasible:
             return
     assert bruteforce.is_coherent(releases[0] + releases[1], SCHEMA, h, k, p)
+
+
+def test_a_share_just_above_h_as_typed_is_a_breach():
+    # Regression (review): as floats 1/3 and 0.3333333333333333 are the same number, so the mole
+    # search, the feasibility check and the checker all let a 1-in-3 cohort pass.
+    h = "0.3333333333333333"
+    configured = coherence(h=h, k="3", p="1", schema=SCHEMA)
+    unsafe = Window.from_transactions([["p0", "s0"], ["p0"], ["p0"], ["p1"], ["p1"], ["p1"], ["p2"], ["p2"], ["p2"]])
+    assert [v.rule for v in configured.model.violations(unsafe, unsafe)] == ["breach"]
+    release = configured.model.anonymize(unsafe, configured.policy, np.random.default_rng(0)).window
+    assert not list(configured.model.violations(unsafe, release))
+    assert "p0" not in {label for row in release for label in row}
+    with pytest.raises(Infeasible, match="Theorem 1"):
+        configured.model.anonymize(Window.from_transactions([["s0"], ["p0"], ["p1"]]), configured.policy,
+                                   np.random.default_rng(0))
 
 
 def test_windows_below_k_are_refused():
