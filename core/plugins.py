@@ -47,12 +47,24 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 def _load_entry_points(pm: pluggy.PluginManager) -> None:
     """Register every plugin of the entry-point group (what ``load_setuptools_entrypoints``
-    does), checking each as it comes so that an error can name its entry point and distribution."""
+    does), checking each as it comes so that an error can name its entry point and distribution.
+
+    A name seen again with the same target is one distribution found twice on the path and is
+    skipped; with another target it is refused, where pluggy would keep whichever came first."""
+    loaded: dict[str, tuple[str, str]] = {}
     for dist in importlib.metadata.distributions():
         for ep in dist.entry_points:
-            if ep.group != ENTRY_POINT_GROUP or pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+            if ep.group != ENTRY_POINT_GROUP or pm.is_blocked(ep.name):
                 continue
             where = f"plugin {ep.name!r} ({ep.value}) of {dist.metadata['Name']}"
+            if ep.name in loaded:
+                value, owner = loaded[ep.name]
+                if value == ep.value:
+                    continue
+                raise PluginError(f"{where}: the name is taken by {value} of {owner}; rename one entry point")
+            if pm.get_plugin(ep.name) is not None:
+                raise PluginError(f"{where}: the name is taken by a plugin setveil registers itself")
+            loaded[ep.name] = (ep.value, dist.metadata["Name"])
             try:
                 plugin = ep.load()
             except Exception as exc:

@@ -149,3 +149,15 @@ def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
     result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1", "-P", "q=1")
     assert result.returncode == 2
     assert "policy tuned has it (--policy tuned)" in result.stderr
+
+
+def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
+    # Regression (review): pluggy keeps the first plugin of a name and skips the rest in silence,
+    # so a third party's entry point called 'rho' dropped our model, or was dropped, by path order.
+    env = install_plugin(tmp_path, "clashing-dist", "clashing", HEADER + GOOD_MODELS + GOOD_POLICIES, "rho")
+    result = setveil(env, "plugins")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "the name is taken by" in lines[0] and "rename one entry point" in lines[0]
+    assert "clashing-dist" in lines[0] and "setveil.plugins.rho" in lines[0]
