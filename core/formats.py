@@ -129,14 +129,22 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
     flat: list[int] = []
     tids: list[Any] = []
     lines: list[int] = []
+    seen: dict[Any, int] = {}
     for line, obj in records:
         try:
             record = parse_record(obj)
         except RecordError as exc:
             raise InputError(path, exc.reason, line) from None
+        tid = record.tid if record.tid is not None else len(tids)
+        first = seen.setdefault(tid, line)
+        if first != line:
+            # the release is joined back by tid; a record without one is given its position,
+            # which may be another record's tid
+            given = "the tid" if record.tid is not None else "the tid it is given (its position)"
+            raise InputError(path, f"{given} repeats the tid of line {first}", line)
         lengths.append(len(record.items))
         flat.extend(intern(label) for label in record.items)
-        tids.append(record.tid if record.tid is not None else len(tids))
+        tids.append(tid)
         lines.append(line)
     try:
         return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids)

@@ -166,3 +166,28 @@ def test_a_label_with_whitespace_at_its_ends_is_refused(tmp_path):
     with pytest.raises(InputError) as info:
         read_window(path)
     assert info.value.line == 2 and "item 1 begins or ends with whitespace" in info.value.problem
+
+
+@pytest.mark.parametrize(
+    "lines, line, words",
+    [
+        (['{"tid": 1, "items": ["a"]}', '{"items": ["b"]}'], 2, "the tid it is given (its position) repeats the tid of line 1"),
+        (['{"tid": "x", "items": ["a"]}', "", '{"tid": "x", "items": ["b"]}'], 3, "the tid repeats the tid of line 1"),
+    ],
+    ids=["position-collides", "explicit-repeat"],
+)
+def test_a_repeated_tid_names_both_lines(tmp_path, lines, line, words):
+    # Regression (review): a record without a tid was given its position, which could be another
+    # record's tid, and the release then carried two transactions with tid 1.
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == line and info.value.problem == words
+    assert read_window(_written(tmp_path, ['{"tid": 5, "items": ["a"]}', '{"items": ["b"]}'])).tids == [5, 1]
+
+
+def _written(tmp_path, lines):
+    path = tmp_path / "ok.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
