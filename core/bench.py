@@ -10,6 +10,7 @@ trade-off an operator tunes with the window settings.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import time
@@ -31,9 +32,9 @@ from .window import Window
 
 
 def machine() -> str:
-    import os
-
-    return f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
+    """The machine a benchmark ran on, with its load average (1, 5, 15 min) as the run started."""
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{platform.machine()}, {os.cpu_count()} cores, load average {load}, Python {platform.python_version()}"
 
 
 def measure(pipeline: Pipeline, window: Window, seed: int, trace: bool = False) -> dict[str, Any]:
@@ -54,9 +55,13 @@ def measure(pipeline: Pipeline, window: Window, seed: int, trace: bool = False) 
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)]
-    click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(columns, widths)) + " |")
+    print_markdown(columns, [[_cell(row.get(c)) for c in columns] for row in rows])
+
+
+def print_markdown(header: list[str], cells: list[list[str]]) -> None:
+    """A Markdown table of formatted cells, so that it pastes into the docs as it is."""
+    widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(header)]
+    click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(header, widths)) + " |")
     click.echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in cells:
         click.echo("| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |")

@@ -181,8 +181,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
         except WindowRejected as exc:
             first, last = window.tid(0), window.tid(len(window) - 1)
             raise SetveilError(f"window {index} (transactions {first}..{last}) rejected, nothing written: {exc.reason}") from None
-    released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab)
-    released.tids = original.tids
+    released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab).with_tids(original.tids)
     # the report is measured before anything is written, so its failure leaves no release behind
     body = None if report is None else _report(configured, original, released, outcomes, read_seconds, window_size, seed)
     outputs = [(output, render_window(released, output, output_format))]

@@ -23,7 +23,6 @@ the NCP, §3.2) are array lookups.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
@@ -31,19 +30,11 @@ import numpy as np
 
 from .arrays import concat_ranges
 from .errors import InputError
-from .labeltext import LabelSyntaxError, field_text, split_fields
+from .labeltext import LabelSyntaxError, field_text, label_order, split_fields
 from .output import write_text_output
 from .window import Window
 
-_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
 RANGE_SEPARATOR = ".."
-
-
-def label_order(label: str) -> tuple:
-    """The sort key of :meth:`Hierarchy.balanced`: integers numerically, then other labels."""
-    if _INTEGER.match(label):
-        return (0, int(label), label)
-    return (1, 0, label)
 
 
 class Hierarchy:

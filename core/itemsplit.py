@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .labeltext import label_order
 from .share import Share
 from .window import Window
 
@@ -73,8 +74,4 @@ def _draw(labels: np.ndarray, support: np.ndarray, share: float, seed: int) -> n
 
 
 def _sorted(labels) -> list[str]:
-    return sorted(labels, key=_natural)
-
-
-def _natural(label: str):
-    return (0, int(label), "") if label.isdigit() else (1, 0, label)
+    return sorted(labels, key=label_order)

@@ -17,11 +17,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 
 from .errors import InputError
 
 _DECODER = json.JSONDecoder()
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def label_order(label: str) -> tuple[int, int, str]:
+    """The order of labels in every list setveil writes: labels that are decimal integers
+    (ASCII digits, with a sign or leading zeros) first, numerically, then the others as text.
+    (``str.isdigit`` is no test of that: it holds for "²", which ``int`` refuses.)"""
+    if _INTEGER.match(label):
+        return (0, int(label), label)
+    return (1, 0, label)
 
 
 class LabelSyntaxError(ValueError):

@@ -233,7 +233,8 @@ class Registry:
         policy_names = {p.name for p in policy_cls.parameters}
         model_names = {p.name for p in model_cls.parameters}
         unknown = set(raw) - policy_names - model_names
-        for name in sorted(unknown):
+        if unknown:
+            name = min(unknown)
             known = ", ".join(sorted(model_names | policy_names)) or "none"
             owners = sorted(p for p, e in self.policies[model].items() if name in {q.name for q in e.cls.parameters})
             hint = f"; policy {', '.join(owners)} has it (--policy {owners[0]})" if owners else ""

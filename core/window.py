@@ -3,8 +3,8 @@
 A :class:`Window` holds ``n`` transactions in CSR form over interned item ids: ``indptr``
 (n+1 offsets) and ``indices`` (item ids, ascending and unique inside each transaction).
 Derived views (item supports, the inverted index item -> transactions, bitset tidsets) are
-computed once on demand. Windows are immutable; transformations return new windows that
-share the vocabulary.
+computed once on demand. A window is never changed once built (its cached views rely on it);
+transformations return new windows that share the vocabulary, which only grows.
 """
 
 from __future__ import annotations
@@ -188,16 +188,16 @@ class Window:
         """Consecutive windows of ``size`` transactions (the last may be shorter)."""
         for start in range(0, len(self), size):
             part = self.take(np.arange(start, min(start + size, len(self))))
-            if part.tids is None:
-                part.tids = list(range(start, start + len(part)))
-            yield part
+            yield part if part.tids is not None else part.with_tids(range(start, start + len(part)))
+
+    def with_tids(self, tids: Sequence[Tid] | None) -> Window:
+        """The same transactions under other tids (None: their positions)."""
+        return Window(self.vocab, self.indptr, self.indices, tids)
 
     def relabel(self, vocab: Vocabulary) -> Window:
         """The same transactions re-interned into ``vocab`` (new labels are added to it)."""
         mapping = np.fromiter((vocab.intern(lab) for lab in self.vocab.labels), dtype=np.int32, count=len(self.vocab))
-        indices = mapping[self.indices] if len(self.indices) else self.indices
-        out = Window(vocab, self.indptr, indices, self.tids)
-        return out.sorted_rows()
+        return Window(vocab, self.indptr, mapping[self.indices], self.tids).sorted_rows()
 
     def sorted_rows(self) -> Window:
         """Items in ascending id order inside each transaction (needed after relabelling)."""
@@ -223,12 +223,6 @@ class Window:
             tids.extend(part.tids if part.tids is not None else range(start, start + len(part)))
             start += len(part)
         return Window(vocab, np.concatenate(indptr), np.concatenate([p.indices for p in parts]), tids)
-
-    def same_transactions(self, other: Window) -> bool:
-        """True when both windows hold the same label sets in the same order."""
-        if len(self) != len(other):
-            return False
-        return all(set(a) == set(b) for a, b in zip(self, other))
 
     def __repr__(self) -> str:
         return f"Window({len(self)} transactions, {self.n_occurrences} occurrences, {len(self.vocab)} items)"

@@ -4,7 +4,6 @@ Mielikäinen, 2004, §2) and ``setveil bench audit`` (its §4 experiment)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
@@ -362,7 +361,7 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
                f"itemsets over {len(frequent.labels)} items (by size: "
                f"{', '.join(str(int(c)) for c in sizes[1:])}); {runs} runs per setting, seed {seed}")
     click.echo(f"# linking {linking}, tolerance {tolerance_sds:g} sd, omit {omit:g}, add {add:g}, time limit {time_limit:g} s; "
-               f"{machine()}, load average {os.getloadavg()[0]:.2f}")
+               f"{machine()}")
     columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]
     columns += ["determined", "unsettled"] if determined else []
     print_table(table, columns + ["not_optimal", "no_naming_in_time", "infeasible", "variables", "seconds"])

@@ -140,11 +140,10 @@ class Bench:
         self.rows: dict[str, list[dict[str, Any]]] = {}
 
     def header(self, title: str, data: list[Data], note: str) -> None:
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         click.echo(f"\n### {title}\n")
         for item in data:
             click.echo(f"- {item.describe()}")
-        click.echo(f"- {note}; seed {self.seed}; {machine()}; load average {load}; peak_mib is the run's peak "
+        click.echo(f"- {note}; seed {self.seed}; {machine()}; peak_mib is the run's peak "
                    "resident memory, run_mib what it added to the forked process\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:

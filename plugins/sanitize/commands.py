@@ -5,8 +5,6 @@ Oliveira & Zaïane, TR 02-13, §5.1 chose them) and ``setveil bench sanitize eff
 from __future__ import annotations
 
 import json
-import os
-import platform
 import tempfile
 import time
 from pathlib import Path
@@ -14,6 +12,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from setveil.core.bench import machine, print_markdown
 from setveil.core.clitypes import FloatRange, json_option
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
@@ -22,7 +21,7 @@ from setveil.core.output import check_output, write_text_output
 
 from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
-from .sample import frequent_supersets, sample_patterns, write_patterns
+from .sample import TooFewPatterns, frequent_supersets, sample_patterns, write_patterns
 
 
 def register_commands(cli: click.Group) -> None:
@@ -93,7 +92,7 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
 def _sample(window, count, min_length, max_length, min_support, max_support, seed):
     try:
         return sample_patterns(window, count, min_length, max_length, min_support, max_support, seed)
-    except ValueError as exc:
+    except TooFewPatterns as exc:
         raise ParameterError("n", str(exc)) from None
     except MiningTooLarge as exc:
         raise ParameterError("min-support", f"{exc}: raise it or lower --max-length") from None
@@ -110,11 +109,6 @@ def _policies(text: str) -> tuple[str, ...]:
     if unknown or not names:
         raise ParameterError("policies", f"got {text!r}, allowed: a comma-separated subset of {', '.join(POLICIES)}")
     return names
-
-
-def _machine() -> str:
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load}, Python {platform.python_version()}"
 
 
 @bench_sanitize.command("effectiveness")
@@ -165,7 +159,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {items} items{dropped}; {source}")
     click.echo(f"# sigma={sigma:g} (support >= {measure.min_support}): {measure.frequent} frequent patterns, mined in "
                f"{mining_seconds:.2f} s; deterministic, 1 run per setting")
-    click.echo(f"# {_machine()}")
+    click.echo(f"# {machine()}")
     figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
     header = ["policy", "psi", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%", "removed", "violations"]
     groups: dict[tuple[str, float], list[dict]] = {}
@@ -179,11 +173,11 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         table.append(cells)
     if seeds > 1 and patterns_path is None:
         click.echo(f"## mean over {seeds} pattern sets (violations: total)")
-    _print_table(header, table)
+    print_markdown(header, table)
     if seeds > 1 and patterns_path is None:
         click.echo("## psi = 0 by pattern set")
         zero = [row for row in rows if row["psi"] == 0.0]
-        _print_table(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
+        print_markdown(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
                      [[str(r["seed"]), r["policy"], str(r["restrictive"])]
                       + [_cell("{:.2f}", None if r[key] is None else 100 * r[key]) for key in figures] for r in zero])
     if json_out is not None:
@@ -213,7 +207,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     policies = _policies(policy_text)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
-    click.echo(f"# {_machine()}")
+    click.echo(f"# {machine()}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
         for input_path in input_paths:
@@ -234,7 +228,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
                ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
                ("sensitive", "sensitive_transactions", "{}"), ("sanitizations", "sanitizations", "{}"),
                ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
-    _print_table([c[0] for c in columns], [[_cell(f, row[key]) for _, key, f in columns] for row in rows])
+    print_markdown([c[0] for c in columns], [[_cell(f, row[key]) for _, key, f in columns] for row in rows])
     reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})
     click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)
                + f"; process max RSS {max(row['max_rss_mib'] for row in rows):.0f} MiB")
@@ -250,10 +244,3 @@ def _cell(fmt: str, value) -> str:
     return "n/a" if value is None else fmt.format(value)
 
 
-def _print_table(header: list[str], rows: list[list[str]]) -> None:
-    """A Markdown table, so that it pastes into the docs as it is."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    click.echo("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
-    click.echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")

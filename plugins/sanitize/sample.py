@@ -20,10 +20,14 @@ from collections import deque
 
 import numpy as np
 
-from setveil.core.labeltext import label_text
+from setveil.core.labeltext import label_order, label_text
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.output import write_text_output
 from setveil.core.window import Window
+
+
+class TooFewPatterns(ValueError):
+    """The data holds fewer patterns of the asked lengths and supports than were asked for."""
 
 
 def sample_patterns(
@@ -35,7 +39,7 @@ def sample_patterns(
     max_support: float,
     seed: int,
 ) -> list[tuple[str, ...]]:
-    """``n`` patterns (item labels in label order); ValueError if there are fewer."""
+    """``n`` patterns (item labels in label order); :class:`TooFewPatterns` if there are fewer."""
     total = len(window)
     low = max(1, math.ceil(min_support * total - 1e-9))
     high = math.floor(max_support * total + 1e-9)
@@ -63,12 +67,12 @@ def sample_patterns(
                 picked.append(candidate)
                 break
     if len(picked) < n:
-        raise ValueError(
+        raise TooFewPatterns(
             f"only {len(picked)} patterns of length {min_length}-{max_length} with support in "
             f"[{min_support}, {max_support}] that do not contain one another; asked for {n}"
         )
     labels = window.vocab.label
-    return [tuple(sorted((labels(i) for i in pattern), key=label_key)) for pattern in picked]
+    return [tuple(sorted((labels(i) for i in pattern), key=label_order)) for pattern in picked]
 
 
 def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: float) -> list[tuple[str, ...]]:
@@ -87,15 +91,10 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
         found |= (held == len(items)) & (lengths > len(items))
     labels = window.vocab.label
     supersets = [
-        tuple(sorted((labels(i) for i in ids[indptr[j] : indptr[j + 1]].tolist()), key=label_key))
+        tuple(sorted((labels(i) for i in ids[indptr[j] : indptr[j + 1]].tolist()), key=label_order))
         for j in np.flatnonzero(found).tolist()
     ]
-    return sorted(supersets, key=lambda pattern: (len(pattern), [label_key(label) for label in pattern]))
-
-
-def label_key(label: str) -> tuple[int, int, str]:
-    """Numeric labels in numeric order, before the others in text order."""
-    return (0, int(label), "") if label.isdigit() else (1, 0, label)
+    return sorted(supersets, key=lambda pattern: (len(pattern), [label_order(label) for label in pattern]))
 
 
 def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:

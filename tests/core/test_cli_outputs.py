@@ -176,3 +176,18 @@ def test_a_failed_write_leaves_none_of_the_runs_outputs(runner, data, tmp_path):
                     "--sensitive-out", sensitive, "--public-out", "/dev/full")
     one_line_error(result, "/dev/full")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hiv.txt", "s.dat"]
+
+
+def test_labels_that_str_isdigit_calls_digits_are_ordered_as_text(runner, tmp_path):
+    # Regression (review): "²".isdigit() is True but int("²") fails: `items split` ended in a
+    # traceback and `patterns sample` blamed its parameter n.
+    data = tmp_path / "digits.jsonl"
+    data.write_text('{"items": ["\\u00b2", "a", "10"]}\n' * 2 + '{"items": ["9", "a"]}\n')
+    split = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "1",
+                   "--sensitive-out", tmp_path / "s.txt")
+    assert split.exit_code == 0, split.output
+    assert (tmp_path / "s.txt").read_text().split() == ["9", "10", "a", "²"]
+    sample = invoke(runner, "patterns", "sample", data, "-n", "1", "--min-length", "3", "--max-length", "3",
+                    "--min-support", "0.5", "--max-support", "1", "-o", tmp_path / "p.txt")
+    assert sample.exit_code == 0, sample.output
+    assert (tmp_path / "p.txt").read_text() == "10 a ²\n"

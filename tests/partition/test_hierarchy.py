@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from setveil.core.errors import InputError
-from setveil.core.hierarchy import Hierarchy, label_order
+from setveil.core.hierarchy import Hierarchy
+from setveil.core.labeltext import label_order
 from setveil.core.model import Context
 from setveil.core.window import Window
 
