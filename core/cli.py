@@ -140,10 +140,18 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
         raise InputError(source, exc.problem, exc.line) from None
 
 
-def _windows(window: Window, size: int | None) -> list[Window]:
+def _windows(window: Window, size: int | None, smallest: int) -> list[Window]:
+    """Consecutive windows of ``size`` transactions. A last window smaller than the model's
+    smallest safe one (k transactions) joins the window before it, as the service holds a window
+    open until it has that many: a file of 10 transactions in windows of 4 at k=3 is released in
+    windows of 4 and 6, where a last window of 2 could never be released."""
     if size is None:
         return [window]
-    return list(window.slices(size))
+    parts = list(window.slices(size))
+    if len(parts) > 1 and len(parts[-1]) < smallest:
+        tail = parts.pop()
+        parts[-1] = Window.concat([parts[-1], tail], vocab=window.vocab)
+    return parts
 
 
 @cli.command()
@@ -175,7 +183,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pin_hierarchy(configured, original, input_path)
     read_seconds = time.perf_counter() - started
     outcomes = []
-    for index, window in enumerate(_windows(original, window_size)):
+    for index, window in enumerate(_windows(original, window_size, configured.model.smallest_window())):
         try:
             outcomes.append(pipeline.run(window, window_rng(seed, index)))
         except WindowRejected as exc:
@@ -245,7 +253,10 @@ def _json_default(value):
 def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt, max_violations):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
-    Exit 0 when it does, 1 naming the first violations otherwise.
+    Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
+    each with the itemset and transaction that show it (an answer for the data's owner, so it
+    names items); 2 when a file cannot be read as the format says (an item repeated in a released
+    transaction, say) or a parameter is wrong.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     if original_path == release_path == "-":
@@ -260,7 +271,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         position = next(i for i, (a, b) in enumerate(zip(original.tids, release.tids)) if a != b)
         raise SetveilError(f"{release_path}: transaction {position} has another tid than in {original_path}")
     found = []
-    originals, releases = _windows(original, window_size), _windows(release, window_size)
+    smallest = configured.model.smallest_window()
+    originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
     for index, (orig, rel) in enumerate(zip(originals, releases)):
         for violation in release_violations(configured.model, orig, rel):
             found.append((index, violation))

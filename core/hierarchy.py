@@ -152,6 +152,7 @@ class Hierarchy:
             raise InputError(source, "no items to build a hierarchy over")
         level = [(leaf, leaf, leaf) for leaf in leaves]  # (label, first leaf, last leaf)
         edges: list[tuple[str, str, int]] = []
+        taken = set(leaves)
         while len(level) > 1:
             upper = []
             for start in range(0, len(level), fanout):
@@ -161,18 +162,20 @@ class Hierarchy:
                     continue
                 first, last = run[0][1], run[-1][2]
                 label = f"{first}{RANGE_SEPARATOR}{last}"
+                if label in taken:
+                    # labels with '..' inside can make a node's label an item's, or another node's
+                    # ('1..3' and '4' give '4..1..3', as '4..1' and '3' do)
+                    raise InputError(
+                        source,
+                        f"item labels like 'a{RANGE_SEPARATOR}b' make two nodes of the generated hierarchy "
+                        "one label: give a hierarchy file",
+                    )
+                taken.add(label)
                 edges.extend((node, label, 0) for node, _, _ in run)
                 upper.append((label, first, last))
             level = upper
         if not edges:
             return cls([leaves[0]], np.array([-1], dtype=np.int32), None)
-        names = set(leaves)
-        if any(parent in names for _, parent, _ in edges):
-            raise InputError(
-                source,
-                f"an item label has the form 'a{RANGE_SEPARATOR}b' used for generated hierarchy nodes: "
-                "give a hierarchy file",
-            )
         return cls.from_edges(edges)
 
     # -- I/O --------------------------------------------------------------------------------

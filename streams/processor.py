@@ -62,7 +62,7 @@ def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
 def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
     transactions: list[list[str]] = []
     fields: list[dict[str, Any]] = []
-    by_subject: dict[Any, int] = {}
+    by_subject: dict[Any, tuple[int, set[str]]] = {}
     records = 0
     for message in cut.messages:
         single = len(message.records) == 1
@@ -70,16 +70,23 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
             records += 1
             tid = record.tid if record.tid is not None else default_tid(partition, message.offset, index, single)
             if merge_subjects and record.subject is not None:
-                position = by_subject.get(record.subject)
-                if position is not None:
-                    present = set(transactions[position])
-                    transactions[position] = transactions[position] + [i for i in record.items if i not in present]
+                seen = by_subject.get(record.subject)
+                if seen is not None:
+                    position, present = seen
+                    # a subject's items, in order of first appearance, grow in place: a subject
+                    # with many records costs linear, not quadratic, time
+                    merged = transactions[position]
+                    for item in record.items:
+                        if item not in present:
+                            present.add(item)
+                            merged.append(item)
                     fields[position]["tids"].append(tid)
                     continue
-                by_subject[record.subject] = len(transactions)
+                by_subject[record.subject] = (len(transactions), set(record.items))
                 fields.append({"tid": tid, "tids": [tid], "subject": record.subject})
-            else:
-                fields.append({"tid": tid})
+                transactions.append(list(record.items))
+                continue
+            fields.append({"tid": tid})
             transactions.append(record.items)
     # Interning in one pass over a plain dict: labels of a record are unique (parse_record checks).
     index: dict[str, int] = {}

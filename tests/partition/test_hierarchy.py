@@ -139,6 +139,14 @@ def test_balanced_single_item_and_no_items():
 def test_balanced_refuses_labels_that_look_like_generated_nodes():
     with pytest.raises(InputError, match="give a hierarchy file"):
         Hierarchy.balanced(["a", "b", "a..b"], 2)
+    with pytest.raises(InputError, match="make two nodes of the generated hierarchy one label"):
+        Hierarchy.balanced(["a", "b..c", "a..b..c"], 2)
+
+
+def test_balanced_keeps_labels_with_dots_that_make_no_clash():
+    # docs/partition.md said every label of the form a..b was refused; only a clash is
+    h = Hierarchy.balanced(["1..3", "4", "5"], 2)
+    assert sorted(h.labels) == sorted(["1..3", "4", "5", "4..5", "4..1..3"])
 
 
 def test_leaf_nodes_refuses_items_missing_or_inner():
