@@ -34,12 +34,11 @@ class WindowDisplay:
         if self.first is None:
             self.echo(HEADER)
             self.first, self.first_count = now, collected.transactions
-        # transactions per second since the first batch arrived
-        rate = (collected.transactions - self.first_count) / (now - self.first) if now > self.first else 0.0
+        tx_per_second = (collected.transactions - self.first_count) / (now - self.first) if now > self.first else 0.0
         check = "ok" if summary.verified else "off"
         where = summary.id.split("/", 1)[1]
         self.echo(f"{where:<26} {summary.transactions:>6} {summary.information_loss:>6.3f} "
-                  f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {rate:>8,.0f}")
+                  f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
     def summary(self, collected: Collected) -> str:
         p50, p99 = percentiles(collected.latencies)
