@@ -35,6 +35,12 @@ READY, TAKEN = "ready", "taken"
 LIVENESS_SECONDS = 0.2
 
 
+class _ChildDied(Exception):
+    def __init__(self, took_the_window: bool):
+        self.took_the_window = took_the_window
+        super().__init__("the anonymizing process died")
+
+
 class IsolatedProcessor:
     """:class:`~.processor.WindowProcessor`'s interface, running each window in a child process."""
 
@@ -53,29 +59,18 @@ class IsolatedProcessor:
         prepared = self.local.prepare(topic, partition, cut)
         try:
             for attempt in range(2):
-                conn, child = self._ready(), self._child
-                taken = False
                 try:
-                    conn.send(prepared)
-                    deadline = time.monotonic() + self.time_limit
-                    while (left := deadline - time.monotonic()) > 0:
-                        if conn.poll(min(left, LIVENESS_SECONDS)):
-                            answer = conn.recv()
-                            if isinstance(answer, Outcome):
-                                return answer
-                            taken = True
-                        elif not child.is_alive():
-                            # gone, though processes it started may hold its end of the pipe (and
-                            # of its sentinel) open, so that no end-of-file ever comes
-                            raise EOFError
-                except (EOFError, OSError):
+                    outcome = self._exchange(prepared)
+                except _ChildDied as death:
                     code = self._stop()
-                    if not taken and attempt == 0:
+                    if not death.took_the_window and attempt == 0:
                         continue  # it died before it took this window (killed while idle): a new one takes it
                     died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
                     self._replace()
                     return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})",
                                                "error")
+                if outcome is not None:
+                    return outcome
                 break
         except BaseException:
             self._stop()  # never leave a child working on a window nobody waits for
@@ -84,6 +79,28 @@ class IsolatedProcessor:
         return self.local.rejected(
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
             "timeout")
+
+    def _exchange(self, prepared) -> Outcome | None:
+        """The ready child's outcome of ``prepared``, or None once the time limit has passed;
+        :class:`_ChildDied` when the child goes first."""
+        conn, child = self._ready(), self._child
+        took = False
+        try:
+            conn.send(prepared)
+            deadline = time.monotonic() + self.time_limit
+            while (left := deadline - time.monotonic()) > 0:
+                if conn.poll(min(left, LIVENESS_SECONDS)):
+                    answer = conn.recv()
+                    if isinstance(answer, Outcome):
+                        return answer
+                    took = True
+                elif not child.is_alive():
+                    # gone, though processes it started may hold its end of the pipe (and of its
+                    # sentinel) open, so that no end-of-file ever comes
+                    raise EOFError
+        except (EOFError, OSError):
+            raise _ChildDied(took) from None
+        return None
 
     def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
         return self.local.failed(topic, partition, cut, reason, cause)
