@@ -21,8 +21,8 @@ from typing import Any
 import click
 import numpy as np
 
-from .cli import configure, model_options
-from .clitypes import json_option
+from .cli import configure, model_options, pin_hierarchy, read_paths
+from .clitypes import check_json, json_option
 from .engine import Pipeline, window_rng
 from .errors import WindowRejected
 from .formats import FORMATS, read_window
@@ -85,9 +85,11 @@ def _cell(value) -> str:
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
     """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    check_json(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
     started = time.perf_counter()
     window = read_window(input_path, fmt)
+    pin_hierarchy(configured, window, input_path)
     read_seconds = time.perf_counter() - started
     rows = []
     for run in range(runs):
@@ -124,9 +126,13 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
         raise click.BadParameter("comma-separated integers", param_hint="--sizes") from None
     if not size_list or min(size_list) < 1:
         raise click.BadParameter("sizes must be positive", param_hint="--sizes")
+    if len(set(size_list)) != len(size_list):
+        raise click.BadParameter("each size once", param_hint="--sizes")
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    check_json(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
     data = read_window(input_path, fmt)
+    pin_hierarchy(configured, data, input_path)
     rows = []
     for size in size_list:
         latencies, rejected, before, after = [], 0, 0, 0

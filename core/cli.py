@@ -125,6 +125,14 @@ def note_unmatched_items(configured: Configured, original: Window, sensitive, pu
         click.echo(f"setveil: note: {note}", err=True)
 
 
+def read_paths(configured: Configured, *paths) -> tuple:
+    """Every file a run reads: ``paths`` (the input, item and hierarchy files) and the values of
+    the model's and policy's path parameters (``-P restrictive=FILE``), for :func:`check_output`."""
+    declared = (*configured.model.parameters, *configured.policy.parameters)
+    given = (configured.params.get(p.name) for p in declared if p.kind == "path")
+    return (*paths, *(path for path in given if path is not None))
+
+
 def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     """Resolve the hierarchy once over the whole input, so every window and the report use the
     same one (a --fanout hierarchy over all items, as `setveil hierarchy build` writes it); an
@@ -171,7 +179,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     suppression stays as an empty line.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
-    inputs = (input_path, sensitive, public, hierarchy)
+    inputs = read_paths(configured, input_path, sensitive, public, hierarchy)
     check_output(output, "--output", inputs)
     if report is not None:
         check_output(report, "--report", inputs)

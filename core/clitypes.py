@@ -26,6 +26,13 @@ def json_option(dest: str = "json_path", help: str = "Also write the rows as JSO
     return click.option("--json", dest, type=click.Path(dir_okay=False, allow_dash=True), callback=_writable, help=help)
 
 
+def check_json(path, inputs) -> None:
+    """Refuse a ``--json`` path that names a file the run reads (known only once the command's
+    other options are parsed; the option's own check sees the path alone)."""
+    if path is not None:
+        check_output(path, "--json", inputs)
+
+
 def _writable(ctx, param, value):
     if value is not None:
         check_output(value, "--" + param.opts[0].lstrip("-"))

@@ -76,7 +76,7 @@ class Parameter:
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
-            raise ParameterError(self.name, f"got {raw!r}, allowed: true or false")
+            raise ParameterError(self.name, f"got {raw!r}, allowed: true or false (or 1/0, yes/no, on/off)")
         if self.kind == "str":
             return str(raw)
         if self.kind == "path":
@@ -90,6 +90,8 @@ class Parameter:
         if isinstance(raw, bool):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         try:
+            if isinstance(raw, str) and "_" in raw:
+                raise ValueError  # int() and float() take 1_000; a parameter is written plainly
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():
                     raise ValueError
@@ -102,7 +104,7 @@ class Parameter:
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
-            raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer")
+            raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")
         if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         if self.high is not None and (value > self.high or (value == self.high and not self.high_inclusive)):

@@ -18,9 +18,9 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, json_option
+from setveil.core.clitypes import FloatRange, check_json, json_option
 from setveil.core.engine import Pipeline, window_rng
-from setveil.core.errors import WindowRejected
+from setveil.core.errors import InputError, WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
@@ -29,19 +29,30 @@ from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 
 
+def _seeds(_ctx, _param, text: str) -> list[int]:
+    try:
+        seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {text!r}") from None
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise click.BadParameter(f"expected distinct integers >= 0, got {text!r}")
+    return seeds
+
+
 @click.command("coherence")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True)
 @click.option("--k", "k", type=int, required=True)
 @click.option("--p", "p", type=int, required=True)
-@click.option("--seeds", default="1,2,3,4,5", show_default=True, help="Seeds of the item splits.")
+@click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=_seeds,
+              help="Seeds of the item splits (distinct integers >= 0).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True)
 @click.option("--min-support-share", type=FloatRange(0, 1), help="Paper's preprocessing: drop items below this share.")
 @json_option()
-def bench_coherence(input_path, public_share, h, k, p, seeds, policies, min_support_share, json_path):
+def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_support_share, json_path):
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
-    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    check_json(json_path, (input_path,))
     policy_list = [s.strip() for s in policies.split(",") if s.strip()]
     registry = get_registry()
     params = {"h": str(h), "k": str(k), "p": str(p)}
@@ -51,6 +62,9 @@ def bench_coherence(input_path, public_share, h, k, p, seeds, policies, min_supp
     if min_support_share:
         data = data.suppress(np.flatnonzero(data.supports < min_support_share * len(data)))
         data = data.take(np.flatnonzero(data.lengths > 0))
+        if len(data) == 0:
+            raise InputError(input_path, f"no transaction keeps an item held by {min_support_share:.2%} of them "
+                             "(--min-support-share)")
     pm = get_plugin_manager()
     rows = []
     for seed in seed_list:

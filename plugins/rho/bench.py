@@ -38,7 +38,8 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, json_option
+from setveil.core.clitypes import FloatRange, check_json, json_option
+from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
@@ -81,25 +82,46 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
 
 
 def _in_child(function, *args) -> dict[str, Any]:
-    """Run ``function(*args)`` in a forked child; its result plus the child's peak RSS."""
+    """Run ``function(*args)`` in a forked child; its result plus the child's peak RSS. An error
+    in the child is raised here, with its message and exit status; a child that dies (the
+    kernel's OOM killer) is a SetveilError naming how it died."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
 
     def target():
-        start = _resident_mib()
-        result = function(*args)
-        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        result["peak_mib"] = max(own, workers) / 1024
-        if start is not None:
-            result["run_mib"] = result["peak_mib"] - start
-        send.send(result)
+        try:
+            start = _resident_mib()
+            result = function(*args)
+            own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            result["peak_mib"] = max(own, workers) / 1024
+            if start is not None:
+                result["run_mib"] = result["peak_mib"] - start
+        except Exception as exc:  # the parent reports it as the CLI would
+            code = exc.exit_code if isinstance(exc, SetveilError) else 1
+            text = str(exc) if isinstance(exc, SetveilError) else f"{type(exc).__name__} in a benchmark run"
+            send.send(("error", text, code))
+            return
+        send.send(("result", result))
 
     child = context.Process(target=target)
     child.start()
-    result = receive.recv()
+    send.close()  # else, the child gone, recv() would wait for this end for ever
+    try:
+        answer = receive.recv()
+    except EOFError:
+        child.join()
+        code = child.exitcode
+        died = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+        raise SetveilError(f"a benchmark run's process died ({died})") from None
+    finally:
+        receive.close()
     child.join()
-    return result
+    if answer[0] == "error":
+        error = SetveilError(answer[1])
+        error.exit_code = answer[2]
+        raise error
+    return answer[1]
 
 
 def _resident_mib() -> float | None:
@@ -203,6 +225,24 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
     return [full[name] for name in names if name in full] or list(full.values())
 
 
+def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
+    """The (policy, parameters) of every run the chosen experiments make, beyond the base ones."""
+    if "quality" in experiments or "cutoff" in experiments:
+        for flag, values in (("rho", rhos), ("policy", policies)):
+            if not values:
+                raise ParameterError(flag, "give at least one value (comma-separated)")
+        yield from ((policy, {"rho": rho}) for rho in rhos for policy in policies)
+    pair = ("dist", "mine")
+    if "speed" in experiments:
+        yield from ((policy, {"rho": "0.7"}) for policy in pair)
+    if "tmax" in experiments:
+        yield from ((policy, {"rho": "0.7", "t_max": value, "workers": count})
+                    for value in _listed(t_max_values) for policy in pair for count in {"1", workers})
+    if "bmax" in experiments:
+        yield from ((policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"})
+                    for value in _listed(b_max_values) for policy in pair)
+
+
 @click.command("rho")
 @click.option("--datasets", "folder", type=click.Path(exists=True, file_okay=False), envvar="SETVEIL_DATASETS",
               required=True, help="Folder of the FIMI datasets (default: $SETVEIL_DATASETS).")
@@ -232,6 +272,9 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     experiments = list(experiments) or list(EXPERIMENTS)
     rhos, policies = _listed(rhos), _listed(policies)
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
+    for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
+        get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
+    check_json(json_path, [bench.folder / f"{name}.dat" for name in names])
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
     if "quality" in experiments:
         bench.grid("quality", list(full.values()), rhos, policies, rules=True)

@@ -13,7 +13,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
-from setveil.core.clitypes import FloatRange, json_option
+from setveil.core.clitypes import FloatRange, check_json, json_option
 from setveil.core.errors import ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
@@ -21,6 +21,7 @@ from setveil.core.output import check_output, write_text_output
 
 from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
+from .patterns import RestrictivePatterns
 from .sample import TooFewPatterns, frequent_supersets, sample_patterns, write_patterns
 
 
@@ -93,7 +94,7 @@ def _sample(window, count, min_length, max_length, min_support, max_support, see
     try:
         return sample_patterns(window, count, min_length, max_length, min_support, max_support, seed)
     except TooFewPatterns as exc:
-        raise ParameterError("n", str(exc)) from None
+        raise ParameterError("n", f"{exc}; lower -n or widen the lengths and supports") from None
     except MiningTooLarge as exc:
         raise ParameterError("min-support", f"{exc}: raise it or lower --max-length") from None
 
@@ -133,6 +134,9 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     policies = _policies(policy_text)
     steps = round(1 / psi_step)
     psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
+    check_json(json_out, (input_path, patterns_path))
+    if patterns_path is not None:
+        RestrictivePatterns.load(patterns_path)  # its errors before the data is read
     window = read_window(input_path, fmt)
     dropped = ""
     if common_share is not None:
@@ -205,6 +209,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     """§5.2: index build and sanitization seconds, the check's seconds and peak memory."""
     _check_ranges(min_length, max_length, min_support, max_support)
     policies = _policies(policy_text)
+    check_json(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
     click.echo(f"# {machine()}")

@@ -45,6 +45,9 @@ def sample_patterns(
     high = math.floor(max_support * total + 1e-9)
     # no pattern is longer than the longest transaction (and pyfim takes a C long)
     longest = int(window.lengths.max()) if len(window) else 0
+    if min(max_length, longest) < min_length:
+        raise TooFewPatterns(f"no transaction holds {min_length} items, so no pattern of length {min_length}-{max_length} "
+                             f"is frequent; asked for {n}")
     indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=min(max_length, longest),
                                                     budget=ITEMSET_BUDGET)
     lengths = np.diff(indptr)

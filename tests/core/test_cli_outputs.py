@@ -205,3 +205,46 @@ def test_a_last_window_smaller_than_k_joins_the_one_before(runner, tmp_path):
     assert report["windows"] == 2 and [w["transactions"] for w in report["per_window"]] == [4, 6]
     checked = invoke(runner, "verify", data, tmp_path / "out.dat", *k)
     assert checked.exit_code == 0, checked.output
+
+
+def test_a_restrictive_patterns_file_is_read_by_the_run(runner, data, tmp_path):
+    # Regression (QA): -P restrictive=FILE was left out of the "also read by this run" check, and
+    # `-o FILE` replaced the patterns with the release (exit 0)
+    patterns = tmp_path / "r.txt"
+    patterns.write_text("a b\n")
+    model = ["-m", "sanitize", "-P", f"restrictive={patterns}"]
+    one_line_error(invoke(runner, "anonymize", data, "-o", patterns, *model), "'output'", "also read by this run")
+    one_line_error(invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", "--report", patterns, *model),
+                   "'report'", "also read by this run")
+    assert patterns.read_text() == "a b\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bench", "run", "{data}", *K, "--runs", "1"],
+        ["bench", "windows", "{data}", *K, "--sizes", "2"],
+        ["bench", "coherence", "{data}", "--public-share", "0.5", "--h", "0.5", "--k", "2", "--p", "2", "--seeds", "1"],
+        ["bench", "partition", "{data}", "-k", "2", "--fanout", "2", "-m", "2"],
+        ["bench", "audit", "{data}", "--sigma", "0.5", "--runs", "1"],
+        ["bench", "sanitize", "effectiveness", "{data}"],
+        ["bench", "sanitize", "speed", "{data}"],
+    ],
+    ids=lambda command: " ".join(command[1:3]),
+)
+def test_no_benchmark_writes_its_json_over_a_file_it_reads(runner, data, command):
+    # Regression (QA): --json was checked alone, and `bench run d.dat --json d.dat` replaced the data
+    before = data.read_bytes()
+    args = [str(data) if a == "{data}" else a for a in command]
+    one_line_error(invoke(runner, *args, "--json", data), "'json'", "also read by this run")
+    assert data.read_bytes() == before
+
+
+def test_a_benchmark_names_the_hierarchy_that_misses_items_of_the_data(runner, data, tmp_path):
+    # Regression (QA): bench run said "model error: InputError" (exit 1); bench windows counted the
+    # window as rejected and exited 0
+    partial = tmp_path / "h.csv"
+    partial.write_text("a,A\nb,A\nA,R\n")
+    model = ["-m", "kanonymity", "-P", "k=2", "--hierarchy", partial]
+    one_line_error(invoke(runner, "bench", "run", data, *model, "--runs", "1"), "item(s) of the data are not in the hierarchy")
+    one_line_error(invoke(runner, "bench", "windows", data, *model, "--sizes", "4"), "not in the hierarchy")

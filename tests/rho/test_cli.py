@@ -1,6 +1,8 @@
 """The command line with the rho model: anonymize with a report, verify, refusals, the bench."""
 
 import json
+import os
+import signal
 
 import pytest
 from click.testing import CliRunner
@@ -110,6 +112,33 @@ def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
     assert result.exit_code == 0, result.output
     rows = json.loads(out.read_text())["rows"]["speed"]
     assert {row["policy"] for row in rows} == {"dist", "mine"} and all(row["verified"] for row in rows)
+
+
+@pytest.mark.parametrize("option", [["--rho", "1"], ["--policy", "nope"], ["--workers", "0"],
+                                    ["--experiment", "tmax", "--t-max-values", "0,x"]])
+def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option):
+    # Regression (QA): the setting failed in the forked run, which the parent waited for for ever
+    (tmp_path / "retail.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "retail", *option)
+    assert result.exit_code == 2
+    assert "retail.dat" not in result.output and ("parameter" in result.output or "unknown policy" in result.output)
+
+
+def test_a_benchmark_run_that_fails_or_dies_is_reported_not_waited_for():
+    from setveil.core.errors import ParameterError, SetveilError
+    from setveil.plugins.rho.bench import _in_child
+
+    def refuses():
+        raise ParameterError("rho", "no")
+
+    def dies():
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    with pytest.raises(SetveilError, match="parameter 'rho': no") as refused:
+        _in_child(refuses)
+    assert refused.value.exit_code == 2
+    with pytest.raises(SetveilError, match=r"died \(killed by signal 9\)"):
+        _in_child(dies)
 
 
 def test_a_confidence_of_exactly_rho_is_safe(tmp_path):
