@@ -173,7 +173,7 @@ def _windows(window: Window, size: int | None, smallest: int) -> list[Window]:
 @click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: from the suffix).")
 @click.option("--no-verify", is_flag=True, help="Skip the independent check (benchmarks only).")
 def anonymize(input_path, output, model, policy, params, sensitive, public, hierarchy, fanout, window_size, seed, report, fmt, output_format, no_verify):
-    """Anonymize INPUT and write the release to OUTPUT.
+    """Anonymize INPUT and write the release to -o OUTPUT.
 
     Line i of the release is transaction i of the input; a transaction emptied by
     suppression stays as an empty line.
@@ -262,8 +262,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
-    each with the itemset and transaction that show it (an answer for the data's owner, so it
-    names items); 2 when a file cannot be read as the format says (an item repeated in a released
+    each with what shows it: an itemset, a transaction or both (an answer for the data's owner,
+    so it names items); 2 when a file cannot be read as the format says (an item repeated in a released
     transaction, say) or a parameter is wrong.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)

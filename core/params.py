@@ -72,11 +72,9 @@ class Parameter:
             if isinstance(raw, bool):
                 return raw
             text = str(raw).strip().lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ParameterError(self.name, f"got {raw!r}, allowed: true or false (or 1/0, yes/no, on/off)")
+            if text in ("true", "false"):
+                return text == "true"
+            raise ParameterError(self.name, f"got {raw!r}, allowed: true or false")
         if self.kind == "str":
             return str(raw)
         if self.kind == "path":

@@ -58,10 +58,10 @@ class Setting:
     def default(self) -> Any:
         return self.parameter.default
 
-    def parse(self, raw: Any, source: str, *, final: bool = True) -> Any:
-        """The value of ``raw`` from ``source``. A path is checked to exist only when ``final``:
-        a file's path may be overridden by the environment or the command line (a container
-        mounts the item files elsewhere), and only the value in force must exist."""
+    def parse(self, raw: Any, source: str) -> Any:
+        """The value of ``raw`` from ``source`` (:func:`load_settings` parses only the value in
+        force: a file's path may be overridden by the environment or the command line, when a
+        container mounts the item files elsewhere, and only that one must exist)."""
         if self.parameter.kind == "params":
             return _parse_params(self.name, raw, source)
         if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
@@ -70,8 +70,6 @@ class Setting:
             # TOML can give a number, a list or a table where text is meant; str() would turn it
             # into a topic named "['a']" or a bind address of 0.0.0.12
             raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
-        if self.parameter.kind == "path" and not final:
-            return raw
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:
@@ -238,11 +236,16 @@ def load_settings(
     env = os.environ if env is None else env
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
     sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
+    given: dict[str, Any] = {}
 
     def assign(setting: Setting, raw: Any, source: str) -> None:
-        # model parameters merge key by key across the sources, later ones winning per key
-        parsed = setting.parse(raw, source, final=False)
-        values[setting.name] = {**values[setting.name], **parsed} if setting.parameter.kind == "params" else parsed
+        if setting.parameter.kind == "params":
+            # model parameters merge key by key across the sources, later ones winning per key
+            values[setting.name] = {**values[setting.name], **setting.parse(raw, source)}
+        else:
+            # only the value in force is parsed (below): a source of higher precedence overrides
+            # a bad value of a lower one, as it overrides a good one
+            given[setting.name] = raw
         sources[setting.name] = source
 
     if config is None and env.get("SETVEIL_CONFIG"):
@@ -258,9 +261,8 @@ def load_settings(
     for layer in (pairs, options or {}):
         for name, raw in layer.items():
             assign(_setting(name), raw, "the command line")
-    for setting in SETTINGS:
-        if setting.parameter.kind == "path" and values[setting.name] is not None:
-            values[setting.name] = setting.parse(values[setting.name], sources[setting.name])
+    for name, raw in given.items():
+        values[name] = BY_NAME[name].parse(raw, sources[name])
     _check(values)
     return Settings(values, sources)
 

@@ -174,6 +174,19 @@ def test_a_path_must_exist_only_as_finally_set(tmp_path):
     assert info.value.name == "model.sensitive"
 
 
+def test_only_the_value_in_force_is_checked(tmp_path):
+    # Regression (QA as a new user): a bad value in the file could not be overridden by the
+    # environment or --set, which the README's precedence promises
+    config = tmp_path / "setveil.toml"
+    config.write_text("[window]\nmax_transactions = -1\n")
+    assert load_settings(config, ["window.max_transactions=10"], env={}).window.max_transactions == 10
+    assert load_settings(config, env={"SETVEIL_WINDOW_MAX_TRANSACTIONS": "20"}).window.max_transactions == 20
+    with pytest.raises(ParameterError, match=r"got -1.*\(from .*setveil.toml\)"):
+        load_settings(config, env={})
+    with pytest.raises(ParameterError, match=r"\(from \$SETVEIL_WINDOW_MAX_TRANSACTIONS\)"):
+        load_settings(None, env={"SETVEIL_WINDOW_MAX_TRANSACTIONS": "x"})
+
+
 def test_model_parameters_merge_key_by_key_across_sources(tmp_path):
     config = tmp_path / "setveil.toml"
     config.write_text("[model.params]\nh = 0.4\nk = 5\n")
