@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import InputError
 from .output import write_output
-from .records import RecordError, extension, parse_record
+from .records import MAX_LABEL_LENGTH, RecordError, extension, parse_record
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Window
 
@@ -111,12 +111,18 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
     if lines and lines[-1] == "":
         lines.pop()
     intern = vocab.intern
+    known = len(vocab)
     lengths = np.empty(len(lines), dtype=np.int64)
     flat: list[int] = []
     for position, line in enumerate(lines):
         tokens = line.split()
         lengths[position] = len(tokens)
         flat.extend([intern(t) for t in tokens])
+    if len(vocab) > known and max(map(len, vocab.labels[known:])) > MAX_LABEL_LENGTH:
+        # the limit of JSONL and msgpack records and of the service, so that every release
+        # setveil writes reads back; the line is looked for only when a label is too long
+        line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in text.split()))
+        raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", line)
     try:
         return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32))
     except DuplicateItem as exc:
@@ -152,6 +158,19 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
         raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _map_of(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map whose keys are all different: JSON and msgpack keep the last of a repeated key, so
+    ``{"items": [...], "items": [...]}`` would release one list and drop the other in silence."""
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _RepeatedKey
+    return mapping
+
+
 def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
     text = _decode(path, data)
 
@@ -160,7 +179,9 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, object_pairs_hook=_map_of)
+            except _RepeatedKey:
+                raise InputError(path, "an object repeats a key", number) from None
             except json.JSONDecodeError as exc:
                 raise InputError(path, f"not valid JSON ({exc.msg})", number) from None
             except RecursionError:
@@ -196,7 +217,8 @@ def _is_unicode(text: str) -> bool:
 
 
 def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
-    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension)
+    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
+                                object_pairs_hook=_map_of)
 
     def records():
         number = 0
@@ -209,6 +231,8 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
                 if consumed < len(data):
                     raise InputError(path, "truncated msgpack record", number) from None
                 return
+            except _RepeatedKey:
+                raise InputError(path, "a map repeats a key", number) from None
             except (msgpack.UnpackException, ValueError) as exc:
                 raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
             except TypeError:  # a list or map as a map key: Python cannot hash it

@@ -36,12 +36,21 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     text = os.fspath(path)
     if text == STDOUT:
         return
+    if not text:
+        raise ParameterError(flag.lstrip("-"), "the path is empty")
     target = Path(text)
     if target.is_dir():
         raise InputError(text, f"cannot write {flag}: it is a directory")
     parent = target.resolve().parent
     if not parent.is_dir():
         raise InputError(text, f"cannot write {flag}: no directory {parent}")
+    # a regular file is replaced by a rename inside its directory; a device or pipe is opened
+    mode = _mode_of(Path(os.path.realpath(text)), text)
+    if mode is None or stat.S_ISREG(mode):
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise InputError(text, f"cannot write {flag}: directory {parent} is not writable")
+    elif not os.access(text, os.W_OK):
+        raise InputError(text, f"cannot write {flag}: permission denied")
     for other in inputs:
         if other is None or os.fspath(other) == STDOUT:
             continue

@@ -248,3 +248,16 @@ def test_a_benchmark_names_the_hierarchy_that_misses_items_of_the_data(runner, d
     model = ["-m", "kanonymity", "-P", "k=2", "--hierarchy", partial]
     one_line_error(invoke(runner, "bench", "run", data, *model, "--runs", "1"), "item(s) of the data are not in the hierarchy")
     one_line_error(invoke(runner, "bench", "windows", data, *model, "--sizes", "4"), "not in the hierarchy")
+
+
+def test_an_empty_output_path_is_named_as_such(runner, data):
+    # Regression (QA): `-o ''` was "cannot write --output: it is a directory" (the empty path is '.')
+    one_line_error(invoke(runner, "anonymize", data, "-o", "", *K), "'output'", "the path is empty")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any directory")
+def test_a_directory_the_user_cannot_write_is_refused_before_the_run(runner, data, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    one_line_error(invoke(runner, "anonymize", data, "-o", locked / "o.dat", *K), "is not writable")

@@ -191,3 +191,32 @@ def _written(tmp_path, lines):
     path = tmp_path / "ok.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("in.jsonl", b'{"items": ["a"]}\n{"items": ["b", "c"], "items": ["d"]}\n', "an object repeats a key"),
+        ("in.msgpack", msgpack.packb({"items": ["a"]}) + b"\x82\xa5items\x91\xa1b\xa5items\x91\xa1c",
+         "a map repeats a key"),
+    ],
+    ids=["jsonl", "msgpack"],
+)
+def test_a_repeated_key_is_refused_not_dropped(tmp_path, name, content, words):
+    # Regression (QA): the last of a repeated key won, and the other list was dropped in silence
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and info.value.problem == words
+
+
+def test_a_fimi_label_longer_than_a_record_may_hold_is_refused(tmp_path):
+    # Regression (QA): FIMI took a label of 2,000 characters and wrote it to a JSONL release that
+    # anonymize and verify then refused to read
+    path = tmp_path / "in.dat"
+    path.write_text("a b\n" + "c " + "7" * 1025 + "\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and "longer than 1024 characters" in info.value.problem
+    assert "7777" not in str(info.value)
