@@ -30,7 +30,7 @@ import numpy as np
 
 from .arrays import concat_ranges
 from .errors import InputError
-from .labeltext import LabelSyntaxError, field_text, label_order, split_fields
+from .labeltext import LabelSyntaxError, field_text, label_order, read_utf8, split_fields
 from .output import write_text_output
 from .window import Window
 
@@ -81,15 +81,8 @@ class Hierarchy:
     @classmethod
     def read(cls, path: str | os.PathLike) -> Hierarchy:
         """Parse a ``child,parent`` file; errors name the file and line."""
-        try:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise InputError(path, "not UTF-8 text") from None
         edges = []
-        for number, line in enumerate(text.split("\n"), start=1):
+        for number, line in enumerate(read_utf8(path).split("\n"), start=1):
             stripped = line.strip()
             if not stripped or stripped.startswith("#"):
                 continue

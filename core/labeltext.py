@@ -119,21 +119,26 @@ def field_text(label: str) -> str:
     return label
 
 
-def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
-    """The line number and labels of each non-blank line of a UTF-8 file of several labels per
-    line (a byte-order mark allowed), lines split at ``\n`` alone as in the FIMI data. Raises
-    :class:`InputError` naming the file, and the line where one is at fault."""
-    path = os.fspath(path)
+def read_utf8(path: str | os.PathLike) -> str:
+    """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
+    byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
-    for number, line in enumerate(text.split("\n"), start=1):
+
+
+def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
+    """The line number and labels of each non-blank line of a UTF-8 file of several labels per
+    line (a byte-order mark allowed), lines split at ``\n`` alone as in the FIMI data. Raises
+    :class:`InputError` naming the file, and the line where one is at fault."""
+    path = os.fspath(path)
+    for number, line in enumerate(read_utf8(path).split("\n"), start=1):
         try:
             labels = split_labels(line)
         except LabelSyntaxError as exc:

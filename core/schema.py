@@ -13,7 +13,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
-from .labeltext import LabelSyntaxError, label_text, split_labels
+from .labeltext import LabelSyntaxError, label_text, read_utf8, split_labels
 from .output import write_output
 from .vocabulary import Vocabulary
 
@@ -67,23 +67,17 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     leave that item unprotected). A line of several bare labels is refused rather than read as one
     label no item has."""
     labels = set()
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            for number, line in enumerate(handle, 1):
-                try:
-                    found = split_labels(line)
-                except LabelSyntaxError as exc:
-                    raise InputError(path, str(exc), number) from None
-                if len(found) > 1:
-                    raise InputError(
-                        path, 'a line holds several labels; give one item label per line (write a label with '
-                        'blanks inside as a JSON string: "New York")', number
-                    )
-                labels.update(found)
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text") from None
+    for number, line in enumerate(read_utf8(path).split("\n"), 1):
+        try:
+            found = split_labels(line)
+        except LabelSyntaxError as exc:
+            raise InputError(path, str(exc), number) from None
+        if len(found) > 1:
+            raise InputError(
+                path, 'a line holds several labels; give one item label per line (write a label with '
+                'blanks inside as a JSON string: "New York")', number
+            )
+        labels.update(found)
     return frozenset(labels)
 
 

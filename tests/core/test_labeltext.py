@@ -63,3 +63,16 @@ def test_an_item_list_names_the_line_of_a_bad_label(tmp_path):
     with pytest.raises(InputError) as info:
         read_label_file(path)
     assert info.value.line == 3 and "JSON string" in info.value.problem
+
+
+@pytest.mark.parametrize("kind", ["items", "hierarchy"])
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path, kind):
+    # Regression (QA): item and hierarchy files said "not UTF-8 text" without a line, where data
+    # files name it
+    from setveil.core.hierarchy import Hierarchy
+
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"a,R\nb,R\n\xff,R\n" if kind == "hierarchy" else b"a\nb\n\xff\n")
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path) if kind == "hierarchy" else read_label_file(path)
+    assert info.value.line == 3 and info.value.problem == "not valid UTF-8"
