@@ -387,6 +387,10 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
         raise click.UsageError("--method coherence needs --public-share")
     if method == "random" and sensitive_share is None:
         raise click.UsageError("--method random needs --sensitive-share")
+    for name, value, used_by in (("sensitive-share", sensitive_share, "random"), ("public-share", public_share, "coherence"),
+                                 ("h", h, "coherence")):
+        if value is not None and method != used_by:
+            raise ParameterError(name, f"an option of --method {used_by}; --method {method} would ignore it")
     for flag, path in (("--sensitive-out", sensitive_out), ("--public-out", public_out)):
         if path is not None:
             check_output(path, flag, (input_path,))

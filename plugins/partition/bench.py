@@ -22,6 +22,7 @@ import click
 
 from setveil.core.clitypes import check_json, json_option
 from setveil.core.engine import window_rng
+from setveil.core.errors import InputError
 from setveil.core.formats import read_window
 from setveil.core.model import Context
 from setveil.core.output import write_text_output
@@ -76,7 +77,10 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         window = read_window(path)
         name = Path(path).name.removesuffix(".gz").rsplit(".", 1)[0]
         for fanout in fanouts:
-            context = Context(fanout=fanout).pinned(window)
+            try:
+                context = Context(fanout=fanout).pinned(window)
+            except InputError as exc:  # built over the items of this file, so it is at fault
+                raise InputError(path, exc.problem, exc.line) from None
             for k in ks:
                 for model, extra in settings:
                     configured = registry.configure(model, None, {"k": str(k), **extra}, context)

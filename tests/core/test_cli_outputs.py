@@ -261,3 +261,11 @@ def test_a_directory_the_user_cannot_write_is_refused_before_the_run(runner, dat
     locked.mkdir()
     locked.chmod(0o555)
     one_line_error(invoke(runner, "anonymize", data, "-o", locked / "o.dat", *K), "is not writable")
+
+
+def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp_path):
+    # Regression (QA): --method coherence ignored --sensitive-share in silence
+    result = invoke(runner, "items", "split", data, "--public-share", "0.5", "--sensitive-share", "0.3",
+                    "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, "sensitive-share", "--method coherence would ignore it")
+    assert not (tmp_path / "s.txt").exists()
