@@ -32,7 +32,8 @@ STDOUT = "-"
 
 def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     """Refuse, before anything is read, an output ``path`` (given as ``flag``) that cannot be
-    written: a directory, a missing directory, or one of the ``inputs`` (paths read by the run)."""
+    written: a directory, a missing directory, a file or directory the user may not write, or one
+    of the ``inputs`` (paths read by the run)."""
     text = os.fspath(path)
     if text == STDOUT:
         return
@@ -49,7 +50,8 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     if mode is None or stat.S_ISREG(mode):
         if not os.access(parent, os.W_OK | os.X_OK):
             raise InputError(text, f"cannot write {flag}: directory {parent} is not writable")
-    elif not os.access(text, os.W_OK):
+    if mode is not None and not os.access(text, os.W_OK):
+        # replacing it by a rename would succeed, and hand a read-only file to its writer
         raise InputError(text, f"cannot write {flag}: permission denied")
     for other in inputs:
         if other is None or os.fspath(other) == STDOUT:
