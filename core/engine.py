@@ -9,6 +9,7 @@ release leaves :meth:`Pipeline.run` only when :func:`~setveil.core.verify.releas
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,20 @@ from .model import Release
 from .plugins import Configured
 from .verify import release_violations
 from .window import Window
+
+
+log = logging.getLogger("setveil")
+
+
+def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
+    """Call an observer hook (``setveil_window_anonymized``, ``setveil_window_rejected``): an
+    observer that raises is logged by the type of its error alone (its message may quote the
+    window) and changes nothing, so that a broken metrics plugin can neither emit a window nor
+    stop a worker."""
+    try:
+        observers(**kwargs)
+    except Exception as exc:
+        log.error("an observer of %s raised %s; the window's outcome stands", observers.name, type(exc).__name__)
 
 
 @dataclass
@@ -85,9 +100,9 @@ class Pipeline:
             "verified": verified,
             "stats": release.stats,
         }
-        self.hook.setveil_window_anonymized(window=window, release=release, report=report)
+        notify(self.hook.setveil_window_anonymized, window=window, release=release, report=report)
         return Outcome(release, report)
 
     def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
-        self.hook.setveil_window_rejected(window=window, model=self.model, reason=reason)
+        notify(self.hook.setveil_window_rejected, window=window, model=self.model, reason=reason)
         raise WindowRejected(reason, cause) from cause

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from setveil.core.engine import Pipeline, window_rng
+from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import Infeasible, WindowRejected
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
@@ -164,8 +164,7 @@ class WindowProcessor:
 
     def _observe_rejection(self, window: Window | None, reason: str) -> None:
         # Pipeline.run tells the observers of the rejections it makes; these are the others.
-        pipeline = self.pipeline
-        pipeline.hook.setveil_window_rejected(window=window, model=pipeline.model, reason=reason)
+        notify(self.pipeline.hook.setveil_window_rejected, window=window, model=self.pipeline.model, reason=reason)
 
     def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
         value = codec.encode_rejected_window(ref, self.model_map, reason, transactions)

@@ -57,6 +57,8 @@ class Collected:
     started: float = field(default_factory=time.monotonic)
     latencies: list[float] = field(default_factory=list)
     release: dict[Any, list[str]] = field(default_factory=dict)
+    #: the window each tid of ``release`` came in
+    origin: dict[Any, str] = field(default_factory=dict)
 
     @property
     def information_loss(self) -> float:
@@ -120,9 +122,13 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
     out.latencies.append(emitted - window["opened"])
     if keep:
         for transaction in transactions:
-            if transaction["tid"] in out.release:
-                raise ReleaseError(f"tid {transaction['tid']!r} is in two windows with different ids")
-            out.release[transaction["tid"]] = transaction["items"]
+            tid = transaction["tid"]
+            if tid in out.release:
+                # tids are the producers' (a patient number, say): the error names windows only
+                raise ReleaseError(f"windows {out.origin[tid]} and {window['id']} release one tid under different "
+                                   "window ids")
+            out.release[tid] = transaction["items"]
+            out.origin[tid] = window["id"]
     return WindowSummary(window["id"], window["partition"], len(transactions), metrics["information_loss"],
                          window["opened"], window["closed"], emitted, batch["verified"])
 

@@ -156,3 +156,28 @@ def test_a_policy_must_extend_its_models_base(recorder):
 def test_window_rng_depends_only_on_seed_and_key():
     assert window_rng(1, "t/0/5-9").integers(1 << 30) == window_rng(1, "t/0/5-9").integers(1 << 30)
     assert window_rng(1, 0).integers(1 << 30) != window_rng(2, 0).integers(1 << 30)
+
+
+class BrokenObserver:
+    @hookimpl
+    def setveil_window_anonymized(self, window, release, report):
+        raise KeyError(window.labels(0)[0])
+
+    @hookimpl
+    def setveil_window_rejected(self, window, model, reason):
+        raise KeyError(window.labels(0)[0])
+
+
+def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder, caplog):
+    # Regression (QA as a security reviewer): an observer's error replaced the window's outcome
+    # (a rejection became a crash) and its message could quote the window
+    _, pm, registry = recorder
+    pm.register(BrokenObserver(), name="broken-observer")
+    good = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    outcome = Pipeline(good, pm).run(Window.from_transactions([["secret"], ["b"]]), window_rng(0, 0))
+    assert outcome.report["verified"] is True
+    leaky = registry.configure("leaky", None, {"k": "2"}, Context())
+    with pytest.raises(WindowRejected, match="failed the leaky check"):
+        Pipeline(leaky, pm).run(Window.from_transactions([["secret"], ["b"]]), window_rng(0, 0))
+    messages = [record.getMessage() for record in caplog.records]
+    assert len(messages) == 2 and all("raised KeyError" in m and "secret" not in m for m in messages)

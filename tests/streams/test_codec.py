@@ -102,3 +102,21 @@ def test_a_batch_round_trips():
 def test_an_extension_value_is_named_as_one():
     with pytest.raises(MessageRejected, match="item 0 is a msgpack extension"):
         decode_message(msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), 64)
+
+
+def test_a_tid_released_in_two_windows_is_named_by_its_windows_only():
+    # Regression (QA as a security reviewer): the error quoted the tid, which producers choose (a
+    # patient number, say)
+    from setveil.streams.tail import Collected, ReleaseError, _take
+
+    def batch(window_id, tid):
+        return {"window": {"id": window_id, "partition": 0, "opened": 0.0, "closed": 0.0}, "verified": True,
+                "metrics": {"items_in": 1, "items_out": 1, "information_loss": 0.0},
+                "transactions": [{"tid": tid, "items": ["a"]}]}
+
+    out, seen = Collected(), set()
+    _take(batch("in/0/0-9", "SECRET-PATIENT-7"), 1.0, seen, out, keep=True)
+    with pytest.raises(ReleaseError) as info:
+        _take(batch("in/1/0-9", "SECRET-PATIENT-7"), 1.0, seen, out, keep=True)
+    assert "in/0/0-9" in str(info.value) and "in/1/0-9" in str(info.value)
+    assert "SECRET" not in str(info.value)
