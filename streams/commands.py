@@ -8,6 +8,7 @@ import functools
 import os
 import signal
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from setveil.core.cli import build_context, configure, model_options, refuse_unu
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
+from setveil.core.model import Context
 from setveil.core.output import check_output
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
@@ -45,10 +47,20 @@ def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | 
     return load_settings(config, list(overrides), options=options)
 
 
+#: why a worker takes no --fanout
+PER_WINDOW_HIERARCHY = (
+    "a worker would build a hierarchy over each window's own items, whose inner nodes are named after "
+    "that window's labels (a batch would show labels no released transaction keeps) and differ between "
+    "windows; give --hierarchy, from `setveil hierarchy build` over representative data or your item domain"
+)
+
+
 def model_settings(model, policy, params, sensitive, public, hierarchy, fanout) -> dict[str, Any]:
     """The model options of the command line as settings (they override file and environment)."""
+    if fanout is not None:
+        raise ParameterError("fanout", PER_WINDOW_HIERARCHY)
     given = {"model.name": model, "model.policy": policy, "model.sensitive": sensitive, "model.public": public,
-             "model.hierarchy": hierarchy, "model.fanout": fanout}
+             "model.hierarchy": hierarchy}
     out: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if params:
         out["model.params"] = parse_assignments(params)
@@ -62,7 +74,7 @@ def configure_model(settings: Settings) -> Configured:
         raise ParameterError("model.name", "no model: give --model or set SETVEIL_MODEL_NAME")
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
-        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, m.fanout)
+        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
     except ParameterError as exc:
         if exc.name not in m.params:
             raise
@@ -249,17 +261,23 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         context = replace(context, schema=ItemSchema(private=frozenset()))
     assignments = parse_assignments(params)
     get_registry().configure(model, policy, assignments, context)
-    model_args = ["--model", model, *(["--policy", policy] if policy else []),
-                  *(["--hierarchy", hierarchy] if hierarchy else []), *(["--fanout", str(fanout)] if fanout else []),
-                  *(arg for pair in params for arg in ("-P", pair))]
     original = read_window(dataset)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
+    scratch = tempfile.TemporaryDirectory(prefix="setveil-bench-stream-")
+    if fanout is not None:
+        # workers take no --fanout (PER_WINDOW_HIERARCHY): one hierarchy over the dataset, as
+        # `setveil hierarchy build` writes it, serves every worker
+        hierarchy = str(Path(scratch.name) / "hierarchy.csv")
+        Context(fanout=fanout).hierarchy_for(original).write(hierarchy)
+    model_args = ["--model", model, *(["--policy", policy] if policy else []),
+                  *(["--hierarchy", hierarchy] if hierarchy else []),
+                  *(arg for pair in params for arg in ("-P", pair))]
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
                          time_limit)
     signal.signal(signal.SIGTERM, _terminate)
-    with broker() as running:
+    with scratch, broker() as running:
         run_bench(running, config, click.echo)
 
 

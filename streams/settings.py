@@ -151,7 +151,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", _p("sensitive", "file of sensitive (private) items, one per line", "path")),
     Setting("model", _p("public", "file of public items, one per line; default: all non-sensitive", "path")),
     Setting("model", _p("hierarchy", "generalization hierarchy file (child,parent lines)", "path")),
-    Setting("model", _p("fanout", "build a balanced hierarchy of this fan-out", "int", None, low=2)),
     Setting("model", _p("seed", "seed of every random choice (per window: seed and window id)", "int", 0)),
     Setting("model", _p("verify", "run the model's independent check on every window", "bool", True)),
     Setting("model", _p("time_limit", "seconds a window may take to anonymize and check, in a child process; past "

@@ -128,6 +128,16 @@ def test_serve_validates_model_and_settings_before_it_connects(sample, monkeypat
     assert result.exit_code == 2 and "'model.sensitive'" in result.output and "$SETVEIL_MODEL_SENSITIVE" in result.output
 
 
+def test_a_worker_refuses_a_hierarchy_built_per_window(monkeypatch):
+    # Regression (QA as a security reviewer): with --fanout each window's hierarchy named its
+    # nodes after that window's items, and a verified batch showed a label only one transaction held
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    result = CliRunner().invoke(cli, ["serve", "--model", "kanonymity", "-P", "k=5", "--fanout", "3"])
+    assert result.exit_code == 2 and "'fanout'" in result.output and "give --hierarchy" in result.output
+    with pytest.raises(ParameterError, match="no setting has this environment variable"):
+        load_settings(None, env={"SETVEIL_MODEL_FANOUT": "3"})
+
+
 def test_stream_commands_come_from_the_plugin_hook():
     for name in ("serve", "dev-broker", "replay", "tail", "demo"):
         assert name in cli.commands
