@@ -215,7 +215,10 @@ class StreamService:
 
     async def _open(self, partition: int, offset: int) -> PartitionState:
         w = self.settings.window
-        windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds)
+        # half the largest batch: a batch carries what its records carried, and room is left for
+        # generalized labels longer than the items they replace
+        windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds,
+                            max_bytes=self.settings.producer.max_request_bytes // 2)
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         points = await self._logged_cuts(state, offset)
         if points:
@@ -304,7 +307,8 @@ class StreamService:
         for event, result in zip(events, decoded):
             offset = event.message.offset
             if result.rejection is None:
-                windower.add(Message(offset, result.records, received, event, again.pop(offset, [])))
+                windower.add(Message(offset, result.records, received, event, again.pop(offset, []),
+                                     size=len(event.value)))
             else:
                 rejected.append((event, result.rejection))
         if rejected:
@@ -470,14 +474,17 @@ class StreamService:
             await self._send(self.settings.topics.windows, str(partition).encode(),
                              encode_entry(cut.first_offset, cut.last_offset),
                              partition=log_partition(partition, self.log_partitions))
+        limit = self.settings.producer.max_request_bytes
+        if outcome.emitted and len(outcome.value) > limit:
+            # Windows are cut at half this, so only generalized labels much longer than the items
+            # (or min_transactions) get here. The broker client would refuse the batch, and a
+            # stopped worker would cut the same window on every restart (the window log keeps its
+            # bounds): it fails closed instead, its records kept by reference in the input topic.
+            outcome = self.processor.failed(
+                self.topic, partition, cut, f"its batch of {len(outcome.value)} bytes exceeds producer.max_request_bytes="
+                f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", "oversize")
         key = f"{self.topic}/{partition}".encode()
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
-        limit = self.settings.producer.max_request_bytes
-        if len(outcome.value) > limit:
-            # the broker client refuses it; say which knob lets it through (the window log keeps
-            # the window's bounds, so a smaller window.max_transactions cannot)
-            log.error("window %s: its batch of %d bytes exceeds producer.max_request_bytes=%d; raise it (and the "
-                      "topic's max.message.bytes) and restart", outcome.ref.id, len(outcome.value), limit)
         await self._send(topic, key, outcome.value, outcome.headers)
         self._keep_gap_off_records(state, (message.offset for message in cut.messages), later)
         for message in cut.messages:

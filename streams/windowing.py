@@ -8,11 +8,13 @@ messages not yet in an emitted window and decides where windows end:
    last committed offset, and any window that was already emitted must come again with the same
    boundaries, hence the same id. The window log (:mod:`.windowlog`) tells where those windows
    ended; those cut points are honoured before anything else, whatever the size or age.
-2. **Size.** As soon as ``max_transactions`` are pending, a window of at most that many
-   transactions is cut at a message boundary. Message boundaries can make the two limits
-   collide (a message of 300 records, or 40 pending before one of 70 with a maximum of 100
-   and a minimum of 50); then the minimum wins and the window holds more than the maximum,
-   as few messages more as it takes.
+2. **Size.** As soon as ``max_transactions`` are pending, or messages of ``max_bytes`` in all, a
+   window of at most that many transactions and bytes is cut at a message boundary (the byte
+   bound keeps a window's batch within what the producer may send: records of a megabyte each
+   would otherwise make a batch of gigabytes). Message boundaries can make the limits collide (a
+   message of 300 records, or 40 pending before one of 70 with a maximum of 100 and a minimum of
+   50); then the minimum wins and the window holds more than the maximum, as few messages more
+   as it takes.
 3. **Time.** When the oldest pending message has waited ``max_seconds``, everything pending is
    cut, unless it holds fewer than ``min_transactions``: then it is held and merged with what
    comes next.
@@ -49,6 +51,8 @@ class Message:
     handle: Any = None
     #: handles of later deliveries of the same offset (see "Re-delivery" above)
     again: list[Any] = field(default_factory=list)
+    #: the bytes of the message as it came
+    size: int = 0
 
 
 @dataclass
@@ -76,8 +80,10 @@ class Windower:
     max_transactions: int
     min_transactions: int
     max_seconds: float
+    max_bytes: int = 1 << 62
     pending: deque[Message] = field(default_factory=deque)
     pending_transactions: int = 0
+    pending_bytes: int = 0
     cut_points: deque[int] = field(default_factory=deque)
     seen: int = -1
     # pending by offset: a rebalance can re-deliver thousands of held messages at once
@@ -105,6 +111,7 @@ class Windower:
         self.pending.append(message)
         self._held[message.offset] = message
         self.pending_transactions += len(message.records)
+        self.pending_bytes += message.size
         self.seen = max(self.seen, message.offset)
 
     def held(self, offset: int) -> Message | None:
@@ -129,7 +136,8 @@ class Windower:
                     count += 1
                 if count:
                     out.append(Cut(self._pop(count), planned=True))
-            elif self.pending_transactions >= self.max_transactions:
+            elif self.pending_transactions >= self.max_transactions or (
+                    self.pending_bytes >= self.max_bytes and self.pending_transactions >= self.min_transactions):
                 out.append(Cut(self._pop(self._fitting())))
             elif (self.pending and self.pending_transactions >= self.min_transactions
                   and now - self.pending[0].received >= self.max_seconds):
@@ -139,13 +147,15 @@ class Windower:
         return out
 
     def _fitting(self) -> int:
-        """How many leading messages make the largest window of at most max_transactions; when
-        that window would hold fewer than min_transactions, the fewest that reach it."""
-        total = 0
+        """How many leading messages make the largest window of at most max_transactions and
+        max_bytes; when that window would hold fewer than min_transactions, the fewest that reach it."""
+        total = size = 0
         for count, message in enumerate(self.pending):
-            if total + len(message.records) > self.max_transactions and total >= self.min_transactions:
+            too_big = total + len(message.records) > self.max_transactions or size + message.size > self.max_bytes
+            if too_big and total >= self.min_transactions and count:
                 return count
             total += len(message.records)
+            size += message.size
         return len(self.pending)
 
     def _pop(self, count: int) -> list[Message]:
@@ -153,4 +163,5 @@ class Windower:
         for message in taken:
             del self._held[message.offset]
         self.pending_transactions -= sum(len(m.records) for m in taken)
+        self.pending_bytes -= sum(m.size for m in taken)
         return taken

@@ -580,19 +580,35 @@ def test_a_worker_that_lost_every_partition_stays_in_the_group(make_settings, st
     assert "Crashed" not in spare.log_text()
 
 
-def test_a_refused_batch_stops_the_worker_and_a_restart_delivers_it(make_settings, start_worker):
-    settings = make_settings(window__max_transactions=200, window__min_transactions=200,
-                             producer__max_request_bytes=2048, records__max_message_bytes=1024)
+def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settings, start_worker):
+    # Regression (QA as a security reviewer): windows were bounded by transactions alone, so large
+    # records made a batch the producer refused; that stopped the worker, and since the window log
+    # keeps a window's bounds, every restart and every worker taking the partition over stopped too.
+    settings = make_settings(window__max_transactions=200, window__min_transactions=5, topics__partitions=1,
+                             producer__max_request_bytes=4096, records__max_message_bytes=1024)
     worker = start_worker(settings)
     produce(settings, records([[f"n{i % 50}", f"m{i % 7}", f"o{i % 3}"] for i in range(400)], batch=10))
-    wait_until(lambda: worker.process.poll() is not None, 60, "the worker to stop")  # a batch > 2048 bytes
-    assert worker.process.returncode == 1
-    text = worker.log_text()
-    assert "stopping the worker" in text
-    assert "exceeds producer.max_request_bytes=2048" in text
-    _assert_stopped_cleanly(text)
-    assert read_topic(settings, settings.topics.output) == []
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 400, 60, "all of it")
+    found = batches(settings)
+    assert sorted(released_tids(found)) == list(range(400))
+    assert max(len(b["transactions"]) for b in found.values()) < 200  # cut at 2048 input bytes
+    assert read_topic(settings, settings.topics.dlq) == []
+    assert worker.stop(timeout=30) == 0
 
-    restarted = start_worker(settings.replace(producer__max_request_bytes=1 << 20))
-    wait_until(lambda: restarted.metrics().get("setveil_transactions_emitted_total", 0) >= 400, 60, "all of it")
-    assert sorted(released_tids(batches(settings))) == list(range(400))
+    # min_transactions outweighs the byte bound: a window of 200 makes a batch above 4096 bytes,
+    # which is dead-lettered by reference while the worker goes on
+    t = settings.topics
+    forced = settings.replace(window__min_transactions=200, topics__input=f"{t.input}-2", topics__output=f"{t.output}-2",
+                              topics__dlq=f"{t.dlq}-2", topics__windows=f"{t.windows}-2",
+                              consumer__group_id=f"{settings.consumer.group_id}-2")
+    worker = start_worker(forced)
+    produce(forced, records([[f"n{i % 50}", f"m{i % 7}", f"o{i % 3}"] for i in range(400)], batch=10))
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="oversize"}', 0) == 2, 60,
+               "two oversize windows")
+    assert read_topic(forced, forced.topics.output) == []
+    rejections = read_topic(forced, forced.topics.dlq)
+    assert len(rejections) == 2
+    assert all("exceeds producer.max_request_bytes=4096" in r.headers["setveil_reason"] for r in rejections)
+    assert sum(msgpack.unpackb(r.value)["transactions"] for r in rejections) == 400
+    assert worker.process.poll() is None
+    assert worker.stop(timeout=30) == 0

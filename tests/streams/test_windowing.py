@@ -11,8 +11,8 @@ from setveil.streams.windowing import Message, Windower
 RECORD = Record(["a"])
 
 
-def message(offset: int, size: int = 1, received: float = 0.0) -> Message:
-    return Message(offset, [RECORD] * size, received)
+def message(offset: int, size: int = 1, received: float = 0.0, nbytes: int = 0) -> Message:
+    return Message(offset, [RECORD] * size, received, size=nbytes)
 
 
 steps = st.lists(
@@ -26,14 +26,15 @@ steps = st.lists(
 
 
 @settings(max_examples=300, deadline=None)
-@given(steps=steps, max_tx=st.integers(1, 30), min_tx=st.integers(1, 30), max_seconds=st.floats(0.5, 2))
-def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
+@given(steps=steps, max_tx=st.integers(1, 30), min_tx=st.integers(1, 30), max_seconds=st.floats(0.5, 2),
+       max_bytes=st.integers(1, 400))
+def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds, max_bytes):
     min_tx = min(min_tx, max_tx)
-    windower = Windower(max_tx, min_tx, max_seconds)
+    windower = Windower(max_tx, min_tx, max_seconds, max_bytes=max_bytes)
     now, offset, accepted, windows = 0.0, 0, [], []
     for kind, value in steps:
         if kind == "add":
-            windower.add(message(offset, value, now))
+            windower.add(message(offset, value, now, nbytes=10 * value))
             accepted.append(offset)
             offset += 1
         elif kind == "bad":
@@ -45,7 +46,9 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
             windows.append(cut)
             size = cut.transactions
             assert size >= min_tx
-            if size > max_tx:  # only when the largest window within max_tx would stay under min_tx
+            nbytes = sum(m.size for m in cut.messages)
+            if (size > max_tx or nbytes > max_bytes) and len(cut.messages) > 1:
+                # only when the largest window within the bounds would stay under min_tx
                 assert size - len(cut.messages[-1].records) < min_tx
     emitted = [m.offset for w in windows for m in w.messages]
     held = [m.offset for m in windower.pending]
@@ -54,6 +57,8 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds):
     assert not any(windower.held(offset) for offset in emitted)
     assert windower.pending_transactions == sum(len(m.records) for m in windower.pending)
     assert windower.pending_transactions < max_tx
+    assert windower.pending_bytes == sum(m.size for m in windower.pending)
+    assert windower.pending_bytes < max_bytes or windower.pending_transactions < min_tx  # held for the minimum
 
 
 def test_old_windows_are_cut_by_time_small_ones_held():
@@ -97,3 +102,24 @@ def test_held_finds_only_messages_still_held():
     assert [m.offset for m in cut.messages] == [0, 1, 2]
     assert windower.held(1) is None and windower.held(3).offset == 3 and windower.held(4) is None
     assert windower.seen == 3
+
+
+def test_a_window_is_cut_by_bytes_too():
+    # Regression (QA as a security reviewer): windows were bounded by transactions alone, and
+    # records of a megabyte each made a batch the producer refused
+    w = Windower(max_transactions=100, min_transactions=1, max_seconds=60, max_bytes=100)
+    for offset in range(3):
+        w.add(Message(offset, [RECORD], 0.0, size=40))
+    (cut,) = w.cuts(now=0.0)
+    assert [m.offset for m in cut.messages] == [0, 1] and w.pending_bytes == 40
+    w.add(Message(3, [RECORD], 0.0, size=500))  # larger than the bound alone: a window of its own
+    assert [[m.offset for m in c.messages] for c in w.cuts(now=0.0)] == [[2], [3]]
+    assert w.pending_bytes == 0
+
+
+def test_the_minimum_outweighs_the_byte_bound():
+    w = Windower(max_transactions=100, min_transactions=3, max_seconds=60, max_bytes=100)
+    for offset in range(3):
+        w.add(Message(offset, [RECORD], 0.0, size=60))
+    (cut,) = w.cuts(now=0.0)
+    assert cut.transactions == 3
