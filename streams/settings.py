@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from aiokafka import codec as aiokafka_codec
 
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
@@ -345,6 +344,8 @@ def _check(values: Mapping[str, Any]) -> None:
         if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
             raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of them)")
     codec = values["producer.compression"]
+    from aiokafka import codec as aiokafka_codec  # here: importing aiokafka costs every command 0.1 s
+
     if codec in ("snappy", "lz4", "zstd") and not getattr(aiokafka_codec, f"has_{codec}")():
         # aiokafka takes the setting and only fails at the first batch, after the worker started
         raise ParameterError("producer.compression", f"{codec} needs the cramjam library, which is not installed "

@@ -54,7 +54,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from setveil.core.errors import Infeasible, ParameterError, SetveilError
 
@@ -251,6 +250,8 @@ def deanonymize(
         if (refined == allowed).all():
             break
         allowed = refined
+    from scipy.optimize import Bounds, milp  # imported here: it costs every command 0.2 s at start-up
+
     pairs = np.concatenate([pairs for _, pairs in levels]) if levels else np.zeros((0, 2), np.int64)
     program = _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking)
     result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
@@ -310,6 +311,8 @@ def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
     limit before either (``unsettled``). Any other naming is returned as it is."""
     if naming.method == "lp" or not naming.optimal or naming.program is None:
         return naming
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     program = naming.program
     bound = naming.objective + 1e-6 * max(1.0, abs(naming.objective))
     no_worse = LinearConstraint(sparse.csr_array(program.cost[None, :]), -np.inf, bound)
@@ -432,6 +435,8 @@ class _Program:
 
 
 def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking) -> _Program:
+    from scipy.optimize import LinearConstraint
+
     n_p, n_m = len(published), len(mined)
     a_of, b_of = np.nonzero(allowed)
     n_u, n_x = len(a_of), len(pairs)
