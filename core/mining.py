@@ -46,17 +46,14 @@ class MiningTooLarge(SetveilError):
 
 def _rows(window: Window, items) -> list[list[int]]:
     """The transactions as pyfim reads them (lists of item ids, restricted to ``items``)."""
-    ind = window.indices
-    keep = None if items is None else np.asarray(items, dtype=bool)[ind]
-    rows = []
-    ptr = window.indptr.tolist()
-    flat = ind.tolist()
-    mask = None if keep is None else keep.tolist()
-    for start, stop in zip(ptr, ptr[1:]):
-        if mask is None:
-            rows.append(flat[start:stop])
-        else:
-            rows.append([flat[i] for i in range(start, stop) if mask[i]])
+    ind, indptr = window.indices, window.indptr
+    if items is not None:
+        # the restriction in numpy, then the same slicing as without one
+        keep = np.asarray(items, dtype=bool)[ind]
+        ind = ind[keep]
+        indptr = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])[indptr]
+    flat, ptr = ind.tolist(), indptr.tolist()
+    rows = [flat[start:stop] for start, stop in zip(ptr, ptr[1:])]
     # pyfim 6.28 never reports an itemset made only of items present in every transaction
     # (they are perfect extensions of the empty set); one empty transaction changes no
     # absolute support and makes it report them.
