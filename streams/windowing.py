@@ -152,7 +152,7 @@ class Windower:
         total = size = 0
         for count, message in enumerate(self.pending):
             too_big = total + len(message.records) > self.max_transactions or size + message.size > self.max_bytes
-            if too_big and total >= self.min_transactions and count:
+            if too_big and total >= self.min_transactions:
                 return count
             total += len(message.records)
             size += message.size
