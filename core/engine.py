@@ -34,7 +34,7 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     stop a worker."""
     try:
         observers(**kwargs)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a plugin is its error too, not a stop
         log.error("an observer of %s raised %s; the window's outcome stands", observers.name, type(exc).__name__)
 
 

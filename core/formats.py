@@ -30,7 +30,7 @@ import numpy as np
 
 from .errors import InputError
 from .output import write_output
-from .records import MAX_LABEL_LENGTH, RecordError, extension, parse_record
+from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Window
 
@@ -159,22 +159,9 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
         raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
 
 
-class _RepeatedKey(ValueError):
-    pass
-
-
-def _map_of(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    """A map whose keys are all different: JSON and msgpack keep the last of a repeated key, so
-    ``{"items": [...], "items": [...]}`` would release one list and drop the other in silence."""
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):
-        raise _RepeatedKey
-    return mapping
-
-
 def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
     text = _decode(path, data)
-    decode = json.JSONDecoder(object_pairs_hook=_map_of).decode  # one decoder, not one per line
+    decode = json.JSONDecoder(object_pairs_hook=unique_map).decode  # one decoder, not one per line
 
     def records():
         for number, line in enumerate(text.split("\n"), start=1):
@@ -182,7 +169,7 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
                 continue
             try:
                 obj = decode(line)
-            except _RepeatedKey:
+            except RepeatedKey:
                 raise InputError(path, "an object repeats a key", number) from None
             except json.JSONDecodeError as exc:
                 raise InputError(path, f"not valid JSON ({exc.msg})", number) from None
@@ -220,7 +207,7 @@ def _is_unicode(text: str) -> bool:
 
 def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
-                                object_pairs_hook=_map_of)
+                                object_pairs_hook=unique_map)
 
     def records():
         number = 0
@@ -233,7 +220,7 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
                 if consumed < len(data):
                     raise InputError(path, "truncated msgpack record", number) from None
                 return
-            except _RepeatedKey:
+            except RepeatedKey:
                 raise InputError(path, "a map repeats a key", number) from None
             except (msgpack.UnpackException, ValueError) as exc:
                 raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None

@@ -32,6 +32,7 @@ from .arrays import concat_ranges
 from .errors import InputError
 from .labeltext import LabelSyntaxError, field_text, label_order, read_utf8, split_fields
 from .output import write_text_output
+from .records import MAX_LABEL_LENGTH
 from .window import Window
 
 RANGE_SEPARATOR = ".."
@@ -155,6 +156,10 @@ class Hierarchy:
                     continue
                 first, last = run[0][1], run[-1][2]
                 label = f"{first}{RANGE_SEPARATOR}{last}"
+                if len(label) > MAX_LABEL_LENGTH:
+                    # a release holding it could not be read back, by verify or by the service
+                    raise InputError(source, f"item labels too long to name the nodes of a generated hierarchy "
+                                     f"(first..last over {MAX_LABEL_LENGTH} characters): give a hierarchy file")
                 if label in taken:
                     # labels with '..' inside can make a node's label an item's, or another node's
                     # ('1..3' and '4' give '4..1..3', as '4..1' and '3' do)

@@ -26,6 +26,20 @@ def extension(code: int, data: bytes) -> Extension:
     return Extension()
 
 
+class RepeatedKey(ValueError):
+    """A decoded map names one key twice (raised by :func:`unique_map`)."""
+
+
+def unique_map(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """The ``object_pairs_hook`` of the JSON and msgpack decoders: a map whose keys are all
+    different. Both formats keep the last of a repeated key, so ``{"items": [...], "items": [...]}``
+    would release one list and drop the other, and ``{"tid": 1, "tid": 2}`` would be tid 2, in silence."""
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise RepeatedKey
+    return mapping
+
+
 class RecordError(ValueError):
     """The record is malformed; ``reason`` is a short, content-free explanation."""
 

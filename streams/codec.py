@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from setveil.core.records import Record, RecordError, extension, parse_record
+from setveil.core.records import Record, RecordError, RepeatedKey, extension, parse_record, unique_map
 
 BATCH_SCHEMA = "setveil.batch/1"
 REJECTED_SCHEMA = "setveil.rejected-window/1"
@@ -54,7 +54,9 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     if len(value) > max_bytes:
         raise MessageRejected("oversize", f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
     try:
-        obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension)
+        obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension, object_pairs_hook=unique_map)
+    except RepeatedKey:
+        raise MessageRejected("malformed", "a map repeats a key") from None
     except msgpack.ExtraData:
         raise MessageRejected("malformed", "more than one msgpack object in the message") from None
     except (ValueError, msgpack.UnpackException) as exc:

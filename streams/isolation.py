@@ -18,11 +18,11 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import threading
 import time
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 
 from setveil.core.engine import Pipeline
+from setveil.core.orphans import follow_parent
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from .processor import Outcome, WindowProcessor
@@ -150,8 +150,7 @@ class IsolatedProcessor:
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
            verify: bool) -> None:
     # Its own process group, so that a timeout kills the worker processes a model starts too.
-    os.setpgrp()
-    threading.Thread(target=_die_with_the_worker, name="setveil-watchdog", daemon=True).start()
+    follow_parent()
     processor = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed, merge_subjects, source)
     conn.send(READY)
     while True:
@@ -165,12 +164,3 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
         except Exception as exc:  # a bug outside the pipeline still must not emit the window
             outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", "error")
         conn.send(outcome)
-
-
-def _die_with_the_worker() -> None:
-    """Kill this process group, a model's processes included, once the worker is gone, however it
-    went. A worker killed outright cannot do it, and the kernel's parent-death signal would reach
-    this process alone and leave a model's pool computing on. (It waits for the interpreter: a C
-    call that holds the GIL delays it until the call returns.)"""
-    wait([multiprocessing.parent_process().sentinel])
-    os.killpg(0, signal.SIGKILL)

@@ -71,8 +71,6 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
             registry.validate(model, None, {"k": str(k), **extra})
     check_json(json_path, inputs)
     rows: list[dict[str, Any]] = []
-    click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB | NCP % | verified |")
-    click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
     for path in inputs:
         window = read_window(path)
         name = Path(path).name.removesuffix(".gz").rsplit(".", 1)[0]
@@ -84,6 +82,10 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
             for k in ks:
                 for model, extra in settings:
                     configured = registry.configure(model, None, {"k": str(k), **extra}, context)
+                    if not rows:  # after the first dataset is read, so that its errors come alone
+                        click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB "
+                                   "| NCP % | verified |")
+                        click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
                     row = _measure(configured, window, runs, seed)
                     row.update(dataset=name, model=model, policy=configured.policy.name, k=k, m=extra.get("m", ""),
                                f=fanout, seed=seed, runs=runs)

@@ -40,6 +40,7 @@ import numpy as np
 from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import FloatRange, check_json, json_option
 from setveil.core.errors import ParameterError, SetveilError
+from setveil.core.orphans import follow_parent
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
@@ -89,6 +90,7 @@ def _in_child(function, *args) -> dict[str, Any]:
     receive, send = context.Pipe(duplex=False)
 
     def target():
+        follow_parent()  # a benchmark stopped by SIGTERM must not leave a run (and its pool) computing
         try:
             start = _resident_mib()
             result = function(*args)

@@ -14,7 +14,7 @@ import numpy as np
 
 from setveil.core.bench import machine, print_markdown
 from setveil.core.clitypes import FloatRange, check_json, json_option
-from setveil.core.errors import ParameterError
+from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_text_output
@@ -22,7 +22,7 @@ from setveil.core.output import check_output, write_text_output
 from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
 from .patterns import RestrictivePatterns
-from .sample import TooFewPatterns, frequent_supersets, sample_patterns, write_patterns
+from .sample import TooFewPatterns, TransactionsTooShort, frequent_supersets, sample_patterns, write_patterns
 
 
 def register_commands(cli: click.Group) -> None:
@@ -79,7 +79,7 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
     _check_ranges(min_length, max_length, min_support, max_support)
     check_output(output, "--output", (input_path,))
     window = read_window(input_path, fmt)
-    patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
+    patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support, seed)
     try:
         supersets = [] if sigma is None else frequent_supersets(window, patterns, sigma)
     except MiningTooLarge as exc:
@@ -90,9 +90,11 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
                f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {output}", err=True)
 
 
-def _sample(window, count, min_length, max_length, min_support, max_support, seed):
+def _sample(source, window, count, min_length, max_length, min_support, max_support, seed):
     try:
         return sample_patterns(window, count, min_length, max_length, min_support, max_support, seed)
+    except TransactionsTooShort as exc:  # the data's answer, whatever -n says
+        raise InputError(source, str(exc)) from None
     except TooFewPatterns as exc:
         raise ParameterError("n", f"{exc}; lower -n or widen the lengths and supports") from None
     except MiningTooLarge as exc:
@@ -157,7 +159,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
                       f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
             for current in range(seed, seed + seeds):
                 path = str(Path(scratch) / f"restrictive-{current}.txt")
-                write_patterns(path, _sample(window, count, min_length, max_length, min_support, max_support, current))
+                write_patterns(path, _sample(input_path, window, count, min_length, max_length, min_support, max_support, current))
                 rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
     items = int((window.supports > 0).sum())
     click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {items} items{dropped}; {source}")
@@ -220,7 +222,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
             window = read_window(input_path, fmt)
             read_seconds = time.perf_counter() - started
             for count in counts:
-                patterns = _sample(window, count, min_length, max_length, min_support, max_support, seed)
+                patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support, seed)
                 path = str(Path(scratch) / f"restrictive-{count}.txt")
                 write_patterns(path, patterns)
                 for policy in policies:

@@ -30,6 +30,10 @@ class TooFewPatterns(ValueError):
     """The data holds fewer patterns of the asked lengths and supports than were asked for."""
 
 
+class TransactionsTooShort(TooFewPatterns):
+    """No transaction holds as many items as the shortest pattern asked for."""
+
+
 def sample_patterns(
     window: Window,
     n: int,
@@ -46,8 +50,8 @@ def sample_patterns(
     # no pattern is longer than the longest transaction (and pyfim takes a C long)
     longest = int(window.lengths.max()) if len(window) else 0
     if min(max_length, longest) < min_length:
-        raise TooFewPatterns(f"no transaction holds {min_length} items, so no pattern of length {min_length}-{max_length} "
-                             f"is frequent; asked for {n}")
+        raise TransactionsTooShort(f"no transaction holds {min_length} items, so no pattern of length "
+                                   f"{min_length}-{max_length} occurs (--min-length)")
     indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=min(max_length, longest),
                                                     budget=ITEMSET_BUDGET)
     lengths = np.diff(indptr)

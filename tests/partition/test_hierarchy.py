@@ -188,3 +188,10 @@ def test_pinning_a_file_that_misses_items_fails(tmp_path):
     with pytest.raises(InputError) as info:
         Context(hierarchy_file=path).pinned(Window.from_transactions([["a1", "c9"]]))
     assert info.value.path == str(path) and "1 item(s)" in info.value.problem and "c9" not in str(info.value)
+
+
+def test_a_generated_node_label_too_long_to_read_back_is_refused():
+    # Regression (QA): leaves of 1,000 characters made nodes of 2,002, and `verify` could not read
+    # the tool's own release
+    with pytest.raises(InputError, match="too long to name the nodes"):
+        Hierarchy.balanced(["a" * 1000, "b" * 1000, "c"], 2)

@@ -120,3 +120,12 @@ def test_a_tid_released_in_two_windows_is_named_by_its_windows_only():
         _take(batch("in/1/0-9", "SECRET-PATIENT-7"), 1.0, seen, out, keep=True)
     assert "in/0/0-9" in str(info.value) and "in/1/0-9" in str(info.value)
     assert "SECRET" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", [b"\x82\xa5items\x91\xa1a\xa5items\x91\xa1b",
+                                   b"\x83\xa5items\x91\xa1a\xa3tid\x01\xa3tid\x02"], ids=["items", "tid"])
+def test_a_map_that_repeats_a_key_is_dead_lettered(value):
+    # Regression (QA): msgpack keeps the last of a repeated key, so one list of items was dropped,
+    # or a record carried the second of two tids, in silence (files were refused, the service not)
+    with pytest.raises(MessageRejected, match="a map repeats a key"):
+        decode_message(value, 1 << 20)

@@ -1,0 +1,28 @@
+"""A child process, and every process it starts, ends with its parent.
+
+The ρ model starts processes of its own (a pool for divide and conquer), so a child that only
+exits with its parent would leave them computing on, and the kernel's parent-death signal reaches
+one process alone. :func:`follow_parent` puts the child and everything it will start in a process
+group of their own and kills that group once the parent is gone, however it went (SIGTERM from
+an orchestrator, SIGKILL, a crash).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from multiprocessing.connection import wait
+
+
+def follow_parent() -> None:
+    """Call first thing in a :mod:`multiprocessing` child."""
+    os.setpgrp()
+    threading.Thread(target=_end_with_parent, name="setveil-watchdog", daemon=True).start()
+
+
+def _end_with_parent() -> None:
+    # It waits for the interpreter: a C call that holds the GIL delays it until the call returns.
+    wait([multiprocessing.parent_process().sentinel])
+    os.killpg(0, signal.SIGKILL)
