@@ -36,6 +36,7 @@ from setveil.core.itemsplit import coherence_split
 from setveil.core.schema import write_label_file
 from setveil.core.window import Window
 
+from . import interrupt
 from .broker import Broker, free_port
 from .process import WorkerProcess
 from .replay import replay
@@ -136,7 +137,7 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         _wait_for_assignment(procs, config.partitions)
         cpu_before = sum(proc.cpu_seconds() for proc in procs)
         summaries: list[WindowSummary] = []
-        collected = asyncio.run(_drain(settings, config, summaries, procs))
+        collected = interrupt.run(_drain(settings, config, summaries, procs))
         cpu = sum(proc.cpu_seconds() for proc in procs) - cpu_before
         peak = max((proc.peak_rss_bytes() or 0) for proc in procs)
         rejected = sum(v for proc in procs for k, v in proc.metrics().items()

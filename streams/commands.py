@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import signal
@@ -26,6 +25,7 @@ from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 
+from . import interrupt
 from .settings import Settings, load_settings
 
 config_option = click.option(
@@ -291,7 +291,7 @@ def setveil_register_commands(cli):
 def run(coroutine) -> Any:
     """Run a command's coroutine; Ctrl-C ends it quietly (its own cleanup runs first)."""
     try:
-        return asyncio.run(coroutine)
+        return interrupt.run(coroutine)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)

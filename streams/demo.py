@@ -25,6 +25,7 @@ from setveil.core.formats import read_window
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
+from . import interrupt
 from .broker import free_port, open_broker
 from .display import WindowDisplay
 from .process import WorkerProcess, WorkerFailed
@@ -93,7 +94,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
                 echo(f"worker: ready, metrics at {worker.url}/metrics")
                 echo(f"replaying {len(original)} transactions of the T10I4D100K sample at {rate:,.0f}/s, "
                      f"{batch} per message; windows of up to {window} transactions per partition")
-                collected = asyncio.run(_stream(settings, original, rate, batch, echo))
+                collected = interrupt.run(_stream(settings, original, rate, batch, echo))
                 metrics = worker.metrics()
             except WorkerFailed:
                 echo(worker.log_text()[-3000:])
