@@ -3,7 +3,12 @@ reading anything, and how it names what is wrong (regressions from an adversaria
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -255,12 +260,44 @@ def test_an_empty_output_path_is_named_as_such(runner, data):
     one_line_error(invoke(runner, "anonymize", data, "-o", "", *K), "'output'", "the path is empty")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any directory")
-def test_a_directory_the_user_cannot_write_is_refused_before_the_run(runner, data, tmp_path):
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o555)
-    one_line_error(invoke(runner, "anonymize", data, "-o", locked / "o.dat", *K), "is not writable")
+@pytest.fixture
+def unprivileged():
+    """The command prefix that runs setveil as a user without privileges (root may write into
+    any directory, so a root test run drops them with setpriv), and a world-readable scratch folder."""
+    if os.geteuid() != 0:
+        prefix = []
+    elif shutil.which("setpriv"):
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    else:
+        pytest.skip("running as root without setpriv to drop privileges")
+    base = Path(tempfile.mkdtemp(prefix="setveil-permissions-"))
+    base.chmod(0o755)
+    yield prefix, base
+    for path in (base, *base.rglob("*")):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(base)
+
+
+def test_outputs_the_user_cannot_write_are_refused_before_the_run(unprivileged):
+    # Regression (QA): an unwritable directory was found out only after the run, and a read-only
+    # file was replaced by a rename (which changed its owner)
+    prefix, base = unprivileged
+    data = base / "s.dat"
+    data.write_text("a b\na b\nc d\nc d\n")
+    locked = base / "locked"
+    locked.mkdir(mode=0o555)
+    shared = base / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    readonly = shared / "ro.dat"
+    readonly.write_text("keep\n")
+    readonly.chmod(0o444)
+    for target, words in ((locked / "o.dat", "is not writable"), (readonly, "permission denied")):
+        result = subprocess.run([*prefix, sys.executable, "-m", "setveil", "anonymize", str(data), "-o", str(target), *K],
+                                capture_output=True, text=True, cwd=base)
+        assert result.returncode == 2 and words in result.stderr, result.stderr
+    assert readonly.read_text() == "keep\n" and not (locked / "o.dat").exists()
 
 
 def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp_path):
