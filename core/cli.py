@@ -49,8 +49,10 @@ def cli():
     """setveil: anonymize transaction (set-valued) data, offline or as a Kafka service."""
 
 
-def model_options(required: bool = True):
-    """The options that choose and configure a model; shared by anonymize, verify and serve."""
+def model_options(required: bool = True, fanout: bool = True):
+    """The options that choose and configure a model; shared by anonymize, verify and serve.
+    With ``fanout`` False, ``--fanout`` is left out of the help (a service worker refuses it, and
+    says why when it is given)."""
 
     def decorate(func):
         options = [
@@ -61,7 +63,8 @@ def model_options(required: bool = True):
                          help='Sensitive (private) items, one label per line ("a JSON string" when it holds blanks).'),
             click.option("--public", type=click.Path(dir_okay=False), help="Public items, one per line; default: all non-sensitive."),
             click.option("--hierarchy", type=click.Path(dir_okay=False), help="Generalization hierarchy file (child,parent lines)."),
-            click.option("--fanout", type=click.IntRange(min=2), help="Build a balanced hierarchy of this fan-out over the items."),
+            click.option("--fanout", type=click.IntRange(min=2), hidden=not fanout,
+                         help="Build a balanced hierarchy of this fan-out over the items."),
         ]
         for option in reversed(options):
             func = option(func)

@@ -90,7 +90,7 @@ def configure_model(settings: Settings) -> Configured:
 
 
 @click.command()
-@model_options(required=False)
+@model_options(required=False, fanout=False)
 @config_option
 @set_option
 @bootstrap_option
