@@ -22,7 +22,7 @@ import click
 import numpy as np
 
 from .cli import configure, model_options, pin_hierarchy, read_paths
-from .clitypes import check_json, json_option
+from .clitypes import check_json, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import WindowRejected
 from .formats import FORMATS, read_window
@@ -114,20 +114,13 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
 @click.command("windows")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @model_options()
-@click.option("--sizes", default="1000,5000,20000", show_default=True, help="Window sizes to compare (comma-separated).")
+@click.option("--sizes", "size_list", default="1000,5000,20000", show_default=True, callback=int_list(1),
+              help="Window sizes to compare (comma-separated).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 @json_option()
-def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, sizes, seed, fmt, json_path):
+def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, size_list, seed, fmt, json_path):
     """Compare window sizes on INPUT: throughput, window latency, information loss, rejections."""
-    try:
-        size_list = [int(s) for s in sizes.split(",") if s.strip()]
-    except ValueError:
-        raise click.BadParameter("comma-separated integers", param_hint="--sizes") from None
-    if not size_list or min(size_list) < 1:
-        raise click.BadParameter("sizes must be positive", param_hint="--sizes")
-    if len(set(size_list)) != len(size_list):
-        raise click.BadParameter("each size once", param_hint="--sizes")
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_json(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())

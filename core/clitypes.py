@@ -20,6 +20,24 @@ class FloatRange(click.FloatRange):
         return number
 
 
+def int_list(smallest: int):
+    """A click callback that reads a comma-separated option into distinct integers >= ``smallest``
+    (a repeated value would be measured twice and merged into one row); click names the option."""
+
+    def parse(_ctx, _param, text: str) -> list[int]:
+        try:
+            values = [int(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise click.BadParameter(f"expected comma-separated integers, got {text!r}") from None
+        if not values or min(values) < smallest:
+            raise click.BadParameter(f"expected integers >= {smallest}, got {text!r}")
+        if len(set(values)) != len(values):
+            raise click.BadParameter(f"expected each value once, got {text!r}")
+        return values
+
+    return parse
+
+
 def json_option(dest: str = "json_path", help: str = "Also write the rows as JSON here ('-' for stdout)."):
     """``--json FILE`` for a benchmark: the path is checked while the options are parsed, so a
     bad one fails before the benchmark runs rather than after."""

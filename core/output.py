@@ -42,11 +42,12 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     target = Path(text)
     if target.is_dir():
         raise InputError(text, f"cannot write {flag}: it is a directory")
-    parent = target.resolve().parent
+    real = target.resolve()
+    parent = real.parent
     if not parent.is_dir():
         raise InputError(text, f"cannot write {flag}: no directory {parent}")
     # a regular file is replaced by a rename inside its directory; a device or pipe is opened
-    mode = _mode_of(Path(os.path.realpath(text)), text)
+    mode = _mode_of(real, text)
     if mode is None or stat.S_ISREG(mode):
         if not os.access(parent, os.W_OK | os.X_OK):
             raise InputError(text, f"cannot write {flag}: directory {parent} is not writable")
@@ -57,7 +58,7 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
         if other is None or os.fspath(other) == STDOUT:
             continue
         with contextlib.suppress(OSError):
-            if target.exists() and os.path.samefile(target, other):
+            if mode is not None and os.path.samefile(real, other):
                 raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
 
 

@@ -154,11 +154,10 @@ class Registry:
                 )
 
     def _add_model(self, cls: type[PrivacyModel]) -> None:
-        where = _class_where("model", cls, PrivacyModel)
+        where, entry = _checked_entry("model", cls, PrivacyModel)
         _require(cls, where, name=str, summary=str, guarantee=str, default_policy=str, transformation=Transformation)
         if not (isinstance(cls.policy_base, type) and issubclass(cls.policy_base, Policy)):
             raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
-        entry = Entry(cls, _distribution_of(cls))
         if cls.name in self.models:
             other = self.models[cls.name]
             raise PluginError(f"model {cls.name!r} is registered twice: by {other.distribution} and by {entry.distribution}")
@@ -166,9 +165,8 @@ class Registry:
         self.policies.setdefault(cls.name, {})
 
     def _add_policy(self, cls: type[Policy]) -> None:
-        where = _class_where("policy", cls, Policy)
+        where, entry = _checked_entry("policy", cls, Policy)
         _require(cls, where, name=str, model=str, summary=str)
-        entry = Entry(cls, _distribution_of(cls))
         model = self.models.get(cls.model)
         if model is None:
             raise PluginError(
@@ -248,15 +246,17 @@ class Registry:
         return model_cls, policy_cls, model_params, policy_params
 
 
-def _class_where(kind: str, cls: Any, base: type) -> str:
-    """How an error names a registered class; refuses anything but a concrete subclass of ``base``."""
+def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
+    """How an error names a registered class, and its registry entry; refuses anything but a
+    concrete subclass of ``base``."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise PluginError(f"{kind} {cls!r} registered by a plugin is not a subclass of setveil.{base.__name__}")
-    where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {_distribution_of(cls)}"
+    entry = Entry(cls, _distribution_of(cls))
+    where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
         raise PluginError(f"{where}: does not implement {missing}")
-    return where
+    return where, entry
 
 
 def _require(cls: type, where: str, **kinds: type) -> None:

@@ -13,7 +13,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
-from .labeltext import LabelSyntaxError, label_text, read_utf8, split_labels
+from .labeltext import label_lines, label_text
 from .output import write_output
 from .vocabulary import Vocabulary
 
@@ -67,11 +67,7 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     leave that item unprotected). A line of several bare labels is refused rather than read as one
     label no item has."""
     labels = set()
-    for number, line in enumerate(read_utf8(path).split("\n"), 1):
-        try:
-            found = split_labels(line)
-        except LabelSyntaxError as exc:
-            raise InputError(path, str(exc), number) from None
+    for number, found in label_lines(path):
         if len(found) > 1:
             raise InputError(
                 path, 'a line holds several labels; give one item label per line (write a label with '

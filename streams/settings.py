@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
@@ -322,6 +321,12 @@ def _env_text(value: Any) -> str:
     return str(value)
 
 
+def _has_codec(codec: str) -> bool:
+    from aiokafka import codec as aiokafka_codec  # here: importing aiokafka costs every command 0.1 s
+
+    return getattr(aiokafka_codec, f"has_{codec}")()
+
+
 def _check(values: Mapping[str, Any]) -> None:
     """Rules that tie settings together."""
     if values["window.min_transactions"] != "auto" and values["window.min_transactions"] > values["window.max_transactions"]:
@@ -344,9 +349,7 @@ def _check(values: Mapping[str, Any]) -> None:
         if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
             raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of them)")
     codec = values["producer.compression"]
-    from aiokafka import codec as aiokafka_codec  # here: importing aiokafka costs every command 0.1 s
-
-    if codec in ("snappy", "lz4", "zstd") and not getattr(aiokafka_codec, f"has_{codec}")():
+    if codec in ("snappy", "lz4", "zstd") and not _has_codec(codec):
         # aiokafka takes the setting and only fails at the first batch, after the worker started
         raise ParameterError("producer.compression", f"{codec} needs the cramjam library, which is not installed "
                              f"(pip install 'aiokafka[{codec}]'); gzip needs none")

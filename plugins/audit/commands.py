@@ -48,8 +48,14 @@ _linking = click.option("--linking", type=click.Choice(LINKINGS), default="cover
                         help="cover: a row per itemset and item (every mip naming is exact); aggregate: the "
                              "paper's row per pair of itemsets.")
 _format = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
-_time_limit = click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True),
-                           help="Seconds each solve may take (with --determined: the first and each test).")
+
+
+def _time_limit(default: float | None = None):
+    return click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True), default=default,
+                        show_default=default is not None,
+                        help="Seconds each solve may take (with --determined: the first and each test).")
+
+
 _unmatched_cost = click.option(
     "--unmatched-cost", type=FloatRange(0, MAX_UNMATCHED_COST, min_open=True),
     help="Allow itemsets to stay unmatched (omitted or false ones) at this cost each, in units of a pair at the "
@@ -125,7 +131,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
               help="Largest frequency difference a matched pair may have (about 4 standard deviations of "
                    "the noise; 0 for exact frequencies).")
 @_unmatched_cost
-@_time_limit
+@_time_limit()
 @_linking
 @click.option("--determined", is_flag=True,
               help="Test each name found (ip, mip): does an equally good naming name the item otherwise? One more "
@@ -330,8 +336,7 @@ def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
 @_omit
 @_add
 @_unmatched_cost
-@click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True), default=60.0, show_default=True,
-              help="Seconds each solve may take (with --determined: the first and each test).")
+@_time_limit(60.0)
 @click.option("--determined", is_flag=True,
               help="Also report the shares of names no equally good naming changes and of names whose test stopped "
                    "at the time limit (ip, mip).")

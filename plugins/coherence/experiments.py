@@ -18,7 +18,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, check_json, json_option
+from setveil.core.clitypes import FloatRange, check_json, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import InputError, WindowRejected
 from setveil.core.formats import read_window
@@ -29,23 +29,13 @@ from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 
 
-def _seeds(_ctx, _param, text: str) -> list[int]:
-    try:
-        seeds = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {text!r}") from None
-    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
-        raise click.BadParameter(f"expected distinct integers >= 0, got {text!r}")
-    return seeds
-
-
 @click.command("coherence")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True)
 @click.option("--k", "k", type=int, required=True)
 @click.option("--p", "p", type=int, required=True)
-@click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=_seeds,
+@click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0),
               help="Seeds of the item splits (distinct integers >= 0).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True)
 @click.option("--min-support-share", type=FloatRange(0, 1), help="Paper's preprocessing: drop items below this share.")

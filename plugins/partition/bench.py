@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import check_json, json_option
+from setveil.core.clitypes import check_json, int_list, json_option
 from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
@@ -29,30 +29,12 @@ from setveil.core.output import write_text_output
 from setveil.core.plugins import get_registry
 
 
-def _ints(smallest: int):
-    """A callback parsing a comma-separated option into distinct integers >= ``smallest``; its
-    errors name the option (click adds it)."""
-
-    def parse(_ctx, _param, text: str) -> list[int]:
-        try:
-            values = [int(part) for part in text.split(",") if part.strip()]
-        except ValueError:
-            raise click.BadParameter(f"expected comma-separated integers, got {text!r}") from None
-        if not values or min(values) < smallest:
-            raise click.BadParameter(f"expected integers >= {smallest}, got {text!r}")
-        if len(set(values)) != len(values):
-            raise click.BadParameter(f"expected each value once, got {text!r}")
-        return values
-
-    return parse
-
-
 @click.command("partition")
 @click.argument("inputs", metavar="INPUT...", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("-k", "ks", default="2,5,10,25,50,100", show_default=True, callback=_ints(1), help="Values of k.")
-@click.option("--fanout", "fanouts", default="4,5,6", show_default=True, callback=_ints(2),
+@click.option("-k", "ks", default="2,5,10,25,50,100", show_default=True, callback=int_list(1), help="Values of k.")
+@click.option("--fanout", "fanouts", default="4,5,6", show_default=True, callback=int_list(2),
               help="Fan-outs of the balanced hierarchy.")
-@click.option("-m", "ms", default="2,3,4", show_default=True, callback=_ints(1), help="Values of m for AA.")
+@click.option("-m", "ms", default="2,3,4", show_default=True, callback=int_list(1), help="Values of m for AA.")
 @click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True)
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Timed runs per setting (median reported).")
