@@ -19,7 +19,7 @@ import numpy as np
 
 from .clitypes import FloatRange
 from .engine import Pipeline, window_rng
-from .errors import InputError, ParameterError, SetveilError, WindowRejected
+from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
@@ -229,16 +229,27 @@ def _report(configured, original, released, outcomes, read_seconds, window_size,
         "transactions": len(original),
         "items_before": original.n_occurrences,
         "items_after": released.n_occurrences,
-        "info_loss": model.information_loss(original, released),
+        "info_loss": _measured(model, "information_loss", original, released),
         "loss_metric": model.loss_metric,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
         "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),
         "verified": all(o.report["verified"] for o in outcomes),
         "stats": stats,
-        "metrics": model.metrics(original, released),
+        "metrics": _measured(model, "metrics", original, released),
         "per_window": [{k: v for k, v in o.report.items() if k != "stats"} for o in outcomes],
     }
+
+
+def _measured(model, method: str, original: Window, released: Window):
+    """A model's measure for the report; its failure is one line naming its type alone (a
+    plugin's message may quote the data) and, measured before writing, leaves nothing written."""
+    try:
+        return getattr(model, method)(original, released)
+    except SetveilError:
+        raise
+    except Exception as exc:
+        raise SetveilError(f"model {model.name!r}: {method} raised {type(exc).__name__}; nothing written") from None
 
 
 def _json_bytes(body) -> bytes:
@@ -284,13 +295,20 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     found = []
     smallest = configured.model.smallest_window()
     originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
-    for index, (orig, rel) in enumerate(zip(originals, releases)):
-        for violation in release_violations(configured.model, orig, rel):
-            found.append((index, violation))
+    try:
+        for index, (orig, rel) in enumerate(zip(originals, releases)):
+            for violation in release_violations(configured.model, orig, rel):
+                found.append((index, violation))
+                if len(found) >= max_violations:
+                    break
             if len(found) >= max_violations:
                 break
-        if len(found) >= max_violations:
-            break
+    except SetveilError:
+        raise
+    except Exception as exc:
+        # not exit 1, which says the release fails: the release was not checked at all
+        raise PluginError(f"model {configured.model.name!r}: its checker raised {type(exc).__name__}; "
+                          "the release is not checked") from None
     if found:
         for index, violation in found:
             prefix = f"window {index}: " if window_size else ""
@@ -322,6 +340,8 @@ def plugins(as_json):
                 "summary": cls.summary,
                 "guarantee": cls.guarantee,
                 "default_policy": cls.default_policy,
+                "needs": [flag for flag, needed in (("--sensitive", cls.needs_schema), ("--hierarchy", cls.needs_hierarchy)) if needed],
+                "union_safe": cls.union_safe,
                 "parameters": _parameter_rows(cls.parameters),
                 "policy_base": {"class": f"{base.__module__}.{base.__qualname__}", "implement": sorted(base.__abstractmethods__)},
                 "policies": [
@@ -341,6 +361,8 @@ def plugins(as_json):
     for row in rows:
         click.echo(f"{row['model']}  [{row['transformation']}]  from {row['distribution']}")
         click.echo(f"    {row['summary']}")
+        if row["needs"]:
+            click.echo(f"    needs {' and '.join(row['needs'])}")
         for p in row["parameters"]:
             click.echo(f"    -P {_parameter_line(p)}")
         for pol in row["policies"]:

@@ -64,8 +64,9 @@ class Pipeline:
     def run(self, window: Window, rng: np.random.Generator) -> Outcome:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
         started = time.perf_counter()
+        given = window.read_only()  # the check compares against `window`, which the model never holds
         try:
-            release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=window, rng=rng)
+            release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc)
         except Exception as exc:  # the model erred: nothing of this window may be emitted
@@ -73,6 +74,9 @@ class Pipeline:
             # sent with the dead letter; the exception stays chained as the cause, never logged.
             self._reject(window, f"model error: {type(exc).__name__}", exc)
         anonymized = time.perf_counter()
+        if not isinstance(release, Release) or not isinstance(release.window, Window):
+            got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
+            self._reject(window, f"model error: anonymize returned {got}, not a Release of a Window")
         if len(release.window) != len(window):
             self._reject(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
         verified = False
@@ -89,20 +93,26 @@ class Pipeline:
                 )
             verified = True
         finished = time.perf_counter()
+        # read-only from here on: observers and the emitter get exactly what was checked
+        release = Release(release.window.read_only(), release.details, release.stats)
+        try:
+            info_loss = float(self.model.information_loss(given, release.window))
+        except Exception as exc:
+            self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
         report = {
             "transactions": len(window),
             "items_before": window.n_occurrences,
             "items_after": release.window.n_occurrences,
-            "info_loss": self.model.information_loss(window, release.window),
+            "info_loss": info_loss,
             "seconds": finished - started,
             "anonymize_seconds": anonymized - started,
             "verify_seconds": finished - anonymized,
             "verified": verified,
             "stats": release.stats,
         }
-        notify(self.hook.setveil_window_anonymized, window=window, release=release, report=report)
+        notify(self.hook.setveil_window_anonymized, window=given, release=release, report=report)
         return Outcome(release, report)
 
     def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
-        notify(self.hook.setveil_window_rejected, window=window, model=self.model, reason=reason)
+        notify(self.hook.setveil_window_rejected, window=window.read_only(), model=self.model, reason=reason)
         raise WindowRejected(reason, cause) from cause

@@ -10,13 +10,14 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from .errors import ParameterError
 
 REQUIRED: Any = object()
 
 Kind = Literal["float", "int", "str", "choice", "path", "bool"]
+KINDS: tuple[str, ...] = get_args(Kind)
 
 
 @dataclass(frozen=True)

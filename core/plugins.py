@@ -24,7 +24,7 @@ import pluggy
 from . import builtin, hookspecs
 from .errors import ParameterError, PluginError, UnknownPluginError
 from .model import Context, Policy, PrivacyModel, Transformation
-from .params import validate
+from .params import KINDS, Parameter, validate
 
 ENTRY_POINT_GROUP = "setveil"
 
@@ -158,6 +158,7 @@ class Registry:
         _require(cls, where, name=str, summary=str, guarantee=str, default_policy=str, transformation=Transformation)
         if not (isinstance(cls.policy_base, type) and issubclass(cls.policy_base, Policy)):
             raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
+        _check_parameters(cls, where)
         if cls.name in self.models:
             other = self.models[cls.name]
             raise PluginError(f"model {cls.name!r} is registered twice: by {other.distribution} and by {entry.distribution}")
@@ -167,6 +168,7 @@ class Registry:
     def _add_policy(self, cls: type[Policy]) -> None:
         where, entry = _checked_entry("policy", cls, Policy)
         _require(cls, where, name=str, model=str, summary=str)
+        _check_parameters(cls, where)
         model = self.models.get(cls.model)
         if model is None:
             raise PluginError(
@@ -264,6 +266,21 @@ def _require(cls: type, where: str, **kinds: type) -> None:
         value = getattr(cls, attribute, None)
         if not isinstance(value, kind) or (kind is str and not value):
             raise PluginError(f"{where}: class attribute {attribute!r} must be set (a {kind.__name__})")
+
+
+def _check_parameters(cls: type, where: str) -> None:
+    names = set()
+    for parameter in cls.parameters:
+        if not isinstance(parameter, Parameter):
+            raise PluginError(f"{where}: parameters must be setveil.Parameter instances, not {type(parameter).__name__}")
+        if parameter.kind not in KINDS:
+            # an unknown kind would otherwise parse as a float: "integer" accepted l=2.5
+            raise PluginError(f"{where}: parameter {parameter.name!r} has kind {parameter.kind!r}; kinds: {', '.join(KINDS)}")
+        if parameter.kind == "choice" and not parameter.choices:
+            raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
+        if parameter.name in names:
+            raise PluginError(f"{where}: parameter {parameter.name!r} is declared twice")
+        names.add(parameter.name)
 
 
 def _distribution_of(cls: type) -> str:

@@ -105,7 +105,8 @@ def added_occurrences(original: Window, release: Window, rule: str = "added-item
         first = int(np.flatnonzero(added)[0])
         yield Violation(
             rule,
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction",
+            f"{int(added.sum())} released occurrence(s) are not in the original transaction "
+            "at the same position (a release keeps the window's order)",
             (release.vocab.label(int(release.indices[first])),),
             int(release.owners()[first]),
         )

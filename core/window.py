@@ -192,6 +192,19 @@ class Window:
             part = self.take(np.arange(start, min(start + size, len(self))))
             yield part if part.tids is not None else part.with_tids(range(start, start + len(part)))
 
+    def read_only(self) -> Window:
+        """The same transactions over read-only views of this window's arrays, and of the derived
+        views already computed: what a model is given and what observers see. A plugin that
+        writes into its input then fails loudly, instead of changing the original its release is
+        checked against."""
+        view = Window(self.vocab, _read_only(self.indptr), _read_only(self.indices), self.tids)
+        for name in ("lengths", "supports"):
+            if name in self.__dict__:
+                view.__dict__[name] = _read_only(self.__dict__[name])
+        if "inverted" in self.__dict__:
+            view.__dict__["inverted"] = tuple(_read_only(part) for part in self.__dict__["inverted"])
+        return view
+
     def with_tids(self, tids: Sequence[Tid] | None) -> Window:
         """The same transactions under other tids (None: their positions)."""
         return Window(self.vocab, self.indptr, self.indices, tids)
@@ -229,3 +242,8 @@ class Window:
     def __repr__(self) -> str:
         return f"Window({len(self)} transactions, {self.n_occurrences} occurrences, {len(self.vocab)} items)"
 
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -12,7 +14,7 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.model import Context, PrivacyModel
+from setveil.core.model import Context, PrivacyModel, Release
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
@@ -101,7 +103,12 @@ class ConformanceSuite:
         unchanged would have been a safe release)."""
         who = f"{configured.model.name} with policy {configured.policy.name!r}"
         try:
-            release = configured.model.anonymize(window, configured.policy, np.random.default_rng(seed))
+            # read-only, as the pipeline hands it over: the check compares against ``window``
+            release = configured.model.anonymize(window.read_only(), configured.policy, np.random.default_rng(seed))
+        except ValueError as exc:
+            if "read-only" in str(exc):
+                pytest.fail(f"{who}: anonymize wrote into its input window, which is read-only ({exc}); build a new Window")
+            raise
         except Infeasible as exc:
             assert exc.reason, f"{who}: Infeasible must say why"
             assert self.check_finds_something(configured, window), (
@@ -109,7 +116,14 @@ class ConformanceSuite:
                 "either the refusal or the check is wrong"
             )
             return None
+        assert isinstance(release, Release) and isinstance(release.window, Window), (
+            f"{who}: anonymize must return a Release of a Window, not {type(release).__name__}"
+        )
         assert_release_ok(configured.model, window, release.window, configured.policy.name)
+        loss = configured.model.information_loss(window, release.window)
+        assert isinstance(loss, numbers.Real) and math.isfinite(loss), (
+            f"{who}: information_loss must be a finite number, not {loss!r}"
+        )
         return release.window
 
     @staticmethod
@@ -162,6 +176,15 @@ class ConformanceSuite:
         for policy in self.policy_names():
             self.release_or_refusal(self.configured(policy), window)
 
+    def test_metrics_of_a_release(self):
+        for window in self.example_windows("safe_windows") + self.example_windows("unsafe_windows"):
+            for policy in self.policy_names():
+                configured = self.configured(policy)
+                released = self.release_or_refusal(configured, window)
+                if released is not None:
+                    metrics = configured.model.metrics(window, released)
+                    assert isinstance(metrics, dict), f"policy {policy!r}: metrics must return a dict, not {type(metrics).__name__}"
+
     @_settings
     @given(data=st.data())
     def test_same_seed_same_release(self, data):
@@ -212,11 +235,14 @@ class ConformanceSuite:
             ]
             assert takers, f"invalid_params entry {bad} names a parameter that neither the model nor a policy has"
             for policy in takers:
-                with pytest.raises(ParameterError) as info:
+                try:
                     self.configured(policy, params={**self.params_for(policy), **bad})
-                assert info.value.name in bad, (
-                    f"policy {policy!r}: the error names {info.value.name!r}, expected one of {sorted(bad)}"
-                )
+                except ParameterError as refused:
+                    assert refused.name in bad, (
+                        f"policy {policy!r}: the error names {refused.name!r}, expected one of {sorted(bad)}"
+                    )
+                else:
+                    pytest.fail(f"policy {policy!r}: invalid_params entry {bad} was accepted")
 
     def test_unknown_parameter_is_refused(self):
         for policy in self.policy_names():

@@ -103,6 +103,19 @@ CASES = {
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Again)\n",
         "parameter(s) m are already parameters of model 'cap'; a policy's parameters need names of their own",
     ),
+    "parameter of an unknown kind": (
+        # regression (QA as a plugin author): kind 'integer' parsed as a float and took l=2.5
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'integer', low=1),)\n    register(Cap)")
+        + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has kind 'integer'; "
+        "kinds: float, int, str, choice, path, bool",
+    ),
+    "policy parameter declared twice": (
+        GOOD_MODELS + "\nclass Twice(CapPolicy):\n    name = 'twice'\n    summary = 's'\n"
+        "    parameters = (Parameter('a', 'x', 'int'), Parameter('a', 'y', 'int'))\n    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Twice)\n",
+        "policy class brokenplugin.Twice of brokenplugin-dist: parameter 'a' is declared twice",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
@@ -161,3 +174,26 @@ def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
     assert len(lines) == 1, result.stderr
     assert "the name is taken by" in lines[0] and "rename one entry point" in lines[0]
     assert "clashing-dist" in lines[0] and "setveil.plugins.rho" in lines[0]
+
+
+def test_a_model_whose_metrics_or_checker_raise_fails_in_one_line_without_the_data(tmp_path):
+    # Regression (QA as a plugin author): metrics raising KeyError('HIV') printed a traceback
+    # ending in the label, and a raising checker made `verify` exit 1 with a traceback, as if
+    # the release had failed the check
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.metrics = Cap.violations = quoting\n    register(Cap)")
+    source = "\ndef quoting(self, original, release):\n    raise KeyError(original.labels(0)[0])\n" + source + GOOD_POLICIES
+    data = tmp_path / "in.dat"
+    data.write_text("HIV b\n")
+    env = install(tmp_path, source)
+    out, report = tmp_path / "out.dat", tmp_path / "report.json"
+    for args, expected in [
+        ((), "rejected, nothing written: checker error: KeyError"),
+        (("--no-verify", "--report", str(report)), "model 'cap': metrics raised KeyError; nothing written"),
+    ]:
+        result = setveil(env, "anonymize", str(data), "-o", str(out), "--model", "cap", "-P", "m=1", *args)
+        assert result.returncode == 1 and "HIV" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr, result.stderr
+        assert not out.exists() and not report.exists()
+    result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 2 and result.stdout == "" and "HIV" not in result.stderr
+    assert result.stderr.strip() == "setveil: error: model 'cap': its checker raised KeyError; the release is not checked"

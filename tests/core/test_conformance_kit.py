@@ -67,9 +67,21 @@ class Floor(PrivacyModel):
             released = released.suppress(np.flatnonzero(released.supports)[:1])
         if FAULT == "unseeded" and np.random.default_rng().random() < 0.5 and len(released):
             released = released.suppress(np.flatnonzero(released.supports)[:1])
-        if FAULT == "add" and len(window):
+        if FAULT in ("add", "cover") and len(window):
             released = window.take(np.zeros(len(window), dtype=np.int64))
+        if FAULT == "write" and len(window.indices):
+            window.indices[:] = window.indices[::-1]
+        if FAULT == "cover":  # adds items, then points the input at the release
+            window.indptr, window.indices = released.indptr, released.indices
+        if FAULT == "bare":
+            return released
         return Release(released)
+
+    def information_loss(self, original, release):
+        return "none" if FAULT == "loss" else super().information_loss(original, release)
+
+    def metrics(self, original, release):
+        return [] if FAULT == "metrics" else {}
 
     def violations(self, original, release):
         if FAULT == "forget":
@@ -120,7 +132,7 @@ def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
 def test_a_sound_model_passes(installed, tmp_path):
     result = run_kit(installed, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "10 passed" in result.stdout
+    assert "11 passed" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -134,6 +146,13 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("add", "added-item"),
         # randomness that ignores the seed it is given
         ("unseeded", "the same seed gave two different releases"),
+        # the input changed in place (regression, QA as a plugin author: "cover" passed the kit)
+        ("write", "anonymize wrote into its input window, which is read-only"),
+        ("cover", "added-item"),
+        # not a Release, a loss that is not a number, metrics that are not a dict
+        ("bare", "anonymize must return a Release of a Window, not Window"),
+        ("loss", "information_loss must be a finite number, not 'none'"),
+        ("metrics", "metrics must return a dict, not list"),
     ],
 )
 def test_each_mistake_fails_the_kit_and_says_what(installed, tmp_path, fault, message):
@@ -158,4 +177,11 @@ def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_pa
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1
     assert "invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy has" in result.stdout
-    assert "1 failed, 9 passed" in result.stdout
+    assert "1 failed, 10 passed" in result.stdout
+
+
+def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_path):
+    # regression (QA as a plugin author): the failure said only "DID NOT RAISE ParameterError"
+    result = run_kit(installed, tmp_path, suite=SUITE.replace('{"q": "4"}', '{"q": "1"}'))
+    assert result.returncode == 1
+    assert "policy 'also-top': invalid_params entry {'q': '1'} was accepted" in result.stdout

@@ -181,3 +181,84 @@ def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder,
         Pipeline(leaky, pm).run(Window.from_transactions([["secret"], ["b"]]), window_rng(0, 0))
     messages = [record.getMessage() for record in caplog.records]
     assert len(messages) == 2 and all("raised KeyError" in m and "secret" not in m for m in messages)
+
+
+def _with_model(registry, model_class):
+    leaky = registry.configure("leaky", None, {"k": "1"}, Context())
+    return plugins.Configured(model_class(leaky.model.params, leaky.model.context), leaky.policy, leaky.params)
+
+
+class CoveringModel(LeakyModel):
+    """Removes item 'a' everywhere, then points its input window at the release, so that a check
+    against that same object sees nothing removed. Its checker forbids any removal."""
+
+    def anonymize(self, window, policy, rng):
+        release = window.suppress(np.array([window.vocab.get("a")]))
+        window.indptr, window.indices = release.indptr, release.indices
+        return Release(release)
+
+    def violations(self, original, release):
+        if release.n_occurrences != original.n_occurrences:
+            yield Violation("removed", "an item was removed", ())
+
+
+class WritingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        window.indices[:] = window.indices[::-1]
+        return Release(window)
+
+
+def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorder):
+    # Regression (QA as a plugin author): the model got the window the check then compared with;
+    # a plugin rebinding or writing into it passed the kit, `anonymize` and the service
+    rec, pm, registry = recorder
+    window = Window.from_transactions([["a", "b"], ["a", "c"]])
+    with pytest.raises(WindowRejected, match="failed the leaky check: 1 violation"):
+        Pipeline(_with_model(registry, CoveringModel), pm).run(window, window_rng(0, 0))
+    with pytest.raises(WindowRejected, match="model error: ValueError"):
+        Pipeline(_with_model(registry, WritingModel), pm).run(window, window_rng(0, 0))
+    assert list(window) == [["a", "b"], ["a", "c"]]
+    assert len(rec.rejected) == 2
+
+
+class BareModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return window
+
+
+class LossModel(LeakyModel):
+    def information_loss(self, original, release):
+        raise KeyError(original.labels(0)[0])
+
+
+def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_error(recorder):
+    # Regression (QA as a plugin author): both crashed the pipeline outside its fail-closed path
+    # (a traceback naming the item on the command line, "service error" in the service) and no
+    # observer heard of the rejection
+    rec, pm, registry = recorder
+    window = Window.from_transactions([["secret"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, BareModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: anonymize returned Window, not a Release of a Window"
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, LossModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: information_loss raised KeyError"
+    assert rec.rejected == [
+        "model error: anonymize returned Window, not a Release of a Window",
+        "model error: information_loss raised KeyError",
+    ]
+
+
+class MutatingObserver:
+    @hookimpl
+    def setveil_window_anonymized(self, window, release, report):
+        release.window.indices[:] = 0
+
+
+def test_observers_cannot_change_the_release_that_is_emitted(recorder, caplog):
+    _, pm, registry = recorder
+    pm.register(MutatingObserver(), name="mutating-observer")
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert list(outcome.release.window) == [["a"], ["b"]]
+    assert "raised ValueError" in caplog.records[0].getMessage()
