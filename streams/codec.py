@@ -47,6 +47,11 @@ def window_id(topic: str, partition: int, first: int, last: int) -> str:
     return f"{topic}/{partition}/{first}-{last}"
 
 
+def _json_hint(value: bytes) -> str:
+    # '{' and '[' decode as the msgpack integers 123 and 91, so JSON text reads as several objects
+    return "; it looks like JSON, and records are msgpack" if value[:1] in (b"{", b"[") else ""
+
+
 def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     """The validated records of one input message, or :class:`MessageRejected`."""
     if not value:
@@ -55,14 +60,14 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
         raise MessageRejected("oversize", f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
     try:
         obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension, object_pairs_hook=unique_map)
-    except RepeatedKey:
-        raise MessageRejected("malformed", "a map repeats a key") from None
+    except RepeatedKey:  # valid msgpack, but not a record
+        raise MessageRejected("invalid", "a map repeats a key") from None
     except msgpack.ExtraData:
-        raise MessageRejected("malformed", "more than one msgpack object in the message") from None
+        raise MessageRejected("malformed", f"more than one msgpack object in the message{_json_hint(value)}") from None
     except (ValueError, msgpack.UnpackException) as exc:
-        raise MessageRejected("malformed", f"not valid msgpack ({type(exc).__name__})") from None
+        raise MessageRejected("malformed", f"not valid msgpack ({type(exc).__name__}){_json_hint(value)}") from None
     except TypeError:  # a list or map as a map key: Python cannot hash it
-        raise MessageRejected("malformed", "a map key is a list or a map") from None
+        raise MessageRejected("invalid", "a map key is a list or a map") from None
     if isinstance(obj, list):
         if not obj:
             raise MessageRejected("invalid", "the message is an empty array")

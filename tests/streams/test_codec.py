@@ -42,7 +42,8 @@ def test_a_map_and_an_array_of_maps_decode_to_records():
         (msgpack.packb([]), "invalid"),
         (msgpack.packb([{"items": ["a"]}, "b"]), "invalid"),
         (msgpack.packb({"items": ["x" * 100]}), "oversize"),
-        (b"\x81\x90\x01", "malformed"),  # a map keyed by a list (regression: TypeError escaped)
+        # a map keyed by a list (regression: TypeError escaped); valid msgpack, not a valid record
+        (b"\x81\x90\x01", "invalid"),
         (msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), "invalid"),
         (msgpack.packb({"items": msgpack.ExtType(1, b"x")}), "invalid"),
         (msgpack.packb({"items": ["a"], "ts": float("nan")}), "invalid"),
@@ -127,5 +128,15 @@ def test_a_tid_released_in_two_windows_is_named_by_its_windows_only():
 def test_a_map_that_repeats_a_key_is_dead_lettered(value):
     # Regression (QA): msgpack keeps the last of a repeated key, so one list of items was dropped,
     # or a record carried the second of two tids, in silence (files were refused, the service not)
-    with pytest.raises(MessageRejected, match="a map repeats a key"):
+    with pytest.raises(MessageRejected, match="a map repeats a key") as info:
         decode_message(value, 1 << 20)
+    assert info.value.kind == "invalid"  # valid msgpack (QA: 'malformed' is documented as not msgpack)
+
+
+@pytest.mark.parametrize("value", [b'{"items": ["a"]}', b'[{"items": ["a"]}]'])
+def test_json_sent_as_a_record_is_named_in_the_reason(value):
+    # QA as a batch consumer: '{' is the msgpack integer 123, so the reason said only "more than
+    # one msgpack object in the message", which sent the producer's developer the wrong way
+    with pytest.raises(MessageRejected, match="it looks like JSON, and records are msgpack") as info:
+        decode_message(value, 1 << 20)
+    assert info.value.kind == "malformed"
