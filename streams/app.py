@@ -218,7 +218,7 @@ class StreamService:
         # half the largest batch: a batch carries what its records carried, and room is left for
         # generalized labels longer than the items they replace
         windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds,
-                            max_bytes=self.settings.producer.max_request_bytes // 2)
+                            max_bytes=self.settings.producer.max_request_bytes // 2, merge_subjects=w.merge_subjects)
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         points = await self._logged_cuts(state, offset)
         if points:

@@ -22,6 +22,12 @@ messages not yet in an emitted window and decides where windows end:
 A dead-lettered message is not held, but its offset counts as seen, so a planned cut at or
 after it can be made.
 
+**Transactions are counted as the window will hold them.** With ``merge_subjects`` the records of
+one subject become one transaction (:func:`.processor.build_window`), so the limits count distinct
+subjects, plus each record without one. Counting records instead let a window of 300 records from
+4 subjects pass ``min_transactions`` = k = 5 and fail closed as infeasible, when it should have been
+held for more input.
+
 **Re-delivery to the same actor.** When a rebalance leaves a partition with this worker, Faust
 seeks it back to its committed offset and the actor receives again messages it already holds or
 has already emitted. Taking them in again would put the same transactions twice in one window
@@ -33,7 +39,7 @@ window is; anything older was emitted or dead-lettered already and only needs ac
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,13 +87,17 @@ class Windower:
     min_transactions: int
     max_seconds: float
     max_bytes: int = 1 << 62
+    merge_subjects: bool = False
     pending: deque[Message] = field(default_factory=deque)
+    #: transactions the pending messages make (see "Transactions are counted ..." above)
     pending_transactions: int = 0
     pending_bytes: int = 0
     cut_points: deque[int] = field(default_factory=deque)
     seen: int = -1
     # pending by offset: a rebalance can re-deliver thousands of held messages at once
     _held: dict[int, Message] = field(default_factory=dict)
+    # with merge_subjects: pending records per subject
+    _subjects: Counter = field(default_factory=Counter)
 
     def plan(self, cut_points: Iterable[int]) -> None:
         """Windows must end at these offsets (ascending), as they did when first emitted."""
@@ -110,7 +120,7 @@ class Windower:
     def add(self, message: Message) -> None:
         self.pending.append(message)
         self._held[message.offset] = message
-        self.pending_transactions += len(message.records)
+        self.pending_transactions += self._count(message, self._subjects, +1)
         self.pending_bytes += message.size
         self.seen = max(self.seen, message.offset)
 
@@ -146,15 +156,34 @@ class Windower:
                 break
         return out
 
+    def _count(self, message: Message, subjects: Counter, sign: int) -> int:
+        """Add (sign +1) or remove (-1) a message's records in ``subjects``; how many transactions
+        that adds or removes."""
+        if not self.merge_subjects:
+            return len(message.records)
+        changed = 0
+        for record in message.records:
+            if record.subject is None:
+                changed += 1
+                continue
+            subjects[record.subject] += sign
+            if subjects[record.subject] == (1 if sign > 0 else 0):
+                changed += 1
+            if not subjects[record.subject]:
+                del subjects[record.subject]
+        return changed
+
     def _fitting(self) -> int:
         """How many leading messages make the largest window of at most max_transactions and
         max_bytes; when that window would hold fewer than min_transactions, the fewest that reach it."""
         total = size = 0
+        subjects: Counter = Counter()
         for count, message in enumerate(self.pending):
-            too_big = total + len(message.records) > self.max_transactions or size + message.size > self.max_bytes
+            more = self._count(message, subjects, +1)
+            too_big = total + more > self.max_transactions or size + message.size > self.max_bytes
             if too_big and total >= self.min_transactions:
                 return count
-            total += len(message.records)
+            total += more
             size += message.size
         return len(self.pending)
 
@@ -162,6 +191,6 @@ class Windower:
         taken = [self.pending.popleft() for _ in range(count)]
         for message in taken:
             del self._held[message.offset]
-        self.pending_transactions -= sum(len(m.records) for m in taken)
+        self.pending_transactions -= sum(self._count(m, self._subjects, -1) for m in taken)
         self.pending_bytes -= sum(m.size for m in taken)
         return taken

@@ -17,7 +17,8 @@ def message(offset: int, size: int = 1, received: float = 0.0, nbytes: int = 0) 
 
 steps = st.lists(
     st.one_of(
-        st.tuples(st.just("add"), st.integers(1, 12)),
+        # the subject of each record of a message (None: a record without one)
+        st.tuples(st.just("add"), st.lists(st.one_of(st.none(), st.integers(0, 4), st.just("0")), min_size=1, max_size=12)),
         st.tuples(st.just("bad"), st.just(0)),
         st.tuples(st.just("tick"), st.floats(0, 3)),
     ),
@@ -25,16 +26,25 @@ steps = st.lists(
 )
 
 
+def transactions(messages, merge_subjects: bool) -> int:
+    """What build_window makes of the messages: one transaction per record, or per subject."""
+    records = [r for m in messages for r in m.records]
+    if not merge_subjects:
+        return len(records)
+    return sum(r.subject is None for r in records) + len({r.subject for r in records if r.subject is not None})
+
+
 @settings(max_examples=300, deadline=None)
 @given(steps=steps, max_tx=st.integers(1, 30), min_tx=st.integers(1, 30), max_seconds=st.floats(0.5, 2),
-       max_bytes=st.integers(1, 400))
-def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds, max_bytes):
+       max_bytes=st.integers(1, 400), merge=st.booleans())
+def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds, max_bytes, merge):
     min_tx = min(min_tx, max_tx)
-    windower = Windower(max_tx, min_tx, max_seconds, max_bytes=max_bytes)
+    windower = Windower(max_tx, min_tx, max_seconds, max_bytes=max_bytes, merge_subjects=merge)
     now, offset, accepted, windows = 0.0, 0, [], []
     for kind, value in steps:
         if kind == "add":
-            windower.add(message(offset, value, now, nbytes=10 * value))
+            records = [Record(["a"], subject=subject) for subject in value]
+            windower.add(Message(offset, records, now, size=10 * len(records)))
             accepted.append(offset)
             offset += 1
         elif kind == "bad":
@@ -44,21 +54,32 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds, 
             now += value
         for cut in windower.cuts(now):
             windows.append(cut)
-            size = cut.transactions
+            size = transactions(cut.messages, merge)
             assert size >= min_tx
             nbytes = sum(m.size for m in cut.messages)
             if (size > max_tx or nbytes > max_bytes) and len(cut.messages) > 1:
                 # only when the largest window within the bounds would stay under min_tx
-                assert size - len(cut.messages[-1].records) < min_tx
+                assert transactions(cut.messages[:-1], merge) < min_tx
     emitted = [m.offset for w in windows for m in w.messages]
     held = [m.offset for m in windower.pending]
     assert emitted + held == accepted
     assert all(windower.held(m.offset) is m for m in windower.pending)
     assert not any(windower.held(offset) for offset in emitted)
-    assert windower.pending_transactions == sum(len(m.records) for m in windower.pending)
+    assert windower.pending_transactions == transactions(windower.pending, merge)
     assert windower.pending_transactions < max_tx
     assert windower.pending_bytes == sum(m.size for m in windower.pending)
     assert windower.pending_bytes < max_bytes or windower.pending_transactions < min_tx  # held for the minimum
+
+
+def test_with_merged_subjects_a_window_of_fewer_subjects_than_the_minimum_is_held():
+    # Regression (QA as a batch consumer): 300 records of 4 subjects passed min_transactions = k = 5
+    # as 300 transactions and the window failed closed as infeasible with 4
+    windower = Windower(max_transactions=1000, min_transactions=5, max_seconds=1.0, merge_subjects=True)
+    windower.add(Message(0, [Record(["a"], subject=i % 4) for i in range(300)], 0.0))
+    assert windower.cuts(now=10.0) == [] and windower.pending_transactions == 4
+    windower.add(Message(1, [Record(["a"], subject=9), Record(["b"])], 10.0))
+    (cut,) = windower.cuts(now=20.0)
+    assert (cut.first_offset, cut.last_offset, windower.pending_transactions) == (0, 1, 0)
 
 
 def test_old_windows_are_cut_by_time_small_ones_held():
