@@ -26,7 +26,7 @@ from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 
 from . import interrupt
-from .settings import Settings, load_settings
+from .settings import MODEL_FILES, Settings, load_settings
 
 config_option = click.option(
     "--config", type=click.Path(exists=True, dir_okay=False), envvar="SETVEIL_CONFIG",
@@ -40,11 +40,12 @@ bootstrap_option = click.option(
 )
 
 
-def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | None = None) -> Settings:
+def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | None = None,
+                     unused_files: tuple[str, ...] = ()) -> Settings:
     options = dict(extra or {})
     if bootstrap:
         options["kafka.bootstrap"] = bootstrap
-    return load_settings(config, list(overrides), options=options)
+    return load_settings(config, list(overrides), options=options, unused_files=unused_files)
 
 
 #: why a worker takes no --fanout
@@ -78,9 +79,9 @@ def configure_model(settings: Settings) -> Configured:
     except ParameterError as exc:
         if exc.name not in m.params:
             raise
-        # a model parameter names itself only; the operator set it as model.params somewhere
-        raise ParameterError("model.params", f"{exc.name!r}: {exc.problem} (from {settings.source('model.params')})") \
-            from None
+        # a model parameter names itself only; the operator set it as model.params in some layer
+        raise ParameterError("model.params", f"{exc.name!r}: {exc.problem} "
+                             f"(from {settings.source(f'model.params.{exc.name}')})") from None
     except InputError as exc:
         for key in ("sensitive", "public", "hierarchy"):
             path = getattr(m, key)
@@ -153,7 +154,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     """Produce INPUT's transactions into the input topic, transaction i with tid i."""
     from .replay import replay as produce
 
-    settings = resolve_settings(config, overrides, bootstrap)
+    settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     window = read_window(input_path, fmt)
     stats = run(produce(settings, window, batch, rate, count))
     speed = stats.transactions / stats.seconds if stats.seconds else 0.0
@@ -178,7 +179,7 @@ def tail(out, count, idle, config, overrides, bootstrap):
     from .display import WindowDisplay
     from .tail import collect, write_release
 
-    settings = resolve_settings(config, overrides, bootstrap)
+    settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     if out is not None:
         check_output(out, "--out")
     echo = functools.partial(click.echo, err=out is not None)
@@ -202,8 +203,9 @@ def tail(out, count, idle, config, overrides, bootstrap):
 def demo(rate, batch, count, window, config, overrides):
     """Broker, worker, replay and live tail on a bundled sample; Ctrl-C stops everything.
 
-    Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container when Docker runs, else the
-    embedded broker. The worker anonymizes with (h,k,p)-coherence, h=0.4, k=5, p=3.
+    Uses the cluster kafka.bootstrap names when it is set (SETVEIL_KAFKA_BOOTSTRAP, --config or
+    --set), else a Kafka container when Docker runs, else the embedded broker. The worker
+    anonymizes with (h,k,p)-coherence, h=0.4, k=5, p=3.
     """
     from .demo import run_demo
 

@@ -1,8 +1,9 @@
 """``setveil demo``: the whole service on one machine, on a bundled sample.
 
-It opens a broker (``SETVEIL_KAFKA_BOOTSTRAP``, else a Kafka container, else the embedded
-Tansu: :mod:`.broker`), starts one worker process with (h,k,p)-coherence (h=0.4, k=5, p=3),
-replays the bundled sample (the first 20,000 transactions of T10I4D100K, with the item split
+It checks its settings, then opens a broker (the cluster ``kafka.bootstrap`` names when it is
+set, by ``SETVEIL_KAFKA_BOOTSTRAP``, the config file or ``--set``; else a Kafka container, else
+the embedded Tansu: :mod:`.broker`), starts one worker process with (h,k,p)-coherence (h=0.4,
+k=5, p=3), replays the bundled sample (the first 20,000 transactions of T10I4D100K, with the item split
 of Xu et al. §4.1: 20% of the items public, seed 1; see ``data/README.md``) and shows every
 batch as it arrives: its window, information loss and latency. At the end it checks the union
 of all batches against the sample, as ``setveil verify`` would. Ctrl-C stops everything.
@@ -22,15 +23,17 @@ from typing import Any
 
 from setveil.core.cli import configure
 from setveil.core.formats import read_window
+from setveil.core.model import PrivacyModel
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from . import interrupt
-from .broker import free_port, open_broker
+from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .process import WorkerProcess, WorkerFailed
 from .replay import replay
-from .settings import Settings, load_settings
+from .preflight import check_web_listen
+from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
 from .tail import collect, release_window
 
 SAMPLE = "T10I4D100K-20k.dat.gz"
@@ -50,10 +53,13 @@ def sample_files() -> Iterator[tuple[Path, Path, Path]]:
         yield data, sensitive, public
 
 
-def demo_settings(bootstrap: str, window: int, config: str | None, overrides: dict[str, Any]) -> Settings:
+def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
+                  env: dict[str, str] | None = None) -> Settings:
+    """The demo's settings, checked before any broker starts. ``kafka.bootstrap`` is the
+    operator's (see :func:`open_demo_broker`); the worker gets the sample's item files on its
+    command line, so the model files of a worker's config are never opened."""
     prefix = f"setveil-demo-{secrets.token_hex(3)}"
     pairs = {
-        "kafka.bootstrap": bootstrap,
         "topics.input": f"{prefix}.transactions",
         "topics.output": f"{prefix}.anonymized",
         "topics.dlq": f"{prefix}.dlq",
@@ -70,18 +76,36 @@ def demo_settings(bootstrap: str, window: int, config: str | None, overrides: di
         "web.bind": "127.0.0.1",
     }
     pairs.update(overrides)
-    return load_settings(config, pairs)
+    return load_settings(config, pairs, env=env, unused_files=MODEL_FILES)
+
+
+def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], None]) -> tuple[Broker, Settings]:
+    """The cluster ``kafka.bootstrap`` names when the operator set it (``$SETVEIL_KAFKA_BOOTSTRAP``,
+    as :func:`.broker.open_broker` takes it, or equally the file or ``--set``), used as it is;
+    else a Kafka container or Tansu, which the settings then point at."""
+    if settings.source("kafka.bootstrap") != "default":
+        return Broker(settings.kafka.bootstrap, "external"), settings
+    echo("starting a broker ...")
+    broker = open_broker(env={}, log_path=log_path)  # {}: the settings already hold $SETVEIL_KAFKA_BOOTSTRAP
+    return broker, settings.replace("the demo's broker", kafka__bootstrap=broker.bootstrap)
+
+
+def coherence(sensitive: Path, public: Path) -> PrivacyModel:
+    return configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None).model
 
 
 def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | None, window: int,
              config: str | None = None, overrides: dict[str, Any] | None = None) -> int:
     """Run the demo; returns the exit status (0 when the union of the batches passes the check)."""
     with tempfile.TemporaryDirectory(prefix="setveil-demo-") as tmp, sample_files() as (data, sensitive, public):
-        echo("starting a broker ...")
-        broker = open_broker(log_path=Path(tmp) / "broker.log")
+        settings = demo_settings(window, config, overrides or {})
+        model = coherence(sensitive, public)
+        # what the worker would refuse at its start, refused before a broker starts
+        fit_to_model(settings, model)
+        check_web_listen(settings)
+        broker, settings = open_demo_broker(settings, Path(tmp) / "broker.log", echo)
         try:
             echo(f"broker: {broker.kind} at {broker.bootstrap}")
-            settings = demo_settings(broker.bootstrap, window, config, overrides or {})
             original = read_window(data)
             if count is not None:
                 original = original.take(list(range(min(count, len(original)))))
@@ -105,7 +129,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
             broker.stop()
         rejected = sum(v for k, v in metrics.items() if k.startswith("setveil_windows_rejected_total"))
         echo(f"worker: {metrics.get('setveil_windows_emitted_total', 0):.0f} windows emitted, {rejected:.0f} rejected")
-        return _check_union(echo, original, collected.release, sensitive, public)
+        return _check_union(echo, original, collected.release, model)
 
 
 async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo) -> Any:
@@ -121,13 +145,12 @@ async def _stream(settings: Settings, original: Window, rate: float, batch: int,
     return collected
 
 
-def _check_union(echo, original: Window, release: dict, sensitive: Path, public: Path) -> int:
+def _check_union(echo, original: Window, release: dict, model: PrivacyModel) -> int:
     if len(release) != len(original):
         echo(f"{len(original) - len(release)} transactions did not come back (held or dead-lettered)")
         return 1
-    configured = configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None)
     released = release_window(release)
-    problems = list(release_violations(configured.model, original, released))
+    problems = list(release_violations(model, original, released))
     if problems:
         echo(f"the union of the batches FAILS coherence: {problems[0].rule}: {problems[0].summary}")
         return 1

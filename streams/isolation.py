@@ -17,11 +17,13 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from multiprocessing.connection import Connection
 
 from setveil.core.engine import Pipeline
+from setveil.core.errors import PluginError
 from setveil.core.orphans import follow_parent
 from setveil.core.plugins import Configured, get_plugin_manager
 
@@ -33,6 +35,18 @@ READY, TAKEN = "ready", "taken"
 #: how often a waiting worker checks that the child still lives (which also keeps each wait far
 #: below the longest poll() takes, about 24 days)
 LIVENESS_SECONDS = 0.2
+
+
+def check_picklable(configured: Configured) -> None:
+    """Refuse, at start-up, a model or policy the child process could not be sent."""
+    try:
+        pickle.dumps(configured)
+    except Exception as exc:
+        raise PluginError(
+            f"model.time_limit anonymizes windows in a child process, which receives model {configured.model.name!r} "
+            f"and policy {configured.policy.name!r} pickled, and they cannot be ({type(exc).__name__}): their classes "
+            "must be importable module attributes"
+        ) from None
 
 
 class _ChildDied(Exception):

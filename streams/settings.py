@@ -16,7 +16,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -25,6 +25,8 @@ from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 
+from .preflight import check_tls
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -32,6 +34,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 MiB = 1 << 20
 _TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
+#: the model's item files: only the worker opens them (``replay`` and ``tail`` share its config)
+MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
+#: a model parameter whose name holds one of these is masked in the startup log like a secret setting
+_SECRET_WORDS = ("password", "secret", "token")
 
 
 @dataclass(frozen=True)
@@ -56,10 +62,11 @@ class Setting:
     def default(self) -> Any:
         return self.parameter.default
 
-    def parse(self, raw: Any, source: str) -> Any:
+    def parse(self, raw: Any, source: str, must_exist: bool = True) -> Any:
         """The value of ``raw`` from ``source`` (:func:`load_settings` parses only the value in
         force: a file's path may be overridden by the environment or the command line, when a
-        container mounts the item files elsewhere, and only that one must exist)."""
+        container mounts the item files elsewhere, and only that one must exist). A path with
+        ``must_exist`` false is checked as text only: the command never opens that file."""
         if self.parameter.kind == "params":
             return _parse_params(self.name, raw, source)
         if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
@@ -68,6 +75,8 @@ class Setting:
             # TOML can give a number, a list or a table where text is meant; str() would turn it
             # into a topic named "['a']" or a bind address of 0.0.0.12
             raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
+        if self.parameter.kind == "path" and not must_exist:
+            return raw
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:
@@ -121,7 +130,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("consumer", _p("commit_interval", "seconds between offset commits", "float", 1.0, low=0.05)),
     Setting("consumer", _p("session_timeout", "seconds without heartbeat before a worker is considered dead", "float",
                            10.0, low=1.0)),
-    Setting("consumer", _p("heartbeat_interval", "seconds between heartbeats (below a third of session_timeout)",
+    Setting("consumer", _p("heartbeat_interval", "seconds between heartbeats (at most a third of session_timeout)",
                            "float", 3.0, low=0.1)),
     Setting("consumer", _p("rebalance_timeout", "seconds workers get to rejoin the group in a rebalance", "float", 10.0,
                            low=1.0)),
@@ -140,7 +149,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("window", _p("min_transactions", "smaller windows are held and merged with the next; auto: the fewest the "
                          "model needs (k for coherence and the k-anonymity models, else 1)", "int", "auto", low=1,
                          choices=("auto",))),
-    Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one", "bool", False)),
+    Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one; the window limits then count transactions after merging, one per subject", "bool", False)),
     Setting("records", _p("max_message_bytes", "larger input messages are dead-lettered", "int", MiB, low=16)),
     # -- the model ----------------------------------------------------------------------------
     Setting("model", _p("name", "privacy model (see `setveil plugins`)")),
@@ -179,17 +188,23 @@ class Settings:
         return self._values[name]
 
     def source(self, name: str) -> str:
-        """Where the value came from: ``default``, the file, the variable or the command line."""
+        """Where the value came from: ``default``, the file, the variable or the command line.
+        ``model.params.NAME`` is where model parameter NAME came from (the layers merge key by
+        key); ``model.params`` itself, the last layer that gave any."""
         return self._sources[name]
 
-    def replace(self, **changes: Any) -> Settings:
-        """A copy with some values replaced; keys use ``__`` for the dot (``window__max_seconds``)."""
+    def replace(self, source: str = "code", /, **changes: Any) -> Settings:
+        """A copy with some values replaced, from ``source``; keys use ``__`` for the dot
+        (``window__max_seconds``)."""
         values = dict(self._values)
         sources = dict(self._sources)
         for key, raw in changes.items():
             name = key.replace("__", ".")
-            values[name] = _setting(name).parse(raw, "code")
-            sources[name] = "code"
+            values[name] = _setting(name).parse(raw, source)
+            sources[name] = source
+            if name == "model.params":
+                sources = {k: v for k, v in sources.items() if not k.startswith("model.params.")}
+                sources.update({f"model.params.{k}": source for k in values[name]})
         return Settings(values, sources)
 
     def as_env(self) -> dict[str, str]:
@@ -216,9 +231,10 @@ def fit_to_model(settings: Settings, model: PrivacyModel) -> Settings:
                                  "a smaller window has no safe release and would be dead-lettered; give auto or more")
         return settings  # not above window.max_transactions: load_settings checked that
     if need > settings.window.max_transactions:
-        raise ParameterError("window.max_transactions", f"{settings.window.max_transactions} is fewer than the {need} "
-                             f"transactions a window needs under model {model.name!r}")
-    return settings.replace(window__min_transactions=need)
+        raise ParameterError("window.max_transactions", f"{settings.window.max_transactions} "
+                             f"(from {settings.source('window.max_transactions')}) is fewer than the {need} "
+                             f"transactions a window needs under model {model.name!r}; give {need} or more")
+    return settings.replace(f"the auto value for model {model.name!r}", window__min_transactions=need)
 
 
 def load_settings(
@@ -226,10 +242,13 @@ def load_settings(
     overrides: Sequence[str] | Mapping[str, Any] = (),
     env: Mapping[str, str] | None = None,
     options: Mapping[str, Any] | None = None,
+    unused_files: Collection[str] = (),
 ) -> Settings:
     """Resolve every setting from the defaults, the TOML file, the environment and the command
     line: ``overrides``, ``section.key=value`` strings (the ``--set`` option) or a mapping, then
-    ``options``, the settings a command's own options give (``serve``'s ``--model``, ``-P``, …)."""
+    ``options``, the settings a command's own options give (``serve``'s ``--model``, ``-P``, …).
+    The path settings in ``unused_files`` name files the command never opens (``replay`` and
+    ``tail`` with a worker's config, :data:`MODEL_FILES`): they need not exist."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
     sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
@@ -237,8 +256,11 @@ def load_settings(
 
     def assign(setting: Setting, raw: Any, source: str) -> None:
         if setting.parameter.kind == "params":
-            # model parameters merge key by key across the sources, later ones winning per key
-            values[setting.name] = {**values[setting.name], **setting.parse(raw, source)}
+            # model parameters merge key by key across the sources, later ones winning per key;
+            # each keeps its own source, so an error names the layer that gave that parameter
+            parsed = setting.parse(raw, source)
+            values[setting.name] = {**values[setting.name], **parsed}
+            sources.update({f"{setting.name}.{key}": source for key in parsed})
         else:
             # only the value in force is parsed (below): a source of higher precedence overrides
             # a bad value of a lower one, as it overrides a good one
@@ -259,8 +281,8 @@ def load_settings(
         for name, raw in layer.items():
             assign(_setting(name), raw, "the command line")
     for name, raw in given.items():
-        values[name] = BY_NAME[name].parse(raw, sources[name])
-    _check(values)
+        values[name] = BY_NAME[name].parse(raw, sources[name], must_exist=name not in unused_files)
+    _check(values, sources)
     return Settings(values, sources)
 
 
@@ -327,48 +349,92 @@ def _has_codec(codec: str) -> bool:
     return getattr(aiokafka_codec, f"has_{codec}")()
 
 
-def _check(values: Mapping[str, Any]) -> None:
-    """Rules that tie settings together."""
+def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
+    """Rules that tie settings together; an error shows each value involved and where it came from."""
+
+    def given(name: str) -> str:
+        return f"{_env_text(values[name])} (from {sources[name]})"
+
     if values["window.min_transactions"] != "auto" and values["window.min_transactions"] > values["window.max_transactions"]:
-        raise ParameterError(
-            "window.min_transactions",
-            f"{values['window.min_transactions']} is more than window.max_transactions="
-            f"{values['window.max_transactions']}",
-        )
+        raise ParameterError("window.min_transactions", f"{given('window.min_transactions')} is more than "
+                             f"window.max_transactions={given('window.max_transactions')}; allowed: at most that")
     if values["consumer.heartbeat_interval"] * 3 > values["consumer.session_timeout"]:
-        raise ParameterError("consumer.heartbeat_interval", "must be at most a third of consumer.session_timeout")
+        raise ParameterError("consumer.heartbeat_interval", f"{given('consumer.heartbeat_interval')} must be at most a "
+                             f"third of consumer.session_timeout={given('consumer.session_timeout')}, so at most "
+                             f"{values['consumer.session_timeout'] / 3:.4g}")
     protocol = values["kafka.security_protocol"]
-    if protocol.startswith("SASL") and values["kafka.sasl_username"] is None:
-        raise ParameterError("kafka.sasl_username", f"needed with kafka.security_protocol={protocol}")
-    if not protocol.endswith("SSL"):
+    if protocol.startswith("SASL"):
+        # PLAIN and both SCRAM mechanisms (all that are offered) need a user name and a password;
+        # aiokafka notices a missing one only when it connects, with a traceback
+        for key in ("sasl_username", "sasl_password"):
+            if values[f"kafka.{key}"] is None:
+                raise ParameterError(f"kafka.{key}", "needed with kafka.security_protocol="
+                                     f"{given('kafka.security_protocol')} and kafka.sasl_mechanism="
+                                     f"{values['kafka.sasl_mechanism']}")
+    if protocol.endswith("SSL"):
+        check_tls(values, sources)
+    else:
         for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
             if values[f"kafka.{key}"] is not None:
-                raise ParameterError(f"kafka.{key}", f"given, but kafka.security_protocol={protocol} uses no TLS")
+                raise ParameterError(f"kafka.{key}", f"given (from {sources[f'kafka.{key}']}), but "
+                                     f"kafka.security_protocol={given('kafka.security_protocol')} uses no TLS")
     for server in values["kafka.bootstrap"].split(","):
         host, colon, port = server.strip().rpartition(":")
         if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
-            raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of them)")
+            raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of "
+                                 f"them; from {sources['kafka.bootstrap']})")
     codec = values["producer.compression"]
     if codec in ("snappy", "lz4", "zstd") and not _has_codec(codec):
         # aiokafka takes the setting and only fails at the first batch, after the worker started
-        raise ParameterError("producer.compression", f"{codec} needs the cramjam library, which is not installed "
-                             f"(pip install 'aiokafka[{codec}]'); gzip needs none")
+        raise ParameterError("producer.compression", f"{codec} (from {sources['producer.compression']}) needs the "
+                             f"cramjam library, which is not installed (pip install 'aiokafka[{codec}]'); "
+                             "gzip needs none")
     bind = values["web.bind"]
     try:
         socket.getaddrinfo(bind, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError):
-        raise ParameterError("web.bind", f"{bind!r} is no address of this machine to listen on") from None
+        raise ParameterError("web.bind", f"{bind!r} (from {sources['web.bind']}) is no address of this machine to "
+                             "listen on") from None
     if values["records.max_message_bytes"] > values["producer.max_request_bytes"]:
-        raise ParameterError("records.max_message_bytes", "must not exceed producer.max_request_bytes, or a "
-                             "rejected record could not be dead-lettered")
+        raise ParameterError("records.max_message_bytes", f"{given('records.max_message_bytes')} must not exceed "
+                             f"producer.max_request_bytes={given('producer.max_request_bytes')}, or a rejected record "
+                             "could not be dead-lettered")
     topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
     for kind, topic in zip(("input", "output", "dlq", "windows"), topics):
         # Kafka's own rule; window ids also rely on a topic name holding no "/"
         if not _TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
-            raise ParameterError(f"topics.{kind}", f"{topic!r} is not a Kafka topic name "
-                                 "(1-249 of a-z, A-Z, 0-9, '.', '_', '-')")
+            raise ParameterError(f"topics.{kind}", f"{topic!r} (from {sources[f'topics.{kind}']}) is not a Kafka "
+                                 "topic name (1-249 of a-z, A-Z, 0-9, '.', '_', '-')")
     if len(set(topics)) != len(topics):
         raise ParameterError("topics", "input, output, dlq and windows must be four different topics")
+
+
+def describe(settings: Settings) -> list[str]:
+    """The settings in force, one line per section, each value that is not a default followed
+    by where it came from; secrets masked. Paths are shown, never the contents of any file."""
+    lines = []
+    for section in SECTIONS:
+        shown = []
+        for setting in (s for s in SETTINGS if s.section == section):
+            if setting.parameter.kind == "params":
+                params = ", ".join(f"{key}={_masked(key, value)}{_from(settings, f'{setting.name}.{key}')}"
+                                   for key, value in settings[setting.name].items())
+                shown.append(f"{setting.key}={{{params}}}")
+                continue
+            value = settings[setting.name]
+            text = "(none)" if value is None else "***" if setting.secret else _env_text(value)
+            shown.append(f"{setting.key}={text}{_from(settings, setting.name)}")
+        lines.append(f"settings [{section}] " + ", ".join(shown))
+    return lines
+
+
+def _masked(name: str, value: str) -> str:
+    return "***" if any(word in name.lower() for word in _SECRET_WORDS) else value
+
+
+def _from(settings: Settings, name: str) -> str:
+    source = settings.source(name)
+    return "" if source == "default" else f" (from {source})"
 
 
 def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:

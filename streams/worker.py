@@ -14,12 +14,16 @@ import faust
 from setveil.core.plugins import Configured
 
 from .app import create_app
+from .isolation import check_picklable
 from .kafka import ensure_topics
-from .settings import Settings, fit_to_model
+from .preflight import check_web_listen
+from .settings import Settings, describe, fit_to_model
 
 
 #: the client libraries log whole messages (keys, values: transaction contents) at debug level
 CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
+
+log = logging.getLogger("setveil.streams")
 
 
 class Worker(faust.Worker):
@@ -31,16 +35,28 @@ class Worker(faust.Worker):
         for name in CLIENT_LOGGERS:
             logging.getLogger(name).setLevel(max(level or logging.INFO, logging.INFO))
 
+    #: :func:`~.settings.describe` of the settings in force
+    settings_lines: list[str] = []
+
+    async def on_first_start(self) -> None:
+        await super().on_first_start()  # sets up logging: only now does a line reach the log
+        for line in self.settings_lines:
+            log.info("%s", line)
+
 
 def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
     settings = fit_to_model(settings, configured.model)
+    check_web_listen(settings)
+    if settings.model.time_limit:
+        check_picklable(configured)
     counts = asyncio.run(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:
         app, service = create_app(settings, configured, counts[settings.topics.windows], data_dir)
         worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
+        worker.settings_lines = describe(settings)
         status = 0
         try:
             worker.execute_from_commandline()

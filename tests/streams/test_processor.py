@@ -15,6 +15,7 @@ import pytest
 
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline
+from setveil.core.errors import PluginError
 from setveil.core.formats import read_window
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
@@ -23,7 +24,7 @@ from setveil.core.records import Record
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
-from setveil.streams.isolation import IsolatedProcessor
+from setveil.streams.isolation import IsolatedProcessor, check_picklable
 from setveil.streams.processor import WindowProcessor, build_window
 from setveil.streams.windowing import Cut, Message
 
@@ -348,7 +349,7 @@ def test_the_window_process_and_what_it_started_die_with_a_worker_killed_outrigh
 import os, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
 from setveil.core.cli import configure
-from setveil.streams.isolation import IsolatedProcessor
+from setveil.streams.isolation import IsolatedProcessor, check_picklable
 from tests.streams.test_processor import _Hangs, cut_of, with_model
 
 if __name__ == "__main__":
@@ -367,3 +368,13 @@ if __name__ == "__main__":
         assert _gone([pid]), "a process the model started outlived the worker"
     finally:
         worker.kill()
+
+
+def test_a_model_the_window_process_cannot_receive_is_refused_at_start_up(sample):
+    # QA as a plugin author: a model class made by type() inside a function stopped a worker with
+    # model.time_limit at start-up with a PicklingError traceback, after it had connected
+    good = processor(sample).pipeline.configured
+    local = type("Local", (Coherence,), {})
+    with pytest.raises(PluginError, match="model 'coherence' and policy 'mm-il' pickled, and they cannot be"):
+        check_picklable(with_model(local, good))
+    check_picklable(good)

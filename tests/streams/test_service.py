@@ -171,12 +171,13 @@ def test_debug_logging_keeps_transaction_contents_out(make_settings, start_worke
 
 
 def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
-    # Regression: a taken web port stopped the worker at start, and it exited 0.
+    # Regression: a taken web port stopped the worker at start, and it exited 0. Since a QA pass
+    # as an operator, the port is tried before anything connects, and refused as a setting (2).
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         worker = start_worker(make_settings(web__port=taken.getsockname()[1]), ready=False)
-        assert worker.process.wait(timeout=60) == 1
+        assert worker.process.wait(timeout=60) == 2
 
 
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import shutil
+import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
-from setveil.core.errors import InputError, ParameterError
+from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.cli import configure
-from setveil.streams.commands import resolve_settings
-from setveil.streams.settings import SETTINGS, fit_to_model, load_settings, settings_table
+from setveil.streams import commands, demo
+from setveil.streams.broker import Broker
+from setveil.streams.commands import configure_model, resolve_settings
+from setveil.streams.preflight import check_web_listen
+from setveil.streams.settings import (SECTIONS, SETTINGS, describe, fit_to_model, load_settings,
+                                      settings_table)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -229,3 +238,220 @@ def test_a_misspelt_variable_or_bootstrap_is_refused():
         load_settings(overrides=["kafka.bootstrap=nohostport"], env={})
     assert info.value.name == "kafka.bootstrap"
     assert load_settings(overrides=["kafka.bootstrap=a:9092, [::1]:9093"], env={}).kafka.bootstrap
+
+
+def test_web_bind_and_port_are_tried_before_the_worker_connects(tmp_path, monkeypatch):
+    # Regression (QA as an operator): 8.8.8.8 and a port another process held passed the check,
+    # then the worker crashed after it connected with OSError 99 / 98
+    with pytest.raises(ParameterError, match=r"'8\.8\.8\.8' \(from the command line\) is no address") as info:
+        check_web_listen(load_settings(overrides=["web.bind=8.8.8.8", "web.port=19701"], env={}))
+    assert info.value.name == "web.bind"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = load_settings(env={"SETVEIL_WEB_PORT": str(port), "SETVEIL_WEB_BIND": "127.0.0.1"})
+        with pytest.raises(ParameterError, match=rf"{port} \(from \$SETVEIL_WEB_PORT\) is in use") as info:
+            check_web_listen(settings)
+        assert info.value.name == "web.port"
+        monkeypatch.setenv("SETVEIL_WEB_PORT", str(port))
+        (tmp_path / "s.txt").write_text("a\n")
+        result = CliRunner().invoke(cli, ["serve", "--model", "rho", "-P", "rho=0.5", "--sensitive",
+                                          str(tmp_path / "s.txt"), "--bootstrap", "127.0.0.1:1"])
+        assert result.exit_code == 2 and "parameter 'web.port'" in result.stderr
+
+
+def test_a_port_a_stopped_server_left_in_time_wait_is_not_refused():
+    # the web server (asyncio's create_server) binds with SO_REUSEADDR, so a restarted worker may
+    # bind the port its predecessor's connections left in TIME_WAIT; a check binding without it
+    # would refuse that port
+    with socket.socket() as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = server.accept()
+        accepted.close()  # the server side closes first: its end of the connection stays in TIME_WAIT
+        client.close()
+    check_web_listen(load_settings(overrides=["web.bind=127.0.0.1", f"web.port={port}"], env={}))
+
+
+def test_model_parameter_errors_name_the_layer_that_gave_that_parameter(tmp_path, monkeypatch):
+    # Regression (QA as an operator): every model.params error named the last layer that gave any
+    (tmp_path / "s.txt").write_text("a\n")
+    config = tmp_path / "setveil.toml"
+    config.write_text(f'[model]\nname = "coherence"\nsensitive = "{tmp_path / "s.txt"}"\n[model.params]\nk = 0\n')
+    settings = load_settings(config, env={"SETVEIL_MODEL_PARAMS": "h=0.4"}, options={"model.params": {"p": "3"}})
+    assert settings.source("model.params.k") == str(config)
+    assert settings.source("model.params.h") == "$SETVEIL_MODEL_PARAMS"
+    assert settings.source("model.params.p") == "the command line"
+    with pytest.raises(ParameterError, match=rf"'k': .*\(from {re.escape(str(config))}\)$"):
+        configure_model(settings)
+    monkeypatch.setenv("SETVEIL_MODEL_PARAMS", "h=2, p=3")
+    result = CliRunner().invoke(cli, ["serve", "--config", str(config), "-P", "k=5", "--bootstrap", "127.0.0.1:1"])
+    assert result.exit_code == 2 and "'h'" in result.stderr and "(from $SETVEIL_MODEL_PARAMS)" in result.stderr
+    assert settings.replace(model__params={"k": "4"}).source("model.params.k") == "code"
+
+
+@pytest.mark.parametrize("pairs, name", [
+    ({"kafka.security_protocol": "SASL_SSL", "kafka.sasl_username": "setveil"}, "kafka.sasl_password"),
+    ({"kafka.security_protocol": "SASL_PLAINTEXT", "kafka.sasl_mechanism": "SCRAM-SHA-512",
+      "kafka.sasl_password": "pw"}, "kafka.sasl_username"),
+])
+def test_sasl_needs_a_user_name_and_a_password(pairs, name):
+    # Regression (QA as an operator): a user name without a password ended in a traceback at connect
+    with pytest.raises(ParameterError) as info:
+        load_settings(None, pairs, env={})
+    assert info.value.name == name and "(from the command line)" in str(info.value)
+    assert load_settings(None, {**pairs, "kafka.sasl_username": "u", "kafka.sasl_password": "p"}, env={})
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory):
+    """A certificate, its key (plain and encrypted with "pw"), another key, and a file of no PEM."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    d = tmp_path_factory.mktemp("tls")
+    for name in ("", "other-"):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", d / f"{name}key.pem", "-out", d / f"{name}cert.pem", "-subj", "/CN=t",
+                        "-days", "1"], check=True, capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", d / "key.pem", "-aes256", "-passout", "pass:pw", "-out",
+                    d / "encrypted-key.pem"], check=True, capture_output=True)
+    (d / "junk.pem").write_text("no certificate here\n")
+    return d
+
+
+@pytest.mark.parametrize("pairs, name, problem", [
+    ({"ssl_cafile": "junk.pem"}, "kafka.ssl_cafile", "holds no usable CA certificate"),
+    ({"ssl_certfile": "cert.pem"}, "kafka.ssl_keyfile", "holds no private key of its certificate"),
+    ({"ssl_certfile": "junk.pem", "ssl_keyfile": "key.pem"}, "kafka.ssl_certfile", "holds no certificate"),
+    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "other-key.pem"}, "kafka.ssl_keyfile", "KEY_VALUES_MISMATCH"),
+    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "junk.pem"}, "kafka.ssl_keyfile", "not readable as PEM"),
+    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem"}, "kafka.ssl_password", "is encrypted"),
+    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem", "ssl_password": "wrong"}, "kafka.ssl_password",
+     "does not decrypt"),
+    ({"ssl_keyfile": "key.pem"}, "kafka.ssl_keyfile", "without kafka.ssl_certfile"),
+])
+def test_the_tls_context_is_built_before_anything_connects(tls_files, pairs, name, problem):
+    # Regression (QA as an operator): a CA file without a certificate or a certificate without its
+    # key passed the check and ended in an ssl.SSLError traceback at the first connection
+    given = {f"kafka.{k}": v if k == "ssl_password" else str(tls_files / v) for k, v in pairs.items()}
+    with pytest.raises(ParameterError, match=problem) as info:
+        load_settings(None, {"kafka.security_protocol": "SSL", **given}, env={})
+    assert info.value.name == name and "from the command line" in str(info.value)
+    assert "no certificate here" not in str(info.value) and "wrong" not in str(info.value)
+
+
+def test_a_good_tls_setup_passes(tls_files):
+    for given in ({"kafka.ssl_cafile": "cert.pem", "kafka.ssl_certfile": "cert.pem", "kafka.ssl_keyfile": "key.pem"},
+                  {"kafka.ssl_certfile": "cert.pem", "kafka.ssl_keyfile": "encrypted-key.pem",
+                   "kafka.ssl_password": "pw"}):
+        paths = {k: v if k.endswith("password") else str(tls_files / v) for k, v in given.items()}
+        assert load_settings(None, {"kafka.security_protocol": "SASL_SSL", "kafka.sasl_username": "u",
+                                    "kafka.sasl_password": "p", **paths}, env={})
+
+
+@pytest.mark.parametrize("env, shown", [
+    ({"SETVEIL_WINDOW_MIN_TRANSACTIONS": "600", "SETVEIL_WINDOW_MAX_TRANSACTIONS": "500"},
+     "600 (from $SETVEIL_WINDOW_MIN_TRANSACTIONS) is more than window.max_transactions=500 "
+     "(from $SETVEIL_WINDOW_MAX_TRANSACTIONS)"),
+    ({"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "4"},
+     "4.0 (from $SETVEIL_CONSUMER_HEARTBEAT_INTERVAL) must be at most a third of "
+     "consumer.session_timeout=10.0 (from default), so at most 3.333"),
+    ({"SETVEIL_RECORDS_MAX_MESSAGE_BYTES": "4096", "SETVEIL_PRODUCER_MAX_REQUEST_BYTES": "2048"},
+     "4096 (from $SETVEIL_RECORDS_MAX_MESSAGE_BYTES) must not exceed producer.max_request_bytes=2048 "
+     "(from $SETVEIL_PRODUCER_MAX_REQUEST_BYTES)"),
+])
+def test_a_rule_over_two_settings_shows_both_values_and_their_sources(env, shown):
+    # Regression (QA as an operator): these named the other setting but neither value nor source
+    with pytest.raises(ParameterError) as info:
+        load_settings(env=env)
+    assert shown in str(info.value)
+
+
+def test_exactly_a_third_of_the_session_timeout_is_a_valid_heartbeat():
+    assert load_settings(env={"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3", "SETVEIL_CONSUMER_SESSION_TIMEOUT": "9"})
+
+
+def test_the_startup_log_shows_every_setting_its_source_and_no_secret(tmp_path):
+    # Regression (QA as an operator): the worker never logged the settings it ended up with
+    config = tmp_path / "setveil.toml"
+    config.write_text('[kafka]\nsecurity_protocol = "SASL_PLAINTEXT"\nsasl_username = "svc"\n'
+                      '[model.params]\nh = 0.4\n')
+    settings = load_settings(config, ["model.params=k=5"], env={"SETVEIL_KAFKA_SASL_PASSWORD": "hunter2",
+                                                                "SETVEIL_MODEL_PARAMS": "api_token=t0k3n"})
+    lines = describe(settings)
+    text = "\n".join(lines)
+    assert len(lines) == len(SECTIONS) and "hunter2" not in text and "t0k3n" not in text
+    assert f"security_protocol=SASL_PLAINTEXT (from {config})" in text
+    assert "sasl_password=*** (from $SETVEIL_KAFKA_SASL_PASSWORD)" in text
+    params = f"h=0.4 (from {config}), api_token=*** (from $SETVEIL_MODEL_PARAMS), k=5 (from the command line)"
+    assert f"params={{{params}}}" in text
+    assert "ssl_password=(none)," in text and "max_transactions=5000," in text  # defaults: no source
+    for setting in SETTINGS:
+        assert f"{setting.key}=" in text
+
+
+def test_replay_and_tail_need_not_find_the_workers_item_files(tmp_path, monkeypatch):
+    # Regression (QA as an operator): both refused deploy/setveil.toml, whose item files
+    # (/etc/setveil/items/...) only the workers mount, though neither opens them
+    config = tmp_path / "setveil.toml"
+    config.write_text('[model]\nname = "coherence"\nsensitive = "/nowhere/sensitive.txt"\n'
+                      'public = "/nowhere/public.txt"\nhierarchy = "/nowhere/hierarchy.csv"\n')
+    data = tmp_path / "data.dat"
+    data.write_text("a b\n")
+
+    def connect(coroutine):
+        coroutine.close()
+        raise SetveilError("would connect now")
+
+    monkeypatch.setattr(commands, "run", connect)
+    runner = CliRunner()
+    for args in (["replay", str(data)], ["tail"]):
+        result = runner.invoke(cli, [*args, "--config", str(config), "--bootstrap", "127.0.0.1:1"])
+        assert result.exit_code == 1 and "would connect now" in result.stderr, result.output
+        # what they do use is still checked
+        result = runner.invoke(cli, [*args, "--config", str(config), "--set", "kafka.bootstrap=nohostport"])
+        assert result.exit_code == 2 and "kafka.bootstrap" in result.stderr
+    result = runner.invoke(cli, ["serve", "--config", str(config), "-P", "h=0.4", "-P", "k=5", "-P", "p=3",
+                                 "--bootstrap", "127.0.0.1:1"])
+    assert result.exit_code == 2 and "'model.sensitive'" in result.stderr
+
+
+def test_demo_checks_its_settings_before_it_starts_a_broker(monkeypatch):
+    # Regression (QA as an operator): "broker: tansu at ..." came before the settings error
+    def no_broker(*args, **kwargs):
+        raise AssertionError("a broker was started")
+
+    monkeypatch.setattr(demo, "open_broker", no_broker)
+    for key in [k for k in os.environ if k.startswith("SETVEIL_")]:
+        monkeypatch.delenv(key)
+    echoed: list[str] = []
+    for override, name in (({"window.max_transactions": "0"}, "window.max_transactions"),
+                           ({"window.min_transactions": "2"}, "window.min_transactions")):
+        with pytest.raises(ParameterError) as info:
+            demo.run_demo(echoed.append, 1000, 20, None, 1000, None, override)
+        assert info.value.name == name
+    assert echoed == []
+
+
+def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypatch):
+    # Regression (QA as an operator): `demo --set kafka.bootstrap=...` started Tansu anyway,
+    # where $SETVEIL_KAFKA_BOOTSTRAP is used as the cluster
+    started = []
+
+    def tansu(env=None, log_path=None):
+        started.append(env)
+        return Broker("127.0.0.1:19799", "tansu")
+
+    monkeypatch.setattr(demo, "open_broker", tansu)
+    for settings in (demo.demo_settings(1000, None, {"kafka.bootstrap": "kafka.example:9092"}, env={}),
+                     demo.demo_settings(1000, None, {}, env={"SETVEIL_KAFKA_BOOTSTRAP": "kafka.example:9092"})):
+        broker, used = demo.open_demo_broker(settings, Path("broker.log"), print)
+        assert (broker.kind, broker.bootstrap, used.kafka.bootstrap) == ("external", "kafka.example:9092",
+                                                                         "kafka.example:9092")
+    assert started == []
+    broker, used = demo.open_demo_broker(demo.demo_settings(1000, None, {}, env={}), Path("broker.log"), print)
+    assert broker.kind == "tansu" and used.kafka.bootstrap == "127.0.0.1:19799" and len(started) == 1

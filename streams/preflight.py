@@ -1,0 +1,115 @@
+"""Checks that need the machine, made before a worker connects (docs/operations.md, "Settings"):
+the TLS context the Kafka clients will build, and the address and port its web server will bind.
+
+Either would otherwise fail only after the worker had connected, as a traceback that names no
+setting. Messages name settings, files and OpenSSL's reason, never a file's contents or a password.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import ssl
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from setveil.core.errors import ParameterError
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+
+def check_tls(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
+    """Build the TLS context the clients will build (as aiokafka's ``create_ssl_context``
+    does), so that a CA file without a certificate, a certificate without its key or a wrong key
+    password is refused now rather than as a traceback at the first connection. Messages name
+    files and OpenSSL's reason, never a file's contents or the password."""
+    cafile, certfile = values["kafka.ssl_cafile"], values["kafka.ssl_certfile"]
+    keyfile, password = values["kafka.ssl_keyfile"], values["kafka.ssl_password"]
+    context = ssl.create_default_context()
+    if cafile is not None:
+        try:
+            context.load_verify_locations(cafile=cafile)
+        except OSError as exc:
+            raise ParameterError("kafka.ssl_cafile", f"{cafile!r} (from {sources['kafka.ssl_cafile']}) holds no "
+                                 f"usable CA certificate (PEM): {_tls_reason(exc)}") from None
+    if certfile is None:
+        if keyfile is not None:
+            # aiokafka would ignore the key without a certificate to go with it
+            raise ParameterError("kafka.ssl_keyfile", f"given (from {sources['kafka.ssl_keyfile']}) without "
+                                 "kafka.ssl_certfile, the client certificate it is the key of")
+        return
+    asked = []
+
+    def passphrase() -> str:
+        asked.append(True)
+        # never OpenSSL's own prompt on the terminal: an encrypted key without a password is refused
+        return password or ""
+
+    try:
+        context.load_cert_chain(certfile, keyfile, passphrase)
+    except OSError as exc:
+        raise _cert_chain_error(values, sources, bool(asked), exc) from None
+
+
+def _cert_chain_error(values: Mapping[str, Any], sources: Mapping[str, str], asked: bool,
+                      exc: OSError) -> ParameterError:
+    """Which setting a failed ``load_cert_chain`` is about."""
+    certfile, keyfile = values["kafka.ssl_certfile"], values["kafka.ssl_keyfile"]
+    key_path, key_name = (keyfile, "kafka.ssl_keyfile") if keyfile is not None else (certfile, "kafka.ssl_certfile")
+    if asked:
+        if values["kafka.ssl_password"] is None:
+            return ParameterError("kafka.ssl_password", f"needed: the private key in {key_path!r} ({key_name}, from "
+                                  f"{sources[key_name]}) is encrypted")
+        return ParameterError("kafka.ssl_password", f"the password (from {sources['kafka.ssl_password']}) does not "
+                              f"decrypt the private key in {key_path!r} ({key_name}, from {sources[key_name]})")
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=certfile)
+    except OSError as cert_exc:
+        return ParameterError("kafka.ssl_certfile", f"{certfile!r} (from {sources['kafka.ssl_certfile']}) holds no "
+                              f"certificate (PEM): {_tls_reason(cert_exc)}")
+    if keyfile is None:
+        return ParameterError("kafka.ssl_keyfile", f"needed: kafka.ssl_certfile {certfile!r} (from "
+                              f"{sources['kafka.ssl_certfile']}) holds no private key of its certificate")
+    return ParameterError("kafka.ssl_keyfile", f"{keyfile!r} (from {sources['kafka.ssl_keyfile']}) holds no private "
+                          f"key of the certificate in kafka.ssl_certfile: {_tls_reason(exc)}")
+
+
+def _tls_reason(exc: OSError) -> str:
+    """OpenSSL's reason code (``NO_CERTIFICATE_OR_CRL_FOUND``) or the system's error."""
+    if isinstance(exc, ssl.SSLError):
+        # a key OpenSSL cannot read comes without a reason code, as "[SSL] PEM lib (_ssl.c:3926)"
+        return exc.reason or "not readable as PEM"
+    return exc.strerror or type(exc).__name__
+
+
+def check_web_listen(settings: Settings) -> None:
+    """Bind ``web.bind:web.port`` once and let go, as the worker's web server will bind it
+    (aiohttp's TCPSite through asyncio's ``create_server``: every address the name resolves to,
+    IPv6 ones v6-only, SO_REUSEADDR on POSIX so a port a stopped worker left in TIME_WAIT is not
+    refused). An address of another machine or a port another process holds only showed after the
+    worker had connected, as an OSError traceback. Only a worker (and the demo, for its worker)
+    calls this: ``replay`` and ``tail`` share its settings, often while it holds the port."""
+    bind, port = settings.web.bind, settings.web.port
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(bind or None, port, type=socket.SOCK_STREAM,
+                                                                   flags=socket.AI_PASSIVE):
+            with socket.socket(family, kind, proto) as sock:
+                if os.name == "posix":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ParameterError("web.port", f"{port} (from {settings.source('web.port')}) is in use on {bind} by "
+                                 "another process; allowed: a free port in [1, 65535]") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ParameterError("web.bind", f"{bind!r} (from {settings.source('web.bind')}) is no address of this "
+                                 "machine to listen on") from None
+        if exc.errno == errno.EACCES:
+            raise ParameterError("web.port", f"{port} (from {settings.source('web.port')}): not permitted to listen "
+                                 "on it (ports below 1024 need privileges)") from None
+        raise ParameterError("web.bind", f"cannot listen on {bind!r} (from {settings.source('web.bind')}), port "
+                             f"{port} (from {settings.source('web.port')}): {exc.strerror or exc}") from None
