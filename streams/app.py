@@ -536,7 +536,10 @@ class StreamService:
     def readiness(self) -> tuple[bool, dict]:
         recovering = bool(getattr(self.app.tables.recovery, "in_recovery", False))
         ready = self.assigned and not self.app.rebalancing and not recovering and self.fatal is None
-        partitions = sorted(tp.partition for tp in self.app.consumer.assignment() if tp.topic == self.topic)
+        # From a revocation to the next assignment the consumer still reports the partitions it had;
+        # the worker may no longer own them, so none are named until the group assigns again.
+        partitions = sorted(tp.partition for tp in self.app.consumer.assignment()
+                            if tp.topic == self.topic) if self.assigned else []
         return ready, {"ready": ready, "assigned": self.assigned, "rebalancing": bool(self.app.rebalancing),
                        "recovering": recovering, "partitions": partitions}
 

@@ -5,8 +5,12 @@ For each window size (and number of workers) the benchmark opens fresh topics on
 replays the dataset as fast as it can (``--batch`` records per message), and reads the batches
 back. It reports
 
-- sustained throughput: transactions / (last batch produced - first window opened), the rate
-  at which the workers drain a backlog;
+- sustained throughput: the rate at which the workers drain a backlog, over the windows cut
+  by size. The last window of a partition is usually a partial one, cut only once it has waited
+  ``window.max_seconds`` (:data:`MAX_SECONDS`), and that idle wait would weigh on the rate by
+  whether ``--count`` happens to fill it. So the clock runs from the first window opened to the
+  last batch of a window that is not its partition's last, and counts the transactions emitted
+  by then; those emitted later are the ``tail`` column;
 - window latency p50/p99: from a window's cut to its batch being acknowledged by the broker
   (anonymizing, checking, encoding, producing); the time a window waits to fill is
   ``window size / arrival rate`` on top and is the operator's choice;
@@ -25,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -32,16 +37,23 @@ from pathlib import Path
 
 import numpy as np
 
+from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.itemsplit import coherence_split
+from setveil.core.model import Context
+from setveil.core.params import parse_assignments
+from setveil.core.plugins import get_registry
 from setveil.core.schema import write_label_file
 from setveil.core.window import Window
 
 from . import interrupt
 from .broker import Broker, free_port
-from .process import WorkerProcess
+from .process import WorkerFailed, WorkerProcess
 from .replay import replay
 from .settings import Settings, load_settings
 from .tail import WindowSummary, collect
+
+#: window.max_seconds of the workers: how long each partition's partial last window waits
+MAX_SECONDS = 1.0
 
 
 @dataclass
@@ -50,7 +62,9 @@ class Run:
     workers: int
     run: int
     transactions: int
+    #: the throughput clock and the transactions emitted within it (see the module's docstring)
     seconds: float
+    measured: int
     latency_p50: float
     latency_p99: float
     information_loss: float
@@ -59,8 +73,13 @@ class Run:
     cpu_seconds: float
 
     @property
-    def rate(self) -> float:
-        return self.transactions / self.seconds if self.seconds else 0.0
+    def rate(self) -> float | None:
+        """None when no partition had more than one window: nothing was cut by size."""
+        return self.measured / self.seconds if self.seconds else None
+
+    @property
+    def tail(self) -> int:
+        return self.transactions - self.measured
 
 
 @dataclass
@@ -81,6 +100,22 @@ class BenchConfig:
     workers: list[int]
     runs: int
     time_limit: float = 0.0
+
+    def __post_init__(self):
+        # Checked before a broker starts: a worker would refuse such a window at start-up.
+        need = smallest_window(self.model_args)
+        if min(self.windows) < need:
+            raise ParameterError("--window", f"{min(self.windows)} is fewer than the {need} transactions model "
+                                 f"{self.model_args[1]!r} needs of a window ({self.described or 'its defaults'})")
+
+
+def smallest_window(model_args: list[str]) -> int:
+    """The fewest transactions a window needs under the model of the workers' ``model_args``."""
+    options = dict(zip(model_args[::2], model_args[1::2]))  # pairs of option and value
+    pairs = [value for option, value in zip(model_args[::2], model_args[1::2]) if option == "-P"]
+    model_cls, _, params, _ = get_registry().validate(options["--model"], options.get("--policy"),
+                                                      parse_assignments(pairs))
+    return model_cls(params, Context()).smallest_window()
 
 
 def item_args(config: BenchConfig, directory: Path) -> list[str]:
@@ -110,7 +145,7 @@ def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) ->
         "consumer.heartbeat_interval": 0.5,
         "consumer.rebalance_timeout": 3.0,
         "window.max_transactions": window,
-        "window.max_seconds": 1.0,
+        "window.max_seconds": MAX_SECONDS,
         "window.min_transactions": min(config.min_transactions, window),
         "model.time_limit": config.time_limit,
         "web.bind": "127.0.0.1",
@@ -145,12 +180,25 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
     finally:
         for proc in procs:
             proc.stop()
-    first = min(s.opened for s in summaries)
-    last = max(s.emitted for s in summaries)
+    seconds, measured = throughput_clock(summaries)
     latencies = np.array([s.emitted - s.closed for s in summaries])
     p50, p99 = np.percentile(latencies, [50, 99])
-    return Run(window, workers, run, collected.transactions, last - first, float(p50), float(p99),
+    return Run(window, workers, run, collected.transactions, seconds, measured, float(p50), float(p99),
                collected.information_loss, int(rejected), peak / (1 << 20), cpu)
+
+
+def throughput_clock(summaries: list[WindowSummary]) -> tuple[float, int]:
+    """Seconds from the first window opened to the last batch of a window that is not its
+    partition's last, and the transactions emitted by then; (0, 0) when no partition had two."""
+    last: dict[int, WindowSummary] = {}
+    for summary in summaries:
+        if summary.partition not in last or summary.emitted > last[summary.partition].emitted:
+            last[summary.partition] = summary
+    inner = [s for s in summaries if s is not last[s.partition]]
+    if not inner:
+        return 0.0, 0
+    end = max(s.emitted for s in inner)
+    return end - min(s.opened for s in summaries), sum(s.transactions for s in summaries if s.emitted <= end)
 
 
 def _wait_for_assignment(procs: list[WorkerProcess], partitions: int, timeout: float = 60.0) -> None:
@@ -160,7 +208,8 @@ def _wait_for_assignment(procs: list[WorkerProcess], partitions: int, timeout: f
         if all(owned) and set().union(*owned) == set(range(partitions)) and sum(map(len, owned)) == partitions:
             return
         if time.monotonic() > deadline:
-            raise TimeoutError("the workers did not share the partitions in time")
+            logs = ", ".join(str(proc.log_path) for proc in procs)
+            raise SetveilError(f"the workers did not share the partitions within {timeout:g} s (logs: {logs})")
         time.sleep(0.1)
 
 
@@ -173,6 +222,8 @@ async def _drain(settings: Settings, config: BenchConfig, summaries: list[Window
         collected = await collect(settings, idle=60.0, on_window=lambda summary, _: summaries.append(summary),
                                   stop=done)
         await producing
+        if watching.done():
+            watching.result()  # raises when a worker exited during the run
     finally:
         producing.cancel()
         watching.cancel()
@@ -180,15 +231,26 @@ async def _drain(settings: Settings, config: BenchConfig, summaries: list[Window
 
 
 async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowSummary], done: asyncio.Event):
-    """Done when every transaction was emitted or rejected and every emitted one was read."""
-    while True:
-        metrics = await asyncio.gather(*(asyncio.to_thread(proc.metrics) for proc in procs))
-        emitted = sum(m.get("setveil_transactions_emitted_total", 0) for m in metrics)
-        rejected = sum(m.get("setveil_transactions_rejected_total", 0) for m in metrics)
-        if emitted + rejected >= total and sum(s.transactions for s in summaries) >= emitted:
-            done.set()
-            return
-        await asyncio.sleep(0.2)
+    """Done when every transaction was emitted or rejected and every emitted one was read, or
+    when a worker exited: then the reading stops at once, and :class:`WorkerFailed` names its log."""
+    try:
+        while True:
+            for proc in procs:
+                if proc.process.poll() is not None:
+                    raise WorkerFailed(f"a worker exited with status {proc.process.returncode} during the run "
+                                       f"(log: {proc.log_path})")
+            try:
+                metrics = await asyncio.gather(*(asyncio.to_thread(proc.metrics) for proc in procs))
+            except OSError:  # a worker that exited just now: the check above names it
+                await asyncio.sleep(0.2)
+                continue
+            emitted = sum(m.get("setveil_transactions_emitted_total", 0) for m in metrics)
+            rejected = sum(m.get("setveil_transactions_rejected_total", 0) for m in metrics)
+            if emitted + rejected >= total and sum(s.transactions for s in summaries) >= emitted:
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        done.set()
 
 
 def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
@@ -201,22 +263,25 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
         items = f"public share {config.public_share}, seed {config.seed}"
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
          f"{items}; {config.partitions} partition(s), "
-         f"{config.batch} records per message; model.time_limit {config.time_limit:g}; broker {broker.kind}; "
+         f"{config.batch} records per message; window.max_seconds {MAX_SECONDS:g}; "
+         f"model.time_limit {config.time_limit:g}; broker {broker.kind}; "
          f"{os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} "
+    echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} {'tail':>6} "
          f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8} {'worker CPU s':>12}")
     runs = []
-    with tempfile.TemporaryDirectory(prefix="setveil-bench-") as tmp:
-        directory = Path(tmp)
-        items = item_args(config, directory)
-        for window in config.windows:
-            for workers in config.workers:
-                for run in range(1, config.runs + 1):
-                    result = measure(broker, config, window, workers, run, directory, items)
-                    runs.append(result)
-                    echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
-                         f"{result.seconds:>8.2f} {result.rate:>8,.0f} {result.latency_p50 * 1000:>7.0f} "
-                         f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
-                         f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
+    # Removed only after every run succeeded: a failure's message names a worker's log in it.
+    directory = Path(tempfile.mkdtemp(prefix="setveil-bench-"))
+    items = item_args(config, directory)
+    for window in config.windows:
+        for workers in config.workers:
+            for run in range(1, config.runs + 1):
+                result = measure(broker, config, window, workers, run, directory, items)
+                runs.append(result)
+                rate = "-" if result.rate is None else f"{result.rate:,.0f}"
+                echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
+                     f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {result.latency_p50 * 1000:>7.0f} "
+                     f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
+                     f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
+    shutil.rmtree(directory)
     return runs

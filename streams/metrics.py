@@ -1,8 +1,11 @@
 """Prometheus metrics of one worker (docs/operations.md, "Metrics", lists them).
 
 Counters and histograms are updated as windows and dead letters are acknowledged; the
-throughput gauge and the per-partition lag and held-transaction gauges are computed when
-``/metrics`` is scraped.
+throughput gauge, the per-partition lag and held-transaction gauges and the process's own
+metrics (memory, CPU, file descriptors) are computed when ``/metrics`` is scraped.
+
+Every label value of the labelled counters is exported as 0 from the start: a series that
+appears only with its first event has no earlier sample, so ``rate(...) > 0`` misses that event.
 """
 
 from __future__ import annotations
@@ -11,12 +14,17 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector,
+                               generate_latest)
 from prometheus_client.core import GaugeMetricFamily
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 THROUGHPUT_SECONDS = 10.0
+#: the ``cause`` of every rejected window (set in .processor, .isolation and .app), in the docs' order
+WINDOW_REJECTION_CAUSES = ("infeasible", "check-failed", "timeout", "overlap", "oversize", "error")
+#: the ``kind`` of every dead-lettered input message (``MessageRejected`` in .codec)
+RECORD_REJECTION_KINDS = ("empty", "oversize", "malformed", "invalid")
 
 
 class _PartitionGauges:
@@ -46,6 +54,10 @@ class ServiceMetrics:
                                         ["cause"], registry=r)
         self.records_dead_lettered = Counter("setveil_records_dead_lettered",
                                              "Input messages sent to the dead-letter topic", ["kind"], registry=r)
+        for cause in WINDOW_REJECTION_CAUSES:
+            self.windows_rejected.labels(cause)
+        for kind in RECORD_REJECTION_KINDS:
+            self.records_dead_lettered.labels(kind)
         self.messages_redelivered = Counter("setveil_messages_redelivered",
                                             "Input messages delivered again to the worker that had them (after a "
                                             "rebalance kept their partition here); never taken in twice", registry=r)
@@ -74,6 +86,9 @@ class ServiceMetrics:
                            f"Transactions emitted per second over the last {THROUGHPUT_SECONDS:g} s", registry=r)
         throughput.set_function(self.transactions_per_second)
         r.register(_PartitionGauges(partitions))
+        # the worker process alone: a model's pool or the model.time_limit child is not counted
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
 
     def emitted(self, transactions: int, latency: float, processing: float, loss: float) -> None:
         self.windows_emitted.inc()

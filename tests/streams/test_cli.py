@@ -172,14 +172,14 @@ def test_bench_stream_measures_any_model(broker, sample, tmp_path):
     result = setveil("bench", "stream", data, "--count", 600, "--window", 300, "-m", "rho", "-P", "rho=0.7",
                      "-P", "workers=1", "--sensitive", sensitive, env=env, timeout=180)
     assert "rho rho=0.7 workers=1, item files given" in result.stdout
-    row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
+    row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
     assert row and 0 < float(row.group(1)) < 1, result.stdout
     restrictive = tmp_path / "restrictive.txt"
     restrictive.write_text("571 795\n392 862\n")
     result = setveil("bench", "stream", data, "--count", 600, "--window", 300, "-m", "sanitize",
                      "-P", f"restrictive={restrictive}", "-P", "psi=0", env=env, timeout=180)
     assert f"sanitize restrictive={restrictive} psi=0, no item classes" in result.stdout
-    row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
+    row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
     assert row and 0 < float(row.group(1)) < 1, result.stdout
 
 

@@ -1,13 +1,21 @@
-"""The metrics a worker exposes are the ones docs/operations.md ("Metrics") lists."""
+"""What a worker exposes to operators (``/metrics``, ``/readyz``) is what docs/operations.md says."""
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
-from setveil.streams.metrics import ServiceMetrics
+from faust.types import TP
+from prometheus_client.parser import text_string_to_metric_families
+
+from setveil.streams.app import StreamService
+from setveil.streams.metrics import RECORD_REJECTION_KINDS, WINDOW_REJECTION_CAUSES, ServiceMetrics
 
 REPO = Path(__file__).resolve().parents[2]
+STREAMS = REPO / "streams"
 
 
 def _exposed() -> set[str]:
@@ -18,12 +26,93 @@ def _exposed() -> set[str]:
     return names
 
 
-def _documented() -> set[str]:
+def _metrics_section() -> str:
     text = (REPO / "docs" / "operations.md").read_text()
-    section = text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
-    return set(re.findall(r"^\| `(setveil_[a-z_]+)", section, flags=re.MULTILINE))
+    return text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
+
+
+def _documented() -> set[str]:
+    return set(re.findall(r"^\| `((?:setveil|process|python)_[a-z_]+)", _metrics_section(), flags=re.MULTILINE))
+
+
+def _samples() -> dict[tuple[str, tuple], float]:
+    text = ServiceMetrics(lambda: {}).exposition().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def test_every_metric_the_worker_exposes_is_documented_and_no_other():
     # Regression: a metric added to the worker must reach the operators' table.
-    assert _exposed() == _documented()
+    missing_off_linux = set() if sys.platform == "linux" else {n for n in _documented() if n.startswith("process_")}
+    assert _exposed() == _documented() - missing_off_linux
+
+
+def test_the_process_memory_the_tuning_section_asks_for_is_exposed():
+    # Regression: /metrics had no process metrics, though the docs send operators there for memory.
+    if sys.platform != "linux":
+        return  # prometheus_client reads them from /proc
+    samples = _samples()
+    assert samples[("process_resident_memory_bytes", ())] > 0
+    assert ("process_cpu_seconds_total", ()) in samples
+
+
+def test_every_rejection_cause_and_dead_letter_kind_is_exported_as_zero_before_any_event():
+    # Regression: a labelled series appeared only with its first event, so rate(...) > 0 missed it.
+    samples = _samples()
+    for cause in WINDOW_REJECTION_CAUSES:
+        assert samples[("setveil_windows_rejected_total", (("cause", cause),))] == 0
+    for kind in RECORD_REJECTION_KINDS:
+        assert samples[("setveil_records_dead_lettered_total", (("kind", kind),))] == 0
+
+
+def _literal_causes() -> set[str]:
+    """Every string constant the service gives as a rejected window's cause."""
+    found = set()
+    for name in ("processor.py", "isolation.py", "app.py"):
+        for node in ast.walk(ast.parse((STREAMS / name).read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in {"failed", "rejected", "_rejected"}:
+                args = [*node.args, *(k.value for k in node.keywords if k.arg == "cause")]
+                if args and isinstance(args[-1], ast.Constant) and isinstance(args[-1].value, str):
+                    found.add(args[-1].value)
+            elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "cause" for t in node.targets):
+                found |= {c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)}
+            elif isinstance(node, ast.arguments):
+                named = [*node.posonlyargs, *node.args]
+                defaults = dict(zip((a.arg for a in named[len(named) - len(node.defaults):]), node.defaults))
+                if isinstance(defaults.get("cause"), ast.Constant):
+                    found.add(defaults["cause"].value)
+    return found
+
+
+def _literal_kinds() -> set[str]:
+    """Every kind ``MessageRejected`` is raised with."""
+    tree = ast.parse((STREAMS / "codec.py").read_text())
+    return {node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "MessageRejected"}
+
+
+def test_the_label_lists_are_the_ones_the_code_sets_and_the_docs_name():
+    # The lists in metrics.py are the one place the label values are enumerated: a new cause or
+    # kind in the code, or a docs row that drifts, fails here.
+    assert _literal_causes() == set(WINDOW_REJECTION_CAUSES)
+    assert _literal_kinds() == set(RECORD_REJECTION_KINDS)
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(setveil_[a-z_]+)\{[a-z]+\}` \|[^|]*\|(.*)$",
+                                                         _metrics_section(), flags=re.MULTILINE)}
+    for metric, values in (("setveil_windows_rejected_total", WINDOW_REJECTION_CAUSES),
+                           ("setveil_records_dead_lettered_total", RECORD_REJECTION_KINDS)):
+        named = re.findall(r"`([a-z-]+)`", rows[metric])
+        assert [v for v in named if v not in ("cause", "kind")] == list(values)
+
+
+def _service(assigned: bool, rebalancing: bool) -> SimpleNamespace:
+    app = SimpleNamespace(tables=SimpleNamespace(recovery=SimpleNamespace(in_recovery=False)), rebalancing=rebalancing,
+                          consumer=SimpleNamespace(assignment=lambda: {TP("in", 2), TP("in", 0), TP("other", 1)}))
+    return SimpleNamespace(app=app, assigned=assigned, fatal=None, topic="in")
+
+
+def test_readyz_names_no_partition_between_a_revocation_and_the_next_assignment():
+    # Regression: during a rebalance /readyz said "assigned": false with the revoked partitions listed.
+    ready, body = StreamService.readiness(_service(assigned=False, rebalancing=True))
+    assert not ready and body["assigned"] is False and body["partitions"] == []
+    ready, body = StreamService.readiness(_service(assigned=True, rebalancing=False))
+    assert ready and body["partitions"] == [0, 2]

@@ -1,0 +1,89 @@
+"""``setveil bench stream``: what its throughput measures, what it refuses up front, and the logs
+it keeps when a run fails (docs/operations.md, "Benchmark")."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from setveil.core.errors import ParameterError, SetveilError
+from setveil.core.formats import read_window
+from setveil.streams.bench import MAX_SECONDS, BenchConfig, _watch, run_bench, throughput_clock
+from setveil.streams.broker import free_port
+from setveil.streams.process import WorkerFailed
+from setveil.streams.tail import WindowSummary
+
+COHERENCE = ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
+
+
+def _window(partition: int, transactions: int, opened: float, emitted: float) -> WindowSummary:
+    return WindowSummary(f"in/{partition}/{opened}", partition, transactions, 0.1, opened, opened, emitted, True)
+
+
+def _drained(tail: int) -> list[WindowSummary]:
+    """Two partitions drained in 0.2 s per window of 5,000, then each partition's last window:
+    full (tail 0) or partial, cut only after waiting window.max_seconds."""
+    windows = [_window(p, 5000, 0.0 + 0.1 * i, 0.2 * (i + 1) + 0.01 * p) for p in (0, 1) for i in range(3)]
+    last = 0.3 if tail else 0.8
+    return windows + [_window(p, tail or 5000, 0.6, last + MAX_SECONDS * bool(tail) + 0.01 * p) for p in (0, 1)]
+
+
+def test_the_idle_wait_of_a_partial_last_window_is_off_the_clock():
+    # Regression: the rate was transactions / (last batch - first open), so a --count that left
+    # a partial window per partition added max_seconds of idle wait (41k against 21k tx/s).
+    full, partial = throughput_clock(_drained(0)), throughput_clock(_drained(4000))
+    assert full == partial == (pytest.approx(0.61), 30000)
+
+
+def test_a_partial_last_window_emitted_while_others_drain_counts():
+    # partition 1's partial window is out while partition 0 still drains: no idle time on the clock
+    windows = [_window(0, 5000, 0.1 * i, 0.2 * (i + 1)) for i in range(4)]
+    windows += [_window(1, 5000, 0.0, 0.3), _window(1, 100, 0.05, 0.5)]
+    assert throughput_clock(windows) == (pytest.approx(0.6), 20100)
+
+
+def test_no_partition_with_two_windows_gives_no_rate():
+    assert throughput_clock([_window(0, 50, 0.0, 1.1), _window(1, 50, 0.0, 1.2)]) == (0.0, 0)
+
+
+def _config(tmp_path: Path, windows: list[int], model_args=COHERENCE) -> BenchConfig:
+    dataset = tmp_path / "tiny.dat"
+    dataset.write_text("".join(f"{i % 7} {i % 5 + 10} {i % 3 + 20}\n" for i in range(40)))
+    return BenchConfig(dataset, read_window(dataset), model_args, "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None),
+                       True, 10, 2, windows, [1], 1)
+
+
+def test_a_window_below_the_models_smallest_is_refused_before_any_broker(tmp_path):
+    # Regression: --window 3 with k=5 started a broker and workers that refused it at start-up.
+    with pytest.raises(ParameterError) as refused:
+        _config(tmp_path, [1000, 3])
+    assert refused.value.name == "--window" and "\n" not in str(refused.value)
+    assert _config(tmp_path, [5]).windows == [5]
+
+
+def test_a_failed_run_keeps_the_log_its_error_names(tmp_path, monkeypatch):
+    # Regression: the error named a worker's log in a temporary directory already deleted.
+    monkeypatch.delenv("SETVEIL_KAFKA_BOOTSTRAP", raising=False)
+    nowhere = SimpleNamespace(bootstrap=f"127.0.0.1:{free_port()}", kind="external")
+    with pytest.raises(SetveilError) as failed:
+        run_bench(nowhere, _config(tmp_path, [10]), lambda line: None)
+    log = Path(re.search(r"\(log: (.+)\)", str(failed.value)).group(1))
+    try:
+        assert "no Kafka broker answers" in log.read_text()
+    finally:
+        for path in log.parent.iterdir():
+            path.unlink()
+        log.parent.rmdir()
+
+
+def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
+    # Regression: the reading waited out its 60 s idle limit, then a URLError traceback, no log named.
+    dead = SimpleNamespace(process=SimpleNamespace(poll=lambda: 1, returncode=1), log_path="/tmp/w-0.log")
+    done = asyncio.Event()
+    with pytest.raises(WorkerFailed, match=r"status 1 during the run \(log: /tmp/w-0.log\)"):
+        asyncio.run(_watch([dead], 10, [], done))
+    assert done.is_set()
