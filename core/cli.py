@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 import time
 from dataclasses import replace
@@ -26,7 +27,7 @@ from .itemsplit import coherence_split, random_split
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import Configured, get_plugin_manager, get_registry
+from .plugins import Configured, get_plugin_manager, get_registry, model_call
 from .schema import ItemSchema, label_file_bytes
 from .verify import release_violations
 from .window import Window
@@ -123,7 +124,7 @@ def note_unmatched_items(configured: Configured, original: Window, sensitive, pu
             missing = sum(1 for label in labels if label not in original.vocab)
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
-    notes += configured.model.input_notes(original, str(source))
+    notes += model_call(configured.model, "input_notes", original, str(source))
     for note in notes:
         click.echo(f"setveil: note: {note}", err=True)
 
@@ -194,7 +195,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pin_hierarchy(configured, original, input_path)
     read_seconds = time.perf_counter() - started
     outcomes = []
-    for index, window in enumerate(_windows(original, window_size, configured.model.smallest_window())):
+    for index, window in enumerate(_windows(original, window_size, model_call(configured.model, "smallest_window"))):
         try:
             outcomes.append(pipeline.run(window, window_rng(seed, index)))
         except WindowRejected as exc:
@@ -229,27 +230,22 @@ def _report(configured, original, released, outcomes, read_seconds, window_size,
         "transactions": len(original),
         "items_before": original.n_occurrences,
         "items_after": released.n_occurrences,
-        "info_loss": _measured(model, "information_loss", original, released),
+        "info_loss": _finite_loss(model_call(model, "information_loss", original, released), model),
         "loss_metric": model.loss_metric,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
         "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),
         "verified": all(o.report["verified"] for o in outcomes),
         "stats": stats,
-        "metrics": _measured(model, "metrics", original, released),
+        "metrics": model_call(model, "metrics", original, released),
         "per_window": [{k: v for k, v in o.report.items() if k != "stats"} for o in outcomes],
     }
 
 
-def _measured(model, method: str, original: Window, released: Window):
-    """A model's measure for the report; its failure is one line naming its type alone (a
-    plugin's message may quote the data) and, measured before writing, leaves nothing written."""
-    try:
-        return getattr(model, method)(original, released)
-    except SetveilError:
-        raise
-    except Exception as exc:
-        raise SetveilError(f"model {model.name!r}: {method} raised {type(exc).__name__}; nothing written") from None
+def _finite_loss(loss, model) -> float:
+    if not math.isfinite(loss):
+        raise PluginError(f"model {model.name!r}: information_loss returned {loss}")
+    return float(loss)
 
 
 def _json_bytes(body) -> bytes:
@@ -293,7 +289,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         position = next(i for i, (a, b) in enumerate(zip(original.tids, release.tids)) if a != b)
         raise SetveilError(f"{release_path}: transaction {position} has another tid than in {original_path}")
     found = []
-    smallest = configured.model.smallest_window()
+    smallest = model_call(configured.model, "smallest_window")
     originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
     try:
         for index, (orig, rel) in enumerate(zip(originals, releases)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -64,7 +65,7 @@ class Pipeline:
     def run(self, window: Window, rng: np.random.Generator) -> Outcome:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
         started = time.perf_counter()
-        given = window.read_only()  # the check compares against `window`, which the model never holds
+        given = window.read_only_copy()  # the check compares against `window`, which no plugin holds
         try:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
@@ -93,12 +94,15 @@ class Pipeline:
                 )
             verified = True
         finished = time.perf_counter()
-        # read-only from here on: observers and the emitter get exactly what was checked
-        release = Release(release.window.read_only(), release.details, release.stats)
+        # plugin code from here on sees copies: what is emitted is exactly what was checked
+        original, shown = window.read_only_copy(), Release(release.window.read_only_copy(), release.details, release.stats)
         try:
-            info_loss = float(self.model.information_loss(given, release.window))
+            info_loss = float(self.model.information_loss(original, shown.window))
         except Exception as exc:
             self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
+        if not math.isfinite(info_loss):
+            # NaN would make the report invalid JSON and the batch's metrics meaningless
+            self._reject(window, f"model error: information_loss returned {info_loss}")
         report = {
             "transactions": len(window),
             "items_before": window.n_occurrences,
@@ -110,9 +114,9 @@ class Pipeline:
             "verified": verified,
             "stats": release.stats,
         }
-        notify(self.hook.setveil_window_anonymized, window=given, release=release, report=report)
+        notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=report)
         return Outcome(release, report)
 
     def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
-        notify(self.hook.setveil_window_rejected, window=window.read_only(), model=self.model, reason=reason)
+        notify(self.hook.setveil_window_rejected, window=window.read_only_copy(), model=self.model, reason=reason)
         raise WindowRejected(reason, cause) from cause

@@ -22,7 +22,7 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import ParameterError, PluginError, UnknownPluginError
+from .errors import ParameterError, PluginError, SetveilError, UnknownPluginError
 from .model import Context, Policy, PrivacyModel, Transformation
 from .params import KINDS, Parameter, validate
 
@@ -268,6 +268,19 @@ def _require(cls: type, where: str, **kinds: type) -> None:
             raise PluginError(f"{where}: class attribute {attribute!r} must be set (a {kind.__name__})")
 
 
+def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
+    """``model.<method>(*args)`` for the commands, outside the window pipeline (which fails a
+    window closed instead): an exception other than setveil's own becomes one line naming the
+    method and the exception's type alone, since a plugin's message may quote the data
+    (``KeyError('HIV')``)."""
+    try:
+        return getattr(model, method)(*args)
+    except SetveilError:
+        raise
+    except Exception as exc:
+        raise PluginError(f"model {model.name!r}: {method} raised {type(exc).__name__}") from None
+
+
 def _check_parameters(cls: type, where: str) -> None:
     names = set()
     for parameter in cls.parameters:
@@ -278,6 +291,16 @@ def _check_parameters(cls: type, where: str) -> None:
             raise PluginError(f"{where}: parameter {parameter.name!r} has kind {parameter.kind!r}; kinds: {', '.join(KINDS)}")
         if parameter.kind == "choice" and not parameter.choices:
             raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
+        if parameter.low is not None and parameter.high is not None and parameter.low > parameter.high:
+            raise PluginError(f"{where}: parameter {parameter.name!r} has low {parameter.low} above high {parameter.high}")
+        if not parameter.required and parameter.default is not None and parameter.kind != "path":
+            # a default outside the parameter's own range would run unchecked (an int parameter
+            # defaulting to 2.5 ran as 2.5); a path's default may name a file made later
+            try:
+                parameter.parse(parameter.default)
+            except ParameterError as exc:
+                raise PluginError(f"{where}: parameter {parameter.name!r} has default {parameter.default!r}, which "
+                                  f"it refuses itself ({exc.problem})") from None
         if parameter.name in names:
             raise PluginError(f"{where}: parameter {parameter.name!r} is declared twice")
         names.add(parameter.name)

@@ -192,18 +192,12 @@ class Window:
             part = self.take(np.arange(start, min(start + size, len(self))))
             yield part if part.tids is not None else part.with_tids(range(start, start + len(part)))
 
-    def read_only(self) -> Window:
-        """The same transactions over read-only views of this window's arrays, and of the derived
-        views already computed: what a model is given and what observers see. A plugin that
-        writes into its input then fails loudly, instead of changing the original its release is
-        checked against."""
-        view = Window(self.vocab, _read_only(self.indptr), _read_only(self.indices), self.tids)
-        for name in ("lengths", "supports"):
-            if name in self.__dict__:
-                view.__dict__[name] = _read_only(self.__dict__[name])
-        if "inverted" in self.__dict__:
-            view.__dict__["inverted"] = tuple(_read_only(part) for part in self.__dict__["inverted"])
-        return view
+    def read_only_copy(self) -> Window:
+        """The same transactions over read-only copies of this window's arrays: what a model and
+        observers are given. A plugin that writes into its input then fails loudly, and one that
+        sets the arrays writable again changes only its copy, never the original its release is
+        checked against (a view would share that memory: ``view.base`` is writable)."""
+        return Window(self.vocab, _read_only(self.indptr.copy()), _read_only(self.indices.copy()), self.tids)
 
     def with_tids(self, tids: Sequence[Tid] | None) -> Window:
         """The same transactions under other tids (None: their positions)."""
@@ -244,6 +238,5 @@ class Window:
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
-    view = array.view()
-    view.flags.writeable = False
-    return view
+    array.flags.writeable = False
+    return array

@@ -49,7 +49,7 @@ def window_id(topic: str, partition: int, first: int, last: int) -> str:
 
 def _json_hint(value: bytes) -> str:
     # '{' and '[' decode as the msgpack integers 123 and 91, so JSON text reads as several objects
-    return "; it looks like JSON, and records are msgpack" if value[:1] in (b"{", b"[") else ""
+    return "; it looks like JSON, and records are msgpack" if value.lstrip(b" \t\r\n")[:1] in (b"{", b"[") else ""
 
 
 def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:

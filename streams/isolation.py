@@ -45,7 +45,8 @@ def check_picklable(configured: Configured) -> None:
         raise PluginError(
             f"model.time_limit anonymizes windows in a child process, which receives model {configured.model.name!r} "
             f"and policy {configured.policy.name!r} pickled, and they cannot be ({type(exc).__name__}): their classes "
-            "must be importable module attributes"
+            "must be importable module attributes, and what their instances hold picklable (no locks, open files "
+            "or connections)"
         ) from None
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
+from setveil.core.plugins import model_call
 
 from .preflight import check_tls
 
@@ -222,7 +223,7 @@ def fit_to_model(settings: Settings, model: PrivacyModel) -> Settings:
     """The settings with ``window.min_transactions`` resolved for ``model``: auto becomes the fewest
     transactions the model needs of a window; fewer than that is refused, since every such window
     would have no safe release and be dead-lettered."""
-    need = model.smallest_window()
+    need = model_call(model, "smallest_window")
     value = settings.window.min_transactions
     if value != "auto":
         if value < need:

@@ -104,7 +104,7 @@ class ConformanceSuite:
         who = f"{configured.model.name} with policy {configured.policy.name!r}"
         try:
             # read-only, as the pipeline hands it over: the check compares against ``window``
-            release = configured.model.anonymize(window.read_only(), configured.policy, np.random.default_rng(seed))
+            release = configured.model.anonymize(window.read_only_copy(), configured.policy, np.random.default_rng(seed))
         except ValueError as exc:
             if "read-only" in str(exc):
                 pytest.fail(f"{who}: anonymize wrote into its input window, which is read-only ({exc}); build a new Window")

@@ -110,6 +110,17 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has kind 'integer'; "
         "kinds: float, int, str, choice, path, bool",
     ),
+    "parameter whose default its range refuses": (
+        # regression (QA re-check): an int parameter defaulting to 2.5 ran with 2.5
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', default=2.5, low=1),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has default 2.5, which it refuses itself",
+    ),
+    "parameter whose range is empty": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=5, high=1),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has low 5 above high 1",
+    ),
     "policy parameter declared twice": (
         GOOD_MODELS + "\nclass Twice(CapPolicy):\n    name = 'twice'\n    summary = 's'\n"
         "    parameters = (Parameter('a', 'x', 'int'), Parameter('a', 'y', 'int'))\n    def order(self, window):\n        return None\n"
@@ -176,22 +187,34 @@ def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
     assert "clashing-dist" in lines[0] and "setveil.plugins.rho" in lines[0]
 
 
-def test_a_model_whose_metrics_or_checker_raise_fails_in_one_line_without_the_data(tmp_path):
-    # Regression (QA as a plugin author): metrics raising KeyError('HIV') printed a traceback
-    # ending in the label, and a raising checker made `verify` exit 1 with a traceback, as if
-    # the release had failed the check
-    source = GOOD_MODELS.replace("register(Cap)", "Cap.metrics = Cap.violations = quoting\n    register(Cap)")
-    source = "\ndef quoting(self, original, release):\n    raise KeyError(original.labels(0)[0])\n" + source + GOOD_POLICIES
+def _quoting(site, *methods: str) -> dict:
+    """A plugin whose model's ``methods`` raise KeyError('HIV')."""
+    assigned = " = ".join(f"Cap.{method}" for method in methods)
+    source = GOOD_MODELS.replace("register(Cap)", f"{assigned} = quoting\n    register(Cap)")
+    site.mkdir(exist_ok=True)
+    return install(site, "\ndef quoting(self, *args):\n    raise KeyError('HIV')\n" + source + GOOD_POLICIES)
+
+
+def test_a_model_whose_methods_raise_fails_in_one_line_without_the_data(tmp_path):
+    # Regression (QA as a plugin author, and its re-check): metrics, input_notes or
+    # smallest_window raising KeyError('HIV') printed a traceback ending in the label, and a
+    # raising checker made `verify` exit 1 with a traceback, as if the release had failed the check
     data = tmp_path / "in.dat"
     data.write_text("HIV b\n")
-    env = install(tmp_path, source)
     out, report = tmp_path / "out.dat", tmp_path / "report.json"
-    for args, expected in [
-        ((), "rejected, nothing written: checker error: KeyError"),
-        (("--no-verify", "--report", str(report)), "model 'cap': metrics raised KeyError; nothing written"),
+    for method in ("input_notes", "smallest_window"):
+        env = _quoting(tmp_path / method, method)
+        for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+            result = setveil(env, *command, "--model", "cap", "-P", "m=1")
+            assert result.returncode == 2 and result.stdout == "" and "HIV" not in result.stderr
+            assert result.stderr.strip() == f"setveil: error: model 'cap': {method} raised KeyError"
+    env = _quoting(tmp_path / "measures", "metrics", "violations")
+    for args, code, expected in [
+        ((), 1, "rejected, nothing written: checker error: KeyError"),
+        (("--no-verify", "--report", str(report)), 2, "setveil: error: model 'cap': metrics raised KeyError"),
     ]:
         result = setveil(env, "anonymize", str(data), "-o", str(out), "--model", "cap", "-P", "m=1", *args)
-        assert result.returncode == 1 and "HIV" not in result.stderr
+        assert result.returncode == code and "HIV" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr, result.stderr
         assert not out.exists() and not report.exists()
     result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1")

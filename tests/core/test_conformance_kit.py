@@ -73,6 +73,10 @@ class Floor(PrivacyModel):
             window.indices[:] = window.indices[::-1]
         if FAULT == "cover":  # adds items, then points the input at the release
             window.indptr, window.indices = released.indptr, released.indices
+        if FAULT == "reenable" and len(window.indices):  # adds an item where its input was
+            window.indices.flags.writeable = True
+            window.indices[0] = window.vocab.intern("added")
+            released = window
         if FAULT == "bare":
             return released
         return Release(released)
@@ -149,6 +153,7 @@ def test_a_sound_model_passes(installed, tmp_path):
         # the input changed in place (regression, QA as a plugin author: "cover" passed the kit)
         ("write", "anonymize wrote into its input window, which is read-only"),
         ("cover", "added-item"),
+        ("reenable", "added-item"),
         # not a Release, a loss that is not a number, metrics that are not a dict
         ("bare", "anonymize must return a Release of a Window, not Window"),
         ("loss", "information_loss must be a finite number, not 'none'"),

@@ -208,6 +208,16 @@ class WritingModel(LeakyModel):
         return Release(window)
 
 
+class ReenablingModel(CoveringModel):
+    """Sets its input writable again and adds an item there (QA re-check: a read-only view of the
+    original let this through, since the view's base was writable)."""
+
+    def anonymize(self, window, policy, rng):
+        window.indices.flags.writeable = True
+        window.indices[window.indices == window.vocab.get("c")] = window.vocab.intern("z")
+        return Release(window)
+
+
 def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorder):
     # Regression (QA as a plugin author): the model got the window the check then compared with;
     # a plugin rebinding or writing into it passed the kit, `anonymize` and the service
@@ -217,8 +227,10 @@ def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorde
         Pipeline(_with_model(registry, CoveringModel), pm).run(window, window_rng(0, 0))
     with pytest.raises(WindowRejected, match="model error: ValueError"):
         Pipeline(_with_model(registry, WritingModel), pm).run(window, window_rng(0, 0))
+    with pytest.raises(WindowRejected, match="added-item"):
+        Pipeline(_with_model(registry, ReenablingModel), pm).run(window, window_rng(0, 0))
     assert list(window) == [["a", "b"], ["a", "c"]]
-    assert len(rec.rejected) == 2
+    assert len(rec.rejected) == 3
 
 
 class BareModel(LeakyModel):
@@ -229,6 +241,11 @@ class BareModel(LeakyModel):
 class LossModel(LeakyModel):
     def information_loss(self, original, release):
         raise KeyError(original.labels(0)[0])
+
+
+class NanLossModel(LeakyModel):
+    def information_loss(self, original, release):
+        return float("nan")
 
 
 def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_error(recorder):
@@ -243,9 +260,13 @@ def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_err
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(_with_model(registry, LossModel), pm).run(window, window_rng(0, 0))
     assert rejected.value.reason == "model error: information_loss raised KeyError"
+    with pytest.raises(WindowRejected) as rejected:  # QA re-check: NaN made the report invalid JSON
+        Pipeline(_with_model(registry, NanLossModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: information_loss returned nan"
     assert rec.rejected == [
         "model error: anonymize returned Window, not a Release of a Window",
         "model error: information_loss raised KeyError",
+        "model error: information_loss returned nan",
     ]
 
 

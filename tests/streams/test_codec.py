@@ -133,7 +133,7 @@ def test_a_map_that_repeats_a_key_is_dead_lettered(value):
     assert info.value.kind == "invalid"  # valid msgpack (QA: 'malformed' is documented as not msgpack)
 
 
-@pytest.mark.parametrize("value", [b'{"items": ["a"]}', b'[{"items": ["a"]}]'])
+@pytest.mark.parametrize("value", [b'{"items": ["a"]}', b'[{"items": ["a"]}]', b'  \n{"items": ["a"]}'])
 def test_json_sent_as_a_record_is_named_in_the_reason(value):
     # QA as a batch consumer: '{' is the msgpack integer 123, so the reason said only "more than
     # one msgpack object in the message", which sent the producer's developer the wrong way
