@@ -336,7 +336,7 @@ def plugins(as_json):
                 "summary": cls.summary,
                 "guarantee": cls.guarantee,
                 "default_policy": cls.default_policy,
-                "needs": [flag for flag, needed in (("--sensitive", cls.needs_schema), ("--hierarchy", cls.needs_hierarchy)) if needed],
+                "needs": [flag for flag, needed in (("--sensitive", cls.needs_schema), ("--hierarchy or --fanout", cls.needs_hierarchy)) if needed],
                 "union_safe": cls.union_safe,
                 "parameters": _parameter_rows(cls.parameters),
                 "policy_base": {"class": f"{base.__module__}.{base.__qualname__}", "implement": sorted(base.__abstractmethods__)},

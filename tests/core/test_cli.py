@@ -134,7 +134,7 @@ def test_plugins_lists_models_policies_and_distributions():
     assert {p["policy"] for p in coherence["policies"]} >= {"mm-il", "mm", "il"}
     assert coherence["default_policy"] == "mm-il"
     # what a model needs, and whether its windows may be joined, before a run says so
-    assert coherence["needs"] == ["--sensitive"] and rows["kanonymity"]["needs"] == ["--hierarchy"]
+    assert coherence["needs"] == ["--sensitive"] and rows["kanonymity"]["needs"] == ["--hierarchy or --fanout"]
     assert rows["sanitize"]["needs"] == [] and all(row["union_safe"] is True for row in rows.values())
 
 
