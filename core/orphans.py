@@ -9,6 +9,7 @@ an orchestrator, SIGKILL, a crash).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -26,3 +27,13 @@ def _end_with_parent() -> None:
     # It waits for the interpreter: a C call that holds the GIL delays it until the call returns.
     wait([multiprocessing.parent_process().sentinel])
     os.killpg(0, signal.SIGKILL)
+
+
+def kill_follower(child: multiprocessing.Process) -> int | None:
+    """Kill a child that called :func:`follow_parent`, and everything it started; its exit code."""
+    # the group even when the child is gone: processes it started may outlive it
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.kill()  # a child still starting has no group of its own yet
+    child.join()
+    return child.exitcode

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 import pickle
-import signal
 import time
 from multiprocessing.connection import Connection
 
 from setveil.core.engine import Pipeline
 from setveil.core.errors import PluginError
-from setveil.core.orphans import follow_parent
+from setveil.core.orphans import follow_parent, kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from .processor import Outcome, WindowProcessor
@@ -153,13 +151,9 @@ class IsolatedProcessor:
         self._child = self._conn = None
         if child is None:
             return None
-        # the group even when the child is gone: processes it started may outlive it
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.kill()  # a child still starting has no group of its own yet
-        child.join()
+        code = kill_follower(child)
         conn.close()
-        return child.exitcode
+        return code
 
 
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,

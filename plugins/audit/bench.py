@@ -2,7 +2,9 @@
 mixed-integer and linear programs recover as the published frequencies get noisier, against a
 uniform vote over the candidate namings.
 
-Each run draws a new anonymization f and new noise. The itemsets mined from f(D) are F(σ, D)
+Each run draws a new anonymization f and, per noise level, new noise. The generator of a run's
+noise level is seeded by the seed, the run and the noise value itself, so a level's runs are the
+same whatever other levels are measured with it. The itemsets mined from f(D) are F(σ, D)
 renamed by f: renaming changes no support, so the run renames the collection mined once instead
 of mining f(D) again (a test checks the two are the same).
 
@@ -18,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from setveil.core.errors import Infeasible
+from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection
@@ -50,13 +52,15 @@ def experiment(
     each row as it is measured. A run whose program has no solution, or none found in the time
     limit, scores 0 and is counted."""
     frequent = ItemsetCollection.mine(window, sigma, max_size)
+    if not len(frequent):
+        # an accuracy over no items would read 0 (0 of 0), as if the attack had failed
+        raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
     rows = []
     for run in range(runs):
-        rng = np.random.default_rng([seed, run])
-        names = random_names(frequent.labels, rng)
+        names = random_names(frequent.labels, np.random.default_rng([seed, run]))
         mined = frequent.renamed(names)
         for noise in noises:
-            published = publish(frequent, rng, noise=noise, omit=omit, add=add)
+            published = publish(frequent, level_rng(seed, run, noise), noise=noise, omit=omit, add=add)
             tolerance = tolerance_sds * noise
             uniform = uniform_accuracy(published, mined, tolerance, names)
             for method in methods:
@@ -78,6 +82,15 @@ def experiment(
                 if progress is not None:
                     progress(row)
     return frequent, rows
+
+
+def level_rng(seed: int, run: int, noise: float) -> np.random.Generator:
+    """The generator of one run's release at one noise level, from the noise value's bits rather
+    than its position in the list, so that adding or dropping a level changes no other level."""
+    bits = int(np.float64(noise + 0.0).view(np.uint64))  # + 0.0: -0.0 is the level 0.0
+    # the trailing 1 keeps the entropy apart from the renaming's [seed, run]: SeedSequence reads
+    # trailing zero words as absent
+    return np.random.default_rng([seed, run, bits & 0xFFFFFFFF, bits >> 32, 1])
 
 
 def _share(labels, published: ItemsetCollection) -> float | None:

@@ -13,17 +13,18 @@ from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import FloatRange, check_json, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
-from setveil.core.labeltext import label_lines, label_text
+from setveil.core.labeltext import label_text
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, distinct_outputs, write_output, write_outputs
 
 from .bench import experiment, summary
-from .itemsets import ItemsetCollection
+from .deadline import GRACE_SECONDS
+from .itemsets import ItemsetCollection, checked_label_lines, count_itemsets
 from .owner import MAX_ADD, MAX_NOISE
 from .owner import publish as publish_itemsets
 from .owner import rename as rename_items
-from .program import (LINKINGS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
-                      check_settings, deanonymize as solve)
+from .program import (LINKINGS, MAX_PAIRS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UNMATCHED_COST, METHODS,
+                      VOTE_TOLERANCE, Naming, check_settings, deanonymize as solve)
 
 #: largest --tolerance-sds of bench audit; the paper's attacker uses 4
 MAX_TOLERANCE_SDS = 10.0
@@ -43,7 +44,10 @@ def _sigma_option(help):
     return click.option("--sigma", required=True, type=FloatRange(0, 1, min_open=True), help=help)
 
 
-_max_size = click.option("--max-size", type=click.IntRange(min=1), help="Largest itemset used (default: no limit).")
+def _max_size(help):
+    return click.option("--max-size", type=click.IntRange(min=1), help=help)
+
+
 _linking = click.option("--linking", type=click.Choice(LINKINGS), default="cover", show_default=True,
                         help="cover: a row per itemset and item (every mip naming is exact); aggregate: the "
                              "paper's row per pair of itemsets.")
@@ -53,7 +57,8 @@ _format = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Inpu
 def _time_limit(default: float | None = None):
     return click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True), default=default,
                         show_default=default is not None,
-                        help="Seconds each solve may take (with --determined: the first and each test).")
+                        help="Seconds each solve may take (with --determined: the first and each test; a test "
+                             f"still running {GRACE_SECONDS:g} s past it is killed and its item left unsettled).")
 
 
 _unmatched_cost = click.option(
@@ -95,7 +100,7 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
 @_sigma_option("Publish the itemsets of at least this frequency.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="The published itemsets: 'frequency label label ...' per line.")
-@_max_size
+@_max_size("Largest itemset published (default: no limit).")
 @click.option("--noise", type=FloatRange(0, MAX_NOISE), default=0.0, show_default=True,
               help="Standard deviation of the zero-mean Gaussian noise added to every frequency (a share, so "
                    f"at most {MAX_NOISE:g}).")
@@ -112,7 +117,9 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
         raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, published.text().encode("utf-8"))
-    click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {output}", err=True)
+    # published.labels are every frequent item, also those whose itemsets were all omitted
+    items = len(np.unique(published.items))
+    click.echo(f"{len(published)} itemsets over {items} items written to {output}", err=True)
 
 
 @audit.command("deanonymize")
@@ -126,7 +133,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @click.option("--method", type=click.Choice(METHODS), default="ip", show_default=True,
               help="ip: every variable integral (the maximum-likelihood naming); mip: only the item "
                    "matching; lp: none (weights are votes).")
-@_max_size
+@_max_size("Largest published itemset used (default: the largest published size).")
 @click.option("--tolerance", type=FloatRange(0, MAX_TOLERANCE), default=0.0, show_default=True,
               help="Largest frequency difference a matched pair may have (about 4 standard deviations of "
                    "the noise; 0 for exact frequencies).")
@@ -159,15 +166,23 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     check_output(output, "--output", inputs)
     if report is not None:
         check_output(report, "--report", inputs)
+    _check_itemset_count(itemsets_path, max_size)
     published = ItemsetCollection.load(itemsets_path)
     names = _load_mapping(truth) if truth else None
     largest = int(published.sizes.max())
     size = largest if max_size is None else min(max_size, largest)
     if size < largest:
         published = published.restrict(published.sizes <= size)
-    mined = _mine(read_window(input_path, fmt), sigma, size)
     if names is not None:
-        _check_mapping_overlaps(truth, names, published, mined, input_path)
+        _check_mapping_covers(truth, names, published)
+    window = read_window(input_path, fmt)
+    mined = _mine(window, sigma, size)
+    if not len(mined):
+        # every itemset would stay unmatched (or none could be): an empty naming that looks like a result
+        raise ParameterError("sigma", f"{sigma:g}: no itemset of {input_path} is that frequent, so there is "
+                                      "nothing to match the published itemsets with")
+    if names is not None:
+        _check_mapping_images(truth, names, published, window, input_path)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
     if round_seed is None:
@@ -246,7 +261,7 @@ def _load_mapping(path: str) -> dict[str, str]:
     """f as ``audit rename`` writes it: a bijection (Definition 2), so neither label repeats."""
     names: dict[str, str] = {}
     line_of: dict[str, int] = {}
-    for number, fields in label_lines(path):
+    for number, fields in checked_label_lines(path):
         if len(fields) != 2:
             raise InputError(path, "a mapping line holds an original and a renamed label", number)
         original, renamed = fields
@@ -262,14 +277,33 @@ def _load_mapping(path: str) -> dict[str, str]:
     return names
 
 
-def _check_mapping_overlaps(path, names: dict[str, str], published, mined, input_path) -> None:
-    """Refuse a mapping that names none of the items at stake: an accuracy of 0 would blame the
-    attack for the wrong file."""
-    if not set(names) & set(published.labels):
-        raise InputError(path, "no original label of the mapping is a published item: is it the mapping of this data?")
-    if not set(names.values()) & set(mined.labels):
-        raise InputError(path, f"no renamed label of the mapping is a frequent item of {input_path}: "
-                               "is it the mapping of this data?")
+def _check_itemset_count(path, max_size) -> None:
+    """Refuse, before parsing it, an itemset file with more itemsets than the program's pair
+    budget: without an unmatched cost each needs a pair, and with one each is a variable of its own."""
+    count = count_itemsets(path, max_size)
+    if count > MAX_PAIRS:
+        within = "" if max_size is None else f" of at most {max_size} items"
+        raise InputError(path, f"{count:,} itemsets{within}, more than the program's budget of {MAX_PAIRS:,} "
+                               "itemset pairs: publish at a higher sigma or give a smaller --max-size")
+
+
+# Neither check prints a label: the mapping is the owner's secret.
+def _check_mapping_covers(path, names: dict[str, str], published) -> None:
+    """Refuse a mapping that lacks a published item: the accuracy would count the item wrong and
+    blame the attack for the wrong file (with integer labels, any other mapping overlaps)."""
+    missing = sum(1 for label in published.labels if label not in names)
+    if missing:
+        raise InputError(path, f"{missing} of the {len(published.labels)} published items have no line in the "
+                               "mapping: is it the mapping of this data?")
+
+
+def _check_mapping_images(path, names: dict[str, str], published, window, input_path) -> None:
+    """Refuse a mapping that renames a published item to no item of the renamed data."""
+    items = set(window.vocab.labels)
+    foreign = sum(1 for label in published.labels if names[label] not in items)
+    if foreign:
+        raise InputError(path, f"{foreign} of the {len(published.labels)} published items are renamed to no item "
+                               f"of {input_path}: is it the mapping of this data?")
 
 
 def _progress(runs: int):
@@ -283,13 +317,20 @@ def _progress(runs: int):
     return report
 
 
+def _whole(value: float | None) -> str | None:
+    """A mean count as the table shows it: whole, with thousands separators (print_table would
+    write 58320.0 as 5.832e+04)."""
+    return None if value is None else f"{round(value):,}"
+
+
 def _noises(text: str) -> list[float]:
     """--noise of bench audit: distinct standard deviations in [0, MAX_NOISE]."""
     try:
-        values = [float(v) for v in text.split(",") if v.strip()]
+        values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise ParameterError("noise", f"{text!r} is not a comma-separated list of numbers") from None
-    if not values or not all(0 <= v <= MAX_NOISE for v in values):
+        raise ParameterError("noise", f"{text!r} is not a comma-separated list of numbers (none of them "
+                                      "empty)") from None
+    if not all(0 <= v <= MAX_NOISE for v in values):
         raise ParameterError("noise", f"{text!r}: give one or more standard deviations in [0, {MAX_NOISE:g}]")
     _refuse_repeats("noise", values)
     return values
@@ -297,7 +338,7 @@ def _noises(text: str) -> list[float]:
 
 def _methods(text: str) -> list[str]:
     """--methods of bench audit: distinct names from METHODS."""
-    methods = [m.strip() for m in text.split(",") if m.strip()]
+    methods = [m.strip() for m in text.split(",")]
     if not methods or not set(methods) <= set(METHODS):
         raise ParameterError("methods", f"{text!r}: give a comma-separated subset of {', '.join(METHODS)}")
     _refuse_repeats("methods", methods)
@@ -321,7 +362,7 @@ def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
 @click.command("audit")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @_sigma_option("Frequency the itemsets are published and mined at.")
-@_max_size
+@_max_size("Largest itemset published and mined (default: no limit).")
 @click.option("--noise", "noise_text", default="0,0.01,0.02,0.05,0.1", show_default=True,
               help=f"Comma-separated distinct standard deviations, in [0, {MAX_NOISE:g}], of the noise on the "
                    "published frequencies.")
@@ -349,11 +390,14 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     noise on the published frequencies, next to a uniform vote."""
     noises = _noises(noise_text)
     methods = _methods(method_text)
+    if determined and not set(methods) - {"lp"}:
+        raise ParameterError("determined", "needs a naming: --methods with ip or mip")
     _check_tolerance(tolerance_sds, noises)
     for method in methods:
         check_settings(method, tolerance_sds * max(noises), unmatched_cost, time_limit, linking)
     check_json(json_path, (input_path,))
     window = read_window(input_path, fmt)
+    started_on = machine()  # the load average as the runs start, not as they end
     try:
         frequent, rows = experiment(window, sigma, max_size=max_size, noises=noises, methods=methods, runs=runs,
                                     seed=seed, tolerance_sds=tolerance_sds, time_limit=time_limit, omit=omit,
@@ -367,10 +411,11 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
                f"itemsets over {len(frequent.labels)} items (by size: "
                f"{', '.join(str(int(c)) for c in sizes[1:])}); {runs} runs per setting, seed {seed}")
     click.echo(f"# linking {linking}, tolerance {tolerance_sds:g} sd, omit {omit:g}, add {add:g}, time limit {time_limit:g} s; "
-               f"{machine()}")
+               f"{started_on}")
     columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]
     columns += ["determined", "unsettled"] if determined else []
-    print_table(table, columns + ["not_optimal", "no_naming_in_time", "infeasible", "variables", "seconds"])
+    shown = [{**row, "variables": _whole(row["variables"])} for row in table]
+    print_table(shown, columns + ["not_optimal", "no_naming_in_time", "infeasible", "variables", "seconds"])
     if json_path is not None:
         body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
                 "rows": rows, "summary": table}

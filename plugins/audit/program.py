@@ -57,6 +57,7 @@ from scipy import sparse
 
 from setveil.core.errors import Infeasible, ParameterError, SetveilError
 
+from .deadline import KILLED, call_within
 from .itemsets import ItemsetCollection
 
 METHODS = ("ip", "mip", "lp")
@@ -69,8 +70,9 @@ EXACT = 1e-9
 #: most itemset pairs a program may hold before the attack refuses to build it
 MAX_PAIRS = 2_000_000
 
-#: largest tolerance: a difference of 1 already spans every frequency, and a wider one only
-#: flattens the costs until every matching looks alike
+#: largest tolerance: a difference of 1 spans every exact frequency (noisy ones may lie outside
+#: [0, 1], so it need not span theirs), and a wider one mostly flattens the costs until every
+#: matching looks alike
 MAX_TOLERANCE = 1.0
 
 #: largest unmatched cost. A matched pair costs at most 1 (pairs farther apart than the
@@ -229,6 +231,10 @@ def deanonymize(
     pairs.
     """
     check_settings(method, tolerance, unmatched_cost, time_limit, linking)
+    # imported here, not at the top (it costs every command 0.2-0.6 s at start-up), and before the
+    # clock starts, so that a one-off import is not counted in the first solve's seconds
+    from scipy.optimize import Bounds, milp
+
     started = time.perf_counter()
     if len(published) == 0 and len(mined) == 0:
         empty = sparse.csr_array((len(published.labels), len(mined.labels)))
@@ -239,19 +245,17 @@ def deanonymize(
     n_a, n_b = len(published.labels), len(mined.labels)
     candidates = _singleton_candidates(published, mined, width)
     allowed = candidates.copy()
-    levels = _frequency_pairs(published, mined, width, max_pairs)
+    levels = _frequency_pairs(published, mined, tolerance, max_pairs)
     before = sum(len(pairs) for _, pairs in levels)
     while True:
         levels = [(size, pairs[_structural(published, mined, size, pairs, allowed)]) for size, pairs in levels]
         if slack:
             break
-        _require_every_itemset_matched(published, mined, levels)
+        _require_every_itemset_matched(published, mined, levels, tolerance)
         refined = allowed & _supported(published, mined, levels, n_a, n_b)
         if (refined == allowed).all():
             break
         allowed = refined
-    from scipy.optimize import Bounds, milp  # imported here: it costs every command 0.2 s at start-up
-
     pairs = np.concatenate([pairs for _, pairs in levels]) if levels else np.zeros((0, 2), np.int64)
     program = _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, linking)
     result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
@@ -259,7 +263,7 @@ def deanonymize(
     if result.x is None:
         if result.status == 2:
             raise Infeasible("no naming of the items matches the published itemsets with the mined ones "
-                             "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)")
+                             f"{_unmatched_advice(tolerance)}")
         if result.status == 1:
             raise SolverStopped(f"the solver reached the time limit before it found a naming "
                                 f"({len(program.cost):,} variables, {program.rows:,} constraints)")
@@ -306,9 +310,10 @@ def _votes(x: np.ndarray, method: str) -> np.ndarray:
 def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
     """``naming`` with each of its names tested (``ip`` and ``mip``, a naming proven optimal):
     one solve per named item, with that pair forbidden and the cost held to the optimum (up to
-    the solver's tolerance), each with ``time_limit``. The solve proves the pair forced
-    (``determined``), finds another naming as good (``named_otherwise``), or stops at the
-    limit before either (``unsettled``). Any other naming is returned as it is."""
+    the solver's tolerance), each with ``time_limit``, enforced by :func:`.deadline.call_within`
+    (a solve still running a grace past it is killed). The solve proves the pair forced
+    (``determined``), finds another naming as good (``named_otherwise``), or stops, or is
+    stopped, at the limit before either (``unsettled``). Any other naming is returned as it is."""
     if naming.method == "lp" or not naming.optimal or naming.program is None:
         return naming
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -321,9 +326,19 @@ def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
     for k in np.flatnonzero(named):
         upper = np.ones(len(program.cost))
         upper[k] = 0.0
-        result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, upper),
-                      constraints=program.constraints + [no_worse], options=_options(time_limit))
-        verdict = "determined" if result.status == 2 else "named_otherwise" if result.x is not None else "unsettled"
+
+        def test(upper=upper) -> tuple[int, bool]:
+            result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, upper),
+                          constraints=program.constraints + [no_worse], options=_options(time_limit))
+            return result.status, result.x is not None
+
+        # HiGHS may overrun its own limit many times over, so a limited test runs where it can be killed
+        answer = test() if time_limit is None else call_within(test, time_limit)
+        if answer is KILLED:
+            verdict = "unsettled"
+        else:
+            status, found = answer
+            verdict = "determined" if status == 2 else "named_otherwise" if found else "unsettled"
         verdicts[verdict].append(naming.published_labels[program.item_a[k]])
     return replace(naming, **{kind: tuple(labels) for kind, labels in verdicts.items()})
 
@@ -343,8 +358,17 @@ def _singleton_candidates(published: ItemsetCollection, mined: ItemsetCollection
     return unknown | close
 
 
-def _frequency_pairs(published, mined, width, max_pairs) -> list:
-    """For each size, the (published, mined) position pairs whose frequencies are within ``width``."""
+def _unmatched_advice(tolerance: float) -> str:
+    # a tolerance at its bound cannot be widened
+    widen = ", or widen the tolerance" if tolerance < MAX_TOLERANCE else ""
+    return f"(allow unmatched itemsets with an unmatched cost{widen})"
+
+
+def _frequency_pairs(published, mined, tolerance, max_pairs) -> list:
+    """For each size, the (published, mined) position pairs whose frequencies are within ``tolerance``."""
+    width = tolerance + EXACT
+    # a tolerance of 0 cannot be narrowed
+    narrow = ", or narrow the tolerance" if tolerance > 0 else ""
     levels = []
     total = 0
     for size in np.unique(np.concatenate([published.sizes, mined.sizes])):
@@ -363,7 +387,7 @@ def _frequency_pairs(published, mined, width, max_pairs) -> list:
             raise ProgramTooLarge(
                 f"the program would hold more than {max_pairs:,} itemset pairs of equal size and frequencies within "
                 f"the tolerance (the itemsets of size {int(size)} alone give {int(counts.sum()):,}); "
-                "mine at a higher sigma, limit the itemset size, or narrow the tolerance")
+                f"mine at a higher sigma or limit the itemset size{narrow}")
         left = np.repeat(p_pos, counts)
         offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         right = m_pos[order][np.repeat(low, counts) + offsets]
@@ -382,13 +406,13 @@ def _structural(published, mined, size, pairs, allowed) -> np.ndarray:
     return ok.any(axis=2).all(axis=1) & ok.any(axis=1).all(axis=1)
 
 
-def _require_every_itemset_matched(published, mined, levels) -> None:
+def _require_every_itemset_matched(published, mined, levels, tolerance) -> None:
     matched_p = np.zeros(len(published), dtype=bool)
     matched_m = np.zeros(len(mined), dtype=bool)
     for _, pairs in levels:
         matched_p[pairs[:, 0]] = True
         matched_m[pairs[:, 1]] = True
-    advice = "(allow unmatched itemsets with an unmatched cost, or widen the tolerance)"
+    advice = _unmatched_advice(tolerance)
     if not matched_p.all():
         first = int(np.flatnonzero(~matched_p)[0])
         origin = published.origin(first)

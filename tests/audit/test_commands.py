@@ -9,6 +9,8 @@ from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.formats import read_window
+from setveil.core.records import MAX_LABEL_LENGTH
+from setveil.plugins.audit import commands
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database
 
@@ -160,7 +162,6 @@ def write_graph(tmp_path, edges=ASYMMETRIC):
     return data
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device every write to fails")
 def rename_and_publish(runner, tmp_path, data, sigma):
     """The owner's side: f(D), f and F(σ, D), as files in ``tmp_path``."""
     renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
@@ -169,6 +170,7 @@ def rename_and_publish(runner, tmp_path, data, sigma):
     return renamed, mapping, published
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device every write to fails")
 def test_a_run_whose_second_output_fails_writes_neither(runner, tmp_path, database):
     renamed = tmp_path / "renamed.dat"
     result = invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", "/dev/full")
@@ -280,11 +282,14 @@ def test_publish_at_the_largest_noise_writes_what_deanonymize_reads(runner, tmp_
     ("1 2\n3 2\n", "f.txt:2: the renamed label is also the image of line 1"),
     ("", "f.txt: no mapping lines"),
     ("\n\n", "f.txt: no mapping lines"),
-    ("foo bar\n", "f.txt: no original label of the mapping is a published item"),
-    ("a zz\nb yy\n", "f.txt: no renamed label of the mapping is a frequent item of"),
+    ("foo bar\n", "f.txt: 2 of the 2 published items have no line in the mapping"),
+    # a partial mapping would count the missing item as named wrong
+    ("a b\n", "f.txt: 1 of the 2 published items have no line in the mapping"),
+    ("a zz\nb yy\n", "f.txt: 2 of the 2 published items are renamed to no item of"),
+    ("a b\nb zz\n", "f.txt: 1 of the 2 published items are renamed to no item of"),
 ])
 def test_a_truth_that_is_no_bijection_onto_the_data_is_refused(runner, tmp_path, database, text, where):
-    (tmp_path / "p.txt").write_text("0.6 a\n")
+    (tmp_path / "p.txt").write_text("0.6 a\n0.6 b\n")
     (tmp_path / "f.txt").write_text(text)
     naming = tmp_path / "n.txt"
     result = invoke(runner, "audit", "deanonymize", database, "--itemsets", tmp_path / "p.txt", "--sigma", 0.5,
@@ -337,3 +342,111 @@ def test_the_benchmarks_uniform_baseline_is_one_per_noise_level_and_counts_every
         baselines = [row["uniform"] for row in body["summary"] if row["noise"] == noise]
         assert len(baselines) == 3 and len(set(baselines)) == 1
         assert baselines[0] == pytest.approx(sum(per_run.values()) / 3)
+
+
+def test_a_truth_mapping_of_other_integer_labelled_data_is_refused(runner, tmp_path):
+    # with integer labels every renamed label of another mapping is an item here too: only the
+    # published items the mapping lacks give it away
+    data, other = tmp_path / "d.dat", tmp_path / "other.dat"
+    data.write_text("1 2 3\n1 2\n1\n")
+    other.write_text("7 8\n7\n")
+    invoke(runner, "audit", "rename", data, "-o", tmp_path / "r.dat", "--mapping", tmp_path / "f.txt")
+    invoke(runner, "audit", "rename", other, "-o", tmp_path / "r2.dat", "--mapping", tmp_path / "g.txt")
+    invoke(runner, "audit", "publish", data, "--sigma", 0.3, "-o", tmp_path / "p.txt")
+    result = invoke(runner, "audit", "deanonymize", tmp_path / "r.dat", "--itemsets", tmp_path / "p.txt",
+                    "--sigma", 0.3, "-o", tmp_path / "n.txt", "--truth", tmp_path / "g.txt")
+    assert result.exit_code == 2
+    assert "g.txt: 3 of the 3 published items have no line in the mapping" in result.stderr
+    assert not (tmp_path / "n.txt").exists()
+
+
+@pytest.mark.parametrize("args", [[], ["--unmatched-cost", "1"]])
+def test_deanonymize_refuses_renamed_data_with_nothing_frequent(runner, tmp_path, database, args):
+    (tmp_path / "p.txt").write_text("0.6 a\n")
+    naming = tmp_path / "n.txt"
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", tmp_path / "p.txt", "--sigma", 0.99,
+                    "-o", naming, *args)
+    assert result.exit_code == 2
+    assert f"parameter 'sigma': 0.99: no itemset of {database} is that frequent" in result.stderr
+    assert not naming.exists()
+
+
+def test_the_benchmark_refuses_data_with_nothing_frequent(runner, tmp_path, database):
+    result = invoke(runner, "bench", "audit", database, "--sigma", 0.99, "--runs", 1, "--noise", 0)
+    assert result.exit_code == 2
+    assert "parameter 'sigma': 0.99: no itemset is that frequent" in result.stderr
+    assert "accuracy" not in result.output + result.stderr
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--methods", "lp", "--determined"], "parameter 'determined': needs a naming: --methods with ip or mip"),
+    (["--noise", "0,,0.1"], "parameter 'noise': '0,,0.1' is not a comma-separated list of numbers"),
+    (["--noise", "0,"], "parameter 'noise': '0,' is not a comma-separated list of numbers"),
+    (["--methods", "ip,,lp"], "parameter 'methods': 'ip,,lp': give a comma-separated subset"),
+])
+def test_the_benchmark_refuses_settings_it_would_skip_silently(runner, tmp_path, args, problem):
+    result = invoke(runner, "bench", "audit", tmp_path / "missing.dat", "--sigma", 0.1, *args)
+    assert result.exit_code == 2 and problem in result.stderr
+
+
+@pytest.mark.parametrize("which", ["itemsets", "truth"])
+def test_labels_longer_than_a_transaction_allows_are_refused(runner, tmp_path, database, which):
+    long = "x" * (MAX_LABEL_LENGTH + 1)
+    (tmp_path / "p.txt").write_text("0.6 a\n" + (f"0.6 {long}\n" if which == "itemsets" else ""))
+    (tmp_path / "f.txt").write_text("a 1\n" + (f"{long} 2\n" if which == "truth" else ""))
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", tmp_path / "p.txt", "--sigma", 0.5,
+                    "-o", tmp_path / "n.txt", "--truth", tmp_path / "f.txt")
+    where = "p.txt:2: field 2" if which == "itemsets" else "f.txt:2: field 1"
+    assert result.exit_code == 2
+    assert f"{where} is longer than {MAX_LABEL_LENGTH} characters" in result.stderr
+    assert long not in result.stderr
+
+
+def test_an_itemset_file_past_the_pair_budget_is_refused_before_it_is_parsed(runner, tmp_path, database,
+                                                                             monkeypatch):
+    monkeypatch.setattr(commands, "MAX_PAIRS", 2)
+    published = tmp_path / "p.txt"
+    # the last line is malformed: the count refuses the file before any line is parsed
+    published.write_text("0.6 a\n0.6 b\n\n0.5 a b\nnot-a-frequency c d\n")
+    args = ["audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1, "-o", tmp_path / "n.txt"]
+    result = invoke(runner, *args)
+    assert result.exit_code == 2
+    assert f"{published}: 4 itemsets, more than the program's budget of 2 itemset pairs" in result.stderr
+    # within --max-size 1 there are two, so the file is parsed (and its malformed line found)
+    assert "p.txt:5: an itemset line starts with its frequency" in invoke(runner, *args, "--max-size", 1).stderr
+
+
+def test_publish_counts_the_items_of_the_itemsets_it_writes(runner, tmp_path, database):
+    out = tmp_path / "p.txt"
+    result = invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--omit", 0.95, "-o", out)
+    assert result.exit_code == 0, result.output
+    written = [line.split()[1:] for line in out.read_text().splitlines()]
+    items = {label for labels in written for label in labels}
+    assert f"{len(written)} itemsets over {len(items)} items written to" in result.stderr
+    assert len(items) < 5
+
+
+def test_mean_variable_counts_print_as_whole_numbers_with_separators():
+    assert commands._whole(58320.0) == "58,320" and commands._whole(674.4) == "674" and commands._whole(None) is None
+
+
+@pytest.mark.parametrize("tolerance, advice", [(0.0, "or widen the tolerance"), (1.0, None)])
+def test_the_advice_on_a_mismatch_offers_only_what_the_tolerance_allows(runner, tmp_path, database, tolerance,
+                                                                      advice):
+    published = tmp_path / "p.txt"
+    published.write_text("0.6 a\n0.2 nowhere\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
+                    "--tolerance", tolerance, "-o", tmp_path / "n.txt")
+    assert result.exit_code == 1
+    assert "allow unmatched itemsets with an unmatched cost" in result.stderr
+    assert ("widen" in result.stderr) == (advice is not None)
+
+
+def test_the_benchmarks_determined_names_are_tested_under_the_enforced_limit(runner, tmp_path):
+    out = tmp_path / "bench.json"
+    result = invoke(runner, "bench", "audit", write_graph(tmp_path), "--sigma", 0.05, "--noise", 0, "--runs", 1,
+                    "--methods", "mip,lp", "--determined", "--time-limit", 30, "--json", out)
+    assert result.exit_code == 0, result.output
+    shares = {row["method"]: (row["determined"], row["unsettled"]) for row in json.loads(out.read_text())["summary"]}
+    # the asymmetric graph's names are all forced; lp names nothing to test
+    assert shares == {"mip": (1.0, 0.0), "lp": (None, None)}

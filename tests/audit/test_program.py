@@ -154,6 +154,15 @@ def test_a_program_past_the_budget_is_refused_with_the_counts():
         deanonymize(published, published, tolerance=1.0, max_pairs=10)
 
 
+@pytest.mark.parametrize("tolerance, narrow", [(0.0, False), (0.5, True)])
+def test_the_budgets_advice_narrows_only_a_tolerance_above_0(tolerance, narrow):
+    window = graph_database(ASYMMETRIC)
+    published = ItemsetCollection.mine(window, sigma_of(window))
+    with pytest.raises(ProgramTooLarge) as caught:
+        deanonymize(published, published, tolerance=tolerance, max_pairs=1)
+    assert ("narrow the tolerance" in str(caught.value)) == narrow
+
+
 def test_the_rounded_linear_program_is_a_naming_among_the_voted_pairs():
     window = graph_database(SQUARE)
     _, _, _, result = attack(window, sigma_of(window), method="lp")

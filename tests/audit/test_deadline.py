@@ -1,0 +1,96 @@
+"""The hard time limit of the determined-names test solves (plugins/audit/deadline.py): a call
+that overruns is killed with everything it started, one that finishes gives its value."""
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import scipy.optimize
+
+from setveil.plugins.audit import deadline
+from setveil.plugins.audit.deadline import KILLED, SolverDied, call_within
+from setveil.plugins.audit.itemsets import ItemsetCollection
+from setveil.plugins.audit.owner import rename
+from setveil.plugins.audit.program import deanonymize, determine_names
+
+from .helpers import ASYMMETRIC, graph_database, sigma_of
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (gone, or a zombie nobody has reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.fixture
+def short_grace(monkeypatch):
+    monkeypatch.setattr(deadline, "GRACE_SECONDS", 0.2)
+
+
+def test_a_call_that_finishes_in_time_gives_its_value():
+    assert call_within(lambda: (2, True), 5.0) == (2, True)
+
+
+def test_an_exception_in_the_call_is_raised_in_the_parent():
+    with pytest.raises(ZeroDivisionError):
+        call_within(lambda: 1 / 0, 5.0)
+
+
+def test_a_child_that_ends_without_an_answer_is_an_error_naming_its_exit_status():
+    with pytest.raises(SolverDied, match=r"ended without an answer \(exit status 3\)"):
+        call_within(lambda: os._exit(3), 5.0)
+
+
+def test_a_call_past_its_limit_is_killed_with_the_processes_it_started(tmp_path, short_grace):
+    pids = tmp_path / "pids"
+
+    def overrun():
+        sleeper = subprocess.Popen(["sleep", "60"])
+        pids.write_text(f"{os.getpid()} {sleeper.pid}")
+        time.sleep(60)
+
+    started = time.monotonic()
+    assert call_within(overrun, 0.3) is KILLED
+    assert time.monotonic() - started < 5
+    deadline_at = time.monotonic() + 5
+    child, grandchild = map(int, pids.read_text().split())
+    while not (_gone(child) and _gone(grandchild)) and time.monotonic() < deadline_at:
+        time.sleep(0.05)
+    assert _gone(child) and _gone(grandchild)
+
+
+def test_a_test_solve_that_overruns_its_time_limit_is_stopped_and_left_unsettled(monkeypatch, short_grace):
+    # HiGHS may run far past its time_limit (ERGO-Code/HiGHS#885): a solver that ignores it
+    window = graph_database(ASYMMETRIC)
+    renamed, _ = rename(window, np.random.default_rng(0))
+    published = ItemsetCollection.mine(window, sigma_of(window))
+    mined = ItemsetCollection.mine(renamed, sigma_of(window))
+    naming = deanonymize(published, mined, method="mip")
+    real = scipy.optimize.milp
+
+    def overrunning(*args, **kwargs):
+        time.sleep(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "milp", overrunning)
+    started = time.monotonic()
+    tested = determine_names(naming, time_limit=0.2)
+    # six named items, each test killed 0.4 s after it started, far from 6 x 30 s
+    assert time.monotonic() - started < 15
+    assert len(tested.unsettled) == len(published.labels)
+    assert tested.determined == () and tested.named_otherwise == ()
+
+
+def test_with_a_time_limit_the_verdicts_are_those_of_the_solves_in_process():
+    window = graph_database(ASYMMETRIC)
+    renamed, _ = rename(window, np.random.default_rng(0))
+    published = ItemsetCollection.mine(window, sigma_of(window))
+    mined = ItemsetCollection.mine(renamed, sigma_of(window))
+    naming = deanonymize(published, mined, method="ip")
+    limited, unlimited = determine_names(naming, time_limit=60), determine_names(naming)
+    assert limited.determined == unlimited.determined == tuple(sorted(published.labels))
