@@ -42,7 +42,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from setveil.core.engine import Pipeline
 from setveil.core.plugins import Configured, get_plugin_manager
 
-from . import codec
+from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .kafka import faust_credentials
@@ -467,7 +467,7 @@ class StreamService:
             # that window holds, which consumers cannot tell from new ones. Fail it closed.
             outcome, processing = self.processor.failed(
                 self.topic, partition, cut, f"offsets {cut.first_offset}-{cut.last_offset} are the rest of window "
-                f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", "overlap"), 0.0
+                f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", causes.OVERLAP), 0.0
         else:
             outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
         if not cut.planned:
@@ -482,7 +482,7 @@ class StreamService:
             # bounds): it fails closed instead, its records kept by reference in the input topic.
             outcome = self.processor.failed(
                 self.topic, partition, cut, f"its batch of {len(outcome.value)} bytes exceeds producer.max_request_bytes="
-                f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", "oversize")
+                f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
         key = f"{self.topic}/{partition}".encode()
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
         await self._send(topic, key, outcome.value, outcome.headers)

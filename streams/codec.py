@@ -24,6 +24,8 @@ import msgpack
 
 from setveil.core.records import Record, RecordError, RepeatedKey, extension, parse_record, unique_map
 
+from . import causes
+
 BATCH_SCHEMA = "setveil.batch/1"
 REJECTED_SCHEMA = "setveil.rejected-window/1"
 BATCH_TYPE = "org.setveil.batch.v1"
@@ -55,33 +57,33 @@ def _json_hint(value: bytes) -> str:
 def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     """The validated records of one input message, or :class:`MessageRejected`."""
     if not value:
-        raise MessageRejected("empty", "empty message")
+        raise MessageRejected(causes.EMPTY, "empty message")
     if len(value) > max_bytes:
-        raise MessageRejected("oversize", f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
+        raise MessageRejected(causes.OVERSIZE, f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
     try:
         obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension, object_pairs_hook=unique_map)
     except RepeatedKey:  # valid msgpack, but not a record
-        raise MessageRejected("invalid", "a map repeats a key") from None
+        raise MessageRejected(causes.INVALID, "a map repeats a key") from None
     except msgpack.ExtraData:
-        raise MessageRejected("malformed", f"more than one msgpack object in the message{_json_hint(value)}") from None
+        raise MessageRejected(causes.MALFORMED, f"more than one msgpack object in the message{_json_hint(value)}") from None
     except (ValueError, msgpack.UnpackException) as exc:
-        raise MessageRejected("malformed", f"not valid msgpack ({type(exc).__name__}){_json_hint(value)}") from None
+        raise MessageRejected(causes.MALFORMED, f"not valid msgpack ({type(exc).__name__}){_json_hint(value)}") from None
     except TypeError:  # a list or map as a map key: Python cannot hash it
-        raise MessageRejected("invalid", "a map key is a list or a map") from None
+        raise MessageRejected(causes.INVALID, "a map key is a list or a map") from None
     if isinstance(obj, list):
         if not obj:
-            raise MessageRejected("invalid", "the message is an empty array")
+            raise MessageRejected(causes.INVALID, "the message is an empty array")
         records = []
         for position, item in enumerate(obj):
             try:
                 records.append(parse_record(item))
             except RecordError as exc:
-                raise MessageRejected("invalid", f"record {position} of the array: {exc.reason}") from None
+                raise MessageRejected(causes.INVALID, f"record {position} of the array: {exc.reason}") from None
         return records
     try:
         return [parse_record(obj)]
     except RecordError as exc:
-        raise MessageRejected("invalid", exc.reason) from None
+        raise MessageRejected(causes.INVALID, exc.reason) from None
 
 
 # -- headers -------------------------------------------------------------------------------------

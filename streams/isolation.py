@@ -25,6 +25,7 @@ from setveil.core.errors import PluginError
 from setveil.core.orphans import follow_parent, kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
+from . import causes
 from .processor import Outcome, WindowProcessor
 from .windowing import Cut
 
@@ -91,7 +92,7 @@ class IsolatedProcessor:
         self._replace()
         return self.local.rejected(
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
-            "timeout")
+            causes.TIMEOUT)
 
     def _exchange(self, prepared) -> Outcome | None:
         """The ready child's outcome of ``prepared``, or None once the time limit has passed;
@@ -115,7 +116,7 @@ class IsolatedProcessor:
             raise _ChildDied(took) from None
         return None
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome:
         return self.local.failed(topic, partition, cut, reason, cause)
 
     def close(self) -> None:
@@ -171,5 +172,5 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
         try:
             outcome = processor.run(prepared)
         except Exception as exc:  # a bug outside the pipeline still must not emit the window
-            outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", "error")
+            outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)
         conn.send(outcome)

@@ -4,8 +4,7 @@ Counters and histograms are updated as windows and dead letters are acknowledged
 throughput gauge, the per-partition lag and held-transaction gauges and the process's own
 metrics (memory, CPU, file descriptors) are computed when ``/metrics`` is scraped.
 
-Every label value of the labelled counters is exported as 0 from the start: a series that
-appears only with its first event has no earlier sample, so ``rate(...) > 0`` misses that event.
+Every label value of the labelled counters (:mod:`.causes`) is exported as 0 from the start.
 """
 
 from __future__ import annotations
@@ -18,13 +17,11 @@ from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram, Pla
                                generate_latest)
 from prometheus_client.core import GaugeMetricFamily
 
+from . import causes
+
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 THROUGHPUT_SECONDS = 10.0
-#: the ``cause`` of every rejected window (set in .processor, .isolation and .app), in the docs' order
-WINDOW_REJECTION_CAUSES = ("infeasible", "check-failed", "timeout", "overlap", "oversize", "error")
-#: the ``kind`` of every dead-lettered input message (``MessageRejected`` in .codec)
-RECORD_REJECTION_KINDS = ("empty", "oversize", "malformed", "invalid")
 
 
 class _PartitionGauges:
@@ -54,9 +51,9 @@ class ServiceMetrics:
                                         ["cause"], registry=r)
         self.records_dead_lettered = Counter("setveil_records_dead_lettered",
                                              "Input messages sent to the dead-letter topic", ["kind"], registry=r)
-        for cause in WINDOW_REJECTION_CAUSES:
+        for cause in causes.WINDOW_CAUSES:
             self.windows_rejected.labels(cause)
-        for kind in RECORD_REJECTION_KINDS:
+        for kind in causes.MESSAGE_KINDS:
             self.records_dead_lettered.labels(kind)
         self.messages_redelivered = Counter("setveil_messages_redelivered",
                                             "Input messages delivered again to the worker that had them (after a "

@@ -23,7 +23,7 @@ from setveil.core.errors import Infeasible, WindowRejected
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
-from . import codec
+from . import causes, codec
 from .windowing import Cut
 
 
@@ -121,7 +121,7 @@ class WindowProcessor:
         try:
             outcome = self.pipeline.run(built.window, window_rng(self.seed, ref.id))
         except WindowRejected as exc:
-            cause = "infeasible" if isinstance(exc.cause, Infeasible) else ("error" if exc.cause else "check-failed")
+            cause = causes.INFEASIBLE if isinstance(exc.cause, Infeasible) else (causes.ERROR if exc.cause else causes.CHECK_FAILED)
             return self._rejected(ref, exc.reason, cause, len(built.window))
         report = outcome.report
         released = outcome.release.window
@@ -141,7 +141,7 @@ class WindowProcessor:
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
         return Outcome(ref, value, headers, len(built.window), True, report=report)
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = "error") -> Outcome:
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome:
         """The rejection of a window that broke, or may not be released, outside the pipeline."""
         try:
             window = build_window(cut, partition, self.merge_subjects).window
