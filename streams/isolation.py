@@ -82,7 +82,7 @@ class IsolatedProcessor:
                     died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
                     self._replace()
                     return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})",
-                                               "error")
+                                               causes.ERROR)
                 if outcome is not None:
                     return outcome
                 break
