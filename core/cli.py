@@ -27,7 +27,7 @@ from .itemsplit import coherence_split, random_split
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import Configured, get_plugin_manager, get_registry, model_call
+from .plugins import Configured, get_plugin_manager, get_registry, model_call, plugin_errors
 from .schema import ItemSchema, label_file_bytes
 from .verify import release_violations
 from .window import Window
@@ -291,7 +291,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     found = []
     smallest = model_call(configured.model, "smallest_window")
     originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
-    try:
+    # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
+    with plugin_errors(configured.model, "its checker", "; the release is not checked"):
         for index, (orig, rel) in enumerate(zip(originals, releases)):
             for violation in release_violations(configured.model, orig, rel):
                 found.append((index, violation))
@@ -299,12 +300,6 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
                     break
             if len(found) >= max_violations:
                 break
-    except SetveilError:
-        raise
-    except Exception as exc:
-        # not exit 1, which says the release fails: the release was not checked at all
-        raise PluginError(f"model {configured.model.name!r}: its checker raised {type(exc).__name__}; "
-                          "the release is not checked") from None
     if found:
         for index, violation in found:
             prefix = f"window {index}: " if window_size else ""

@@ -11,11 +11,12 @@ for the same reason: a broken plugin is refused when it is installed, not when a
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import importlib.metadata
 import inspect
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,17 +269,23 @@ def _require(cls: type, where: str, **kinds: type) -> None:
             raise PluginError(f"{where}: class attribute {attribute!r} must be set (a {kind.__name__})")
 
 
-def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
-    """``model.<method>(*args)`` for the commands, outside the window pipeline (which fails a
-    window closed instead): an exception other than setveil's own becomes one line naming the
-    method and the exception's type alone, since a plugin's message may quote the data
-    (``KeyError('HIV')``)."""
+@contextlib.contextmanager
+def plugin_errors(model: PrivacyModel, what: str, after: str = "") -> Iterator[None]:
+    """Run plugin code for a command, outside the window pipeline (which fails a window closed
+    instead): an exception other than setveil's own becomes one line naming ``what`` raised it
+    and the exception's type alone, since a plugin's message may quote the data (``KeyError('HIV')``)."""
     try:
-        return getattr(model, method)(*args)
+        yield
     except SetveilError:
         raise
     except Exception as exc:
-        raise PluginError(f"model {model.name!r}: {method} raised {type(exc).__name__}") from None
+        raise PluginError(f"model {model.name!r}: {what} raised {type(exc).__name__}{after}") from None
+
+
+def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
+    """``model.<method>(*args)`` under :func:`plugin_errors`."""
+    with plugin_errors(model, method):
+        return getattr(model, method)(*args)
 
 
 def _check_parameters(cls: type, where: str) -> None:
