@@ -66,9 +66,24 @@ def make_settings(broker, request, tmp_path):
     return make
 
 
+CALL_FAILED = pytest.StashKey[bool]()
+LOG_TAIL_LINES = 60
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.stash[CALL_FAILED] = report.failed
+    return report
+
+
 @pytest.fixture
-def start_worker(sample, tmp_path):
-    """Start `setveil serve` with coherence (h=0.4, k=5, p=3) on the sample's item lists."""
+def start_worker(sample, tmp_path, request):
+    """Start `setveil serve` with coherence (h=0.4, k=5, p=3) on the sample's item lists.
+
+    When the test fails, the end of each worker's log is printed with the failure: pytest's
+    temporary directories, where the logs are, do not outlive a few later runs."""
     workers: list[WorkerProcess] = []
 
     def start(settings: Settings, ready: bool = True, params=PARAMS) -> WorkerProcess:
@@ -83,5 +98,9 @@ def start_worker(sample, tmp_path):
         return worker
 
     yield start
+    if request.node.stash.get(CALL_FAILED, False):
+        for worker in workers:  # before they stop, whose log lines would fill the tail
+            tail = worker.log_text().splitlines()[-LOG_TAIL_LINES:]
+            print(f"--- the last {len(tail)} lines of {worker.log_path.name}", *tail, sep="\n")
     for worker in workers:
         worker.stop()
