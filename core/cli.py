@@ -18,12 +18,14 @@ from typing import Any
 import click
 import numpy as np
 
+from .. import __version__
 from .clitypes import FloatRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
+from .labeltext import check_user_file
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
@@ -79,6 +81,9 @@ def build_context(sensitive, public, hierarchy, fanout) -> Context:
         raise InputError(public, "--public needs --sensitive as well")
     if hierarchy is not None and fanout is not None:
         raise ParameterError("fanout", "give either --hierarchy or --fanout, not both")
+    for option, path in (("sensitive", sensitive), ("public", public), ("hierarchy", hierarchy)):
+        if path is not None:
+            check_user_file(path, option)
     schema = ItemSchema.from_files(sensitive, public) if sensitive is not None else None
     if hierarchy is not None and not Path(hierarchy).exists():
         raise InputError(hierarchy, "cannot read: No such file or directory")
@@ -152,6 +157,17 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
         raise InputError(source, exc.problem, exc.line) from None
 
 
+def smallest_window(configured: Configured, size: int | None) -> int:
+    """The fewest transactions the model needs of a window, with ``--window`` held to it before any
+    data is read: every window of fewer transactions has no safe release (the last one too, as it
+    joins the one before it only when there is one)."""
+    smallest = model_call(configured.model, "smallest_window")
+    if size is not None and size < smallest:
+        raise ParameterError("window", f"--window {size} is fewer than the {smallest} transactions model "
+                             f"{configured.model.name!r} needs of a window; allowed: an integer in [{smallest}, inf)")
+    return smallest
+
+
 def _windows(window: Window, size: int | None, smallest: int) -> list[Window]:
     """Consecutive windows of ``size`` transactions. A last window smaller than the model's
     smallest safe one (k transactions) joins the window before it, as the service holds a window
@@ -183,6 +199,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     suppression stays as an empty line.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    smallest = smallest_window(configured, window_size)
     inputs = read_paths(configured, input_path, sensitive, public, hierarchy)
     check_output(output, "--output", inputs)
     if report is not None:
@@ -195,15 +212,19 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pin_hierarchy(configured, original, input_path)
     read_seconds = time.perf_counter() - started
     outcomes = []
-    for index, window in enumerate(_windows(original, window_size, model_call(configured.model, "smallest_window"))):
+    first = 0
+    for index, window in enumerate(_windows(original, window_size, smallest)):
         try:
             outcomes.append(pipeline.run(window, window_rng(seed, index)))
         except WindowRejected as exc:
-            first, last = window.tid(0), window.tid(len(window) - 1)
+            # positions, not tids: a tid is the producer's record id and may name a person
+            last = first + len(window) - 1
             raise SetveilError(f"window {index} (transactions {first}..{last}) rejected, nothing written: {exc.reason}") from None
+        first += len(window)
     released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab).with_tids(original.tids)
     # the report is measured before anything is written, so its failure leaves no release behind
-    body = None if report is None else _report(configured, original, released, outcomes, read_seconds, window_size, seed)
+    files = {"input": input_path, "output": output, "sensitive": sensitive, "public": public, "hierarchy": hierarchy}
+    body = None if report is None else _report(configured, files, original, released, outcomes, read_seconds, window_size, seed)
     outputs = [(output, render_window(released, output, output_format))]
     if body is not None:
         outputs.append((report, _json_bytes({**body, "seconds": time.perf_counter() - started})))
@@ -213,7 +234,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
             click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
 
 
-def _report(configured, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:
+def _report(configured, files, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:
     model = configured.model
     stats: dict[str, Any] = {}
     for outcome in outcomes:
@@ -221,6 +242,9 @@ def _report(configured, original, released, outcomes, read_seconds, window_size,
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 stats[key] = stats.get(key, 0) + value
     return {
+        # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)
+        "setveil_version": __version__,
+        "files": files,
         "model": model.name,
         "policy": configured.policy.name,
         "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
@@ -274,22 +298,25 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
     each with what shows it: an itemset, a transaction or both (an answer for the data's owner,
     so it names items); 2 when a file cannot be read as the format says (an item repeated in a released
-    transaction, say) or a parameter is wrong.
+    transaction, say), RELEASE does not pair with ORIGINAL (another number of transactions, or
+    another tid) or a parameter is wrong.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
+    smallest = smallest_window(configured, window_size)
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
     original = read_window(original_path, fmt)
     note_unmatched_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, fmt, vocab=original.vocab)
+    # a release that does not pair with the original is a file verify cannot take (exit 2), not
+    # a release that fails the model (exit 1)
     if len(release) != len(original):
-        raise SetveilError(f"{release_path}: {len(release)} transactions, but {original_path} has {len(original)}")
+        raise InputError(release_path, f"{len(release)} transactions, but {original_path} has {len(original)}")
     if original.tids is not None and release.tids is not None and original.tids != release.tids:
         position = next(i for i, (a, b) in enumerate(zip(original.tids, release.tids)) if a != b)
-        raise SetveilError(f"{release_path}: transaction {position} has another tid than in {original_path}")
+        raise InputError(release_path, f"transaction {position} has another tid than in {original_path}")
     found = []
-    smallest = model_call(configured.model, "smallest_window")
     originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
     with plugin_errors(configured.model, "its checker", "; the release is not checked"):

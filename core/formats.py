@@ -2,10 +2,19 @@
 
 - FIMI: one transaction per line, item labels separated by whitespace; an empty line is an
   empty transaction (a release keeps transactions emptied by suppression as empty lines).
-  Transaction ids are the 0-based line positions.
+  Transaction ids are the 0-based line positions. Whitespace is what ``str.split`` splits at
+  (:func:`fimi_labels`), for the reader and the writer alike: the ASCII blanks (space, tab,
+  vertical tab, form feed), the separators ``\x1c``-``\x1f``, U+0085, no-break and other Unicode
+  spaces, U+2028 and U+2029. A label holding any of them cannot be written as FIMI (it would read
+  back as several): the writer refuses it, naming the line; JSONL and msgpack carry it. Lines end
+  at ``\n`` or ``\r\n``; a carriage return elsewhere is refused, naming its line, as it would
+  join two transactions.
 - JSONL: one record per line, ``{"tid": ..., "items": [...]}`` (see :mod:`.records`); blank
   lines are skipped.
 - msgpack: a sequence of such records, one after another.
+
+gzip data is read whatever the file's name (or on standard input): it is known by its first two
+bytes, which neither UTF-8 text nor a stream of msgpack records (maps) can begin with.
 
 Line i of a release is transaction i of the input. Writes are atomic: a failed write leaves
 nothing at the output path.
@@ -13,7 +22,6 @@ nothing at the output path.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import itertools
@@ -21,7 +29,6 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +36,7 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
+from .labeltext import STDIN, refuse_lone_carriage_returns
 from .output import write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
@@ -60,21 +68,20 @@ def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
     return _SUFFIXES.get(Path(name).suffix.lower(), "fimi")
 
 
-@contextlib.contextmanager
-def _open_binary(path: str | os.PathLike) -> Iterator[IO[bytes]]:
-    if os.fspath(path) == "-":
-        yield sys.stdin.buffer
-        return
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    with handle:
-        if os.fspath(path).endswith(".gz"):
-            with gzip.open(handle) as unzipped:
-                yield unzipped
-        else:
-            yield handle
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of ``path`` (``-``: standard input), unzipped when they are gzip data."""
+    if os.fspath(path) == STDIN:
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    # without this, gzip data named .dat read as "not valid UTF-8" at line 1
+    if os.fspath(path).endswith(".gz") or data.startswith(GZIP_MAGIC):
+        return gzip.decompress(data)
+    return data
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
@@ -82,8 +89,7 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
     try:
-        with _open_binary(path) as handle:
-            data = handle.read()
+        data = _read_bytes(path)
     except (gzip.BadGzipFile, zlib.error):
         raise InputError(path, "cannot read: not valid gzip data") from None
     except EOFError:
@@ -100,10 +106,18 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
 def _decode(path, data: bytes) -> str:
     """The text of ``data``, without a leading byte-order mark (else it would join the first label)."""
     try:
-        return data.decode("utf-8").removeprefix("\ufeff")
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, "not valid UTF-8", line) from None
+    refuse_lone_carriage_returns(path, text)
+    return text
+
+
+def fimi_labels(line: str) -> list[str]:
+    """The labels of a FIMI line: what the reader takes a label to be, and the writer checks each
+    label against, so that every release written reads back (see the module's docstring)."""
+    return line.split()
 
 
 def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
@@ -116,13 +130,13 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
     lengths = np.empty(len(lines), dtype=np.int64)
     flat: list[int] = []
     for position, line in enumerate(lines):
-        tokens = line.split()
+        tokens = fimi_labels(line)
         lengths[position] = len(tokens)
         flat.extend([intern(t) for t in tokens])
     if len(vocab) > known and max(map(len, vocab.labels[known:])) > MAX_LABEL_LENGTH:
         # the limit of JSONL and msgpack records and of the service, so that every release
         # setveil writes reads back; the line is looked for only when a label is too long
-        line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in text.split()))
+        line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
         raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", line)
     try:
         return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32))
@@ -257,7 +271,7 @@ def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
     if fmt == "fimi":
         vocabulary = window.vocab.labels
         # each label the release uses is checked once, not once per occurrence
-        blank = [i for i in np.unique(window.indices).tolist() if vocabulary[i].split() != [vocabulary[i]]]
+        blank = [i for i in np.unique(window.indices).tolist() if fimi_labels(vocabulary[i]) != [vocabulary[i]]]
         if blank:
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
             line = int(window.owners()[first]) + 1

@@ -5,8 +5,9 @@ nodes are their generalizations. It comes from
 
 - a file of ``child,parent`` lines, one edge per line (blank lines and ``#`` comments skipped; a
   label that holds a comma or begins with ``#`` or ``"`` is written as a JSON string);
-  the node that is nobody's child is the root. Cycles, a node with two parents, several roots
-  and malformed lines are :class:`~setveil.core.errors.InputError` naming the file and line;
+  the node that is nobody's child is the root. Cycles (at the line that closes one), a node with
+  two parents, several roots and malformed lines are :class:`~setveil.core.errors.InputError`
+  naming the file and line, and other lines by number: never a label;
 - :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
   sorted item labels: consecutive runs of f nodes get a parent, level after level, until one
   node is left. "Sorted" is :func:`label_order`: labels that are decimal integers first, in
@@ -98,41 +99,43 @@ class Hierarchy:
 
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[str, str, int]], source: str | None = None) -> Hierarchy:
-        """Build from ``(child, parent, line)`` edges; siblings keep the order they are listed in."""
+        """Build from ``(child, parent, line)`` edges; siblings keep the order they are listed in.
+        An error names the line at fault and other lines by number, never a label (a hierarchy
+        of diagnoses is data too)."""
         parent_of: dict[str, tuple[str, int]] = {}
         children: dict[str, list[str]] = {}
         first_line: dict[str, int] = {}
+        trees: dict[str, str] = {}
         for child, parent, line in edges:
             if child == parent:
-                raise InputError(source, f"node {child!r} is its own parent (a cycle)", line)
+                raise InputError(source, "the child is its own parent (a cycle)", line)
             if child in parent_of:
                 other, other_line = parent_of[child]
                 if other == parent:
-                    raise InputError(source, f"edge {child!r} -> {parent!r} is repeated (first on line {other_line})", line)
-                raise InputError(
-                    source, f"node {child!r} has two parents: {other!r} (line {other_line}) and {parent!r}", line
-                )
+                    raise InputError(source, f"the edge is repeated (first on line {other_line})", line)
+                raise InputError(source, f"the child has two parents: another one on line {other_line}", line)
+            # Every node has at most one parent, so the edges so far form a forest in which the
+            # child, parentless until now, is the root of its tree: the edge closes a cycle exactly
+            # when the parent is in that tree, and this is the line to blame.
+            top, above = _tree_of(trees, child), _tree_of(trees, parent)
+            if top == above:
+                raise InputError(source, "the edge closes a cycle: the parent is below the child", line)
+            trees[top] = above
             parent_of[child] = (parent, line)
             children.setdefault(parent, []).append(child)
             first_line.setdefault(parent, line)
         if not parent_of:
             raise InputError(source, "no edges: a hierarchy needs at least one 'child,parent' line")
-        roots = [node for node in children if node not in parent_of]
+        # a forest without cycles has one root per tree: one root reaches every node
+        roots = sorted((node for node in children if node not in parent_of), key=first_line.__getitem__)
         if len(roots) > 1:
-            a, b = sorted(roots, key=first_line.__getitem__)[:2]
             raise InputError(
                 source,
-                f"{len(roots)} roots: {a!r} (line {first_line[a]}) and {b!r} have no parent; a hierarchy has one root",
-                first_line[b],
+                f"{len(roots)} roots: the parent on line {first_line[roots[0]]} and the one on this line have no "
+                "parent; a hierarchy has one root",
+                first_line[roots[1]],
             )
-        if not roots:
-            line = min(line for _, line in parent_of.values())
-            raise InputError(source, "no root: every node has a parent, so the edges form a cycle", line)
         labels, parents = _preorder(roots[0], children)
-        if len(labels) < len(parent_of) + 1:
-            reached = set(labels)
-            line = min(line for child, (_, line) in parent_of.items() if child not in reached)
-            raise InputError(source, "a cycle: these nodes never reach the root", line)
         return cls(labels, np.array(parents, dtype=np.int32), source)
 
     @classmethod
@@ -270,6 +273,13 @@ class Hierarchy:
 
     def __repr__(self) -> str:
         return f"Hierarchy({len(self)} nodes, {self.n_leaves} leaves, height {self.height})"
+
+
+def _tree_of(trees: dict[str, str], node: str) -> str:
+    """The node that stands for ``node``'s tree in ``trees`` (union-find, halving paths as it goes)."""
+    while (above := trees.get(node, node)) != node:
+        trees[node] = node = trees.get(above, above)
+    return node
 
 
 def _preorder(root: str, children: dict[str, list[str]]) -> tuple[list[str], list[int]]:

@@ -20,10 +20,12 @@ import os
 import re
 from collections.abc import Iterator
 
-from .errors import InputError
+from .errors import InputError, ParameterError
 
 _DECODER = json.JSONDecoder()
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_LONE_CR = re.compile(r"\r(?!\n)")
+STDIN = "-"
 
 
 def label_order(label: str) -> tuple[int, int, str]:
@@ -119,18 +121,40 @@ def field_text(label: str) -> str:
     return label
 
 
+def refuse_lone_carriage_returns(path: str | os.PathLike, text: str) -> None:
+    """Lines end at ``\n``; the ``\r`` of a CRLF line end is a blank at the end of the line, dropped
+    like the others. A ``\r`` alone (an old Mac line end) would join two lines, in the data two
+    transactions and in an item list two labels, in silence: :class:`InputError` names its line."""
+    if "\r" in text and (found := _LONE_CR.search(text)):
+        raise InputError(path, "a carriage return inside a line (lines end at \\n or \\r\\n)",
+                         text.count("\n", 0, found.start()) + 1)
+
+
+def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
+    """Refuse ``-`` for a file of labels a user gives (naming ``option`` when given): these files
+    are read before the data, which may be standard input, so they are never read from it (the
+    error would otherwise say that no file ``-`` exists)."""
+    if os.fspath(path) == STDIN:
+        problem = "standard input ('-') is not supported for this file; give a path"
+        raise InputError(path, problem) if option is None else ParameterError(option, problem)
+
+
 def read_utf8(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
-    byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8."""
+    byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8
+    or of a lone carriage return."""
+    check_user_file(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
+    refuse_lone_carriage_returns(path, text)
+    return text
 
 
 def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:

@@ -143,7 +143,10 @@ def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
-        raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
+        # the file may well exist: what failed is the file that would replace it (/proc/version
+        # said "No such file or directory")
+        raise InputError(text, f"cannot write: cannot create a temporary file in {target.parent} to replace it "
+                         f"atomically: {exc.strerror or exc}") from None
     try:
         # mkstemp creates the file 0600; a new output gets the usual permissions, as open() would
         os.fchmod(fd, _default_mode() if mode is None else mode)

@@ -89,8 +89,10 @@ class Parameter:
         if isinstance(raw, bool):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         try:
-            if isinstance(raw, str) and "_" in raw:
-                raise ValueError  # int() and float() take 1_000; a parameter is written plainly
+            if isinstance(raw, str) and ("_" in raw or not raw.isascii()):
+                # int() and float() take 1_000 and other scripts' digits (k=١ ran with k=1);
+                # a parameter is written plainly, in ASCII digits
+                raise ValueError
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():
                     raise ValueError

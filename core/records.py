@@ -59,12 +59,12 @@ class Record:
 def parse_record(obj: Any) -> Record:
     """Validate a decoded record; raise :class:`RecordError` naming what is wrong."""
     if not isinstance(obj, Mapping):
-        raise RecordError(f"record is a {_kind(obj)}, expected a map")
+        raise RecordError(f"record is {_kind(obj)}, expected a map")
     if "items" not in obj:
         raise RecordError("record has no 'items'")
     raw = obj["items"]
     if not isinstance(raw, (list, tuple)):
-        raise RecordError(f"'items' is a {_kind(raw)}, expected a list")
+        raise RecordError(f"'items' is {_kind(raw)}, expected a list")
     # The common case, short strings without whitespace, is checked in bulk (the service's hot
     # path): labels that are together at most MAX_LABEL_LENGTH long are each that short.
     joined = "".join(raw) if {*map(type, raw)} <= {str} and "" not in raw else None
@@ -78,7 +78,7 @@ def parse_record(obj: Any) -> Record:
     subject = _scalar_field(obj, "subject")
     ts = obj.get("ts")
     if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float))):
-        raise RecordError(f"'ts' is a {_kind(ts)}, expected a number")
+        raise RecordError(f"'ts' is {_kind(ts)}, expected a number")
     if ts is not None and not _finite(ts):
         raise RecordError("'ts' is not a finite number")
     return Record(items, tid, subject, None if ts is None else float(ts))
@@ -87,7 +87,7 @@ def parse_record(obj: Any) -> Record:
 def item_label(item: Any, position: int) -> str:
     """The label of one item: strings as they are, integers by their decimal text."""
     if isinstance(item, bool) or not isinstance(item, (str, int)):
-        raise RecordError(f"item {position} is a {_kind(item)}, expected a string or an integer")
+        raise RecordError(f"item {position} is {_kind(item)}, expected a string or an integer")
     label = item if isinstance(item, str) else str(item)
     if not label:
         raise RecordError(f"item {position} is an empty string")
@@ -103,7 +103,7 @@ def item_label(item: Any, position: int) -> str:
 def _scalar_field(obj: Mapping, name: str) -> str | int | None:
     value = obj.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
-        raise RecordError(f"'{name}' is a {_kind(value)}, expected a string or an integer")
+        raise RecordError(f"'{name}' is {_kind(value)}, expected a string or an integer")
     return value
 
 
@@ -115,18 +115,24 @@ def _finite(number: int | float) -> bool:
 
 
 def _kind(value: Any) -> str:
+    """What ``value`` is, with its article, to follow "is" ("record is an integer")."""
     if value is None:
         return "null"
     if isinstance(value, Extension):
-        return "msgpack extension"
+        return "a msgpack extension"
     if isinstance(value, bool):
-        return "boolean"
+        return "a boolean"
     if isinstance(value, Mapping):
-        return "map"
+        return "a map"
     if isinstance(value, (list, tuple)):
-        return "list"
+        return "a list"
     if isinstance(value, (bytes, bytearray)):
-        return "binary"
+        return "binary data"
     if isinstance(value, float):
-        return "float"
-    return type(value).__name__
+        return "a float"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, str):
+        return "a string"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

@@ -42,13 +42,15 @@ class Share:
     def floor_of(self, s):
         """⌊share·s⌋, elementwise, for non-negative integer counts s."""
         s = np.asarray(s)
-        if _largest(s) * self.num < _SAFE:
+        if _largest(s) * self.num < _SAFE and self.den < _SAFE:
             return s.astype(np.int64, copy=False) * self.num // self.den
         return (_objects(s) * self.num // self.den).astype(np.int64)
 
 
 def _largest(values: np.ndarray) -> int:
-    return int(values.max()) if values.size else 0
+    """The largest count, but at least 1: NumPy converts the other factor of a product to int64
+    too, so the check must bound it even when every count is 0 (ρ = 1e-20 is 1/10^20)."""
+    return max(int(values.max()), 1) if values.size else 1
 
 
 def _objects(values: np.ndarray) -> np.ndarray:

@@ -39,3 +39,15 @@ def test_assignments():
             parse_assignments(bad)
     with pytest.raises(ParameterError, match="given twice"):
         parse_assignments(["k=1", "k=2"])
+
+
+@pytest.mark.parametrize("parameter, raw", [(K, "١"), (K, "٣"), (K, "３"), (K, "1\u00a0"), (H, "٠.٥"), (H, "０.5")])
+def test_numbers_are_written_in_ascii_digits(parameter, raw):
+    # int() and float() read other scripts' digits: k=١ ran with k=1
+    with pytest.raises(ParameterError) as info:
+        validate([parameter], {parameter.name: raw}, "model m")
+    assert info.value.name == parameter.name and parameter.allowed() in str(info.value)
+
+
+def test_blanks_around_a_number_stay_allowed():
+    assert validate([H, K], {"h": " 0.5 ", "k": "\t3 "}, "m") == {"h": 0.5, "k": 3}

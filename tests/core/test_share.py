@@ -35,3 +35,16 @@ def test_huge_counts_fall_back_to_python_integers():
     big = np.array([2**61, 3], dtype=np.int64)
     assert share.floor_of(big).tolist() == [int(Fraction("0.1234567890123") * 2**61), 0]
     assert share.exceeded(np.array([2**60]), np.array([2**61])).tolist() == [True]
+
+
+@given(share=st.sampled_from(["1e-20", "5e-324", "1.2345678901234567e-05"]),
+       s=st.lists(st.integers(0, 2**40), min_size=1, max_size=5), data=st.data())
+def test_tiny_shares_beyond_int64_compare_exactly(share, s, data):
+    # ρ = 1e-20 is 1/10^20: its denominator overflowed int64 when every count was 0
+    k = [data.draw(st.integers(0, x)) for x in s]
+    exact = Fraction(share)
+    typed = Share.of(float(share))
+    for counts in (k, [0] * len(k)):
+        assert typed.exceeded(np.array(counts), np.array(s)).tolist() == [Fraction(a) > exact * b for a, b in zip(counts, s)]
+    assert typed.floor_of(np.array(s)).tolist() == [int(exact * b) for b in s]
+    assert typed.exceeded(np.array([0, 1]), np.array([0, 0])).tolist() == [False, True]  # any support exceeds

@@ -72,8 +72,8 @@ def test_windows_share_the_fanout_hierarchy_of_the_whole_input(files):
 @pytest.mark.parametrize(
     "hierarchy_text, data, message",
     [
-        ("A,ALL\nB,ALL\na1,A\na1,B\n", DATA, "fig.csv:4: node 'a1' has two parents"),
-        ("A,B\nB,A\n", DATA, "fig.csv:1: no root"),
+        ("A,ALL\nB,ALL\na1,A\na1,B\n", DATA, "fig.csv:4: the child has two parents"),
+        ("A,B\nB,A\n", DATA, "fig.csv:2: the edge closes a cycle"),
         ("A,ALL\na1,A\na2,A\nb1,B\nb2,B\n", DATA, "fig.csv:4: 2 roots"),
         (FIG2, DATA + "c1\n", "fig.csv: 1 item(s) of the data are not in the hierarchy"),
     ],

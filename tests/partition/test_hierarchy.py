@@ -73,9 +73,9 @@ def test_comments_blank_lines_and_spaces_are_allowed(tmp_path):
 @pytest.mark.parametrize(
     "text, line, words",
     [
-        ("a,b\nb,c\nc,a\n", 1, "cycle"),
+        ("a,b\nb,c\nc,a\n", 3, "cycle"),
         ("a,ALL\nb,b\n", 2, "its own parent"),
-        ("a,ALL\nb,ALL\nx,y\ny,x\n", 3, "cycle"),
+        ("a,ALL\nb,ALL\nx,y\ny,x\n", 4, "cycle"),
         ("a,A\nb,A\na,B\n", 3, "two parents"),
         ("a,A\na,A\n", 2, "repeated"),
         ("a,A\nb,B\n", 2, "2 roots"),

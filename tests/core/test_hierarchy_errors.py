@@ -1,0 +1,42 @@
+"""Hierarchy-file errors name the file and line and refer to other lines by number: a hierarchy
+of diagnoses is data, so no node label may reach a message (core/hierarchy.py)."""
+
+import pytest
+
+from setveil.core.errors import InputError
+from setveil.core.hierarchy import Hierarchy
+
+LABELS = ("HIV", "Diabetes", "MRN-7", "ALL", "SECRET")
+
+
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("HIV,ALL\nDiabetes,ALL\nHIV,SECRET\n", 3, "the child has two parents: another one on line 1"),
+        ("HIV,ALL\nDiabetes,Diabetes\n", 2, "the child is its own parent (a cycle)"),
+        ("HIV,ALL\nDiabetes,ALL\nHIV,ALL\n", 3, "the edge is repeated (first on line 1)"),
+        ("HIV,ALL\nDiabetes,SECRET\nMRN-7,ALL\n", 2,
+         "2 roots: the parent on line 1 and the one on this line have no parent; a hierarchy has one root"),
+        # the line that closes the cycle is blamed, not the first line of the file
+        ("HIV,ALL\nDiabetes,ALL\nALL,HIV\n", 3, "the edge closes a cycle: the parent is below the child"),
+        ("HIV,Diabetes\nDiabetes,MRN-7\nMRN-7,HIV\n", 3, "the edge closes a cycle: the parent is below the child"),
+        ("HIV,ALL\nDiabetes,ALL\nMRN-7,SECRET\nSECRET,MRN-7\n", 4, "the edge closes a cycle: the parent is below the child"),
+    ],
+)
+def test_errors_name_lines_never_labels(tmp_path, text, line, problem):
+    path = tmp_path / "h.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert str(info.value) == f"{path}:{line}: {problem}"
+    assert not any(label in str(info.value) for label in LABELS)
+
+
+def test_a_long_chain_still_reads_and_any_order_of_edges_gives_one_tree(tmp_path):
+    # the cycle check is a union-find over the edges, not a walk up the tree per edge
+    chain = [f"n{i},n{i + 1}\n" for i in range(20_000)]
+    for lines in (chain, chain[::-1]):
+        path = tmp_path / "chain.csv"
+        path.write_text("".join(lines))
+        tree = Hierarchy.read(path)
+        assert tree.n_leaves == 1 and tree.height == 20_000 and tree.labels[0] == "n20000"

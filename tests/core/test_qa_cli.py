@@ -1,0 +1,105 @@
+"""Regressions from a QA pass on the command line: what a message may say (positions, never
+tids), which status it exits with, when it is given (before the data is read) and what the
+report records (core/cli.py, core/output.py, core/labeltext.py)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from setveil import __version__
+from setveil.core.cli import cli
+
+FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
+MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "fig1.dat").write_text(FIGURE_1)
+    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
+    return tmp_path
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def test_a_rejected_window_is_named_by_positions_never_tids(files):
+    # the message said "window 0 (transactions MRN-JohnSmith..MRN-JaneDoe) rejected"
+    records = [{"tid": f"MRN-{name}", "items": ["a", "b"]} for name in ("Ann", "Bob", "Cy", "Di")]
+    records += [{"tid": "MRN-JohnSmith", "items": ["a", "HIV"]}, {"tid": "MRN-JaneDoe", "items": ["a", "HIV"]}]
+    data = files / "tid.jsonl"
+    data.write_text("".join(json.dumps(record) + "\n" for record in records))
+    out = files / "o.jsonl"
+    result = run("anonymize", data, "-o", out, *MODEL, "--sensitive", files / "private.txt", "--window", "4")
+    assert result.exit_code == 1 and "MRN" not in result.output and not out.exists()
+    assert "setveil: error: window 1 (transactions 4..5) rejected, nothing written: infeasible" in result.output
+
+
+@pytest.mark.parametrize("command", ["anonymize", "verify"])
+@pytest.mark.parametrize("model, smallest", [(MODEL, 2), (["--model", "kanonymity", "-P", "k=3", "--fanout", "2"], 3)])
+def test_a_window_smaller_than_the_model_needs_exits_2_before_reading(files, command, model, smallest):
+    # --window 1 read the data and exited 1 ("fewer than k=2"); the input here does not even exist
+    missing = files / "missing.dat"
+    target = ["-o", files / "o.dat"] if command == "anonymize" else [files / "fig1.dat"]
+    extra = ["--sensitive", files / "private.txt"] if model is MODEL else []
+    result = run(command, missing, *target, *model, *extra, "--window", smallest - 1)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert (f"parameter 'window': --window {smallest - 1} is fewer than the {smallest} transactions" in result.output
+            and f"allowed: an integer in [{smallest}, inf)" in result.output)
+    result = run(command, files / "fig1.dat", *target, *model, *extra, "--window", smallest)
+    assert "parameter 'window'" not in result.output
+
+
+def test_a_release_that_does_not_pair_exits_2(files):
+    short = files / "r2.dat"
+    short.write_text("a c f g Diabetes\na c f Hepatitis\n")
+    result = run("verify", files / "fig1.dat", short, *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 2 and result.output == f"setveil: error: {short}: 2 transactions, but {files / 'fig1.dat'} has 5\n"
+    original, release = files / "a.jsonl", files / "b.jsonl"
+    original.write_text('{"tid": "MRN-1", "items": ["a"]}\n{"tid": "MRN-2", "items": ["a"]}\n')
+    release.write_text('{"tid": "MRN-1", "items": ["a"]}\n{"tid": "MRN-3", "items": ["a"]}\n')
+    result = run("verify", original, release, "--model", "km-anonymity", "-P", "k=1", "-P", "m=1", "--fanout", "2")
+    assert result.exit_code == 2 and "MRN" not in result.output
+    assert result.output == f"setveil: error: {release}: transaction 1 has another tid than in {original}\n"
+
+
+@pytest.mark.parametrize("option", ["--sensitive", "--public", "--hierarchy"])
+def test_label_files_are_not_read_from_stdin(files, option):
+    # "--sensitive -" said "-: cannot read: No such file or directory"
+    if option == "--hierarchy":
+        args = ["--model", "kanonymity", "-P", "k=2", "--hierarchy", "-"]
+    else:
+        args = [*MODEL, "--sensitive", files / "private.txt", option, "-"] if option == "--public" else [*MODEL, option, "-"]
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *args, input="HIV\n")
+    assert result.exit_code == 2
+    assert result.output == (f"setveil: error: parameter '{option[2:]}': standard input ('-') is not supported for this "
+                             "file; give a path\n")
+
+
+def test_an_output_whose_stand_in_cannot_be_created_says_so(files, monkeypatch):
+    # -o /proc/version said "cannot write: No such file or directory" of a file that exists
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    out = files / "o.dat"
+    out.write_text("old\n")
+    result = run("anonymize", files / "fig1.dat", "-o", out, *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 2 and out.read_text() == "old\n"
+    assert result.output == (f"setveil: error: {out}: cannot write: cannot create a temporary file in {files} to "
+                             "replace it atomically: No such file or directory\n")
+
+
+def test_the_report_says_what_was_run_on_what(files):
+    report = files / "r.json"
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--sensitive", files / "private.txt",
+                 "--report", report)
+    assert result.exit_code == 0
+    body = json.loads(report.read_text())
+    assert body["setveil_version"] == __version__
+    assert body["files"] == {"input": str(files / "fig1.dat"), "output": str(files / "o.dat"),
+                             "sensitive": str(files / "private.txt"), "public": None, "hierarchy": None}

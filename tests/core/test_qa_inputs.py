@@ -1,0 +1,104 @@
+"""Regressions from a QA pass on reading inputs: line ends, FIMI's separators, gzip data under any
+name, and the wording of record errors (core/formats.py, core/labeltext.py, core/records.py)."""
+
+import gzip
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import cli
+from setveil.core.errors import InputError
+from setveil.core.formats import read_window, write_window
+from setveil.core.hierarchy import Hierarchy
+from setveil.core.schema import read_label_file
+
+FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
+MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+@pytest.mark.parametrize("suffix", [".dat", ".jsonl"])
+def test_a_lone_carriage_return_is_refused_at_its_line(tmp_path, suffix):
+    # 'p1 q1 Diabetes\rp2 q2 HIV' was one transaction of six items, exit 0
+    rows = ["p1 q1 Diabetes", "p2 q2 HIV", "p1 q1 HIV", "p2 q2 Diabetes"]
+    if suffix == ".jsonl":
+        rows = [json.dumps({"items": row.split()}) for row in rows]
+    path = tmp_path / f"cr{suffix}"
+    path.write_bytes(f"{rows[0]}\n{rows[1]}\r{rows[2]}\n{rows[3]}\n".encode())
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and info.value.problem.startswith("a carriage return inside a line")
+    path.write_bytes("\r\n".join(rows).encode() + b"\r\n")  # CRLF keeps working
+    assert [set(items) for items in read_window(path)] == [set(row.split()) for row in
+                                                            ["p1 q1 Diabetes", "p2 q2 HIV", "p1 q1 HIV", "p2 q2 Diabetes"]]
+
+
+def test_label_files_refuse_a_lone_carriage_return_too(tmp_path):
+    listed, tree = tmp_path / "private.txt", tmp_path / "h.csv"
+    listed.write_bytes(b"Diabetes\r\nHIV\rHepatitis\n")
+    with pytest.raises(InputError) as info:
+        read_label_file(listed)
+    assert info.value.line == 2 and info.value.problem.startswith("a carriage return inside a line")
+    listed.write_bytes(b"Diabetes\r\nHIV\r\n")
+    assert read_label_file(listed) == {"Diabetes", "HIV"}
+    tree.write_bytes(b"a,ALL\r\nb,ALL\rc,ALL\n")
+    with pytest.raises(InputError, match="carriage return") as info:
+        Hierarchy.read(tree)
+    assert info.value.line == 2
+
+
+SEPARATORS = [" ", "\t", "\v", "\f", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028", "\u2029", "\u3000", "\u2007"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
+def test_fimi_reader_and_writer_share_one_separator(tmp_path, separator):
+    data, again = tmp_path / "in.dat", tmp_path / "out.dat"
+    data.write_text(f"a{separator}b c\n")
+    window = read_window(data)
+    assert list(window) == [["a", "b", "c"]]
+    write_window(window, again)
+    assert list(read_window(again)) == [["a", "b", "c"]]
+    # the same label from JSONL cannot be written as FIMI, which would read it back as two
+    records = tmp_path / "in.jsonl"
+    records.write_text(json.dumps({"items": ["x", f"a{separator}b"]}) + "\n" + json.dumps({"items": ["c"]}) + "\n")
+    labelled = read_window(records)
+    with pytest.raises(InputError, match="whitespace, which FIMI cannot carry") as info:
+        write_window(labelled, tmp_path / "never.dat")
+    assert info.value.line == 1 and not (tmp_path / "never.dat").exists()
+    write_window(labelled, tmp_path / "out.jsonl")
+    assert list(read_window(tmp_path / "out.jsonl")) == list(labelled)
+
+
+def test_gzip_data_reads_under_any_name_and_on_stdin(tmp_path):
+    packed = gzip.compress(FIGURE_1.encode())
+    (tmp_path / "fig1.dat").write_bytes(packed)
+    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
+    assert [set(items) for items in read_window(tmp_path / "fig1.dat")] == [set(row.split()) for row in FIGURE_1.splitlines()]
+    result = run("anonymize", "-", "-o", "-", *MODEL, "--sensitive", tmp_path / "private.txt", input=packed)
+    assert result.exit_code == 0 and result.output.splitlines()[2] == "f Hepatitis"
+    (tmp_path / "cut.dat").write_bytes(packed[:20])
+    with pytest.raises(InputError, match="gzip data ends early"):
+        read_window(tmp_path / "cut.dat")
+
+
+@pytest.mark.parametrize(
+    "record, problem",
+    [
+        ("5", "record is an integer, expected a map"),
+        ('"x"', "record is a string, expected a map"),
+        ("null", "record is null, expected a map"),
+        ('{"items": 1.5}', "'items' is a float, expected a list"),
+        ('{"items": [], "tid": []}', "'tid' is a list, expected a string or an integer"),
+        ('{"items": [{}]}', "item 0 is a map, expected a string or an integer"),
+    ],
+)
+def test_record_errors_read_as_english(tmp_path, record, problem):
+    path = tmp_path / "in.jsonl"
+    path.write_text(record + "\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.problem == problem
