@@ -319,14 +319,18 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     found = []
     originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
+    first = 0
     with plugin_errors(configured.model, "its checker", "; the release is not checked"):
         for index, (orig, rel) in enumerate(zip(originals, releases)):
             for violation in release_violations(configured.model, orig, rel):
+                if violation.transaction is not None:  # a position in the input, as anonymize names them
+                    violation = replace(violation, transaction=first + violation.transaction)
                 found.append((index, violation))
                 if len(found) >= max_violations:
                     break
             if len(found) >= max_violations:
                 break
+            first += len(orig)
     if found:
         for index, violation in found:
             prefix = f"window {index}: " if window_size else ""

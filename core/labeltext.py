@@ -115,8 +115,9 @@ def split_fields(line: str) -> list[str]:
 
 
 def field_text(label: str) -> str:
-    """``label`` as :func:`split_fields` reads it back; a leading ``#`` would make a comment."""
-    if "," in label or label.startswith(('"', "#")):
+    """``label`` as :func:`split_fields` reads it back; a leading ``#`` would make a comment, and a
+    line end or other whitespace but a space would end or garble the line (a ``\r`` is refused)."""
+    if "," in label or label.startswith(('"', "#")) or any(ch.isspace() and ch != " " for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
 

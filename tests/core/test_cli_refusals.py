@@ -37,6 +37,17 @@ def test_a_rejected_window_is_named_by_positions_never_tids(files):
     assert "setveil: error: window 1 (transactions 4..5) rejected, nothing written: infeasible" in result.output
 
 
+def test_verify_names_a_violating_transaction_by_its_input_position(files):
+    # with --window, the position was counted from the start of its window ("transaction 1" for 3)
+    release = files / "r.dat"
+    lines = FIGURE_1.splitlines()
+    lines[3] += " w"  # an item the original's transaction 3 does not hold
+    release.write_text("\n".join(lines) + "\n")
+    for window in ([], ["--window", "2"]):
+        result = run("verify", files / "fig1.dat", release, *MODEL, "--sensitive", files / "private.txt", *window)
+        assert result.exit_code == 1 and "transaction 3" in result.output, window
+
+
 @pytest.mark.parametrize("command", ["anonymize", "verify"])
 @pytest.mark.parametrize("model, smallest", [(MODEL, 2), (["--model", "kanonymity", "-P", "k=3", "--fanout", "2"], 3)])
 def test_a_window_smaller_than_the_model_needs_exits_2_before_reading(files, command, model, smallest):

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from setveil.core.errors import InputError
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.labeltext import LabelSyntaxError, label_text, split_labels
 from setveil.core.schema import read_label_file, write_label_file
 
@@ -76,3 +77,13 @@ def test_bytes_that_are_not_utf8_name_their_line(tmp_path, kind):
     with pytest.raises(InputError) as info:
         Hierarchy.read(path) if kind == "hierarchy" else read_label_file(path)
     assert info.value.line == 3 and info.value.problem == "not valid UTF-8"
+
+
+@given(st.lists(labels, min_size=2, max_size=8, unique=True))
+def test_a_hierarchy_written_by_setveil_reads_back_as_it_was(tmp_path_factory, leaves):
+    # Regression: a label holding "\r" (JSONL and msgpack may carry one) was written bare, and the
+    # reader refuses a carriage return inside a line, so `hierarchy build`'s file was refused
+    hierarchy = Hierarchy.balanced(leaves, 2)
+    path = tmp_path_factory.mktemp("hierarchy") / "H.csv"
+    hierarchy.write(path)
+    assert list(Hierarchy.read(path).edges()) == list(hierarchy.edges())

@@ -48,3 +48,10 @@ def test_tiny_shares_beyond_int64_compare_exactly(share, s, data):
         assert typed.exceeded(np.array(counts), np.array(s)).tolist() == [Fraction(a) > exact * b for a, b in zip(counts, s)]
     assert typed.floor_of(np.array(s)).tolist() == [int(exact * b) for b in s]
     assert typed.exceeded(np.array([0, 1]), np.array([0, 0])).tolist() == [False, True]  # any support exceeds
+
+
+def test_one_count_under_a_tiny_share_floors_in_python_integers():
+    # Regression: coherence's h = 1e-20 took the array path for one count and failed with
+    # AttributeError (a Python integer has no astype)
+    assert Share.of(1e-20).floor_of(5) == 0 and Share.of(1e-20).floor_of(10**21) == 10
+    assert Share.of(0.7).floor_of(np.int64(90)) == 63
