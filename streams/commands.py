@@ -16,7 +16,7 @@ import click
 
 from setveil.core.clitypes import FloatRange
 from setveil.core.cli import build_context, configure, model_options, refuse_unused_files
-from setveil.core.errors import InputError, ParameterError
+from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
@@ -82,6 +82,10 @@ def configure_model(settings: Settings) -> Configured:
         # a model parameter names itself only; the operator set it as model.params in some layer
         raise ParameterError("model.params", f"{exc.name!r}: {exc.problem} "
                              f"(from {settings.source(f'model.params.{exc.name}')})") from None
+    except UnknownPluginError as exc:
+        # the registry names the model or policy but not the setting, which may come from a file
+        key = "name" if m.name not in get_registry().models else "policy"
+        raise ParameterError(f"model.{key}", f"{exc} (from {settings.source(f'model.{key}')})") from None
     except InputError as exc:
         for key in ("sensitive", "public", "hierarchy"):
             path = getattr(m, key)

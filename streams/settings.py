@@ -39,6 +39,9 @@ _TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 #: a model parameter whose name holds one of these is masked in the startup log like a secret setting
 _SECRET_WORDS = ("password", "secret", "token")
+#: ``SETVEIL_*`` variables that are no setting: the settings file (``--config``) and the folder
+#: of the benchmark datasets (``setveil bench rho --datasets``, the tests)
+OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,9 @@ SETTINGS: tuple[Setting, ...] = (
                               "`pip install 'aiokafka[lz4]'`)", "choice", "none",
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
+    Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "
+                           "log record; past it the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
+                           "restart re-delivers the window", "float", 30.0, low=1.0)),
     # -- windows ------------------------------------------------------------------------------
     Setting("window", _p("max_transactions", "a window is cut when it holds this many transactions", "int", 5000,
                          low=1)),
@@ -272,7 +278,7 @@ def load_settings(
         config = env["SETVEIL_CONFIG"]
     if config is not None:
         for name, raw in _read_toml(config).items():
-            assign(_setting(name, config), raw, os.fspath(config))
+            assign(_setting(name, os.fspath(config)), raw, os.fspath(config))
     _refuse_unknown_variables(env)
     for setting in SETTINGS:
         if setting.env in env:
@@ -280,7 +286,7 @@ def load_settings(
     pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
     for layer in (pairs, options or {}):
         for name, raw in layer.items():
-            assign(_setting(name), raw, "the command line")
+            assign(_setting(name, "the command line"), raw, "the command line")
     for name, raw in given.items():
         values[name] = BY_NAME[name].parse(raw, sources[name], must_exist=name not in unused_files)
     _check(values, sources)
@@ -288,22 +294,35 @@ def load_settings(
 
 
 def _refuse_unknown_variables(env: Mapping[str, str]) -> None:
-    """A misspelt variable of a settings section (SETVEIL_WINDOW_MAXSECONDS) would be ignored in
-    silence, where the same key misspelt in the TOML file is refused."""
-    known = {s.env for s in SETTINGS}
-    prefixes = tuple(f"SETVEIL_{section.upper()}_" for section in SECTIONS)
+    """A misspelt variable (SETVEIL_WINDOW_MAXSECONDS, or a misspelt section: SETVEIL_TOPIC_INPUT,
+    SETVEIL_WEBPORT) would be ignored in silence, where the same key misspelt in the TOML file is
+    refused. Only the section's spelling was checked once, so a worker given SETVEIL_TOPIC_INPUT
+    consumed the default topic (found by a QA pass as an operator)."""
+    known = sorted({s.env for s in SETTINGS} | set(OTHER_VARIABLES))
+    prefix = "SETVEIL_"
     for name in sorted(env):
-        if name.startswith(prefixes) and name not in known:
-            close = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
+        if name.startswith(prefix) and name not in known:
+            # compared without the prefix, which every name shares: SETVEIL_XYZ is like none
+            close = difflib.get_close_matches(name[len(prefix):], [k[len(prefix):] for k in known], n=1)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else " (docs/operations.md lists the settings)"
             raise ParameterError(name, f"no setting has this environment variable{hint}")
 
 
-def _setting(name: str, path: str | os.PathLike | None = None) -> Setting:
+def _setting(name: str, source: str | None = None) -> Setting:
+    """The setting ``name``; an unknown one is refused with the closest name (``source``: the
+    file or the command line that gave it)."""
     setting = BY_NAME.get(name)
     if setting is None:
-        where = f" in {os.fspath(path)}" if path is not None else ""
-        raise ParameterError(name, f"no such setting{where} (settings: {', '.join(BY_NAME)})")
+        where = f" (from {source})" if source is not None else ""
+        close = difflib.get_close_matches(name, list(BY_NAME), n=1)
+        section = name.partition(".")[0]
+        if close:
+            hint = f"did you mean {close[0]}?"
+        elif section in SECTIONS:
+            hint = f"[{section}] has: {', '.join(s.key for s in SETTINGS if s.section == section)}"
+        else:
+            hint = f"the sections are {', '.join(SECTIONS)}"
+        raise ParameterError(name, f"no such setting{where}; {hint}")
     return setting
 
 

@@ -6,14 +6,17 @@ import asyncio
 import logging
 import os
 import shutil
+import sys
 import tempfile
+import threading
+import time
 
 import click
 import faust
 
 from setveil.core.plugins import Configured
 
-from .app import create_app
+from .app import StreamService, create_app
 from .isolation import check_picklable
 from .kafka import ensure_topics
 from .preflight import check_web_listen
@@ -22,8 +25,50 @@ from .settings import Settings, describe, fit_to_model
 
 #: the client libraries log whole messages (keys, values: transaction contents) at debug level
 CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
+#: seconds between two warnings or errors of the Kafka client that say the same thing
+REPEAT_SECONDS = 10.0
+#: seconds a worker may take to stop before it exits without waiting for the rest
+STOP_SECONDS = 10.0
 
 log = logging.getLogger("setveil.streams")
+
+
+class RepeatFilter(logging.Filter):
+    """Lets through one warning or error per logger and message template every ``interval``
+    seconds; the next one that passes says how many were left out. With the broker gone,
+    aiokafka retries every connection every 100 ms and logs each failure: about 110 ERROR lines
+    a second, 25 MB in 20 minutes (found by a QA pass as an operator)."""
+
+    def __init__(self, interval: float):
+        super().__init__()
+        self.interval = interval
+        #: (logger, template) -> (when one last passed, how many were left out since)
+        self.seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        key = (record.name, str(record.msg))
+        now = time.monotonic()
+        passed, left_out = self.seen.get(key, (now - self.interval, 0))
+        if now - passed < self.interval:
+            self.seen[key] = (passed, left_out + 1)
+            return False
+        self.seen[key] = (now, 0)
+        if left_out:
+            record.msg = f"{record.getMessage()} ({left_out} more like it in the last {now - passed:.0f} s not shown)"
+            record.args = ()  # the text is final (mode's formatter makes None an argument)
+        return True
+
+
+def quiet_repeats(prefix: str = "aiokafka", interval: float = REPEAT_SECONDS) -> None:
+    """Put one :class:`RepeatFilter` on every logger of the client that has none (a logger's
+    filter sees only the records logged to it, not those of its children)."""
+    repeats = RepeatFilter(interval)
+    for name, logger in list(logging.Logger.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger) and (name == prefix or name.startswith(prefix + ".")) \
+                and not any(isinstance(f, RepeatFilter) for f in logger.filters):
+            logger.addFilter(repeats)
 
 
 class Worker(faust.Worker):
@@ -34,14 +79,57 @@ class Worker(faust.Worker):
         super().on_setup_root_logger(logger, level)
         for name in CLIENT_LOGGERS:
             logging.getLogger(name).setLevel(max(level or logging.INFO, logging.INFO))
+        quiet_repeats()
 
     #: :func:`~.settings.describe` of the settings in force
     settings_lines: list[str] = []
+    #: warnings about the model's item files (:func:`item_file_notes`)
+    notes: list[str] = []
+    #: the worker's service: its fatal error makes the exit status of a stop that hangs
+    service: StreamService | None = None
+    #: Faust's temporary data directory, removed by a stop that hangs too
+    temporary_dir: str | None = None
 
     async def on_first_start(self) -> None:
         await super().on_first_start()  # sets up logging: only now does a line reach the log
         for line in self.settings_lines:
             log.info("%s", line)
+        for note in self.notes:
+            log.warning("%s", note)
+
+    async def on_stop(self) -> None:
+        # a daemon thread: it runs on even while Python waits at exit for the consumer's thread
+        watchdog = threading.Timer(STOP_SECONDS, self._stop_hangs)
+        watchdog.daemon = True
+        watchdog.start()
+        await super().on_stop()
+
+    def _stop_hangs(self) -> None:
+        """Exit now: the stop has taken ``STOP_SECONDS``. With the broker gone, the consumer's
+        thread retries to commit and to leave the group: Faust waited 60 s for it, then Python
+        waited for it at exit for ever, /healthz hanging (found by a QA pass as an operator).
+        What it would commit is committed by the partitions' next owner, or re-delivered."""
+        status = 1 if self.service is not None and self.service.fatal is not None else 0
+        if self.temporary_dir is not None:
+            shutil.rmtree(self.temporary_dir, ignore_errors=True)
+        sys.stdout.flush()
+        print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (is the broker reachable?); exiting "
+              "without waiting for the Kafka client", file=sys.stderr, flush=True)
+        os._exit(status)
+
+
+def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
+    """An item file that lists no items, as ``setveil anonymize`` notes it: an empty sensitive
+    list protects nothing while every window still passes its check. Paths only, no labels."""
+    schema = configured.model.context.schema
+    if schema is None:
+        return []
+    notes = []
+    for key, labels in (("sensitive", schema.private), ("public", schema.public)):
+        path = getattr(settings.model, key)
+        if path is not None and not labels:
+            notes.append(f"{path} (model.{key}, from {settings.source(f'model.{key}')}) lists no items")
+    return notes
 
 
 def run_worker(settings: Settings, configured: Configured) -> int:
@@ -57,6 +145,9 @@ def run_worker(settings: Settings, configured: Configured) -> int:
         worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
         worker.settings_lines = describe(settings)
+        worker.notes = item_file_notes(settings, configured)
+        worker.service = service
+        worker.temporary_dir = None if settings.worker.data_dir else data_dir
         status = 0
         try:
             worker.execute_from_commandline()

@@ -20,7 +20,8 @@ from setveil.core.cli import cli, configure
 from setveil.core.formats import read_window, write_window
 from setveil.core.window import Window
 from setveil.streams import kafka
-from setveil.streams.broker import free_port
+from setveil.streams.broker import free_port, start_tansu
+from setveil.streams.process import WorkerProcess
 from setveil.streams.process import _process_tree
 from setveil.streams.codec import (
     BATCH_TYPE,
@@ -616,3 +617,66 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert sum(msgpack.unpackb(r.value)["transactions"] for r in rejections) == 400
     assert worker.process.poll() is None
     assert worker.stop(timeout=30) == 0
+
+
+def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_settings, start_worker, tmp_path):
+    # Regression (QA as an operator): with the broker gone, a worker holding a window stayed
+    # healthy for 20 minutes (Faust's producer request timeout, 1200 s), logged about 110 ERROR
+    # lines a second, and then never exited: the consumer's thread kept retrying at exit.
+    # The test broker is shared by the session, so this test stops a broker of its own.
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        settings = make_settings(kafka__bootstrap=own.bootstrap, producer__request_timeout=3.0,
+                                 window__max_seconds=3.0, window__min_transactions=10)
+        worker = start_worker(settings)
+        produce(settings, records([["a", "b"]] * 40, batch=4), partition=lambda i: i % 2)
+        wait_until(lambda: sum(v for k, v in worker.metrics().items()
+                               if k.startswith("setveil_held_transactions")) == 40, 30, "the windows to be held")
+    finally:
+        own.stop()
+    stopped = time.monotonic()
+    health = set()
+    while worker.process.poll() is None and time.monotonic() - stopped < 60:
+        try:
+            health.add(worker.get("/healthz")[0])
+        except OSError:  # its web server stopped
+            pass
+        time.sleep(0.05)
+    assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
+    assert 503 in health
+    text = worker.log_text()
+    assert "the broker did not take a message for" in text and "producer.request_timeout=3 s" in text
+    # the client's retries are logged once per 10 s and kind, not every 100 ms
+    assert text.count("Unable connect to") <= 10, text.count("Unable connect to")
+
+
+def test_a_stopped_worker_names_only_partitions_that_hold_unacknowledged_input(make_settings, start_worker):
+    # Regression (QA as an operator): an idle worker whose windows were all emitted logged that
+    # the unacknowledged input of partition 0 was re-delivered, and named no other partition
+    settings = make_settings(window__min_transactions=10)
+    worker = start_worker(settings)
+    produce(settings, records([["a", "b"]] * 20), partition=0)
+    produce(settings, records([["a", "b"]] * 5, first_tid=20), partition=1)  # held: fewer than 10
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) == 20, 30, "partition 0's window")
+    wait_until(lambda: worker.metrics().get('setveil_held_transactions{partition="1"}', 0) == 5, 30,
+               "partition 1's held messages")
+    assert worker.stop(timeout=30) == 0
+    text = worker.log_text()
+    assert "unacknowledged input of partition 1 is re-delivered" in text
+    assert "of partition 0 is re-delivered" not in text
+
+
+def test_an_item_file_that_lists_no_items_is_a_warning_at_start(make_settings, sample, tmp_path):
+    # Regression (QA as an operator): `setveil anonymize` notes an empty item file; the worker
+    # started in silence, protecting nothing
+    _, _, public = sample
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    worker = WorkerProcess(make_settings(), ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3",
+                                             "--sensitive", str(empty), "--public", str(public)],
+                           tmp_path / "worker.log").start()
+    try:
+        worker.wait_ready()
+    finally:
+        worker.stop()
+    assert f"[WARNING] {empty} (model.sensitive, from the command line) lists no items" in worker.log_text()

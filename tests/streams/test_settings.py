@@ -240,6 +240,57 @@ def test_a_misspelt_variable_or_bootstrap_is_refused():
     assert load_settings(overrides=["kafka.bootstrap=a:9092, [::1]:9093"], env={}).kafka.bootstrap
 
 
+@pytest.mark.parametrize(("variable", "closest"), [
+    ("SETVEIL_TOPIC_INPUT", "SETVEIL_TOPICS_INPUT"),
+    ("SETVEIL_WEBPORT", "SETVEIL_WEB_PORT"),
+    ("SETVEIL_WINDW_MAX_SECONDS", "SETVEIL_WINDOW_MAX_SECONDS"),
+    ("SETVEIL_CONFG", "SETVEIL_CONFIG"),
+])
+def test_a_variable_with_a_misspelt_section_is_refused_with_the_closest_name(variable, closest):
+    # Regression (QA as an operator): only variables of a section spelt right were checked, so a
+    # worker given SETVEIL_TOPIC_INPUT=orders started and consumed the default topic
+    with pytest.raises(ParameterError, match=f"did you mean {closest}\\?") as info:
+        load_settings(env={variable: "2"})
+    assert info.value.name == variable
+    with pytest.raises(ParameterError, match="no setting has this environment variable") as info:
+        load_settings(env={"SETVEIL_XYZ": "2"})
+    assert "did you mean" not in str(info.value)
+    # the variables that are no setting still work
+    assert load_settings(env={"SETVEIL_DATASETS": "/data"}).window.max_seconds == 5.0
+
+
+def test_a_misspelt_key_in_the_file_or_set_gets_the_closest_name(tmp_path):
+    # Regression (QA as an operator): one line of all 48 settings, without a "did you mean"
+    for text, name, closest in (("[window]\nmax_transaction = 3\n", "window.max_transaction", "window.max_transactions"),
+                                ("[windw]\nmax_seconds = 3\n", "windw.max_seconds", "window.max_seconds")):
+        config = tmp_path / "misspelt.toml"
+        config.write_text(text)
+        with pytest.raises(ParameterError) as info:
+            load_settings(config, env={})
+        assert info.value.name == name
+        assert f"(from {config}); did you mean {closest}?" in str(info.value)
+        assert "kafka.bootstrap" not in str(info.value)  # not the whole list
+    with pytest.raises(ParameterError, match=r"\(from the command line\); did you mean window.max_transactions\?"):
+        load_settings(overrides=["window.max_transaction=3"], env={})
+    with pytest.raises(ParameterError, match=r"\[window\] has: max_transactions, max_seconds"):
+        load_settings(overrides=["window.zzz=3"], env={})
+
+
+@pytest.mark.parametrize(("text", "name", "problem"), [
+    ('name = "coherance"', "model.name", "unknown model 'coherance'"),
+    ('name = "coherence"\npolicy = "mmil"', "model.policy", "unknown policy 'mmil'"),
+])
+def test_an_unknown_model_or_policy_names_the_setting_and_its_source(tmp_path, monkeypatch, text, name, problem):
+    # Regression (QA as an operator): "unknown model 'coherance' (installed: ...)" named neither
+    # model.name nor the file that gave it
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    config = tmp_path / "model.toml"
+    config.write_text(f"[model]\n{text}\n")
+    result = CliRunner().invoke(cli, ["serve", "--config", str(config)])
+    assert result.exit_code == 2
+    assert f"parameter '{name}': {problem}" in result.output and f"(from {config})" in result.output
+
+
 def test_web_bind_and_port_are_tried_before_the_worker_connects(tmp_path, monkeypatch):
     # Regression (QA as an operator): 8.8.8.8 and a port another process held passed the check,
     # then the worker crashed after it connected with OSError 99 / 98
