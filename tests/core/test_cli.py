@@ -5,23 +5,8 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import cli
-
-FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
-MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
-
-
-@pytest.fixture
-def files(tmp_path):
-    (tmp_path / "fig1.dat").write_text(FIGURE_1)
-    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
-    return tmp_path
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+from .figure1 import FIGURE_1, MODEL, run
 
 
 def test_anonymize_report_and_verify(files):

@@ -5,22 +5,19 @@ import gzip
 
 import msgpack
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import cli
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window, write_window
 
-FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
-MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
+from .figure1 import FIGURE_1, MODEL, PRIVATE, run
+
 BOM = b"\xef\xbb\xbf"
 
 
 def anonymize(tmp_path, data, out):
     """The CLI run on ``data`` with Figure 1's sensitive items."""
-    (tmp_path / "private.txt").write_text("Diabetes\nHepatitis\nHIV\n")
-    args = ["anonymize", data, "-o", out, *MODEL, "--sensitive", tmp_path / "private.txt"]
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    return run("anonymize", data, "-o", out, *MODEL, "--sensitive", tmp_path / "private.txt")
 
 
 def damaged_deflate(content: bytes) -> bytes:

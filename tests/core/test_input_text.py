@@ -5,20 +5,13 @@ import gzip
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import cli
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window, write_window
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.schema import read_label_file
 
-FIGURE_1 = "a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n"
-MODEL = ["--model", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2"]
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+from .figure1 import FIGURE_1, MODEL, run
 
 
 @pytest.mark.parametrize("suffix", [".dat", ".jsonl"])
