@@ -42,7 +42,8 @@ class Share:
     def floor_of(self, s):
         """⌊share·s⌋, elementwise, for non-negative integer counts s."""
         if isinstance(s, (int, np.integer)):
-            return self.num * int(s) // self.den  # one count, in Python integers as in exceeded
+            # one count, in Python integers as in exceeded; the floor is at most the count
+            return np.int64(self.num * int(s) // self.den)
         s = np.asarray(s)
         if _largest(s) * self.num < _SAFE and self.den < _SAFE:
             return s.astype(np.int64, copy=False) * self.num // self.den

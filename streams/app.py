@@ -187,7 +187,9 @@ class StreamService:
                 # ended here, not raised: Faust would report the crash again and restart the actor
                 await self._fail(exc)
         else:
-            if self.stopping:  # a stopping worker's stream may end instead of its actor being cancelled
+            # The stream ended instead: Faust ends a revoked partition's stream before it cancels the
+            # actor (whichever the actor meets first wins), and a stopping worker's stream may end too.
+            if self.stopping or self._revoked(stream):
                 self._log_ending(stream, state)
         finally:
             self.revoked.difference_update(self._partitions(stream))
