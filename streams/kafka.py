@@ -66,6 +66,8 @@ def producer(settings: Settings, **extra: Any) -> AIOKafkaProducer:
         "max_request_size": p.max_request_bytes,
         "compression_type": None if p.compression == "none" else p.compression,
         "linger_ms": p.linger_ms,
+        # aiokafka's 40 s would keep a command (replay) retrying past the timeout the workers keep
+        "request_timeout_ms": int(p.request_timeout * 1000),
     }
     options.update(extra)
     return AIOKafkaProducer(**client_kwargs(settings), **options)

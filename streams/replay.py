@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import msgpack
+from aiokafka.errors import KafkaError
 
 from setveil.core.window import Window
 
@@ -71,6 +72,11 @@ async def replay(settings: Settings, window: Window, batch: int = 1, rate: float
                     pending.clear()
                     await asyncio.sleep(ahead)
         await asyncio.gather(*pending)
+    except KafkaError as exc:
+        # aiokafka's own error ended the command in a traceback
+        raise kafka.BrokerUnavailable(
+            f"the broker at {settings.kafka.bootstrap} (kafka.bootstrap) stopped taking messages after {sent} "
+            f"transactions were sent ({type(exc).__name__}); the input topic may hold some of them") from None
     finally:
         await producer.stop()
     return ReplayStats(sent, sent_messages, time.monotonic() - started)

@@ -147,7 +147,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
     Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "
                            "log record; past it the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
-                           "restart re-delivers the window", "float", 30.0, low=1.0)),
+                           "restart re-delivers the window (`setveil replay` stops, exit status 1)", "float", 30.0,
+                           low=1.0)),
     # -- windows ------------------------------------------------------------------------------
     Setting("window", _p("max_transactions", "a window is cut when it holds this many transactions", "int", 5000,
                          low=1)),

@@ -10,13 +10,14 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
-from setveil.streams.broker import free_port
+from setveil.streams.broker import free_port, start_tansu
 from setveil.streams.kafka import partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
 from setveil.streams.settings import _read_toml as read_toml
@@ -240,3 +241,29 @@ def test_the_image_gives_its_user_a_home():
     dockerfile = (REPO / "deploy" / "Dockerfile").read_text()
     useradd = re.search(r"useradd [^\n]*", dockerfile).group(0)
     assert "--create-home" in useradd and "--home-dir /home/setveil" in useradd
+
+
+def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, tmp_path):
+    # Regression (QA re-check as an operator): a broker killed under `setveil replay` ended it in
+    # a traceback (aiokafka's NodeNotReadyError) after 40 s of retries
+    data, _, _ = sample
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        settings = make_settings(kafka__bootstrap=own.bootstrap, producer__request_timeout=3.0)
+        replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
+                                  env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: partition_counts_or_none(settings), 30, "the replay to create its topic")
+        time.sleep(1)  # and to send for a while
+    finally:
+        own.stop()
+    _, stderr = replay.communicate(timeout=60)
+    assert replay.returncode == 1 and "Traceback" not in stderr
+    assert stderr.splitlines()[-1].startswith(f"setveil: error: the broker at {own.bootstrap} (kafka.bootstrap) "
+                                              "stopped taking messages after ")
+
+
+def partition_counts_or_none(settings):
+    try:
+        return asyncio.run(partition_counts(settings, [settings.topics.input])).get(settings.topics.input)
+    except Exception:
+        return None
