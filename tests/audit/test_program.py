@@ -54,11 +54,13 @@ def test_the_linear_program_on_theorem_1s_graph_knows_more_than_the_uniform_vote
     assert result.accuracy(names) > 1 / 6
 
 
-def test_the_papers_aggregate_linking_lets_the_mixed_program_name_every_vertex_wrong():
+@pytest.mark.parametrize("seed, accuracy", [(0, 0.0), (1, 1 / 6), (2, 0.5), (3, 1 / 6), (4, 0.0)])
+def test_the_papers_aggregate_linking_lets_the_mixed_program_misname_vertices(seed, accuracy):
+    # docs/audit.md quotes these: every vertex wrong for renaming seed 0, never all right
     window = graph_database(ASYMMETRIC)
-    _, _, names, result = attack(window, sigma_of(window), method="mip", linking="aggregate")
+    _, _, names, result = attack(window, sigma_of(window), seed=seed, method="mip", linking="aggregate")
     assert result.optimal and result.objective == 0.0
-    assert result.accuracy(names) < 1.0
+    assert result.accuracy(names) == pytest.approx(accuracy)
 
 
 def test_a_symmetric_graph_is_named_up_to_an_automorphism():

@@ -1,9 +1,9 @@
 """Helpers shared by the sanitize tests: the six-transaction database of §3-4 of Oliveira &
 Zaïane (TR 02-13), pattern files and configured models.
 
-Fig. 3 itself is an image absent from the text; this database is the one the worked example of
-§4 describes: with R_P = {ABD, ACD} the sensitive transactions are T1, T3, T4 with degrees of
-conflict 2, 1, 1. Item supports: A 5, B 5, C 4, D 4.
+Fig. 3 itself is an image absent from the text; §4 gives only R_P = {ABD, ACD}, the sensitive
+transactions T1, T3, T4 and their degrees of conflict 2, 1, 1. This database is reconstructed to
+agree with that; T2, T5, T6 and the item supports (A 5, B 5, C 4, D 4) are ours.
 """
 
 from pathlib import Path
