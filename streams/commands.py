@@ -26,6 +26,7 @@ from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 
 from . import interrupt
+from .clientlog import quiet_repeats
 from .settings import MODEL_FILES, Settings, load_settings
 
 config_option = click.option(
@@ -296,6 +297,7 @@ def setveil_register_commands(cli):
 
 def run(coroutine) -> Any:
     """Run a command's coroutine; Ctrl-C ends it quietly (its own cleanup runs first)."""
+    quiet_repeats()
     try:
         return interrupt.run(coroutine)
     except KeyboardInterrupt:

@@ -9,7 +9,6 @@ import shutil
 import sys
 import tempfile
 import threading
-import time
 
 import click
 import faust
@@ -17,58 +16,16 @@ import faust
 from setveil.core.plugins import Configured
 
 from .app import StreamService, create_app
+from .clientlog import CLIENT_LOGGERS, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
 from .preflight import check_web_listen
 from .settings import Settings, describe, fit_to_model
 
-
-#: the client libraries log whole messages (keys, values: transaction contents) at debug level
-CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
-#: seconds between two warnings or errors of the Kafka client that say the same thing
-REPEAT_SECONDS = 10.0
 #: seconds a worker may take to stop before it exits without waiting for the rest
 STOP_SECONDS = 10.0
 
 log = logging.getLogger("setveil.streams")
-
-
-class RepeatFilter(logging.Filter):
-    """Lets through one warning or error per logger and message template every ``interval``
-    seconds; the next one that passes says how many were left out. With the broker gone,
-    aiokafka retries every connection every 100 ms and logs each failure: about 110 ERROR lines
-    a second, 25 MB in 20 minutes (found by a QA pass as an operator)."""
-
-    def __init__(self, interval: float):
-        super().__init__()
-        self.interval = interval
-        #: (logger, template) -> (when one last passed, how many were left out since)
-        self.seen: dict[tuple[str, str], tuple[float, int]] = {}
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING:
-            return True
-        key = (record.name, str(record.msg))
-        now = time.monotonic()
-        passed, left_out = self.seen.get(key, (now - self.interval, 0))
-        if now - passed < self.interval:
-            self.seen[key] = (passed, left_out + 1)
-            return False
-        self.seen[key] = (now, 0)
-        if left_out:
-            record.msg = f"{record.getMessage()} ({left_out} more like it in the last {now - passed:.0f} s not shown)"
-            record.args = ()  # the text is final (mode's formatter makes None an argument)
-        return True
-
-
-def quiet_repeats(prefix: str = "aiokafka", interval: float = REPEAT_SECONDS) -> None:
-    """Put one :class:`RepeatFilter` on every logger of the client that has none (a logger's
-    filter sees only the records logged to it, not those of its children)."""
-    repeats = RepeatFilter(interval)
-    for name, logger in list(logging.Logger.manager.loggerDict.items()):
-        if isinstance(logger, logging.Logger) and (name == prefix or name.startswith(prefix + ".")) \
-                and not any(isinstance(f, RepeatFilter) for f in logger.filters):
-            logger.addFilter(repeats)
 
 
 class Worker(faust.Worker):

@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
 from setveil.streams.broker import free_port, start_tansu
-from setveil.streams.kafka import partition_counts
+from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
 from setveil.streams.settings import _read_toml as read_toml
 
@@ -260,6 +260,22 @@ def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, t
     assert replay.returncode == 1 and "Traceback" not in stderr
     assert stderr.splitlines()[-1].startswith(f"setveil: error: the broker at {own.bootstrap} (kafka.bootstrap) "
                                               "stopped taking messages after ")
+
+
+def test_tail_whose_broker_goes_down_logs_each_retry_kind_once_per_interval(make_settings, tmp_path):
+    # Regression (QA re-check as an operator): with its broker gone, `setveil tail` printed
+    # aiokafka's retry errors every 100 ms (511 lines in 18 s); workers already thinned them
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        settings = make_settings(kafka__bootstrap=own.bootstrap)
+        asyncio.run(ensure_topics(settings, [settings.topics.output]))
+        tail = subprocess.Popen([sys.executable, "-m", "setveil", "tail", "--idle", "12"], env=env_of(settings),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)  # for it to fetch
+    finally:
+        own.stop()
+    _, stderr = tail.communicate(timeout=60)
+    assert stderr.count("Unable connect to") <= 4, stderr.count("Unable connect to")
 
 
 def partition_counts_or_none(settings):
