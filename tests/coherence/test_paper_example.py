@@ -1,5 +1,8 @@
 """The running example of Xu et al. (Fig. 1, k=2, p=2, h=80%) reproduced exactly."""
 
+from fractions import Fraction
+from functools import reduce
+
 import numpy as np
 
 from setveil.core.schema import ItemClass
@@ -84,3 +87,32 @@ def test_p1_makes_bf_harmless(figure1):
     release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
     assert release.details["suppressed"] == []
     assert sorted(release.details["size1_moles"]) == ["x", "y", "z"]
+
+
+def _cohort(window, *labels):
+    """Positions of the transactions holding every item of ``labels`` (the cohort of β)."""
+    tidsets = [window.tidset(window.vocab.get(label)) for label in labels]
+    return reduce(np.intersect1d, tidsets)
+
+
+def _breach(window, schema, cohort):
+    """P_breach(β): the largest share of β's cohort holding one private item."""
+    private = schema.classes(window.vocab) == ItemClass.PRIVATE
+    counts = window.take(cohort).supports[private]
+    return Fraction(int(counts.max()), len(cohort))
+
+
+# Xu et al. §2.1 Example 4: "Sup(ab) = 1", "P_breach(bf) = 100%", "Sup(a) = 3 and P_breach(a) = 1/3".
+def test_example_4_supports_and_breach_probabilities(figure1, schema):
+    assert figure1.supports[figure1.vocab.get("a")] == 3
+    assert len(_cohort(figure1, "a")) == 3 and _breach(figure1, schema, _cohort(figure1, "a")) == Fraction(1, 3)
+    assert len(_cohort(figure1, "a", "b")) == 1
+    assert len(_cohort(figure1, "b", "f")) == 2 and _breach(figure1, schema, _cohort(figure1, "b", "f")) == 1
+    # the mole search agrees: a is a non-mole, ab and bf are (minimal) moles
+    search = _search(figure1, schema)
+    assert "a" not in {figure1.vocab.label(int(i)) for i in search.size1}
+    assert {"ab", "bf"} <= set(_labels(figure1, search.moles[0]))
+    # the checker's breach on bf is 2 of its 2 transactions
+    problems = coherence().model.violations(figure1, figure1)
+    (breach,) = [v for v in problems if v.rule == "breach" and set(v.itemset) == {"b", "f"}]
+    assert "breach probability 2/2" in breach.summary

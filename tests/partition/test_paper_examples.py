@@ -1,5 +1,8 @@
-"""He & Naughton's worked examples reproduced exactly: Table 1 (Example 1, NCP 1/3), Table 2 and
-Example 2 (Partition's local recoding, the gains 3/17 and 2/17), and Table 2's global 2^2 column by AA."""
+"""He & Naughton's worked examples reproduced exactly: Table 1 (Example 1: 2^2- but not 2-anonymous,
+NCP 1/3), Table 2 and Example 2 (Partition's local recoding round by round, the gains 3/17 and
+2/17), Table 2's global 2^2 column by AA and its optimal global 2-anonymity column."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -7,7 +10,9 @@ import pytest
 from setveil.core.model import Context
 from setveil.core.ncp import ncp
 from setveil.core.plugins import get_registry
+from setveil.core.window import Window
 from setveil.plugins.partition import Partition
+from setveil.plugins.partition.checker import kanonymity_violations, km_violations
 from setveil.plugins.partition.recoding import LeafWindow
 
 from .examples import FIGURE_1, FIGURE_2, TABLE_1A, TABLE_1B, TABLE_2, as_sets, hierarchy, window
@@ -88,3 +93,96 @@ def test_a_pick_node_that_skips_a_partition_is_refused_not_looped():
     original = window([original for original, _, _ in TABLE_2.values()])
     with pytest.raises(ValueError, match="one candidate row per partition"):
         LazyPartition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
+
+
+# Example 1 (§3.1): "the original dataset in Table 1a actually satisfies 2²-anonymity" and "is not 2-anonymous".
+def test_example_1_table_1a_is_2_2_anonymous_but_not_2_anonymous():
+    original = window(TABLE_1A)
+    assert list(km_violations(original, 2, 1)) == [] and list(km_violations(original, 2, 2)) == []
+    assert list(kanonymity_violations(original, 2)) != []
+    # "the adversary later learns that Dan bought wine also": {Beer, Wine, Diapers} singles out T_4
+    (violation,) = km_violations(original, 2, 3)
+    assert set(violation.itemset) == {"Beer", "Wine", "Diapers"}
+
+
+# Example 1 (§3.1): with T_5 identical to T_4 the database "is 2^m-anonymous for any m ... but not 2-anonymous".
+def test_example_1_with_t5_is_2_m_anonymous_for_every_m_but_not_2_anonymous():
+    rows = TABLE_1A + [["Beer", "Wine", "Diapers", "Pregnancy Test"]]
+    assert sorted(rows[4]) == sorted(rows[3])
+    extended = window(rows)
+    for m in range(1, max(len(row) for row in rows) + 2):
+        assert list(km_violations(extended, 2, m)) == [], m
+    # "not 2-anonymous due to T_1, T_2 and T_3"
+    assert sorted(v.transaction for v in kanonymity_violations(extended, 2)) == [0, 1, 2]
+
+
+# Table 2, last column "Global Recoding (2-anonymity)" for T_1..T_7 (§4.1, after Example 2).
+GLOBAL_2_ANONYMITY = [["A"], ["A"], ["B"], ["B"], ["A", "B"], ["A", "B"], ["A", "B"]]
+
+
+def global_cuts(h, node=0):
+    """Every hierarchy cut under ``node``: the node itself, or one cut under each of its children."""
+    yield (node,)
+    children = h.children[h.child_ptr[node] : h.child_ptr[node + 1]].tolist()
+    if children:
+        for parts in itertools.product(*(list(global_cuts(h, child)) for child in children)):
+            yield tuple(n for part in parts for n in part)
+
+
+def global_release(original, h, cut):
+    cut = np.array(cut)
+    rows = [sorted({h.labels[c] for leaf in h.nodes(row) for c in cut[h.is_ancestor_or_self(cut, leaf)]})
+            for row in original]
+    return Window.from_transactions(rows, vocab=original.vocab.copy())
+
+
+# Table 2 / §4.1: "The optimal global recoding using 2-anonymity is presented in the last column of Table 2".
+def test_table_2_global_2_anonymity_column_is_the_optimal_global_cut():
+    h = hierarchy(FIGURE_2)
+    original = window([original for original, _, _ in TABLE_2.values()])
+    cuts = {frozenset(h.labels[n] for n in cut): global_release(original, h, cut) for cut in global_cuts(h)}
+    assert len(cuts) == 5  # {ALL}, {A, B}, {a1, a2, B}, {A, b1, b2}, the leaves
+    anonymous = {cut: ncp(original, release, h) for cut, release in cuts.items()
+                 if not list(kanonymity_violations(release, 2))}
+    assert anonymous == {frozenset({"ALL"}): 1.0, frozenset({"A", "B"}): 0.5}
+    best = cuts[frozenset({"A", "B"})]
+    assert as_sets(best) == [frozenset(row) for row in GLOBAL_2_ANONYMITY]
+    configured = get_registry().configure("kanonymity", None, {"k": "2"}, Context(hierarchy=h))
+    assert list(configured.model.violations(original, best)) == []
+    # the local recoding of Partition beats it (NCP 3.5/17 < 1/2)
+    local = Window.from_transactions([row for _, row, _ in TABLE_2.values()], vocab=original.vocab.copy())
+    assert ncp(original, local, h) == pytest.approx(3.5 / 17) and ncp(original, local, h) < 0.5
+
+
+# Example 2 (§4.1): ALL -> three buckets P{A}, P{B}, P{A,B}; P{A}'s split fails; P{a1,a2,B} fails on B.
+def test_example_2_partitions_round_by_round():
+    h = hierarchy(FIGURE_2)
+    policy = RecordingPartition()
+    policy.calls = []
+    original = window([original for original, _, _ in TABLE_2.values()])
+    recoding = policy.recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
+    total = h.n_leaves * original.n_occurrences
+
+    def offered(call):
+        """Per open partition, the nodes pick_node may expand and their gains as fractions of NCP(D)."""
+        out: dict[int, dict[str, float]] = {}
+        for part, node, gain in zip(*call):
+            out.setdefault(int(part), {})[h.labels[node]] = gain / total
+        return sorted(out.values(), key=sorted)
+
+    # Round 1: one partition, one choice, ALL -> {A, B}.
+    assert [list(g) for g in offered(policy.calls[0])] == [["ALL"]]
+    # Round 2: three buckets of >= 2 transactions: P{A} = T1, T2 (3 items under A), P{B} = T3, T4
+    # (4 under B), P{A,B} = T5-T7 weighing A (3/17) against B (2/17).
+    assert offered(policy.calls[1]) == [
+        {"A": pytest.approx(3 * 2 / 4 / 17)},
+        {"A": pytest.approx(3 / 17), "B": pytest.approx(2 / 17)},
+        {"B": pytest.approx(4 * 2 / 4 / 17)},
+    ]
+    # Round 3: {A} -> {a1, a2} failed for P{A} (rolled back, nothing left to expand) and P{b1,b2}
+    # is at leaf level; only P{a1,a2,B} remains, with the one choice B -> {b1, b2}.
+    assert offered(policy.calls[2]) == [{"B": pytest.approx((1 + 1 + 2) * 2 / 4 / 17)}]
+    # That split fails too (T7 alone, T5 and T6 cannot spare one): no round 4, B is kept.
+    assert len(policy.calls) == 3
+    assert recoding.stats["equivalence_classes"] == 3
+    assert as_sets(recoding.release(original, h)) == [frozenset(local) for _, local, _ in TABLE_2.values()]

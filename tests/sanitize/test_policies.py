@@ -86,3 +86,15 @@ def test_transaction_order(policy, expected):
     conflict = np.array([2, 0, 1, 1, 0, 0])
     lengths = np.array([4, 3, 3, 3, 3, 2])
     assert policy.transaction_order(conflict, lengths).tolist() == expected
+
+
+# §4.4 Step 2 task 1 and text: "ABC" and "ABD" form one group labelled A or B, the shared item of least support.
+@pytest.mark.parametrize("extra, label", [("A", "B"), ("B", "A")])
+def test_iga_groups_abc_and_abd_under_their_least_supported_shared_item(tmp_path, extra, label):
+    # one more transaction holding `extra` makes it the more frequent of A and B
+    window = Window.from_transactions([["A", "B", "C", "D"], ["A", "B", "C"], ["A", "B", "D"], [extra], ["C", "D"]])
+    path = write_patterns(tmp_path / "p.txt", "A B C", "A B D")
+    table = RestrictivePatterns.load(path).table(window.vocab)
+    assert (0, 1) in groups(table)  # A and B are each held by both patterns: one group, I = AB
+    assert [window.vocab.label(int(i)) for i in group_labels(table, ItemOrder.of(window))] == [label, label]
+    assert victims_of(IGA(), window, path) == [[label], [label]]
