@@ -148,6 +148,8 @@ class StreamService:
         #: set while the executor anonymizes a window (a thread that cannot be interrupted)
         self.processing = threading.Event()
         self.assigned = False
+        #: time.monotonic() of the latest assignment
+        self.assigned_at: float | None = None
         #: partitions of the input topic named by the latest revocation, until the assignment that follows
         self.revoked: set[int] = set()
         #: set when the worker begins to stop: a window's work cut short then is no failure
@@ -564,6 +566,7 @@ class StreamService:
             if (state := self.partitions.get(partition)) is not None:
                 state.replan = True
         self.assigned = True
+        self.assigned_at = time.monotonic()
         # Faust has asked the actors of the partitions this worker lost to stop, but an actor may
         # take its cancellation after this signal: its partition stays revoked until it has ended
         # (else the actor, no longer revoked nor stopping, re-raised the cancellation unlogged).

@@ -1,4 +1,5 @@
-"""The Kafka client's log: which loggers are the client's, and its repeated warnings thinned.
+"""The Kafka client's log: which loggers are the client's, its repeated warnings thinned, and
+Faust's stall checks measured from the assignment.
 
 With the broker gone, aiokafka retries every connection every 100 ms and logs each failure; a
 worker, ``setveil tail`` and ``setveil replay`` all keep one line per kind every few seconds.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 #: the client libraries log whole messages (keys, values: transaction contents) at debug level
 CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
@@ -51,3 +53,29 @@ def quiet_repeats(prefix: str = "aiokafka", interval: float = REPEAT_SECONDS) ->
         if isinstance(logger, logging.Logger) and (name == prefix or name.startswith(prefix + ".")) \
                 and not any(isinstance(f, RepeatFilter) for f in logger.filters):
             logger.addFilter(repeats)
+
+
+#: Faust's consumer thread logs its stall checks here
+FAUST_CONSUMER_LOGGER = "faust.transport.drivers.aiokafka"
+
+
+class AssignmentStallFilter(logging.Filter):
+    """Drops Faust's stall errors that measure from the worker's start (``Aiokafka has not sent
+    fetch request for TP(...) since start (started 32.52 minutes ago)``, and the like for fetch
+    responses, highwaters, streams and commits) while the latest assignment is younger than
+    ``timeout``, the check's own threshold. Faust's check runs every few seconds outside
+    rebalances; run between an assignment and the first fetch of a partition it was given, in a
+    worker up longer than ``timeout``, it reported a stall that was none (a QA soak: after each
+    broker pause, one ERROR per partition, and fetching resumed at once). A partition that has
+    still not fetched ``timeout`` after its assignment is reported as before."""
+
+    def __init__(self, assigned_at: Callable[[], float | None], timeout: float):
+        super().__init__()
+        self.assigned_at = assigned_at
+        self.timeout = timeout
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "(started %s)" not in str(record.msg):
+            return True
+        assigned = self.assigned_at()
+        return assigned is None or time.monotonic() - assigned >= self.timeout

@@ -16,7 +16,7 @@ import faust
 from setveil.core.plugins import Configured
 
 from .app import StreamService, create_app
-from .clientlog import CLIENT_LOGGERS, quiet_repeats
+from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
 from .preflight import check_web_listen
@@ -37,6 +37,11 @@ class Worker(faust.Worker):
         for name in CLIENT_LOGGERS:
             logging.getLogger(name).setLevel(max(level or logging.INFO, logging.INFO))
         quiet_repeats()
+        if self.service is not None:
+            conf = self.app.conf
+            logging.getLogger(FAUST_CONSUMER_LOGGER).addFilter(AssignmentStallFilter(
+                lambda: self.service.assigned_at,
+                max(conf.stream_processing_timeout, conf.broker_commit_livelock_soft_timeout)))
 
     #: :func:`~.settings.describe` of the settings in force
     settings_lines: list[str] = []

@@ -1,0 +1,69 @@
+"""The client log's filters on records of the shape the libraries log them."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from faust.transport.drivers import aiokafka as faust_aiokafka
+from mode import Service
+
+from setveil.streams.clientlog import FAUST_CONSUMER_LOGGER, AssignmentStallFilter
+
+STALLS_SINCE_START = [faust_aiokafka.SLOW_PROCESSING_NO_FETCH_SINCE_START,
+                      faust_aiokafka.SLOW_PROCESSING_NO_RESPONSE_SINCE_START,
+                      faust_aiokafka.SLOW_PROCESSING_NO_HIGHWATER_SINCE_START,
+                      faust_aiokafka.SLOW_PROCESSING_STREAM_IDLE_SINCE_START,
+                      faust_aiokafka.SLOW_PROCESSING_NO_COMMIT_SINCE_START]
+
+
+class ConsumerThread(Service):
+    """Logs as Faust's consumer thread does: through mode's service logger, on Faust's logger."""
+
+
+ConsumerThread.logger = logging.getLogger(FAUST_CONSUMER_LOGGER)  # mode sets it from the module at class creation
+
+
+@pytest.fixture
+def logged():
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger(FAUST_CONSUMER_LOGGER)
+    logger.addHandler(handler)
+    assigned = {"at": None}
+    stall = AssignmentStallFilter(lambda: assigned["at"], timeout=300.0)
+    logger.addFilter(stall)
+    yield records, assigned
+    logger.removeFilter(stall)
+    logger.removeHandler(handler)
+
+
+@pytest.mark.parametrize("template", STALLS_SINCE_START)
+def test_a_stall_since_start_right_after_an_assignment_is_dropped(logged, template):
+    # Regression (QA soak): after a broker pause, Faust's check ran between the assignment and the
+    # first fetch and logged "Aiokafka has not sent fetch request for TP(...) since start (started
+    # 32.52 minutes ago)" at ERROR; fetching resumed at once
+    records, assigned = logged
+    assigned["at"] = time.monotonic() - 2.0
+    ConsumerThread().log.error(template, "TP(topic='t', partition=2)", "32.52 minutes ago")
+    assert records == []
+
+
+@pytest.mark.parametrize("template", STALLS_SINCE_START)
+def test_a_stall_since_start_is_kept_once_the_assignment_is_older_than_the_timeout(logged, template):
+    records, assigned = logged
+    assigned["at"] = time.monotonic() - 301.0
+    ConsumerThread().log.error(template, "TP(topic='t', partition=2)", "32.52 minutes ago")
+    assigned["at"] = None  # never assigned: nothing to measure from
+    ConsumerThread().log.error(template, "TP(topic='t', partition=2)", "32.52 minutes ago")
+    assert len(records) == 2
+
+
+def test_other_faust_errors_are_kept(logged):
+    records, assigned = logged
+    assigned["at"] = time.monotonic()
+    ConsumerThread().log.error(faust_aiokafka.SLOW_PROCESSING_NO_RECENT_FETCH, "TP(topic='t', partition=2)",
+                               "6.00 minutes ago")
+    assert len(records) == 1
