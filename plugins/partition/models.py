@@ -5,7 +5,10 @@ Windows the models refuse (:class:`Infeasible`), since no generalization can hel
 
 - fewer than k non-empty transactions (even the root cut {ALL} is shared by fewer than k);
 - for ``kanonymity`` only, 1..k-1 empty transactions: an empty transaction releases as empty, so
-  it is identical only to the other empty ones (Definition 2 counts every transaction).
+  it is identical only to the other empty ones (Definition 2 counts every transaction);
+- items that are not leaves of the hierarchy file: there is nothing to generalize them to. The
+  command line finds them in the whole input before anonymizing (an ``InputError``); a stream's
+  window is the first to see them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from setveil.core.errors import Infeasible
+from setveil.core.errors import Infeasible, InputError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import PrivacyModel, Release, Transformation, Violation
 from setveil.core.ncp import generalized_share, ncp
@@ -63,7 +66,10 @@ class _Generalization(PrivacyModel):
         if nonempty == 0:
             return Release(window, {}, {"generalized_occurrences": 0})
         hierarchy = self.context.hierarchy_for(window)
-        leaves = LeafWindow.of(window, hierarchy)
+        try:
+            leaves = LeafWindow.of(window, hierarchy)
+        except InputError as exc:  # a count of items, no labels
+            raise Infeasible(exc.problem + (f" ({exc.path})" if exc.path is not None else "")) from None
         recoding = self.recode(policy, leaves, hierarchy, rng)
         release = recoding.release(window, hierarchy)
         stats = dict(recoding.stats)

@@ -4,10 +4,12 @@ fan-out tree of §5.1.2 over numerically sorted labels, and the array lookups.""
 import numpy as np
 import pytest
 
-from setveil.core.errors import InputError
+from setveil.core.engine import Pipeline, window_rng
+from setveil.core.errors import Infeasible, InputError, WindowRejected
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.labeltext import label_order
 from setveil.core.model import Context
+from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.window import Window
 
 from .examples import FIGURE_2, hierarchy
@@ -147,6 +149,22 @@ def test_balanced_keeps_labels_with_dots_that_make_no_clash():
     # docs/partition.md said every label of the form a..b was refused; only a clash is
     h = Hierarchy.balanced(["1..3", "4", "5"], 2)
     assert sorted(h.labels) == sorted(["1..3", "4", "5", "4..5", "4..1..3"])
+
+
+@pytest.mark.parametrize("model, params", [("kanonymity", {"k": "2"}), ("km-anonymity", {"k": "2", "m": "2"})])
+@pytest.mark.parametrize("rows, problem", [([["a1", "secret"], ["a2"]], "1 item(s) of the data are not in the hierarchy"),
+                                           ([["a1", "A"], ["a2"]], "1 item(s) of the data are inner nodes")])
+def test_a_window_with_items_the_hierarchy_file_lacks_fails_closed_as_infeasible(tmp_path, model, params, rows,
+                                                                                  problem):
+    # Regression (QA soak of the service): such a window was dead-lettered as "model error:
+    # InputError", cause error, which an operator cannot tell from a bug in the model
+    path = write(tmp_path, "".join(f"{child},{parent}\n" for child, parent in FIGURE_2))
+    configured = get_registry().configure(model, None, params, Context(hierarchy_file=path))
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, get_plugin_manager()).run(Window.from_transactions(rows), window_rng(0, 0))
+    assert isinstance(rejected.value.cause, Infeasible)
+    assert rejected.value.reason.startswith(f"infeasible: {problem}") and rejected.value.reason.endswith(f"({path})")
+    assert "secret" not in rejected.value.reason
 
 
 def test_leaf_nodes_refuses_items_missing_or_inner():
