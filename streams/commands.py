@@ -78,6 +78,9 @@ def configure_model(settings: Settings) -> Configured:
     try:
         return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
     except ParameterError as exc:
+        if exc.name == "hierarchy":  # the registry's hint offers --fanout, which a worker refuses
+            raise ParameterError("model.hierarchy", f"model {m.name!r} needs a hierarchy file: give --hierarchy FILE "
+                                 "or set model.hierarchy (a worker takes no --fanout)") from None
         if exc.name not in m.params:
             raise
         # a model parameter names itself only; the operator set it as model.params in some layer

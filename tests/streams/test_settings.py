@@ -147,6 +147,15 @@ def test_a_worker_refuses_a_hierarchy_built_per_window(monkeypatch):
         load_settings(None, env={"SETVEIL_MODEL_FANOUT": "3"})
 
 
+def test_a_worker_without_a_hierarchy_is_not_told_to_give_fanout(monkeypatch):
+    # Regression (QA soak): `serve -m kanonymity` said "give --hierarchy FILE or --fanout N", and
+    # --fanout is then refused
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    result = CliRunner().invoke(cli, ["serve", "--model", "kanonymity", "-P", "k=5"])
+    assert result.exit_code == 2 and "'model.hierarchy'" in result.output
+    assert "give --hierarchy FILE or set model.hierarchy (a worker takes no --fanout)" in result.output
+
+
 def test_stream_commands_come_from_the_plugin_hook():
     for name in ("serve", "dev-broker", "replay", "tail", "demo"):
         assert name in cli.commands
