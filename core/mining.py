@@ -8,9 +8,11 @@ The number of frequent itemsets explodes when the support is low against the rec
 a support of one transaction every subset of every record is frequent (2,000 records of
 BMS-WebView-2 hold 23.5 million itemsets of at most 5 items), and pyfim returns them as one
 Python list of tuples, about 200 bytes each. Callers that mine at a support a user chose pass a
-``budget``: pyfim's pattern spectrum counts the itemsets first, in C and without listing them
-(milliseconds, even for 10^19 itemsets), and :class:`MiningTooLarge` is raised instead of
-exhausting memory.
+``budget``: pyfim's pattern spectrum counts the itemsets first, in C and without listing them,
+and :class:`MiningTooLarge` is raised instead of exhausting memory. Counting takes milliseconds
+where perfect extensions let it count subsets by formula (12 records of 60 distinct items: 10^19
+itemsets), and seconds on dense data (chess at a support of 10%: 4.6 billion itemsets, 15 s;
+counting size by size to stop at the budget took as long, each size costing more than the last).
 """
 
 from __future__ import annotations
