@@ -37,7 +37,7 @@ from .suppressor import PartialSuppressor
 from .table import Table
 
 
-def cost(transactions: int, occurrences: int, domain: int) -> float:
+def cost(transactions: float, occurrences: float, domain: float) -> float:
     """Cost(T) of eq. 8 (infinite when 2^(N/|T|) overflows a float)."""
     if transactions == 0 or domain == 0:
         return 0.0
