@@ -185,14 +185,22 @@ def tail(out, count, idle, config, overrides, bootstrap):
     release is the transaction replayed with tid i, as in `setveil anonymize` output.
     """
     from .display import WindowDisplay
-    from .tail import collect, write_release
+    from .tail import WAITING_SECONDS, collect, write_release
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     if out is not None:
         check_output(out, "--out")
     echo = functools.partial(click.echo, err=out is not None)
     display = WindowDisplay(echo)
-    collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window))
+
+    def waiting(collected) -> None:
+        click.echo(f"setveil: {collected.transactions:,} of {count:,} transactions so far, none in the last "
+                   f"{WAITING_SECONDS:g} s: a partition's last transactions, fewer than window.min_transactions, wait "
+                   "for more input (setveil_held_transactions on a worker's /metrics), and a rejected window is "
+                   "dead-lettered; --idle S ends tail", err=True)
+
+    collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window,
+                            on_waiting=waiting))
     echo(display.summary(collected))
     if out is not None:
         written = write_release(collected.release, out)

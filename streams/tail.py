@@ -65,14 +65,20 @@ class Collected:
         return 0.0 if self.items_in == 0 else (self.items_in - self.items_out) / self.items_in
 
 
+#: seconds without a batch, short of ``count``, before tail says what may be holding the rest
+WAITING_SECONDS = 20.0
+
+
 class ReleaseError(SetveilError):
     """The batches do not make a release that lines up with the input."""
 
 
 async def collect(settings: Settings, count: int | None = None, idle: float | None = None, keep: bool = False,
                   on_window: Callable[[WindowSummary, Collected], None] | None = None,
-                  stop: asyncio.Event | None = None) -> Collected:
-    """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``."""
+                  stop: asyncio.Event | None = None, on_waiting: Callable[[Collected], None] | None = None,
+                  waiting: float = WAITING_SECONDS) -> Collected:
+    """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``.
+    ``on_waiting`` is called once per quiet spell of ``waiting`` seconds while short of ``count``."""
     topic = settings.topics.output
     partitions = (await kafka.partition_counts(settings, [topic])).get(topic)
     if partitions is None:
@@ -84,6 +90,7 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
     seen: set[str] = set()
     out = Collected()
     last = time.monotonic()
+    told = False
     try:
         consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
         await consumer.seek_to_beginning()
@@ -95,8 +102,11 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
             if not batch:
                 if idle is not None and now - last > idle:
                     break
+                if count is not None and on_waiting is not None and not told and now - last > waiting:
+                    on_waiting(out)
+                    told = True
                 continue
-            last = now
+            last, told = now, False
             for messages in batch.values():
                 for message in messages:
                     summary = _take(decode_batch(message.value), message.timestamp / 1000, seen, out, keep)

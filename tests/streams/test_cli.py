@@ -20,6 +20,7 @@ from setveil.core.formats import read_window
 from setveil.streams.broker import free_port, start_tansu
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
+from setveil.streams.tail import WAITING_SECONDS, collect
 from setveil.streams.settings import _read_toml as read_toml
 
 from .kafkatools import produce, records, wait_until
@@ -70,6 +71,24 @@ def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_work
     assert lag == {"0": 0.0, "1": 0.0}
     ready = json.loads(worker.get("/readyz")[1])
     assert ready["ready"] and ready["partitions"] == [0, 1]
+
+
+def test_tail_short_of_its_count_says_once_per_quiet_spell_what_may_hold_the_rest(make_settings, start_worker):
+    # Regression (QA soak): the README's `tail --count <all>` waited silently for ever for a
+    # partition's last transactions, fewer than window.min_transactions, which a worker holds
+    settings = make_settings(window__min_transactions=10)
+    worker = start_worker(settings)
+    produce(settings, records([["a", "b"]] * 20), partition=0)
+    produce(settings, records([["a", "b"]] * 5, first_tid=20), partition=1)  # held: fewer than 10
+    wait_until(lambda: worker.metrics().get('setveil_held_transactions{partition="1"}', 0) == 5, 30,
+               "partition 1's held messages")
+    told = []
+    collected = asyncio.run(collect(settings, count=25, idle=3.0, on_waiting=lambda out: told.append(out.transactions),
+                                    waiting=1.0))
+    assert collected.transactions == 20 and told == [20]
+    result = setveil("tail", "--count", 25, "--idle", WAITING_SECONDS + 2, env=env_of(settings))
+    assert result.stderr.count(f"setveil: 20 of 25 transactions so far, none in the last {WAITING_SECONDS:g} s: a "
+                               "partition's last transactions, fewer than window.min_transactions, wait") == 1
 
 
 def test_tail_refuses_a_release_with_missing_transactions(make_settings, start_worker, tmp_path):
