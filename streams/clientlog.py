@@ -1,5 +1,5 @@
-"""The Kafka client's log: which loggers are the client's, its repeated warnings thinned, and
-Faust's stall checks measured from the assignment.
+"""The Kafka client's log: which loggers are the client's, its repeated warnings thinned, Faust's
+stall checks measured from the assignment, and its bootstrap errors left to the caller.
 
 With the broker gone, aiokafka retries every connection every 100 ms and logs each failure; a
 worker, ``setveil tail`` and ``setveil replay`` all keep one line per kind every few seconds.
@@ -7,9 +7,10 @@ worker, ``setveil tail`` and ``setveil replay`` all keep one line per kind every
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 #: the client libraries log whole messages (keys, values: transaction contents) at debug level
 CLIENT_LOGGERS = ("aiokafka", "kafka", "faust", "mode")
@@ -79,3 +80,21 @@ class AssignmentStallFilter(logging.Filter):
             return True
         assigned = self.assigned_at()
         return assigned is None or time.monotonic() - assigned >= self.timeout
+
+
+@contextlib.contextmanager
+def bootstrap_errors_unlogged() -> Iterator[None]:
+    """Keep aiokafka's own ERROR lines about the bootstrap servers (``Unable connect to
+    "host:port": [Errno 111] ...``) out of the log: the caller reports an unreachable broker in
+    one line that names kafka.bootstrap. Before the worker sets up logging they reached the
+    terminal raw, above that line (found by a QA pass as an operator)."""
+    client_log = logging.getLogger("aiokafka")  # aiokafka.client logs here
+
+    def unlogged(record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR
+
+    client_log.addFilter(unlogged)
+    try:
+        yield
+    finally:
+        client_log.removeFilter(unlogged)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
@@ -20,6 +20,7 @@ from aiokafka.helpers import create_ssl_context
 
 from setveil.core.errors import SetveilError
 
+from .clientlog import bootstrap_errors_unlogged
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -120,28 +121,10 @@ async def start_client(start: Awaitable[None], close: Callable[[], Awaitable[Non
         raise
 
 
-@contextlib.contextmanager
-def _bootstrap_errors_unlogged() -> Iterator[None]:
-    """Keep aiokafka's own ERROR lines about the bootstrap servers (``Unable connect to
-    "host:port": [Errno 111] ...``) out of the log: the caller reports an unreachable broker in
-    one line that names kafka.bootstrap. Before the worker sets up logging they reached the
-    terminal raw, above that line (found by a QA pass as an operator)."""
-    client_log = logging.getLogger("aiokafka")  # aiokafka.client logs here
-
-    def unlogged(record: logging.LogRecord) -> bool:
-        return record.levelno < logging.ERROR
-
-    client_log.addFilter(unlogged)
-    try:
-        yield
-    finally:
-        client_log.removeFilter(unlogged)
-
-
 async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
     admin = AIOKafkaAdminClient(**client_kwargs(settings), request_timeout_ms=int(timeout * 1000))
     try:
-        with _bootstrap_errors_unlogged():
+        with bootstrap_errors_unlogged():
             await start_client(asyncio.wait_for(admin.start(), timeout), admin.close)
     except (KafkaConnectionError, asyncio.TimeoutError, OSError):
         raise BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)") from None
