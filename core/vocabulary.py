@@ -6,7 +6,7 @@ text, so ``5`` and ``"5"`` are the same item; releases carry labels as strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -14,11 +14,12 @@ import numpy as np
 class Vocabulary:
     """An append-only two-way map between item labels and ids ``0..len-1``."""
 
-    __slots__ = ("_ids", "_labels")
+    __slots__ = ("_ids", "_labels", "_frozen")
 
     def __init__(self, labels: Iterable[str] = ()):
         self._labels: list[str] = []
         self._ids: dict[str, int] = {}
+        self._frozen: tuple[str, ...] = ()
         for label in labels:
             self.intern(label)
 
@@ -41,8 +42,13 @@ class Vocabulary:
         return self._labels[ident]
 
     @property
-    def labels(self) -> Sequence[str]:
-        return self._labels
+    def labels(self) -> tuple[str, ...]:
+        """Every label by id. A tuple: the release is checked through the label-to-id map and
+        written through this sequence, so a plugin must not be able to change one and not the
+        other (the vocabulary is append-only, so an equal length means an equal tuple)."""
+        if len(self._frozen) != len(self._labels):
+            self._frozen = tuple(self._labels)
+        return self._frozen
 
     def ids(self, labels: Iterable[str]) -> np.ndarray:
         """Ids of ``labels`` as an int64 array; labels not in the vocabulary map to -1."""

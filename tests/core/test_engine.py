@@ -218,6 +218,18 @@ class ReenablingModel(CoveringModel):
         return Release(window)
 
 
+class RelabellingModel(LeakyModel):
+    """Swaps two labels of the vocabulary it shares with the original (code review: the check
+    looked items up by label while the release was written through the label list, so a release
+    that passed the check was written out under other labels)."""
+
+    def anonymize(self, window, policy, rng):
+        labels = window.vocab.labels
+        i, j = labels.index("b"), labels.index("c")
+        labels[i], labels[j] = labels[j], labels[i]
+        return Release(window)
+
+
 def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorder):
     # Regression (QA as a plugin author): the model got the window the check then compared with;
     # a plugin rebinding or writing into it passed the kit, `anonymize` and the service
@@ -229,8 +241,10 @@ def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorde
         Pipeline(_with_model(registry, WritingModel), pm).run(window, window_rng(0, 0))
     with pytest.raises(WindowRejected, match="added-item"):
         Pipeline(_with_model(registry, ReenablingModel), pm).run(window, window_rng(0, 0))
-    assert list(window) == [["a", "b"], ["a", "c"]]
-    assert len(rec.rejected) == 3
+    with pytest.raises(WindowRejected, match="model error: TypeError"):
+        Pipeline(_with_model(registry, RelabellingModel), pm).run(window, window_rng(0, 0))
+    assert list(window) == [["a", "b"], ["a", "c"]] and window.vocab.labels == ("a", "b", "c", "z")
+    assert len(rec.rejected) == 4
 
 
 class BareModel(LeakyModel):
