@@ -240,7 +240,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
     for outcome in outcomes:
         for key, value in outcome.release.stats.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                stats[key] = stats.get(key, 0) + value
+                stats[key] = max(stats.get(key, value), value) if key in model.peak_stats else stats.get(key, 0) + value
     return {
         # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)
         "setveil_version": __version__,
@@ -262,7 +262,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
         "verified": all(o.report["verified"] for o in outcomes),
         "stats": stats,
         "metrics": model_call(model, "metrics", original, released),
-        "per_window": [{k: v for k, v in o.report.items() if k != "stats"} for o in outcomes],
+        "per_window": [o.report for o in outcomes],
     }
 
 

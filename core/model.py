@@ -119,7 +119,8 @@ class Release:
     """A window's anonymized transactions, aligned 1:1 with the input window.
 
     ``details`` holds what the algorithm decided (e.g. the suppressed items) and ``stats``
-    its counters and timings; both go into reports, neither is trusted by the checker.
+    its counters and timings, which a report over several windows sums (except the model's
+    ``peak_stats``); observers get both, ``--report`` the stats, the checker trusts neither.
     """
 
     window: Window
@@ -153,6 +154,9 @@ class PrivacyModel(abc.ABC):
     needs_hierarchy: ClassVar[bool] = False
     union_safe: ClassVar[bool] = True
     loss_metric: ClassVar[str] = "share of item occurrences suppressed"
+    #: names of ``Release.stats`` that describe a window (a size, a setting, a largest value)
+    #: rather than count work: a report over several windows gives their largest value, not a sum
+    peak_stats: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, params: Mapping[str, Any], context: Context):
         self.params = dict(params)

@@ -42,6 +42,7 @@ class _Generalization(PrivacyModel):
     needs_hierarchy = True
     union_safe = True
     loss_metric = LOSS_METRIC
+    peak_stats = frozenset({"hierarchy_nodes", "hierarchy_height"})
     refuse_few_empty = False
 
     def smallest_window(self) -> int:

@@ -71,6 +71,7 @@ class RhoUncertainty(PrivacyModel):
     policy_base = RhoPolicy
     needs_schema = True
     loss_metric = "share of item occurrences deleted (info loss, §4)"
+    peak_stats = frozenset({"workers", "qid_size", "passes", "suppress_seconds_max_part"})
 
     @property
     def rho(self) -> float:

@@ -66,6 +66,11 @@ def test_windows_share_the_fanout_hierarchy_of_the_whole_input(files):
     assert lines[:7] == lines[7:]
     body = json.loads(report.read_text())
     assert body["windows"] == 2 and body["info_loss"] == pytest.approx(body["per_window"][0]["info_loss"])
+    # regression (code review): the report summed the hierarchy's size and height over the windows
+    per_window = [w["stats"] for w in body["per_window"]]
+    assert body["stats"]["hierarchy_nodes"] == per_window[0]["hierarchy_nodes"] == per_window[1]["hierarchy_nodes"]
+    assert body["stats"]["hierarchy_height"] == per_window[0]["hierarchy_height"]
+    assert body["stats"]["generalized_occurrences"] == sum(w["generalized_occurrences"] for w in per_window)
     assert run("verify", data, out, *model, "--window", "7").exit_code == 0
 
 

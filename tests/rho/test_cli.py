@@ -42,6 +42,20 @@ def test_anonymize_reports_the_metrics_and_verify_accepts_the_release(files):
     assert result.exit_code == 0 and "satisfies rho" in result.output
 
 
+def test_a_windowed_report_sums_counters_and_keeps_settings(files):
+    # regression (code review): with --window, qid_size, workers and passes were summed
+    report = files / "report.json"
+    result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", *MODEL, "-P", "qid_size=2",
+                 "--sensitive", files / "sensitive.txt", "--window", "3", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    per_window = [w["stats"] for w in body["per_window"]]
+    assert body["windows"] == len(per_window) == 3
+    assert body["stats"]["qid_size"] == 2 and body["stats"]["workers"] == 1
+    assert body["stats"]["passes"] == max(w["passes"] for w in per_window)
+    assert body["stats"]["deletions"] == sum(w["deletions"] for w in per_window) == body["items_before"] - body["items_after"]
+
+
 def test_verify_names_the_unsafe_rule_of_the_original(files):
     result = run("verify", files / "table1.dat", files / "table1.dat", *MODEL, "--sensitive", files / "sensitive.txt")
     assert result.exit_code == 1
