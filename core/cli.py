@@ -168,7 +168,7 @@ def smallest_window(configured: Configured, size: int | None) -> int:
     return smallest
 
 
-def _windows(window: Window, size: int | None, smallest: int) -> list[Window]:
+def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]:
     """Consecutive windows of ``size`` transactions. A last window smaller than the model's
     smallest safe one (k transactions) joins the window before it, as the service holds a window
     open until it has that many: a file of 10 transactions in windows of 4 at k=3 is released in
@@ -213,7 +213,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     read_seconds = time.perf_counter() - started
     outcomes = []
     first = 0
-    for index, window in enumerate(_windows(original, window_size, smallest)):
+    for index, window in enumerate(cut_windows(original, window_size, smallest)):
         try:
             outcomes.append(pipeline.run(window, window_rng(seed, index)))
         except WindowRejected as exc:
@@ -317,7 +317,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         position = next(i for i, (a, b) in enumerate(zip(original.tids, release.tids)) if a != b)
         raise InputError(release_path, f"transaction {position} has another tid than in {original_path}")
     found = []
-    originals, releases = _windows(original, window_size, smallest), _windows(release, window_size, smallest)
+    originals, releases = cut_windows(original, window_size, smallest), cut_windows(release, window_size, smallest)
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
     first = 0
     with plugin_errors(configured.model, "its checker", "; the release is not checked"):

@@ -14,7 +14,8 @@ back. It reports
 - window latency p50/p99: from a window's cut to its batch being acknowledged by the broker
   (anonymizing, checking, encoding, producing); the time a window waits to fill is
   ``window size / arrival rate`` on top and is the operator's choice;
-- information loss over the whole release (the model's measure, S/N for the suppression models);
+- information loss over the whole release (the model's measure: the windows' measures weighted by
+  their item occurrences, :attr:`.tail.Collected.information_loss`);
 - the workers' peak resident memory, and the CPU time they used while draining (more than the
   seconds column means more than one core was busy).
 

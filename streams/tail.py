@@ -54,6 +54,8 @@ class Collected:
     transactions: int = 0
     items_in: int = 0
     items_out: int = 0
+    #: the windows' information loss, each weighted by its input item occurrences
+    weighted_loss: float = 0.0
     started: float = field(default_factory=time.monotonic)
     latencies: list[float] = field(default_factory=list)
     release: dict[Any, list[str]] = field(default_factory=dict)
@@ -62,7 +64,10 @@ class Collected:
 
     @property
     def information_loss(self) -> float:
-        return 0.0 if self.items_in == 0 else (self.items_in - self.items_out) / self.items_in
+        """The model's measure over the whole release: every model setveil ships measures a mean
+        over the input's item occurrences (S/N, NCP), so the windows' measures weighted by their
+        occurrences make the release's, for generalization as for suppression."""
+        return 0.0 if self.items_in == 0 else self.weighted_loss / self.items_in
 
 
 #: seconds without a batch, short of ``count``, before tail says what may be holding the rest
@@ -129,6 +134,7 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
     out.transactions += len(transactions)
     out.items_in += metrics["items_in"]
     out.items_out += metrics["items_out"]
+    out.weighted_loss += metrics["information_loss"] * metrics["items_in"]
     out.latencies.append(emitted - window["opened"])
     if keep:
         for transaction in transactions:

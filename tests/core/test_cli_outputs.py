@@ -255,6 +255,21 @@ def test_a_benchmark_names_the_hierarchy_that_misses_items_of_the_data(runner, d
     one_line_error(invoke(runner, "bench", "windows", data, *model, "--sizes", "4"), "not in the hierarchy")
 
 
+def test_bench_windows_cuts_and_measures_as_anonymize_does(runner, tmp_path):
+    # Regression (code review): bench windows cut a last window of 1 < k transactions and counted
+    # it rejected, where anonymize --window joins it to the one before; and its loss was the share
+    # of occurrences removed, not the model's NCP
+    data = tmp_path / "five.dat"
+    data.write_text("a b\na c\nb c\na b\nc d\n")
+    report, rows = tmp_path / "r.json", tmp_path / "rows.json"
+    assert invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *K, "--window", "2", "--report", report).exit_code == 0
+    assert invoke(runner, "bench", "windows", data, *K, "--sizes", "2", "--json", rows).exit_code == 0
+    body, (row,) = json.loads(report.read_text()), json.loads(rows.read_text())["rows"]
+    assert (row["windows"], row["rejected"]) == (body["windows"], 0) == (2, 0)
+    assert row["info_loss"] == pytest.approx(body["info_loss"]) and body["info_loss"] > 0
+    one_line_error(invoke(runner, "bench", "windows", data, *K, "--sizes", "4,1"), "'sizes'", "[2, inf)")
+
+
 def test_an_empty_output_path_is_named_as_such(runner, data):
     # Regression (QA): `-o ''` was "cannot write --output: it is a directory" (the empty path is '.')
     one_line_error(invoke(runner, "anonymize", data, "-o", "", *K), "'output'", "the path is empty")

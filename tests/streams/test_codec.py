@@ -123,6 +123,23 @@ def test_a_tid_released_in_two_windows_is_named_by_its_windows_only():
     assert "SECRET" not in str(info.value)
 
 
+def test_the_collected_loss_is_the_models_measure_over_the_release():
+    # Regression (code review): tail and bench stream reported the share of occurrences removed
+    # whatever the model; under kanonymity (NCP, nothing removed) that was 0
+    from setveil.streams.tail import Collected, _take
+
+    def batch(window_id, items_in, items_out, loss):
+        return {"window": {"id": window_id, "partition": 0, "opened": 0.0, "closed": 0.0}, "verified": True,
+                "metrics": {"items_in": items_in, "items_out": items_out, "information_loss": loss},
+                "transactions": [{"tid": window_id, "items": ["A"]}]}
+
+    out, seen = Collected(), set()
+    _take(batch("in/0/0-9", 30, 30, 0.5), 1.0, seen, out, keep=False)
+    _take(batch("in/1/0-9", 10, 10, 0.1), 1.0, seen, out, keep=False)
+    _take(batch("in/2/0-9", 0, 0, 0.0), 1.0, seen, out, keep=False)
+    assert out.information_loss == pytest.approx((30 * 0.5 + 10 * 0.1) / 40)
+
+
 @pytest.mark.parametrize("value", [b"\x82\xa5items\x91\xa1a\xa5items\x91\xa1b",
                                    b"\x83\xa5items\x91\xa1a\xa3tid\x01\xa3tid\x02"], ids=["items", "tid"])
 def test_a_map_that_repeats_a_key_is_dead_lettered(value):
