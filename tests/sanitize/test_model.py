@@ -1,5 +1,6 @@
 """The model on hand-checked databases (§4 Steps 3-4) and its properties on random ones."""
 
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -146,6 +147,23 @@ def third_party():
 def test_a_third_party_policy_runs_without_touching_the_model(third_party, fig3, fig3_patterns):
     release = run("last", fig3, fig3_patterns, "0")
     assert release.details["victims"] == {"1": ["D"], "2": ["D"]}
+
+
+def test_the_benchmarks_run_a_third_party_policy(third_party, tmp_path):
+    # Regression (code review): bench sanitize accepted only the paper's four policy names
+    from click.testing import CliRunner
+
+    from setveil.core.cli import _load_plugin_commands, cli
+
+    _load_plugin_commands()
+    database, rows = tmp_path / "db.dat", tmp_path / "rows.json"
+    database.write_text("a b c d\na b c\na b d\na c d\nb c e\na b e\n" * 5, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
+                                      "--runs", "1", "--policies", "minfia,last", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert [r["policy"] for r in json.loads(rows.read_text())] == ["minfia", "last"]
+    bad = CliRunner().invoke(cli, ["bench", "sanitize", "speed", str(database), "--policies", "fast"])
+    assert bad.exit_code == 2 and "installed sanitize policies (iga, last, maxfia, minfia, naive, wrong)" in bad.output
 
 
 def test_a_policy_that_breaks_the_contract_fails_closed(third_party, fig3, tmp_path):
