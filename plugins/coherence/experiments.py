@@ -27,6 +27,7 @@ from setveil.core.model import Context
 from setveil.core.output import write_text_output
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
+from setveil.core.verify import release_violations
 
 
 @click.command("coherence")
@@ -126,7 +127,7 @@ def _rmall(registry, params, schema, data, seed) -> dict:
     started = time.perf_counter()
     release = data.suppress(np.flatnonzero(classes == ItemClass.PUBLIC))
     seconds = time.perf_counter() - started
-    verified = not any(True for _ in model.violations(data, release))
+    verified = not any(True for _ in release_violations(model, data, release))
     return {
         "seed": seed,
         "approach": "rmall",

@@ -49,6 +49,7 @@ from setveil.core.model import Context
 from setveil.core.output import write_text_output
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from .metrics import association_rules, compare_rules, symmetric_kl
@@ -143,7 +144,7 @@ def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs:
         release = configured.model.anonymize(data.window, configured.policy, window_rng(seed, 0))
         seconds.append(time.perf_counter() - started)
     started = time.perf_counter()
-    problems = list(configured.model.violations(data.window, release.window))
+    problems = list(release_violations(configured.model, data.window, release.window))
     kept, before = release.window.supports, data.window.supports
     return {
         "release": release.window.indices, "release_indptr": release.window.indptr,

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from setveil.core.plugins import get_registry
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from .metrics import PatternMetrics
@@ -40,7 +41,7 @@ def effectiveness(
         for psi in psis:
             configured = _configure(policy, patterns_path, psi, measure.sigma)
             release = configured.model.anonymize(_fresh(window), configured.policy, np.random.default_rng(0))
-            problems = sum(1 for _ in configured.model.violations(window, release.window))
+            problems = sum(1 for _ in release_violations(configured.model, window, release.window))
             figures = measure.evaluate(release.window, patterns)
             rows.append(
                 {
@@ -72,7 +73,7 @@ def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int
         index.append(release.stats["index_seconds"])
         sanitize.append(release.stats["sanitize_seconds"])
         started = time.perf_counter()
-        problems = sum(1 for _ in model.violations(window, release.window))
+        problems = sum(1 for _ in release_violations(model, window, release.window))
         verify.append(time.perf_counter() - started)
     tracemalloc.start()
     model.anonymize(_fresh(window), chosen, np.random.default_rng(0))
