@@ -65,10 +65,12 @@ def setveil_anonymize_window(
 
 @hookspec
 def setveil_window_anonymized(window: Window, release: Release, report: dict[str, Any]) -> None:
-    """Observe a window whose release passed the model's check.
+    """Observe a window whose release passed the model's check (or was not checked:
+    ``report["verified"]`` is False under ``--no-verify`` and ``model.verify = false``).
 
-    Called once per emitted window, after verification and before the release is written or
-    produced. Every implementation is called; the report holds counts, timings and loss, never
+    Called once per anonymized window, after verification and before the release is written or
+    produced; offline, a window observed here is not written when a later window of the same
+    file is rejected (nothing of that file is). Every implementation is called; the report holds counts, timings and loss, never
     transaction contents. In a service worker with ``model.time_limit`` set, windows are
     anonymized in a child process, and this hook is called there.
     """
