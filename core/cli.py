@@ -480,6 +480,9 @@ def hierarchy_build(input_path, fanout, output, fmt):
 
 @functools.cache
 def _load_plugin_commands() -> None:
+    # the registry too, though not every command needs it, so that a broken model or policy
+    # class stops every command at start-up as a broken hook does
+    get_registry()
     get_plugin_manager().hook.setveil_register_commands(cli=cli)
 
 

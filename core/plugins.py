@@ -160,9 +160,9 @@ class Registry:
         if not (isinstance(cls.policy_base, type) and issubclass(cls.policy_base, Policy)):
             raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
         _check_parameters(cls, where)
+        _check_methods(cls, where)
         if cls.name in self.models:
-            other = self.models[cls.name]
-            raise PluginError(f"model {cls.name!r} is registered twice: by {other.distribution} and by {entry.distribution}")
+            raise PluginError(f"model {cls.name!r} is registered twice: {_twice(self.models[cls.name], entry)}")
         self.models[cls.name] = entry
         self.policies.setdefault(cls.name, {})
 
@@ -187,10 +187,7 @@ class Registry:
             )
         entries = self.policies[cls.model]
         if cls.name in entries:
-            raise PluginError(
-                f"policy {cls.name!r} of model {cls.model!r} is registered twice: "
-                f"by {entries[cls.name].distribution} and by {entry.distribution}"
-            )
+            raise PluginError(f"policy {cls.name!r} of model {cls.model!r} is registered twice: {_twice(entries[cls.name], entry)}")
         entries[cls.name] = entry
 
     def model_class(self, name: str) -> type[PrivacyModel]:
@@ -260,6 +257,38 @@ def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
         missing = ", ".join(sorted(cls.__abstractmethods__))
         raise PluginError(f"{where}: does not implement {missing}")
     return where, entry
+
+
+def _twice(first: Entry, second: Entry) -> str:
+    if first.distribution == second.distribution:
+        return f"both times by {first.distribution}"
+    return f"by {first.distribution} and by {second.distribution}"
+
+
+#: the model methods the core calls, with the arguments it passes (after ``self``)
+MODEL_METHODS = {
+    "anonymize": ("window", "policy", "rng"),
+    "violations": ("original", "release"),
+    "smallest_window": (),
+    "information_loss": ("original", "release"),
+    "input_notes": ("original", "source"),
+    "metrics": ("original", "release"),
+}
+
+
+def _check_methods(cls: type, where: str) -> None:
+    """Refuse at start-up a model method the core could not call: a wrong signature would
+    otherwise fail every window closed as a bare ``TypeError``."""
+    for method, arguments in MODEL_METHODS.items():
+        function = getattr(cls, method)
+        try:
+            inspect.signature(function).bind(None, *arguments)
+        except TypeError:
+            call = ", ".join(("self", *arguments))
+            raise PluginError(f"{where}: {method}{inspect.signature(function)} cannot be called as "
+                              f"{method}({call})") from None
+        except ValueError:  # no signature to read (a builtin): left to the call
+            continue
 
 
 def _require(cls: type, where: str, **kinds: type) -> None:

@@ -127,6 +127,17 @@ CASES = {
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Twice)\n",
         "policy class brokenplugin.Twice of brokenplugin-dist: parameter 'a' is declared twice",
     ),
+    "model method with another signature": (
+        # regression (QA as a plugin author): refused only when a window reached it, as a bare TypeError
+        GOOD_MODELS.replace("register(Cap)", "Cap.violations = lambda self, release: iter(())\n    register(Cap)")
+        + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: violations(self, release) cannot be called as "
+        "violations(self, original, release)",
+    ),
+    "policy registered twice": (
+        GOOD_MODELS + "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Keep)\n",
+        "policy 'keep' of model 'cap' is registered twice: both times by brokenplugin-dist",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
@@ -153,6 +164,14 @@ def test_a_broken_plugin_is_named_in_one_line(tmp_path, case):
     assert expected in lines[0]
     if "plugin 'broken'" in lines[0]:
         assert "(brokenplugin) of brokenplugin-dist" in lines[0]
+
+
+def test_a_broken_class_stops_commands_that_use_no_model(tmp_path):
+    # Regression (QA as a plugin author): a class the registry refuses stopped only the commands
+    # that build it; `setveil items --help` and `hierarchy build` ran
+    source, expected = CASES["abstract policy"]
+    result = setveil(install(tmp_path, source), "items", "--help")
+    assert result.returncode == 2 and expected in result.stderr and result.stdout == ""
 
 
 def test_the_well_formed_plugin_loads(tmp_path):
