@@ -29,14 +29,25 @@ log = logging.getLogger("setveil")
 
 
 def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
-    """Call an observer hook (``setveil_window_anonymized``, ``setveil_window_rejected``): an
-    observer that raises is logged by the type of its error alone (its message may quote the
-    window) and changes nothing, so that a broken metrics plugin can neither emit a window nor
-    stop a worker."""
-    try:
-        observers(**kwargs)
-    except (Exception, SystemExit) as exc:  # sys.exit() in a plugin is its error too, not a stop
-        log.error("an observer of %s raised %s; the window's outcome stands", observers.name, type(exc).__name__)
+    """Call every implementation of an observer hook (``setveil_window_anonymized``,
+    ``setveil_window_rejected``) on its own, in pluggy's order: one that raises is logged by its
+    plugin's name and the type of its error alone (its message may quote the window) and changes
+    nothing, so that a broken metrics plugin can neither emit a window, nor stop a worker, nor
+    keep the other observers from hearing of the window (pluggy stops at the first error)."""
+    for impl in reversed(observers.get_hookimpls()):
+        try:
+            called = impl.function(*(kwargs[name] for name in impl.argnames))
+            if impl.wrapper or impl.hookwrapper:
+                # nothing to wrap: run it through its yield, with what pluggy would hand it (the
+                # list of the other observers' results, which return None)
+                next(called)
+                try:
+                    called.send(pluggy.Result([], None) if impl.hookwrapper else [])
+                except StopIteration:
+                    pass
+        except (Exception, SystemExit) as exc:  # sys.exit() in a plugin is its error too, not a stop
+            log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
+                      type(exc).__name__)
 
 
 @dataclass

@@ -171,7 +171,7 @@ class BrokenObserver:
 def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder, caplog):
     # Regression (QA as a security reviewer): an observer's error replaced the window's outcome
     # (a rejection became a crash) and its message could quote the window
-    _, pm, registry = recorder
+    rec, pm, registry = recorder
     pm.register(BrokenObserver(), name="broken-observer")
     good = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
     outcome = Pipeline(good, pm).run(Window.from_transactions([["secret"], ["b"]]), window_rng(0, 0))
@@ -181,6 +181,40 @@ def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder,
         Pipeline(leaky, pm).run(Window.from_transactions([["secret"], ["b"]]), window_rng(0, 0))
     messages = [record.getMessage() for record in caplog.records]
     assert len(messages) == 2 and all("raised KeyError" in m and "secret" not in m for m in messages)
+    # regression (QA as a plugin author): the observer is named, and pluggy, which calls the last
+    # registered first, stopped at its error, so the recorder never heard of either window
+    assert all(m.startswith("observer broken-observer of setveil_window_") for m in messages)
+    assert len(rec.anonymized) == 1 and len(rec.rejected) == 1
+
+
+class WrappingObserver:
+    def __init__(self):
+        self.calls = []
+
+    @hookimpl(wrapper=True)
+    def setveil_window_rejected(self, reason):
+        self.calls.append(("before", reason))
+        result = yield
+        self.calls.append(("after", result))
+        return result
+
+    @hookimpl(hookwrapper=True)
+    def setveil_window_anonymized(self, report):
+        outcome = yield
+        self.calls.append(("old-style", outcome.get_result(), report["transactions"]))
+
+
+def test_an_observer_declared_as_a_wrapper_still_observes(recorder):
+    rec, pm, registry = recorder
+    observer = WrappingObserver()
+    pm.register(observer, name="wrapping-observer")
+    good = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    Pipeline(good, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    with pytest.raises(WindowRejected):
+        Pipeline(registry.configure("leaky", None, {"k": "2"}, Context()), pm).run(
+            Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    reason = rec.rejected[0]
+    assert observer.calls == [("old-style", [], 2), ("before", reason), ("after", [])]
 
 
 def _with_model(registry, model_class):
