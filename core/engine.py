@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pluggy
 
-from .errors import Infeasible, WindowRejected
+from .errors import Infeasible, PluginError, WindowRejected
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
@@ -88,9 +88,9 @@ class Pipeline:
         anonymized = time.perf_counter()
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
-            self._reject(window, f"model error: anonymize returned {got}, not a Release of a Window")
+            self._broken(window, f"model error: anonymize returned {got}, not a Release of a Window")
         if len(release.window) != len(window):
-            self._reject(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
+            self._broken(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
         verified = False
         if self.verify:
             try:
@@ -113,7 +113,7 @@ class Pipeline:
             self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless
-            self._reject(window, f"model error: information_loss returned {info_loss}")
+            self._broken(window, f"model error: information_loss returned {info_loss}")
         report = {
             "transactions": len(window),
             "items_before": window.n_occurrences,
@@ -127,6 +127,11 @@ class Pipeline:
         }
         notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=report)
         return Outcome(release, report)
+
+    def _broken(self, window: Window, reason: str):
+        """Reject a window for what the model returned (no exception of its own): its error, as
+        one it raised would be, not a release that failed the check."""
+        self._reject(window, reason, PluginError(f"model {self.model.name!r}: {reason}"))
 
     def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
         notify(self.hook.setveil_window_rejected, window=window.read_only_copy(), model=self.model, reason=reason)

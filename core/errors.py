@@ -68,7 +68,9 @@ class Infeasible(SetveilError):
 
 
 class WindowRejected(SetveilError):
-    """A window failed closed: the model refused it, erred, or its release failed the check."""
+    """A window failed closed: the model refused it, erred, or its release failed the check.
+    ``cause`` is the model's exception (:class:`Infeasible` for a refusal), None for a release
+    that failed the check."""
 
     exit_code = 1
 

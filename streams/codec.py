@@ -161,9 +161,9 @@ def encode_batch(ref: WindowRef, model: dict[str, Any], verified: bool, metrics:
     )
 
 
-def encode_rejected_window(ref: WindowRef, model: dict[str, Any], reason: str, transactions: int) -> bytes:
+def encode_rejected_window(ref: WindowRef, model: dict[str, Any], reason: str, cause: str, transactions: int) -> bytes:
     return msgpack.packb(
-        {"schema": REJECTED_SCHEMA, "window": ref.as_map(), "model": model, "reason": reason,
+        {"schema": REJECTED_SCHEMA, "window": ref.as_map(), "model": model, "reason": reason, "cause": cause,
          "transactions": transactions},
         use_bin_type=True,
     )

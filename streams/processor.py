@@ -167,9 +167,10 @@ class WindowProcessor:
         notify(self.pipeline.hook.setveil_window_rejected, window=window, model=self.pipeline.model, reason=reason)
 
     def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
-        value = codec.encode_rejected_window(ref, self.model_map, reason, transactions)
+        value = codec.encode_rejected_window(ref, self.model_map, reason, cause, transactions)
         headers = codec.cloudevents_headers(codec.REJECTED_WINDOW_TYPE, ref.id, self.source) + [
             ("setveil_kind", b"window"),
             ("setveil_reason", reason.encode("utf-8")),
+            ("setveil_cause", cause.encode("utf-8")),
         ]
         return Outcome(ref, value, headers, transactions, False, reason=reason, cause=cause)

@@ -132,6 +132,16 @@ class _Crashes(Coherence):
         raise RuntimeError("a bug")
 
 
+class _NanLoss(Coherence):
+    def information_loss(self, original, release):
+        return float("nan")
+
+
+class _Bare(Coherence):
+    def anonymize(self, window, policy, rng):
+        return super().anonymize(window, policy, rng).window
+
+
 class _RejectionObserver:
     def __init__(self):
         self.seen: list[tuple[int | None, str]] = []
@@ -155,12 +165,16 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample,
     data, _, _ = sample
     good = processor(sample).pipeline.configured
     transactions = list(read_window(data))[:200]
-    for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error")):
+    # regression (QA as a Node consumer): a model returning a NaN loss, or no Release, was counted
+    # as a failed check; a consumer of the dead letters could not tell the cause at all
+    for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error"), (_NanLoss, "error"), (_Bare, "error")):
         pipeline = Pipeline(with_model(broken, good), get_plugin_manager())
         outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
         assert not outcome.emitted and outcome.cause == cause, outcome.reason
-        assert msgpack.unpackb(outcome.value)["schema"] == "setveil.rejected-window/1"
-    assert [length for length, _ in rejections] == [200, 200]  # once each, by the pipeline
+        value = msgpack.unpackb(outcome.value)
+        assert value["schema"] == "setveil.rejected-window/1" and value["cause"] == cause
+        assert dict(outcome.headers)["setveil_cause"] == cause.encode()
+    assert [length for length, _ in rejections] == [200] * 4  # once each, by the pipeline
 
 
 def test_windows_failed_outside_the_pipeline_are_observed_too(sample, rejections):

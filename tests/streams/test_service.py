@@ -261,12 +261,12 @@ def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
     (rejection,) = read_topic(settings, settings.topics.dlq)
     assert rejection.headers["ce_type"] == REJECTED_WINDOW_TYPE
     assert rejection.headers["ce_id"] == f"{settings.topics.input}/0/1-1"
-    assert "infeasible" in rejection.headers["setveil_reason"]
+    assert "infeasible" in rejection.headers["setveil_reason"] and rejection.headers["setveil_cause"] == "infeasible"
     reference = msgpack.unpackb(rejection.value)
     assert reference["schema"] == "setveil.rejected-window/1"
     assert (reference["window"]["first_offset"], reference["window"]["last_offset"]) == (1, 1)
-    assert reference["transactions"] == 20
-    assert set(reference) == {"schema", "window", "model", "reason", "transactions"}  # a reference, no contents
+    assert reference["transactions"] == 20 and reference["cause"] == "infeasible"
+    assert set(reference) == {"schema", "window", "model", "reason", "cause", "transactions"}  # a reference, no contents
     assert worker.metrics()["setveil_transactions_rejected_total"] == 20
 
 
