@@ -126,7 +126,9 @@ SETTINGS: tuple[Setting, ...] = (
                          low=1)),
     Setting("topics", _p("replication_factor", "replication factor of the topics the service creates", "int", 1, low=1)),
     # -- consumer -----------------------------------------------------------------------------
-    Setting("consumer", _p("group_id", "consumer group (and Faust app id) shared by all workers", default="setveil")),
+    Setting("consumer", _p("group_id", "consumer group (and Faust app id) shared by all workers; it names the topic "
+                                               "<group>-__assignor-__leader, so 1-229 of a-z, A-Z, 0-9, '.', '_', '-'",
+                                               default="setveil")),
     Setting("consumer", _p("fetch_max_bytes", "most bytes fetched per partition and request", "int", 4 * MiB, low=1024)),
     Setting("consumer", _p("max_poll_records", "most records handed over per fetch", "int", 10_000, low=1)),
     Setting("consumer", _p("buffer_maxsize", "messages buffered per partition before fetching pauses", "int", 4096,
@@ -175,7 +177,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web", _p("port", "port of /healthz, /readyz and /metrics", "int", 6066, low=1, high=65535)),
     Setting("web", _p("bind", "address the web server binds", default="0.0.0.0")),
     Setting("worker", _p("log_level", "log level", "choice", "info", choices=("debug", "info", "warn", "error"))),
-    Setting("worker", _p("data_dir", "Faust's data directory; a temporary one when empty")),
+    Setting("worker", _p("data_dir", "Faust's data directory (a directory the worker may write, or "
+                                             "create); a temporary one when empty")),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -392,6 +395,12 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
                 raise ParameterError(f"kafka.{key}", "needed with kafka.security_protocol="
                                      f"{given('kafka.security_protocol')} and kafka.sasl_mechanism="
                                      f"{values['kafka.sasl_mechanism']}")
+    else:
+        for key in ("sasl_username", "sasl_password"):
+            if values[f"kafka.{key}"] is not None:
+                # ignored, the worker would connect without authenticating and say nothing
+                raise ParameterError(f"kafka.{key}", f"given (from {sources[f'kafka.{key}']}), but "
+                                     f"kafka.security_protocol={given('kafka.security_protocol')} uses no SASL")
     if protocol.endswith("SSL"):
         check_tls(values, sources)
     else:
@@ -426,8 +435,42 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         if not _TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
             raise ParameterError(f"topics.{kind}", f"{topic!r} (from {sources[f'topics.{kind}']}) is not a Kafka "
                                  "topic name (1-249 of a-z, A-Z, 0-9, '.', '_', '-')")
-    if len(set(topics)) != len(topics):
-        raise ParameterError("topics", "input, output, dlq and windows must be four different topics")
+    for later, kind in enumerate(("output", "dlq", "windows"), start=1):
+        if topics[later] in topics[:later]:
+            other = ("input", "output", "dlq")[topics.index(topics[later])]
+            raise ParameterError(f"topics.{kind}", f"{topics[later]!r} (from {sources[f'topics.{kind}']}) is "
+                                 f"topics.{other} too; input, output, dlq and windows must be four different topics")
+    group = values["consumer.group_id"]
+    # Faust names a topic of its own after it (<group>-__assignor-__leader)
+    if not group or not _TOPIC_NAME.fullmatch(group + LEADER_TOPIC_SUFFIX):
+        raise ParameterError("consumer.group_id", f"{group!r} (from {sources['consumer.group_id']}) cannot name "
+                             f"the group's topic {group + LEADER_TOPIC_SUFFIX!r}; allowed: 1-{249 - len(LEADER_TOPIC_SUFFIX)} "
+                             "of a-z, A-Z, 0-9, '.', '_', '-'")
+    data_dir = values["worker.data_dir"]
+    if data_dir:
+        problem = _data_dir_problem(data_dir)
+        if problem is not None:
+            raise ParameterError("worker.data_dir", f"{data_dir!r} (from {sources['worker.data_dir']}) {problem}; "
+                                 "allowed: a directory the worker may write, or one it may create")
+
+
+#: the topic Faust's leader assignor creates for a consumer group: ``<group_id>`` + this
+LEADER_TOPIC_SUFFIX = "-__assignor-__leader"
+
+
+def _data_dir_problem(path: str) -> str | None:
+    """Why the worker could not use ``path`` as Faust's data directory (Faust creates it with its
+    parents), or None."""
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            return "is not a directory"
+        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"cannot be created: {parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
 
 
 def describe(settings: Settings) -> list[str]:

@@ -72,16 +72,30 @@ def test_settings_survive_the_trip_through_environment_variables():
         ({"SETVEIL_KAFKA_SSL_CAFILE": "/no/such/file"}, "kafka.ssl_cafile"),
         ({"SETVEIL_WINDOW_MIN_TRANSACTIONS": "6000"}, "window.min_transactions"),
         ({"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "5"}, "consumer.heartbeat_interval"),
-        ({"SETVEIL_TOPICS_OUTPUT": "transactions"}, "topics"),
+        ({"SETVEIL_TOPICS_OUTPUT": "transactions"}, "topics.output"),
         ({"SETVEIL_MODEL_PARAMS": "h"}, "model.params"),
         ({"SETVEIL_TOPICS_INPUT": ""}, "topics.input"),
         ({"SETVEIL_TOPICS_DLQ": "a/b"}, "topics.dlq"),
+        # regressions (QA as an operator): each passed the check and failed once connected, or
+        # was ignored in silence
+        ({"SETVEIL_CONSUMER_GROUP_ID": " "}, "consumer.group_id"),
+        ({"SETVEIL_CONSUMER_GROUP_ID": "a b"}, "consumer.group_id"),
+        ({"SETVEIL_CONSUMER_GROUP_ID": "g" * 230}, "consumer.group_id"),
+        ({"SETVEIL_WORKER_DATA_DIR": "/etc/passwd"}, "worker.data_dir"),
+        ({"SETVEIL_WORKER_DATA_DIR": "/etc/passwd/faust"}, "worker.data_dir"),
+        ({"SETVEIL_KAFKA_SASL_USERNAME": "u", "SETVEIL_KAFKA_SASL_PASSWORD": "p"}, "kafka.sasl_username"),
     ],
 )
 def test_a_bad_value_names_the_setting_and_where_it_came_from(env, name):
     with pytest.raises(ParameterError) as info:
         load_settings(env=env)
     assert info.value.name == name
+
+
+def test_an_empty_consumer_group_is_refused_before_connecting():
+    # regression (QA as an operator): `--set consumer.group_id=` reached Faust ("App requires an id!")
+    with pytest.raises(ParameterError, match="consumer.group_id.*the command line"):
+        load_settings(overrides=["consumer.group_id="], env={})
 
 
 def test_an_error_names_the_variable_that_held_the_bad_value():
