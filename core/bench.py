@@ -146,8 +146,9 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
             originals.append(window)
             releases.append(outcome.release.window)
         elapsed = time.perf_counter() - started
-        # the model's own measure over every released window together, as `anonymize --window` reports it
-        info_loss = 0.0 if not releases else float(model_call(
+        # the model's own measure over every released window together, as `anonymize --window`
+        # reports it; none when nothing was released (0 would read as the best result)
+        info_loss = None if not releases else float(model_call(
             configured.model, "information_loss", Window.concat(originals, vocab=data.vocab),
             Window.concat(releases, vocab=data.vocab)))
         rows.append(

@@ -268,6 +268,14 @@ def test_bench_windows_cuts_and_measures_as_anonymize_does(runner, tmp_path):
     assert (row["windows"], row["rejected"]) == (body["windows"], 0) == (2, 0)
     assert row["info_loss"] == pytest.approx(body["info_loss"]) and body["info_loss"] > 0
     one_line_error(invoke(runner, "bench", "windows", data, *K, "--sizes", "4,1"), "'sizes'", "[2, inf)")
+    # regression (QA as an operator): every window rejected read as info_loss 0, the best result
+    (tmp_path / "everywhere.txt").write_text("a\n")
+    coherence = ["-m", "coherence", "-P", "h=0.3", "-P", "k=1", "-P", "p=1", "--sensitive", tmp_path / "everywhere.txt"]
+    data = tmp_path / "all-a.dat"
+    data.write_text("a b\na c\na d\n")
+    assert invoke(runner, "bench", "windows", data, *coherence, "--sizes", "1", "--json", rows).exit_code == 0
+    (row,) = json.loads(rows.read_text())["rows"]
+    assert (row["windows"], row["rejected"], row["info_loss"]) == (3, 3, None)
 
 
 def test_an_empty_output_path_is_named_as_such(runner, data):
