@@ -70,9 +70,11 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
 
     Called once per anonymized window, after verification and before the release is written or
     produced; offline, a window observed here is not written when a later window of the same
-    file is rejected (nothing of that file is). Every implementation is called; the report holds counts, timings and loss, never
-    transaction contents. In a service worker with ``model.time_limit`` set, windows are
-    anonymized in a child process, and this hook is called there.
+    file is rejected (nothing of that file is). Every implementation is called, each on its own:
+    one that raises is logged and keeps neither the others nor the window from going on. The
+    report holds counts, timings and loss, never transaction contents. In a service worker with
+    ``model.time_limit`` set, windows are anonymized in a child process, and this hook is called
+    there.
     """
 
 
@@ -82,7 +84,8 @@ def setveil_window_rejected(window: Window | None, model: PrivacyModel, reason: 
     in the service, the window could not be processed (``model.time_limit`` passed, the child
     process died, a service error, the rest of a window already committed).
 
-    Called once per rejected window. Every implementation is called. ``reason`` is safe to log.
+    Called once per rejected window. Every implementation is called, each on its own, as for
+    ``setveil_window_anonymized``. ``reason`` is safe to log.
     ``window`` is None only when the service could not build the window from its records. With
     ``model.time_limit`` set, rejections by the pipeline are observed in the child process that
     anonymizes windows, those by the time limit or the child's death in the worker.
