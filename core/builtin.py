@@ -11,8 +11,8 @@ def setveil_anonymize_window(model, policy, window, rng):
 
 
 @hookimpl
-def setveil_register_commands(cli):
+def setveil_register_commands(register):
     from .bench import bench_run, bench_windows
 
-    cli.commands["bench"].add_command(bench_run)
-    cli.commands["bench"].add_command(bench_windows)
+    register(bench_run, group="bench")
+    register(bench_windows, group="bench")

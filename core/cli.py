@@ -29,7 +29,7 @@ from .labeltext import check_user_file
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import Configured, get_plugin_manager, get_registry, model_call, plugin_errors
+from .plugins import Configured, distribution_of, get_plugin_manager, get_registry, model_call, plugin_errors
 from .schema import ItemSchema, label_file_bytes
 from .verify import release_violations
 from .window import Window
@@ -483,7 +483,31 @@ def _load_plugin_commands() -> None:
     # the registry too, though not every command needs it, so that a broken model or policy
     # class stops every command at start-up as a broken hook does
     get_registry()
-    get_plugin_manager().hook.setveil_register_commands(cli=cli)
+    get_plugin_manager().hook.setveil_register_commands(register=register_command)
+
+
+def register_command(command: click.Command, group: str | None = None) -> None:
+    """The ``register`` callback of ``setveil_register_commands``: ``command`` at the top level,
+    or in ``group``. Registering the same command again (the CLI loaded twice in one process) is
+    a no-op; another command under a taken name is refused."""
+    if not isinstance(command, click.Command) or not command.name:
+        raise PluginError(f"setveil_register_commands: register() takes a named click.Command, not {command!r}")
+    who = f"setveil_register_commands of {_command_origin(command)}"
+    parent = cli if group is None else cli.commands.get(group)
+    if not isinstance(parent, click.Group):
+        groups = ", ".join(sorted(n for n, c in cli.commands.items() if isinstance(c, click.Group)))
+        raise PluginError(f"{who}: command {command.name!r} names group {group!r}, which is not registered "
+                          f"(groups: {groups}); register the group first")
+    taken = parent.commands.get(command.name)
+    if taken is not None and taken is not command:
+        where = "setveil" if group is None else f"setveil {group}"
+        raise PluginError(f"{who}: `{where} {command.name}` is taken by {_command_origin(taken)}; rename the command")
+    parent.add_command(command)
+
+
+def _command_origin(command: click.Command) -> str:
+    # a click.Group built without a function has no module to tell its distribution by
+    return "a plugin" if command.callback is None else distribution_of(command.callback)
 
 
 def main(argv: list[str] | None = None) -> None:

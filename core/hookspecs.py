@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    import click
     import numpy as np
 
     from .model import Policy, PrivacyModel, Release
@@ -43,10 +42,13 @@ def setveil_register_policies(register: Callable[[type[Policy]], None]) -> None:
 
 
 @hookspec
-def setveil_register_commands(cli: click.Group) -> None:
-    """Add subcommands to the ``setveil`` command line: ``@cli.command()`` inside the hook.
+def setveil_register_commands(register: Callable[..., None]) -> None:
+    """Add commands to the ``setveil`` command line by calling ``register(command)`` with a
+    ``click.Command`` (or ``click.Group``) for a top-level command, or ``register(command,
+    group="bench")`` to add it to a group: ``bench``, or one a plugin registered before.
 
-    Called once when the CLI starts. Every implementation is called.
+    Called once when the CLI starts. Every implementation is called; a name that is taken, or a
+    group that does not exist, stops the CLI naming the command.
     """
 
 

@@ -251,7 +251,7 @@ def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
     concrete subclass of ``base``."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise PluginError(f"{kind} {cls!r} registered by a plugin is not a subclass of setveil.{base.__name__}")
-    entry = Entry(cls, _distribution_of(cls))
+    entry = Entry(cls, distribution_of(cls))
     where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
@@ -342,10 +342,12 @@ def _check_parameters(cls: type, where: str) -> None:
         names.add(parameter.name)
 
 
-def _distribution_of(cls: type) -> str:
-    top = cls.__module__.partition(".")[0]
+def distribution_of(thing: Any) -> str:
+    """The distribution that installed the module defining ``thing`` (a class, a function), or
+    that module's name when no distribution did."""
+    top = thing.__module__.partition(".")[0]
     dists = _packages_distributions().get(top)
-    return dists[0] if dists else cls.__module__
+    return dists[0] if dists else thing.__module__
 
 
 @functools.cache

@@ -300,10 +300,10 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
 
 
 @hookimpl
-def setveil_register_commands(cli):
+def setveil_register_commands(register):
     for command in (serve, dev_broker, replay, tail, demo):
-        cli.add_command(command)
-    cli.commands["bench"].add_command(bench_stream)
+        register(command)
+    register(bench_stream, group="bench")
 
 
 def run(coroutine) -> Any:

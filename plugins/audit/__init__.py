@@ -7,7 +7,8 @@ from setveil.core.hookspecs import hookimpl
 
 
 @hookimpl
-def setveil_register_commands(cli):
-    from .commands import register_commands
+def setveil_register_commands(register):
+    from .commands import audit, bench_audit
 
-    register_commands(cli)
+    register(audit)
+    register(bench_audit, group="bench")

@@ -30,11 +30,6 @@ from .program import (LINKINGS, MAX_PAIRS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UN
 MAX_TOLERANCE_SDS = 10.0
 
 
-def register_commands(cli: click.Group) -> None:
-    cli.add_command(audit)
-    cli.commands["bench"].add_command(bench_audit)
-
-
 @click.group("audit")
 def audit():
     """Attack releases: recover the names of renamed items from published frequent itemsets."""

@@ -21,7 +21,7 @@ def setveil_register_policies(register):
 
 
 @hookimpl
-def setveil_register_commands(cli):
+def setveil_register_commands(register):
     from .experiments import bench_coherence
 
-    cli.commands["bench"].add_command(bench_coherence)
+    register(bench_coherence, group="bench")

@@ -24,7 +24,7 @@ def setveil_register_policies(register):
 
 
 @hookimpl
-def setveil_register_commands(cli):
+def setveil_register_commands(register):
     from .bench import partition_bench
 
-    cli.commands["bench"].add_command(partition_bench)
+    register(partition_bench, group="bench")

@@ -22,7 +22,7 @@ def setveil_register_policies(register):
 
 
 @hookimpl
-def setveil_register_commands(cli):
+def setveil_register_commands(register):
     from .bench import rho_bench
 
-    cli.commands["bench"].add_command(rho_bench)
+    register(rho_bench, group="bench")

@@ -22,7 +22,8 @@ def setveil_register_policies(register):
 
 
 @hookimpl
-def setveil_register_commands(cli):
-    from .commands import register_commands
+def setveil_register_commands(register):
+    from .commands import bench_sanitize, patterns_group
 
-    register_commands(cli)
+    register(patterns_group)
+    register(bench_sanitize, group="bench")

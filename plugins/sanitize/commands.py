@@ -26,13 +26,9 @@ from .patterns import RestrictivePatterns
 from .sample import TooFewPatterns, TransactionsTooShort, frequent_supersets, sample_patterns, write_patterns
 
 
-def register_commands(cli: click.Group) -> None:
-    patterns = cli.commands.get("patterns")
-    if patterns is None:
-        patterns = click.Group("patterns", help="Restrictive patterns for experiments.")
-        cli.add_command(patterns)
-    patterns.add_command(sample)
-    cli.commands["bench"].add_command(bench_sanitize)
+@click.group("patterns")
+def patterns_group():
+    """Restrictive patterns for experiments."""
 
 
 def sampling_options(min_support: float, max_support: float):
@@ -65,7 +61,7 @@ def _check_ranges(min_length, max_length, min_support, max_support) -> None:
         raise ParameterError("min-support", f"{min_support} is more than --max-support {max_support}")
 
 
-@click.command("sample")
+@patterns_group.command("sample")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns.")
 @sampling_options(0.2, 0.4)

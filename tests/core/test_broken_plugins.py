@@ -138,6 +138,16 @@ CASES = {
         GOOD_MODELS + "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Keep)\n",
         "policy 'keep' of model 'cap' is registered twice: both times by brokenplugin-dist",
     ),
+    "command in a group that is not registered": (
+        GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('hello')\ndef hello():\n    pass\n"
+        "\n@hookimpl\ndef setveil_register_commands(register):\n    register(hello, group='reports')\n",
+        "setveil_register_commands of brokenplugin-dist: command 'hello' names group 'reports', which is not registered",
+    ),
+    "command named like a core command": (
+        GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('anonymize')\ndef mine():\n    pass\n"
+        "\n@hookimpl\ndef setveil_register_commands(register):\n    register(mine)\n",
+        "setveil_register_commands of brokenplugin-dist: `setveil anonymize` is taken by setveil; rename the command",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
@@ -172,6 +182,17 @@ def test_a_broken_class_stops_commands_that_use_no_model(tmp_path):
     source, expected = CASES["abstract policy"]
     result = setveil(install(tmp_path, source), "items", "--help")
     assert result.returncode == 2 and expected in result.stderr and result.stdout == ""
+
+
+def test_a_plugin_adds_a_command_and_a_benchmark(tmp_path):
+    source = GOOD_MODELS + GOOD_POLICIES + (
+        "\nimport click\n\n@click.command('hello')\ndef hello():\n    click.echo('hello from a plugin')\n"
+        "\n@click.command('cap')\ndef bench_cap():\n    click.echo('benchmarking cap')\n"
+        "\n@hookimpl\ndef setveil_register_commands(register):\n    register(hello)\n    register(bench_cap, group='bench')\n"
+    )
+    env = install(tmp_path, source)
+    assert setveil(env, "hello").stdout == "hello from a plugin\n"
+    assert setveil(env, "bench", "cap").stdout == "benchmarking cap\n"
 
 
 def test_the_well_formed_plugin_loads(tmp_path):
