@@ -13,6 +13,9 @@ def setveil_anonymize_window(model, policy, window, rng):
 @hookimpl
 def setveil_register_commands(register):
     from .bench import bench_run, bench_windows
+    from .preparation import hierarchy, items
 
+    register(items)
+    register(hierarchy)
     register(bench_run, group="bench")
     register(bench_windows, group="bench")

@@ -16,21 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from .. import __version__
-from .clitypes import FloatRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
-from .hierarchy import Hierarchy
-from .itemsplit import coherence_split, random_split
 from .labeltext import check_user_file
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
 from .plugins import Configured, distribution_of, get_plugin_manager, get_registry, model_call, plugin_errors
-from .schema import ItemSchema, label_file_bytes
+from .schema import ItemSchema
 from .verify import release_violations
 from .window import Window
 
@@ -408,74 +404,6 @@ def _parameter_line(row: dict[str, Any]) -> str:
 @cli.group()
 def bench():
     """Benchmarks on your own data: speed, memory and information loss."""
-
-
-@cli.group()
-def items():
-    """Item lists for experiments."""
-
-
-@items.command("split")
-@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("--method", type=click.Choice(["coherence", "random"]), default="coherence", show_default=True,
-              help="coherence: Xu et al. §4.1 (public share δ, private = top non-public item of some transaction); "
-                   "random: a share of item types sensitive.")
-@click.option("--public-share", type=FloatRange(0, 1), help="δ: share of items made public (coherence).")
-@click.option("--sensitive-share", type=FloatRange(0, 1), help="Share of item types made sensitive (random).")
-@click.option("--h", "h", type=FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the sensitive items here ('-' for stdout).")
-@click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
-def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
-    """Choose sensitive and public items of INPUT at random (seeded)."""
-    if method == "coherence" and public_share is None:
-        raise click.UsageError("--method coherence needs --public-share")
-    if method == "random" and sensitive_share is None:
-        raise click.UsageError("--method random needs --sensitive-share")
-    for name, value, used_by in (("sensitive-share", sensitive_share, "random"), ("public-share", public_share, "coherence"),
-                                 ("h", h, "coherence")):
-        if value is not None and method != used_by:
-            raise ParameterError(name, f"an option of --method {used_by}; --method {method} would ignore it")
-    for flag, path in (("--sensitive-out", sensitive_out), ("--public-out", public_out)):
-        if path is not None:
-            check_output(path, flag, (input_path,))
-    distinct_outputs({"--sensitive-out": sensitive_out, "--public-out": public_out})
-    window = read_window(input_path, fmt)
-    if method == "coherence":
-        split = coherence_split(window, public_share, seed, h)
-    else:
-        split = random_split(window, sensitive_share, seed)
-    outputs = [(sensitive_out, label_file_bytes(split.private))]
-    if public_out is not None:
-        outputs.append((public_out, label_file_bytes(split.public)))
-    write_outputs(outputs)
-    click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
-
-
-@cli.group()
-def hierarchy():
-    """Generalization hierarchies (child,parent files)."""
-
-
-@hierarchy.command("build")
-@click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("--fanout", required=True, type=click.IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write child,parent lines here ('-' for stdout).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
-def hierarchy_build(input_path, fanout, output, fmt):
-    """Build the balanced hierarchy of fan-out f over the items of INPUT.
-
-    Items are sorted with integer labels first in numeric order, then the others; runs of f
-    nodes get a parent labelled first..last, level by level, up to one root.
-    """
-    check_output(output, "--output", (input_path,))
-    window = read_window(input_path, fmt)
-    built = Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), fanout, input_path)
-    built.write(output)
-    click.echo(f"{built.n_leaves} items, {len(built)} nodes, height {built.height}", err=True)
 
 
 @functools.cache
