@@ -16,7 +16,6 @@ function of the input log only, so a re-delivered window carries the id it had b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,10 +109,6 @@ def rejected_message_headers(kind: str, reason: str, topic: str, partition: int,
         _header("setveil_partition", partition),
         _header("setveil_offset", offset),
     ]
-
-
-def headers_dict(headers: Sequence[tuple[str, bytes]] | None) -> dict[str, str]:
-    return {name: value.decode("utf-8", "replace") for name, value in (headers or ())}
 
 
 # -- batches --------------------------------------------------------------------------------------

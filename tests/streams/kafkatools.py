@@ -11,7 +11,6 @@ import msgpack
 from aiokafka import TopicPartition
 
 from setveil.streams import kafka
-from setveil.streams.codec import headers_dict
 from setveil.streams.settings import Settings
 
 
@@ -23,6 +22,10 @@ class Read:
     value: bytes | None
     headers: dict[str, str]
     timestamp: float
+
+
+def headers_dict(headers: Sequence[tuple[str, bytes]] | None) -> dict[str, str]:
+    return {name: value.decode("utf-8", "replace") for name, value in (headers or ())}
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1):
