@@ -161,6 +161,8 @@ class Registry:
             raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
         _check_parameters(cls, where)
         _check_methods(cls, where)
+        if not (isinstance(cls.peak_stats, (set, frozenset)) and all(isinstance(s, str) for s in cls.peak_stats)):
+            raise PluginError(f"{where}: peak_stats must be a frozenset of stat names, not {cls.peak_stats!r}")
         if cls.name in self.models:
             raise PluginError(f"model {cls.name!r} is registered twice: {_twice(self.models[cls.name], entry)}")
         self.models[cls.name] = entry
@@ -170,6 +172,7 @@ class Registry:
         where, entry = _checked_entry("policy", cls, Policy)
         _require(cls, where, name=str, model=str, summary=str)
         _check_parameters(cls, where)
+        _check_methods(cls, where, POLICY_METHODS)
         model = self.models.get(cls.model)
         if model is None:
             raise PluginError(
@@ -220,7 +223,17 @@ class Registry:
             raise ParameterError("sensitive", f"model {model!r} needs the sensitive (private) items: give --sensitive FILE")
         if model_cls.needs_hierarchy and not context.has_hierarchy:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
-        return Configured(model_cls(model_params, context), policy_cls(policy_params), {**model_params, **policy_params})
+        # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
+        # it raises besides a ParameterError is its error, named by type (its text may quote data)
+        try:
+            model_obj = model_cls(model_params, context)
+            policy_obj = policy_cls(policy_params)
+        except SetveilError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"model {model!r} with policy {policy_cls.name!r}: __init__ raised "
+                              f"{type(exc).__name__}") from None
+        return Configured(model_obj, policy_obj, {**model_params, **policy_params})
 
     def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
         """The model and policy classes and their parsed parameters; raises on any unknown name
@@ -273,13 +286,16 @@ MODEL_METHODS = {
     "information_loss": ("original", "release"),
     "input_notes": ("original", "source"),
     "metrics": ("original", "release"),
+    "__init__": ("params", "context"),
 }
+#: the policy methods the core calls
+POLICY_METHODS = {"__init__": ("params",)}
 
 
-def _check_methods(cls: type, where: str) -> None:
-    """Refuse at start-up a model method the core could not call: a wrong signature would
-    otherwise fail every window closed as a bare ``TypeError``."""
-    for method, arguments in MODEL_METHODS.items():
+def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]] = MODEL_METHODS) -> None:
+    """Refuse at start-up a method the core could not call: a wrong signature would otherwise
+    fail every window closed as a bare ``TypeError``, or a run with a traceback."""
+    for method, arguments in methods.items():
         function = getattr(cls, method)
         try:
             inspect.signature(function).bind(None, *arguments)

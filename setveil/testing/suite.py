@@ -109,10 +109,6 @@ class ConformanceSuite:
             release = get_plugin_manager().hook.setveil_anonymize_window(
                 model=configured.model, policy=configured.policy, window=window.read_only_copy(),
                 rng=np.random.default_rng(seed))
-        except ValueError as exc:
-            if "read-only" in str(exc):
-                pytest.fail(f"{who}: anonymize wrote into its input window, which is read-only ({exc}); build a new Window")
-            raise
         except Infeasible as exc:
             assert exc.reason, f"{who}: Infeasible must say why"
             assert self.check_finds_something(configured, window), (
@@ -120,6 +116,11 @@ class ConformanceSuite:
                 "either the refusal or the check is wrong"
             )
             return None
+        except Exception as exc:
+            if isinstance(exc, ValueError) and "read-only" in str(exc):
+                pytest.fail(f"{who}: anonymize wrote into its input window, which is read-only ({exc}); build a new Window")
+            # the pipeline would fail the window closed; here the failure says whose it is
+            raise AssertionError(f"{who}: anonymize raised {type(exc).__name__}: {exc}") from exc
         assert isinstance(release, Release) and isinstance(release.window, Window), (
             f"{who}: anonymize (or a setveil_anonymize_window hook) must return a Release of a Window, "
             f"not {type(release).__name__}"
@@ -187,7 +188,10 @@ class ConformanceSuite:
                 configured = self.configured(policy)
                 released = self.release_or_refusal(configured, window)
                 if released is not None:
-                    metrics = configured.model.metrics(window, released)
+                    try:
+                        metrics = configured.model.metrics(window, released)
+                    except Exception as exc:
+                        raise AssertionError(f"policy {policy!r}: metrics raised {type(exc).__name__}: {exc}") from exc
                     assert isinstance(metrics, dict), f"policy {policy!r}: metrics must return a dict, not {type(metrics).__name__}"
 
     @_settings

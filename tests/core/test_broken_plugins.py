@@ -148,6 +148,17 @@ CASES = {
         "\n@hookimpl\ndef setveil_register_commands(register):\n    register(mine)\n",
         "setveil_register_commands of brokenplugin-dist: `setveil anonymize` is taken by setveil; rename the command",
     ),
+    "model __init__ with another signature": (
+        # regression (QA re-check as a plugin author): a traceback at the first run, --help passed
+        GOOD_MODELS.replace("register(Cap)", "Cap.__init__ = lambda self, params: None\n    register(Cap)")
+        + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: __init__(self, params) cannot be called as "
+        "__init__(self, params, context)",
+    ),
+    "peak_stats that is not a set": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = 'workers'\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a frozenset of stat names, not 'workers'",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
@@ -182,6 +193,20 @@ def test_a_broken_class_stops_commands_that_use_no_model(tmp_path):
     source, expected = CASES["abstract policy"]
     result = setveil(install(tmp_path, source), "items", "--help")
     assert result.returncode == 2 and expected in result.stderr and result.stdout == ""
+
+
+def test_a_model_whose_init_raises_stops_the_run_in_one_line(tmp_path):
+    # Regression (QA re-check as a plugin author): a ValueError from __init__ (where docs/plugins.md
+    # puts checks of the files a parameter names) printed a traceback, and `verify` exited 1, which
+    # says the release fails
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.__init__ = quoting_init\n    register(Cap)") + GOOD_POLICIES
+    env = install(tmp_path, "\ndef quoting_init(self, params, context):\n    raise ValueError('HIV')\n" + source)
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    for args in (["anonymize", str(data), "-o", str(tmp_path / "out.dat")], ["verify", str(data), str(data)]):
+        result = setveil(env, *args, "--model", "cap", "-P", "m=1")
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == "setveil: error: model 'cap' with policy 'keep': __init__ raised ValueError\n"
 
 
 def test_a_plugin_adds_a_command_and_a_benchmark(tmp_path):

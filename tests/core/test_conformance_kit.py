@@ -59,6 +59,8 @@ class Floor(PrivacyModel):
     def anonymize(self, window, policy, rng):
         if FAULT == "refuse":
             raise Infeasible("refused")
+        if FAULT == "crash":
+            raise RuntimeError("boom")
         rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
         if FAULT == "forget" and len(rare):
             rare = rare[1:]
@@ -167,6 +169,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # kit called the model's anonymize, so only the command line and the service caught it)
         ("hook", "fails the check: ['rare: an item is held by fewer than k transactions"),
         ("loss", "information_loss must be a finite number, not 'none'"),
+        # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
+        ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
         ("metrics", "metrics must return a dict, not list"),
     ],
 )
