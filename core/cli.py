@@ -411,31 +411,40 @@ def _load_plugin_commands() -> None:
     # the registry too, though not every command needs it, so that a broken model or policy
     # class stops every command at start-up as a broken hook does
     get_registry()
-    get_plugin_manager().hook.setveil_register_commands(register=register_command)
+    asked: list[tuple[str, click.Command, str | None]] = []
+    hook = get_plugin_manager().hook.setveil_register_commands
+    for impl in reversed(hook.get_hookimpls()):
+        # a callback of its own for each implementation, so that an error names who asked
+        who = distribution_of(impl.function)
+
+        def register(command: click.Command, group: str | None = None, who: str = who) -> None:
+            asked.append((who, command, group))
+
+        impl.function(**{name: register for name in impl.argnames})
+    # top-level commands first, setveil's own first of all, then the members of groups: which
+    # names are taken and which groups exist does not depend on the order plugins are found in
+    asked.sort(key=lambda entry: (entry[2] is not None, entry[0] != "setveil"))
+    owners: dict[tuple[str | None, str], str] = {(None, name): "setveil" for name in cli.commands}
+    for who, command, group in asked:
+        _add_command(owners, who, command, group)
 
 
-def register_command(command: click.Command, group: str | None = None) -> None:
-    """The ``register`` callback of ``setveil_register_commands``: ``command`` at the top level,
-    or in ``group``. Registering the same command again (the CLI loaded twice in one process) is
-    a no-op; another command under a taken name is refused."""
+def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: click.Command, group: str | None) -> None:
+    """Add a command a plugin registered, ``owners`` holding who registered each name so far."""
+    where = f"setveil_register_commands of {who}"
     if not isinstance(command, click.Command) or not command.name:
-        raise PluginError(f"setveil_register_commands: register() takes a named click.Command, not {command!r}")
-    who = f"setveil_register_commands of {_command_origin(command)}"
+        raise PluginError(f"{where}: register() takes a named click.Command, not {command!r}")
     parent = cli if group is None else cli.commands.get(group)
     if not isinstance(parent, click.Group):
         groups = ", ".join(sorted(n for n, c in cli.commands.items() if isinstance(c, click.Group)))
-        raise PluginError(f"{who}: command {command.name!r} names group {group!r}, which is not registered "
-                          f"(groups: {groups}); register the group first")
-    taken = parent.commands.get(command.name)
-    if taken is not None and taken is not command:
-        where = "setveil" if group is None else f"setveil {group}"
-        raise PluginError(f"{who}: `{where} {command.name}` is taken by {_command_origin(taken)}; rename the command")
+        raise PluginError(f"{where}: command {command.name!r} names group {group!r}, which no plugin registers "
+                          f"(groups: {groups})")
+    owner = owners.get((group, command.name))
+    if owner is not None:
+        path = "setveil" if group is None else f"setveil {group}"
+        raise PluginError(f"{where}: `{path} {command.name}` is taken by {owner}; rename the command")
+    owners[(group, command.name)] = who
     parent.add_command(command)
-
-
-def _command_origin(command: click.Command) -> str:
-    # a click.Group built without a function has no module to tell its distribution by
-    return "a plugin" if command.callback is None else distribution_of(command.callback)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -34,17 +34,9 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     plugin's name and the type of its error alone (its message may quote the window) and changes
     nothing, so that a broken metrics plugin can neither emit a window, nor stop a worker, nor
     keep the other observers from hearing of the window (pluggy stops at the first error)."""
-    for impl in reversed(observers.get_hookimpls()):
+    for impl in reversed(observers.get_hookimpls()):  # no wrappers: the plugin loader refuses them here
         try:
-            called = impl.function(*(kwargs[name] for name in impl.argnames))
-            if impl.wrapper or impl.hookwrapper:
-                # nothing to wrap: run it through its yield, with what pluggy would hand it (the
-                # list of the other observers' results, which return None)
-                next(called)
-                try:
-                    called.send(pluggy.Result([], None) if impl.hookwrapper else [])
-                except StopIteration:
-                    pass
+            impl.function(*(kwargs[name] for name in impl.argnames))
         except (Exception, SystemExit) as exc:  # sys.exit() in a plugin is its error too, not a stop
             log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
                       type(exc).__name__)

@@ -45,10 +45,12 @@ def setveil_register_policies(register: Callable[[type[Policy]], None]) -> None:
 def setveil_register_commands(register: Callable[..., None]) -> None:
     """Add commands to the ``setveil`` command line by calling ``register(command)`` with a
     ``click.Command`` (or ``click.Group``) for a top-level command, or ``register(command,
-    group="bench")`` to add it to a group: ``bench``, or one a plugin registered before.
+    group="bench")`` to add it to a group: ``bench``, or one any plugin registers.
 
-    Called once when the CLI starts. Every implementation is called; a name that is taken, or a
-    group that does not exist, stops the CLI naming the command.
+    Called once when the CLI starts. Every implementation is called; the commands are added once
+    all have been, top-level ones first (setveil's own before any plugin's), so neither a name nor
+    a group depends on the order plugins are found in. A name that is taken, or a group no plugin
+    registers, stops the CLI naming the distribution that asked.
     """
 
 

@@ -86,9 +86,18 @@ def _signature_problem(pm: pluggy.PluginManager, exc: pluggy.PluginValidationErr
     return f"{'; '.join(lines[1:])}; the hook takes ({', '.join(spec.argnames)})"
 
 
+#: the one hook whose implementations may be wrappers: the others are called one by one
+#: (observers, registrations), so a wrapper would have nothing to wrap
+WRAPPABLE_HOOK = "setveil_anonymize_window"
+
+
 def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
     callers = pm.get_hookcallers(plugin) or []
     for caller in callers:
+        wrappers = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin and (impl.wrapper or impl.hookwrapper)]
+        if wrappers and caller.name != WRAPPABLE_HOOK:
+            raise PluginError(f"{where}: implements {caller.name} as a wrapper; only {WRAPPABLE_HOOK} takes "
+                              "wrappers (every implementation of the others is called on its own)")
         if caller.has_spec() or all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
             continue
         close = difflib.get_close_matches(caller.name, _hook_names(), n=1)

@@ -141,7 +141,7 @@ CASES = {
     "command in a group that is not registered": (
         GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('hello')\ndef hello():\n    pass\n"
         "\n@hookimpl\ndef setveil_register_commands(register):\n    register(hello, group='reports')\n",
-        "setveil_register_commands of brokenplugin-dist: command 'hello' names group 'reports', which is not registered",
+        "setveil_register_commands of brokenplugin-dist: command 'hello' names group 'reports', which no plugin registers",
     ),
     "command named like a core command": (
         GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('anonymize')\ndef mine():\n    pass\n"
@@ -158,6 +158,19 @@ CASES = {
     "peak_stats that is not a set": (
         GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = 'workers'\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a frozenset of stat names, not 'workers'",
+    ),
+    "group named like a core group": (
+        # regression (review): setveil's own items and hierarchy groups were registered last, so a
+        # plugin's group of the same name took them, and the error blamed setveil
+        GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.group('items')\ndef mine():\n    pass\n"
+        "\n@hookimpl\ndef setveil_register_commands(register):\n    register(mine)\n",
+        "setveil_register_commands of brokenplugin-dist: `setveil items` is taken by setveil; rename the command",
+    ),
+    "observer declared as a wrapper": (
+        # regression (review): the observers are called one by one, so a wrapper wrapped nothing
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(wrapper=True)\ndef setveil_window_rejected(reason):\n"
+        "    result = yield\n    return result\n",
+        "implements setveil_window_rejected as a wrapper; only setveil_anonymize_window takes wrappers",
     ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
@@ -213,11 +226,15 @@ def test_a_plugin_adds_a_command_and_a_benchmark(tmp_path):
     source = GOOD_MODELS + GOOD_POLICIES + (
         "\nimport click\n\n@click.command('hello')\ndef hello():\n    click.echo('hello from a plugin')\n"
         "\n@click.command('cap')\ndef bench_cap():\n    click.echo('benchmarking cap')\n"
+        "\n@click.command('cap')\ndef patterns_cap():\n    click.echo('patterns for cap')\n"
         "\n@hookimpl\ndef setveil_register_commands(register):\n    register(hello)\n    register(bench_cap, group='bench')\n"
+        "    register(patterns_cap, group='patterns')\n"
     )
     env = install(tmp_path, source)
     assert setveil(env, "hello").stdout == "hello from a plugin\n"
     assert setveil(env, "bench", "cap").stdout == "benchmarking cap\n"
+    # another plugin's group, whichever of the two is found first (review: it depended on the order)
+    assert setveil(env, "patterns", "cap").stdout == "patterns for cap\n"
 
 
 def test_the_well_formed_plugin_loads(tmp_path):

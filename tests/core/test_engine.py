@@ -187,36 +187,6 @@ def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder,
     assert len(rec.anonymized) == 1 and len(rec.rejected) == 1
 
 
-class WrappingObserver:
-    def __init__(self):
-        self.calls = []
-
-    @hookimpl(wrapper=True)
-    def setveil_window_rejected(self, reason):
-        self.calls.append(("before", reason))
-        result = yield
-        self.calls.append(("after", result))
-        return result
-
-    @hookimpl(hookwrapper=True)
-    def setveil_window_anonymized(self, report):
-        outcome = yield
-        self.calls.append(("old-style", outcome.get_result(), report["transactions"]))
-
-
-def test_an_observer_declared_as_a_wrapper_still_observes(recorder):
-    rec, pm, registry = recorder
-    observer = WrappingObserver()
-    pm.register(observer, name="wrapping-observer")
-    good = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
-    Pipeline(good, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
-    with pytest.raises(WindowRejected):
-        Pipeline(registry.configure("leaky", None, {"k": "2"}, Context()), pm).run(
-            Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
-    reason = rec.rejected[0]
-    assert observer.calls == [("old-style", [], 2), ("before", reason), ("after", [])]
-
-
 def _with_model(registry, model_class):
     leaky = registry.configure("leaky", None, {"k": "1"}, Context())
     return plugins.Configured(model_class(leaky.model.params, leaky.model.context), leaky.policy, leaky.params)
