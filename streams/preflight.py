@@ -1,5 +1,6 @@
 """Checks that need the machine, made before a worker connects (docs/operations.md, "Settings"):
-the TLS context the Kafka clients will build, and the address and port its web server will bind.
+the TLS context the Kafka clients will build, the address and port its web server will bind, and
+Faust's data directory.
 
 Either would otherwise fail only after the worker had connected, as a traceback that names no
 setting. Messages name settings, files and OpenSSL's reason, never a file's contents or a password.
@@ -113,3 +114,31 @@ def check_web_listen(settings: Settings) -> None:
                                  "on it (ports below 1024 need privileges)") from None
         raise ParameterError("web.bind", f"cannot listen on {bind!r} (from {settings.source('web.bind')}), port "
                              f"{port} (from {settings.source('web.port')}): {exc.strerror or exc}") from None
+
+
+def check_data_dir(settings: Settings) -> None:
+    """``worker.data_dir``, which Faust creates (with its parents) once the worker has connected,
+    and otherwise fails on with a traceback. Only a worker calls this: ``replay`` and ``tail``
+    share its settings but not its machine."""
+    path = settings.worker.data_dir
+    if not path:
+        return
+    problem = _data_dir_problem(path)
+    if problem is not None:
+        raise ParameterError("worker.data_dir", f"{path!r} (from {settings.source('worker.data_dir')}) {problem}; "
+                             "allowed: a directory the worker may write, or one it may create")
+
+
+def _data_dir_problem(path: str) -> str | None:
+    """Why the worker could not use ``path`` as Faust's data directory (Faust creates it with its
+    parents), or None."""
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            return "is not a directory"
+        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"cannot be created: {parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"

@@ -446,31 +446,10 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("consumer.group_id", f"{group!r} (from {sources['consumer.group_id']}) cannot name "
                              f"the group's topic {group + LEADER_TOPIC_SUFFIX!r}; allowed: 1-{249 - len(LEADER_TOPIC_SUFFIX)} "
                              "of a-z, A-Z, 0-9, '.', '_', '-'")
-    data_dir = values["worker.data_dir"]
-    if data_dir:
-        problem = _data_dir_problem(data_dir)
-        if problem is not None:
-            raise ParameterError("worker.data_dir", f"{data_dir!r} (from {sources['worker.data_dir']}) {problem}; "
-                                 "allowed: a directory the worker may write, or one it may create")
 
 
 #: the topic Faust's leader assignor creates for a consumer group: ``<group_id>`` + this
 LEADER_TOPIC_SUFFIX = "-__assignor-__leader"
-
-
-def _data_dir_problem(path: str) -> str | None:
-    """Why the worker could not use ``path`` as Faust's data directory (Faust creates it with its
-    parents), or None."""
-    if os.path.exists(path):
-        if not os.path.isdir(path):
-            return "is not a directory"
-        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
-    parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        return f"cannot be created: {parent} is not a directory"
-    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
 
 
 def describe(settings: Settings) -> list[str]:
