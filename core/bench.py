@@ -21,7 +21,7 @@ from typing import Any
 import click
 import numpy as np
 
-from .cli import configure, cut_windows, model_options, pin_hierarchy, read_paths, smallest_window
+from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
 from .clitypes import check_json, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, WindowRejected
@@ -148,9 +148,9 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
         elapsed = time.perf_counter() - started
         # the model's own measure over every released window together, as `anonymize --window`
         # reports it; none when nothing was released (0 would read as the best result)
-        info_loss = None if not releases else float(model_call(
+        info_loss = None if not releases else finite_loss(model_call(
             configured.model, "information_loss", Window.concat(originals, vocab=data.vocab),
-            Window.concat(releases, vocab=data.vocab)))
+            Window.concat(releases, vocab=data.vocab)), configured.model)
         rows.append(
             {
                 "window": size,

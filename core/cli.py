@@ -250,7 +250,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
         "transactions": len(original),
         "items_before": original.n_occurrences,
         "items_after": released.n_occurrences,
-        "info_loss": _finite_loss(model_call(model, "information_loss", original, released), model),
+        "info_loss": finite_loss(model_call(model, "information_loss", original, released), model),
         "loss_metric": model.loss_metric,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
@@ -262,7 +262,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
     }
 
 
-def _finite_loss(loss, model) -> float:
+def finite_loss(loss, model) -> float:
     if not math.isfinite(loss):
         raise PluginError(f"model {model.name!r}: information_loss returned {loss}")
     return float(loss)
@@ -273,8 +273,8 @@ def _json_bytes(body) -> bytes:
 
 
 def _json_default(value):
-    if hasattr(value, "item"):
-        return value.item()
+    if hasattr(value, "tolist"):  # numpy scalars and arrays a model put in its stats
+        return value.tolist()
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     return str(value)

@@ -69,8 +69,9 @@ class Infeasible(SetveilError):
 
 class WindowRejected(SetveilError):
     """A window failed closed: the model refused it, erred, or its release failed the check.
-    ``cause`` is the model's exception (:class:`Infeasible` for a refusal), None for a release
-    that failed the check."""
+    ``cause`` is the model's exception (:class:`Infeasible` for a refusal), a
+    :class:`PluginError` setveil made for what the model returned (no Release, a release of
+    another length, a loss that is not a number), or None for a release that failed the check."""
 
     exit_code = 1
 

@@ -16,7 +16,7 @@ import difflib
 import functools
 import importlib.metadata
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,7 +171,7 @@ class Registry:
         _check_parameters(cls, where)
         _check_methods(cls, where)
         if not (isinstance(cls.peak_stats, (set, frozenset)) and all(isinstance(s, str) for s in cls.peak_stats)):
-            raise PluginError(f"{where}: peak_stats must be a frozenset of stat names, not {cls.peak_stats!r}")
+            raise PluginError(f"{where}: peak_stats must be a set of stat names, not {cls.peak_stats!r}")
         if cls.name in self.models:
             raise PluginError(f"model {cls.name!r} is registered twice: {_twice(self.models[cls.name], entry)}")
         self.models[cls.name] = entry
@@ -234,14 +234,8 @@ class Registry:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
         # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
         # it raises besides a ParameterError is its error, named by type (its text may quote data)
-        try:
-            model_obj = model_cls(model_params, context)
-            policy_obj = policy_cls(policy_params)
-        except SetveilError:
-            raise
-        except Exception as exc:
-            raise PluginError(f"model {model!r} with policy {policy_cls.name!r}: __init__ raised "
-                              f"{type(exc).__name__}") from None
+        model_obj = _construct(f"model {model!r}", lambda: model_cls(model_params, context))
+        policy_obj = _construct(f"policy {policy_cls.name!r} of model {model!r}", lambda: policy_cls(policy_params))
         return Configured(model_obj, policy_obj, {**model_params, **policy_params})
 
     def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
@@ -281,6 +275,15 @@ def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
     return where, entry
 
 
+def _construct(what: str, make: Callable[[], Any]) -> Any:
+    try:
+        return make()
+    except SetveilError:
+        raise
+    except Exception as exc:
+        raise PluginError(f"{what}: __init__ raised {type(exc).__name__}") from None
+
+
 def _twice(first: Entry, second: Entry) -> str:
     if first.distribution == second.distribution:
         return f"both times by {first.distribution}"
@@ -306,8 +309,10 @@ def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]]
     fail every window closed as a bare ``TypeError``, or a run with a traceback."""
     for method, arguments in methods.items():
         function = getattr(cls, method)
+        # looked up on the class, a static or class method already has no self to pass
+        bound = isinstance(inspect.getattr_static(cls, method), (staticmethod, classmethod))
         try:
-            inspect.signature(function).bind(None, *arguments)
+            inspect.signature(function).bind(*(() if bound else (None,)), *arguments)
         except TypeError:
             call = ", ".join(("self", *arguments))
             raise PluginError(f"{where}: {method}{inspect.signature(function)} cannot be called as "

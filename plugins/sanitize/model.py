@@ -67,6 +67,7 @@ class Sanitize(PrivacyModel):
     default_policy = "iga"
     policy_base = SanitizePolicy
     loss_metric = "share of item occurrences removed"
+    peak_stats = frozenset({"restrictive_patterns"})
 
     def __init__(self, params, context: Context):
         super().__init__(params, context)

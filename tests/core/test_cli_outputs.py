@@ -329,3 +329,14 @@ def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp
                     "--sensitive-out", tmp_path / "s.txt")
     one_line_error(result, "sensitive-share", "--method coherence would ignore it")
     assert not (tmp_path / "s.txt").exists()
+
+
+def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
+    # regression (review): per_window now carries every stat, and an array made --report crash
+    import numpy as np
+
+    from setveil.core.cli import _json_bytes
+
+    body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7)}}
+    assert json.loads(_json_bytes(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
+

@@ -301,3 +301,49 @@ def test_observers_cannot_change_the_release_that_is_emitted(recorder, caplog):
     outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
     assert list(outcome.release.window) == [["a"], ["b"]]
     assert "raised ValueError" in caplog.records[0].getMessage()
+
+
+class StaticPolicy(LeakyPolicy):
+    model = "static"
+
+
+class StaticLeak(StaticPolicy):
+    name = "leak"
+    summary = "releases the window unchanged"
+
+
+class StaticModel(LeakyModel):
+    """Methods the core calls, written as a static and a class method."""
+
+    name = "static"
+    policy_base = StaticPolicy
+
+    @staticmethod
+    def smallest_window():
+        return 2
+
+    @classmethod
+    def information_loss(cls, original, release):
+        return 0.25
+
+
+class StaticPlugin:
+    @hookimpl
+    def setveil_register_privacy_models(self, register):
+        register(StaticModel)
+
+    @hookimpl
+    def setveil_register_policies(self, register):
+        register(StaticLeak)
+
+
+def test_static_and_class_methods_are_callable_models(recorder):
+    # regression (review): the start-up signature check read them off the class with a self they
+    # do not take, and refused a model that works
+    _, pm, _ = recorder
+    pm.register(StaticPlugin(), name="static-plugin")
+    configured = plugins.Registry(pm).configure("static", None, {"k": "1"}, Context())
+    assert configured.model.smallest_window() == 2
+    outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["a"]]), window_rng(0, 0))
+    assert outcome.report["info_loss"] == 0.25
+

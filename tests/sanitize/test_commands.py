@@ -166,7 +166,11 @@ def test_windows_each_keep_the_bound(runner, database, tmp_path):
     patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
     out = tmp_path / "out.dat"
     args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0.2", "--policy", "minfia", "--window", "7"]
-    assert runner.invoke(cli, ["anonymize", str(database), "-o", str(out), *args]).exit_code == 0
+    report = tmp_path / "r.json"
+    assert runner.invoke(cli, ["anonymize", str(database), "-o", str(out), *args, "--report", str(report)]).exit_code == 0
+    # regression (review): the report summed the pattern count over the windows (2 per window)
+    body = json.loads(report.read_text())
+    assert body["windows"] == 5 and body["stats"]["restrictive_patterns"] == 2
     assert runner.invoke(cli, ["verify", str(database), str(out), *args]).exit_code == 0
     assert runner.invoke(cli, ["verify", str(database), str(out), *args[:-2]]).exit_code == 0
 
