@@ -8,6 +8,7 @@ release leaves :meth:`Pipeline.run` only when :func:`~setveil.core.verify.releas
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import math
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import pluggy
 
-from .errors import Infeasible, PluginError, WindowRejected
+from .errors import PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
@@ -37,7 +38,7 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     for impl in reversed(observers.get_hookimpls()):  # no wrappers: the plugin loader refuses them here
         try:
             impl.function(*(kwargs[name] for name in impl.argnames))
-        except (Exception, SystemExit) as exc:  # sys.exit() in a plugin is its error too, not a stop
+        except PLUGIN_ERRORS as exc:
             log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
                       type(exc).__name__)
 
@@ -72,8 +73,8 @@ class Pipeline:
         try:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
-            self._reject(window, f"infeasible: {exc.reason}", exc)
-        except Exception as exc:  # the model erred: nothing of this window may be emitted
+            self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
+        except PLUGIN_ERRORS as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
             self._reject(window, f"model error: {type(exc).__name__}", exc)
@@ -87,7 +88,7 @@ class Pipeline:
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, release.window))
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 self._reject(window, f"checker error: {type(exc).__name__}", exc)
             if problems:
                 self._reject(
@@ -98,10 +99,11 @@ class Pipeline:
             verified = True
         finished = time.perf_counter()
         # plugin code from here on sees copies: what is emitted is exactly what was checked
-        original, shown = window.read_only_copy(), Release(release.window.read_only_copy(), release.details, release.stats)
+        original = window.read_only_copy()
+        shown = Release(release.window.read_only_copy(), copy.deepcopy(release.details), copy.deepcopy(release.stats))
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
-        except Exception as exc:
+        except PLUGIN_ERRORS as exc:
             self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless
@@ -117,7 +119,7 @@ class Pipeline:
             "verified": verified,
             "stats": release.stats,
         }
-        notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=report)
+        notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
         return Outcome(release, report)
 
     def _broken(self, window: Window, reason: str):
@@ -125,6 +127,6 @@ class Pipeline:
         one it raised would be, not a release that failed the check."""
         self._reject(window, reason, PluginError(f"model {self.model.name!r}: {reason}"))
 
-    def _reject(self, window: Window, reason: str, cause: BaseException | None = None):
+    def _reject(self, window: Window, reason: str, cause: BaseException | None = None, refused: bool = False):
         notify(self.hook.setveil_window_rejected, window=window.read_only_copy(), model=self.model, reason=reason)
-        raise WindowRejected(reason, cause) from cause
+        raise WindowRejected(reason, cause, refused) from cause

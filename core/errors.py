@@ -75,7 +75,14 @@ class WindowRejected(SetveilError):
 
     exit_code = 1
 
-    def __init__(self, reason: str, cause: BaseException | None = None):
+    def __init__(self, reason: str, cause: BaseException | None = None, refused: bool = False):
         self.reason = reason
         self.cause = cause
+        #: the model's anonymize raised Infeasible: no safe release exists (cause ``infeasible``)
+        self.refused = refused
         super().__init__(reason)
+
+
+#: what plugin code may raise that is its error: sys.exit() in a plugin is no stop of setveil (a
+#: worker stopped by it with status 0 would meet the same window again on every restart)
+PLUGIN_ERRORS = (Exception, SystemExit)

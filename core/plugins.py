@@ -23,7 +23,7 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import ParameterError, PluginError, SetveilError, UnknownPluginError
+from .errors import PLUGIN_ERRORS, ParameterError, PluginError, SetveilError, UnknownPluginError
 from .model import Context, Policy, PrivacyModel, Transformation
 from .params import KINDS, Parameter, validate
 
@@ -280,7 +280,7 @@ def _construct(what: str, make: Callable[[], Any]) -> Any:
         return make()
     except SetveilError:
         raise
-    except Exception as exc:
+    except PLUGIN_ERRORS as exc:
         raise PluginError(f"{what}: __init__ raised {type(exc).__name__}") from None
 
 
@@ -337,7 +337,7 @@ def plugin_errors(model: PrivacyModel, what: str, after: str = "") -> Iterator[N
         yield
     except SetveilError:
         raise
-    except Exception as exc:
+    except PLUGIN_ERRORS as exc:
         raise PluginError(f"model {model.name!r}: {what} raised {type(exc).__name__}{after}") from None
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
-from setveil.core.errors import Infeasible, WindowRejected
+from setveil.core.errors import WindowRejected
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
@@ -121,7 +121,8 @@ class WindowProcessor:
         try:
             outcome = self.pipeline.run(built.window, window_rng(self.seed, ref.id))
         except WindowRejected as exc:
-            cause = causes.INFEASIBLE if isinstance(exc.cause, Infeasible) else (causes.ERROR if exc.cause else causes.CHECK_FAILED)
+            # an Infeasible raised by the checker or the loss is their error, not the model's refusal
+            cause = causes.INFEASIBLE if exc.refused else causes.ERROR if exc.cause is not None else causes.CHECK_FAILED
             return self._rejected(ref, exc.reason, cause, len(built.window))
         report = outcome.report
         released = outcome.release.window

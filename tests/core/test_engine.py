@@ -5,7 +5,7 @@ import pytest
 
 from setveil.core import plugins
 from setveil.core.engine import Pipeline, window_rng
-from setveil.core.errors import PluginError, WindowRejected
+from setveil.core.errors import Infeasible, PluginError, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
@@ -294,6 +294,18 @@ class MutatingObserver:
         release.window.indices[:] = 0
 
 
+class ReportMutatingObserver:
+    """Changes the report and the stats it is shown (QA: they were the pipeline's own dicts, so an
+    observer could flip `verified`, drop a key the service reads, or put NaN in the loss)."""
+
+    @hookimpl
+    def setveil_window_anonymized(self, release, report):
+        report["verified"] = "yes"
+        report["info_loss"] = float("nan")
+        del report["anonymize_seconds"]
+        release.stats["extra"] = 1
+
+
 def test_observers_cannot_change_the_release_that_is_emitted(recorder, caplog):
     _, pm, registry = recorder
     pm.register(MutatingObserver(), name="mutating-observer")
@@ -301,6 +313,10 @@ def test_observers_cannot_change_the_release_that_is_emitted(recorder, caplog):
     outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
     assert list(outcome.release.window) == [["a"], ["b"]]
     assert "raised ValueError" in caplog.records[0].getMessage()
+    pm.register(ReportMutatingObserver(), name="report-mutating-observer")
+    outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert outcome.report["verified"] is True and outcome.report["info_loss"] == 0.0
+    assert "anonymize_seconds" in outcome.report and "extra" not in outcome.release.stats
 
 
 class StaticPolicy(LeakyPolicy):
@@ -346,4 +362,43 @@ def test_static_and_class_methods_are_callable_models(recorder):
     assert configured.model.smallest_window() == 2
     outcome = Pipeline(configured, pm).run(Window.from_transactions([["a"], ["a"]]), window_rng(0, 0))
     assert outcome.report["info_loss"] == 0.25
+
+
+class ExitingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise SystemExit(0)
+
+
+class ExitingChecker(LeakyModel):
+    def violations(self, original, release):
+        raise SystemExit(0)
+
+
+def test_a_plugin_calling_sys_exit_fails_the_window_closed(recorder):
+    # Regression (QA, adversarial): SystemExit passed through the pipeline; a worker stopped with
+    # status 0, logging nothing, and met the same window on every restart
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["a"]])
+    for model_class, reason in ((ExitingModel, "model error: SystemExit"), (ExitingChecker, "checker error: SystemExit")):
+        with pytest.raises(WindowRejected) as rejected:
+            Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
+        assert rejected.value.reason == reason and not rejected.value.refused
+
+
+class InfeasibleLoss(LeakyModel):
+    def information_loss(self, original, release):
+        raise Infeasible("not the model's refusal")
+
+
+def test_only_anonymize_refuses_a_window(recorder):
+    # Regression (QA, adversarial): an Infeasible raised by the loss or the checker was counted as
+    # the model finding no safe release (cause infeasible)
+    _, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, InfeasibleLoss), pm).run(Window.from_transactions([["a"], ["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == "model error: information_loss raised Infeasible" and not rejected.value.refused
+    leaky = registry.configure("leaky", None, {"k": "1"}, Context())
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(leaky, pm).run(Window.from_transactions([["a"], ["b"], ["c"]]), window_rng(0, 0))
+    assert rejected.value.refused is False  # LeakyModel raises RuntimeError for three transactions
 

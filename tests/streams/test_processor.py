@@ -15,7 +15,7 @@ import pytest
 
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline
-from setveil.core.errors import PluginError
+from setveil.core.errors import Infeasible, PluginError
 from setveil.core.formats import read_window
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
@@ -137,6 +137,11 @@ class _NanLoss(Coherence):
         return float("nan")
 
 
+class _InfeasibleLoss(Coherence):
+    def information_loss(self, original, release):
+        raise Infeasible("said by the loss, not by anonymize")
+
+
 class _Bare(Coherence):
     def anonymize(self, window, policy, rng):
         return super().anonymize(window, policy, rng).window
@@ -167,14 +172,15 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample,
     transactions = list(read_window(data))[:200]
     # regression (QA as a Node consumer): a model returning a NaN loss, or no Release, was counted
     # as a failed check; a consumer of the dead letters could not tell the cause at all
-    for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error"), (_NanLoss, "error"), (_Bare, "error")):
+    for broken, cause in ((_AddsAnItem, "check-failed"), (_Crashes, "error"), (_NanLoss, "error"), (_Bare, "error"),
+                          (_InfeasibleLoss, "error")):
         pipeline = Pipeline(with_model(broken, good), get_plugin_manager())
         outcome = WindowProcessor(pipeline, 0, False, "test").process("in", 0, cut_of(transactions))
         assert not outcome.emitted and outcome.cause == cause, outcome.reason
         value = msgpack.unpackb(outcome.value)
         assert value["schema"] == "setveil.rejected-window/1" and value["cause"] == cause
         assert dict(outcome.headers)["setveil_cause"] == cause.encode()
-    assert [length for length, _ in rejections] == [200] * 4  # once each, by the pipeline
+    assert [length for length, _ in rejections] == [200] * 5  # once each, by the pipeline
 
 
 def test_windows_failed_outside_the_pipeline_are_observed_too(sample, rejections):
