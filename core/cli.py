@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import numbers
 import sys
 import time
 from dataclasses import replace
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 from .. import __version__
 from .engine import Pipeline, window_rng
@@ -223,7 +225,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     body = None if report is None else _report(configured, files, original, released, outcomes, read_seconds, window_size, seed)
     outputs = [(output, render_window(released, output, output_format))]
     if body is not None:
-        outputs.append((report, _json_bytes({**body, "seconds": time.perf_counter() - started})))
+        outputs.append((report, _report_bytes({**body, "seconds": time.perf_counter() - started}, configured.model)))
     write_outputs(outputs)
     if body is not None:
         for group, reason in body["metrics"].get("skipped", {}).items():
@@ -235,7 +237,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
     stats: dict[str, Any] = {}
     for outcome in outcomes:
         for key, value in outcome.release.stats.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
                 stats[key] = max(stats.get(key, value), value) if key in model.peak_stats else stats.get(key, 0) + value
     return {
         # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)
@@ -263,13 +265,27 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
 
 
 def finite_loss(loss, model) -> float:
-    if not math.isfinite(loss):
-        raise PluginError(f"model {model.name!r}: information_loss returned {loss}")
-    return float(loss)
+    try:
+        value = float(loss)
+    except (TypeError, ValueError):
+        raise PluginError(f"model {model.name!r}: information_loss returned a {type(loss).__name__}, not a number") from None
+    if not math.isfinite(value):
+        raise PluginError(f"model {model.name!r}: information_loss returned {value}")
+    return value
 
 
 def _json_bytes(body) -> bytes:
-    return (json.dumps(body, indent=2, sort_keys=False, default=_json_default) + "\n").encode("utf-8")
+    return (json.dumps(body, indent=2, sort_keys=False, default=_json_default, allow_nan=False) + "\n").encode("utf-8")
+
+
+def _report_bytes(body, model) -> bytes:
+    """The report as JSON; what the model put in its stats or metrics that JSON cannot hold (NaN,
+    infinity, keys that are not text) stops the run in one line, before anything is written."""
+    try:
+        return _json_bytes(body)
+    except (TypeError, ValueError) as exc:
+        problem = "a number that is not finite" if "out of range float" in str(exc).lower() else f"a value JSON cannot hold ({type(exc).__name__})"
+        raise PluginError(f"model {model.name!r}: the report would hold {problem}, from its stats or metrics") from None
 
 
 def _json_default(value):

@@ -4,6 +4,7 @@ Each case installs a real distribution (a ``dist-info`` folder with its entry po
 PYTHONPATH) and runs the real command line, as a user who installed it would.
 """
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -220,6 +221,21 @@ def test_a_model_whose_init_raises_stops_the_run_in_one_line(tmp_path):
         result = setveil(env, *args, "--model", "cap", "-P", "m=1")
         assert result.returncode == 2, result.stderr
         assert result.stderr == "setveil: error: model 'cap': __init__ raised ValueError\n"
+
+
+def test_numpy_stats_are_combined_over_windows(tmp_path):
+    # Regression (QA, adversarial): numpy numbers were left out of the report's totals
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.anonymize = numpy_stats\n    Cap.peak_stats = frozenset({'p'})\n"
+                                 "    register(Cap)") + GOOD_POLICIES
+    env = install(tmp_path, "\ndef numpy_stats(self, window, policy, rng):\n"
+                            "    return Release(window, {}, {'a': np.int64(3), 'p': np.float32(5), 'b': np.bool_(True)})\n"
+                  + source)
+    data, report = tmp_path / "in.dat", tmp_path / "r.json"
+    data.write_text("a\nb\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "o.dat"), "--model", "cap", "-P", "m=1",
+                     "--window", "1", "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(report.read_text())["stats"] == {"a": 6, "p": 5.0}
 
 
 def test_a_plugin_adds_a_command_and_a_benchmark(tmp_path):

@@ -340,3 +340,17 @@ def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
     body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7)}}
     assert json.loads(_json_bytes(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
 
+
+def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
+    # regression (QA, adversarial): NaN in a model's stats was written as NaN (not JSON), exit 0
+    from setveil.core.cli import _report_bytes
+    from setveil.core.errors import PluginError
+
+    class Model:
+        name = "m"
+
+    for stats, problem in (({"a": float("nan")}, "a number that is not finite"), ({"a": [float("inf")]}, "not finite"),
+                           ({(1, 2): 1}, r"a value JSON cannot hold \(TypeError\)")):
+        with pytest.raises(PluginError, match=problem):
+            _report_bytes({"stats": stats}, Model())
+
