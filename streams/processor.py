@@ -83,7 +83,9 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
                     fields[position]["tids"].append(tid)
                     continue
                 by_subject[record.subject] = (len(transactions), set(record.items))
-                fields.append({"tid": tid, "tids": [tid], "subject": record.subject})
+                # no subject in the release: it would link a subject's transactions across windows,
+                # and no model protects the union of one subject's windows
+                fields.append({"tid": tid, "tids": [tid]})
                 transactions.append(list(record.items))
                 continue
             fields.append({"tid": tid})

@@ -159,7 +159,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("window", _p("min_transactions", "smaller windows are held and merged with the next; auto: the fewest the "
                          "model needs (k for coherence and the k-anonymity models, else 1)", "int", "auto", low=1,
                          choices=("auto",))),
-    Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one; the window limits then count transactions after merging, one per subject", "bool", False)),
+    Setting("window", _p("merge_subjects", "merge a subject's transactions of one window into one (the subject is not released); the window limits then count transactions after merging, one per subject", "bool", False)),
     Setting("records", _p("max_message_bytes", "larger input messages are dead-lettered", "int", MiB, low=16)),
     # -- the model ----------------------------------------------------------------------------
     Setting("model", _p("name", "privacy model (see `setveil plugins`)")),
