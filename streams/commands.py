@@ -159,7 +159,11 @@ def _terminate(signum, frame):
 @set_option
 @bootstrap_option
 def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
-    """Produce INPUT's transactions into the input topic, transaction i with tid i."""
+    """Produce INPUT's transactions into the input topic, transaction i with tid i.
+
+    A record's own tid (JSONL, msgpack) is kept instead. Only items and tids are sent: a
+    record's subject is not (window.merge_subjects needs a producer that sends subjects).
+    """
     from .replay import replay as produce
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)

@@ -153,13 +153,15 @@ def release_window(release: dict[Any, list[str]]) -> Window:
     """The released transactions ordered by tid; the tids must be 0..n-1."""
     tids = list(release)
     if not all(isinstance(t, int) and not isinstance(t, bool) for t in tids):
-        raise ReleaseError("--out needs integer tids (setveil replay numbers transactions 0, 1, ...)")
+        raise ReleaseError("--out needs integer tids 0..n-1, as setveil replay gives records without a tid of "
+                           "their own; these batches hold other tids (a file's own tids?)")
     n = len(tids)
     if n and (min(tids) < 0 or max(tids) != n - 1):
         # counted, not quoted: an integer tid may be a producer's record number
         missing = n - sum(1 for t in tids if 0 <= t < n)
         raise ReleaseError(f"the batches hold {n} transactions, but not every tid from 0 to {n - 1}: "
-                           f"{missing} tid(s) are missing (dead-lettered, or not emitted yet?)")
+                           f"{missing} tid(s) are missing (dead-lettered, not emitted yet, or merged into another "
+                           "record's transaction by window.merge_subjects?)")
     return Window.from_transactions((release[t] for t in range(n)), tids=list(range(n)))
 
 

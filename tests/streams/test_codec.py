@@ -157,3 +157,15 @@ def test_json_sent_as_a_record_is_named_in_the_reason(value):
     with pytest.raises(MessageRejected, match="it looks like JSON, and records are msgpack") as info:
         decode_message(value, 1 << 20)
     assert info.value.kind == "malformed"
+
+
+def test_tail_out_says_why_the_tids_do_not_line_up():
+    # regression (QA as a new user): the message said replay numbers transactions, right after a
+    # replay of a JSONL file that kept its own tids, and named no merge among the missing tids
+    from setveil.streams.tail import ReleaseError, release_window
+
+    with pytest.raises(ReleaseError, match="a file's own tids"):
+        release_window({"v00000": ["a"]})
+    with pytest.raises(ReleaseError, match="merged into another record's transaction"):
+        release_window({0: ["a"], 2: ["b"]})
+
