@@ -71,6 +71,13 @@ def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+def _guessed(path: str | os.PathLike) -> bool:
+    """Whether ``detect_format`` fell back to FIMI: no suffix it knows names the format."""
+    name = os.fspath(path)
+    name = name[:-3] if name.endswith(".gz") else name
+    return Path(name).suffix.lower() not in _SUFFIXES
+
+
 def _read_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of ``path`` (``-``: standard input), unzipped when they are gzip data."""
     if os.fspath(path) == STDIN:
@@ -86,6 +93,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
+    explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
     try:
@@ -96,6 +104,11 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
         raise InputError(path, "cannot read: gzip data ends early") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if fmt == "fimi" and explicit_fmt is None and _guessed(path) and data.lstrip()[:2] == b'{"':
+        # FIMI by default (standard input, a name without a known suffix): JSON lines read as
+        # FIMI make items like '{"tid":' and pass every check
+        raise InputError(path, "read as FIMI, for want of a format, but it starts like JSONL: give --format jsonl "
+                         "(or --format fimi)", 1)
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
     window = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:

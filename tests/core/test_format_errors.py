@@ -217,3 +217,19 @@ def test_a_fimi_label_longer_than_a_record_may_hold_is_refused(tmp_path):
         read_window(path)
     assert info.value.line == 2 and "longer than 1024 characters" in info.value.problem
     assert "7777" not in str(info.value)
+
+
+def test_jsonl_read_as_fimi_for_want_of_a_format_is_refused(tmp_path):
+    # regression (QA as a new user): JSONL on standard input was read as FIMI, items like
+    # '{"tid":', and anonymized with exit 0
+    lines = '{"tid": 1, "items": ["a", "b"]}\n{"tid": 2, "items": ["a"]}\n'
+    result = run("anonymize", "-", "-o", tmp_path / "out.dat", *MODEL, "--sensitive", "/dev/null", input=lines)
+    assert result.exit_code == 2 and "-:1: read as FIMI, for want of a format, but it starts like JSONL" in result.output
+    assert read_window(_write(tmp_path / "records", lines), "fimi").vocab.labels[0] == '{"tid":'  # asked for
+    assert list(read_window(_write(tmp_path / "records.jsonl", lines))) == [["a", "b"], ["a"]]
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
