@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -21,7 +22,7 @@ import numpy as np
 
 from .. import __version__
 from .engine import Pipeline, window_rng
-from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
+from .errors import PLUGIN_ERRORS, InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
@@ -432,17 +433,31 @@ def _load_plugin_commands() -> None:
     for impl in reversed(hook.get_hookimpls()):
         # a callback of its own for each implementation, so that an error names who asked
         who = distribution_of(impl.function)
-
-        def register(command: click.Command, group: str | None = None, who: str = who) -> None:
-            asked.append((who, command, group))
-
-        impl.function(**{name: register for name in impl.argnames})
+        try:
+            impl.function(**{name: _collector(asked, who) for name in impl.argnames})
+        except SetveilError:
+            raise
+        except PLUGIN_ERRORS as exc:  # a bad call of register() too: a TypeError of the plugin's
+            raise PluginError(f"setveil_register_commands of {who} raised {type(exc).__name__}") from None
     # top-level commands first, setveil's own first of all, then the members of groups: which
     # names are taken and which groups exist does not depend on the order plugins are found in
     asked.sort(key=lambda entry: (entry[2] is not None, entry[0] != "setveil"))
+    # what is there already, the members of the core's groups too, is setveil's
     owners: dict[tuple[str | None, str], str] = {(None, name): "setveil" for name in cli.commands}
+    owners.update({(group.name, name): "setveil" for group in cli.commands.values()
+                   if isinstance(group, click.Group) for name in group.commands})
     for who, command, group in asked:
         _add_command(owners, who, command, group)
+        if isinstance(command, click.Group):
+            # a group arrives with its members: they are its registrant's
+            owners.update({(command.name, name): who for name in command.commands})
+
+
+def _collector(asked: list, who: str) -> Callable[..., None]:
+    def register(command: click.Command, group: str | None = None) -> None:
+        asked.append((who, command, group))
+
+    return register
 
 
 def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: click.Command, group: str | None) -> None:
@@ -450,11 +465,13 @@ def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: c
     where = f"setveil_register_commands of {who}"
     if not isinstance(command, click.Command) or not command.name:
         raise PluginError(f"{where}: register() takes a named click.Command, not {command!r}")
+    if group is not None and not isinstance(group, str):
+        raise PluginError(f"{where}: register()'s group is a command name, not {type(group).__name__}")
     parent = cli if group is None else cli.commands.get(group)
     if not isinstance(parent, click.Group):
         groups = ", ".join(sorted(n for n, c in cli.commands.items() if isinstance(c, click.Group)))
-        raise PluginError(f"{where}: command {command.name!r} names group {group!r}, which no plugin registers "
-                          f"(groups: {groups})")
+        what = "which is a command, not a group" if parent is not None else "which no plugin registers"
+        raise PluginError(f"{where}: command {command.name!r} names group {group!r}, {what} (groups: {groups})")
     owner = owners.get((group, command.name))
     if owner is not None:
         path = "setveil" if group is None else f"setveil {group}"

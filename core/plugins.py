@@ -153,8 +153,8 @@ class Registry:
         self.pm = pm
         self.models: dict[str, Entry] = {}
         self.policies: dict[str, dict[str, Entry]] = {}
-        pm.hook.setveil_register_privacy_models(register=self._add_model)
-        pm.hook.setveil_register_policies(register=self._add_policy)
+        _call_each(pm.hook.setveil_register_privacy_models, self._add_model)
+        _call_each(pm.hook.setveil_register_policies, self._add_policy)
         for name, entry in self.models.items():
             if entry.cls.default_policy not in self.policies[name]:
                 known = ", ".join(sorted(self.policies[name])) or "none"
@@ -275,6 +275,18 @@ def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
     return where, entry
 
 
+def _call_each(hook: pluggy.HookCaller, register: Callable[[type], None]) -> None:
+    """Call each implementation of a registration hook on its own, so that what one raises is
+    one line naming its distribution (pluggy's call would end in a traceback)."""
+    for impl in reversed(hook.get_hookimpls()):
+        try:
+            impl.function(**{name: register for name in impl.argnames})
+        except SetveilError:
+            raise
+        except PLUGIN_ERRORS as exc:
+            raise PluginError(f"{hook.name} of {distribution_of(impl.function)} raised {type(exc).__name__}") from None
+
+
 def _construct(what: str, make: Callable[[], Any]) -> Any:
     try:
         return make()
@@ -308,17 +320,23 @@ def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]]
     """Refuse at start-up a method the core could not call: a wrong signature would otherwise
     fail every window closed as a bare ``TypeError``, or a run with a traceback."""
     for method, arguments in methods.items():
+        declared = inspect.getattr_static(cls, method)
+        if not callable(getattr(cls, method)) and not isinstance(declared, property):
+            raise PluginError(f"{where}: {method} is {type(declared).__name__}, not a method")
+        if not isinstance(declared, (staticmethod, classmethod)) and not inspect.isfunction(declared):
+            continue  # a property, a partial, a callable object: how it binds is its own, left to the call
         function = getattr(cls, method)
         # looked up on the class, a static or class method already has no self to pass
-        bound = isinstance(inspect.getattr_static(cls, method), (staticmethod, classmethod))
+        first = () if isinstance(declared, (staticmethod, classmethod)) else (None,)
         try:
-            inspect.signature(function).bind(*(() if bound else (None,)), *arguments)
-        except TypeError:
-            call = ", ".join(("self", *arguments))
-            raise PluginError(f"{where}: {method}{inspect.signature(function)} cannot be called as "
-                              f"{method}({call})") from None
+            signature = inspect.signature(function)
         except ValueError:  # no signature to read (a builtin): left to the call
             continue
+        try:
+            signature.bind(*first, *arguments)
+        except TypeError:
+            call = ", ".join((*(("self",) if first else ()), *arguments))
+            raise PluginError(f"{where}: {method}{signature} cannot be called as {method}({call})") from None
 
 
 def _require(cls: type, where: str, **kinds: type) -> None:

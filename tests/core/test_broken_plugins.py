@@ -173,6 +173,26 @@ CASES = {
         "    result = yield\n    return result\n",
         "implements setveil_window_rejected as a wrapper; only setveil_anonymize_window takes wrappers",
     ),
+    # regressions (QA, adversarial): a member of another's group was replaced in silence, and an
+    # exception in a registration hook or a method that is no method was a traceback
+    "subcommand of a core group": (
+        GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('split')\ndef split():\n    pass\n"
+        "\n@hookimpl\ndef setveil_register_commands(register):\n    register(split, group='items')\n",
+        "setveil_register_commands of brokenplugin-dist: `setveil items split` is taken by setveil; rename the command",
+    ),
+    "command registration that raises": (
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_commands(register):\n"
+        "    raise RuntimeError('HIV')\n",
+        "setveil_register_commands of brokenplugin-dist raised RuntimeError",
+    ),
+    "model registration that raises": (
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register):\n    raise ImportError('HIV')\n",
+        "setveil_register_privacy_models of brokenplugin-dist raised ImportError",
+    ),
+    "method that is not a method": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.smallest_window = 3\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: smallest_window is int, not a method",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
@@ -196,7 +216,7 @@ def test_a_broken_plugin_is_named_in_one_line(tmp_path, case):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("setveil: error: ")
-    assert expected in lines[0]
+    assert expected in lines[0] and "HIV" not in lines[0]
     if "plugin 'broken'" in lines[0]:
         assert "(brokenplugin) of brokenplugin-dist" in lines[0]
 
