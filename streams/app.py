@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import threading
 import time
@@ -617,7 +618,8 @@ def create_app(
         web_port=settings.web.port,
         web_bind=settings.web.bind,
         web_in_thread=False,
-        datadir=data_dir,
+        # Faust formats the path ({conf.…}): a brace of the setting is a character of the path
+        datadir=os.path.expanduser(data_dir).replace("{", "{{").replace("}", "}}"),
         key_serializer="raw",
         value_serializer="raw",
     )

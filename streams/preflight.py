@@ -132,6 +132,9 @@ def check_data_dir(settings: Settings) -> None:
 def _data_dir_problem(path: str) -> str | None:
     """Why the worker could not use ``path`` as Faust's data directory (Faust creates it with its
     parents), or None."""
+    path = os.path.expanduser(path)
+    if os.path.lexists(path) and not os.path.exists(path):
+        return "is a symbolic link to nothing (or a loop of them)"
     if os.path.exists(path):
         if not os.path.isdir(path):
             return "is not a directory"

@@ -106,6 +106,13 @@ def test_a_data_dir_the_worker_cannot_use_is_refused_before_it_connects(tmp_path
         with pytest.raises(ParameterError, match=f"worker.data_dir.*SETVEIL_WORKER_DATA_DIR.*{problem}"):
             check_data_dir(settings)
     check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(tmp_path / "new" / "dir")}))
+    # QA (adversarial): a dangling link and a home that is a file passed, and Faust failed on them
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ParameterError, match="is a symbolic link to nothing"):
+        check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(tmp_path / "dangling")}))
+    monkeypatch.setenv("HOME", str(a_file))
+    with pytest.raises(ParameterError, match=f"cannot be created: {a_file} is not a directory"):
+        check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "~/faust"}))
     # not writable (faked: root may write anywhere)
     monkeypatch.setattr("setveil.streams.preflight.os.access", lambda path, mode: False)
     with pytest.raises(ParameterError, match="is not writable"):
