@@ -145,3 +145,19 @@ def _data_dir_problem(path: str) -> str | None:
     if not os.path.isdir(parent):
         return f"cannot be created: {parent} is not a directory"
     return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
+
+
+#: the topic Faust's leader assignor creates for a consumer group: ``<group_id>`` + this
+LEADER_TOPIC_SUFFIX = "-__assignor-__leader"
+
+
+def check_group_id(settings: Settings) -> None:
+    """``consumer.group_id``, which Faust also names a topic after, and refuses only once the
+    worker has connected (an empty one: "App requires an id!"). Only a worker calls this."""
+    from .settings import TOPIC_NAME  # here: settings imports this module
+
+    group = settings.consumer.group_id
+    if not group or not TOPIC_NAME.fullmatch(group + LEADER_TOPIC_SUFFIX):
+        raise ParameterError("consumer.group_id", f"{group!r} (from {settings.source('consumer.group_id')}) cannot "
+                             f"name the group's topic {group + LEADER_TOPIC_SUFFIX!r}; allowed: "
+                             f"1-{249 - len(LEADER_TOPIC_SUFFIX)} of a-z, A-Z, 0-9, '.', '_', '-'")

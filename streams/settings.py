@@ -34,7 +34,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 MiB = 1 << 20
-_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
+TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: the model's item files: only the worker opens them (``replay`` and ``tail`` share its config)
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 #: a model parameter whose name holds one of these is masked in the startup log like a secret setting
@@ -432,7 +432,7 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
     for kind, topic in zip(("input", "output", "dlq", "windows"), topics):
         # Kafka's own rule; window ids also rely on a topic name holding no "/"
-        if not _TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
+        if not TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
             raise ParameterError(f"topics.{kind}", f"{topic!r} (from {sources[f'topics.{kind}']}) is not a Kafka "
                                  "topic name (1-249 of a-z, A-Z, 0-9, '.', '_', '-')")
     for later, kind in enumerate(("output", "dlq", "windows"), start=1):
@@ -440,16 +440,7 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
             other = ("input", "output", "dlq")[topics.index(topics[later])]
             raise ParameterError(f"topics.{kind}", f"{topics[later]!r} (from {sources[f'topics.{kind}']}) is "
                                  f"topics.{other} too; input, output, dlq and windows must be four different topics")
-    group = values["consumer.group_id"]
-    # Faust names a topic of its own after it (<group>-__assignor-__leader)
-    if not group or not _TOPIC_NAME.fullmatch(group + LEADER_TOPIC_SUFFIX):
-        raise ParameterError("consumer.group_id", f"{group!r} (from {sources['consumer.group_id']}) cannot name "
-                             f"the group's topic {group + LEADER_TOPIC_SUFFIX!r}; allowed: 1-{249 - len(LEADER_TOPIC_SUFFIX)} "
-                             "of a-z, A-Z, 0-9, '.', '_', '-'")
 
-
-#: the topic Faust's leader assignor creates for a consumer group: ``<group_id>`` + this
-LEADER_TOPIC_SUFFIX = "-__assignor-__leader"
 
 
 def describe(settings: Settings) -> list[str]:

@@ -19,7 +19,7 @@ from .app import StreamService, create_app
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
-from .preflight import check_data_dir, check_web_listen
+from .preflight import check_data_dir, check_group_id, check_web_listen
 from .settings import Settings, describe, fit_to_model
 
 #: seconds a worker may take to stop before it exits without waiting for the rest
@@ -99,6 +99,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     settings = fit_to_model(settings, configured.model)
     check_web_listen(settings)
     check_data_dir(settings)
+    check_group_id(settings)
     if settings.model.time_limit:
         check_picklable(configured)
     counts = asyncio.run(ensure_topics(settings))
