@@ -28,7 +28,8 @@ from .labeltext import check_user_file
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import Configured, distribution_of, get_plugin_manager, get_registry, model_call, plugin_errors
+from .plugins import (Configured, distribution_of, get_plugin_manager, get_registry, model_call, plugin_errors,
+                      smallest_window_of)
 from .schema import ItemSchema
 from .verify import release_violations
 from .window import Window
@@ -160,7 +161,7 @@ def smallest_window(configured: Configured, size: int | None) -> int:
     """The fewest transactions the model needs of a window, with ``--window`` held to it before any
     data is read: every window of fewer transactions has no safe release (the last one too, as it
     joins the one before it only when there is one)."""
-    smallest = model_call(configured.model, "smallest_window")
+    smallest = smallest_window_of(configured.model)
     if size is not None and size < smallest:
         raise ParameterError("window", f"--window {size} is fewer than the {smallest} transactions model "
                              f"{configured.model.name!r} needs of a window; allowed: an integer in [{smallest}, inf)")
@@ -239,6 +240,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
     for outcome in outcomes:
         for key, value in outcome.release.stats.items():
             if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+                value = value.item() if isinstance(value, np.generic) else value  # Python ints do not wrap
                 stats[key] = max(stats.get(key, value), value) if key in model.peak_stats else stats.get(key, 0) + value
     return {
         # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)

@@ -27,6 +27,7 @@ import io
 import itertools
 import json
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -71,6 +72,10 @@ def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: a line that opens a JSON object with a key, after an optional byte-order mark and blanks
+_JSON_OBJECT_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"')
+
+
 def _guessed(path: str | os.PathLike) -> bool:
     """Whether ``detect_format`` fell back to FIMI: no suffix it knows names the format."""
     name = os.fspath(path)
@@ -104,7 +109,7 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
         raise InputError(path, "cannot read: gzip data ends early") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if fmt == "fimi" and explicit_fmt is None and _guessed(path) and data.lstrip()[:2] == b'{"':
+    if fmt == "fimi" and explicit_fmt is None and _guessed(path) and _JSON_OBJECT_START.match(data):
         # FIMI by default (standard input, a name without a known suffix): JSON lines read as
         # FIMI make items like '{"tid":' and pass every check
         raise InputError(path, "read as FIMI, for want of a format, but it starts like JSONL: give --format jsonl "

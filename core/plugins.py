@@ -16,6 +16,7 @@ import difflib
 import functools
 import importlib.metadata
 import inspect
+import numbers
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -363,6 +364,14 @@ def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
     """``model.<method>(*args)`` under :func:`plugin_errors`."""
     with plugin_errors(model, method):
         return getattr(model, method)(*args)
+
+
+def smallest_window_of(model: PrivacyModel) -> int:
+    """``model.smallest_window()``, which must be a positive integer: windows are sized by it."""
+    smallest = model_call(model, "smallest_window")
+    if isinstance(smallest, bool) or not isinstance(smallest, numbers.Integral) or smallest < 1:
+        raise PluginError(f"model {model.name!r}: smallest_window returned {smallest!r}, not a positive integer")
+    return int(smallest)
 
 
 def _check_parameters(cls: type, where: str) -> None:

@@ -42,7 +42,7 @@ from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
 from setveil.core.params import parse_assignments
-from setveil.core.plugins import get_registry, model_call
+from setveil.core.plugins import get_registry, smallest_window_of
 from setveil.core.schema import write_label_file
 from setveil.core.window import Window
 
@@ -116,7 +116,7 @@ def smallest_window(model_args: list[str]) -> int:
     pairs = [value for option, value in zip(model_args[::2], model_args[1::2]) if option == "-P"]
     model_cls, _, params, _ = get_registry().validate(options["--model"], options.get("--policy"),
                                                       parse_assignments(pairs))
-    return model_call(model_cls(params, Context()), "smallest_window")
+    return smallest_window_of(model_cls(params, Context()))
 
 
 def item_args(config: BenchConfig, directory: Path) -> list[str]:

@@ -130,8 +130,8 @@ def check_data_dir(settings: Settings) -> None:
 
 
 def _data_dir_problem(path: str) -> str | None:
-    """Why the worker could not use ``path`` as Faust's data directory (Faust creates it with its
-    parents), or None."""
+    """Why the worker could not use ``path`` as Faust's data directory (Faust creates it, but not
+    its parents), or None."""
     path = os.path.expanduser(path)
     if os.path.lexists(path) and not os.path.exists(path):
         return "is a symbolic link to nothing (or a loop of them)"
@@ -140,8 +140,8 @@ def _data_dir_problem(path: str) -> str | None:
             return "is not a directory"
         return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
     parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
+    if not os.path.exists(parent):
+        return f"cannot be created: its parent {parent} does not exist (Faust creates the directory, not its parents)"
     if not os.path.isdir(parent):
         return f"cannot be created: {parent} is not a directory"
     return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"

@@ -24,7 +24,7 @@ from typing import Any
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
-from setveil.core.plugins import model_call
+from setveil.core.plugins import smallest_window_of
 
 from .preflight import check_tls
 
@@ -233,7 +233,7 @@ def fit_to_model(settings: Settings, model: PrivacyModel) -> Settings:
     """The settings with ``window.min_transactions`` resolved for ``model``: auto becomes the fewest
     transactions the model needs of a window; fewer than that is refused, since every such window
     would have no safe release and be dead-lettered."""
-    need = model_call(model, "smallest_window")
+    need = smallest_window_of(model)
     value = settings.window.min_transactions
     if value != "auto":
         if value < need:

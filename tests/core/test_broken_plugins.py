@@ -243,19 +243,34 @@ def test_a_model_whose_init_raises_stops_the_run_in_one_line(tmp_path):
         assert result.stderr == "setveil: error: model 'cap': __init__ raised ValueError\n"
 
 
+@pytest.mark.parametrize("value", ["'3'", "0", "float('nan')"])
+def test_a_smallest_window_that_is_no_positive_integer_is_one_line(tmp_path, value):
+    # regression (QA re-check): '3' or None was a traceback, 0 or nan passed offline
+    source = GOOD_MODELS.replace("register(Cap)", f"Cap.smallest_window = lambda self: {value}\n    register(Cap)")
+    env = install(tmp_path, source + GOOD_POLICIES)
+    data = tmp_path / "in.dat"
+    data.write_text("a\nb\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "o.dat"), "--model", "cap", "-P", "m=1",
+                     "--window", "1")
+    assert result.returncode == 2 and result.stderr.startswith("setveil: error: model 'cap': smallest_window returned ")
+    assert result.stderr.endswith(", not a positive integer\n")
+
+
 def test_numpy_stats_are_combined_over_windows(tmp_path):
     # Regression (QA, adversarial): numpy numbers were left out of the report's totals
     source = GOOD_MODELS.replace("register(Cap)", "Cap.anonymize = numpy_stats\n    Cap.peak_stats = frozenset({'p'})\n"
                                  "    register(Cap)") + GOOD_POLICIES
     env = install(tmp_path, "\ndef numpy_stats(self, window, policy, rng):\n"
-                            "    return Release(window, {}, {'a': np.int64(3), 'p': np.float32(5), 'b': np.bool_(True)})\n"
+                            "    return Release(window, {}, {'a': np.int64(3), 'p': np.float32(5), 'b': np.bool_(True),\n"
+                            "                                'big': np.int64(2 ** 62)})\n"
                   + source)
     data, report = tmp_path / "in.dat", tmp_path / "r.json"
     data.write_text("a\nb\n")
     result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "o.dat"), "--model", "cap", "-P", "m=1",
                      "--window", "1", "--report", str(report))
     assert result.returncode == 0, result.stderr
-    assert json.loads(report.read_text())["stats"] == {"a": 6, "p": 5.0}
+    # QA re-check: numpy int64 sums wrapped around (2**63 became negative)
+    assert json.loads(report.read_text())["stats"] == {"a": 6, "p": 5.0, "big": 2 ** 63}
 
 
 def test_a_plugin_adds_a_command_and_a_benchmark(tmp_path):

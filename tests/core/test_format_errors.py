@@ -227,6 +227,10 @@ def test_jsonl_read_as_fimi_for_want_of_a_format_is_refused(tmp_path):
     assert result.exit_code == 2 and "-:1: read as FIMI, for want of a format, but it starts like JSONL" in result.output
     assert read_window(_write(tmp_path / "records", lines), "fimi").vocab.labels[0] == '{"tid":'  # asked for
     assert list(read_window(_write(tmp_path / "records.jsonl", lines))) == [["a", "b"], ["a"]]
+    # QA re-check: a blank after the brace, or a byte-order mark, slipped through
+    for start in ('{ "tid": 1, "items": ["a"]}\n', '\ufeff{"items": ["a"]}\n'):
+        result = run("anonymize", "-", "-o", tmp_path / "out.dat", *MODEL, "--sensitive", "/dev/null", input=start)
+        assert result.exit_code == 2 and "starts like JSONL" in result.output
 
 
 def _write(path, text):

@@ -107,7 +107,10 @@ def test_a_data_dir_the_worker_cannot_use_is_refused_before_it_connects(tmp_path
         settings = load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(path)})
         with pytest.raises(ParameterError, match=f"worker.data_dir.*SETVEIL_WORKER_DATA_DIR.*{problem}"):
             check_data_dir(settings)
-    check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(tmp_path / "new" / "dir")}))
+    check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(tmp_path / "new")}))
+    # QA re-check: Faust creates the directory but not its parents (a traceback after connecting)
+    with pytest.raises(ParameterError, match="its parent .* does not exist"):
+        check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": str(tmp_path / "new" / "dir")}))
     # QA (adversarial): a dangling link and a home that is a file passed, and Faust failed on them
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     with pytest.raises(ParameterError, match="is a symbolic link to nothing"):
