@@ -319,20 +319,14 @@ def test_observers_cannot_change_the_release_that_is_emitted(recorder, caplog):
     assert "anonymize_seconds" in outcome.report and "extra" not in outcome.release.stats
 
 
-class StaticPolicy(LeakyPolicy):
+class StaticLeak(Leaky):
     model = "static"
-
-
-class StaticLeak(StaticPolicy):
-    name = "leak"
-    summary = "releases the window unchanged"
 
 
 class StaticModel(LeakyModel):
     """Methods the core calls, written as a static and a class method."""
 
     name = "static"
-    policy_base = StaticPolicy
 
     @staticmethod
     def smallest_window():
