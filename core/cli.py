@@ -22,13 +22,13 @@ import numpy as np
 
 from .. import __version__
 from .engine import Pipeline, window_rng
-from .errors import PLUGIN_ERRORS, InputError, ParameterError, PluginError, SetveilError, WindowRejected
+from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import (Configured, distribution_of, get_plugin_manager, get_registry, model_call, plugin_errors,
+from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, plugin_errors,
                       smallest_window_of)
 from .schema import ItemSchema
 from .verify import release_violations
@@ -287,7 +287,8 @@ def _report_bytes(body, model) -> bytes:
     try:
         return _json_bytes(body)
     except (TypeError, ValueError) as exc:
-        problem = "a number that is not finite" if "out of range float" in str(exc).lower() else f"a value JSON cannot hold ({type(exc).__name__})"
+        # json raises ValueError for NaN and infinity (allow_nan=False), TypeError for the rest
+        problem = "a number that is not finite" if isinstance(exc, ValueError) else "a value JSON cannot hold (TypeError)"
         raise PluginError(f"model {model.name!r}: the report would hold {problem}, from its stats or metrics") from None
 
 
@@ -431,16 +432,8 @@ def _load_plugin_commands() -> None:
     # class stops every command at start-up as a broken hook does
     get_registry()
     asked: list[tuple[str, click.Command, str | None]] = []
-    hook = get_plugin_manager().hook.setveil_register_commands
-    for impl in reversed(hook.get_hookimpls()):
-        # a callback of its own for each implementation, so that an error names who asked
-        who = distribution_of(impl.function)
-        try:
-            impl.function(**{name: _collector(asked, who) for name in impl.argnames})
-        except SetveilError:
-            raise
-        except PLUGIN_ERRORS as exc:  # a bad call of register() too: a TypeError of the plugin's
-            raise PluginError(f"setveil_register_commands of {who} raised {type(exc).__name__}") from None
+    # a callback of its own for each implementation, so that an error names who asked
+    call_each(get_plugin_manager().hook.setveil_register_commands, lambda who: _collector(asked, who))
     # top-level commands first, setveil's own first of all, then the members of groups: which
     # names are taken and which groups exist does not depend on the order plugins are found in
     asked.sort(key=lambda entry: (entry[2] is not None, entry[0] != "setveil"))

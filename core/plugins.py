@@ -154,8 +154,8 @@ class Registry:
         self.pm = pm
         self.models: dict[str, Entry] = {}
         self.policies: dict[str, dict[str, Entry]] = {}
-        _call_each(pm.hook.setveil_register_privacy_models, self._add_model)
-        _call_each(pm.hook.setveil_register_policies, self._add_policy)
+        call_each(pm.hook.setveil_register_privacy_models, lambda who: self._add_model)
+        call_each(pm.hook.setveil_register_policies, lambda who: self._add_policy)
         for name, entry in self.models.items():
             if entry.cls.default_policy not in self.policies[name]:
                 known = ", ".join(sorted(self.policies[name])) or "none"
@@ -276,16 +276,18 @@ def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
     return where, entry
 
 
-def _call_each(hook: pluggy.HookCaller, register: Callable[[type], None]) -> None:
-    """Call each implementation of a registration hook on its own, so that what one raises is
+def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..., None]]) -> None:
+    """Call each implementation of a registration hook on its own, in pluggy's order, with the
+    ``register`` callback ``register_for(distribution)`` makes for it, so that what one raises is
     one line naming its distribution (pluggy's call would end in a traceback)."""
     for impl in reversed(hook.get_hookimpls()):
+        who = distribution_of(impl.function)
         try:
-            impl.function(**{name: register for name in impl.argnames})
+            impl.function(**{name: register_for(who) for name in impl.argnames})
         except SetveilError:
             raise
-        except PLUGIN_ERRORS as exc:
-            raise PluginError(f"{hook.name} of {distribution_of(impl.function)} raised {type(exc).__name__}") from None
+        except PLUGIN_ERRORS as exc:  # a bad call of register() too: a TypeError of the plugin's
+            raise PluginError(f"{hook.name} of {who} raised {type(exc).__name__}") from None
 
 
 def _construct(what: str, make: Callable[[], Any]) -> Any:

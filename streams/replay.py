@@ -4,9 +4,9 @@ Transaction i of the file gets tid i, its 0-based position, unless its record (J
 has a tid of its own: the tids the core's readers give, so a release collected with ``setveil
 tail --out`` lines up with a file without tids exactly as ``setveil anonymize`` output does.
 Records carry items and tids only: a ``subject`` of the file is not sent (the core's windows
-hold none), so ``window.merge_subjects`` needs a producer of its own. ``--batch N`` packs N records into one msgpack
-array per message (much less per-message overhead in the worker); messages go to the input
-partitions in turn; ``--rate`` caps transactions per second.
+hold none), so ``window.merge_subjects`` needs a producer of its own. ``--batch N`` packs N
+records into one msgpack array per message (much less per-message overhead in the worker);
+messages go to the input partitions in turn; ``--rate`` caps transactions per second.
 """
 
 from __future__ import annotations
