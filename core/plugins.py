@@ -372,7 +372,9 @@ def smallest_window_of(model: PrivacyModel) -> int:
     """``model.smallest_window()``, which must be a positive integer: windows are sized by it."""
     smallest = model_call(model, "smallest_window")
     if isinstance(smallest, bool) or not isinstance(smallest, numbers.Integral) or smallest < 1:
-        raise PluginError(f"model {model.name!r}: smallest_window returned {smallest!r}, not a positive integer")
+        # a number is shown, anything else by its type: a string could be a label of the context
+        shown = repr(smallest) if isinstance(smallest, numbers.Real) and not isinstance(smallest, bool) else f"a {type(smallest).__name__}"
+        raise PluginError(f"model {model.name!r}: smallest_window returned {shown}, not a positive integer")
     return int(smallest)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -111,6 +112,12 @@ class ConformanceSuite:
                 rng=np.random.default_rng(seed))
         except Infeasible as exc:
             assert exc.reason, f"{who}: Infeasible must say why"
+            named = [label for label in window.vocab.labels
+                     if re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", exc.reason)]
+            assert not named, (
+                f"{who}: Infeasible's reason names items of the window ({', '.join(named[:3])}); it is logged and "
+                "sent with the dead letter, so say why in counts and parameters"
+            )
             assert self.check_finds_something(configured, window), (
                 f"{who} refused a window that its own check accepts unchanged ({len(window)} transactions): "
                 "either the refusal or the check is wrong"

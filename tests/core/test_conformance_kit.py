@@ -61,6 +61,8 @@ class Floor(PrivacyModel):
             raise Infeasible("refused")
         if FAULT == "crash":
             raise RuntimeError("boom")
+        if FAULT == "quote" and len(window.indices):
+            raise Infeasible("too rare: " + window.vocab.label(int(window.indices[0])))
         rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
         if FAULT == "forget" and len(rare):
             rare = rare[1:]
@@ -171,6 +173,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("loss", "information_loss must be a finite number, not 'none'"),
         # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
+        # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
+        ("quote", "Infeasible's reason names items of the window"),
         ("metrics", "metrics must return a dict, not list"),
     ],
 )
