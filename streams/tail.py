@@ -53,7 +53,6 @@ class Collected:
     duplicates: int = 0
     transactions: int = 0
     items_in: int = 0
-    items_out: int = 0
     #: the windows' information loss, each weighted by its input item occurrences
     weighted_loss: float = 0.0
     started: float = field(default_factory=time.monotonic)
@@ -133,7 +132,6 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
     out.windows += 1
     out.transactions += len(transactions)
     out.items_in += metrics["items_in"]
-    out.items_out += metrics["items_out"]
     out.weighted_loss += metrics["information_loss"] * metrics["items_in"]
     out.latencies.append(emitted - window["opened"])
     if keep:
