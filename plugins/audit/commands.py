@@ -74,7 +74,9 @@ _add = click.option("--add", type=FloatRange(0, MAX_ADD), default=0.0, show_defa
                    "FIMI for '-' and other suffixes; gzipped for .gz) unless --output-format says otherwise.")
 @click.option("--mapping", required=True, type=click.Path(dir_okay=False),
               help="Write f here: one 'original renamed' pair per line (keep it secret).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Draw f from this seed, to repeat an experiment; whoever guesses the seed rebuilds f from f(D) "
+                   "alone. Default: a fresh draw from the operating system's entropy.")
 @_format
 @click.option("--output-format", type=click.Choice(FORMATS),
               help="Format of --output (default: from its suffix; jsonl or msgpack keep the transaction ids).")
@@ -101,7 +103,10 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
                    f"at most {MAX_NOISE:g}).")
 @_omit
 @_add
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Draw the noise, omitted and false itemsets from this seed, to repeat an experiment; whoever "
+                   "guesses the seed can take the noise off. Default: a fresh draw from the operating system's "
+                   "entropy.")
 @_format
 def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
     """The data owner's release of F(sigma, INPUT) under the original names, optionally perturbed
@@ -138,8 +143,8 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @click.option("--determined", is_flag=True,
               help="Test each name found (ip, mip): does an equally good naming name the item otherwise? One more "
                    "solve per item, each with --time-limit. The report lists the items no such naming renames (with "
-                   "exact frequencies the names the attacker can be sure of; with noise the names of the unique most "
-                   "likely naming, which may still be wrong), apart from the items an equally good naming names "
+                   "exact frequencies and no --unmatched-cost the names the attacker can be sure of; otherwise the "
+                   "names of the unique best naming, which may still be wrong), apart from the items an equally good naming names "
                    "otherwise and those whose test stopped at the time limit.")
 @click.option("--round", "round_seed", type=click.IntRange(min=0), metavar="SEED",
               help="With lp: write a naming drawn from the votes by §3's procedure (seeded) instead of the votes.")
@@ -189,7 +194,8 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     if report is not None:
         outputs.append((report, (json.dumps(body, indent=2) + "\n").encode("utf-8")))
     write_outputs(outputs)
-    click.echo(_summary_line(naming, body, len(published.labels), time_limit), err=True)
+    exact = tolerance == 0 and unmatched_cost is None
+    click.echo(_summary_line(naming, body, len(published.labels), time_limit, exact), err=True)
 
 
 #: the outcomes of --determined's test of a name, as Naming fields and report keys
@@ -226,7 +232,7 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
     return body
 
 
-def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None) -> str:
+def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None, exact: bool) -> str:
     line = f"{naming.method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
            f"{naming.seconds:.2f} s"
     if "determined" in body:
@@ -234,7 +240,11 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
             line += "; names not tested (the naming is not proven optimal)"
         else:
             limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
-            line += (f"; {len(naming.determined)} of {items} names determined, {len(naming.named_otherwise)} named "
+            # a unique best naming is certain only when every published itemset is true and none is
+            # missing: with noise or unmatched itemsets the best naming can itself be wrong (QA)
+            kind = "names determined" if exact else "names determined (the unique best naming's: not certain " \
+                                                    "with --tolerance or --unmatched-cost)"
+            line += (f"; {len(naming.determined)} of {items} {kind}, {len(naming.named_otherwise)} named "
                      f"otherwise by an equally good naming, {len(naming.unsettled)} not settled within the time "
                      f"limit{limit}")
     # three decimals: the report keeps full precision, and a share of a few dozen items has no more
