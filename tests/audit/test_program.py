@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import sparse
 
 from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
-from setveil.plugins.audit.program import (MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, ProgramTooLarge, _votes,
-                                           check_settings, deanonymize, determine_names, uniform_accuracy)
+from setveil.plugins.audit.program import (MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming, ProgramTooLarge,
+                                           _votes, check_settings, deanonymize, determine_names, uniform_accuracy)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -175,6 +176,17 @@ def test_the_rounded_linear_program_is_a_naming_among_the_voted_pairs():
         assert len(set(naming.values())) == len(naming)
         position = {label: j for j, label in enumerate(result.renamed_labels)}
         assert all(votes[result.published_labels.index(a), position[b]] > 0 for a, b in naming.items())
+
+
+def test_the_rounding_never_gives_one_original_item_two_names():
+    # the square's votes are a permutation matrix, so only spread votes meet a name already taken
+    spread = Naming(method="lp", published_labels=("a", "b", "c"), renamed_labels=("1", "2", "3"),
+                    weights=sparse.csr_array(np.full((3, 3), 1 / 3)), candidates=sparse.csr_array(np.ones((3, 3))),
+                    optimal=True, status="", objective=0.0, variables=9, constraints=6, pairs_before_pruning=9,
+                    seconds=0.0)
+    for seed in range(10):
+        naming = spread.rounded(np.random.default_rng(seed))
+        assert sorted(naming) == ["a", "b", "c"] and sorted(naming.values()) == ["1", "2", "3"]
 
 
 def test_every_vertex_permutation_of_the_square_that_the_attack_may_return_is_an_automorphism():

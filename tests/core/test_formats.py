@@ -19,6 +19,25 @@ def test_fimi_round_trip_keeps_empty_transactions(tmp_path):
     assert out.read_text() == "1 2 3\n\n4\n"
 
 
+def test_fimi_keeps_trailing_empty_transactions(tmp_path):
+    # only the newline that ends the last line is not a transaction; each blank line before it is one
+    source = tmp_path / "in.dat"
+    source.write_text("a\n\n\n")
+    window = read_window(source)
+    assert [list(r) for r in window] == [["a"], [], []]
+    out = tmp_path / "out.dat"
+    write_window(window, out)
+    assert out.read_text() == "a\n\n\n"
+
+
+def test_fimi_writer_ends_every_line_past_its_chunk_of_65536(tmp_path):
+    rows = [[str(i % 7)] for i in range(70_000)]
+    out = tmp_path / "big.dat"
+    write_window(Window.from_transactions(rows), out)
+    assert out.read_text().split("\n")[:-1] == [r[0] for r in rows]
+    assert [list(r) for r in read_window(out)] == rows
+
+
 @pytest.mark.parametrize("name", ["x.jsonl", "x.msgpack", "x.jsonl.gz", "x.dat.gz"])
 def test_round_trips(tmp_path, name):
     window = Window.from_transactions([["a", "b"], [], ["c"]], tids=[10, 11, "t12"])

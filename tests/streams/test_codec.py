@@ -58,6 +58,14 @@ def test_bad_messages_are_rejected_with_a_kind_and_a_reason(value, kind):
     assert "x" * 10 not in info.value.reason
 
 
+def test_a_message_of_exactly_max_message_bytes_is_accepted_and_one_byte_more_is_oversize():
+    value = msgpack.packb({"items": ["a" * 50]})
+    assert [r.items for r in decode_message(value, len(value))] == [["a" * 50]]
+    with pytest.raises(MessageRejected) as info:
+        decode_message(value, len(value) - 1)
+    assert info.value.kind == "oversize"
+
+
 @pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["a", 3, "a"], ["a", "a"], ["a", "S "], ["\tS"]])
 def test_labels_are_checked_in_the_fast_path_too(items):
     with pytest.raises(MessageRejected) as info:

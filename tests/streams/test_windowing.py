@@ -91,6 +91,14 @@ def test_old_windows_are_cut_by_time_small_ones_held():
     assert (cut.first_offset, cut.last_offset, cut.transactions) == (0, 1, 6)
 
 
+def test_a_window_is_cut_when_its_oldest_message_is_exactly_max_seconds_old():
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=1.0)
+    windower.add(message(0, 3, received=2.0))
+    assert windower.cuts(now=2.5) == []
+    (cut,) = windower.cuts(now=3.0)
+    assert cut.transactions == 3
+
+
 def test_planned_cuts_come_first_whatever_the_size_or_age():
     windower = Windower(max_transactions=4, min_transactions=1, max_seconds=1.0)
     windower.plan([2, 6])
