@@ -113,10 +113,12 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
     return configured
 
 
-def note_unmatched_items(configured: Configured, original: Window, sensitive, public, source) -> None:
-    """Say when listed items never occur in the input, and what the model notes about it
-    (:meth:`~setveil.core.model.PrivacyModel.input_notes`): a misspelt or mis-encoded label leaves
-    the item it meant unprotected while the release still passes its check. Counts only, no labels."""
+def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
+    """Refuse an item list none of whose items occur in the input, and note one with some that
+    never occur, and what the model notes about it (:meth:`~setveil.core.model.PrivacyModel.input_notes`):
+    a misspelt or mis-encoded label leaves the item it meant unprotected while the release still
+    passes its check, and with every label misspelt the release is the input (QA: a lower-case
+    list, and a UTF-16 file read as UTF-8, were released raw). Counts only, no labels."""
     notes = []
     schema = configured.model.context.schema
     if schema is not None:
@@ -127,6 +129,9 @@ def note_unmatched_items(configured: Configured, original: Window, sensitive, pu
                 notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
+            if missing == len(labels):
+                raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so nothing "
+                                       "would be protected: labels must match the input's exactly, case included")
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", original, str(source))
@@ -208,7 +213,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
     original = read_window(input_path, fmt)
-    note_unmatched_items(configured, original, sensitive, public, input_path)
+    check_listed_items(configured, original, sensitive, public, input_path)
     pin_hierarchy(configured, original, input_path)
     read_seconds = time.perf_counter() - started
     outcomes = []
@@ -322,7 +327,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
     original = read_window(original_path, fmt)
-    note_unmatched_items(configured, original, sensitive, public, original_path)
+    check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, fmt, vocab=original.vocab)
     # a release that does not pair with the original is a file verify cannot take (exit 2), not

@@ -6,9 +6,10 @@
   (:func:`fimi_labels`), for the reader and the writer alike: the ASCII blanks (space, tab,
   vertical tab, form feed), the separators ``\x1c``-``\x1f``, U+0085, no-break and other Unicode
   spaces, U+2028 and U+2029. A label holding any of them cannot be written as FIMI (it would read
-  back as several): the writer refuses it, naming the line; JSONL and msgpack carry it. Lines end
-  at ``\n`` or ``\r\n``; a carriage return elsewhere is refused, naming its line, as it would
-  join two transactions.
+  back as several): the writer refuses it, naming the line; JSONL and msgpack carry it. It refuses
+  a label holding a NUL too: no text file is read with one (UTF-16 read as UTF-8 is full of
+  them). Lines end at ``\n`` or ``\r\n``; a carriage return elsewhere is refused, naming its
+  line, as it would join two transactions.
 - JSONL: one record per line, ``{"tid": ..., "items": [...]}`` (see :mod:`.records`); blank
   lines are skipped.
 - msgpack: a sequence of such records, one after another.
@@ -37,7 +38,7 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .labeltext import STDIN, refuse_lone_carriage_returns
+from .labeltext import STDIN, check_text
 from .output import write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
@@ -128,7 +129,7 @@ def _decode(path, data: bytes) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, "not valid UTF-8", line) from None
-    refuse_lone_carriage_returns(path, text)
+    check_text(path, text)
     return text
 
 
@@ -289,11 +290,12 @@ def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
     if fmt == "fimi":
         vocabulary = window.vocab.labels
         # each label the release uses is checked once, not once per occurrence
-        blank = [i for i in np.unique(window.indices).tolist() if fimi_labels(vocabulary[i]) != [vocabulary[i]]]
+        blank = [i for i in np.unique(window.indices).tolist()
+                 if fimi_labels(vocabulary[i]) != [vocabulary[i]] or "\0" in vocabulary[i]]
         if blank:
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
             line = int(window.owners()[first]) + 1
-            raise InputError(path, "an item label holds whitespace, which FIMI cannot carry", line)
+            raise InputError(path, "an item label holds whitespace or a NUL, which FIMI cannot carry", line)
         rows = iter(window)
         while chunk := [" ".join(labels) for labels in itertools.islice(rows, 1 << 16)]:
             buffered.write(("\n".join(chunk) + "\n").encode("utf-8"))

@@ -82,8 +82,9 @@ def read_quoted(line: str, position: int, number: int) -> tuple[str, int]:
 
 
 def label_text(label: str) -> str:
-    """``label`` as :func:`split_labels` reads it back: bare when it can be, else a JSON string."""
-    if label.startswith('"') or any(ch.isspace() for ch in label):
+    """``label`` as :func:`split_labels` reads it back: bare when it can be, else a JSON string
+    (which escapes a NUL: a raw one is refused in every text file, see :func:`check_text`)."""
+    if label.startswith('"') or "\0" in label or any(ch.isspace() for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
 
@@ -117,18 +118,24 @@ def split_fields(line: str) -> list[str]:
 def field_text(label: str) -> str:
     """``label`` as :func:`split_fields` reads it back; a leading ``#`` would make a comment, and a
     line end or other whitespace but a space would end or garble the line (a ``\r`` is refused)."""
-    if "," in label or label.startswith(('"', "#")) or any(ch.isspace() and ch != " " for ch in label):
+    if "," in label or label.startswith(('"', "#")) or "\0" in label or any(ch.isspace() and ch != " " for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
 
 
-def refuse_lone_carriage_returns(path: str | os.PathLike, text: str) -> None:
+def check_text(path: str | os.PathLike, text: str) -> None:
     """Lines end at ``\n``; the ``\r`` of a CRLF line end is a blank at the end of the line, dropped
     like the others. A ``\r`` alone (an old Mac line end) would join two lines, in the data two
-    transactions and in an item list two labels, in silence: :class:`InputError` names its line."""
+    transactions and in an item list two labels, in silence: :class:`InputError` names its line.
+    It names the line of the first NUL too: UTF-16 without a byte-order mark decodes as UTF-8
+    with a NUL after every ASCII letter, and its labels would match no listed item (QA: released
+    raw)."""
     if "\r" in text and (found := _LONE_CR.search(text)):
         raise InputError(path, "a carriage return inside a line (lines end at \\n or \\r\\n)",
                          text.count("\n", 0, found.start()) + 1)
+    if (nul := text.find("\0")) >= 0:
+        raise InputError(path, "a NUL character, which no text file holds: is it UTF-16? setveil reads UTF-8",
+                         text.count("\n", 0, nul) + 1)
 
 
 def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
@@ -143,7 +150,7 @@ def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
 def read_utf8(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
     byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8
-    or of a lone carriage return."""
+    or of a lone carriage return or a NUL."""
     check_user_file(path)
     try:
         with open(path, "rb") as handle:
@@ -154,7 +161,7 @@ def read_utf8(path: str | os.PathLike) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
-    refuse_lone_carriage_returns(path, text)
+    check_text(path, text)
     return text
 
 

@@ -185,7 +185,9 @@ class PrivacyModel(abc.ABC):
     def input_notes(self, original: Window, source: str) -> list[str]:
         """What the command line should tell the user about the input ``source`` before
         anonymizing it: parameters that select nothing in it (a misspelt label protects nothing,
-        and the release still passes its check). One line each, counts and line numbers, no labels."""
+        and the release still passes its check). One line each, counts and line numbers, no labels.
+        Raise :class:`~setveil.core.errors.InputError` instead when the input leaves the parameters
+        nothing to protect at all: the release would be the input."""
         return []
 
     def metrics(self, original: Window, release: Window) -> dict[str, Any]:

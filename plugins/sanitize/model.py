@@ -117,6 +117,10 @@ class Sanitize(PrivacyModel):
         lines = [line for number, line in enumerate(self.patterns.lines) if number not in known]
         if not lines:
             return []
+        if len(lines) == len(self.patterns):
+            raise InputError(self.patterns.path, f"each of its {len(lines)} restrictive patterns holds an item that "
+                                                 f"never occurs in {source}, so nothing would be hidden: labels "
+                                                 "must match the input's exactly, case included")
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
         return [f"{len(lines)} of the {len(self.patterns)} restrictive patterns in {self.patterns.path} (line "
                 f"{shown}) hold an item that never occurs in {source}: they hide nothing"]

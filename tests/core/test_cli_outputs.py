@@ -142,6 +142,18 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
                    f"{several}:1", "one item label per line")
 
 
+@pytest.mark.parametrize("command", ["anonymize", "verify"])
+def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_path, command):
+    # Regression (QA): a lower-cased list protected nothing, and the raw input was released, exit 0
+    lowered = tmp_path / "lower.txt"
+    lowered.write_text("hiv\ndiabetes\n")
+    out = tmp_path / "o.dat"
+    target = ["-o", out] if command == "anonymize" else [data]
+    result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", lowered)
+    one_line_error(result, f"{lowered}: none of the 2 items it lists occur in {data}", "case included")
+    assert "hiv" not in result.stderr and not out.exists()
+
+
 def test_a_label_with_blanks_inside_can_be_listed_as_sensitive(runner, tmp_path):
     # Regression: JSONL records may hold "New York", but an item list refused any line with a
     # blank inside, so such an item could never be made sensitive and was released as public.

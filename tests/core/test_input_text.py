@@ -9,6 +9,7 @@ import pytest
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window, write_window
 from setveil.core.hierarchy import Hierarchy
+from setveil.core.labeltext import field_text, label_text
 from setveil.core.schema import read_label_file
 
 from .figure1 import FIGURE_1, MODEL, run
@@ -30,6 +31,23 @@ def test_a_lone_carriage_return_is_refused_at_its_line(tmp_path, suffix):
                                                             ["p1 q1 Diabetes", "p2 q2 HIV", "p1 q1 HIV", "p2 q2 Diabetes"]]
 
 
+def test_utf16_without_a_byte_order_mark_is_refused_at_its_first_nul(tmp_path):
+    # Regression (QA): it decoded as UTF-8 with a NUL after each letter, so `--sensitive` matched
+    # nothing and the diagnoses were released as they were, exit 0
+    data, listed = tmp_path / "u16.dat", tmp_path / "private.txt"
+    data.write_bytes("a Diabetes\nb HIV\n".encode("utf-16-le"))
+    listed.write_bytes("Diabetes\nHIV\n".encode("utf-16-le"))
+    for read in (read_window, read_label_file):
+        with pytest.raises(InputError) as info:
+            read(data if read is read_window else listed)
+        assert info.value.line == 1 and "a NUL character" in info.value.problem and "UTF-16" in info.value.problem
+    second = tmp_path / "nul.jsonl"
+    second.write_bytes(b'{"items": ["a"]}\n{"items": ["b"]}\0\n')
+    with pytest.raises(InputError) as info:
+        read_window(second)
+    assert info.value.line == 2
+
+
 def test_label_files_refuse_a_lone_carriage_return_too(tmp_path):
     listed, tree = tmp_path / "private.txt", tmp_path / "h.csv"
     listed.write_bytes(b"Diabetes\r\nHIV\rHepatitis\n")
@@ -47,6 +65,19 @@ def test_label_files_refuse_a_lone_carriage_return_too(tmp_path):
 SEPARATORS = [" ", "\t", "\v", "\f", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028", "\u2029", "\u3000", "\u2007"]
 
 
+def test_a_label_holding_a_nul_is_written_as_a_json_string_in_item_lists_and_refused_in_fimi(tmp_path):
+    # a NUL is refused in every text file read (UTF-16 read as UTF-8), so none may be written raw
+    records = tmp_path / "in.jsonl"
+    records.write_text(json.dumps({"items": ["a\0b"]}) + "\n")
+    labelled = read_window(records)
+    with pytest.raises(InputError, match="a NUL, which FIMI cannot carry"):
+        write_window(labelled, tmp_path / "never.dat")
+    assert label_text("a\0b") == '"a\\u0000b"' and field_text("a\0b") == '"a\\u0000b"'
+    listed = tmp_path / "items.txt"
+    listed.write_text(label_text("a\0b") + "\n")
+    assert read_label_file(listed) == {"a\0b"}
+
+
 @pytest.mark.parametrize("separator", SEPARATORS)
 def test_fimi_reader_and_writer_share_one_separator(tmp_path, separator):
     data, again = tmp_path / "in.dat", tmp_path / "out.dat"
@@ -59,7 +90,7 @@ def test_fimi_reader_and_writer_share_one_separator(tmp_path, separator):
     records = tmp_path / "in.jsonl"
     records.write_text(json.dumps({"items": ["x", f"a{separator}b"]}) + "\n" + json.dumps({"items": ["c"]}) + "\n")
     labelled = read_window(records)
-    with pytest.raises(InputError, match="whitespace, which FIMI cannot carry") as info:
+    with pytest.raises(InputError, match="whitespace or a NUL, which FIMI cannot carry") as info:
         write_window(labelled, tmp_path / "never.dat")
     assert info.value.line == 1 and not (tmp_path / "never.dat").exists()
     write_window(labelled, tmp_path / "out.jsonl")

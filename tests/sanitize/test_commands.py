@@ -141,6 +141,21 @@ def test_patterns_that_hold_an_item_the_data_lacks_are_pointed_out(runner, tmp_p
     assert note in checked.stderr
 
 
+def test_patterns_that_all_hold_an_item_the_data_lacks_are_refused(runner, tmp_path):
+    # Regression (QA): every pattern mis-cased, the release was the input, exit 0
+    data = tmp_path / "d.dat"
+    data.write_text("a b\na b\nc d\n", encoding="utf-8")
+    patterns = write_patterns(tmp_path / "p.txt", "A B", "c D")
+    out = tmp_path / "out.dat"
+    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
+    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+        result = runner.invoke(cli, [*command, *args])
+        assert result.exit_code == 2 and not out.exists()
+        assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an item "
+                                         f"that never occurs in {data}, so nothing would be hidden: labels must "
+                                         "match the input's exactly, case included")
+
+
 def test_labels_with_blanks_are_sampled_listed_and_hidden(runner, tmp_path):
     # Regression: `patterns sample` joined labels with blanks, so {"New York", flu} came back as
     # {New, York, flu}, a pattern no transaction holds, and hid nothing.
