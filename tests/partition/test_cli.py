@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from setveil.core.cli import cli
+from setveil.core.cli import _load_plugin_commands, cli
 
 from .examples import TABLE_2
 
@@ -23,6 +23,7 @@ def files(tmp_path):
 
 
 def run(*args):
+    _load_plugin_commands()
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
