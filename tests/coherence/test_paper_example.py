@@ -6,6 +6,7 @@ from functools import reduce
 import numpy as np
 
 from setveil.core.schema import ItemClass
+from setveil.core.window import Window
 from setveil.plugins.coherence.moles import find_minimal_moles
 from setveil.plugins.coherence.moletree import MoleTree, eliminate
 
@@ -70,6 +71,17 @@ def test_release_is_the_papers(figure1):
     assert release.details["size1_moles"] == ["x", "y", "z"]
     assert release.details["suppressed"] == ["d", "b"]
     assert list(configured.model.violations(figure1, release.window)) == []
+
+
+def test_the_papers_release_without_hepatitis_breaks_r1(figure1):
+    # coherent, but R1 forbids suppressing a private item: only public ones may go
+    configured = coherence()
+    gone = {"x", "y", "z", "d", "b", "Hepatitis"}
+    release = Window.from_transactions([[i for i in row if i not in gone] for row in FIGURE_1], vocab=figure1.vocab)
+    problems = list(configured.model.violations(figure1, release))
+    assert [v.rule for v in problems] == ["non-public-removed"]
+    assert problems[0].itemset == ("Hepatitis",) and problems[0].transaction == 1
+    assert problems[0].summary.startswith("2 occurrence(s)") and "Hepatitis" not in problems[0].summary
 
 
 def test_example_3_original_violates_coherence(figure1):

@@ -32,6 +32,21 @@ def test_a_qid_longer_than_qid_size_is_not_checked_but_is_at_a_larger_size():
     assert (("a", "b", "c"), "hiv") in {(v.itemset, v.target) for v in found}
 
 
+def test_a_qid_grows_from_subsets_held_by_only_two_records():
+    # each pair of a, b, c is held twice (confidence 1/2, safe) and the triple once, with hiv
+    window = Window.from_transactions([["a", "b", "c", "hiv"], ["a", "b"], ["a", "c"], ["b", "c"], ["x"], ["y"]])
+    found = violations(window, window, rho="0.5", qid_size="3")
+    assert [(v.itemset, v.target) for v in found] == [(("a", "b", "c"), "hiv")]
+    assert "1/1" in found[0].summary
+
+
+def test_qid_size_all_reaches_qids_one_item_shorter_than_the_longest_record():
+    # {a, b} -> hiv is the only unsafe rule: a and b alone are held twice, once with hiv
+    window = Window.from_transactions([["a", "b", "hiv"], ["a"], ["b"], ["c"], ["d"]])
+    found = violations(window, window, rho="0.5", qid_size="all")
+    assert [(v.itemset, v.target) for v in found] == [(("a", "b"), "hiv")]
+
+
 def test_sensitive_items_are_part_of_qids():
     window = Window.from_transactions([["hiv", "flu"], ["hiv", "flu"], ["flu"], ["x"], ["y"]])
     schema = Context(schema=ItemSchema(private=frozenset({"hiv", "flu"})))
