@@ -168,8 +168,8 @@ class Bench:
         click.echo(f"\n### {title}\n")
         for item in data:
             click.echo(f"- {item.describe()}")
-        click.echo(f"- {note}; seed {self.seed}; {machine()}; peak_mib is the run's peak "
-                   "resident memory, run_mib what it added to the forked process\n")
+        click.echo(f"- {note}; seed {self.seed}; {machine()}; run_mib is what the run added to the resident "
+                   "memory of the forked process (--json also keeps peak_mib, the run's peak)\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
         row = _in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
@@ -248,7 +248,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 
 @click.command("rho")
 @click.option("--datasets", "folder", type=click.Path(exists=True, file_okay=False), envvar="SETVEIL_DATASETS",
-              required=True, help="Folder of the FIMI datasets (default: $SETVEIL_DATASETS).")
+              required=True, help="Folder of the FIMI datasets; or set SETVEIL_DATASETS.")
 @click.option("--dataset", "names", multiple=True, help=f"Datasets to run (default: {', '.join(DATASETS)}).")
 @click.option("--experiment", "experiments", multiple=True, type=click.Choice(EXPERIMENTS),
               help="Experiments to run (default: all).")
