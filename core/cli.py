@@ -35,6 +35,16 @@ from .verify import release_violations
 from .window import Window
 
 
+def error_line(message: object) -> str:
+    """``setveil: error: <message>`` with every character that is not printable escaped
+    (``\\n``, ``\\x1b``): a file name may hold a line end or a terminal escape, and an error is
+    one line that cannot rewrite the terminal (QA: a name with a newline forged a second line)."""
+    text = str(message)
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return f"setveil: error: {text}"
+
+
 class SetveilGroup(click.Group):
     """A group that turns :class:`SetveilError` into a one-line message and its exit status."""
 
@@ -42,7 +52,7 @@ class SetveilGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SetveilError as exc:
-            click.echo(f"setveil: error: {exc}", err=True)
+            click.echo(error_line(exc), err=True)
             ctx.exit(exc.exit_code)
 
 
@@ -486,10 +496,10 @@ def main(argv: list[str] | None = None) -> None:
         _load_plugin_commands()
         code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
     except SetveilError as exc:
-        click.echo(f"setveil: error: {exc}", err=True)
+        click.echo(error_line(exc), err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"setveil: error: {exc.format_message()}", err=True)
+        click.echo(error_line(exc.format_message()), err=True)
         sys.exit(exc.exit_code)
     except click.Abort:
         click.echo("setveil: aborted", err=True)

@@ -142,6 +142,18 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
                    f"{several}:1", "one item label per line")
 
 
+def test_an_error_naming_a_file_with_a_line_end_or_an_escape_in_its_name_stays_one_line(runner, tmp_path):
+    # Regression (QA): the name's newline forged a second `setveil:` line, and an escape reached the terminal
+    forged = tmp_path / "x\nsetveil: ok.dat"
+    forged.write_text("a b\na a\n")
+    kanonymity = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
+    one_line_error(invoke(runner, "anonymize", forged, "-o", tmp_path / "o.dat", *kanonymity),
+                   "x\\nsetveil: ok.dat:2: an item is repeated")
+    result = invoke(runner, "anonymize", tmp_path / "in\x1b[31m.dat", "-o", tmp_path / "o.dat", *kanonymity)
+    one_line_error(result, "in\\x1b[31m.dat")
+    assert "\x1b" not in result.stderr
+
+
 @pytest.mark.parametrize("command", ["anonymize", "verify"])
 def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_path, command):
     # Regression (QA): a lower-cased list protected nothing, and the raw input was released, exit 0
