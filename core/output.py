@@ -42,12 +42,14 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     target = Path(text)
     if target.is_dir():
         raise InputError(text, f"cannot write {flag}: it is a directory")
+    if text.endswith(os.sep):
+        raise InputError(text, f"cannot write {flag}: a path ending in {os.sep} names a directory")
     real = target.resolve()
     parent = real.parent
     if not parent.is_dir():
         raise InputError(text, f"cannot write {flag}: no directory {parent}")
     # a regular file is replaced by a rename inside its directory; a device or pipe is opened
-    mode = _mode_of(real, text)
+    mode = _mode_of(target, text)
     if mode is None or stat.S_ISREG(mode):
         if not os.access(parent, os.W_OK | os.X_OK):
             raise InputError(text, f"cannot write {flag}: directory {parent} is not writable")
@@ -92,9 +94,11 @@ def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
         for path, data in outputs:
             text = os.fspath(path)
             target = None if text == STDOUT else Path(os.path.realpath(text))
-            mode = _mode_of(target, text)
+            # stat the path as given: /dev/stdout on a pipe resolves to a name that is no file
+            # (/proc/self/fd/pipe:[...]), yet opening the path itself writes to the pipe
+            mode = _mode_of(None if target is None else Path(text), text)
             if target is None or (mode is not None and not stat.S_ISREG(mode)):
-                direct.append((text, target, data))
+                direct.append((text, None if target is None else Path(text), data))
             else:
                 staged.append((text, _stage(target, data, None if mode is None else stat.S_IMODE(mode), text), target))
         for text, target, data in direct:

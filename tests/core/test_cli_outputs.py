@@ -347,6 +347,19 @@ def test_outputs_the_user_cannot_write_are_refused_before_the_run(unprivileged):
     assert readonly.read_text() == "keep\n" and not (locked / "o.dat").exists()
 
 
+def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refused(data, tmp_path):
+    # Regression (QA): /dev/stdout resolved to /proc/<pid>/fd/pipe:[...], no file, so the release
+    # was staged beside it and the run failed; `o.dat/` wrote a file o.dat
+    piped = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o", "/dev/stdout", *K],
+                           capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    assert len(piped.stdout.splitlines()) == 4
+    slashed = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o", f"{tmp_path}/o.dat/", *K],
+                             capture_output=True, text=True)
+    assert slashed.returncode == 2 and "a path ending in / names a directory" in slashed.stderr
+    assert not (tmp_path / "o.dat").exists()
+
+
 def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp_path):
     # Regression (QA): --method coherence ignored --sensitive-share in silence
     result = invoke(runner, "items", "split", data, "--public-share", "0.5", "--sensitive-share", "0.3",
