@@ -321,9 +321,13 @@ def _json_default(value):
 @model_options()
 @click.option("--window", "window_size", type=click.IntRange(min=1), help="The release was made in windows of N transactions.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
+@click.option("--release-format", type=click.Choice(FORMATS),
+              help="Format of RELEASE, when `anonymize --output-format` wrote one its suffix does not name "
+                   "(default: --format, else from the suffix).")
 @click.option("--max-violations", type=click.IntRange(min=1), default=10, show_default=True,
               help="Stop after this many violations.")
-def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt, max_violations):
+def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt,
+           release_format, max_violations):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
@@ -339,7 +343,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     original = read_window(original_path, fmt)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
-    release = read_window(release_path, fmt, vocab=original.vocab)
+    release = read_window(release_path, release_format or fmt, vocab=original.vocab)
     # a release that does not pair with the original is a file verify cannot take (exit 2), not
     # a release that fails the model (exit 1)
     if len(release) != len(original):

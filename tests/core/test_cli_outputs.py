@@ -360,6 +360,15 @@ def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refu
     assert not (tmp_path / "o.dat").exists()
 
 
+def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_with_release_format(runner, data,
+                                                                                                    tmp_path):
+    # Regression (QA): --format named both files' format, so such a release could not be checked
+    out = tmp_path / "o.dat"
+    assert invoke(runner, "anonymize", data, "-o", out, *K, "--output-format", "jsonl").exit_code == 0
+    assert invoke(runner, "verify", data, out, *K).exit_code == 1
+    assert invoke(runner, "verify", data, out, *K, "--release-format", "jsonl").exit_code == 0
+
+
 def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp_path):
     # Regression (QA): --method coherence ignored --sensitive-share in silence
     result = invoke(runner, "items", "split", data, "--public-share", "0.5", "--sensitive-share", "0.3",
