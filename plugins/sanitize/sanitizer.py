@@ -84,13 +84,21 @@ def sanitize(
             continue
         pattern = table.row(row)
         columns = _victim_columns(pattern, victims.of(row), row)
-        sensitive = sensitive[np.argsort(rank[sensitive], kind="stable")]
-        holding = holds(present, column[pattern][:, None], sensitive[None, :]).all(axis=0)
-        already[row] = len(sensitive) - int(holding.sum())
-        need = int(holding.sum()) - int(allowed[row])
+        rows = column[pattern]
+        if len(sensitive) > present.shape[1]:
+            # more sensitive transactions than words: one AND of the pattern's bitsets is cheaper
+            # than a bit test per item and transaction (dense data, e.g. mushroom)
+            holding = holds(np.bitwise_and.reduce(present[rows], axis=0)[None, :], 0, sensitive)
+        else:
+            holding = holds(present, rows[:, None], sensitive[None, :]).all(axis=0)
+        held = int(holding.sum())
+        already[row] = len(sensitive) - held
+        need = held - int(allowed[row])
         if need <= 0:
             continue
-        chosen = sensitive[np.flatnonzero(holding)[:need]]
+        # only the transactions that still hold the pattern are put in the policy's order
+        still = sensitive[holding]
+        chosen = still[np.argsort(rank[still], kind="stable")[:need]]
         drop = np.ones((need, len(columns)), dtype=bool)
         emptied = remaining[chosen] == len(columns)
         if emptied.any():
