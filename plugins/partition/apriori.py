@@ -21,8 +21,11 @@ Choices (documented and tested):
   an earlier fix of the round changed (its support is then unchanged, so it still fails); the
   others are recounted in the next round, from the generalized data.
 - Counting enumerates the i-subsets of each generalized transaction (vectorized, in bounded
-  blocks) and counts them by sorting packed keys: exact, memory bounded by the block size, and
-  proportional to sum_t C(|t|, i) - the cost that makes AA slow for large m (He & Naughton §5.2.2).
+  blocks): exact, memory bounded by the block size, and proportional to sum_t C(|t|, i) - the
+  cost that makes AA slow for large m (He & Naughton §5.2.2). When the generalized data holds
+  few distinct nodes d (C(d, i) <= DENSE bins, as after AA's first round of generalizations), each
+  subset is counted in a dense array at its colex rank among the C(d, i) i-subsets of those
+  nodes, linear in the subsets; otherwise the subsets are counted by sorting packed keys.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .recoding import LeafWindow, Recoding
 
 BLOCK = 1 << 21  # i-subsets materialized at once while counting
 MERGE = 1 << 23  # distinct keys held before partial counts are merged
+DENSE = 1 << 22  # most bins of a dense count: 4 bytes each, plus 8 while a batch is added in
 SCAN = 4096  # failing itemsets checked for changed nodes at once
 BATCH = 64  # candidate generalizations whose support is computed at once
 
@@ -260,7 +264,19 @@ def _merge(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[np.ndarray
 
 
 def count_itemsets(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Every ``size``-itemset of the transactions (rows ascending) with its support."""
+    """Every ``size``-itemset of the transactions (rows ascending) as sorted packed keys, with
+    its support, and how many subsets were enumerated."""
+    lengths = np.diff(indptr)
+    if not (lengths >= size).any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    present = np.flatnonzero(np.bincount(nodes, minlength=n_nodes))
+    if math.comb(len(present), size) <= DENSE:
+        return _count_dense(indptr, nodes, size, n_nodes, present)
+    return _count_sorted(indptr, nodes, size, n_nodes)
+
+
+def _count_sorted(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`count_itemsets` by sorting the packed keys of each block and merging the counts."""
     lengths = np.diff(indptr)
     keys: list[np.ndarray] = []
     counts: list[np.ndarray] = []
@@ -280,7 +296,61 @@ def count_itemsets(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: in
                 if held > MERGE:
                     merged = _merge(keys, counts)
                     keys, counts, held = [merged[0]], [merged[1]], len(merged[0])
-    if not keys:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     unique, count = _merge(keys, counts)
     return unique, count, counted
+
+
+def _count_dense(
+    indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int, present: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`count_itemsets` by one bin per ``size``-subset of the ``present`` nodes: a subset
+    c_0 < ... < c_{size-1} of their positions goes to its colex rank sum_j C(c_j, j + 1), a
+    bijection onto range(C(len(present), size)), so counting is np.bincount instead of a sort."""
+    d = len(present)
+    n_bins = math.comb(d, size)
+    local = np.searchsorted(present, nodes)
+    # terms[j, c] = C(c, j + 1), by Pascal's rule C(c, j + 1) = sum_{u < c} C(u, j). Column j of a
+    # subset only holds c <= d - size + j (size - 1 - j larger nodes follow it); the entries
+    # above are never read and stay 0, so every entry and every rank is below n_bins (int32).
+    terms = np.zeros((size, d), dtype=np.int32)
+    terms[0, : d - size + 1] = np.arange(d - size + 1)
+    for j in range(1, size):
+        top = d - size + j + 1
+        terms[j, 1:top] = np.cumsum(terms[j - 1, : top - 1])
+    lengths = np.diff(indptr)
+    # a support is at most the number of transactions
+    total = np.zeros(n_bins, dtype=np.int32 if len(lengths) <= np.iinfo(np.int32).max else np.int64)
+    pending: list[np.ndarray] = []
+    held = counted = 0
+    flush_at = max(BLOCK, n_bins)  # each np.bincount costs O(n_bins): spread it over as many subsets
+    for length in np.unique(lengths[lengths >= size]).tolist():
+        rows = np.flatnonzero(lengths == length)
+        # each position's term in each column, so a subset's rank is a sum of size gathered terms
+        block = terms[:, local[indptr[rows][:, None] + np.arange(length)]]
+        for combos in combination_blocks(length, size):
+            step = max(1, BLOCK // len(combos))
+            for start in range(0, block.shape[1], step):
+                part = block[:, start : start + step]
+                rank = part[0][:, combos[:, 0]]
+                for j in range(1, size):
+                    rank += part[j][:, combos[:, j]]
+                pending.append(rank.ravel())
+                held += rank.size
+                counted += rank.size
+                if held >= flush_at:
+                    total += np.bincount(np.concatenate(pending), minlength=n_bins)
+                    pending, held = [], 0
+    if pending:
+        total += np.bincount(np.concatenate(pending), minlength=n_bins)
+    ranks = np.flatnonzero(total)
+    counts = total[ranks].astype(np.int64)
+    # unrank, last column first: c_j is the largest c with C(c, j + 1) <= what is left of the rank
+    positions = np.empty((len(ranks), size), dtype=np.int64)
+    rest = ranks
+    for j in range(size - 1, -1, -1):
+        column = terms[j, : d - size + j + 1]
+        positions[:, j] = np.searchsorted(column, rest, side="right") - 1
+        rest = rest - column[positions[:, j]]
+    keys = _pack(present[positions], n_nodes)
+    order = np.argsort(keys)
+    return keys[order], counts[order], counted

@@ -1,0 +1,111 @@
+"""AA's itemset counting against a brute-force Counter over every size-subset of every
+transaction, on both counting paths: the dense count by colex rank (few distinct nodes) and the
+sort of packed keys, with narrow (one int64) and wide (void) keys, and with blocks small enough
+that enumeration, merging and dense flushing happen in many pieces."""
+
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from setveil.plugins.partition import apriori
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# 5 bits per node (narrow keys at any size here), 12 (narrow up to 5 columns), 21 (wide at size 4)
+N_NODES = [32, 4000, 1 << 21]
+
+
+@st.composite
+def datasets(draw):
+    """(n_nodes, rows): transactions of distinct nodes, ascending, drawn from a pool of at most 40
+    node ids spread over range(n_nodes) so that C(pool, 4) stays a small dense count."""
+    n_nodes = draw(st.sampled_from(N_NODES))
+    pool = draw(st.lists(st.integers(0, n_nodes - 1), min_size=1, max_size=40, unique=True))
+    row = st.lists(st.sampled_from(pool), max_size=12, unique=True).map(sorted)
+    return n_nodes, draw(st.lists(row, max_size=30))
+
+
+def csr(rows):
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(row) for row in rows], out=indptr[1:])
+    return indptr, np.array([node for row in rows for node in row], dtype=np.int32)
+
+
+def refuse(*args):
+    raise AssertionError("the other counting path was taken")
+
+
+def counted_with(path, rows, size, n_nodes, small_blocks):
+    """count_itemsets forced onto ``path`` ("dense" or "sorted"), as {itemset: support}, plus its keys."""
+    with pytest.MonkeyPatch.context() as patch:
+        if path == "dense":
+            patch.setattr(apriori, "DENSE", 1 << 22)
+            patch.setattr(apriori, "_count_sorted", refuse)
+        else:
+            patch.setattr(apriori, "DENSE", 0)
+            patch.setattr(apriori, "_count_dense", refuse)
+        if small_blocks:
+            patch.setattr(apriori, "BLOCK", 16)
+            patch.setattr(apriori, "MERGE", 8)
+        keys, counts, counted = apriori.count_itemsets(*csr(rows), size, n_nodes)
+    itemsets = [tuple(itemset) for itemset in apriori.unpack(keys, size, n_nodes).tolist()]
+    assert len(set(itemsets)) == len(itemsets)
+    assert counts.dtype == np.int64
+    return dict(zip(itemsets, counts.tolist())), counted, keys
+
+
+@SETTINGS
+@given(data=datasets(), size=st.integers(1, 4), small_blocks=st.booleans())
+@pytest.mark.parametrize("path", ["dense", "sorted"])
+def test_count_itemsets_matches_brute_force(path, data, size, small_blocks):
+    n_nodes, rows = data
+    expected = Counter(subset for row in rows for subset in combinations(row, size))
+    got, counted, keys = counted_with(path, rows, size, n_nodes, small_blocks)
+    assert got == dict(expected)
+    assert counted == sum(expected.values())
+    if len(keys):
+        assert np.array_equal(keys, np.unique(keys))  # ascending, whichever path counted
+
+
+@SETTINGS
+@given(data=datasets(), size=st.integers(1, 4))
+def test_both_paths_return_identical_arrays(data, size):
+    n_nodes, rows = data
+    indptr, nodes = csr(rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(apriori, "DENSE", 0)
+        by_sort = apriori.count_itemsets(indptr, nodes, size, n_nodes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(apriori, "_count_sorted", refuse)
+        dense = apriori.count_itemsets(indptr, nodes, size, n_nodes)
+    assert dense[2] == by_sort[2]
+    assert dense[0].dtype == by_sort[0].dtype and dense[1].dtype == by_sort[1].dtype
+    assert np.array_equal(dense[0], by_sort[0]) and np.array_equal(dense[1], by_sort[1])
+
+
+@pytest.mark.parametrize("path", ["dense", "sorted"])
+def test_wide_keys_are_counted_on_both_paths(path):
+    n_nodes = 1 << 21  # 21 bits per node: 4 columns do not fit one int64 key
+    rows = [[3, 70, 1 << 20, n_nodes - 1], [3, 70, 1 << 20, n_nodes - 1], [0, 3, 70, 1 << 20, n_nodes - 1]]
+    got, counted, keys = counted_with(path, rows, 4, n_nodes, small_blocks=False)
+    assert keys.dtype.kind == "V"
+    once = [(0, 3, 70, 1 << 20), (0, 3, 70, n_nodes - 1), (0, 3, 1 << 20, n_nodes - 1), (0, 70, 1 << 20, n_nodes - 1)]
+    assert got == {(3, 70, 1 << 20, n_nodes - 1): 3, **dict.fromkeys(once, 1)}
+    assert counted == 7
+
+
+def test_dense_count_covers_every_rank():
+    """Every 3-subset of 9 nodes occurs once: all C(9, 3) bins are hit and unranked back."""
+    rows = [list(range(9))]
+    got, counted, _ = counted_with("dense", rows, 3, 9, small_blocks=False)
+    assert got == {subset: 1 for subset in combinations(range(9), 3)}
+    assert counted == 84
+
+
+def test_nothing_long_enough_counts_nothing():
+    keys, counts, counted = apriori.count_itemsets(*csr([[1, 2], [], [5]]), 3, 8)
+    assert len(keys) == len(counts) == counted == 0
