@@ -173,23 +173,20 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     size = largest if max_size is None else min(max_size, largest)
     if size < largest:
         published = published.restrict(published.sizes <= size)
-    if names is not None:
-        _check_mapping_covers(truth, names, published)
     window = read_window(input_path, fmt)
     mined = _mine(window, sigma, size)
     if not len(mined):
         # every itemset would stay unmatched (or none could be): an empty naming that looks like a result
         raise ParameterError("sigma", f"{sigma:g}: no itemset of {input_path} is that frequent, so there is "
                                       "nothing to match the published itemsets with")
-    if names is not None:
-        _check_mapping_images(truth, names, published, window, input_path)
+    absent = None if names is None else _check_mapping(truth, names, published, window, input_path)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
     if round_seed is None:
         pairs = naming.pairs()
     else:
         pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
-    body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names)
+    body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names, absent)
     outputs = [(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs).encode("utf-8"))]
     if report is not None:
         outputs.append((report, (json.dumps(body, indent=2) + "\n").encode("utf-8")))
@@ -202,7 +199,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
 VERDICTS = ("determined", "named_otherwise", "unsettled")
 
 
-def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names) -> dict:
+def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names, absent) -> dict:
     body = {
         "method": naming.method,
         "linking": linking,
@@ -226,6 +223,7 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
             body[verdict] = None if labels is None else list(labels)
     if names is not None:
         body["accuracy"] = naming.accuracy(names)
+        body["published_items_not_renamed"] = absent
         body["uniform_accuracy"] = naming.uniform_accuracy(names)
         if round_seed is not None:
             body["rounded_accuracy"] = sum(names.get(a) == b for a, b, _ in pairs) / max(1, len(published.labels))
@@ -250,6 +248,9 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
     # three decimals: the report keeps full precision, and a share of a few dozen items has no more
     if "accuracy" in body:
         line += f"; accuracy {body['accuracy']:.3f} (uniform vote {body['uniform_accuracy']:.3f})"
+        if body["published_items_not_renamed"]:
+            line += (f", counting as not named the {body['published_items_not_renamed']} published items RENAMED "
+                     "does not hold")
     if "rounded_accuracy" in body:
         line += f"; rounded naming's accuracy {body['rounded_accuracy']:.3f}"
     return line
@@ -293,22 +294,23 @@ def _check_itemset_count(path, max_size) -> None:
 
 
 # Neither check prints a label: the mapping is the owner's secret.
-def _check_mapping_covers(path, names: dict[str, str], published) -> None:
-    """Refuse a mapping that lacks a published item: the accuracy would count the item wrong and
-    blame the attack for the wrong file (with integer labels, any other mapping overlaps)."""
+def _check_mapping(path, names: dict[str, str], published, window, input_path) -> int:
+    """Refuse a mapping that is not of RENAMED: it lacks a published item although it is not
+    exactly RENAMED's items (the accuracy would blame the attack for the wrong file; with integer
+    labels any other mapping overlaps), or it renames a published item to no item of RENAMED.
+    A mapping of exactly RENAMED's items may lack published items: RENAMED is then a release
+    that an anonymization removed them from (the owner's audit of a release), and they count as
+    not named. Returns how many published items the mapping lacks."""
+    items = set(window.vocab.labels)
     missing = sum(1 for label in published.labels if label not in names)
-    if missing:
+    if missing and set(names.values()) != items:
         raise InputError(path, f"{missing} of the {len(published.labels)} published items have no line in the "
                                "mapping: is it the mapping of this data?")
-
-
-def _check_mapping_images(path, names: dict[str, str], published, window, input_path) -> None:
-    """Refuse a mapping that renames a published item to no item of the renamed data."""
-    items = set(window.vocab.labels)
-    foreign = sum(1 for label in published.labels if names[label] not in items)
+    foreign = sum(1 for label in published.labels if label in names and names[label] not in items)
     if foreign:
         raise InputError(path, f"{foreign} of the {len(published.labels)} published items are renamed to no item "
                                f"of {input_path}: is it the mapping of this data?")
+    return missing
 
 
 def _progress(runs: int):

@@ -93,6 +93,25 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
         in result.stderr
 
 
+def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(runner, tmp_path, database):
+    # Regression (QA as a privacy researcher): the mapping of an anonymized release lacks the items
+    # the anonymization removed, and --truth refused it as the mapping of other data
+    release = tmp_path / "release.dat"
+    release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
+                               for line in database.read_text().splitlines()))
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
+                    "--unmatched-cost", 1, "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["published_items"] == 5 and body["published_items_not_renamed"] == 1
+    assert body["accuracy"] == 0.8
+    assert "counting as not named the 1 published items RENAMED does not hold" in result.stderr
+
+
 def test_noisy_frequencies_are_matched_within_the_tolerance(runner, tmp_path):
     data = tmp_path / "graph.dat"
     data.write_text("".join(" ".join(row) + "\n" for row in graph_database(ASYMMETRIC)))
