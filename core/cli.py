@@ -35,14 +35,22 @@ from .verify import release_violations
 from .window import Window
 
 
-def error_line(message: object) -> str:
-    """``setveil: error: <message>`` with every character that is not printable escaped
-    (``\\n``, ``\\x1b``): a file name may hold a line end or a terminal escape, and an error is
-    one line that cannot rewrite the terminal (QA: a name with a newline forged a second line)."""
+def printable(message: object) -> str:
+    """``message`` with every character that is not printable escaped (``\\n``, ``\\x1b``): a
+    file name may hold a line end or a terminal escape, and an error or a note is one line that
+    cannot rewrite the terminal (QA: a name with a newline forged a second line)."""
     text = str(message)
-    if not text.isprintable():
-        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
-    return f"setveil: error: {text}"
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def error_line(message: object) -> str:
+    return f"setveil: error: {printable(message)}"
+
+
+def note(message: str) -> None:
+    click.echo(f"setveil: note: {printable(message)}", err=True)
 
 
 class SetveilGroup(click.Group):
@@ -124,7 +132,8 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
 
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
-    """Refuse an item list none of whose items occur in the input, and note one with some that
+    """Refuse an empty sensitive list or an item list none of whose items occur in the input,
+    note an empty public list or one with some items that
     never occur, and what the model notes about it (:meth:`~setveil.core.model.PrivacyModel.input_notes`):
     a misspelt or mis-encoded label leaves the item it meant unprotected while the release still
     passes its check, and with every label misspelt the release is the input (QA: a lower-case
@@ -136,6 +145,9 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if path is None:
                 continue
             if not labels:
+                if path is sensitive:
+                    # both models that take it need sensitive items: an empty list protects nothing
+                    raise InputError(path, "lists no items, so nothing would be protected")
                 notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
@@ -145,8 +157,8 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", original, str(source))
-    for note in notes:
-        click.echo(f"setveil: note: {note}", err=True)
+    for line in notes:
+        note(line)
 
 
 def read_paths(configured: Configured, *paths) -> tuple:
@@ -246,7 +258,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     write_outputs(outputs)
     if body is not None:
         for group, reason in body["metrics"].get("skipped", {}).items():
-            click.echo(f"setveil: note: the report has no {group} metrics: {reason}", err=True)
+            note(f"the report has no {group} metrics: {reason}")
 
 
 def _report(configured, files, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:

@@ -42,8 +42,10 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     target = Path(text)
     if target.is_dir():
         raise InputError(text, f"cannot write {flag}: it is a directory")
-    if text.endswith(os.sep):
-        raise InputError(text, f"cannot write {flag}: a path ending in {os.sep} names a directory")
+    if text.endswith(os.sep) or os.path.basename(text) in (".", ".."):
+        # pathlib drops a trailing "/" or "/.", and the file would be written without it
+        raise InputError(text, f"cannot write {flag}: a path ending in {os.sep}, {os.sep}. or {os.sep}.. names a "
+                               "directory")
     real = target.resolve()
     parent = real.parent
     if not parent.is_dir():

@@ -13,6 +13,7 @@ import threading
 import click
 import faust
 
+from setveil.core.errors import ParameterError
 from setveil.core.plugins import Configured
 
 from .app import StreamService, create_app
@@ -80,18 +81,23 @@ class Worker(faust.Worker):
         os._exit(status)
 
 
-def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
-    """An item file that lists no items, as ``setveil anonymize`` notes it: an empty sensitive
-    list protects nothing while every window still passes its check. Paths only, no labels."""
+def check_sensitive_items(settings: Settings, configured: Configured) -> None:
+    """Refuse an empty sensitive list before connecting, as ``setveil anonymize`` does: it
+    protects nothing while every window still passes its check (fail closed)."""
     schema = configured.model.context.schema
-    if schema is None:
+    if schema is not None and settings.model.sensitive is not None and not schema.private:
+        raise ParameterError("model.sensitive", f"{settings.model.sensitive} (from "
+                                                f"{settings.source('model.sensitive')}) lists no items, so nothing "
+                                                "would be protected")
+
+
+def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
+    """A public list that lists no items, as ``setveil anonymize`` notes it. Paths only, no labels."""
+    schema = configured.model.context.schema
+    path = settings.model.public
+    if schema is None or path is None or schema.public:
         return []
-    notes = []
-    for key, labels in (("sensitive", schema.private), ("public", schema.public)):
-        path = getattr(settings.model, key)
-        if path is not None and not labels:
-            notes.append(f"{path} (model.{key}, from {settings.source(f'model.{key}')}) lists no items")
-    return notes
+    return [f"{path} (model.public, from {settings.source('model.public')}) lists no items"]
 
 
 def run_worker(settings: Settings, configured: Configured) -> int:
@@ -100,6 +106,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     check_web_listen(settings)
     check_data_dir(settings)
     check_group_id(settings)
+    check_sensitive_items(settings, configured)
     if settings.model.time_limit:
         check_picklable(configured)
     counts = asyncio.run(ensure_topics(settings))

@@ -134,8 +134,12 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
     assert f"1 of the 2 items listed in {marked} never occur in {data}" in result.stderr
     empty = tmp_path / "empty.txt"
     empty.write_text("\n")
-    result = invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", empty)
+    result = invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", data.parent / "hiv.txt",
+                    "--public", empty)
     assert f"setveil: note: {empty} lists no items" in result.stderr
+    # an empty sensitive list protects nothing (QA: rho released the input as it was)
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", empty),
+                   f"{empty}: lists no items, so nothing would be protected")
     several = tmp_path / "several.txt"
     several.write_text("Diabetes Hepatitis HIV\n")
     one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", several),
@@ -164,6 +168,16 @@ def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_pat
     result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", lowered)
     one_line_error(result, f"{lowered}: none of the 2 items it lists occur in {data}", "case included")
     assert "hiv" not in result.stderr and not out.exists()
+
+
+def test_a_note_naming_a_file_with_a_line_end_in_its_name_stays_one_line(runner, data, tmp_path):
+    # Regression (QA): errors were escaped, notes were not, so a note could forge a line
+    forged = tmp_path / "x\nsetveil: forged.txt"
+    forged.write_text("HIV\nnowhere\n")
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive", forged)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [f"setveil: note: 1 of the 2 items listed in {tmp_path}/x\\nsetveil: "
+                                          f"forged.txt never occur in {data}"]
 
 
 def test_a_label_with_blanks_inside_can_be_listed_as_sensitive(runner, tmp_path):
@@ -354,10 +368,11 @@ def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refu
                            capture_output=True, text=True)
     assert piped.returncode == 0, piped.stderr
     assert len(piped.stdout.splitlines()) == 4
-    slashed = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o", f"{tmp_path}/o.dat/", *K],
-                             capture_output=True, text=True)
-    assert slashed.returncode == 2 and "a path ending in / names a directory" in slashed.stderr
-    assert not (tmp_path / "o.dat").exists()
+    for ending in ("/", "/.", "/.."):
+        slashed = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o",
+                                  f"{tmp_path}/o.dat{ending}", *K], capture_output=True, text=True)
+        assert slashed.returncode == 2 and "a path ending in /, /. or /.. names a directory" in slashed.stderr
+        assert not (tmp_path / "o.dat").exists()
 
 
 def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_with_release_format(runner, data,

@@ -666,17 +666,22 @@ def test_a_stopped_worker_names_only_partitions_that_hold_unacknowledged_input(m
     assert "of partition 0 is re-delivered" not in text
 
 
-def test_an_item_file_that_lists_no_items_is_a_warning_at_start(make_settings, sample, tmp_path):
-    # Regression (QA as an operator): `setveil anonymize` notes an empty item file; the worker
-    # started in silence, protecting nothing
-    _, _, public = sample
+def test_an_empty_sensitive_list_is_refused_and_an_empty_public_list_is_a_warning(make_settings, sample, tmp_path):
+    # Regression (QA as an operator): the worker started in silence with an empty item file; an
+    # empty sensitive list protects nothing, so it is refused as `setveil anonymize` refuses it
+    _, private, public = sample
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    worker = WorkerProcess(make_settings(), ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3",
-                                             "--sensitive", str(empty), "--public", str(public)],
+    model = ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
+    refused = WorkerProcess(make_settings(), [*model, "--sensitive", str(empty), "--public", str(public)],
+                            tmp_path / "refused.log").start()
+    assert refused.process.wait(timeout=60) == 2
+    assert (f"parameter 'model.sensitive': {empty} (from the command line) lists no items, so nothing would be "
+            "protected") in refused.log_text()
+    worker = WorkerProcess(make_settings(), [*model, "--sensitive", str(private), "--public", str(empty)],
                            tmp_path / "worker.log").start()
     try:
         worker.wait_ready()
     finally:
         worker.stop()
-    assert f"[WARNING] {empty} (model.sensitive, from the command line) lists no items" in worker.log_text()
+    assert f"[WARNING] {empty} (model.public, from the command line) lists no items" in worker.log_text()
