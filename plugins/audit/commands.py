@@ -149,10 +149,13 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @click.option("--round", "round_seed", type=click.IntRange(min=0), metavar="SEED",
               help="With lp: write a naming drawn from the votes by §3's procedure (seeded) instead of the votes.")
 @click.option("--truth", type=click.Path(dir_okay=False), help="The true mapping (from `audit rename`): report the accuracy.")
+@click.option("--anonymized", is_flag=True,
+              help="RENAMED is a release an anonymization removed items from: the --truth mapping may lack the "
+                   "published items it lost, which count as not named.")
 @click.option("--report", type=click.Path(dir_okay=False, allow_dash=True), help="Write a JSON report here.")
 @_format
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
-                time_limit, linking, determined, round_seed, truth, report, fmt):
+                time_limit, linking, determined, round_seed, truth, anonymized, report, fmt):
     """Name the items of RENAMED from frequent itemsets published under their original names
     (Problem 2), by the integer program of §2 or its relaxations (§3). The naming and the report
     are written together or not at all."""
@@ -161,6 +164,8 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         raise ParameterError("determined", "needs a naming: --method ip or mip")
     if method != "lp" and round_seed is not None:
         raise ParameterError("round", "draws a naming from the votes of --method lp")
+    if anonymized and truth is None:
+        raise ParameterError("anonymized", "says how to score against --truth; give --truth")
     distinct_outputs({"--output": output, "--report": report})
     inputs = (input_path, itemsets_path) + ((truth,) if truth else ())
     check_output(output, "--output", inputs)
@@ -179,27 +184,28 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         # every itemset would stay unmatched (or none could be): an empty naming that looks like a result
         raise ParameterError("sigma", f"{sigma:g}: no itemset of {input_path} is that frequent, so there is "
                                       "nothing to match the published itemsets with")
-    absent = None if names is None else _check_mapping(truth, names, published, window, input_path)
+    absent = None if names is None else _check_mapping(truth, names, published, window, input_path, anonymized)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
     if round_seed is None:
         pairs = naming.pairs()
     else:
         pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
-    body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names, absent)
+    body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names, absent, tolerance,
+                        unmatched_cost)
     outputs = [(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs).encode("utf-8"))]
     if report is not None:
         outputs.append((report, (json.dumps(body, indent=2) + "\n").encode("utf-8")))
     write_outputs(outputs)
-    exact = tolerance == 0 and unmatched_cost is None
-    click.echo(_summary_line(naming, body, len(published.labels), time_limit, exact), err=True)
+    click.echo(_summary_line(naming, body, len(published.labels), time_limit), err=True)
 
 
 #: the outcomes of --determined's test of a name, as Naming fields and report keys
 VERDICTS = ("determined", "named_otherwise", "unsettled")
 
 
-def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names, absent) -> dict:
+def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names, absent,
+                 tolerance, unmatched_cost) -> dict:
     body = {
         "method": naming.method,
         "linking": linking,
@@ -215,8 +221,13 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
         "variables": naming.variables,
         "constraints": naming.constraints,
         "seconds": naming.seconds,
+        "tolerance": tolerance,
+        "unmatched_cost": unmatched_cost,
     }
     if determined:
+        # a unique best naming is certain only when every published itemset is true and none is
+        # missing: with noise or unmatched itemsets the best naming can itself be wrong (QA)
+        body["determined_certain"] = tolerance == 0 and unmatched_cost is None
         for verdict in VERDICTS:
             labels = getattr(naming, verdict)
             body[f"{verdict}_items"] = None if labels is None else len(labels)
@@ -230,7 +241,7 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
     return body
 
 
-def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None, exact: bool) -> str:
+def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None) -> str:
     line = f"{naming.method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
            f"{naming.seconds:.2f} s"
     if "determined" in body:
@@ -238,9 +249,7 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
             line += "; names not tested (the naming is not proven optimal)"
         else:
             limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
-            # a unique best naming is certain only when every published itemset is true and none is
-            # missing: with noise or unmatched itemsets the best naming can itself be wrong (QA)
-            kind = "names determined" if exact else "names determined (the unique best naming's: not certain " \
+            kind = "names determined" if body["determined_certain"] else "names determined (the unique best naming's: not certain " \
                                                     "with --tolerance or --unmatched-cost)"
             line += (f"; {len(naming.determined)} of {items} {kind}, {len(naming.named_otherwise)} named "
                      f"otherwise by an equally good naming, {len(naming.unsettled)} not settled within the time "
@@ -294,16 +303,17 @@ def _check_itemset_count(path, max_size) -> None:
 
 
 # Neither check prints a label: the mapping is the owner's secret.
-def _check_mapping(path, names: dict[str, str], published, window, input_path) -> int:
-    """Refuse a mapping that is not of RENAMED: it lacks a published item although it is not
-    exactly RENAMED's items (the accuracy would blame the attack for the wrong file; with integer
-    labels any other mapping overlaps), or it renames a published item to no item of RENAMED.
-    A mapping of exactly RENAMED's items may lack published items: RENAMED is then a release
-    that an anonymization removed them from (the owner's audit of a release), and they count as
-    not named. Returns how many published items the mapping lacks."""
+def _check_mapping(path, names: dict[str, str], published, window, input_path, anonymized: bool) -> int:
+    """Refuse a mapping that is not of RENAMED: it lacks a published item (the accuracy would
+    blame the attack for the wrong file; with integer labels any other mapping overlaps), or it
+    renames a published item to no item of RENAMED. With ``anonymized`` (the owner's audit of a
+    release an anonymization removed items from) it may lack published items, which count as
+    not named, when it holds exactly RENAMED's items and at least one published item: no check
+    of the files can tell this from another data's mapping of as many items (renamed labels are
+    1..|I|), so the user says it. Returns how many published items the mapping lacks."""
     items = set(window.vocab.labels)
     missing = sum(1 for label in published.labels if label not in names)
-    if missing and set(names.values()) != items:
+    if missing and not (anonymized and set(names.values()) == items and missing < len(published.labels)):
         raise InputError(path, f"{missing} of the {len(published.labels)} published items have no line in the "
                                "mapping: is it the mapping of this data?")
     foreign = sum(1 for label in published.labels if label in names and names[label] not in items)

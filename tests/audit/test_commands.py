@@ -52,7 +52,7 @@ def test_rename_publish_deanonymize_names_every_item(runner, tmp_path, database)
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["accuracy"] == 1.0 and body["optimal"] and body["named_items"] == 5
-    assert body["determined_items"] == 5 and sorted(body["determined"]) == list("abcde")
+    assert body["determined_items"] == 5 and sorted(body["determined"]) == list("abcde") and body["determined_certain"]
     found = {line.split()[0]: line.split()[1] for line in naming.read_text().splitlines()}
     assert found == {a: names[a] for a in "abcde"}
     assert "accuracy 1.000" in result.stderr and "5 of 5 names determined" in result.stderr
@@ -89,6 +89,7 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["determined"] == ["c"] and body["accuracy"] == 0.0
+    assert not body["determined_certain"] and body["unmatched_cost"] == 1 and body["tolerance"] == 0
     assert "1 of 3 names determined (the unique best naming's: not certain with --tolerance or --unmatched-cost)" \
         in result.stderr
 
@@ -103,13 +104,22 @@ def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(run
     invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
     invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
     report = tmp_path / "report.json"
-    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
-                    "--unmatched-cost", 1, "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report)
+    args = ["audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "--unmatched-cost", 1,
+            "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report]
+    # the user says so: the files cannot tell it from another data's mapping of as many items
+    assert "1 of the 5 published items have no line in the mapping" in invoke(runner, *args).stderr
+    result = invoke(runner, *args, "--anonymized")
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["published_items"] == 5 and body["published_items_not_renamed"] == 1
     assert body["accuracy"] == 0.8
     assert "counting as not named the 1 published items RENAMED does not hold" in result.stderr
+    # a mapping of other data of as many items holds none of the published items (QA re-checker)
+    other = tmp_path / "other.txt"
+    other.write_text("".join(f"w{i} {renamed_label}\n" for i, renamed_label in
+                             enumerate(line.split()[1] for line in mapping.read_text().splitlines())))
+    refused = invoke(runner, *args[:-4], "--truth", other, "--anonymized")
+    assert refused.exit_code == 2 and "5 of the 5 published items have no line in the mapping" in refused.stderr
 
 
 def test_noisy_frequencies_are_matched_within_the_tolerance(runner, tmp_path):
