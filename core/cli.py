@@ -381,11 +381,11 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     if found:
         for index, violation in found:
             prefix = f"window {index}: " if window_size else ""
-            click.echo(f"violation: {prefix}{violation.describe()}")
+            click.echo(f"violation: {printable(prefix + violation.describe())}")
         more = " (stopped at --max-violations)" if len(found) >= max_violations else ""
-        click.echo(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}", err=True)
+        click.echo(printable(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}"), err=True)
         sys.exit(1)
-    click.echo(f"{release_path}: satisfies {configured.model.name} ({_param_text(configured.params)})")
+    click.echo(printable(f"{release_path}: satisfies {configured.model.name} ({_param_text(configured.params)})"))
 
 
 def _param_text(params: dict[str, Any]) -> str:

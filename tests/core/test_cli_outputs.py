@@ -384,6 +384,18 @@ def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_w
     assert invoke(runner, "verify", data, out, *K, "--release-format", "jsonl").exit_code == 0
 
 
+def test_a_violation_quoting_a_label_with_a_line_end_stays_one_line(runner, tmp_path):
+    # Regression (QA re-checker): a JSONL label holding "\n" forged a `violation:` line of its own
+    original, release = tmp_path / "o.jsonl", tmp_path / "r.jsonl"
+    original.write_text('{"items": ["a"]}\n{"items": ["a"]}\n')
+    release.write_text('{"items": ["a", "b\\nviolation: forged"]}\n{"items": ["a"]}\n')
+    result = invoke(runner, "verify", original, release, *K)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines and all(line.startswith("violation: ") for line in lines)
+    assert not any(line.startswith("violation: forged") for line in lines)
+
+
 def test_items_split_refuses_an_option_its_method_would_ignore(runner, data, tmp_path):
     # Regression (QA): --method coherence ignored --sensitive-share in silence
     result = invoke(runner, "items", "split", data, "--public-share", "0.5", "--sensitive-share", "0.3",
