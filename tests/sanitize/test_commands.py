@@ -125,14 +125,24 @@ def test_anonymize_verify_and_report(runner, tmp_path):
     assert leaky.exit_code == 1 and "disclosed" in leaky.output
 
 
-def test_patterns_that_hold_an_item_the_data_lacks_are_pointed_out(runner, tmp_path):
-    # Regression (QA): an inline note made its pattern a no-op ({a, b, #, hide, a-b}) and both
-    # commands exited 0 without a word. The line number is given, the labels are not.
+@pytest.fixture
+def pairs(tmp_path):
     data = tmp_path / "d.dat"
     data.write_text("a b\na b\nc d\n", encoding="utf-8")
+    return data
+
+
+def hiding_all(patterns) -> list[str]:
+    return ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
+
+
+def test_patterns_that_hold_an_item_the_data_lacks_are_pointed_out(runner, tmp_path, pairs):
+    # Regression (QA): an inline note made its pattern a no-op ({a, b, #, hide, a-b}) and both
+    # commands exited 0 without a word. The line number is given, the labels are not.
+    data = pairs
     patterns = write_patterns(tmp_path / "p.txt", "a b   # hide a-b", "c d")
     out = tmp_path / "out.dat"
-    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
+    args = hiding_all(patterns)
     note = f"1 of the 2 restrictive patterns in {patterns} (line 1) hold an item that never occurs in {data}"
     result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *args])
     assert result.exit_code == 0 and note in result.stderr and "a-b" not in result.stderr
@@ -141,15 +151,13 @@ def test_patterns_that_hold_an_item_the_data_lacks_are_pointed_out(runner, tmp_p
     assert note in checked.stderr
 
 
-def test_patterns_that_all_hold_an_item_the_data_lacks_are_refused(runner, tmp_path):
+def test_patterns_that_all_hold_an_item_the_data_lacks_are_refused(runner, tmp_path, pairs):
     # Regression (QA): every pattern mis-cased, the release was the input, exit 0
-    data = tmp_path / "d.dat"
-    data.write_text("a b\na b\nc d\n", encoding="utf-8")
+    data = pairs
     patterns = write_patterns(tmp_path / "p.txt", "A B", "c D")
     out = tmp_path / "out.dat"
-    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
     for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
-        result = runner.invoke(cli, [*command, *args])
+        result = runner.invoke(cli, [*command, *hiding_all(patterns)])
         assert result.exit_code == 2 and not out.exists()
         assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an item "
                                          f"that never occurs in {data}, so nothing would be hidden: labels must "
