@@ -132,21 +132,21 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
 
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
-    """Refuse an empty sensitive list or an item list none of whose items occur in the input,
-    note an empty public list or one with some items that
-    never occur, and what the model notes about it (:meth:`~setveil.core.model.PrivacyModel.input_notes`):
-    a misspelt or mis-encoded label leaves the item it meant unprotected while the release still
-    passes its check, and with every label misspelt the release is the input (QA: a lower-case
-    list, and a UTF-16 file read as UTF-8, were released raw). Counts only, no labels."""
+    """Refuse an empty sensitive list or an item list none of whose items occur in the input;
+    note an empty public list, items of a list that never occur, and what the model notes
+    (:meth:`~setveil.core.model.PrivacyModel.input_notes`). A misspelt or mis-encoded label
+    leaves the item it meant unprotected while the release still passes its check, and with
+    every label misspelt the release is the input (QA: a lower-case list, and a UTF-16 file read
+    as UTF-8, were released raw). Counts only, no labels."""
     notes = []
     schema = configured.model.context.schema
     if schema is not None:
-        for path, labels in ((sensitive, schema.private), (public, schema.public)):
+        # both models that take a sensitive list need its items: an empty one protects nothing
+        for path, labels, needed in ((sensitive, schema.private, True), (public, schema.public, False)):
             if path is None:
                 continue
             if not labels:
-                if path is sensitive:
-                    # both models that take it need sensitive items: an empty list protects nothing
+                if needed:
                     raise InputError(path, "lists no items, so nothing would be protected")
                 notes.append(f"{path} lists no items")
                 continue
