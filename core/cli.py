@@ -367,7 +367,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     originals, releases = cut_windows(original, window_size, smallest), cut_windows(release, window_size, smallest)
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
     first = 0
-    with plugin_errors(configured.model, "its checker", "; the release is not checked"):
+    with plugin_errors(f"model {configured.model.name!r}: its checker", "; the release is not checked"):
         for index, (orig, rel) in enumerate(zip(originals, releases)):
             for violation in release_violations(configured.model, orig, rel):
                 if violation.transaction is not None:  # a position in the input, as anonymize names them

@@ -235,8 +235,10 @@ class Registry:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
         # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
         # it raises besides a ParameterError is its error, named by type (its text may quote data)
-        model_obj = _construct(f"model {model!r}", lambda: model_cls(model_params, context))
-        policy_obj = _construct(f"policy {policy_cls.name!r} of model {model!r}", lambda: policy_cls(policy_params))
+        with plugin_errors(f"model {model!r}: __init__"):
+            model_obj = model_cls(model_params, context)
+        with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
+            policy_obj = policy_cls(policy_params)
         return Configured(model_obj, policy_obj, {**model_params, **policy_params})
 
     def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
@@ -282,21 +284,9 @@ def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..
     one line naming its distribution (pluggy's call would end in a traceback)."""
     for impl in reversed(hook.get_hookimpls()):
         who = distribution_of(impl.function)
-        try:
+        # a bad call of register() is the plugin's error too (a TypeError)
+        with plugin_errors(f"{hook.name} of {who}"):
             impl.function(**{name: register_for(who) for name in impl.argnames})
-        except SetveilError:
-            raise
-        except PLUGIN_ERRORS as exc:  # a bad call of register() too: a TypeError of the plugin's
-            raise PluginError(f"{hook.name} of {who} raised {type(exc).__name__}") from None
-
-
-def _construct(what: str, make: Callable[[], Any]) -> Any:
-    try:
-        return make()
-    except SetveilError:
-        raise
-    except PLUGIN_ERRORS as exc:
-        raise PluginError(f"{what}: __init__ raised {type(exc).__name__}") from None
 
 
 def _twice(first: Entry, second: Entry) -> str:
@@ -350,21 +340,21 @@ def _require(cls: type, where: str, **kinds: type) -> None:
 
 
 @contextlib.contextmanager
-def plugin_errors(model: PrivacyModel, what: str, after: str = "") -> Iterator[None]:
-    """Run plugin code for a command, outside the window pipeline (which fails a window closed
-    instead): an exception other than setveil's own becomes one line naming ``what`` raised it
-    and the exception's type alone, since a plugin's message may quote the data (``KeyError('HIV')``)."""
+def plugin_errors(who: str, after: str = "") -> Iterator[None]:
+    """Run plugin code outside the window pipeline (which fails a window closed instead): an
+    exception other than setveil's own becomes one line saying ``who`` raised it, with the
+    exception's type alone, since a plugin's message may quote the data (``KeyError('HIV')``)."""
     try:
         yield
     except SetveilError:
         raise
     except PLUGIN_ERRORS as exc:
-        raise PluginError(f"model {model.name!r}: {what} raised {type(exc).__name__}{after}") from None
+        raise PluginError(f"{who} raised {type(exc).__name__}{after}") from None
 
 
 def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
     """``model.<method>(*args)`` under :func:`plugin_errors`."""
-    with plugin_errors(model, method):
+    with plugin_errors(f"model {model.name!r}: {method}"):
         return getattr(model, method)(*args)
 
 
