@@ -271,13 +271,14 @@ def count_itemsets(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: in
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     present = np.flatnonzero(np.bincount(nodes, minlength=n_nodes))
     if math.comb(len(present), size) <= DENSE:
-        return _count_dense(indptr, nodes, size, n_nodes, present)
-    return _count_sorted(indptr, nodes, size, n_nodes)
+        return _count_dense(indptr, lengths, nodes, size, n_nodes, present)
+    return _count_sorted(indptr, lengths, nodes, size, n_nodes)
 
 
-def _count_sorted(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _count_sorted(
+    indptr: np.ndarray, lengths: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int
+) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`count_itemsets` by sorting the packed keys of each block and merging the counts."""
-    lengths = np.diff(indptr)
     keys: list[np.ndarray] = []
     counts: list[np.ndarray] = []
     held = counted = 0
@@ -301,7 +302,7 @@ def _count_sorted(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int
 
 
 def _count_dense(
-    indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int, present: np.ndarray
+    indptr: np.ndarray, lengths: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int, present: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`count_itemsets` by one bin per ``size``-subset of the ``present`` nodes: a subset
     c_0 < ... < c_{size-1} of their positions goes to its colex rank sum_j C(c_j, j + 1), a
@@ -317,7 +318,6 @@ def _count_dense(
     for j in range(1, size):
         top = d - size + j + 1
         terms[j, 1:top] = np.cumsum(terms[j - 1, : top - 1])
-    lengths = np.diff(indptr)
     # a support is at most the number of transactions
     total = np.zeros(n_bins, dtype=np.int32 if len(lengths) <= np.iinfo(np.int32).max else np.int64)
     pending: list[np.ndarray] = []

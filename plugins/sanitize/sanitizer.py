@@ -105,7 +105,7 @@ def sanitize(
             stay = int(np.flatnonzero(pattern[columns] == items.most_supported(pattern[columns][None, :])[0])[0])
             drop[emptied, stay] = False
             spared += int(emptied.sum())
-        for j, victim in enumerate(column[pattern[columns]].tolist()):
+        for j, victim in enumerate(rows[columns].tolist()):
             clear(present[victim], chosen[drop[:, j]])
         remaining[chosen] -= drop.sum(axis=1)
         sanitized[row] = need
