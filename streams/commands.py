@@ -179,19 +179,30 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
               help="Write the release here, ordered by tid (format from the suffix).")
 @click.option("--count", type=click.IntRange(min=1), help="Stop after N transactions.")
 @click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
+@click.option("--dead-letters", is_flag=True,
+              help="Read the dead-letter topic instead: one line per rejected window or unreadable message, "
+                   "with its cause and reason (never its contents).")
 @config_option
 @set_option
 @bootstrap_option
-def tail(out, count, idle, config, overrides, bootstrap):
+def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
     """Read the anonymized batches: one line per window, or the release with --out.
 
     Duplicate window ids (re-deliveries) are dropped. With --out, transaction i of the
     release is the transaction replayed with tid i, as in `setveil anonymize` output.
+    With --dead-letters, why windows failed closed and which input messages were dead-lettered.
     """
     from .display import WindowDisplay
     from .tail import WAITING_SECONDS, collect, write_release
 
+    if dead_letters:
+        for name, value in (("out", out), ("count", count)):
+            if value is not None:
+                raise ParameterError(name, "reads batches; with --dead-letters, --idle S ends tail")
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
+    if dead_letters:
+        tail_dead_letters(settings, idle)
+        return
     if out is not None:
         check_output(out, "--out")
     echo = functools.partial(click.echo, err=out is not None)
@@ -209,6 +220,15 @@ def tail(out, count, idle, config, overrides, bootstrap):
     if out is not None:
         written = write_release(collected.release, out)
         click.echo(f"wrote {written} transactions to {out}", err=True)
+
+
+def tail_dead_letters(settings: Settings, idle: float | None) -> None:
+    from .deadletters import collect_dead_letters
+    from .display import DeadLetterDisplay
+
+    display = DeadLetterDisplay(click.echo)
+    collected = run(collect_dead_letters(settings, idle, on_letter=display.letter))
+    click.echo(display.summary(collected), err=True)
 
 
 @click.command()

@@ -1,4 +1,4 @@
-"""Terminal lines for batches as they arrive (``setveil tail`` and ``setveil demo``).
+"""Terminal lines for batches and dead letters as they arrive (``setveil tail`` and ``setveil demo``).
 
 Only counts, losses and timings are shown, never transaction contents.
 """
@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from setveil.core.cli import printable
+
+from .deadletters import DeadLetter, DeadLetters
 from .tail import Collected, WindowSummary
 
 HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':>9} {'check':>6} {'total tx':>9} "
@@ -45,3 +48,32 @@ class WindowDisplay:
         return (f"{collected.windows} windows ({collected.duplicates} duplicates dropped), "
                 f"{collected.transactions} transactions, information loss {collected.information_loss:.4f}, "
                 f"window latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
+
+
+class DeadLetterDisplay:
+    """One line per dead letter: what failed closed or could not be read, where, and why."""
+
+    def __init__(self, echo: Callable[[str], None]):
+        self.echo = echo
+        self.shown = False
+
+    def letter(self, letter: DeadLetter) -> None:
+        if not self.shown:
+            self.echo(f"{'dead letter':<12} {'cause':<12} {'where (topic/partition/offsets)':<36} {'tx':>6}  reason")
+            self.shown = True
+        transactions = "" if letter.transactions is None else str(letter.transactions)
+        # headers come from whoever may write the topic: one line each, escapes shown as such
+        self.echo(f"{printable(letter.kind):<12} {printable(letter.cause or '-'):<12} {printable(letter.where):<36} "
+                  f"{transactions:>6}  {printable(letter.reason)}")
+
+    def summary(self, collected: DeadLetters) -> str:
+        def counts(counter) -> str:
+            return ", ".join(f"{name} {n}" for name, n in sorted(counter.items()))
+
+        parts = [f"windows failed closed {sum(collected.windows.values())}" +
+                 (f" ({counts(collected.windows)})" if collected.windows else ""),
+                 f"input messages dead-lettered {sum(collected.records.values())}" +
+                 (f" ({counts(collected.records)})" if collected.records else "")]
+        if collected.unknown:
+            parts.append(f"messages of an unknown type {collected.unknown}")
+        return f"{collected.letters} dead letters ({collected.duplicates} duplicates dropped): " + "; ".join(parts)

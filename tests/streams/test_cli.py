@@ -302,3 +302,40 @@ def partition_counts_or_none(settings):
         return asyncio.run(partition_counts(settings, [settings.topics.input])).get(settings.topics.input)
     except Exception:
         return None
+
+
+def test_tail_dead_letters_says_why_windows_failed_closed_and_never_shows_contents(make_settings, start_worker,
+                                                                                   sample):
+    # Regression (left open since an operator's pass): `tail` showed batches only, so the reason a
+    # window failed closed could be read from the worker's log or a Kafka tool, not from setveil
+    _, sensitive, _ = sample
+    private = sensitive.read_text().split()[0]
+    settings = make_settings(window__max_transactions=20, window__min_transactions=5, topics__partitions=1)
+    worker = start_worker(settings)
+    infeasible = [[f"n{i % 7}", private] for i in range(20)]  # a private item in all of it: more than h=0.4
+    produce(settings, [b"secret-basket \xff"] + records(infeasible, 1, batch=20))
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="infeasible"}', 0) == 1
+               and worker.metrics().get('setveil_records_dead_lettered_total{kind="malformed"}', 0) == 1, 60,
+               "a rejected window and a dead-lettered message")
+
+    result = setveil("tail", "--dead-letters", "--idle", 2, env=env_of(settings))
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:3] == ["dead", "letter", "cause"]
+    letters = {line.split()[0]: line for line in lines[1:]}
+    assert sorted(letters) == ["malformed", "window"]
+    assert letters["malformed"].split()[1:3] == ["-", f"{settings.topics.input}/0/0"]
+    assert "more than one msgpack object" in letters["malformed"]
+    assert letters["window"].split()[1:4] == ["infeasible", f"{settings.topics.input}/0/1-1", "20"]
+    assert result.stderr.strip() == ("2 dead letters (0 duplicates dropped): windows failed closed 1 (infeasible 1); "
+                                     "input messages dead-lettered 1 (malformed 1)")
+    assert "secret" not in result.stdout + result.stderr  # a record dead letter's bytes are never decoded
+
+
+def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
+           "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
+    for args, name in ((["--count", 3], "count"), (["--out", tmp_path / "r.dat"], "out")):
+        result = setveil("tail", "--dead-letters", *args, env=env, check=False, timeout=30)
+        assert result.returncode == 2
+        assert result.stderr.strip() == (f"setveil: error: parameter '{name}': reads batches; with --dead-letters, "
+                                         "--idle S ends tail")

@@ -1,0 +1,122 @@
+"""Reading the dead-letter topic back (``setveil tail --dead-letters``): why windows failed closed
+and which input messages could not be read.
+
+Only the headers and a rejected window's reference are read; a record dead letter's value (the
+producer's original bytes, which may hold transactions) is never decoded or shown. Dead letters
+are deduplicated by ``ce_id`` as docs/batch-format.md tells consumers to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import msgpack
+from aiokafka import TopicPartition
+
+from setveil.core.errors import SetveilError
+
+from . import kafka
+from .codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """One dead letter: ``kind`` is ``window`` or a record's kind (``malformed``, ...); ``cause``
+    is a window's cause (empty for a record); ``where`` is the ``ce_id`` (topic/partition/offsets)."""
+
+    kind: str
+    where: str
+    cause: str
+    reason: str
+    transactions: int | None
+    emitted: float
+
+
+@dataclass
+class DeadLetters:
+    letters: int = 0
+    duplicates: int = 0
+    windows: Counter = field(default_factory=Counter)
+    records: Counter = field(default_factory=Counter)
+    unknown: int = 0
+
+
+async def collect_dead_letters(settings: Settings, idle: float | None = None,
+                               on_letter: Callable[[DeadLetter], None] | None = None,
+                               stop: asyncio.Event | None = None) -> DeadLetters:
+    """Read ``topics.dlq`` from its start until ``idle`` seconds pass without a dead letter, or ``stop``."""
+    topic = settings.topics.dlq
+    partitions = (await kafka.partition_counts(settings, [topic])).get(topic)
+    if partitions is None:
+        raise SetveilError(f"the dead-letter topic {topic} does not exist yet (topics.dlq; a worker creates it)")
+    consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
+                              max_partition_fetch_bytes=settings.producer.max_request_bytes,
+                              fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
+    await consumer.start()
+    seen: set[str] = set()
+    out = DeadLetters()
+    last = time.monotonic()
+    try:
+        consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
+        await consumer.seek_to_beginning()
+        while not (stop is not None and stop.is_set()):
+            batch = await consumer.getmany(timeout_ms=200)
+            now = time.monotonic()
+            if not batch:
+                if idle is not None and now - last > idle:
+                    break
+                continue
+            last = now
+            for messages in batch.values():
+                for message in messages:
+                    letter = read_dead_letter(dict(message.headers or ()), message.value, message.timestamp / 1000)
+                    if letter.where in seen:
+                        out.duplicates += 1
+                        continue
+                    seen.add(letter.where)
+                    _count(letter, out)
+                    if on_letter is not None:
+                        on_letter(letter)
+    finally:
+        await consumer.stop()
+    return out
+
+
+def read_dead_letter(headers: dict[str, bytes], value: bytes | None, emitted: float) -> DeadLetter:
+    """A dead letter from its headers; only a rejected window's value (a reference) is decoded."""
+
+    def header(name: str) -> str:
+        return headers.get(name, b"").decode("utf-8", "replace")
+
+    ce_type, where = header("ce_type"), header("ce_id")
+    if ce_type == REJECTED_WINDOW_TYPE:
+        return DeadLetter("window", where, header("setveil_cause"), header("setveil_reason"),
+                          _window_transactions(value), emitted)
+    if ce_type == REJECTED_RECORD_TYPE:
+        return DeadLetter(header("setveil_kind"), where, "", header("setveil_reason"), None, emitted)
+    return DeadLetter("unknown", where, "", f"a message of ce_type {ce_type or '(none)'}, not a dead letter "
+                      "this version of setveil writes", None, emitted)
+
+
+def _window_transactions(value: bytes | None) -> int | None:
+    try:
+        reference = msgpack.unpackb(value or b"", raw=False)
+    except (ValueError, msgpack.UnpackException):
+        return None
+    transactions = reference.get("transactions") if isinstance(reference, dict) else None
+    return transactions if isinstance(transactions, int) and not isinstance(transactions, bool) else None
+
+
+def _count(letter: DeadLetter, out: DeadLetters) -> None:
+    out.letters += 1
+    if letter.kind == "window":
+        out.windows[letter.cause] += 1
+    elif letter.kind == "unknown":
+        out.unknown += 1
+    else:
+        out.records[letter.kind] += 1

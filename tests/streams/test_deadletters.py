@@ -1,0 +1,49 @@
+"""Dead letters read back from their headers: a record's original bytes are never decoded."""
+
+import msgpack
+
+from setveil.streams.codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
+from setveil.streams.deadletters import DeadLetters, read_dead_letter
+from setveil.streams.display import DeadLetterDisplay
+
+
+def headers(ce_type, ce_id, **setveil):
+    return {"ce_type": ce_type.encode(), "ce_id": ce_id.encode(),
+            **{f"setveil_{k}": v.encode() for k, v in setveil.items()}}
+
+
+def test_a_rejected_window_is_read_from_its_headers_and_its_reference():
+    value = msgpack.packb({"schema": "setveil.rejected-window/1", "transactions": 20, "cause": "infeasible"})
+    letter = read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-20", kind="window", cause="infeasible",
+                                      reason="no safe release"), value, 1.0)
+    assert (letter.kind, letter.where, letter.cause, letter.reason, letter.transactions) == (
+        "window", "in/0/1-20", "infeasible", "no safe release", 20)
+
+
+def test_a_window_reference_that_cannot_be_read_still_shows_its_headers():
+    for value in (b"\xc1", msgpack.packb([1]), msgpack.packb({"transactions": True}), None):
+        letter = read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-2", cause="error", reason="r"), value, 1.0)
+        assert letter.transactions is None and letter.cause == "error"
+
+
+def test_a_record_dead_letter_is_never_decoded():
+    value = msgpack.packb({"items": ["Diabetes"], "transactions": 7})
+    letter = read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/1/5", kind="invalid", reason="bad tid"), value, 1.0)
+    assert (letter.kind, letter.cause, letter.transactions) == ("invalid", "", None)
+
+
+def test_other_messages_are_named_by_their_type_and_counted_apart():
+    letter = read_dead_letter(headers("org.example.other", "x"), b"", 1.0)
+    assert letter.kind == "unknown" and "org.example.other" in letter.reason
+    shown = []
+    display = DeadLetterDisplay(shown.append)
+    display.letter(letter)
+    assert display.summary(DeadLetters(letters=1, unknown=1)).endswith("messages of an unknown type 1")
+
+
+def test_a_forged_reason_cannot_write_a_second_line():
+    letter = read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/0/0", kind="malformed",
+                                      reason="x\n\x1b[2Jforged"), b"", 1.0)
+    shown = []
+    DeadLetterDisplay(shown.append).letter(letter)
+    assert len(shown) == 2 and "\n" not in shown[1] and "\x1b" not in shown[1] and "\\n\\x1b[2Jforged" in shown[1]
