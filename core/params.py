@@ -10,6 +10,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal, get_args
 
 from .errors import ParameterError
@@ -103,6 +104,12 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
+        if self.kind == "float" and isinstance(raw, str) and Fraction(raw.strip()) != Fraction(repr(value)):
+            # thresholds are compared exactly as the float's shortest decimal (core.share): a
+            # longer decimal would be loosened silently (QA: rho=0.29999999999999999 released a
+            # rule of confidence 3/10 as safe)
+            raise ParameterError(self.name, f"got {raw!r}, which a float holds only as {value!r}, the value that "
+                                 "would be used; give it with at most 15 significant digits")
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
             raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")

@@ -51,3 +51,19 @@ def test_numbers_are_written_in_ascii_digits(parameter, raw):
 
 def test_blanks_around_a_number_stay_allowed():
     assert validate([H, K], {"h": " 0.5 ", "k": "\t3 "}, "m") == {"h": 0.5, "k": 3}
+
+
+@pytest.mark.parametrize("raw, held", [("0.29999999999999999", "0.3"), ("0.99999999999999999", "1.0"),
+                                       ("1.0000000000000001", "1.0"), ("0.1000000000000000055511151231257827", "0.1")])
+def test_a_decimal_a_float_cannot_hold_as_typed_is_refused(raw, held):
+    # Regression (QA, degenerate shapes): rho=0.29999999999999999 was compared as 3/10, so a rule
+    # of confidence 3/10, above the typed bound, was released as safe
+    with pytest.raises(ParameterError) as info:
+        validate([H], {"h": raw}, "model m")
+    assert info.value.name == "h" and f"a float holds only as {held}," in str(info.value)
+
+
+@pytest.mark.parametrize("raw", ["0.3", "0.30", "3e-1", "0.333333333333333", "1", "0.123456789012345", "0.3333333333333333",
+                                 " 0.7 ", "1E-20"])
+def test_decimals_a_float_holds_as_typed_are_taken(raw):
+    assert validate([H], {"h": raw}, "m") == {"h": float(raw)}
