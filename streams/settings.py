@@ -333,7 +333,7 @@ def _setting(name: str, source: str | None = None) -> Setting:
 def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            data = tomllib.load(handle, parse_float=_TomlFloat)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -345,6 +345,18 @@ def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
         for key, value in table.items():
             out[f"{section}.{key}"] = value
     return out
+
+
+class _TomlFloat(float):
+    """A TOML float that keeps the decimal it was written as: a model parameter is then checked
+    as typed (``rho = 0.29999999999999999`` is refused, not loosened to 0.3)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> _TomlFloat:
+        value = super().__new__(cls, text)
+        value.text = text.replace("_", "")  # TOML puts underscores between digits only
+        return value
 
 
 def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
@@ -362,6 +374,8 @@ def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
 def _env_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, _TomlFloat):
+        return value.text
     if isinstance(value, Mapping):
         return ",".join(f"{k}={_env_text(v)}" for k, v in value.items())
     return str(value)

@@ -267,6 +267,22 @@ def test_model_parameters_merge_key_by_key_across_sources(tmp_path):
     assert settings.model.params == {"h": "0.4", "p": "3", "k": "5"}
 
 
+def test_a_model_parameter_in_toml_is_checked_as_written(tmp_path):
+    # Regression (QA, degenerate shapes): TOML read 0.29999999999999999 as the float 0.3, so the
+    # refusal of a decimal a float cannot hold as typed did not reach a worker's config file
+    config = tmp_path / "setveil.toml"
+    (tmp_path / "s.txt").write_text("x\n")
+    config.write_text(f'[model]\nname = "rho"\nsensitive = "{tmp_path / "s.txt"}"\n[model.params]\n'
+                      "rho = 0.29999999999999999\n[window]\nmax_seconds = 1_0.5\n")
+    settings = load_settings(config, env={})
+    assert settings.model.params == {"rho": "0.29999999999999999"} and settings.window.max_seconds == 10.5
+    with pytest.raises(ParameterError) as info:
+        configure_model(settings)
+    assert info.value.name == "model.params" and "a float holds only as 0.3," in info.value.problem
+    config.write_text(config.read_text().replace("0.29999999999999999", "3_0.0e-2"))
+    assert load_settings(config, env={}).model.params == {"rho": "30.0e-2"}
+
+
 @pytest.mark.parametrize("override, name", [
     ("web.bind=not-an-address", "web.bind"),
     pytest.param("producer.compression=lz4", "producer.compression",
