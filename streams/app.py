@@ -10,7 +10,8 @@ a :class:`~.windowing.Windower` cut windows of at most ``max_transactions`` tran
    core's fail-closed :class:`~setveil.core.engine.Pipeline`), or, under ``model.time_limit``,
    in a child process that the thread waits on (:class:`~.isolation.IsolatedProcessor`);
 2. writes its offsets to the window log unless the log already fixed them, and waits for the
-   broker's acknowledgement;
+   broker's acknowledgement; this step and the next are taken only while the worker's group
+   membership is known to be current (:mod:`.lease`);
 3. produces the batch to the output topic, or, when the window failed closed, its reference
    and reason to the dead-letter topic, and waits for the acknowledgement;
 4. only then acknowledges the window's input messages to Faust, which commits offsets up to
@@ -48,6 +49,7 @@ from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .kafka import faust_credentials
 from .isolation import IsolatedProcessor
+from .lease import Lease
 from .metrics import ServiceMetrics
 from .processor import Outcome, WindowProcessor
 from .settings import Settings
@@ -69,11 +71,17 @@ REREAD_SECONDS = 5.0
 REREAD_ATTEMPTS = 3
 #: a lock taken later than this after asking was held by a busy actor, which could not read yet
 BUSY_SECONDS = 0.05
+#: how often a window held for the lease looks whether it came back
+LEASE_POLL_SECONDS = 0.05
 
 
 class SkippedInput(RuntimeError):
     """Faust kept delivering a partition past the offset due, with records between, even after
     the partition was read again from there: they would be skipped."""
+
+
+class LeaseExpired(RuntimeError):
+    """The worker's group membership was not confirmed again within producer.request_timeout."""
 
 
 @dataclass
@@ -143,6 +151,8 @@ class StreamService:
         self.log_partitions = log_partitions
         self.partitions: dict[int, PartitionState] = {}
         self.metrics = ServiceMetrics(self.partition_state)
+        #: windows are sent only while it is current (see _leased)
+        self.lease = Lease(settings.consumer.session_timeout, settings.consumer.heartbeat_interval)
         # One thread: windows of all partitions take turns, and the event loop stays free for
         # heartbeats, fetching and the web endpoints while a window is anonymized.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="setveil-window")
@@ -228,12 +238,15 @@ class StreamService:
         except asyncio.TimeoutError:
             log.warning("the stream of a revoked partition did not stop within %.0f s", RELEASE_SECONDS)
 
-    async def _open(self, partition: int, offset: int) -> PartitionState:
+    def _windower(self) -> Windower:
         w = self.settings.window
         # half the largest batch: a batch carries what its records carried, and room is left for
         # generalized labels longer than the items they replace
-        windower = Windower(w.max_transactions, w.min_transactions, w.max_seconds,
-                            max_bytes=self.settings.producer.max_request_bytes // 2, merge_subjects=w.merge_subjects)
+        return Windower(w.max_transactions, w.min_transactions, w.max_seconds,
+                        max_bytes=self.settings.producer.max_request_bytes // 2, merge_subjects=w.merge_subjects)
+
+    async def _open(self, partition: int, offset: int) -> PartitionState:
+        windower = self._windower()
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         points = await self._logged_cuts(state, offset)
         if points:
@@ -271,10 +284,27 @@ class StreamService:
         cuts = state.windower.cuts(time.time())  # in offset order
         for index, cut in enumerate(cuts):
             state.emitting = cut.first_offset
-            await self._emit(state, cut, cuts[index + 1:])
+            if not await self._emit(state, cut, cuts[index + 1:]):
+                await self._uncut(state, cuts[index:])
+                break
         # left set when an emit ends the actor (a stop, a failed send): its window was not
         # acknowledged, which _log_ending reports
         state.emitting = None
+
+    async def _uncut(self, state: PartitionState, cuts: Sequence[Cut]) -> None:
+        """Hold the messages of ``cuts`` again, before those held, for ``_replan`` to cut them where
+        the window log says: a window waited for the lease while its partition was revoked and
+        assigned back, and another worker may have owned the partition meanwhile. Messages before
+        the group's committed offset are dropped, unacknowledged: that worker emitted them (a
+        revoked partition's actor drops its messages the same way), and the group resumes there
+        (not a hole, see ``_past_hole``)."""
+        held, due = state.windower, await self.windowlog.resume_offset(state.partition)
+        state.windower = self._windower()
+        for message in chain(*(cut.messages for cut in cuts), held.pending):
+            if message.offset >= due:
+                state.windower.add(message)
+        state.windower.skip(max(held.seen, due - 1))
+        state.expected = max(state.expected, due)
 
     async def _replan(self, state: PartitionState) -> None:
         """Cut the held messages where the window log says. A worker that keeps a partition
@@ -473,9 +503,10 @@ class StreamService:
             value = b""
         await self._send(self.settings.topics.dlq, f"{self.topic}/{partition}".encode(), value, headers)
 
-    async def _emit(self, state: PartitionState, cut: Cut, later: Sequence[Cut] = ()) -> None:
+    async def _emit(self, state: PartitionState, cut: Cut, later: Sequence[Cut] = ()) -> bool:
         """Anonymize, verify and send the window ``cut``, then acknowledge its messages
-        (``later``: the cuts still to be emitted after it)."""
+        (``later``: the cuts still to be emitted after it). False when it is not sent because its
+        partition was revoked and assigned back while it waited for the lease (see ``_leased``)."""
         partition, straddled = state.partition, state.straddled
         loop = asyncio.get_running_loop()
         if straddled is not None and straddled[0] < cut.first_offset and cut.last_offset <= straddled[1]:
@@ -487,6 +518,8 @@ class StreamService:
                 f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", causes.OVERLAP), 0.0
         else:
             outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
+        if not await self._leased(state, outcome.ref.id, self.settings.topics.windows):
+            return False
         if not cut.planned:
             await self._send(self.settings.topics.windows, str(partition).encode(),
                              encode_entry(cut.first_offset, cut.last_offset),
@@ -502,6 +535,8 @@ class StreamService:
                 f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
         key = f"{self.topic}/{partition}".encode()
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
+        if not await self._leased(state, outcome.ref.id, topic):
+            return False
         await self._send(topic, key, outcome.value, outcome.headers)
         self._keep_gap_off_records(state, (message.offset for message in cut.messages), later)
         for message in cut.messages:
@@ -517,6 +552,42 @@ class StreamService:
         else:
             self.metrics.rejected(outcome.cause, outcome.transactions)
             log.warning("window %s rejected, dead-lettered: %s", ref.id, outcome.reason)
+        return True
+
+    async def _leased(self, state: PartitionState, window: str, topic: str) -> bool:
+        """Whether the window may be sent to ``topic``: at once while the lease is current (:mod:`.lease`),
+        else once the group confirms the worker again in the same generation. False when the
+        partition was revoked and assigned back meanwhile (its messages are cut again, see
+        ``_uncut``); a partition revoked and not assigned back ends the actor here. A lease not back
+        within producer.request_timeout stops the worker as a send not acknowledged does, with the
+        same ERROR line (a broker that is down keeps the group from confirming, too)."""
+        lease = self.lease
+        if lease.current():
+            return True
+        generation, age = lease.generation, lease.age()
+        self.metrics.held_for_lease()
+        log.warning("partition %d: window %s waits for the group to confirm this worker (%s, consumer."
+                    "session_timeout=%g s); it is sent only if the group still knows the worker", state.partition,
+                    window, "never confirmed" if age is None else f"last confirmed {age:.1f} s ago",
+                    self.settings.consumer.session_timeout)
+        timeout = self.settings.producer.request_timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            if state.replan:
+                log.info("partition %d: window %s not sent: the partition was revoked and assigned back; its "
+                         "messages are cut again where the window log says", state.partition, window)
+                return False
+            if lease.current(generation) and state.partition not in self.revoked:
+                log.info("partition %d: window %s is sent after all: the group confirmed this worker again",
+                         state.partition, window)
+                return True
+            if time.monotonic() > deadline:
+                exc = LeaseExpired(window)
+                await self._fail(exc, f"the broker did not take a message for {topic} (window {window} waited for "
+                                 f"the group to confirm this worker for up to producer.request_timeout={timeout:g} "
+                                 "s); stopping the worker, unacknowledged input is re-delivered on restart")
+                raise exc
+            await asyncio.sleep(LEASE_POLL_SECONDS)
 
     def _process(self, partition: int, cut: Cut) -> tuple[Outcome, float]:
         """The window's outcome and the seconds it took (in the executor thread)."""
@@ -574,6 +645,9 @@ class StreamService:
         self.revoked -= kept
 
     async def on_revoked(self, sender, revoked, **kwargs) -> None:
+        # Faust calls this before every join of the group, the first included, so the lease sees
+        # each SyncGroup request; Faust has no public way to the aiokafka consumer it runs.
+        self.lease.watch(self.app.consumer._thread._consumer._coordinator)
         self.assigned = False
         self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
 

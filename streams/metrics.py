@@ -61,6 +61,9 @@ class ServiceMetrics:
         self.partition_rereads = Counter("setveil_partition_rereads",
                                          "Partitions read again from the offset due after Faust delivered them past "
                                          "records not yet delivered", registry=r)
+        self.windows_held_for_lease = Counter("setveil_windows_held_for_lease",
+                                              "Windows whose sends waited for the group to confirm the worker "
+                                              "(its lease had run out, as after a pause)", registry=r)
         self.transactions_emitted = Counter("setveil_transactions_emitted", "Transactions in acknowledged batches",
                                             registry=r)
         self.transactions_rejected = Counter("setveil_transactions_rejected", "Transactions in rejected windows",
@@ -106,6 +109,9 @@ class ServiceMetrics:
 
     def reread(self) -> None:
         self.partition_rereads.inc()
+
+    def held_for_lease(self) -> None:
+        self.windows_held_for_lease.inc()
 
     def dead_lettered(self, kind: str) -> None:
         self.records_dead_lettered.labels(kind).inc()

@@ -26,6 +26,7 @@ from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 from setveil.core.plugins import smallest_window_of
 
+from .lease import lease_term
 from .preflight import check_tls
 
 if sys.version_info >= (3, 11):
@@ -400,6 +401,13 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("consumer.heartbeat_interval", f"{given('consumer.heartbeat_interval')} must be at most a "
                              f"third of consumer.session_timeout={given('consumer.session_timeout')}, so at most "
                              f"{values['consumer.session_timeout'] / 3:.4g}")
+    term = lease_term(values["consumer.session_timeout"], values["consumer.heartbeat_interval"])
+    if values["consumer.rebalance_timeout"] < term:
+        # a group that forms without a paused worker after rebalance_timeout would move its
+        # partitions while its lease still runs, and the lease would not fence it
+        raise ParameterError("consumer.rebalance_timeout", f"{given('consumer.rebalance_timeout')} is less than the "
+                             f"lease, consumer.session_timeout less max(consumer.heartbeat_interval, a tenth of it) "
+                             f"= {term:.4g} s; allowed: at least that")
     protocol = values["kafka.security_protocol"]
     if protocol.startswith("SASL"):
         # PLAIN and both SCRAM mechanisms (all that are offered) need a user name and a password;

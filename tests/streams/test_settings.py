@@ -489,6 +489,17 @@ def test_a_rule_over_two_settings_shows_both_values_and_their_sources(env, shown
     assert shown in str(info.value)
 
 
+def test_a_rebalance_timeout_shorter_than_the_lease_is_refused():
+    # a group that formed without a paused worker before its lease ran out would move its
+    # partitions while the worker still counted as confirmed (streams.lease)
+    env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": "30", "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3"}
+    with pytest.raises(ParameterError) as info:
+        load_settings(env=env)
+    assert info.value.name == "consumer.rebalance_timeout" and "10.0 (from default) is less than the lease" in str(
+        info.value) and "= 27 s; allowed: at least that" in str(info.value)
+    assert load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "27"}).consumer.rebalance_timeout == 27
+
+
 def test_exactly_a_third_of_the_session_timeout_is_a_valid_heartbeat():
     assert load_settings(env={"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3", "SETVEIL_CONSUMER_SESSION_TIMEOUT": "9"})
 
