@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any, Literal, get_args
 
 from .errors import ParameterError
@@ -104,12 +105,15 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
-        if self.kind == "float" and isinstance(raw, str) and Fraction(raw.strip()) != Fraction(repr(value)):
+        if self.kind == "float" and isinstance(raw, str) and Decimal(raw.strip()) != Decimal(repr(value)):
             # thresholds are compared exactly as the float's shortest decimal (core.share): a
             # longer decimal would be loosened silently (QA: rho=0.29999999999999999 released a
-            # rule of confidence 3/10 as safe)
+            # rule of confidence 3/10 as safe). Decimal, not Fraction: 1e-99999999 as a Fraction
+            # computes 10**99999999
+            advice = ("give it with at most 15 significant digits" if abs(value) >= sys.float_info.min else
+                      f"it is too small for a float (the smallest normal one is {sys.float_info.min!r})")
             raise ParameterError(self.name, f"got {raw!r}, which a float holds only as {value!r}, the value that "
-                                 "would be used; give it with at most 15 significant digits")
+                                 f"would be used; {advice}")
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
             raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")

@@ -82,6 +82,8 @@ class Setting:
             raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
         if self.parameter.kind == "path" and not must_exist:
             return raw
+        if self.parameter.kind == "float" and isinstance(raw, _TomlFloat):
+            raw = raw.text  # checked as written, as the same value given as text is
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:

@@ -63,6 +63,15 @@ def test_a_decimal_a_float_cannot_hold_as_typed_is_refused(raw, held):
     assert info.value.name == "h" and f"a float holds only as {held}," in str(info.value)
 
 
+@pytest.mark.parametrize("raw", ["1e-400", "4.9e-324", "1e-99999999", "0." + "0" * 5000 + "1"])
+def test_a_decimal_too_small_for_a_float_is_refused_at_once(raw):
+    # Regression (QA re-check): the exact comparison built a Fraction, which computed 10**99999999
+    # (a hang) or refused more than 4,300 digits with a traceback
+    with pytest.raises(ParameterError) as info:
+        validate([Parameter("t", "threshold", "float", low=0, high=1)], {"t": raw}, "model m")
+    assert "it is too small for a float (the smallest normal one is 2.2250738585072014e-308)" in str(info.value)
+
+
 @pytest.mark.parametrize("raw", ["0.3", "0.30", "3e-1", "0.333333333333333", "1", "0.123456789012345", "0.3333333333333333",
                                  " 0.7 ", "1E-20"])
 def test_decimals_a_float_holds_as_typed_are_taken(raw):

@@ -281,6 +281,10 @@ def test_a_model_parameter_in_toml_is_checked_as_written(tmp_path):
     assert info.value.name == "model.params" and "a float holds only as 0.3," in info.value.problem
     config.write_text(config.read_text().replace("0.29999999999999999", "3_0.0e-2"))
     assert load_settings(config, env={}).model.params == {"rho": "30.0e-2"}
+    # a float setting too, as the same value given as text is (QA re-check)
+    config.write_text("[window]\nmax_seconds = 0.29999999999999999\n")
+    with pytest.raises(ParameterError, match="window.max_seconds.*a float holds only as 0.3,"):
+        load_settings(config, env={})
 
 
 @pytest.mark.parametrize("override, name", [
