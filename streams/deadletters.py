@@ -65,7 +65,12 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
         consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
         await consumer.seek_to_beginning()
         while not (stop is not None and stop.is_set()):
-            batch = await consumer.getmany(timeout_ms=200)
+            try:
+                batch = await consumer.getmany(timeout_ms=200)
+            except UnicodeDecodeError:
+                # aiokafka's record reader decodes header names strictly; Kafka does not check them
+                raise SetveilError(f"a message of {topic} has a header name that is not UTF-8, which the Kafka client "
+                                   "(aiokafka) cannot read; the dead letters after it cannot be read either") from None
             now = time.monotonic()
             if not batch:
                 if idle is not None and now - last > idle:
@@ -75,23 +80,18 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
             for messages in batch.values():
                 for message in messages:
                     letter = read_dead_letter(dict(message.headers or ()), message.value, message.timestamp / 1000)
-                    if letter.where in seen:
-                        out.duplicates += 1
-                        continue
-                    seen.add(letter.where)
-                    _count(letter, out)
-                    if on_letter is not None:
+                    if take(letter, seen, out) and on_letter is not None:
                         on_letter(letter)
     finally:
         await consumer.stop()
     return out
 
 
-def read_dead_letter(headers: dict[str, bytes], value: bytes | None, emitted: float) -> DeadLetter:
+def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None, emitted: float) -> DeadLetter:
     """A dead letter from its headers; only a rejected window's value (a reference) is decoded."""
 
     def header(name: str) -> str:
-        return headers.get(name, b"").decode("utf-8", "replace")
+        return (headers.get(name) or b"").decode("utf-8", "replace")  # a header's value may be null
 
     ce_type, where = header("ce_type"), header("ce_id")
     if ce_type == REJECTED_WINDOW_TYPE:
@@ -112,7 +112,14 @@ def _window_transactions(value: bytes | None) -> int | None:
     return transactions if isinstance(transactions, int) and not isinstance(transactions, bool) else None
 
 
-def _count(letter: DeadLetter, out: DeadLetters) -> None:
+def take(letter: DeadLetter, seen: set[str], out: DeadLetters) -> bool:
+    """Count ``letter`` unless its ``ce_id`` was seen (a re-delivery); whether it was counted.
+    A letter without a ``ce_id`` (not one setveil wrote) is no copy of another."""
+    if letter.where:
+        if letter.where in seen:
+            out.duplicates += 1
+            return False
+        seen.add(letter.where)
     out.letters += 1
     if letter.kind == "window":
         out.windows[letter.cause] += 1
@@ -120,3 +127,4 @@ def _count(letter: DeadLetter, out: DeadLetters) -> None:
         out.unknown += 1
     else:
         out.records[letter.kind] += 1
+    return True

@@ -68,7 +68,8 @@ class DeadLetterDisplay:
 
     def summary(self, collected: DeadLetters) -> str:
         def counts(counter) -> str:
-            return ", ".join(f"{name} {n}" for name, n in sorted(counter.items()))
+            # causes and kinds are header text: forged ones must not rewrite the terminal
+            return ", ".join(f"{printable(name or '-')} {n}" for name, n in sorted(counter.items()))
 
         parts = [f"windows failed closed {sum(collected.windows.values())}" +
                  (f" ({counts(collected.windows)})" if collected.windows else ""),

@@ -339,3 +339,35 @@ def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path
         assert result.returncode == 2
         assert result.stderr.strip() == (f"setveil: error: parameter '{name}': reads batches; with --dead-letters, "
                                          "--idle S ends tail")
+
+
+BAD_HEADER_NAME = """
+import asyncio, sys
+from aiokafka import AIOKafkaProducer
+
+class NotUtf8(str):  # the pure-Python record builder encodes header names with str.encode
+    def encode(self, *args, **kwargs):
+        return b"\\xff\\xfename"
+
+async def main():
+    producer = AIOKafkaProducer(bootstrap_servers=sys.argv[1])
+    await producer.start()
+    await producer.send_and_wait(sys.argv[2], b"v", partition=0, headers=[(NotUtf8("x"), b"y")])
+    await producer.stop()
+
+asyncio.run(main())
+"""
+
+
+def test_tail_dead_letters_ends_in_one_line_on_a_header_name_the_client_cannot_read(make_settings):
+    # Regression (QA re-check): Kafka takes any bytes as a header name; aiokafka's reader raised
+    # UnicodeDecodeError and tail ended in a traceback
+    settings = make_settings(topics__partitions=1)
+    asyncio.run(ensure_topics(settings, [settings.topics.dlq]))
+    subprocess.run([sys.executable, "-c", BAD_HEADER_NAME, settings.kafka.bootstrap, settings.topics.dlq], check=True,
+                   env={**os.environ, "AIOKAFKA_NO_EXTENSIONS": "1"}, timeout=60)
+    result = setveil("tail", "--dead-letters", "--idle", 2, env=env_of(settings), check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"setveil: error: a message of {settings.topics.dlq} has a header name that is not UTF-8, which the Kafka "
+        "client (aiokafka) cannot read; the dead letters after it cannot be read either")

@@ -3,7 +3,7 @@
 import msgpack
 
 from setveil.streams.codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
-from setveil.streams.deadletters import DeadLetters, read_dead_letter
+from setveil.streams.deadletters import DeadLetters, read_dead_letter, take
 from setveil.streams.display import DeadLetterDisplay
 
 
@@ -47,3 +47,25 @@ def test_a_forged_reason_cannot_write_a_second_line():
     shown = []
     DeadLetterDisplay(shown.append).letter(letter)
     assert len(shown) == 2 and "\n" not in shown[1] and "\x1b" not in shown[1] and "\\n\\x1b[2Jforged" in shown[1]
+
+
+def test_null_headers_and_letters_without_a_ce_id_are_shown_not_dropped():
+    # Regression (QA re-check): a header whose value is null crashed tail with a traceback, and
+    # letters without a ce_id were all dropped as duplicates of the first
+    letter = read_dead_letter({"ce_type": REJECTED_WINDOW_TYPE.encode(), "ce_id": None, "setveil_cause": None},
+                              None, 1.0)
+    assert (letter.kind, letter.where, letter.cause, letter.reason) == ("window", "", "", "")
+    seen, out = set(), DeadLetters()
+    assert take(letter, seen, out) and take(letter, seen, out) and out.letters == 2 and out.duplicates == 0
+    named = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3"}, b"", 1.0)
+    assert take(named, seen, out) and not take(named, seen, out) and out.duplicates == 1
+
+
+def test_the_summary_escapes_forged_causes_and_kinds():
+    # Regression (QA re-check): a forged setveil_cause cleared the screen from the summary line
+    out = DeadLetters(letters=2)
+    out.windows["a\r\x1b[2J"] += 1
+    out.windows[""] += 1
+    out.records["x\ny"] += 1
+    summary = DeadLetterDisplay(print).summary(out)
+    assert summary.isprintable() and "- 1" in summary and "a\\r\\x1b[2J 1" in summary and "x\\ny 1" in summary
