@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgpack
-from aiokafka import TopicPartition
-
 from setveil.core.errors import SetveilError
 
 from . import kafka
@@ -51,19 +49,10 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
                                stop: asyncio.Event | None = None) -> DeadLetters:
     """Read ``topics.dlq`` from its start until ``idle`` seconds pass without a dead letter, or ``stop``."""
     topic = settings.topics.dlq
-    partitions = (await kafka.partition_counts(settings, [topic])).get(topic)
-    if partitions is None:
-        raise SetveilError(f"the dead-letter topic {topic} does not exist yet (topics.dlq; a worker creates it)")
-    consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
-                              max_partition_fetch_bytes=settings.producer.max_request_bytes,
-                              fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
-    await consumer.start()
     seen: set[str] = set()
     out = DeadLetters()
     last = time.monotonic()
-    try:
-        consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
-        await consumer.seek_to_beginning()
+    async with kafka.reading_from_start(settings, topic, "dead-letter", "topics.dlq") as consumer:
         while not (stop is not None and stop.is_set()):
             try:
                 batch = await consumer.getmany(timeout_ms=200)
@@ -82,8 +71,6 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
                     letter = read_dead_letter(dict(message.headers or ()), message.value, message.timestamp / 1000)
                     if take(letter, seen, out) and on_letter is not None:
                         on_letter(letter)
-    finally:
-        await consumer.stop()
     return out
 
 

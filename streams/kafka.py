@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import faust
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
 from aiokafka.helpers import create_ssl_context
@@ -76,6 +76,25 @@ def producer(settings: Settings, **extra: Any) -> AIOKafkaProducer:
 
 def consumer(settings: Settings, *topics: str, **extra: Any) -> AIOKafkaConsumer:
     return AIOKafkaConsumer(*topics, **client_kwargs(settings), **extra)
+
+
+@contextlib.asynccontextmanager
+async def reading_from_start(settings: Settings, topic: str, what: str, setting: str) -> AsyncIterator[AIOKafkaConsumer]:
+    """A consumer without a group that reads every partition of ``topic`` (the ``what`` topic,
+    named by ``setting``) from its start, with fetches large enough for any batch a worker sends."""
+    partitions = (await partition_counts(settings, [topic])).get(topic)
+    if partitions is None:
+        raise SetveilError(f"the {what} topic {topic} does not exist yet ({setting}; a worker creates it)")
+    reader = consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
+                      max_partition_fetch_bytes=settings.producer.max_request_bytes,
+                      fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
+    await reader.start()
+    try:
+        reader.assign([TopicPartition(topic, p) for p in range(partitions)])
+        await reader.seek_to_beginning()
+        yield reader
+    finally:
+        await reader.stop()
 
 
 async def partition_ends(reader: AIOKafkaConsumer, tps: list, timeout: float = 10.0) -> dict:

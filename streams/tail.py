@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka import TopicPartition
 
 from setveil.core.errors import SetveilError
 from setveil.core.formats import write_window
@@ -83,21 +82,11 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
                   waiting: float = WAITING_SECONDS) -> Collected:
     """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``.
     ``on_waiting`` is called once per quiet spell of ``waiting`` seconds while short of ``count``."""
-    topic = settings.topics.output
-    partitions = (await kafka.partition_counts(settings, [topic])).get(topic)
-    if partitions is None:
-        raise SetveilError(f"the output topic {topic} does not exist yet (topics.output; a worker creates it)")
-    consumer = kafka.consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
-                              max_partition_fetch_bytes=settings.producer.max_request_bytes,
-                              fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
-    await consumer.start()
     seen: set[str] = set()
     out = Collected()
     last = time.monotonic()
     told = False
-    try:
-        consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
-        await consumer.seek_to_beginning()
+    async with kafka.reading_from_start(settings, settings.topics.output, "output", "topics.output") as consumer:
         while not (count is not None and out.transactions >= count):
             if stop is not None and stop.is_set():
                 break
@@ -116,8 +105,6 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
                     summary = _take(decode_batch(message.value), message.timestamp / 1000, seen, out, keep)
                     if summary is not None and on_window is not None:
                         on_window(summary, out)
-    finally:
-        await consumer.stop()
     return out
 
 
