@@ -32,7 +32,6 @@ class DeadLetter:
     cause: str
     reason: str
     transactions: int | None
-    emitted: float
 
 
 @dataclass
@@ -68,13 +67,13 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
             last = now
             for messages in batch.values():
                 for message in messages:
-                    letter = read_dead_letter(dict(message.headers or ()), message.value, message.timestamp / 1000)
+                    letter = read_dead_letter(dict(message.headers or ()), message.value)
                     if take(letter, seen, out) and on_letter is not None:
                         on_letter(letter)
     return out
 
 
-def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None, emitted: float) -> DeadLetter:
+def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None) -> DeadLetter:
     """A dead letter from its headers; only a rejected window's value (a reference) is decoded."""
 
     def header(name: str) -> str:
@@ -83,11 +82,11 @@ def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None, emit
     ce_type, where = header("ce_type"), header("ce_id")
     if ce_type == REJECTED_WINDOW_TYPE:
         return DeadLetter("window", where, header("setveil_cause"), header("setveil_reason"),
-                          _window_transactions(value), emitted)
+                          _window_transactions(value))
     if ce_type == REJECTED_RECORD_TYPE:
-        return DeadLetter(header("setveil_kind"), where, "", header("setveil_reason"), None, emitted)
+        return DeadLetter(header("setveil_kind"), where, "", header("setveil_reason"), None)
     return DeadLetter("unknown", where, "", f"a message of ce_type {ce_type or '(none)'}, not a dead letter "
-                      "this version of setveil writes", None, emitted)
+                      "this version of setveil writes", None)
 
 
 def _window_transactions(value: bytes | None) -> int | None:

@@ -15,25 +15,25 @@ def headers(ce_type, ce_id, **setveil):
 def test_a_rejected_window_is_read_from_its_headers_and_its_reference():
     value = msgpack.packb({"schema": "setveil.rejected-window/1", "transactions": 20, "cause": "infeasible"})
     letter = read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-20", kind="window", cause="infeasible",
-                                      reason="no safe release"), value, 1.0)
+                                      reason="no safe release"), value)
     assert (letter.kind, letter.where, letter.cause, letter.reason, letter.transactions) == (
         "window", "in/0/1-20", "infeasible", "no safe release", 20)
 
 
 def test_a_window_reference_that_cannot_be_read_still_shows_its_headers():
     for value in (b"\xc1", msgpack.packb([1]), msgpack.packb({"transactions": True}), None):
-        letter = read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-2", cause="error", reason="r"), value, 1.0)
+        letter = read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-2", cause="error", reason="r"), value)
         assert letter.transactions is None and letter.cause == "error"
 
 
 def test_a_record_dead_letter_is_never_decoded():
     value = msgpack.packb({"items": ["Diabetes"], "transactions": 7})
-    letter = read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/1/5", kind="invalid", reason="bad tid"), value, 1.0)
+    letter = read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/1/5", kind="invalid", reason="bad tid"), value)
     assert (letter.kind, letter.cause, letter.transactions) == ("invalid", "", None)
 
 
 def test_other_messages_are_named_by_their_type_and_counted_apart():
-    letter = read_dead_letter(headers("org.example.other", "x"), b"", 1.0)
+    letter = read_dead_letter(headers("org.example.other", "x"), b"")
     assert letter.kind == "unknown" and "org.example.other" in letter.reason
     shown = []
     display = DeadLetterDisplay(shown.append)
@@ -43,7 +43,7 @@ def test_other_messages_are_named_by_their_type_and_counted_apart():
 
 def test_a_forged_reason_cannot_write_a_second_line():
     letter = read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/0/0", kind="malformed",
-                                      reason="x\n\x1b[2Jforged"), b"", 1.0)
+                                      reason="x\n\x1b[2Jforged"), b"")
     shown = []
     DeadLetterDisplay(shown.append).letter(letter)
     assert len(shown) == 2 and "\n" not in shown[1] and "\x1b" not in shown[1] and "\\n\\x1b[2Jforged" in shown[1]
@@ -53,11 +53,11 @@ def test_null_headers_and_letters_without_a_ce_id_are_shown_not_dropped():
     # Regression (QA re-check): a header whose value is null crashed tail with a traceback, and
     # letters without a ce_id were all dropped as duplicates of the first
     letter = read_dead_letter({"ce_type": REJECTED_WINDOW_TYPE.encode(), "ce_id": None, "setveil_cause": None},
-                              None, 1.0)
+                              None)
     assert (letter.kind, letter.where, letter.cause, letter.reason) == ("window", "", "", "")
     seen, out = set(), DeadLetters()
     assert take(letter, seen, out) and take(letter, seen, out) and out.letters == 2 and out.duplicates == 0
-    named = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3"}, b"", 1.0)
+    named = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3"}, b"")
     assert take(named, seen, out) and not take(named, seen, out) and out.duplicates == 1
 
 
