@@ -583,9 +583,8 @@ class StreamService:
                 return True
             if time.monotonic() > deadline:
                 exc = LeaseExpired(window)
-                await self._fail(exc, f"the broker did not take a message for {topic} (window {window} waited for "
-                                 f"the group to confirm this worker for up to producer.request_timeout={timeout:g} "
-                                 "s); stopping the worker, unacknowledged input is re-delivered on restart")
+                await self._fail(exc, self._not_taken(topic, f"window {window} waited for the group to confirm this "
+                                                          "worker for"))
                 raise exc
             await asyncio.sleep(LEASE_POLL_SECONDS)
 
@@ -606,10 +605,15 @@ class StreamService:
             await self.app.producer.send_and_wait(topic, key, value, partition, None, headers)
         except Exception as exc:
             # Nothing of the window is acknowledged; stopping lets a restart re-deliver it.
-            await self._fail(exc, f"the broker did not take a message for {topic} ({type(exc).__name__}; retried for "
-                             f"up to producer.request_timeout={self.settings.producer.request_timeout:g} s); stopping "
-                             "the worker, unacknowledged input is re-delivered on restart")
+            await self._fail(exc, self._not_taken(topic, f"{type(exc).__name__}; retried for"))
             raise
+
+    def _not_taken(self, topic: str, what: str) -> str:
+        """The ERROR line of a window's message the broker did not take in time; a lease that did not
+        come back says the same, since a broker that is down keeps the group from confirming too."""
+        return (f"the broker did not take a message for {topic} ({what} up to producer.request_timeout="
+                f"{self.settings.producer.request_timeout:g} s); stopping the worker, unacknowledged input is "
+                "re-delivered on restart")
 
     # -- operations -------------------------------------------------------------------------------
     def partition_state(self) -> dict[int, tuple[int, int]]:

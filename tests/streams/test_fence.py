@@ -107,6 +107,8 @@ class FakeService:
         self.settings = SimpleNamespace(consumer=SimpleNamespace(session_timeout=SESSION),
                                         producer=SimpleNamespace(request_timeout=request_timeout))
 
+    _not_taken = StreamService._not_taken
+
     async def _fail(self, exc, why=None):
         self.failed.append(why)
 
