@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgpack
-from setveil.core.errors import SetveilError
-
 from . import kafka
 from .codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
 from .settings import Settings
@@ -53,12 +51,7 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
     last = time.monotonic()
     async with kafka.reading_from_start(settings, topic, "dead-letter", "topics.dlq") as consumer:
         while not (stop is not None and stop.is_set()):
-            try:
-                batch = await consumer.getmany(timeout_ms=200)
-            except UnicodeDecodeError:
-                # aiokafka's record reader decodes header names strictly; Kafka does not check them
-                raise SetveilError(f"a message of {topic} has a header name that is not UTF-8, which the Kafka client "
-                                   "(aiokafka) cannot read; the dead letters after it cannot be read either") from None
+            batch = await kafka.fetch(consumer, topic, "dead letters")
             now = time.monotonic()
             if not batch:
                 if idle is not None and now - last > idle:

@@ -97,6 +97,17 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
         await reader.stop()
 
 
+async def fetch(reader: AIOKafkaConsumer, topic: str, what: str) -> dict:
+    """The next messages of ``reader`` (of ``topic``), waiting at most 0.2 s. aiokafka's record
+    reader decodes header names strictly, while Kafka takes any bytes there: such a message ends
+    the read in one line rather than a traceback (``what`` names the messages after it)."""
+    try:
+        return await reader.getmany(timeout_ms=200)
+    except UnicodeDecodeError:
+        raise SetveilError(f"a message of {topic} has a header name that is not UTF-8, which the Kafka client "
+                           f"(aiokafka) cannot read; the {what} after it cannot be read either") from None
+
+
 async def partition_ends(reader: AIOKafkaConsumer, tps: list, timeout: float = 10.0) -> dict:
     """The end offset (high watermark) of each partition, read from a fetch.
 

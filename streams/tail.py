@@ -90,7 +90,7 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
         while not (count is not None and out.transactions >= count):
             if stop is not None and stop.is_set():
                 break
-            batch = await consumer.getmany(timeout_ms=200)
+            batch = await kafka.fetch(consumer, settings.topics.output, "batches")
             now = time.monotonic()
             if not batch:
                 if idle is not None and now - last > idle:
