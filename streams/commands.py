@@ -196,7 +196,7 @@ def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
     from .tail import WAITING_SECONDS, collect, write_release
 
     if dead_letters:
-        for name, value in (("out", out), ("count", count)):
+        for name, value in (("--out", out), ("--count", count)):
             if value is not None:
                 raise ParameterError(name, "reads batches; with --dead-letters, --idle S ends tail")
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)

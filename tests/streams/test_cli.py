@@ -334,7 +334,7 @@ def test_tail_dead_letters_says_why_windows_failed_closed_and_never_shows_conten
 def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
            "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
-    for args, name in ((["--count", 3], "count"), (["--out", tmp_path / "r.dat"], "out")):
+    for args, name in ((["--count", 3], "--count"), (["--out", tmp_path / "r.dat"], "--out")):
         result = setveil("tail", "--dead-letters", *args, env=env, check=False, timeout=30)
         assert result.returncode == 2
         assert result.stderr.strip() == (f"setveil: error: parameter '{name}': reads batches; with --dead-letters, "
