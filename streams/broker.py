@@ -41,6 +41,12 @@ class Broker:
     bootstrap: str
     kind: str
     _stop: Any = field(default=None, repr=False)
+    _process: subprocess.Popen | None = field(default=None, repr=False)
+
+    def wait(self) -> int:
+        """Block until the embedded broker's process ends by itself; its exit status."""
+        assert self._process is not None, "only the embedded broker runs as our child process"
+        return self._process.wait()
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -117,7 +123,7 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
     except BaseException:
         stop()
         raise
-    return Broker(f"{host}:{port}", "tansu", stop)
+    return Broker(f"{host}:{port}", "tansu", stop, process)
 
 
 def docker_available() -> bool:

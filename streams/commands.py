@@ -122,26 +122,25 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on and advertise.")
 def dev_broker(port, host):
     """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
-    from .broker import start_tansu
+    from .broker import BrokerError, start_tansu
 
     signal.signal(signal.SIGTERM, _terminate)  # before the broker starts, so it is always stopped
     running = start_tansu(port, host)
     click.echo(f"Tansu (memory storage) listening on {running.bootstrap}")
     click.echo(f"export SETVEIL_KAFKA_BOOTSTRAP={running.bootstrap}")
+    status = None
     try:
-        wait_for_stop()
-    finally:
-        running.stop()
-        click.echo("broker stopped", err=True)
-
-
-def wait_for_stop() -> None:
-    """Sleep until Ctrl-C or SIGTERM (with :func:`_terminate` installed, both let cleanup run)."""
-    try:
-        while True:
-            signal.pause()
+        # Waiting on the process rather than for a signal alone: clients of a broker that died would
+        # otherwise retry against a closed port while this command still looks alive.
+        status = running.wait()
     except KeyboardInterrupt:
         pass
+    finally:
+        running.stop()
+        if status is None:
+            click.echo("broker stopped", err=True)
+    raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself with exit status "
+                      f"{status}; what it held is gone (memory storage)")
 
 
 def _terminate(signum, frame):

@@ -122,6 +122,38 @@ def test_dev_broker_runs_until_terminated(tmp_path):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
 
+def test_dev_broker_ends_when_its_broker_dies(tmp_path):
+    # Regression (left alone at an earlier stop): dev-broker slept on signals alone, so a Tansu that
+    # died after "listening" left the command looking alive while clients retried a closed port
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--port", str(free_port())],
+                                   stdout=stdout, stderr=stderr, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        wait_until(lambda: "export SETVEIL_KAFKA_BOOTSTRAP" in out.read_text(), 30, "the broker to start")
+        (tansu,) = children(process.pid)
+        os.kill(tansu, signal.SIGKILL)
+        assert process.wait(30) == 1
+    finally:
+        process.kill()
+        process.wait()
+    (line,) = err.read_text().splitlines()
+    assert line.startswith("setveil: error: the embedded broker (Tansu) on 127.0.0.1:")
+    assert line.endswith("ended by itself with exit status -9; what it held is gone (memory storage)")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
 def test_demo_runs_on_a_fresh_machine():
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}  # the embedded broker
     result = setveil("demo", "--count", 3000, "--rate", 3000, env=env, timeout=180)
