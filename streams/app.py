@@ -47,6 +47,7 @@ from setveil.core.plugins import Configured, get_plugin_manager
 from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
+from .headers import tolerate_header_names, unreadable_name
 from .kafka import faust_credentials
 from .isolation import IsolatedProcessor
 from .lease import Lease
@@ -353,11 +354,12 @@ class StreamService:
         rejected = []
         for event, result in zip(events, decoded):
             offset = event.message.offset
-            if result.rejection is None:
+            rejection = unreadable_name(event.message.headers) or result.rejection
+            if rejection is None:
                 windower.add(Message(offset, result.records, received, event, again.pop(offset, []),
                                      size=len(event.value)))
             else:
-                rejected.append((event, result.rejection))
+                rejected.append((event, rejection))
         if rejected:
             sends = [self._dead_letter_message(partition, event, rejection) for event, rejection in rejected]
             await asyncio.gather(*sends)
@@ -666,6 +668,8 @@ def create_app(
 ) -> tuple[faust.App, StreamService]:
     """A Faust app that runs the service with ``settings`` and the configured model."""
     c, p = settings.consumer, settings.producer
+    # aiokafka's reader stopped the worker at a header name that is not UTF-8, on every restart
+    tolerate_header_names()
     app = ServiceApp(
         c.group_id,
         broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],

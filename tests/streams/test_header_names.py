@@ -1,0 +1,89 @@
+"""A header name that is not UTF-8 is dead-lettered, not a crash loop (docs/operations.md, "Bad
+input"; setveil.streams.headers)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+from aiokafka.consumer import fetcher
+from aiokafka.record.default_records import DefaultRecordBase, _DefaultRecordBatchBuilderPy
+from aiokafka.structs import TopicPartition
+
+from setveil.streams.codec import REJECTED_RECORD_TYPE
+from setveil.streams.headers import tolerate_header_names, unreadable_name
+
+from .kafkatools import produce, read_topic, records, wait_until
+from .test_cli import BAD_HEADER_NAME
+from .test_service import NEUTRAL, _committed, batches, released_tids
+
+
+class NotUtf8(str):  # the pure-Python record builder encodes header names with str.encode
+    def encode(self, *args, **kwargs):
+        return b"\xff\xfename"
+
+
+def batch(base: int, size: int, bad: int, compression: int) -> bytes:
+    """A record batch of offsets ``base`` to ``base + size - 1``; record ``bad`` has a header name
+    that is not UTF-8 (none when it is out of range)."""
+    builder = _DefaultRecordBatchBuilderPy(magic=2, compression_type=compression, is_transactional=False,
+                                           producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    for index in range(size):
+        names = [("ok", b"1"), (NotUtf8("x"), b"y")] if index == bad else [("ok", b"1")]
+        builder.append(index, timestamp=None, key=None, value=b"%d" % (base + index), headers=names)
+    data = bytearray(builder.build())
+    data[:8] = base.to_bytes(8, "big")  # the broker sets a batch's base offset
+    return bytes(data)
+
+
+@pytest.mark.parametrize("compression", [DefaultRecordBase.CODEC_NONE, DefaultRecordBase.CODEC_GZIP])
+@pytest.mark.parametrize("fetch_offset", [0, 2, 3, 6])
+def test_the_reader_reads_past_header_names_that_are_not_utf8(monkeypatch, compression, fetch_offset):
+    # the reader is replaced for the whole process: restored after the test
+    monkeypatch.setattr(fetcher, "MemoryRecords", fetcher.MemoryRecords)
+    monkeypatch.setattr(fetcher, "PartitionRecords", fetcher.PartitionRecords)
+    tolerate_header_names()
+    # a bad record within a batch, one first in the next batch, then a batch without one
+    data = batch(0, 5, 2, compression) + batch(5, 3, 0, compression) + batch(8, 2, -1, compression)
+    reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(data), [], fetch_offset,
+                                      None, None, True, 0)
+    read = list(reader)
+    assert [int(record.value) for record in read] == list(range(fetch_offset, 10))
+    assert reader.next_fetch_offset == 10
+    bad = [record.offset for record in read if unreadable_name(record.headers) is not None]
+    assert bad == [offset for offset in (2, 5) if offset >= fetch_offset]
+    for record in read:
+        name = record.headers[-1][0]
+        assert name == "ok" or name.encode("utf-8", "surrogateescape") == b"\xff\xfename"
+    assert unreadable_name(read[-1].headers) is None
+
+
+@pytest.mark.slow
+def test_a_header_name_that_is_not_utf8_is_dead_lettered_and_the_worker_keeps_going(make_settings, start_worker):
+    # Regression (QA re-check, 2 of 2 runs): aiokafka's compiled reader raised UnicodeDecodeError
+    # while it unpacked the batch; the worker exited with status 1, and so did every restart
+    settings = make_settings(topics__partitions=1, window__min_transactions=5)
+    worker = start_worker(settings)
+    good = records(NEUTRAL[:40])
+    produce(settings, good[:10])
+    subprocess.run([sys.executable, "-c", BAD_HEADER_NAME, settings.kafka.bootstrap, settings.topics.input],
+                   check=True, env={**os.environ, "AIOKAFKA_NO_EXTENSIONS": "1"}, timeout=60)
+    produce(settings, good[10:])
+    wait_until(lambda: worker.process.poll() is not None
+               or worker.metrics().get("setveil_transactions_emitted_total", 0) >= 40, 60, "the good records")
+    assert worker.process.poll() is None, "the worker stopped"
+
+    [dead] = read_topic(settings, settings.topics.dlq)
+    assert dead.value == b"v"  # the original bytes
+    assert dead.headers["ce_type"] == REJECTED_RECORD_TYPE
+    assert dead.headers["setveil_kind"] == "malformed"
+    assert dead.headers["setveil_reason"] == "the name of header 1 of 1 is not UTF-8"
+    assert dead.headers["setveil_offset"] == "10"
+    assert sorted(released_tids(batches(settings))) == list(range(40)), "every good record in exactly one batch"
+    wait_until(lambda: asyncio.run(_committed(settings)) == 41, 30, "the group's offset committed past all 41")
+    assert worker.metrics()['setveil_records_dead_lettered_total{kind="malformed"}'] == 1
+    assert worker.get("/healthz")[0] == 200
+    assert "UnicodeDecodeError" not in worker.log_text()
