@@ -151,7 +151,8 @@ SETTINGS: tuple[Setting, ...] = (
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
     Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "
-                           "log record; past it the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
+                           "log record, and the group to confirm a worker whose lease lapsed before a window's sends "
+                           "(\"Fenced\"); past either the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
                            "restart re-delivers the window (`setveil replay` stops, exit status 1)", "float", 30.0,
                            low=1.0)),
     # -- windows ------------------------------------------------------------------------------
