@@ -22,7 +22,7 @@ import pluggy
 from .errors import PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected
 from .model import Release
 from .plugins import Configured
-from .verify import release_violations
+from .verify import BrokenViolation, release_violations
 from .window import Window
 
 
@@ -88,6 +88,8 @@ class Pipeline:
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, release.window))
+            except BrokenViolation as exc:  # setveil's own words: types, never values
+                self._reject(window, f"checker error: {exc}", exc)
             except PLUGIN_ERRORS as exc:
                 self._reject(window, f"checker error: {type(exc).__name__}", exc)
             if problems:

@@ -10,13 +10,20 @@ checkers that use them.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+import numbers
+from collections.abc import Generator, Iterable, Iterator
 
 import numpy as np
 
 from .arrays import in_sorted
+from .errors import PluginError
 from .model import PrivacyModel, Transformation, Violation
 from .window import Window
+
+
+class BrokenViolation(PluginError):
+    """A model's checker yielded something other than a :class:`Violation` of labels; the message
+    names types alone, never a value (it is logged and sent with the dead letter)."""
 
 
 def release_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
@@ -27,7 +34,35 @@ def release_violations(model: PrivacyModel, original: Window, release: Window) -
     if structural:
         yield from structural
         return
-    yield from model.violations(original, release)
+    yield from _held_to_contract(model, model.violations(original, release))
+
+
+def _held_to_contract(model: PrivacyModel, violations: Iterable[Violation]) -> Iterator[Violation]:
+    # Every caller reads the fields (the pipeline's reason, describe()'s join of labels): a checker
+    # that yields a string or item ids would crash the caller, outside the checker's error handling.
+    for violation in violations:
+        problem = _contract_problem(violation)
+        if problem is not None:
+            raise BrokenViolation(f"model {model.name!r}: its checker yielded {problem}")
+        yield violation
+
+
+def _contract_problem(violation: object) -> str | None:
+    if not isinstance(violation, Violation):
+        return f"a {type(violation).__name__}, not a Violation"
+    fields = {"rule": str, "summary": str, "target": (str, type(None))}
+    for name, kind in fields.items():
+        if not isinstance(getattr(violation, name), kind):
+            return f"a Violation whose {name} is a {type(getattr(violation, name)).__name__}, not a str"
+    if not isinstance(violation.itemset, (tuple, list)):
+        return f"a Violation whose itemset is a {type(violation.itemset).__name__}, not a tuple of labels"
+    odd = next((item for item in violation.itemset if not isinstance(item, str)), None)
+    if odd is not None:
+        return f"a Violation whose itemset holds a {type(odd).__name__}, not labels (str): map ids with window.vocab"
+    position = violation.transaction
+    if position is not None and (isinstance(position, bool) or not isinstance(position, numbers.Integral)):
+        return f"a Violation whose transaction is a {type(position).__name__}, not a position (int)"
+    return None
 
 
 def _structure_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:

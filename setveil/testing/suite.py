@@ -38,6 +38,12 @@ def assert_release_ok(model: PrivacyModel, original: Window, release: Window, po
     assert not problems, f"a release of {who} fails the check: {problems[:5]}"
 
 
+def labels_named(text: str, window: Window) -> list[str]:
+    """The labels of ``window`` that ``text`` names as words of their own."""
+    return [label for label in window.vocab.labels
+            if label in text and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text)]
+
+
 class ConformanceSuite:
     """Inherit, set ``model``, ``params``, ``safe_windows`` and ``unsafe_windows``; override
     :meth:`context` if the model needs more than an item schema (sensitive items are the labels
@@ -72,9 +78,12 @@ class ConformanceSuite:
         cls.prepare(tmp_path_factory.mktemp(cls.model))
 
     def context(self) -> Context:
-        """The context every run gets; by default an item schema from the label prefixes and,
-        for models that generalize, :meth:`hierarchy`."""
-        private = frozenset(f"{PRIVATE_PREFIX}{i}" for i in range(64))
+        """The context every run gets; by default an item schema in which the labels starting with
+        ``s`` are private (those of the random windows and of the example windows) and, for models
+        that generalize, :meth:`hierarchy`."""
+        drawn = max(64, self.window_args.get("private_items", 0))
+        private = frozenset(f"{PRIVATE_PREFIX}{i}" for i in range(drawn)) | {
+            label for label in self.example_labels() if label.startswith(PRIVATE_PREFIX)}
         needs_hierarchy = get_registry().model_class(self.model).needs_hierarchy
         return Context(schema=ItemSchema(private=private), hierarchy=self.hierarchy() if needs_hierarchy else None)
 
@@ -112,8 +121,7 @@ class ConformanceSuite:
                 rng=np.random.default_rng(seed))
         except Infeasible as exc:
             assert exc.reason, f"{who}: Infeasible must say why"
-            named = [label for label in window.vocab.labels
-                     if re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", exc.reason)]
+            named = labels_named(exc.reason, window)
             assert not named, (
                 f"{who}: Infeasible's reason names items of the window ({', '.join(named[:3])}); it is logged and "
                 "sent with the dead letter, so say why in counts and parameters"
@@ -143,6 +151,10 @@ class ConformanceSuite:
     def check_finds_something(configured: Configured, window: Window) -> bool:
         return next(iter(release_violations(configured.model, window, window)), None) is not None
 
+    def example_labels(self) -> set[str]:
+        return {label for attribute in ("safe_windows", "unsafe_windows") for rows in getattr(self, attribute)
+                for row in rows for label in row}
+
     def example_windows(self, attribute: str) -> list[Window]:
         examples = getattr(self, attribute)
         if not examples:
@@ -168,9 +180,15 @@ class ConformanceSuite:
         for number, window in enumerate(self.example_windows("unsafe_windows")):
             for policy in self.policy_names():
                 configured = self.configured(policy)
-                assert self.check_finds_something(configured, window), (
-                    f"unsafe_windows[{number}] passes the {self.model!r} check as it is"
-                )
+                found = list(release_violations(configured.model, window, window))
+                assert found, f"unsafe_windows[{number}] passes the {self.model!r} check as it is"
+                for violation in found:
+                    named = labels_named(f"{violation.rule}: {violation.summary}", window)
+                    assert not named, (
+                        f"unsafe_windows[{number}]: a Violation's rule or summary names items of the window "
+                        f"({', '.join(named[:3])}); the first is logged and sent with the dead letter, so say what "
+                        "is wrong in counts and parameters and put the items in itemset and target"
+                    )
                 self.release_or_refusal(configured, window)
 
     def test_the_safe_windows_are_accepted_and_released(self):

@@ -100,7 +100,15 @@ class Floor(PrivacyModel):
             for item in np.flatnonzero(release.supports > 3):
                 yield Violation("common", "an item is held by more than 3 transactions", (release.vocab.label(int(item)),))
         for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"])):
-            yield Violation("rare", "an item is held by fewer than k transactions", (release.vocab.label(int(item)),))
+            label = release.vocab.label(int(item))
+            if FAULT == "string":
+                yield f"rare: {label}"
+            elif FAULT == "ids":
+                yield Violation("rare", "an item is held by fewer than k transactions", (int(item),))
+            elif FAULT == "summary":
+                yield Violation("rare", f"{label} is held by fewer than k transactions", (label,))
+            else:
+                yield Violation("rare", "an item is held by fewer than k transactions", (label,))
 
 
 @hookimpl
@@ -181,6 +189,13 @@ def test_a_sound_model_passes(installed, tmp_path):
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
         ("quote", "Infeasible's reason names items of the window"),
         ("metrics", "metrics must return a dict, not list"),
+        # a violation whose summary names an item: the first is logged and dead-lettered (QA as a
+        # plugin author: the kit let it through, and a worker logged "public item p10 reveals S3")
+        ("summary", "a Violation's rule or summary names items of the window (p0)"),
+        # not a Violation, or one of item ids (the same QA pass: a traceback in the pipeline, a
+        # TypeError from describe() in verify, exit 1 as if the release had failed)
+        ("string", "model 'floor': its checker yielded a str, not a Violation"),
+        ("ids", "model 'floor': its checker yielded a Violation whose itemset holds a int, not labels (str)"),
         # a union_safe claim the check does not bear out: each window is cut down to items held by
         # at most 3 transactions, and two such windows can hold an item 4 times between them
         ("ceiling", "two safe windows are not safe together: ['common: an item is held by more than 3 transactions"),

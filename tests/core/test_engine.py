@@ -379,6 +379,31 @@ def test_a_plugin_calling_sys_exit_fails_the_window_closed(recorder):
         assert rejected.value.reason == reason and not rejected.value.refused
 
 
+class StringChecker(LeakyModel):
+    def violations(self, original, release):
+        yield "rare: a"
+
+
+class IdChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", (0,))
+
+
+def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_and_says_so(recorder):
+    # Regression (QA as a plugin author): a checker yielding a string made the pipeline raise
+    # AttributeError outside its error handling (the service called it its own error); one
+    # yielding item ids made describe() raise TypeError in `setveil verify` (exit 1, as if it failed)
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    for model_class, problem in ((StringChecker, "a str, not a Violation"),
+                                 (IdChecker, "a Violation whose itemset holds a int, not labels (str): map ids with "
+                                             "window.vocab")):
+        with pytest.raises(WindowRejected) as rejected:
+            Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
+        assert rejected.value.reason == f"checker error: model 'leaky': its checker yielded {problem}"
+        assert not rejected.value.refused
+
+
 class InfeasibleLoss(LeakyModel):
     def information_loss(self, original, release):
         raise Infeasible("not the model's refusal")
