@@ -146,8 +146,8 @@ SETTINGS: tuple[Setting, ...] = (
     # -- producer -----------------------------------------------------------------------------
     Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
                            "int", 16 * MiB, low=1024)),
-    Setting("producer", _p("compression", "compression of produced messages (snappy, lz4 and zstd need cramjam: "
-                              "`pip install 'aiokafka[lz4]'`)", "choice", "none",
+    Setting("producer", _p("compression", "compression of produced messages (snappy, lz4 and zstd need the cramjam "
+                              "library, which `pip install 'aiokafka[zstd]'` installs, as do [lz4] and [snappy])", "choice", "none",
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
     Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "

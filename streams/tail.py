@@ -17,13 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
 
 from setveil.core.errors import SetveilError
 from setveil.core.formats import write_window
 from setveil.core.window import Window
 
 from . import kafka
-from .codec import decode_batch
+from .codec import BATCH_SCHEMA, decode_batch
 from .settings import Settings
 
 
@@ -102,10 +103,23 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
             last, told = now, False
             for messages in batch.values():
                 for message in messages:
-                    summary = _take(decode_batch(message.value), message.timestamp / 1000, seen, out, keep)
+                    summary = _take(_batch_of(message), message.timestamp / 1000, seen, out, keep)
                     if summary is not None and on_window is not None:
                         on_window(summary, out)
     return out
+
+
+def _batch_of(message) -> dict[str, Any]:
+    """The message's batch. Another kind of message ends tail, as docs/batch-format.md
+    ("Versioning") tells every consumer: a batch of a newer schema skipped would leave the
+    release short, or a window missing from the counts, without a word."""
+    try:
+        return decode_batch(message.value)
+    except (ValueError, TypeError, msgpack.UnpackException):  # TypeError: a null value
+        ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace") or "(none)"
+        raise ReleaseError(f"{message.topic}/{message.partition}/{message.offset} is not a {BATCH_SCHEMA} message "
+                           f"(ce_type {ce_type}): a newer setveil may have written it; tail stops rather than skip "
+                           "it") from None
 
 
 def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected, keep: bool) -> WindowSummary | None:
