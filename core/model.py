@@ -11,6 +11,8 @@ policies extend (``policy_base``), so a third party can add a policy without tou
 from __future__ import annotations
 
 import abc
+import hashlib
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -79,6 +81,23 @@ class Context:
                 self._fanout_built[items] = built
             return built
         raise ParameterError("hierarchy", "this model needs a hierarchy: give --hierarchy FILE or --fanout N")
+
+    def digests(self) -> dict[str, str]:
+        """``sha256:<hex>`` of each item list and of the hierarchy file this context holds, by name
+        (``sensitive``, ``public``, ``hierarchy``): a batch carries them so that a consumer can tell
+        that two batches were made with the same lists (equal digests) without seeing them. Each is
+        of the JSON array of the sorted labels (of the sorted ``[child, parent]`` pairs), so neither
+        the order of a file's lines nor its blank lines change it."""
+        found: dict[str, Any] = {}
+        if self.schema is not None:
+            found["sensitive"] = sorted(self.schema.private)
+            if self.schema.public is not None:
+                found["public"] = sorted(self.schema.public)
+        hierarchy = self.hierarchy if self.hierarchy is not None else self.file_hierarchy
+        if hierarchy is not None:
+            found["hierarchy"] = sorted(hierarchy.edges())
+        return {name: "sha256:" + hashlib.sha256(json.dumps(value, ensure_ascii=False).encode("utf-8")).hexdigest()
+                for name, value in found.items()}
 
     def pinned(self, window: Window) -> Context:
         """This context with the hierarchy for ``window`` resolved once, for every later window."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -91,10 +92,15 @@ def test_fifty_thousand_records_through_one_worker(make_settings, start_worker, 
     assert sorted(tids) == list(range(50_000)), "every record in exactly one batch"
     assert read_topic(settings, settings.topics.dlq) == []
     check_every_batch(found, dict(enumerate(transactions)), coherence(sample).model)
+    # the item lists' digests as docs/batch-format.md defines them, recomputed from the files
+    lists = {name: sorted(line.strip() for line in path.read_text().splitlines() if line.strip())
+             for name, path in (("sensitive", sensitive), ("public", public))}
+    digests = {name: "sha256:" + hashlib.sha256(json.dumps(labels, ensure_ascii=False).encode()).hexdigest()
+               for name, labels in lists.items()}
     for batch in found.values():
         assert batch["metrics"]["transactions"] <= 2000
         assert batch["model"] == {"name": "coherence", "policy": "mm-il",
-                                  "parameters": {"h": 0.4, "k": 5, "p": 3, "il": "support"}}
+                                  "parameters": {"h": 0.4, "k": 5, "p": 3, "il": "support"}, "context": digests}
 
     # the union of all batches, written in tid order, passes `setveil verify` against the input
     original_path, release_path = tmp_path / "original.dat", tmp_path / "release.dat"
