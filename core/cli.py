@@ -430,6 +430,7 @@ def plugins(as_json):
     for row in rows:
         click.echo(f"{row['model']}  [{row['transformation']}]  from {row['distribution']}")
         click.echo(f"    {row['summary']}")
+        click.echo(f"    guarantee: {row['guarantee']}")
         if row["needs"]:
             click.echo(f"    needs {' and '.join(row['needs'])}")
         for p in row["parameters"]:

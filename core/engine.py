@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pluggy
 
-from .errors import PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected
+from .errors import PLUGIN_ERRORS, ContractError, Infeasible, PluginError, WindowRejected
 from .model import Release
 from .plugins import Configured
-from .verify import BrokenViolation, release_violations
+from .verify import release_violations
 from .window import Window
 
 
@@ -74,6 +74,8 @@ class Pipeline:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
+        except ContractError as exc:  # setveil's own words: types and counts, never values
+            self._reject(window, f"model error: {exc}", exc)
         except PLUGIN_ERRORS as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
@@ -88,7 +90,7 @@ class Pipeline:
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, release.window))
-            except BrokenViolation as exc:  # setveil's own words: types, never values
+            except ContractError as exc:
                 self._reject(window, f"checker error: {exc}", exc)
             except PLUGIN_ERRORS as exc:
                 self._reject(window, f"checker error: {type(exc).__name__}", exc)

@@ -48,6 +48,12 @@ class PluginError(SetveilError):
     exit_code = 2
 
 
+class ContractError(PluginError):
+    """What a plugin returned breaks its contract, as setveil's own check of it found: the message
+    names the plugin, types, shapes and counts, never a value, so the pipeline may give it as the
+    reason a window failed closed (a plugin's own exception is named by its type alone)."""
+
+
 class UnknownPluginError(SetveilError):
     """No installed plugin provides the requested model or policy."""
 

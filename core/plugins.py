@@ -63,7 +63,11 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
                 value, owner = loaded[ep.name]
                 if value == ep.value:
                     continue
-                raise PluginError(f"{where}: the name is taken by {value} of {owner}; rename one entry point")
+                first, second = (dist.metadata["Name"], ep.value), (owner, value)
+                if first[0] == "setveil":  # lead with the other distribution: its entry point is the one to rename
+                    first, second = second, first
+                raise PluginError(f"entry point {ep.name!r} of {first[0]} ({first[1]}) clashes with {second[0]}'s "
+                                  f"({second[1]}); rename one")
             if pm.get_plugin(ep.name) is not None:
                 raise PluginError(f"{where}: the name is taken by a plugin setveil registers itself")
             loaded[ep.name] = (ep.value, dist.metadata["Name"])
@@ -373,6 +377,12 @@ def _check_parameters(cls: type, where: str) -> None:
     for parameter in cls.parameters:
         if not isinstance(parameter, Parameter):
             raise PluginError(f"{where}: parameters must be setveil.Parameter instances, not {type(parameter).__name__}")
+        if not (isinstance(parameter.name, str) and parameter.name.isidentifier()):
+            # a name is given as -P NAME=VALUE or in model.params' "NAME=VALUE,NAME=VALUE", split at
+            # the first '=' and at commas and spaces: a name holding one is listed but can never be
+            # given (QA: 'a=b' was required, and -P a=b=1 set 'a'); an identifier holds none of them
+            raise PluginError(f"{where}: parameter name {parameter.name!r} is not a Python identifier, so it "
+                              "cannot be given as -P NAME=VALUE or in model.params")
         if parameter.kind not in KINDS:
             # an unknown kind would otherwise parse as a float: "integer" accepted l=2.5
             raise PluginError(f"{where}: parameter {parameter.name!r} has kind {parameter.kind!r}; kinds: {', '.join(KINDS)}")

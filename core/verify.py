@@ -16,12 +16,12 @@ from collections.abc import Generator, Iterable, Iterator
 import numpy as np
 
 from .arrays import in_sorted
-from .errors import PluginError
+from .errors import ContractError
 from .model import PrivacyModel, Transformation, Violation
 from .window import Window
 
 
-class BrokenViolation(PluginError):
+class BrokenViolation(ContractError):
     """A model's checker yielded something other than a :class:`Violation` of labels; the message
     names types alone, never a value (it is logged and sent with the dead letter)."""
 

@@ -78,9 +78,15 @@ def configure_model(settings: Settings) -> Configured:
     try:
         return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
     except ParameterError as exc:
-        if exc.name == "hierarchy":  # the registry's hint offers --fanout, which a worker refuses
+        # the registry's hints name the command line's options, and the model may be set up by settings
+        if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
             raise ParameterError("model.hierarchy", f"model {m.name!r} needs a hierarchy file: give --hierarchy FILE "
                                  "or set model.hierarchy (a worker takes no --fanout)") from None
+        if exc.name == "sensitive" and m.sensitive is None:
+            raise ParameterError("model.sensitive", f"model {m.name!r} needs the sensitive (private) items: give "
+                                 "--sensitive FILE or set model.sensitive") from None
+        if exc.name in _required_parameters(m.name, m.policy) and exc.name not in m.params:
+            raise ParameterError(exc.name, f"{exc.problem}: give -P {exc.name}=VALUE or set model.params") from None
         if exc.name not in m.params:
             raise
         # a model parameter names itself only; the operator set it as model.params in some layer
@@ -96,6 +102,16 @@ def configure_model(settings: Settings) -> Configured:
             if path is not None and exc.path == os.fspath(path):
                 raise ParameterError(f"model.{key}", f"{exc} (from {settings.source(f'model.{key}')})") from None
         raise
+
+
+def _required_parameters(model: str, policy: str | None) -> set[str]:
+    """The parameters ``model`` with ``policy`` needs; the model's alone for a policy not
+    installed (refused after the item files, whose errors come first)."""
+    registry = get_registry()
+    model_cls = registry.model_class(model)
+    entry = registry.policies[model].get(policy or model_cls.default_policy)
+    classes = (model_cls,) if entry is None else (model_cls, entry.cls)
+    return {p.name for cls in classes for p in cls.parameters if p.required}
 
 
 @click.command()

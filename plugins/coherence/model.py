@@ -28,7 +28,7 @@ from setveil.core.window import Window
 from .checker import coherence_violations
 from .moles import find_minimal_moles
 from .moletree import MoleTree, eliminate
-from .policies import CoherencePolicy
+from .policies import BrokenScore, CoherencePolicy
 
 
 class Coherence(PrivacyModel):
@@ -68,7 +68,7 @@ class Coherence(PrivacyModel):
         support = window.supports
         il = support.astype(np.float64) if self.params["il"] == "support" else np.ones(len(support))
         tree = MoleTree(search.moles, il, _label_rank(window))
-        greedy = eliminate(tree, policy.score)
+        greedy = eliminate(tree, lambda mm, il: _checked_scores(policy, mm, il))
         eliminated = time.perf_counter()
         suppressed = np.concatenate([search.size1, np.array(greedy, dtype=np.int64)])
         release = window.suppress(suppressed)
@@ -114,6 +114,20 @@ class Coherence(PrivacyModel):
 
     def metrics(self, original, release):
         return {"partially_suppressed_items": partially_suppressed(original, release)}
+
+
+def _checked_scores(policy: CoherencePolicy, mm: np.ndarray, il: np.ndarray) -> np.ndarray:
+    """``policy.score(mm, il)`` held to its contract: the greedy step's argmax would take the first
+    entry of a short array, or a NaN, as the best candidate in silence (QA: np.zeros(1) ran)."""
+    scores = np.asarray(policy.score(mm, il), dtype=np.float64)
+    who = f"policy {policy.name!r} of model 'coherence': score"
+    if scores.shape != mm.shape:
+        raise BrokenScore(f"{who} returned shape {scores.shape} for {len(mm)} candidates; it must return one "
+                          "number per candidate")
+    bad = int(np.count_nonzero(~np.isfinite(scores)))
+    if bad:
+        raise BrokenScore(f"{who} returned {bad} score(s) that are NaN or infinite for {len(mm)} candidates")
+    return scores
 
 
 def _label_rank(window: Window) -> np.ndarray:

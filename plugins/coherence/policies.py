@@ -10,7 +10,13 @@ import abc
 
 import numpy as np
 
+from setveil.core.errors import ContractError
 from setveil.core.model import Policy
+
+
+class BrokenScore(ContractError):
+    """A policy's ``score`` returned something other than one finite number per candidate; the
+    message names the policy, shapes and counts, never a value."""
 
 
 class CoherencePolicy(Policy):
@@ -20,7 +26,14 @@ class CoherencePolicy(Policy):
 
     @abc.abstractmethod
     def score(self, mm: np.ndarray, il: np.ndarray) -> np.ndarray:
-        """Higher scores are suppressed first; ties go to the earlier Score-table entry."""
+        """Score the candidates, the public items still in some minimal mole (the live entries of
+        the Score table, Xu et al. KDD'08 §4), given as two aligned 1-d arrays: ``mm`` (int64),
+        MM(e), the number of minimal moles left that the item is in (at least 1), and ``il``
+        (float64), IL(e), its information loss (its support in the window, or 1 with ``il=unit``).
+        Return one finite number per candidate, as an array of ``mm``'s shape in float64 or
+        convertible to it; another shape, NaN or infinity fails the window closed
+        (:class:`BrokenScore`). Higher scores are suppressed first; ties go to the earlier
+        Score-table entry."""
 
 
 class MaxMMPerIL(CoherencePolicy):

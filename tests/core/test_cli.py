@@ -123,6 +123,13 @@ def test_plugins_lists_models_policies_and_distributions():
     assert rows["sanitize"]["needs"] == [] and all(row["union_safe"] is True for row in rows.values())
 
 
+def test_plugins_text_shows_each_models_guarantee():
+    # Regression (QA as a plugin author): the guarantee was listed with --json only
+    lines = run("plugins").output.splitlines()
+    model = lines.index("kanonymity  [generalization]  from setveil")
+    assert lines[model + 2] == "    guarantee: every released transaction is identical to at least k-1 others"
+
+
 def test_items_split_follows_the_paper(files):
     data = files / "d.dat"
     data.write_text("a b\na c\nb c d\ne\n")

@@ -100,3 +100,26 @@ def test_the_report_says_what_was_run_on_what(files):
     assert body["setveil_version"] == __version__
     assert body["files"] == {"input": str(files / "fig1.dat"), "output": str(files / "o.dat"),
                              "sensitive": str(files / "private.txt"), "public": None, "hierarchy": None}
+
+
+def test_serve_names_the_settings_of_a_model_set_up_by_settings(files, monkeypatch):
+    # Regression (QA as a plugin author): with the model set by SETVEIL_MODEL_* a missing item file
+    # or parameter was asked for by its command-line option only; and a hierarchy given to a model
+    # that does not generalize was reported as missing
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    monkeypatch.setenv("SETVEIL_MODEL_NAME", "coherence")
+    monkeypatch.setenv("SETVEIL_MODEL_PARAMS", "h=0.5")
+    result = run("serve")
+    assert result.exit_code == 2 and result.output == (
+        "setveil: error: parameter 'k': model 'coherence' needs it (smallest cohort an attacker's knowledge may "
+        "single out; allowed: an integer in [1, inf)): give -P k=VALUE or set model.params\n")
+    monkeypatch.setenv("SETVEIL_MODEL_PARAMS", "h=0.5,k=2,p=2")
+    result = run("serve")
+    assert result.exit_code == 2 and result.output == (
+        "setveil: error: parameter 'model.sensitive': model 'coherence' needs the sensitive (private) items: give "
+        "--sensitive FILE or set model.sensitive\n")
+    (files / "h.csv").write_text("a,A\n")
+    monkeypatch.setenv("SETVEIL_MODEL_SENSITIVE", str(files / "private.txt"))
+    monkeypatch.setenv("SETVEIL_MODEL_HIERARCHY", str(files / "h.csv"))
+    result = run("serve")
+    assert result.exit_code == 2 and "model 'coherence' does not generalize" in result.output

@@ -421,3 +421,28 @@ def test_only_anonymize_refuses_a_window(recorder):
         Pipeline(leaky, pm).run(Window.from_transactions([["a"], ["b"], ["c"]]), window_rng(0, 0))
     assert rejected.value.refused is False  # LeakyModel raises RuntimeError for three transactions
 
+
+@pytest.mark.parametrize("returned, problem", [
+    (lambda mm: np.zeros(1), "returned shape (1,) for 3 candidates; it must return one number per candidate"),
+    (lambda mm: np.full(len(mm), np.nan), "returned 3 score(s) that are NaN or infinite for 3 candidates"),
+])
+def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
+    # Regression (QA as a plugin author): a third party's score of the wrong length, or of NaNs,
+    # chose the first candidate in silence and the window was released
+    from setveil.plugins.coherence.policies import CoherencePolicy
+
+    class Odd(CoherencePolicy):
+        name = "odd"
+        summary = "scores that do not fit"
+
+        def score(self, mm, il):
+            return returned(mm)
+
+    configured = plugins.get_registry().configure("coherence", None, {"h": "1", "k": "2", "p": "2"},
+                                                  Context(schema=ItemSchema()))
+    configured.policy = Odd({})
+    # a b, a c and b c are held by one transaction each: three size-2 moles over the candidates a, b, c
+    window = Window.from_transactions([["a", "b"], ["a", "c"], ["b", "c"], ["a"], ["b"], ["c"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, plugins.get_plugin_manager()).run(window, window_rng(0, 0))
+    assert rejected.value.reason == f"model error: policy 'odd' of model 'coherence': score {problem}"
