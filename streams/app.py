@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 import faust
+from aiokafka.consumer.fetcher import READ_COMMITTED
 from faust.types import TP
 from prometheus_client import CONTENT_TYPE_LATEST
 
@@ -653,7 +654,14 @@ class StreamService:
     async def on_revoked(self, sender, revoked, **kwargs) -> None:
         # Faust calls this before every join of the group, the first included, so the lease sees
         # each SyncGroup request; Faust has no public way to the aiokafka consumer it runs.
-        self.lease.watch(self.app.consumer._thread._consumer._coordinator)
+        consumer = self.app.consumer._thread._consumer
+        self.lease.watch(consumer._coordinator)
+        # Faust reads uncommitted records unless it runs exactly-once itself: the records of a
+        # producer's aborted transaction would be released, and again when it retries them. Set
+        # before the first fetch, which follows the join.
+        if consumer._fetcher._isolation_level != READ_COMMITTED:
+            consumer._fetcher._isolation_level = READ_COMMITTED
+            log.info("input topic read committed only: records of aborted transactions are skipped")
         self.assigned = False
         self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
 
