@@ -289,7 +289,8 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
 @click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the item split.")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs of each window size and worker count, one row each.")
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")
 @model_options(required=False)

@@ -262,9 +262,12 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 @click.option("--speed-runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
 @click.option("--workers", default="auto", show_default=True, help="Worker processes for the parts (or auto).")
 @click.option("--t-max", "t_max", default="500", show_default=True, help="Divide-and-conquer threshold (or off).")
-@click.option("--t-max-values", default="50,100,250,500,1000,off", show_default=True)
-@click.option("--b-max-values", default="1000,10000,100000,1000000", show_default=True)
-@click.option("--rule-support", type=FloatRange(0, 1, min_open=True), default=0.0005, show_default=True)
+@click.option("--t-max-values", default="50,100,250,500,1000,off", show_default=True,
+              help="Values of t_max the tmax experiment runs.")
+@click.option("--b-max-values", default="1000,10000,100000,1000000", show_default=True,
+              help="Values of b_max (qid buffer) the bmax experiment runs.")
+@click.option("--rule-support", type=FloatRange(0, 1, min_open=True), default=0.0005, show_default=True,
+              help="Minimum support of a mined rule (a share of the transactions), for the Jaccard of rules.")
 @click.option("--rule-max-size", default="5", show_default=True, callback=lambda _c, _p, v: _size(v),
               help="Most items per mined rule, or all.")
 @json_option()
