@@ -24,6 +24,7 @@ from __future__ import annotations
 import struct
 
 from aiokafka.consumer import fetcher
+from aiokafka.errors import CorruptRecordException
 from aiokafka.record.default_records import _DefaultRecordBatchPy
 
 from . import causes
@@ -88,7 +89,11 @@ class _PartitionRecords(fetcher.PartitionRecords):
         except StopIteration:
             self._records_iterator = None  # as aiokafka does: a reference cycle broken
             raise
-        except UnicodeDecodeError:
+        except (UnicodeDecodeError, CorruptRecordException) as exc:
+            # aiokafka's pure-Python reader (AIOKAFKA_NO_EXTENSIONS, or no compiled wheel) wraps
+            # the decode error; a batch that is corrupt in any other way stays an error
+            if not isinstance(exc, UnicodeDecodeError) and not isinstance(exc.__cause__, UnicodeDecodeError):
+                raise
             # the reader's generator ended with the error, but the fetched records stand after
             # the batch it failed in: a new one goes on from the next batch
             self._records_iterator = self._rest_of_failed_batch()

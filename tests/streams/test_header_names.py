@@ -18,7 +18,7 @@ from setveil.streams import headers
 from setveil.streams.headers import tolerate_header_names, unreadable_name
 
 from .kafkatools import produce, read_topic, records, wait_until
-from .test_cli import BAD_HEADER_NAME
+from .test_cli import BAD_HEADER_NAME, REPO
 from .test_service import NEUTRAL, _committed, batches, released_tids
 
 
@@ -62,6 +62,31 @@ def test_the_reader_reads_past_header_names_that_are_not_utf8(monkeypatch, compr
         name = record.headers[-1][0]
         assert name == "ok" or name.encode("utf-8", "surrogateescape") == b"\xff\xfename"
     assert unreadable_name(read[-1].headers) is None
+
+
+PURE_READER = """
+import sys
+from aiokafka.consumer import fetcher
+from aiokafka.structs import TopicPartition
+from setveil.streams.headers import tolerate_header_names, unreadable_name
+from tests.streams.test_header_names import batch
+
+assert fetcher.MemoryRecords.__name__ == "_MemoryRecordsPy"
+tolerate_header_names()
+data = batch(0, 5, 2, 1) + batch(5, 3, 0, 1) + batch(8, 2, -1, 1)
+reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(data), [], 0, None, None, True, 0)
+read = list(reader)
+assert [int(record.value) for record in read] == list(range(10)), [record.offset for record in read]
+assert [record.offset for record in read if unreadable_name(record.headers)] == [2, 5]
+"""
+
+
+def test_the_pure_python_reader_reads_past_them_too():
+    # Regression (QA re-check): aiokafka's pure-Python reader, used without its compiled wheel or
+    # with AIOKAFKA_NO_EXTENSIONS, wraps the decode error in CorruptRecordException; the worker
+    # crash-looped there as before the fix
+    subprocess.run([sys.executable, "-c", PURE_READER], check=True, timeout=60, cwd=REPO,
+                   env={**os.environ, "AIOKAFKA_NO_EXTENSIONS": "1"})
 
 
 @pytest.mark.slow
