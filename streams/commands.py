@@ -155,8 +155,10 @@ def dev_broker(port, host):
         running.stop()
         if status is None:
             click.echo("broker stopped", err=True)
-    raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself with exit status "
-                      f"{status}; what it held is gone (memory storage)")
+    if status is not None:
+        how = f"killed by signal {-status}" if status < 0 else f"with exit status {status}"
+        raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself, {how}; what it "
+                          "held is gone (memory storage)")
 
 
 def _terminate(signum, frame):
