@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pluggy
 
-from .errors import PLUGIN_ERRORS, ContractError, Infeasible, PluginError, WindowRejected
+from .errors import PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
@@ -74,12 +74,10 @@ class Pipeline:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
-        except ContractError as exc:  # setveil's own words: types and counts, never values
-            self._reject(window, f"model error: {exc}", exc)
         except PLUGIN_ERRORS as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
-            self._reject(window, f"model error: {type(exc).__name__}", exc)
+            self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
         anonymized = time.perf_counter()
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
@@ -90,10 +88,8 @@ class Pipeline:
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, release.window))
-            except ContractError as exc:
-                self._reject(window, f"checker error: {exc}", exc)
             except PLUGIN_ERRORS as exc:
-                self._reject(window, f"checker error: {type(exc).__name__}", exc)
+                self._reject(window, f"checker error: {own_words(exc) or type(exc).__name__}", exc)
             if problems:
                 self._reject(
                     window,

@@ -24,7 +24,7 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import PLUGIN_ERRORS, ParameterError, PluginError, SetveilError, UnknownPluginError
+from .errors import PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError, own_words
 from .model import Context, Policy, PrivacyModel, Transformation
 from .params import KINDS, Parameter, validate
 
@@ -350,6 +350,10 @@ def plugin_errors(who: str, after: str = "") -> Iterator[None]:
     exception's type alone, since a plugin's message may quote the data (``KeyError('HIV')``)."""
     try:
         yield
+    except ContractError as exc:
+        if own_words(exc) is None:
+            raise PluginError(f"{who} raised {type(exc).__name__}{after}") from None
+        raise
     except SetveilError:
         raise
     except PLUGIN_ERRORS as exc:

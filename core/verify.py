@@ -34,35 +34,42 @@ def release_violations(model: PrivacyModel, original: Window, release: Window) -
     if structural:
         yield from structural
         return
-    yield from _held_to_contract(model, model.violations(original, release))
+    yield from _held_to_contract(model, model.violations(original, release), len(original))
 
 
-def _held_to_contract(model: PrivacyModel, violations: Iterable[Violation]) -> Iterator[Violation]:
+def _held_to_contract(model: PrivacyModel, violations: Iterable[Violation], n: int) -> Iterator[Violation]:
     # Every caller reads the fields (the pipeline's reason, describe()'s join of labels): a checker
     # that yields a string or item ids would crash the caller, outside the checker's error handling.
     for violation in violations:
-        problem = _contract_problem(violation)
+        problem = _contract_problem(violation, n)
         if problem is not None:
             raise BrokenViolation(f"model {model.name!r}: its checker yielded {problem}")
         yield violation
 
 
-def _contract_problem(violation: object) -> str | None:
+def _contract_problem(violation: object, n: int) -> str | None:
     if not isinstance(violation, Violation):
-        return f"a {type(violation).__name__}, not a Violation"
+        return f"{_a(violation)}, not a Violation"
     fields = {"rule": str, "summary": str, "target": (str, type(None))}
     for name, kind in fields.items():
         if not isinstance(getattr(violation, name), kind):
-            return f"a Violation whose {name} is a {type(getattr(violation, name)).__name__}, not a str"
+            return f"a Violation whose {name} is {_a(getattr(violation, name))}, not a str"
     if not isinstance(violation.itemset, (tuple, list)):
-        return f"a Violation whose itemset is a {type(violation.itemset).__name__}, not a tuple of labels"
+        return f"a Violation whose itemset is {_a(violation.itemset)}, not a tuple of labels"
     odd = next((item for item in violation.itemset if not isinstance(item, str)), None)
     if odd is not None:
-        return f"a Violation whose itemset holds a {type(odd).__name__}, not labels (str): map ids with window.vocab"
+        return f"a Violation whose itemset holds {_a(odd)}, not labels (str): map ids with window.vocab"
     position = violation.transaction
     if position is not None and (isinstance(position, bool) or not isinstance(position, numbers.Integral)):
-        return f"a Violation whose transaction is a {type(position).__name__}, not a position (int)"
+        return f"a Violation whose transaction is {_a(position)}, not a position (int)"
+    if position is not None and not 0 <= position < n:
+        return f"a Violation whose transaction is outside the window's {n} positions"
     return None
+
+
+def _a(value: object) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _structure_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:

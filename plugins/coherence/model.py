@@ -119,11 +119,17 @@ class Coherence(PrivacyModel):
 def _checked_scores(policy: CoherencePolicy, mm: np.ndarray, il: np.ndarray) -> np.ndarray:
     """``policy.score(mm, il)`` held to its contract: the greedy step's argmax would take the first
     entry of a short array, or a NaN, as the best candidate in silence (QA: np.zeros(1) ran)."""
-    scores = np.asarray(policy.score(mm, il), dtype=np.float64)
+    returned = policy.score(mm, il)
     who = f"policy {policy.name!r} of model 'coherence': score"
+    if np.iscomplexobj(returned):  # float64 would drop the imaginary parts with a warning on stderr
+        raise BrokenScore(f"{who} returned complex numbers; it must return real ones")
+    try:
+        scores = np.asarray(returned, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise BrokenScore(f"{who} returned {type(returned).__name__}, not numbers") from None
     if scores.shape != mm.shape:
-        raise BrokenScore(f"{who} returned shape {scores.shape} for {len(mm)} candidates; it must return one "
-                          "number per candidate")
+        raise BrokenScore(f"{who} returned shape {scores.shape} ({type(returned).__name__}) for {len(mm)} "
+                          "candidates; it must return one number per candidate")
     bad = int(np.count_nonzero(~np.isfinite(scores)))
     if bad:
         raise BrokenScore(f"{who} returned {bad} score(s) that are NaN or infinite for {len(mm)} candidates")

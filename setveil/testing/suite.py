@@ -39,9 +39,12 @@ def assert_release_ok(model: PrivacyModel, original: Window, release: Window, po
 
 
 def labels_named(text: str, window: Window) -> list[str]:
-    """The labels of ``window`` that ``text`` names as words of their own."""
+    """The labels of ``window`` that ``text`` names, not inside a longer run of letters and digits
+    ("p0-p1" and "p10_s1" name two each). Labels that are whole numbers are left out: a summary
+    gives counts and parameters, and "support 1 < k=5" would name items 1 and 5 of FIMI data."""
     return [label for label in window.vocab.labels
-            if label in text and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text)]
+            if label in text and not label.isdecimal()
+            and re.search(rf"(?<![^\W_]){re.escape(label)}(?![^\W_])", text)]
 
 
 class ConformanceSuite:

@@ -195,7 +195,7 @@ def test_a_sound_model_passes(installed, tmp_path):
         # not a Violation, or one of item ids (the same QA pass: a traceback in the pipeline, a
         # TypeError from describe() in verify, exit 1 as if the release had failed)
         ("string", "model 'floor': its checker yielded a str, not a Violation"),
-        ("ids", "model 'floor': its checker yielded a Violation whose itemset holds a int, not labels (str)"),
+        ("ids", "model 'floor': its checker yielded a Violation whose itemset holds an int, not labels (str)"),
         # a union_safe claim the check does not bear out: each window is cut down to items held by
         # at most 3 transactions, and two such windows can hold an item 4 times between them
         ("ceiling", "two safe windows are not safe together: ['common: an item is held by more than 3 transactions"),
@@ -231,3 +231,16 @@ def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_p
     result = run_kit(installed, tmp_path, suite=SUITE.replace('{"q": "4"}', '{"q": "1"}'))
     assert result.returncode == 1
     assert "policy 'also-top': invalid_params entry {'q': '1'} was accepted" in result.stdout
+
+
+def test_the_kit_reads_labels_joined_by_punctuation_and_skips_whole_numbers():
+    # Regression (QA re-check): "p0-p1" and "p10_s1" passed the summary check, and a summary's
+    # counts failed it on numeric labels ("1 transaction(s) hold more than m=2 items")
+    from setveil.core.window import Window
+    from setveil.testing.suite import labels_named
+
+    window = Window.from_transactions([["p0", "p1", "p10", "s1", "c++", "1", "2"]])
+    assert labels_named("a pair p10-s1 of support 1", window) == ["p10", "s1"]
+    assert labels_named("with p0-p1_and more", window) == ["p0", "p1"]
+    assert labels_named("(c++), p100, sp0", window) == ["c++"]
+    assert labels_named("1 transaction(s) hold more than m=2 items", window) == []

@@ -5,7 +5,7 @@ import pytest
 
 from setveil.core import plugins
 from setveil.core.engine import Pipeline, window_rng
-from setveil.core.errors import Infeasible, PluginError, WindowRejected
+from setveil.core.errors import ContractError, Infeasible, PluginError, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
@@ -389,6 +389,11 @@ class IdChecker(LeakyModel):
         yield Violation("rare", "an item is rarer than k", (0,))
 
 
+class NegativePositionChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", ("a",), -5)
+
+
 def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_and_says_so(recorder):
     # Regression (QA as a plugin author): a checker yielding a string made the pipeline raise
     # AttributeError outside its error handling (the service called it its own error); one
@@ -396,12 +401,40 @@ def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_an
     _, pm, registry = recorder
     window = Window.from_transactions([["a"], ["b"]])
     for model_class, problem in ((StringChecker, "a str, not a Violation"),
-                                 (IdChecker, "a Violation whose itemset holds a int, not labels (str): map ids with "
-                                             "window.vocab")):
+                                 (IdChecker, "a Violation whose itemset holds an int, not labels (str): map ids with "
+                                             "window.vocab"),
+                                 # the same re-check: verify printed "transaction -5"
+                                 (NegativePositionChecker, "a Violation whose transaction is outside the "
+                                                           "window's 2 positions")):
         with pytest.raises(WindowRejected) as rejected:
             Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
         assert rejected.value.reason == f"checker error: model 'leaky': its checker yielded {problem}"
         assert not rejected.value.refused
+
+
+class ContractQuoting(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise ContractError(f"secret label {window.vocab.label(0)}")
+
+
+class ContractQuotingChecker(LeakyModel):
+    def violations(self, original, release):
+        raise ContractError(f"secret label {original.vocab.label(0)}")
+
+
+def test_a_contract_error_a_plugin_raises_is_named_by_its_type_alone(recorder):
+    # Regression (QA re-check): setveil gives the words of its own contract errors as the reason;
+    # a plugin that raised the class itself got "checker error: secret label HIV" into the log
+    _, pm, registry = recorder
+    window = Window.from_transactions([["HIV"], ["HIV"]])
+    for model_class, reason in ((ContractQuoting, "model error: ContractError"),
+                                (ContractQuotingChecker, "checker error: ContractError")):
+        with pytest.raises(WindowRejected) as rejected:
+            Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
+        assert rejected.value.reason == reason
+    with pytest.raises(PluginError, match=r"^model 'leaky': its checker raised ContractError$"):
+        with plugins.plugin_errors("model 'leaky': its checker"):
+            list(ContractQuotingChecker({"k": 1}, Context()).violations(window, window))
 
 
 class InfeasibleLoss(LeakyModel):
@@ -423,7 +456,11 @@ def test_only_anonymize_refuses_a_window(recorder):
 
 
 @pytest.mark.parametrize("returned, problem", [
-    (lambda mm: np.zeros(1), "returned shape (1,) for 3 candidates; it must return one number per candidate"),
+    (lambda mm: np.zeros(1), "returned shape (1,) (ndarray) for 3 candidates; it must return one number per "
+                             "candidate"),
+    (lambda mm: None, "returned shape () (NoneType) for 3 candidates; it must return one number per candidate"),
+    (lambda mm: mm * 1j, "returned complex numbers; it must return real ones"),
+    (lambda mm: ["x"] * len(mm), "returned list, not numbers"),
     (lambda mm: np.full(len(mm), np.nan), "returned 3 score(s) that are NaN or infinite for 3 candidates"),
 ])
 def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
