@@ -103,10 +103,20 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
             last, told = now, False
             for messages in batch.values():
                 for message in messages:
-                    summary = _take(_batch_of(message), message.timestamp / 1000, seen, out, keep)
+                    batch = _batch_of(message)
+                    try:
+                        summary = _take(batch, message.timestamp / 1000, seen, out, keep)
+                    except (KeyError, TypeError, AttributeError):
+                        raise ReleaseError(f"{_where(message)} is a {BATCH_SCHEMA} message without the fields, or "
+                                           "the types, that docs/batch-format.md gives; tail stops rather than skip "
+                                           "it") from None
                     if summary is not None and on_window is not None:
                         on_window(summary, out)
     return out
+
+
+#: characters of a message's ce_type header that an error shows (any producer may have set it)
+CE_TYPE_SHOWN = 80
 
 
 def _batch_of(message) -> dict[str, Any]:
@@ -117,9 +127,14 @@ def _batch_of(message) -> dict[str, Any]:
         return decode_batch(message.value)
     except (ValueError, TypeError, msgpack.UnpackException):  # TypeError: a null value
         ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace") or "(none)"
-        raise ReleaseError(f"{message.topic}/{message.partition}/{message.offset} is not a {BATCH_SCHEMA} message "
-                           f"(ce_type {ce_type}): a newer setveil may have written it; tail stops rather than skip "
-                           "it") from None
+        if len(ce_type) > CE_TYPE_SHOWN:
+            ce_type = ce_type[:CE_TYPE_SHOWN] + "…"
+        raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): a newer setveil "
+                           "may have written it; tail stops rather than skip it") from None
+
+
+def _where(message) -> str:
+    return f"{message.topic}/{message.partition}/{message.offset}"
 
 
 def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected, keep: bool) -> WindowSummary | None:

@@ -407,31 +407,44 @@ def test_tail_dead_letters_ends_in_one_line_on_a_header_name_the_client_cannot_r
         "client (aiokafka) cannot read; the dead letters after it cannot be read either")
 
 
-NEWER_BATCH = """
+ODD_BATCH = """
 import asyncio, sys
 import msgpack
 from aiokafka import AIOKafkaProducer
 
+VALUES = {
+    "newer": (msgpack.packb({"schema": "setveil.batch/2", "window": {}, "transactions": []}), b"org.setveil.batch.v2"),
+    "fieldless": (msgpack.packb({"schema": "setveil.batch/1"}), b"org.setveil.batch.v1"),
+    "long-type": (b"\\xc1", b"x" * 200_000),
+}
+
 async def main():
-    producer = AIOKafkaProducer(bootstrap_servers=sys.argv[1])
+    producer = AIOKafkaProducer(bootstrap_servers=sys.argv[1], max_request_size=1 << 20)
     await producer.start()
-    value = msgpack.packb({"schema": "setveil.batch/2", "window": {}, "transactions": []})
-    await producer.send_and_wait(sys.argv[2], value, partition=0, headers=[("ce_type", b"org.setveil.batch.v2")])
+    value, ce_type = VALUES[sys.argv[3]]
+    await producer.send_and_wait(sys.argv[2], value, partition=0, headers=[("ce_type", ce_type)])
     await producer.stop()
 
 asyncio.run(main())
 """
 
 
-def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings):
+@pytest.mark.parametrize("kind, problem", [
+    ("newer", "is not a setveil.batch/1 message (ce_type org.setveil.batch.v2): a newer setveil may have written "
+              "it; tail stops rather than skip it"),
+    # the same QA re-check: a batch/1 without its fields ended in KeyError, a long ce_type was shown whole
+    ("fieldless", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md gives; "
+                  "tail stops rather than skip it"),
+    ("long-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}…): a newer setveil may have written it; "
+                  "tail stops rather than skip it"),
+])
+def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings, kind, problem):
     # Regression (QA as a consumer): a batch of a newer schema ended tail in a traceback
     # (ValueError), naming neither the message nor its type
     settings = make_settings(topics__partitions=1)
     asyncio.run(ensure_topics(settings, [settings.topics.output]))
-    subprocess.run([sys.executable, "-c", NEWER_BATCH, settings.kafka.bootstrap, settings.topics.output], check=True,
-                   timeout=60)
+    subprocess.run([sys.executable, "-c", ODD_BATCH, settings.kafka.bootstrap, settings.topics.output, kind],
+                   check=True, timeout=60)
     result = setveil("tail", "--idle", 2, env=env_of(settings), check=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines()[-1] == (
-        f"setveil: error: {settings.topics.output}/0/0 is not a setveil.batch/1 message (ce_type "
-        "org.setveil.batch.v2): a newer setveil may have written it; tail stops rather than skip it")
+    assert result.stderr.strip().splitlines()[-1] == f"setveil: error: {settings.topics.output}/0/0 {problem}"
