@@ -152,7 +152,7 @@ class StreamService:
         self.windowlog = WindowLogReader(settings, log_partitions)
         self.log_partitions = log_partitions
         self.partitions: dict[int, PartitionState] = {}
-        self.metrics = ServiceMetrics(self.partition_state)
+        self.metrics = ServiceMetrics(self.partition_state, settings.window.max_seconds)
         #: windows are sent only while it is current (see _leased)
         self.lease = Lease(settings.consumer.session_timeout, settings.consumer.heartbeat_interval)
         # One thread: windows of all partitions take turns, and the event loop stays free for

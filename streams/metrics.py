@@ -42,8 +42,18 @@ class _PartitionGauges:
         yield held
 
 
+def latency_buckets(max_seconds: float | None) -> tuple[float, ...]:
+    """The window latency buckets: a window cut by age waits ``window.max_seconds`` before its
+    work, so a steady stream puts every such window between two fixed buckets (5 and 10 s at the
+    default; a soak test saw p50 and p99 read 7.5 and 9.95 from that one bucket). Bounds at 1.1,
+    1.25, 1.5 and 2 times it resolve the work after the wait."""
+    if max_seconds is None:
+        return LATENCY_BUCKETS
+    return tuple(sorted(set(LATENCY_BUCKETS) | {round(max_seconds * f, 6) for f in (1.1, 1.25, 1.5, 2)}))
+
+
 class ServiceMetrics:
-    def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]]):
+    def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]], max_seconds: float | None = None):
         r = self.registry = CollectorRegistry()
         self.windows_emitted = Counter("setveil_windows_emitted", "Windows whose batch the broker acknowledged",
                                        registry=r)
@@ -70,7 +80,7 @@ class ServiceMetrics:
                                              registry=r)
         self.window_latency = Histogram("setveil_window_latency_seconds",
                                         "From a window's first message arriving to its batch being acknowledged",
-                                        buckets=LATENCY_BUCKETS, registry=r)
+                                        buckets=latency_buckets(max_seconds), registry=r)
         self.window_processing = Histogram("setveil_window_processing_seconds",
                                            "Building, anonymizing, checking and encoding one window", buckets=LATENCY_BUCKETS,
                                            registry=r)
