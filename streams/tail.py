@@ -103,9 +103,9 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
             last, told = now, False
             for messages in batch.values():
                 for message in messages:
-                    batch = _batch_of(message)
+                    decoded = _batch_of(message)
                     try:
-                        summary = _take(batch, message.timestamp / 1000, seen, out, keep)
+                        summary = _take(decoded, message.timestamp / 1000, seen, out, keep)
                     except (KeyError, TypeError, AttributeError):
                         raise ReleaseError(f"{_where(message)} is a {BATCH_SCHEMA} message without the fields, or "
                                            "the types, that docs/batch-format.md gives; tail stops rather than skip "
