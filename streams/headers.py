@@ -6,12 +6,13 @@ UTF-8, and does so while the worker's consumer unpacks a fetched batch: the Unic
 ended the worker (exit status 1), and every restart, and every worker that took the partition
 over, stopped at the same message again (found by a QA re-check, 2 of 2 runs).
 
-:func:`tolerate_header_names` keeps aiokafka's compiled reader for every batch and, for the one
-batch it fails on, falls back to aiokafka's pure-Python reader with names decoded
-``surrogateescape``: the records of that batch the compiled reader had not yet returned, the
-offending one included, are delivered, and the partition goes on with the next batch. A name
-that did not decode holds lone surrogates, which no UTF-8 text does; :func:`unreadable_name`
-finds it, and the worker dead-letters that message whole like any other it cannot read.
+:func:`tolerate_header_names` keeps aiokafka's reader (compiled, unless aiokafka runs without its
+extensions) for every batch and, for the one batch it fails on, falls back to aiokafka's
+pure-Python reader with names decoded ``surrogateescape``: the records of that batch the reader
+had not yet returned, the offending one included, are delivered, and the partition goes on with
+the next batch. A name that did not decode holds lone surrogates, which no UTF-8 text does;
+:func:`unreadable_name` finds it, and the worker dead-letters that message whole like any other
+it cannot read.
 
 aiokafka builds a fetched partition's reader in its fetcher module from two names,
 ``MemoryRecords`` (the fetched bytes) and ``PartitionRecords`` (their records, one at a time),
@@ -49,8 +50,9 @@ class _Name(bytearray):
 
 
 class _Fetched(fetcher.MemoryRecords):
-    """aiokafka's (compiled) fetched records, which keep their bytes and where the batch they gave
-    last lies in them: the batch a record of which failed to decode."""
+    """aiokafka's fetched records (its compiled reader's, or its pure-Python one's), which keep
+    their bytes and where the batch they gave last lies in them: the batch a record of which failed
+    to decode."""
 
     def __init__(self, data: bytes):
         super().__init__(data)
@@ -79,8 +81,8 @@ def _tolerant(data: bytes, span: tuple[int, int]) -> _DefaultRecordBatchPy:
 
 
 class _PartitionRecords(fetcher.PartitionRecords):
-    """aiokafka's reader of a fetched partition, which reads a batch its compiled reader fails on
-    again with :func:`_failed_batch`."""
+    """aiokafka's reader of a fetched partition, which reads a batch its reader fails on again
+    with :func:`_tolerant`."""
 
     def __next__(self):
         # aiokafka's own __next__, repeated: called through super() it cost a third more per record
