@@ -121,12 +121,16 @@ def _checked_scores(policy: CoherencePolicy, mm: np.ndarray, il: np.ndarray) -> 
     entry of a short array, or a NaN, as the best candidate in silence (QA: np.zeros(1) ran)."""
     returned = policy.score(mm, il)
     who = f"policy {policy.name!r} of model 'coherence': score"
-    if np.iscomplexobj(returned):  # float64 would drop the imaginary parts with a warning on stderr
-        raise BrokenScore(f"{who} returned complex numbers; it must return real ones")
     try:
-        scores = np.asarray(returned, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise BrokenScore(f"{who} returned {type(returned).__name__}, not numbers") from None
+        # float64 straight away would read strings ('1') and booleans as numbers, and drop the
+        # imaginary parts of complex ones with a warning on stderr
+        scores = np.asarray(returned)
+        if scores.dtype.kind not in "iuf":
+            raise BrokenScore(f"{who} returned {scores.dtype.name} values ({type(returned).__name__}), not real "
+                              "numbers")
+        scores = scores.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise BrokenScore(f"{who} returned {type(returned).__name__}, not real numbers") from None
     if scores.shape != mm.shape:
         raise BrokenScore(f"{who} returned shape {scores.shape} ({type(returned).__name__}) for {len(mm)} "
                           "candidates; it must return one number per candidate")

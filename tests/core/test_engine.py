@@ -10,6 +10,7 @@ from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
 from setveil.core.schema import ItemSchema
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 
@@ -422,13 +423,27 @@ class ContractQuotingChecker(LeakyModel):
         raise ContractError(f"secret label {original.vocab.label(0)}")
 
 
+class ContractRewording(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        try:  # a contract error setveil made, given other words and raised again
+            list(release_violations(self, window, window))
+        except ContractError as exc:
+            exc.args = (f"secret label {window.vocab.label(0)}",)
+            raise
+
+    def violations(self, original, release):
+        yield "not a Violation"
+
+
 def test_a_contract_error_a_plugin_raises_is_named_by_its_type_alone(recorder):
     # Regression (QA re-check): setveil gives the words of its own contract errors as the reason;
     # a plugin that raised the class itself got "checker error: secret label HIV" into the log
     _, pm, registry = recorder
     window = Window.from_transactions([["HIV"], ["HIV"]])
     for model_class, reason in ((ContractQuoting, "model error: ContractError"),
-                                (ContractQuotingChecker, "checker error: ContractError")):
+                                (ContractQuotingChecker, "checker error: ContractError"),
+                                (ContractRewording, "model error: model 'leaky': its checker yielded a str, not a "
+                                                    "Violation")):
         with pytest.raises(WindowRejected) as rejected:
             Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
         assert rejected.value.reason == reason
@@ -458,9 +473,12 @@ def test_only_anonymize_refuses_a_window(recorder):
 @pytest.mark.parametrize("returned, problem", [
     (lambda mm: np.zeros(1), "returned shape (1,) (ndarray) for 3 candidates; it must return one number per "
                              "candidate"),
-    (lambda mm: None, "returned shape () (NoneType) for 3 candidates; it must return one number per candidate"),
-    (lambda mm: mm * 1j, "returned complex numbers; it must return real ones"),
-    (lambda mm: ["x"] * len(mm), "returned list, not numbers"),
+    (lambda mm: None, "returned object values (NoneType), not real numbers"),
+    (lambda mm: mm * 1j, "returned complex128 values (ndarray), not real numbers"),
+    # the QA re-check: strings of digits and booleans were read as numbers
+    (lambda mm: ["1"] * len(mm), "returned str32 values (list), not real numbers"),
+    (lambda mm: [True] * len(mm), "returned bool values (list), not real numbers"),
+    (lambda mm: [10 ** 400] * len(mm), "returned object values (list), not real numbers"),
     (lambda mm: np.full(len(mm), np.nan), "returned 3 score(s) that are NaN or infinite for 3 candidates"),
 ])
 def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
