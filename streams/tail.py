@@ -104,12 +104,12 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
             for messages in batch.values():
                 for message in messages:
                     decoded = _batch_of(message)
-                    try:
+                    if not _readable(decoded):
+                        raise _unreadable(message)
+                    try:  # a transaction's own fields, which --out reads
                         summary = _take(decoded, message.timestamp / 1000, seen, out, keep)
                     except (KeyError, TypeError, AttributeError):
-                        raise ReleaseError(f"{_where(message)} is a {BATCH_SCHEMA} message without the fields, or "
-                                           "the types, that docs/batch-format.md gives; tail stops rather than skip "
-                                           "it") from None
+                        raise _unreadable(message) from None
                     if summary is not None and on_window is not None:
                         on_window(summary, out)
     return out
@@ -131,6 +131,31 @@ def _batch_of(message) -> dict[str, Any]:
             ce_type = ce_type[:CE_TYPE_SHOWN] + "…"
         raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): a newer setveil "
                            "may have written it; tail stops rather than skip it") from None
+
+
+def _readable(batch: dict[str, Any]) -> bool:
+    """Whether the fields tail counts have the types docs/batch-format.md gives: a dict of
+    transactions has a length too, and a string loss times a huge count is a MemoryError."""
+    window, metrics, transactions = batch.get("window"), batch.get("metrics"), batch.get("transactions")
+    return (isinstance(window, dict) and isinstance(metrics, dict) and isinstance(transactions, list)
+            and all(isinstance(transaction, dict) for transaction in transactions)
+            and isinstance(window.get("id"), str) and _integer(window.get("partition"))
+            and all(_real(value) for value in (window.get("opened"), window.get("closed"),
+                                               metrics.get("information_loss"), metrics.get("items_in")))
+            and _integer(metrics.get("items_in")) and isinstance(batch.get("verified"), bool))
+
+
+def _unreadable(message) -> ReleaseError:
+    return ReleaseError(f"{_where(message)} is a {BATCH_SCHEMA} message without the fields, or the types, that "
+                        "docs/batch-format.md gives; tail stops rather than skip it")
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _where(message) -> str:

@@ -415,6 +415,9 @@ from aiokafka import AIOKafkaProducer
 VALUES = {
     "newer": (msgpack.packb({"schema": "setveil.batch/2", "window": {}, "transactions": []}), b"org.setveil.batch.v2"),
     "fieldless": (msgpack.packb({"schema": "setveil.batch/1"}), b"org.setveil.batch.v1"),
+    "mistyped": (msgpack.packb({"schema": "setveil.batch/1", "verified": True, "transactions": {"a": 1},
+                                "window": {"id": "t/0/0-0", "partition": 0, "opened": 1.0, "closed": 2.0},
+                                "metrics": {"items_in": 2 ** 62, "information_loss": "x"}}), b"org.setveil.batch.v1"),
     "long-type": (b"\\xc1", b"x" * 200_000),
 }
 
@@ -435,6 +438,9 @@ asyncio.run(main())
     # the same QA re-check: a batch/1 without its fields ended in KeyError, a long ce_type was shown whole
     ("fieldless", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md gives; "
                   "tail stops rather than skip it"),
+    # the next re-check: a dict of transactions passed, and a string loss times 2**62 ran out of memory
+    ("mistyped", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md gives; "
+                 "tail stops rather than skip it"),
     ("long-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}…): a newer setveil may have written it; "
                   "tail stops rather than skip it"),
 ])
