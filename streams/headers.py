@@ -92,9 +92,7 @@ class _PartitionRecords(fetcher.PartitionRecords):
             self._records_iterator = None  # as aiokafka does: a reference cycle broken
             raise
         except (UnicodeDecodeError, CorruptRecordException) as exc:
-            # aiokafka's pure-Python reader (AIOKAFKA_NO_EXTENSIONS, or no compiled wheel) wraps
-            # the decode error; a batch that is corrupt in any other way stays an error
-            if not isinstance(exc, UnicodeDecodeError) and not isinstance(exc.__cause__, UnicodeDecodeError):
+            if not undecodable_name(exc):
                 raise
             # the reader's generator ended with the error, but the fetched records stand after
             # the batch it failed in: a new one goes on from the next batch
@@ -111,6 +109,14 @@ class _PartitionRecords(fetcher.PartitionRecords):
                 yield self._consumer_record(tp, record)
         self.next_fetch_offset = batch.next_offset
         yield from self._unpack_records()
+
+
+def undecodable_name(exc: BaseException) -> bool:
+    """Whether aiokafka's reader raised ``exc`` at a header name that is not UTF-8: its compiled
+    reader raises the decode error, its pure-Python one (AIOKAFKA_NO_EXTENSIONS, or no compiled
+    wheel) wraps it; a batch that is corrupt in any other way is no such error."""
+    return isinstance(exc, UnicodeDecodeError) or (isinstance(exc, CorruptRecordException)
+                                                   and isinstance(exc.__cause__, UnicodeDecodeError))
 
 
 def tolerate_header_names() -> None:

@@ -15,12 +15,13 @@ from typing import Any
 import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
+from aiokafka.errors import CorruptRecordException, KafkaConnectionError, TopicAlreadyExistsError
 from aiokafka.helpers import create_ssl_context
 
 from setveil.core.errors import SetveilError
 
 from .clientlog import bootstrap_errors_unlogged
+from .headers import undecodable_name
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -100,10 +101,13 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
 async def fetch(reader: AIOKafkaConsumer, topic: str, what: str) -> dict:
     """The next messages of ``reader`` (of ``topic``), waiting at most 0.2 s. aiokafka's record
     reader decodes header names strictly, while Kafka takes any bytes there: such a message ends
-    the read in one line rather than a traceback (``what`` names the messages after it)."""
+    the read in one line rather than a traceback (``what`` names the messages after it). The
+    worker reads past it instead (:mod:`.headers`); tail, which only shows, says so and stops."""
     try:
         return await reader.getmany(timeout_ms=200)
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, CorruptRecordException) as exc:
+        if not undecodable_name(exc):
+            raise
         raise SetveilError(f"a message of {topic} has a header name that is not UTF-8, which the Kafka client "
                            f"(aiokafka) cannot read; the {what} after it cannot be read either") from None
 
