@@ -141,7 +141,7 @@ def _readable(batch: dict[str, Any]) -> bool:
             and all(isinstance(transaction, dict) for transaction in transactions)
             and isinstance(window.get("id"), str) and _integer(window.get("partition"))
             and all(_real(value) for value in (window.get("opened"), window.get("closed"),
-                                               metrics.get("information_loss"), metrics.get("items_in")))
+                                               metrics.get("information_loss")))
             and _integer(metrics.get("items_in")) and isinstance(batch.get("verified"), bool))
 
 
@@ -191,7 +191,7 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
 def release_window(release: dict[Any, list[str]]) -> Window:
     """The released transactions ordered by tid; the tids must be 0..n-1."""
     tids = list(release)
-    if not all(isinstance(t, int) and not isinstance(t, bool) for t in tids):
+    if not all(_integer(t) for t in tids):
         raise ReleaseError("--out needs integer tids 0..n-1, as setveil replay gives records without a tid of "
                            "their own; these batches hold other tids (a file's own tids?)")
     n = len(tids)
