@@ -40,11 +40,24 @@ def assert_release_ok(model: PrivacyModel, original: Window, release: Window, po
 
 def labels_named(text: str, window: Window) -> list[str]:
     """The labels of ``window`` that ``text`` names, not inside a longer run of letters and digits
-    ("p0-p1" and "p10_s1" name two each). Labels that are whole numbers are left out: a summary
-    gives counts and parameters, and "support 1 < k=5" would name items 1 and 5 of FIMI data."""
+    ("p0-p1" and "p10_s1" name two each, "x+a" names "+a", "x.y.z" does not name "x.y"). Labels
+    that are whole numbers are left out: a summary gives counts and parameters, and
+    "support 1 < k=5" would name items 1 and 5 of FIMI data."""
     return [label for label in window.vocab.labels
-            if label in text and not label.isdecimal()
-            and re.search(rf"(?<![^\W_]){re.escape(label)}(?![^\W_])", text)]
+            if label in text and not label.isdecimal() and re.search(_named(label), text)]
+
+
+def _named(label: str) -> str:
+    """A pattern for ``label`` where it stands as a name of its own. An end of the label that is a
+    letter or digit must not run on into more of them, nor, through a dot, into a longer dotted
+    name; an end that is punctuation is a boundary already (QA: "x+a" hid the label "+a")."""
+    before = r"(?<![^\W_])(?<![^\W_]\.)" if _word(label[0]) else ""
+    after = r"(?![^\W_])(?!\.[^\W_])" if _word(label[-1]) else ""
+    return before + re.escape(label) + after
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 class ConformanceSuite:

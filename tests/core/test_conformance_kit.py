@@ -244,3 +244,15 @@ def test_the_kit_reads_labels_joined_by_punctuation_and_skips_whole_numbers():
     assert labels_named("with p0-p1_and more", window) == ["p0", "p1"]
     assert labels_named("(c++), p100, sp0", window) == ["c++"]
     assert labels_named("1 transaction(s) hold more than m=2 items", window) == []
+
+
+def test_the_kit_reads_labels_that_start_or_end_with_punctuation_and_dotted_names_whole():
+    # Regression (last review): the boundary was asked of punctuation ends too, so "x+a" hid the
+    # label "+a"; and "x.y" was read inside the longer dotted name "x.y.z"
+    from setveil.core.window import Window
+    from setveil.testing.suite import labels_named
+
+    window = Window.from_transactions([["+a", "b-", "x.y", "p0"]])
+    assert labels_named("x+a and b-c", window) == ["+a", "b-"]
+    assert labels_named("names x.y.z and w.x.y", window) == []
+    assert labels_named("ends with x.y. Then p0.", window) == ["x.y", "p0"]
