@@ -35,6 +35,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 MiB = 1 << 20
+#: the largest INT32 and INT16 of the Kafka protocol, which carries these settings
+INT32_MAX = (1 << 31) - 1
+INT16_MAX = (1 << 15) - 1
 TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: the model's item files: only the worker opens them (``replay`` and ``tail`` share its config)
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
@@ -126,13 +129,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("topics", _p("windows", "window log: where each window ends, so a re-delivered window is cut the same",
                          default="transactions.windows")),
     Setting("topics", _p("partitions", "partitions of the topics the service creates when they are missing", "int", 4,
-                         low=1)),
-    Setting("topics", _p("replication_factor", "replication factor of the topics the service creates", "int", 1, low=1)),
+                         low=1, high=INT32_MAX)),
+    Setting("topics", _p("replication_factor", "replication factor of the topics the service creates", "int", 1, low=1,
+                         high=INT16_MAX)),
     # -- consumer -----------------------------------------------------------------------------
     Setting("consumer", _p("group_id", "consumer group (and Faust app id) shared by all workers; it names the topic "
                                                "<group>-__assignor-__leader, so 1-229 of a-z, A-Z, 0-9, '.', '_', '-'",
                                                default="setveil")),
-    Setting("consumer", _p("fetch_max_bytes", "most bytes fetched per partition and request", "int", 4 * MiB, low=1024)),
+    Setting("consumer", _p("fetch_max_bytes", "most bytes fetched per partition and request", "int", 4 * MiB, low=1024,
+                           high=INT32_MAX)),
     Setting("consumer", _p("max_poll_records", "most records handed over per fetch", "int", 10_000, low=1)),
     Setting("consumer", _p("buffer_maxsize", "messages buffered per partition before fetching pauses", "int", 4096,
                            low=1)),
@@ -141,15 +146,20 @@ SETTINGS: tuple[Setting, ...] = (
                            10.0, low=1.0)),
     Setting("consumer", _p("heartbeat_interval", "seconds between heartbeats (at most a third of session_timeout)",
                            "float", 3.0, low=0.1)),
-    Setting("consumer", _p("rebalance_timeout", "seconds workers get to rejoin the group in a rebalance", "float", 10.0,
-                           low=1.0)),
+    Setting("consumer", _p("rebalance_timeout", "seconds workers get to rejoin the group in a rebalance; at least "
+                           "consumer.session_timeout less consumer.heartbeat_interval (at least a tenth of the "
+                           "session timeout), so that a worker left out of a rebalance has lost its lease first",
+                           "float", 10.0, low=1.0)),
     # -- producer -----------------------------------------------------------------------------
     Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
-                           "int", 16 * MiB, low=1024)),
+                           "int", 16 * MiB, low=1024, high=INT32_MAX)),
     Setting("producer", _p("compression", "compression of produced messages (snappy, lz4 and zstd need the cramjam "
                               "library, which `pip install 'aiokafka[zstd]'` installs, as do [lz4] and [snappy])", "choice", "none",
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
-    Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request", "int", 0, low=0)),
+    Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request; each window waits it "
+                           "twice (its window log record, then its batch), and a send must reach the broker within the "
+                           "lease's margin, so at most half of that (consumer.heartbeat_interval, at least a tenth of "
+                           "consumer.session_timeout)", "int", 0, low=0)),
     Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "
                            "log record, and the group to confirm a worker whose lease lapsed before a window's sends "
                            "(\"Fenced\"); past either the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
@@ -391,6 +401,10 @@ def _has_codec(codec: str) -> bool:
     return getattr(aiokafka_codec, f"has_{codec}")()
 
 
+#: a host name, an IPv4 address or an IPv6 one in brackets (QA: "kafka://h:1" and "a:1;b:2" passed)
+_HOST = re.compile(r"[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.%A-Za-z]+\]")
+
+
 def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     """Rules that tie settings together; an error shows each value involved and where it came from."""
 
@@ -411,6 +425,13 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("consumer.rebalance_timeout", f"{given('consumer.rebalance_timeout')} is less than the "
                              f"lease, consumer.session_timeout less max(consumer.heartbeat_interval, a tenth of it) "
                              f"= {term:.4g} s; allowed: at least that")
+    margin = values["consumer.session_timeout"] - term
+    if values["producer.linger_ms"] > margin * 1000 / 2:
+        # a window's sends start under the lease and must reach the broker within its margin; a
+        # producer that lingers longer sends after another worker may own the partition
+        raise ParameterError("producer.linger_ms", f"{given('producer.linger_ms')} is more than half the lease's "
+                             f"margin for a send, max(consumer.heartbeat_interval, a tenth of "
+                             f"consumer.session_timeout) = {margin:.4g} s; allowed: at most {int(margin * 500)}")
     protocol = values["kafka.security_protocol"]
     if protocol.startswith("SASL"):
         # PLAIN and both SCRAM mechanisms (all that are offered) need a user name and a password;
@@ -429,13 +450,13 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     if protocol.endswith("SSL"):
         check_tls(values, sources)
     else:
-        for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+        for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_password"):
             if values[f"kafka.{key}"] is not None:
                 raise ParameterError(f"kafka.{key}", f"given (from {sources[f'kafka.{key}']}), but "
                                      f"kafka.security_protocol={given('kafka.security_protocol')} uses no TLS")
     for server in values["kafka.bootstrap"].split(","):
         host, colon, port = server.strip().rpartition(":")
-        if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
+        if not (colon and _HOST.fullmatch(host) and port.isdigit() and 0 < int(port) < 65536):
             raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of "
                                  f"them; from {sources['kafka.bootstrap']})")
     codec = values["producer.compression"]

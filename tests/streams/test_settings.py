@@ -504,6 +504,51 @@ def test_a_rebalance_timeout_shorter_than_the_lease_is_refused():
     assert load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "27"}).consumer.rebalance_timeout == 27
 
 
+@pytest.mark.parametrize("override, name, allowed", [
+    ("consumer.fetch_max_bytes=2147483648", "consumer.fetch_max_bytes", "[1024, 2147483647]"),
+    ("producer.max_request_bytes=3000000000", "producer.max_request_bytes", "[1024, 2147483647]"),
+    ("topics.partitions=3000000000", "topics.partitions", "[1, 2147483647]"),
+    ("topics.replication_factor=40000", "topics.replication_factor", "[1, 32767]"),
+])
+def test_a_setting_the_kafka_protocol_cannot_carry_is_refused_before_connecting(override, name, allowed):
+    # Regression (QA as an operator): fetch_max_bytes=2**31 passed, the worker connected, its
+    # fetcher died on struct's int32 and it fetched nothing more while /healthz said 200; the
+    # topic settings crashed with a traceback after connecting
+    with pytest.raises(ParameterError, match=re.escape(allowed)) as info:
+        load_settings(overrides=[override], env={})
+    assert info.value.name == name
+    assert load_settings(overrides=[override.split("=")[0] + "=" + allowed[1:-1].split(", ")[1]], env={})
+
+
+def test_a_linger_longer_than_half_the_lease_margin_is_refused():
+    # Regression (QA as an operator): linger_ms=40000 was taken; a window's sends start under the
+    # lease, and a send that lingers past the lease's margin may reach the broker after another
+    # worker took the partition
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=["producer.linger_ms=1501"], env={})
+    assert info.value.name == "producer.linger_ms"
+    assert "1501 (from the command line) is more than half the lease's margin" in str(info.value)
+    assert "= 3 s; allowed: at most 1500" in str(info.value)
+    assert load_settings(overrides=["producer.linger_ms=1500"], env={}).producer.linger_ms == 1500
+    env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": "60", "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "60"}
+    assert load_settings(overrides=["producer.linger_ms=3000"], env=env).producer.linger_ms == 3000
+
+
+def test_a_key_password_without_tls_is_refused():
+    # Regression (QA as an operator): ssl_password was ignored under PLAINTEXT, the key files refused
+    with pytest.raises(ParameterError, match="uses no TLS") as info:
+        load_settings(env={"SETVEIL_KAFKA_SSL_PASSWORD": "x"})
+    assert info.value.name == "kafka.ssl_password"
+
+
+@pytest.mark.parametrize("bootstrap", ["kafka://h:1", "127.0.0.1:1;x:1", "::1:9092", "h :1"])
+def test_a_bootstrap_host_that_is_no_host_name_or_address_is_refused(bootstrap):
+    # Regression (QA as an operator): these passed and failed only at connecting
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=[f"kafka.bootstrap={bootstrap}"], env={})
+    assert info.value.name == "kafka.bootstrap"
+
+
 def test_exactly_a_third_of_the_session_timeout_is_a_valid_heartbeat():
     assert load_settings(env={"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3", "SETVEIL_CONSUMER_SESSION_TIMEOUT": "9"})
 
