@@ -168,6 +168,9 @@ class StreamService:
         #: set when the worker begins to stop: a window's work cut short then is no failure
         self.stopping = False
         self.fatal: BaseException | None = None
+        #: aiokafka's fetcher whose end this worker watches, and the stop its failure began
+        self.fetcher = None
+        self.fetcher_failed: asyncio.Future | None = None
 
     # -- the agent ------------------------------------------------------------------------------
     async def run_partition(self, stream: faust.StreamT) -> None:
@@ -656,6 +659,7 @@ class StreamService:
         # each SyncGroup request; Faust has no public way to the aiokafka consumer it runs.
         consumer = self.app.consumer._thread._consumer
         self.lease.watch(consumer._coordinator)
+        self._watch_fetcher(consumer._fetcher)
         # Faust reads uncommitted records unless it runs exactly-once itself: the records of a
         # producer's aborted transaction would be released, and again when it retries them. Set
         # before the first fetch, which follows the join.
@@ -664,6 +668,30 @@ class StreamService:
             log.info("input topic read committed only: records of aborted transactions are skipped")
         self.assigned = False
         self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
+
+    def _watch_fetcher(self, fetcher) -> None:
+        """Stop the worker when aiokafka's fetcher task ends on an error. aiokafka logs the error
+        and nothing fetches again, while the probes stay green and the lag gauges are never set
+        (QA: a fetch size over the protocol's int32). Called on the event loop; the task runs on
+        the consumer thread's."""
+        if fetcher is self.fetcher:
+            return
+        self.fetcher = fetcher
+        loop = asyncio.get_running_loop()
+
+        def ended(task: asyncio.Future) -> None:
+            if task.cancelled() or task.exception() is None or self.stopping:
+                return
+            kind = type(task.exception().__cause__ or task.exception())
+            name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            why = (f"the Kafka consumer's fetcher ended on {name} and would fetch nothing more; "
+                   "stopping the worker, unacknowledged input is re-delivered on restart")
+            loop.call_soon_threadsafe(self._fail_fetcher, task.exception(), why)
+
+        self.app.consumer._thread.thread_loop.call_soon_threadsafe(fetcher.error_future.add_done_callback, ended)
+
+    def _fail_fetcher(self, exc: BaseException, why: str) -> None:
+        self.fetcher_failed = asyncio.ensure_future(self._fail(exc, why))
 
     async def on_shutdown(self, sender, **kwargs) -> None:
         self.stopping = True

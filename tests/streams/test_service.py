@@ -643,6 +643,33 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert worker.stop(timeout=30) == 0
 
 
+def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_settings, start_worker, monkeypatch,
+                                                                        tmp_path):
+    # Regression (QA as an operator): aiokafka's fetcher task ended on an error (a fetch size over
+    # the protocol's int32) with one ERROR line, and the worker fetched nothing more while /healthz
+    # and /readyz stayed green
+    trigger = tmp_path / "fail-the-fetcher"
+    _inject_faults(monkeypatch, FAULT_FETCHER_ERROR_FILE=str(trigger))
+    settings = make_settings(topics__partitions=1)
+    worker = start_worker(settings)
+    produce(settings, records(NEUTRAL[:50], batch=10))
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 50, 60, "the records")
+    trigger.touch()
+    health = set()
+    stopped = time.monotonic()
+    while worker.process.poll() is None and time.monotonic() - stopped < 60:
+        try:
+            health.add(worker.get("/healthz")[0])
+        except OSError:  # its web server stopped
+            pass
+        time.sleep(0.05)
+    assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
+    text = worker.log_text()
+    assert "the Kafka consumer's fetcher ended on struct.error and would fetch nothing more; stopping the worker, " \
+           "unacknowledged input is re-delivered on restart" in text
+    assert "Signal received: 15" in text
+
+
 def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_settings, start_worker, tmp_path):
     # Regression (QA as an operator): with the broker gone, a worker holding a window stayed
     # healthy for 20 minutes (Faust's producer request timeout, 1200 s), logged about 110 ERROR

@@ -23,6 +23,9 @@ change is then not dropped as part of the rebalance, and the conductor re-subscr
 
 FAULT_RESUBSCRIBE_SECONDS=S: Faust's conductor re-subscribes S seconds after the topics of its
 streams changed, instead of 45.
+
+FAULT_FETCHER_ERROR_FILE=PATH: once PATH exists, aiokafka's fetcher task fails as it did on a
+fetch size over the protocol's int32 (a struct.error while it builds the next fetch request).
 """
 
 import os
@@ -109,3 +112,18 @@ if _resubscribe is not None:
     from faust.transport import conductor as _conductor
 
     _conductor.Conductor._resubscribe_sleep_lock_seconds = float(_resubscribe)
+
+_fetcher_error = os.environ.get("FAULT_FETCHER_ERROR_FILE")
+if _fetcher_error is not None:
+    import struct
+
+    from aiokafka.consumer import fetcher as _fetcher
+
+    _actions = _fetcher.Fetcher._get_actions_per_node
+
+    def _failing_actions(self, assignment):
+        if os.path.exists(_fetcher_error):
+            raise struct.error("'i' format requires -2147483648 <= number <= 2147483647")
+        return _actions(self, assignment)
+
+    _fetcher.Fetcher._get_actions_per_node = _failing_actions
