@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 
 from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector,
-                               generate_latest)
+                               disable_created_metrics, generate_latest)
 from prometheus_client.core import GaugeMetricFamily
 
 from . import causes
@@ -54,6 +54,10 @@ def latency_buckets(max_seconds: float | None) -> tuple[float, ...]:
 
 class ServiceMetrics:
     def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]], max_seconds: float | None = None):
+        # a *_created gauge beside every counter and histogram doubled the exposition with series that
+        # say only when the worker started (process_start_time_seconds says it); the switch is the
+        # process's, and the worker's process is this one's
+        disable_created_metrics()
         r = self.registry = CollectorRegistry()
         self.windows_emitted = Counter("setveil_windows_emitted", "Windows whose batch the broker acknowledged",
                                        registry=r)

@@ -46,6 +46,11 @@ def test_every_metric_the_worker_exposes_is_documented_and_no_other():
     assert _exposed() == _documented() - missing_off_linux
 
 
+def test_no_created_series_beside_the_documented_ones():
+    # Regression (QA as an operator): prometheus_client's 11 *_created families were exposed, undocumented
+    assert not [name for name, _ in _samples() if name.endswith("_created")]
+
+
 def test_the_process_memory_the_tuning_section_asks_for_is_exposed():
     # Regression: /metrics had no process metrics, though the docs send operators there for memory.
     if sys.platform != "linux":
