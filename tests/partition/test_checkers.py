@@ -57,6 +57,15 @@ def test_km_checker_sees_items_in_every_transaction():
     assert violation.itemset == ("y",)
 
 
+def test_km_checker_stops_at_the_longest_transaction():
+    # Regression (QA, bad input): m=2**63-1 was accepted and the check counted itemset sizes up to
+    # m, long after the longest transaction; anonymize and verify never ended
+    window = Window.from_transactions([["x", "y"], ["x", "y"], ["x"]])
+    assert list(km_violations(window, 2, 2**63 - 1)) == []
+    (violation,) = km_violations(Window.from_transactions([["x", "y"], ["x", "y"], ["x", "z"]]), 2, 2**63 - 1)
+    assert violation.itemset == ("z",)
+
+
 def test_empty_transactions_form_their_own_class():
     assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], [], []], [["A"], ["A"], [], []]) == []
     assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], []], [["A"], ["A"], []]) == ["small-class"]
