@@ -124,6 +124,10 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
     raw = parse_assignments(params)
     get_registry().validate(model, policy, raw)
     context = build_context(sensitive, public, hierarchy, fanout)
+    if context.schema is not None and not context.schema.private:
+        # the models that take a sensitive list need its items: an empty one protects nothing,
+        # and is known before the data is read (QA: refused only after reading 50 MB)
+        raise InputError(sensitive, "lists no items, so nothing would be protected")
     configured = get_registry().configure(model, policy, raw, context)
     if configured.model.needs_hierarchy and context.hierarchy_file is not None:
         # parse the hierarchy file before any data is read, so its errors come first
@@ -132,8 +136,8 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
 
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
-    """Refuse an empty sensitive list or an item list none of whose items occur in the input;
-    note an empty public list, items of a list that never occur, and what the model notes
+    """Refuse an item list none of whose items occur in the input (:func:`configure` refused an
+    empty sensitive list); note an empty public list, items of a list that never occur, and what the model notes
     (:meth:`~setveil.core.model.PrivacyModel.input_notes`). A misspelt or mis-encoded label
     leaves the item it meant unprotected while the release still passes its check, and with
     every label misspelt the release is the input (QA: a lower-case list, and a UTF-16 file read
@@ -141,13 +145,10 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
     notes = []
     schema = configured.model.context.schema
     if schema is not None:
-        # both models that take a sensitive list need its items: an empty one protects nothing
-        for path, labels, needed in ((sensitive, schema.private, True), (public, schema.public, False)):
+        for path, labels in ((sensitive, schema.private), (public, schema.public)):
             if path is None:
                 continue
             if not labels:
-                if needed:
-                    raise InputError(path, "lists no items, so nothing would be protected")
                 notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)

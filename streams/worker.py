@@ -13,7 +13,6 @@ import threading
 import click
 import faust
 
-from setveil.core.errors import ParameterError
 from setveil.core.plugins import Configured
 
 from .app import StreamService, create_app
@@ -81,16 +80,6 @@ class Worker(faust.Worker):
         os._exit(status)
 
 
-def check_sensitive_items(settings: Settings, configured: Configured) -> None:
-    """Refuse an empty sensitive list before connecting, as ``setveil anonymize`` does: it
-    protects nothing while every window still passes its check (fail closed)."""
-    schema = configured.model.context.schema
-    if schema is not None and settings.model.sensitive is not None and not schema.private:
-        raise ParameterError("model.sensitive", f"{settings.model.sensitive} (from "
-                                                f"{settings.source('model.sensitive')}) lists no items, so nothing "
-                                                "would be protected")
-
-
 def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
     """A public list that lists no items, as ``setveil anonymize`` notes it. Paths only, no labels."""
     schema = configured.model.context.schema
@@ -106,7 +95,6 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     check_web_listen(settings)
     check_data_dir(settings)
     check_group_id(settings)
-    check_sensitive_items(settings, configured)
     if settings.model.time_limit:
         check_picklable(configured)
     counts = asyncio.run(ensure_topics(settings))

@@ -146,6 +146,20 @@ def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_no
                    f"{several}:1", "one item label per line")
 
 
+@pytest.mark.parametrize("command", [["anonymize"], ["bench", "run"]])
+def test_an_empty_sensitive_list_is_refused_before_the_data_is_read(runner, tmp_path, command):
+    # Regression (QA, bad input): anonymize refused it only after reading the whole input, and
+    # `bench run` measured a model that protected nothing. The input's first line is malformed,
+    # so an error about it would show that the input was read first.
+    broken = tmp_path / "broken.dat"
+    broken.write_bytes(b"a \x00 b\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    out = ["-o", tmp_path / "o.dat"] if command == ["anonymize"] else []
+    one_line_error(invoke(runner, *command, broken, *out, *COHERENCE, "--sensitive", empty),
+                   f"{empty}: lists no items, so nothing would be protected")
+
+
 def test_an_error_naming_a_file_with_a_line_end_or_an_escape_in_its_name_stays_one_line(runner, tmp_path):
     # Regression (QA): the name's newline forged a second `setveil:` line, and an escape reached the terminal
     forged = tmp_path / "x\nsetveil: ok.dat"

@@ -727,8 +727,8 @@ def test_an_empty_sensitive_list_is_refused_and_an_empty_public_list_is_a_warnin
     refused = WorkerProcess(make_settings(), [*model, "--sensitive", str(empty), "--public", str(public)],
                             tmp_path / "refused.log").start()
     assert refused.process.wait(timeout=60) == 2
-    assert (f"parameter 'model.sensitive': {empty} (from the command line) lists no items, so nothing would be "
-            "protected") in refused.log_text()
+    assert (f"parameter 'model.sensitive': {empty}: lists no items, so nothing would be protected (from the "
+            "command line)") in refused.log_text()
     worker = WorkerProcess(make_settings(), [*model, "--sensitive", str(private), "--public", str(empty)],
                            tmp_path / "worker.log").start()
     try:
