@@ -137,15 +137,16 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
     """Refuse an item list none of whose items occur in the input (:func:`configure` refused an
-    empty sensitive list); note an empty public list, items of a list that never occur, and what the model notes
-    (:meth:`~setveil.core.model.PrivacyModel.input_notes`). A misspelt or mis-encoded label
+    empty sensitive list); note an empty public list, items of a list that never occur, and what
+    the model notes (:meth:`~setveil.core.model.PrivacyModel.input_notes`). A misspelt or mis-encoded label
     leaves the item it meant unprotected while the release still passes its check, and with
     every label misspelt the release is the input (QA: a lower-case list, and a UTF-16 file read
     as UTF-8, were released raw). Counts only, no labels."""
     notes = []
     schema = configured.model.context.schema
     if schema is not None:
-        for path, labels in ((sensitive, schema.private), (public, schema.public)):
+        for path, labels, consequence in ((sensitive, schema.private, "nothing would be protected"),
+                                          (public, schema.public, "no item would be public")):
             if path is None:
                 continue
             if not labels:
@@ -153,8 +154,8 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
             if missing == len(labels):
-                raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so nothing "
-                                       "would be protected: labels must match the input's exactly, case included")
+                raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
+                                       f"{consequence}: labels must match the input's exactly, case included")
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", original, str(source))

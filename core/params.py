@@ -82,6 +82,9 @@ class Parameter:
             return str(raw)
         if self.kind == "path":
             path = os.fspath(raw)
+            if path == "-":
+                # a parameter's file is read before the data, which may be standard input
+                raise ParameterError(self.name, "standard input ('-') is not supported for this file; give a path")
             if not os.path.exists(path):
                 raise ParameterError(self.name, f"file {path!r} does not exist")
             return path

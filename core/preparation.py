@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from .clitypes import FloatRange
-from .errors import ParameterError
+from .errors import InputError, ParameterError
 from .formats import FORMATS, read_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
@@ -50,6 +50,9 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
             check_output(path, flag, (input_path,))
     distinct_outputs({"--sensitive-out": sensitive_out, "--public-out": public_out})
     window = read_window(input_path, fmt)
+    if not len(window.vocab):
+        # an empty list written with exit 0 is refused only by the run that reads it (QA)
+        raise InputError(input_path, "holds no items to split")
     if method == "coherence":
         split = coherence_split(window, public_share, seed, h)
     else:

@@ -184,6 +184,31 @@ def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_pat
     assert "hiv" not in result.stderr and not out.exists()
 
 
+def test_a_public_list_none_of_whose_items_occur_says_what_that_means_for_public_items(runner, data, tmp_path):
+    # Regression (QA, bad input): it gave the sensitive list's "so nothing would be protected"
+    lowered = tmp_path / "lower.txt"
+    lowered.write_text("a\nb\n".upper())
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive",
+                    data.parent / "hiv.txt", "--public", lowered)
+    one_line_error(result, f"{lowered}: none of the 2 items it lists occur in {data}, so no item would be public")
+
+
+def test_a_file_parameter_refuses_standard_input_as_the_item_lists_do(runner, data, tmp_path):
+    # Regression (QA, bad input): -P restrictive=- said "file '-' does not exist"
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", "-m", "sanitize", "-P", "restrictive=-",
+                    "-P", "psi=0")
+    one_line_error(result, "parameter 'restrictive': standard input ('-') is not supported for this file")
+
+
+def test_items_split_refuses_an_input_without_items(runner, tmp_path):
+    # Regression (QA, bad input): a file of blank lines gave an empty list, exit 0, that anonymize refused
+    blank = tmp_path / "blank.dat"
+    blank.write_text("\n\n\n")
+    result = invoke(runner, "items", "split", blank, "--public-share", "0.5", "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, f"{blank}: holds no items to split")
+    assert not (tmp_path / "s.txt").exists()
+
+
 def test_a_note_naming_a_file_with_a_line_end_in_its_name_stays_one_line(runner, data, tmp_path):
     # Regression (QA): errors were escaped, notes were not, so a note could forge a line
     forged = tmp_path / "x\nsetveil: forged.txt"
