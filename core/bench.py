@@ -22,7 +22,7 @@ import click
 import numpy as np
 
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
-from .clitypes import check_json, int_list, json_option
+from .clitypes import SEED, check_json, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, WindowRejected
 from .formats import FORMATS, read_window
@@ -79,7 +79,7 @@ def _cell(value) -> str:
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @model_options()
 @click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 @json_option()
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
@@ -116,7 +116,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
 @model_options()
 @click.option("--sizes", "size_list", default="1000,5000,20000", show_default=True, callback=int_list(1),
               help="Window sizes to compare (comma-separated).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 @json_option()
 def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, size_list, seed, fmt, json_path):

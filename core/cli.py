@@ -21,6 +21,7 @@ import click
 import numpy as np
 
 from .. import __version__
+from .clitypes import SEED
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
@@ -216,7 +217,7 @@ def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]
 @click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), help="Release file ('-' for stdout).")
 @model_options()
 @click.option("--window", "window_size", type=click.IntRange(min=1), help="Anonymize consecutive windows of N transactions.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
 @click.option("--report", type=click.Path(allow_dash=True), help="Write a JSON report here.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: from the suffix).")

@@ -20,6 +20,11 @@ class FloatRange(click.FloatRange):
         return number
 
 
+#: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would
+#: repeat another's draws (QA: --seed 2**64 ran as --seed 0)
+SEED = click.IntRange(0, 2**64 - 1)
+
+
 def int_list(smallest: int):
     """A click callback that reads a comma-separated option into distinct integers >= ``smallest``
     (a repeated value would be measured twice and merged into one row); click names the option."""

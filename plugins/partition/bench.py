@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import check_json, int_list, json_option
+from setveil.core.clitypes import SEED, check_json, int_list, json_option
 from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
@@ -39,7 +39,7 @@ from setveil.core.verify import release_violations
 @click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True)
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Timed runs per setting (median reported).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @json_option()
 def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     """NCP, time and memory of Partition vs AA over k, f and m (He & Naughton §5)."""

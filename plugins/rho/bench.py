@@ -38,7 +38,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, check_json, json_option
+from setveil.core.clitypes import SEED, FloatRange, check_json, json_option
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.orphans import follow_parent
 from setveil.core.engine import window_rng
@@ -257,7 +257,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 @click.option("--qid-size", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
 @click.option("--speed-runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
 @click.option("--workers", default="auto", show_default=True, help="Worker processes for the parts (or auto).")
