@@ -12,6 +12,7 @@ import errno
 import os
 import socket
 import ssl
+import tempfile
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -138,13 +139,27 @@ def _data_dir_problem(path: str) -> str | None:
     if os.path.exists(path):
         if not os.path.isdir(path):
             return "is not a directory"
-        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return "is not writable"
+        # root passes every access check, also in /proc and /sys, where nothing can be written
+        try:
+            tempfile.TemporaryFile(dir=path).close()
+        except OSError as exc:
+            return f"is not writable ({exc.strerror or type(exc).__name__})"
+        return None
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.exists(parent):
         return f"cannot be created: its parent {parent} does not exist (Faust creates the directory, not its parents)"
     if not os.path.isdir(parent):
         return f"cannot be created: {parent} is not a directory"
-    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot be created: {parent} is not writable"
+    try:
+        os.mkdir(path)
+    except OSError as exc:
+        return f"cannot be created in {parent} ({exc.strerror or type(exc).__name__})"
+    os.rmdir(path)
+    return None
 
 
 #: the topic Faust's leader assignor creates for a consumer group: ``<group_id>`` + this

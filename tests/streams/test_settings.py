@@ -118,6 +118,13 @@ def test_a_data_dir_the_worker_cannot_use_is_refused_before_it_connects(tmp_path
     monkeypatch.setenv("HOME", str(a_file))
     with pytest.raises(ParameterError, match=f"cannot be created: {a_file} is not a directory"):
         check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "~/faust"}))
+    # Regression (QA as an operator): root passes the access check in /proc, where Faust failed
+    if os.path.isdir("/proc/self"):
+        with pytest.raises(ParameterError, match="cannot be created in /proc"):
+            check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "/proc/setveil-nope"}))
+        with pytest.raises(ParameterError, match="is not writable"):
+            check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "/proc/self"}))
+    assert not (tmp_path / "new").exists()  # the probes leave nothing behind
     # not writable (faked: root may write anywhere)
     monkeypatch.setattr("setveil.streams.preflight.os.access", lambda path, mode: False)
     with pytest.raises(ParameterError, match="is not writable"):
