@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -82,6 +83,11 @@ def configure_model(settings: Settings) -> Configured:
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
             raise ParameterError("model.hierarchy", f"model {m.name!r} needs a hierarchy file: give --hierarchy FILE "
                                  "or set model.hierarchy (a worker takes no --fanout)") from None
+        unused = re.match(r"(model .* does not (?:generalize|classify items)): drop", exc.problem)
+        if unused and getattr(m, exc.name, None) is not None:
+            # the registry's hint names the command line's options, the file may come from settings
+            raise ParameterError(f"model.{exc.name}", f"{unused[1]}: unset model.{exc.name} (from "
+                                 f"{settings.source(f'model.{exc.name}')})") from None
         if exc.name == "sensitive" and m.sensitive is None:
             raise ParameterError("model.sensitive", f"model {m.name!r} needs the sensitive (private) items: give "
                                  "--sensitive FILE or set model.sensitive") from None
