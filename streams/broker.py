@@ -25,6 +25,8 @@ from typing import Any
 
 from setveil.core.errors import SetveilError
 
+from .settings import load_settings
+
 BOOTSTRAP_ENV = "SETVEIL_KAFKA_BOOTSTRAP"
 KAFKA_IMAGE = "confluentinc/cp-kafka:7.6.0"
 MAX_MESSAGE_BYTES = 64 << 20
@@ -162,6 +164,9 @@ def open_broker(env: dict[str, str] | None = None, log_path: str | os.PathLike |
     env = os.environ if env is None else env
     bootstrap = env.get(BOOTSTRAP_ENV)
     if bootstrap:
+        # checked here, where it is read, so that the error names the variable (QA: bench stream
+        # said "from the command line", where its settings take the value)
+        load_settings(env={BOOTSTRAP_ENV: bootstrap})
         return Broker(bootstrap, "external")
     if docker_available():
         return start_kafka_container()

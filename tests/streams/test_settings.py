@@ -661,3 +661,11 @@ def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypa
     assert started == []
     broker, used = demo.open_demo_broker(demo.demo_settings(1000, None, {}, env={}), Path("broker.log"), print)
     assert broker.kind == "tansu" and used.kafka.bootstrap == "127.0.0.1:19799" and len(started) == 1
+
+
+def test_a_bootstrap_variable_that_is_no_host_port_names_the_variable_where_it_is_read():
+    # Regression (QA as an operator): `bench stream` said "(from the command line)"
+    from setveil.streams.broker import open_broker
+
+    with pytest.raises(ParameterError, match=r"'nohostport' is not host:port .*from \$SETVEIL_KAFKA_BOOTSTRAP\)"):
+        open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": "nohostport"})
