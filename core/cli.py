@@ -125,15 +125,19 @@ def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Co
     raw = parse_assignments(params)
     get_registry().validate(model, policy, raw)
     context = build_context(sensitive, public, hierarchy, fanout)
-    if context.schema is not None and not context.schema.private:
-        # the models that take a sensitive list need its items: an empty one protects nothing,
-        # and is known before the data is read (QA: refused only after reading 50 MB)
-        raise InputError(sensitive, "lists no items, so nothing would be protected")
+    refuse_empty_sensitive(context, sensitive)
     configured = get_registry().configure(model, policy, raw, context)
     if configured.model.needs_hierarchy and context.hierarchy_file is not None:
         # parse the hierarchy file before any data is read, so its errors come first
         configured.model.context = replace(context, hierarchy=context.file_hierarchy)
     return configured
+
+
+def refuse_empty_sensitive(context: Context, sensitive) -> None:
+    """The models that take a sensitive list need its items: an empty one protects nothing, and is
+    known before the data is read (QA: refused only after reading 50 MB)."""
+    if context.schema is not None and not context.schema.private:
+        raise InputError(sensitive, "lists no items, so nothing would be protected")
 
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:

@@ -21,8 +21,9 @@ class FloatRange(click.FloatRange):
 
 
 #: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would
-#: repeat another's draws (QA: --seed 2**64 ran as --seed 0)
-SEED = click.IntRange(0, 2**64 - 1)
+#: repeat another's draws (QA: --seed 2**64 ran as --seed 0); within 63 bits, as the
+#: ``model.seed`` setting and every integer parameter is
+SEED = click.IntRange(0, 2**63 - 1)
 
 
 def int_list(smallest: int):

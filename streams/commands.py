@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import FloatRange
-from setveil.core.cli import build_context, configure, model_options, refuse_unused_files
+from setveil.core.clitypes import SEED, FloatRange
+from setveil.core.cli import build_context, configure, model_options, refuse_empty_sensitive, refuse_unused_files
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
@@ -296,7 +296,7 @@ def demo(rate, batch, count, window, config, overrides):
               help="Coherence h (when no -P is given), and the item split's frequency rule.")
 @click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
 @click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the item split.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the item split.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs of each window size and worker count, one row each.")
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
@@ -322,6 +322,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     refuse_unused_files(model, sensitive, hierarchy, fanout)
     classify_items = get_registry().model_class(model).needs_schema
     context = build_context(sensitive, public, hierarchy, fanout)
+    refuse_empty_sensitive(context, sensitive)
     if context.schema is None and classify_items:
         # the item split made after reading the data supplies them; validate everything else now
         context = replace(context, schema=ItemSchema(private=frozenset()))

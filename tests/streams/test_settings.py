@@ -669,3 +669,26 @@ def test_a_bootstrap_variable_that_is_no_host_port_names_the_variable_where_it_i
 
     with pytest.raises(ParameterError, match=r"'nohostport' is not host:port .*from \$SETVEIL_KAFKA_BOOTSTRAP\)"):
         open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": "nohostport"})
+
+
+def test_the_model_seed_setting_takes_what_every_seed_option_takes():
+    # Regression (QA re-check): model.seed=-1 was taken, and drew what seed 2**64-1 draws
+    for value in ("-1", str(2**63)):
+        with pytest.raises(ParameterError, match=r"allowed: an integer in \[0, 9223372036854775807\]") as info:
+            load_settings(overrides=[f"model.seed={value}"], env={})
+        assert info.value.name == "model.seed"
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--seed", "-1"], "0<=x<=9223372036854775807"),
+    (["--sensitive", "EMPTY"], "lists no items, so nothing would be protected"),
+])
+def test_bench_stream_refuses_a_bad_seed_or_an_empty_sensitive_list_before_a_broker_starts(tmp_path, args, problem):
+    # Regression (QA re-check): a negative seed ended in a traceback after the broker started, and
+    # an empty sensitive list in "the worker exited with status 2"
+    data = tmp_path / "d.dat"
+    data.write_text("a b\n" * 10)
+    (tmp_path / "empty.txt").write_text("\n")
+    args = [str(tmp_path / "empty.txt") if a == "EMPTY" else a for a in args]
+    result = CliRunner().invoke(cli, ["bench", "stream", str(data), *args], env={"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
+    assert result.exit_code == 2 and problem in result.stderr
