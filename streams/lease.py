@@ -34,10 +34,15 @@ from collections.abc import Callable
 SYNC_GROUP, HEARTBEAT = 14, 12
 
 
+def lease_margin(session_timeout: float, heartbeat_interval: float) -> float:
+    """Seconds left for a send to reach the broker after the lease was checked: a heartbeat
+    interval, at least a tenth of the session timeout."""
+    return max(heartbeat_interval, session_timeout / 10)
+
+
 def lease_term(session_timeout: float, heartbeat_interval: float) -> float:
-    """Seconds a confirmation is good for: the session timeout less a margin for a send to reach
-    the broker after the lease was checked (a heartbeat interval, at least a tenth of it)."""
-    return session_timeout - max(heartbeat_interval, session_timeout / 10)
+    """Seconds a confirmation is good for: the session timeout less the margin."""
+    return session_timeout - lease_margin(session_timeout, heartbeat_interval)
 
 
 class Lease:

@@ -12,6 +12,7 @@ setting and where the bad value came from. ``docs/operations.md`` holds the tabl
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import socket
@@ -26,7 +27,7 @@ from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 from setveil.core.plugins import smallest_window_of
 
-from .lease import lease_term
+from .lease import lease_margin, lease_term
 from .preflight import check_tls
 
 if sys.version_info >= (3, 11):
@@ -426,13 +427,15 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("consumer.rebalance_timeout", f"{given('consumer.rebalance_timeout')} is less than the "
                              f"lease, consumer.session_timeout less max(consumer.heartbeat_interval, a tenth of it) "
                              f"= {term:.4g} s; allowed: at least that")
-    margin = values["consumer.session_timeout"] - term
-    if values["producer.linger_ms"] > margin * 1000 / 2:
+    margin = lease_margin(values["consumer.session_timeout"], values["consumer.heartbeat_interval"])
+    # in whole milliseconds, rounded first: 0.1 s * 500 is 50.00000000000001
+    most = math.floor(round(margin * 500, 6))
+    if values["producer.linger_ms"] > most:
         # a window's sends start under the lease and must reach the broker within its margin; a
         # producer that lingers longer sends after another worker may own the partition
         raise ParameterError("producer.linger_ms", f"{given('producer.linger_ms')} is more than half the lease's "
                              f"margin for a send, max(consumer.heartbeat_interval, a tenth of "
-                             f"consumer.session_timeout) = {margin:.4g} s; allowed: at most {int(margin * 500)}")
+                             f"consumer.session_timeout) = {margin:.4g} s; allowed: at most {most}")
     protocol = values["kafka.security_protocol"]
     if protocol.startswith("SASL"):
         # PLAIN and both SCRAM mechanisms (all that are offered) need a user name and a password;

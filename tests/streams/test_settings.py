@@ -560,6 +560,13 @@ def test_a_linger_longer_than_half_the_lease_margin_is_refused():
     assert load_settings(overrides=["producer.linger_ms=1500"], env={}).producer.linger_ms == 1500
     env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": "60", "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "60"}
     assert load_settings(overrides=["producer.linger_ms=3000"], env=env).producer.linger_ms == 3000
+    # QA re-check: the margin taken as session less term, and truncated, refused half of it
+    for session, heartbeat, most in (("1", "0.1", 50), ("10.3", "3.1", 1550)):
+        env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": session, "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": heartbeat,
+               "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": session}
+        assert load_settings(overrides=[f"producer.linger_ms={most}"], env=env).producer.linger_ms == most
+        with pytest.raises(ParameterError, match=f"allowed: at most {most}$"):
+            load_settings(overrides=[f"producer.linger_ms={most + 1}"], env=env)
 
 
 def test_a_key_password_without_tls_is_refused():
