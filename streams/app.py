@@ -49,7 +49,7 @@ from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .headers import tolerate_header_names, unreadable_name
-from .kafka import faust_credentials
+from .kafka import faust_credentials, fetch_failure
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
@@ -682,10 +682,14 @@ class StreamService:
         def ended(task: asyncio.Future) -> None:
             if task.cancelled() or task.exception() is None or self.stopping:
                 return
-            kind = type(task.exception().__cause__ or task.exception())
-            name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-            why = (f"the Kafka consumer's fetcher ended on {name} and would fetch nothing more; "
-                   "stopping the worker, unacknowledged input is re-delivered on restart")
+            # aiokafka's Fetcher.close() awaits the task and raises its error again: the consumer
+            # thread's stop failed with a traceback and the worker waited out its 10 s stop
+            # limit blaming the broker (QA re-check). The error is this callback's to report.
+            settled = task.get_loop().create_future()
+            settled.set_result(None)
+            fetcher._fetch_task = settled
+            why = (f"the Kafka consumer's fetcher ended on {fetch_failure(task.exception())} and would fetch "
+                   "nothing more; stopping the worker, unacknowledged input is re-delivered on restart")
             loop.call_soon_threadsafe(self._fail_fetcher, task.exception(), why)
 
         self.app.consumer._thread.thread_loop.call_soon_threadsafe(fetcher.error_future.add_done_callback, ended)

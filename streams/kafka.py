@@ -31,6 +31,13 @@ class BrokerUnavailable(SetveilError):
     """No broker answered at the bootstrap servers."""
 
 
+def fetch_failure(exc: BaseException) -> str:
+    """What a fetch task that ended on ``exc`` ended on, by type only: aiokafka wraps the error in
+    ``KafkaError("Unexpected error during data retrieval")``, and a message may quote data."""
+    kind = type(exc.__cause__ or exc)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 def _ssl_context(settings: Settings):
     k = settings.kafka
     if not k.security_protocol.endswith("SSL"):

@@ -23,8 +23,9 @@ import logging
 
 import msgpack
 from aiokafka import TopicPartition
+from aiokafka.errors import KafkaError
 
-from .kafka import _admin, consumer, partition_ends, start_client
+from .kafka import _admin, consumer, fetch_failure, partition_ends, start_client
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -96,7 +97,12 @@ class WindowLogReader:
     async def _close(self) -> None:
         if self._consumer is not None:
             reader, self._consumer = self._consumer, None
-            await reader.stop()
+            try:
+                await reader.stop()
+            except KafkaError as exc:
+                # aiokafka's Fetcher.close() raises again the error its fetch task ended on, which
+                # aiokafka logged then; the worker is stopping, and the admin client is closed next
+                log.warning("the window log reader's fetcher had ended on %s", fetch_failure(exc))
         if self._admin is not None:
             admin, self._admin = self._admin, None
             await admin.close()
