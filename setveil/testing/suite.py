@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,15 +43,24 @@ def labels_named(text: str, window: Window) -> list[str]:
     """The labels of ``window`` that ``text`` names, not inside a longer run of letters and digits
     ("p0-p1" and "p10_s1" name two each, "x+a" names "+a", "x.y.z" does not name "x.y"). Labels
     that are whole numbers are left out: a summary gives counts and parameters, and
-    "support 1 < k=5" would name items 1 and 5 of FIMI data."""
-    return [label for label in window.vocab.labels
-            if label in text and not label.isdecimal() and re.search(_named(label), text)]
+    "support 1 < k=5" would name items 1 and 5 of FIMI data. Both are compared in NFC, so a
+    combining accent belongs to the letter before it."""
+    text = unicodedata.normalize("NFC", text)
+    named = []
+    for label in window.vocab.labels:
+        composed = unicodedata.normalize("NFC", label)
+        if composed and composed in text and not composed.isdecimal() and re.search(_named(composed), text):
+            named.append(label)
+    return named
 
 
 def _named(label: str) -> str:
     """A pattern for ``label`` where it stands as a name of its own. An end of the label that is a
     letter or digit must not run on into more of them, nor, through a dot, into a longer dotted
-    name; an end that is punctuation is a boundary already (QA: "x+a" hid the label "+a")."""
+    name; an end that is punctuation is a boundary already (QA: "x+a" hid the label "+a"). A label
+    of punctuation alone is named only between blanks ("." is in every sentence)."""
+    if not any(_word(char) for char in label):
+        return rf"(?<!\S){re.escape(label)}(?!\S)"
     before = r"(?<![^\W_])(?<![^\W_]\.)" if _word(label[0]) else ""
     after = r"(?![^\W_])(?!\.[^\W_])" if _word(label[-1]) else ""
     return before + re.escape(label) + after

@@ -256,3 +256,9 @@ def test_the_kit_reads_labels_that_start_or_end_with_punctuation_and_dotted_name
     assert labels_named("x+a and b-c", window) == ["+a", "b-"]
     assert labels_named("names x.y.z and w.x.y", window) == []
     assert labels_named("ends with x.y. Then p0.", window) == ["x.y", "p0"]
+    # QA re-check: a label of punctuation alone was named by any sentence, an empty one crashed,
+    # and a decomposed accent counted as the end of a word
+    window = Window.from_transactions([[".", "-", "", "cafe\u0301", "x.y"]])
+    assert labels_named("k=2, m=3. {a, b} - support 1", window) == ["-"]
+    assert labels_named("cafe\u0301s and caf\u00e9", window) == ["cafe\u0301"]
+    assert labels_named("cafe\u0301s", window) == []
