@@ -109,19 +109,21 @@ def build_context(sensitive, public, hierarchy, fanout) -> Context:
     return Context(schema=schema, hierarchy_file=None if hierarchy is None else Path(hierarchy), fanout=fanout)
 
 
-def refuse_unused_files(model, sensitive, hierarchy, fanout) -> None:
+def refuse_unused_files(model, sensitive, public, hierarchy, fanout) -> None:
     """Item classes or a hierarchy given to a model that reads neither is a mistake (the user
     expects them to matter), so it is refused rather than ignored."""
     cls = get_registry().model_class(model)
-    if sensitive is not None and not cls.needs_schema:
-        raise ParameterError("sensitive", f"model {model!r} does not classify items: drop --sensitive and --public")
+    if (sensitive is not None or public is not None) and not cls.needs_schema:
+        # a public list alone was told it needed --sensitive, which the model refuses too (QA re-check)
+        raise ParameterError("sensitive" if sensitive is not None else "public",
+                             f"model {model!r} does not classify items: drop --sensitive and --public")
     if (hierarchy is not None or fanout is not None) and not cls.needs_hierarchy:
         raise ParameterError("hierarchy", f"model {model!r} does not generalize: drop --hierarchy and --fanout")
 
 
 def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Configured:
     """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading data."""
-    refuse_unused_files(model, sensitive, hierarchy, fanout)
+    refuse_unused_files(model, sensitive, public, hierarchy, fanout)
     raw = parse_assignments(params)
     get_registry().validate(model, policy, raw)
     context = build_context(sensitive, public, hierarchy, fanout)

@@ -319,7 +319,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     model = model or "coherence"
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
-    refuse_unused_files(model, sensitive, hierarchy, fanout)
+    refuse_unused_files(model, sensitive, public, hierarchy, fanout)
     classify_items = get_registry().model_class(model).needs_schema
     context = build_context(sensitive, public, hierarchy, fanout)
     refuse_empty_sensitive(context, sensitive)

@@ -200,12 +200,19 @@ def test_a_file_parameter_refuses_standard_input_as_the_item_lists_do(runner, da
     one_line_error(result, "parameter 'restrictive': standard input ('-') is not supported for this file")
 
 
-def test_items_split_refuses_an_input_without_items(runner, tmp_path):
+def test_items_split_refuses_an_input_without_items(runner, data, tmp_path):
     # Regression (QA, bad input): a file of blank lines gave an empty list, exit 0, that anonymize refused
     blank = tmp_path / "blank.dat"
     blank.write_text("\n\n\n")
     result = invoke(runner, "items", "split", blank, "--public-share", "0.5", "--sensitive-out", tmp_path / "s.txt")
     one_line_error(result, f"{blank}: holds no items to split")
+    assert not (tmp_path / "s.txt").exists()
+    # QA re-check: a split that makes no item sensitive wrote an empty list, exit 0, too
+    result = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0",
+                    "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, "parameter 'sensitive-share'", "makes no item sensitive")
+    result = invoke(runner, "items", "split", data, "--public-share", "1", "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, "parameter 'public-share'", "change --public-share (or --h)")
     assert not (tmp_path / "s.txt").exists()
 
 

@@ -425,6 +425,14 @@ def test_a_file_the_model_does_not_read_names_the_setting_and_its_source(tmp_pat
         configure_model(settings)
     assert str(info.value) == ("parameter 'model.sensitive': model 'kanonymity' does not classify items: unset "
                                "model.sensitive (from $SETVEIL_MODEL_SENSITIVE)")
+    # QA re-check: a public list alone was told to come with a sensitive list, which is refused too
+    settings = load_settings(None, {"model.name": "kanonymity", "model.hierarchy": str(tmp_path / "h.txt"),
+                                    "model.params": {"k": "2"}},
+                             env={"SETVEIL_MODEL_PUBLIC": str(tmp_path / "s.txt")})
+    with pytest.raises(ParameterError) as info:
+        configure_model(settings)
+    assert str(info.value) == ("parameter 'model.public': model 'kanonymity' does not classify items: unset "
+                               "model.public (from $SETVEIL_MODEL_PUBLIC)")
 
 
 def test_model_parameter_errors_name_the_layer_that_gave_that_parameter(tmp_path, monkeypatch):
