@@ -59,9 +59,10 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
         split = random_split(window, sensitive_share, seed)
     if not split.private:
         # every run refuses an empty sensitive list (it protects nothing): say so now (QA re-check)
-        option = "--public-share (or --h)" if method == "coherence" else "--sensitive-share"
-        raise ParameterError(option.split(" ")[0].lstrip("-"), f"the split of {input_path} makes no item sensitive; "
-                             f"every run would refuse the list it wrote: change {option}")
+        name, option = ("public-share", "--public-share (or --h)") if method == "coherence" else \
+            ("sensitive-share", "--sensitive-share")
+        raise ParameterError(name, f"the split of {input_path} makes no item sensitive; every run would refuse the "
+                             f"list it wrote: change {option}")
     outputs = [(sensitive_out, label_file_bytes(split.private))]
     if public_out is not None:
         outputs.append((public_out, label_file_bytes(split.public)))

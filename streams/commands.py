@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -77,17 +76,13 @@ def configure_model(settings: Settings) -> Configured:
         raise ParameterError("model.name", "no model: give --model or set SETVEIL_MODEL_NAME")
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
+        _refuse_unread_files(settings)
         return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
     except ParameterError as exc:
         # the registry's hints name the command line's options, and the model may be set up by settings
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
             raise ParameterError("model.hierarchy", f"model {m.name!r} needs a hierarchy file: give --hierarchy FILE "
                                  "or set model.hierarchy (a worker takes no --fanout)") from None
-        unused = re.match(r"(model .* does not (?:generalize|classify items)): drop", exc.problem)
-        if unused and getattr(m, exc.name, None) is not None:
-            # the registry's hint names the command line's options, the file may come from settings
-            raise ParameterError(f"model.{exc.name}", f"{unused[1]}: unset model.{exc.name} (from "
-                                 f"{settings.source(f'model.{exc.name}')})") from None
         if exc.name == "sensitive" and m.sensitive is None:
             raise ParameterError("model.sensitive", f"model {m.name!r} needs the sensitive (private) items: give "
                                  "--sensitive FILE or set model.sensitive") from None
@@ -108,6 +103,18 @@ def configure_model(settings: Settings) -> Configured:
             if path is not None and exc.path == os.fspath(path):
                 raise ParameterError(f"model.{key}", f"{exc} (from {settings.source(f'model.{key}')})") from None
         raise
+
+
+def _refuse_unread_files(settings: Settings) -> None:
+    """An item or hierarchy file set for a model that reads none, named as the setting it came
+    from (``refuse_unused_files`` names the command line's options)."""
+    m = settings.model
+    cls = get_registry().model_class(m.name)
+    for key, read, what in (("sensitive", cls.needs_schema, "classify items"), ("public", cls.needs_schema,
+                            "classify items"), ("hierarchy", cls.needs_hierarchy, "generalize")):
+        if getattr(m, key) is not None and not read:
+            raise ParameterError(f"model.{key}", f"model {m.name!r} does not {what}: unset model.{key} (from "
+                                 f"{settings.source(f'model.{key}')})")
 
 
 def _required_parameters(model: str, policy: str | None) -> set[str]:
