@@ -110,3 +110,16 @@ def test_window_latency_has_buckets_just_past_the_age_a_window_is_cut_at():
     bounds = {s.labels["le"]: s.value for family in text_string_to_metric_families(text)
               for s in family.samples if s.name == "setveil_window_latency_seconds_bucket"}
     assert [bounds[le] for le in ("5.0", "5.5", "6.25", "7.5", "10.0")] == [0, 1, 1, 1, 1]
+
+
+def test_the_throughput_window_is_trimmed_without_a_scrape(monkeypatch):
+    # Regression (soak): only a scrape of /metrics trimmed it, so a worker nobody scraped kept an
+    # entry for every window it ever emitted
+    clock = [1000.0]
+    monkeypatch.setattr("setveil.streams.metrics.time.monotonic", lambda: clock[0])
+    metrics = ServiceMetrics(lambda: {})
+    for _ in range(100):
+        metrics.emitted(10, 0.1, 0.05, 0.2)
+        clock[0] += 1.0
+    assert len(metrics._recent) <= 11
+    assert metrics.transactions_per_second() == 10.0
