@@ -643,6 +643,19 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert worker.stop(timeout=30) == 0
 
 
+def _health_until_exit(worker, seconds: float = 60) -> set[int]:
+    """The /healthz statuses a worker answers until it exits (or ``seconds`` pass)."""
+    health = set()
+    stopped = time.monotonic()
+    while worker.process.poll() is None and time.monotonic() - stopped < seconds:
+        try:
+            health.add(worker.get("/healthz")[0])
+        except OSError:  # its web server stopped
+            pass
+        time.sleep(0.05)
+    return health
+
+
 def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_settings, start_worker, monkeypatch,
                                                                         tmp_path):
     # Regression (QA as an operator): aiokafka's fetcher task ended on an error (a fetch size over
@@ -655,14 +668,7 @@ def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_setti
     produce(settings, records(NEUTRAL[:50], batch=10))
     wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 50, 60, "the records")
     trigger.touch()
-    health = set()
-    stopped = time.monotonic()
-    while worker.process.poll() is None and time.monotonic() - stopped < 60:
-        try:
-            health.add(worker.get("/healthz")[0])
-        except OSError:  # its web server stopped
-            pass
-        time.sleep(0.05)
+    _health_until_exit(worker)
     assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
     text = worker.log_text()
     assert "the Kafka consumer's fetcher ended on struct.error and would fetch nothing more; stopping the worker, " \
@@ -689,14 +695,7 @@ def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_s
                                if k.startswith("setveil_held_transactions")) == 40, 30, "the windows to be held")
     finally:
         own.stop()
-    stopped = time.monotonic()
-    health = set()
-    while worker.process.poll() is None and time.monotonic() - stopped < 60:
-        try:
-            health.add(worker.get("/healthz")[0])
-        except OSError:  # its web server stopped
-            pass
-        time.sleep(0.05)
+    health = _health_until_exit(worker)
     assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
     assert 503 in health
     text = worker.log_text()

@@ -406,33 +406,26 @@ def test_a_port_a_stopped_server_left_in_time_wait_is_not_refused():
     check_web_listen(load_settings(overrides=["web.bind=127.0.0.1", f"web.port={port}"], env={}))
 
 
-def test_a_file_the_model_does_not_read_names_the_setting_and_its_source(tmp_path):
+@pytest.mark.parametrize("model, given, problem", [
     # Regression (QA as an operator): SETVEIL_MODEL_HIERARCHY with coherence said "parameter
     # 'hierarchy': ... drop --hierarchy and --fanout", naming neither the setting nor its source
+    ("coherence", "hierarchy", "does not generalize"),
+    ("kanonymity", "sensitive", "does not classify items"),
+    # QA re-check: a public list alone was told to come with a sensitive list, which is refused too
+    ("kanonymity", "public", "does not classify items"),
+])
+def test_a_file_the_model_does_not_read_names_the_setting_and_its_source(tmp_path, model, given, problem):
     (tmp_path / "s.txt").write_text("a\n")
     (tmp_path / "h.txt").write_text("a,ALL\n")
-    settings = load_settings(None, {"model.name": "coherence", "model.sensitive": str(tmp_path / "s.txt"),
-                                    "model.params": {"h": "0.4", "k": "5", "p": "3"}},
-                             env={"SETVEIL_MODEL_HIERARCHY": str(tmp_path / "h.txt")})
+    needed = ({"model.sensitive": str(tmp_path / "s.txt"), "model.params": {"h": "0.4", "k": "5", "p": "3"}}
+              if model == "coherence" else {"model.hierarchy": str(tmp_path / "h.txt"), "model.params": {"k": "2"}})
+    variable = f"SETVEIL_MODEL_{given.upper()}"
+    settings = load_settings(None, {"model.name": model, **needed},
+                             env={variable: str(tmp_path / ("h.txt" if given == "hierarchy" else "s.txt"))})
     with pytest.raises(ParameterError) as info:
         configure_model(settings)
-    assert str(info.value) == ("parameter 'model.hierarchy': model 'coherence' does not generalize: unset "
-                               "model.hierarchy (from $SETVEIL_MODEL_HIERARCHY)")
-    settings = load_settings(None, {"model.name": "kanonymity", "model.hierarchy": str(tmp_path / "h.txt"),
-                                    "model.params": {"k": "2"}},
-                             env={"SETVEIL_MODEL_SENSITIVE": str(tmp_path / "s.txt")})
-    with pytest.raises(ParameterError) as info:
-        configure_model(settings)
-    assert str(info.value) == ("parameter 'model.sensitive': model 'kanonymity' does not classify items: unset "
-                               "model.sensitive (from $SETVEIL_MODEL_SENSITIVE)")
-    # QA re-check: a public list alone was told to come with a sensitive list, which is refused too
-    settings = load_settings(None, {"model.name": "kanonymity", "model.hierarchy": str(tmp_path / "h.txt"),
-                                    "model.params": {"k": "2"}},
-                             env={"SETVEIL_MODEL_PUBLIC": str(tmp_path / "s.txt")})
-    with pytest.raises(ParameterError) as info:
-        configure_model(settings)
-    assert str(info.value) == ("parameter 'model.public': model 'kanonymity' does not classify items: unset "
-                               "model.public (from $SETVEIL_MODEL_PUBLIC)")
+    assert str(info.value) == (f"parameter 'model.{given}': model {model!r} {problem}: unset model.{given} "
+                               f"(from ${variable})")
 
 
 def test_model_parameter_errors_name_the_layer_that_gave_that_parameter(tmp_path, monkeypatch):
