@@ -677,7 +677,8 @@ def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_setti
     # QA re-check: the consumer's stop raised the fetcher's error again and waited out 10 s
     for symptom in ("Error while stopping child", "did not stop within", "Unclosed AIOKafkaConnection"):
         assert symptom not in text
-    assert "the window log reader's fetcher had ended on struct.error" in text  # the fault hits every fetcher
+    # the window log reader's fetcher meets the fault too when it fetches after the trigger (then one
+    # WARNING, no traceback, as the symptoms above check): a race, so not asserted
 
 
 def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_settings, start_worker, tmp_path):
