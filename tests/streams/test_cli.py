@@ -459,3 +459,12 @@ def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings, kind,
     result = setveil("tail", "--idle", 2, env=env_of(settings), check=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == f"setveil: error: {settings.topics.output}/0/0 {problem}"
+
+
+def test_every_builder_leaves_the_virtual_environment_out_of_the_image_context():
+    # Regression (QA as an operator): the exclusions sat in deploy/Dockerfile.dockerignore, which only
+    # BuildKit reads; the legacy builder read no ignore file and sent .venv (about 350 MiB) and .git
+    # as the build context. At the root both builders read the one file.
+    assert not (REPO / "deploy" / "Dockerfile.dockerignore").exists()
+    ignored = (REPO / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "**/__pycache__", "build"} <= set(ignored)
