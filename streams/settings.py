@@ -12,6 +12,7 @@ setting and where the bad value came from. ``docs/operations.md`` holds the tabl
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import math
 import os
 import re
@@ -403,8 +404,30 @@ def _has_codec(codec: str) -> bool:
     return getattr(aiokafka_codec, f"has_{codec}")()
 
 
-#: a host name, an IPv4 address or an IPv6 one in brackets (QA: "kafka://h:1" and "a:1;b:2" passed)
-_HOST = re.compile(r"[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.%A-Za-z]+\]")
+#: a label of a host name (RFC 1123): letters, digits and hyphens, no hyphen first or last
+_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+#: what a bootstrap host may be (QA: "kafka://h:1", "a:1;b:2", "-:9092" and "[zz]:1" passed)
+_HOST_FORMS = ("a host name (labels of letters, digits and hyphens, none first or last in a label, each at "
+               "most 63 characters, 253 in all), an IPv4 address or an IPv6 address in brackets")
+
+
+def _is_host(host: str) -> bool:
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    if re.fullmatch(r"[0-9.]+", host):
+        # the resolver reads a name of digits and dots as an IPv4 address (999.1.1.1 is none)
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return False
+        return True
+    # a trailing dot makes the name absolute (DNS's root label), which resolvers accept
+    name = host[:-1] if host.endswith(".") else host
+    return len(name) <= 253 and all(_LABEL.fullmatch(label) for label in name.split("."))
 
 
 def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
@@ -460,9 +483,15 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
                                      f"kafka.security_protocol={given('kafka.security_protocol')} uses no TLS")
     for server in values["kafka.bootstrap"].split(","):
         host, colon, port = server.strip().rpartition(":")
-        if not (colon and _HOST.fullmatch(host) and port.isdigit() and 0 < int(port) < 65536):
+        if not (colon and re.fullmatch(r"[0-9]+", port)):
             raise ParameterError("kafka.bootstrap", f"{server.strip()!r} is not host:port (a comma-separated list of "
                                  f"them; from {sources['kafka.bootstrap']})")
+        if not _is_host(host):
+            raise ParameterError("kafka.bootstrap", f"host {host!r} of {server.strip()!r} is not {_HOST_FORMS} "
+                                 f"(from {sources['kafka.bootstrap']})")
+        if not 0 < int(port) < 65536:
+            raise ParameterError("kafka.bootstrap", f"port {port} of {server.strip()!r} is not in 1-65535 (from "
+                                 f"{sources['kafka.bootstrap']})")
     codec = values["producer.compression"]
     if codec in ("snappy", "lz4", "zstd") and not _has_codec(codec):
         # aiokafka takes the setting and only fails at the first batch, after the worker started

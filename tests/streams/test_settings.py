@@ -585,6 +585,35 @@ def test_a_bootstrap_host_that_is_no_host_name_or_address_is_refused(bootstrap):
     assert info.value.name == "kafka.bootstrap"
 
 
+@pytest.mark.parametrize("host", [
+    "-", "kafka-", "-kafka.svc", "kafka..svc", ".kafka", "kafka_0", "a" * 64, ".".join(["a" * 63] * 4) + ".b",
+    "999.1.1.1", "10.0.0", "[zz]", "[10.0.0.1]", "[]", "[::1",
+])
+def test_a_bootstrap_host_is_a_host_name_an_ipv4_address_or_an_ipv6_one_in_brackets(host):
+    # Regression (QA re-check): "-:9092" and "[zz]:1" passed the old pattern and failed only at connecting
+    with pytest.raises(ParameterError) as info:
+        load_settings(env={"SETVEIL_KAFKA_BOOTSTRAP": f"localhost:9092,{host}:9092"})
+    assert info.value.name == "kafka.bootstrap"
+    assert info.value.problem.startswith(f"host {host!r} of {host + ':9092'!r} is not a host name (")
+    assert info.value.problem.endswith("(from $SETVEIL_KAFKA_BOOTSTRAP)")
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "99999999999999999999"])
+def test_a_bootstrap_port_outside_1_to_65535_is_refused_with_its_range(port):
+    with pytest.raises(ParameterError, match=rf"port {port} of 'h:{port}' is not in 1-65535") as info:
+        load_settings(overrides=[f"kafka.bootstrap=h:{port}"], env={})
+    assert info.value.name == "kafka.bootstrap"
+
+
+@pytest.mark.parametrize("bootstrap", [
+    "localhost:9092", "kafka-0.kafka.svc:9092", "10.0.0.1:9092", "[::1]:9092", "[fe80::1%eth0]:9092",
+    "kafka.example.com.:9092", "0kafka:1", ".".join(["a" * 63] * 3) + "." + "b" * 61 + ":65535",
+    "localhost:9092, [::1]:9093",
+])
+def test_valid_bootstrap_servers_keep_working(bootstrap):
+    assert load_settings(overrides=[f"kafka.bootstrap={bootstrap}"], env={}).kafka.bootstrap == bootstrap
+
+
 def test_exactly_a_third_of_the_session_timeout_is_a_valid_heartbeat():
     assert load_settings(env={"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3", "SETVEIL_CONSUMER_SESSION_TIMEOUT": "9"})
 
