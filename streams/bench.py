@@ -271,18 +271,26 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} {'tail':>6} "
          f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8} {'worker CPU s':>12}")
     runs = []
-    # Removed only after every run succeeded: a failure's message names a worker's log in it.
     directory = Path(tempfile.mkdtemp(prefix="setveil-bench-"))
-    items = item_args(config, directory)
-    for window in config.windows:
-        for workers in config.workers:
-            for run in range(1, config.runs + 1):
-                result = measure(broker, config, window, workers, run, directory, items)
-                runs.append(result)
-                rate = "-" if result.rate is None else f"{result.rate:,.0f}"
-                echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
-                     f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {result.latency_p50 * 1000:>7.0f} "
-                     f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
-                     f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
-    shutil.rmtree(directory)
+    keep = False
+    try:
+        items = item_args(config, directory)
+        for window in config.windows:
+            for workers in config.workers:
+                for run in range(1, config.runs + 1):
+                    result = measure(broker, config, window, workers, run, directory, items)
+                    runs.append(result)
+                    rate = "-" if result.rate is None else f"{result.rate:,.0f}"
+                    echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
+                         f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {result.latency_p50 * 1000:>7.0f} "
+                         f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
+                         f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
+    except SetveilError as exc:
+        # kept only for a failure whose message names a worker's log in it; any other exit (Ctrl-C,
+        # an error before a worker started, a closed stdout) left an orphan directory (QA)
+        keep = str(directory) in str(exc)
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
     return runs

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -78,6 +79,27 @@ def test_a_failed_run_keeps_the_log_its_error_names(tmp_path, monkeypatch):
         for path in log.parent.iterdir():
             path.unlink()
         log.parent.rmdir()
+
+
+@pytest.mark.parametrize("stop", [None, KeyboardInterrupt, BrokenPipeError])
+def test_a_run_leaves_no_directory_unless_its_failure_names_a_log_in_it(broker, tmp_path, monkeypatch, stop):
+    # Regression (QA): Ctrl-C, or an error naming no log (here a closed stdout), left
+    # /tmp/setveil-bench-* behind (empty, with the item files only, or with the workers' logs)
+    monkeypatch.delenv("SETVEIL_KAFKA_BOOTSTRAP", raising=False)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # this test's own, not the shared /tmp
+
+    def echo(line: str) -> None:
+        if stop is not None and line.split()[0].isdigit():  # the first run's row
+            raise stop
+
+    if stop is None:
+        assert len(run_bench(broker, _config(tmp_path, [10]), echo)) == 1
+    else:
+        with pytest.raises(stop):
+            run_bench(broker, _config(tmp_path, [10]), echo)
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
