@@ -71,7 +71,8 @@ def cli():
     """setveil: anonymize transaction (set-valued) data, offline or as a Kafka service."""
 
 
-def model_options(required: bool = True, fanout: bool = True):
+def model_options(required: bool = True, fanout: bool = True,
+                  policy_help: str = "Suppression/generalization policy; the model's default if omitted."):
     """The options that choose and configure a model; shared by anonymize, verify and serve.
     With ``fanout`` False, ``--fanout`` is left out of the help (a service worker refuses it, and
     says why when it is given)."""
@@ -79,7 +80,7 @@ def model_options(required: bool = True, fanout: bool = True):
     def decorate(func):
         options = [
             click.option("--model", "-m", "model", required=required, help="Privacy model (see `setveil plugins`)."),
-            click.option("--policy", help="Suppression/generalization policy; the model's default if omitted."),
+            click.option("--policy", help=policy_help),
             click.option("-P", "--param", "params", multiple=True, metavar="NAME=VALUE", help="Model or policy parameter."),
             click.option("--sensitive", type=click.Path(dir_okay=False),
                          help='Sensitive (private) items, one label per line ("a JSON string" when it holds blanks).'),
@@ -339,7 +340,8 @@ def _json_default(value):
 @cli.command()
 @click.argument("original_path", metavar="ORIGINAL", type=click.Path(allow_dash=True))
 @click.argument("release_path", metavar="RELEASE", type=click.Path())
-@model_options()
+@model_options(policy_help="Policy whose parameters -P gives (the check uses the model alone); if omitted, the "
+                           "model's default policy if it accepts them, else the first policy by name that does.")
 @click.option("--window", "window_size", type=click.IntRange(min=1), help="The release was made in windows of N transactions.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
 @click.option("--release-format", type=click.Choice(FORMATS),
@@ -357,6 +359,10 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     transaction, say), RELEASE does not pair with ORIGINAL (another number of transactions, or
     another tid) or a parameter is wrong.
     """
+    if policy is None:
+        # the release is checked against the model alone, so the parameters of whichever policy
+        # made it are taken without naming that policy (QA: they needed --policy)
+        policy = get_registry().policy_for(model, parse_assignments(params))
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     smallest = smallest_window(configured, window_size)
     if original_path == release_path == "-":

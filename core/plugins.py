@@ -223,6 +223,21 @@ class Registry:
             raise UnknownPluginError(f"unknown policy {name!r} for model {model!r} (installed: {known})")
         return entry.cls
 
+    def policy_for(self, model: str, params: Mapping[str, Any]) -> str:
+        """A policy of ``model`` to validate ``params`` with when the command needs none: the
+        first, of the default policy and then the others by name, that accepts them (names and
+        values); failing that, the first that takes their names, else the default, so that the
+        error names the parameter at fault."""
+        cls = self.model_class(model)
+        names = [cls.default_policy, *sorted(set(self.policies[model]) - {cls.default_policy})]
+        for name in names:
+            with contextlib.suppress(ParameterError):
+                self.validate(model, name, params)
+                return name
+        wanted = set(params) - {p.name for p in cls.parameters}
+        return next((name for name in names if wanted <= {p.name for p in self.policies[model][name].cls.parameters}),
+                    cls.default_policy)
+
     def configure(
         self,
         model: str,

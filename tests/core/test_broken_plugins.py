@@ -315,6 +315,39 @@ def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
     assert "policy tuned has it (--policy tuned)" in result.stderr
 
 
+def test_verify_takes_the_parameters_of_any_policy_and_refuses_those_of_none(tmp_path):
+    # Regression (QA): verify asked for --policy to take a policy's parameter, although the check
+    # uses the model alone. Two policies take q, in ranges that meet only at 0.
+    source = GOOD_MODELS + (
+        "\nclass Tuned(CapPolicy):\n    name = 'tuned'\n    summary = 's'\n"
+        "    parameters = (Parameter('q', 'a knob', 'float', low=0),)\n    def order(self, window):\n        return None\n"
+        "\nclass Twin(CapPolicy):\n    name = 'twin'\n    summary = 's'\n"
+        "    parameters = (Parameter('q', 'a knob', 'float', high=0),)\n    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Tuned)\n"
+        "    register(Twin)\n"
+    )
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    env = install(tmp_path, source)
+
+    def verify(*params):
+        return setveil(env, "verify", str(data), str(data), "--model", "cap", *(a for p in params for a in ("-P", p)))
+
+    for q in ("1", "-1"):
+        result = verify("m=1", f"q={q}")
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        assert result.stdout.endswith(f"satisfies cap (m=1, q={float(q)})\n")
+    result = verify("m=1", "z=1")
+    assert result.returncode == 2
+    assert result.stderr == ("setveil: error: parameter 'z': model 'cap' with policy 'keep' has no such parameter "
+                             "(its parameters: m)\n")
+    # no policy accepts the value: the first by name that takes q says what it allows
+    result = verify("m=1", "q=x")
+    assert result.returncode == 2
+    assert result.stderr == "setveil: error: parameter 'q': got 'x', allowed: a number in [0, inf)\n"
+    assert verify("m=0", "q=1").stderr.startswith("setveil: error: parameter 'm': got '0'")
+
+
 def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
     # Regression (review): pluggy keeps the first plugin of a name and skips the rest in silence,
     # so a third party's entry point called 'rho' dropped our model, or was dropped, by path order.
