@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from setveil.core.clitypes import SEED, FloatRange
-from setveil.core.cli import build_context, configure, model_options, refuse_empty_sensitive, refuse_unused_files
+from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
+                              refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.hookspecs import hookimpl
@@ -245,7 +246,7 @@ def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
                    "dead-lettered; --idle S ends tail", err=True)
 
     collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window,
-                            on_waiting=waiting))
+                            on_waiting=waiting, on_note=note))
     echo(display.summary(collected))
     if out is not None:
         written = write_release(collected.release, out)
@@ -257,7 +258,7 @@ def tail_dead_letters(settings: Settings, idle: float | None) -> None:
     from .display import DeadLetterDisplay
 
     display = DeadLetterDisplay(click.echo)
-    collected = run(collect_dead_letters(settings, idle, on_letter=display.letter))
+    collected = run(collect_dead_letters(settings, idle, on_letter=display.letter, on_note=note))
     click.echo(display.summary(collected), err=True)
 
 

@@ -43,15 +43,17 @@ class DeadLetters:
 
 async def collect_dead_letters(settings: Settings, idle: float | None = None,
                                on_letter: Callable[[DeadLetter], None] | None = None,
-                               stop: asyncio.Event | None = None) -> DeadLetters:
-    """Read ``topics.dlq`` from its start until ``idle`` seconds pass without a dead letter, or ``stop``."""
+                               stop: asyncio.Event | None = None,
+                               on_note: Callable[[str], None] | None = None) -> DeadLetters:
+    """Read ``topics.dlq`` from its start until ``idle`` seconds pass without a dead letter, or
+    ``stop``; ``on_note`` is called with what :func:`.kafka.fetch` notes."""
     topic = settings.topics.dlq
     seen: set[str] = set()
     out = DeadLetters()
     last = time.monotonic()
     async with kafka.reading_from_start(settings, topic, "dead-letter", "topics.dlq") as consumer:
         while not (stop is not None and stop.is_set()):
-            batch = await kafka.fetch(consumer, topic, "dead letters")
+            batch = await kafka.fetch(consumer, on_note)
             now = time.monotonic()
             if not batch:
                 if idle is not None and now - last > idle:

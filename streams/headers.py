@@ -12,7 +12,8 @@ pure-Python reader with names decoded ``surrogateescape``: the records of that b
 had not yet returned, the offending one included, are delivered, and the partition goes on with
 the next batch. A name that did not decode holds lone surrogates, which no UTF-8 text does;
 :func:`unreadable_name` finds it, and the worker dead-letters that message whole like any other
-it cannot read.
+it cannot read. ``setveil tail`` reads its topics the same way and notes such a name
+(:func:`.kafka.fetch`).
 
 aiokafka builds a fetched partition's reader in its fetcher module from two names,
 ``MemoryRecords`` (the fetched bytes) and ``PartitionRecords`` (their records, one at a time),
@@ -125,13 +126,22 @@ def tolerate_header_names() -> None:
     fetcher.PartitionRecords = _PartitionRecords
 
 
-def unreadable_name(headers) -> MessageRejected | None:
-    """Why a message whose ``headers`` hold a name that was not UTF-8 is dead-lettered, or None."""
+def names_not_utf8(headers) -> list[tuple[int, str]]:
+    """The position (from 1) of each name of ``headers`` that was not UTF-8, with the name as
+    tail shows a header value that is not: its bytes decoded with U+FFFD for each that is not."""
+    found = []
     for index, (name, _) in enumerate(headers or (), 1):
         if not name.isascii():
             try:
                 name.encode("utf-8")
             except UnicodeEncodeError:
-                return MessageRejected(causes.MALFORMED, f"the name of header {index} of {len(headers)} is not "
-                                                         "UTF-8")
-    return None
+                found.append((index, name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")))
+    return found
+
+
+def unreadable_name(headers) -> MessageRejected | None:
+    """Why a message whose ``headers`` hold a name that was not UTF-8 is dead-lettered, or None."""
+    found = names_not_utf8(headers)
+    if not found:
+        return None
+    return MessageRejected(causes.MALFORMED, f"the name of header {found[0][0]} of {len(headers)} is not UTF-8")

@@ -15,13 +15,13 @@ from typing import Any
 import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import CorruptRecordException, KafkaConnectionError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
 from aiokafka.helpers import create_ssl_context
 
 from setveil.core.errors import SetveilError
 
 from .clientlog import bootstrap_errors_unlogged
-from .headers import undecodable_name
+from .headers import names_not_utf8, tolerate_header_names
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -93,6 +93,7 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
     partitions = (await partition_counts(settings, [topic])).get(topic)
     if partitions is None:
         raise SetveilError(f"the {what} topic {topic} does not exist yet ({setting}; a worker creates it)")
+    tolerate_header_names()  # a reader shows every message: see fetch
     reader = consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
                       max_partition_fetch_bytes=settings.producer.max_request_bytes,
                       fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
@@ -105,18 +106,25 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
         await reader.stop()
 
 
-async def fetch(reader: AIOKafkaConsumer, topic: str, what: str) -> dict:
-    """The next messages of ``reader`` (of ``topic``), waiting at most 0.2 s. aiokafka's record
-    reader decodes header names strictly, while Kafka takes any bytes there: such a message ends
-    the read in one line rather than a traceback (``what`` names the messages after it). The
-    worker reads past it instead (:mod:`.headers`); tail, which only shows, says so and stops."""
-    try:
-        return await reader.getmany(timeout_ms=200)
-    except (UnicodeDecodeError, CorruptRecordException) as exc:
-        if not undecodable_name(exc):
-            raise
-        raise SetveilError(f"a message of {topic} has a header name that is not UTF-8, which the Kafka client "
-                           f"(aiokafka) cannot read; the {what} after it cannot be read either") from None
+#: characters of a header name that a note shows (any producer may have set it)
+NAME_SHOWN = 80
+
+
+async def fetch(reader: AIOKafkaConsumer, note: Callable[[str], None] | None = None) -> dict:
+    """The next messages of ``reader`` (opened by :func:`reading_from_start`), waiting at most
+    0.2 s. Kafka takes any bytes as a header name, which aiokafka's reader decodes strictly: it
+    reads such a name as the workers do (:mod:`.headers`), where it stopped tail (QA), and
+    ``note`` is told of it, with undecodable bytes shown as U+FFFD, as tail shows header values."""
+    fetched = await reader.getmany(timeout_ms=200)
+    if note is not None:
+        for messages in fetched.values():
+            for message in messages:
+                for index, name in names_not_utf8(message.headers):
+                    shown = name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN] + "…"
+                    note(f"{message.topic}/{message.partition}/{message.offset}: the name of header {index} of "
+                         f"{len(message.headers)} is not UTF-8, shown with U+FFFD for what does not decode: "
+                         f"{shown!r}")
+    return fetched
 
 
 async def partition_ends(reader: AIOKafkaConsumer, tps: list, timeout: float = 10.0) -> dict:

@@ -80,9 +80,10 @@ class ReleaseError(SetveilError):
 async def collect(settings: Settings, count: int | None = None, idle: float | None = None, keep: bool = False,
                   on_window: Callable[[WindowSummary, Collected], None] | None = None,
                   stop: asyncio.Event | None = None, on_waiting: Callable[[Collected], None] | None = None,
-                  waiting: float = WAITING_SECONDS) -> Collected:
+                  waiting: float = WAITING_SECONDS, on_note: Callable[[str], None] | None = None) -> Collected:
     """Read batches until ``count`` transactions, ``idle`` seconds without one, or ``stop``.
-    ``on_waiting`` is called once per quiet spell of ``waiting`` seconds while short of ``count``."""
+    ``on_waiting`` is called once per quiet spell of ``waiting`` seconds while short of ``count``;
+    ``on_note`` with what :func:`.kafka.fetch` notes."""
     seen: set[str] = set()
     out = Collected()
     last = time.monotonic()
@@ -91,7 +92,7 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
         while not (count is not None and out.transactions >= count):
             if stop is not None and stop.is_set():
                 break
-            batch = await kafka.fetch(consumer, settings.topics.output, "batches")
+            batch = await kafka.fetch(consumer, on_note)
             now = time.monotonic()
             if not batch:
                 if idle is not None and now - last > idle:
