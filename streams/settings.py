@@ -404,11 +404,13 @@ def _has_codec(codec: str) -> bool:
     return getattr(aiokafka_codec, f"has_{codec}")()
 
 
-#: a label of a host name (RFC 1123): letters, digits and hyphens, no hyphen first or last
-_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+#: a label of a host name (RFC 1123): letters, digits and hyphens, no hyphen first or last; and
+#: underscores, which RFC 1123 lacks but resolvers take and Docker puts in its containers' names
+#: (Compose v1's project_kafka_1)
+_LABEL = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
 #: what a bootstrap host may be (QA: "kafka://h:1", "a:1;b:2", "-:9092" and "[zz]:1" passed)
-_HOST_FORMS = ("a host name (labels of letters, digits and hyphens, none first or last in a label, each at "
-               "most 63 characters, 253 in all), an IPv4 address or an IPv6 address in brackets")
+_HOST_FORMS = ("a host name (labels of letters, digits, hyphens and underscores, no hyphen first or last in a "
+               "label, each at most 63 characters, 253 in all), an IPv4 address or an IPv6 address in brackets")
 
 
 def _is_host(host: str) -> bool:

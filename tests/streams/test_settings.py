@@ -586,7 +586,7 @@ def test_a_bootstrap_host_that_is_no_host_name_or_address_is_refused(bootstrap):
 
 
 @pytest.mark.parametrize("host", [
-    "-", "kafka-", "-kafka.svc", "kafka..svc", ".kafka", "kafka_0", "a" * 64, ".".join(["a" * 63] * 4) + ".b",
+    "-", "kafka-", "-kafka.svc", "kafka..svc", ".kafka", "kafka_0-", "a" * 64, ".".join(["a" * 63] * 4) + ".b",
     "999.1.1.1", "10.0.0", "[zz]", "[10.0.0.1]", "[]", "[::1",
 ])
 def test_a_bootstrap_host_is_a_host_name_an_ipv4_address_or_an_ipv6_one_in_brackets(host):
@@ -608,7 +608,7 @@ def test_a_bootstrap_port_outside_1_to_65535_is_refused_with_its_range(port):
 @pytest.mark.parametrize("bootstrap", [
     "localhost:9092", "kafka-0.kafka.svc:9092", "10.0.0.1:9092", "[::1]:9092", "[fe80::1%eth0]:9092",
     "kafka.example.com.:9092", "0kafka:1", ".".join(["a" * 63] * 3) + "." + "b" * 61 + ":65535",
-    "localhost:9092, [::1]:9093",
+    "localhost:9092, [::1]:9093", "setveil_kafka_1:9092", "_kafka._tcp.example.com:9092",
 ])
 def test_valid_bootstrap_servers_keep_working(bootstrap):
     assert load_settings(overrides=[f"kafka.bootstrap={bootstrap}"], env={}).kafka.bootstrap == bootstrap
