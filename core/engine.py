@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pluggy
 
-from .errors import PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words
+from .errors import NOT_PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
@@ -38,7 +38,9 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     for impl in reversed(observers.get_hookimpls()):  # no wrappers: the plugin loader refuses them here
         try:
             impl.function(*(kwargs[name] for name in impl.argnames))
-        except PLUGIN_ERRORS as exc:
+        except NOT_PLUGIN_ERRORS:
+            raise
+        except BaseException as exc:
             log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
                       type(exc).__name__)
 
@@ -74,7 +76,9 @@ class Pipeline:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
-        except PLUGIN_ERRORS as exc:  # the model erred: nothing of this window may be emitted
+        except NOT_PLUGIN_ERRORS:
+            raise
+        except BaseException as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
             self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
@@ -88,7 +92,9 @@ class Pipeline:
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, release.window))
-            except PLUGIN_ERRORS as exc:
+            except NOT_PLUGIN_ERRORS:
+                raise
+            except BaseException as exc:
                 self._reject(window, f"checker error: {own_words(exc) or type(exc).__name__}", exc)
             if problems:
                 self._reject(
@@ -103,7 +109,9 @@ class Pipeline:
         shown = Release(release.window.read_only_copy(), copy.deepcopy(release.details), copy.deepcopy(release.stats))
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
-        except PLUGIN_ERRORS as exc:
+        except NOT_PLUGIN_ERRORS:
+            raise
+        except BaseException as exc:
             self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless

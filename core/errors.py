@@ -103,6 +103,11 @@ class WindowRejected(SetveilError):
         super().__init__(reason)
 
 
-#: what plugin code may raise that is its error: sys.exit() in a plugin is no stop of setveil (a
-#: worker stopped by it with status 0 would meet the same window again on every restart)
-PLUGIN_ERRORS = (Exception, SystemExit)
+#: what plugin code may raise that is not its error: every handler of plugin code lets these pass
+#: (``except NOT_PLUGIN_ERRORS: raise``) and takes any other BaseException as the plugin's error, a
+#: plugin's own subclass included (QA: one was a traceback). Ctrl-C is the user stopping setveil,
+#: whichever code it interrupted; GeneratorExit is how Python closes a generator (pluggy's
+#: wrappers are ones), which would stay open were it caught. sys.exit() in a plugin is no stop of
+#: setveil (a worker stopped by it with status 0 would meet the same window again on every
+#: restart), so SystemExit is the plugin's error.
+NOT_PLUGIN_ERRORS = (KeyboardInterrupt, GeneratorExit)

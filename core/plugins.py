@@ -24,7 +24,7 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError, own_words
+from .errors import NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError, own_words
 from .model import Context, Policy, PrivacyModel, Transformation
 from .params import KINDS, Parameter, validate
 
@@ -73,7 +73,9 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             loaded[ep.name] = (ep.value, dist.metadata["Name"])
             try:
                 plugin = ep.load()
-            except Exception as exc:
+            except NOT_PLUGIN_ERRORS:
+                raise
+            except BaseException as exc:
                 raise PluginError(f"{where}: cannot be imported: {type(exc).__name__}: {exc}") from exc
             try:
                 pm.register(plugin, name=ep.name)
@@ -369,9 +371,9 @@ def plugin_errors(who: str, after: str = "") -> Iterator[None]:
         if own_words(exc) is None:
             raise PluginError(f"{who} raised {type(exc).__name__}{after}") from None
         raise
-    except SetveilError:
+    except (SetveilError, *NOT_PLUGIN_ERRORS):
         raise
-    except PLUGIN_ERRORS as exc:
+    except BaseException as exc:
         raise PluginError(f"{who} raised {type(exc).__name__}{after}") from None
 
 

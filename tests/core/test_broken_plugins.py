@@ -394,3 +394,50 @@ def test_a_model_whose_methods_raise_fails_in_one_line_without_the_data(tmp_path
     result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1")
     assert result.returncode == 2 and result.stdout == "" and "HIV" not in result.stderr
     assert result.stderr.strip() == "setveil: error: model 'cap': its checker raised KeyError; the release is not checked"
+
+
+HALT = "\nclass Halt(BaseException):\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (HALT + "raise Halt('no licence')\n",
+         "plugin 'broken' (brokenplugin) of brokenplugin-dist: cannot be imported: Halt: no licence"),
+        (HALT + "import sys\nsys.exit(0)\n", "plugin 'broken' (brokenplugin) of brokenplugin-dist: cannot be imported: SystemExit"),
+        (HALT + GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register):\n    raise Halt('HIV')\n",
+         "setveil_register_privacy_models of brokenplugin-dist raised Halt"),
+        (HALT + GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "raise Halt('HIV')"),
+         "setveil_register_policies of brokenplugin-dist raised Halt"),
+        (HALT + GOOD_MODELS.replace("register(Cap)", "Cap.__init__ = halting\n    register(Cap)") + GOOD_POLICIES
+         + "\ndef halting(self, params, context):\n    raise Halt('HIV')\n", "model 'cap': __init__ raised Halt"),
+    ],
+    ids=["import", "exit at import", "model registration", "policy registration", "model __init__"],
+)
+def test_a_base_exception_of_a_plugin_is_one_line(tmp_path, source, expected):
+    # Regression (QA): a BaseException that is no Exception (a plugin's own, pytest.skip() at import)
+    # passed every handler and ended in a traceback, and sys.exit(0) at import made every command
+    # exit 0 having done nothing
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    result = setveil(install(tmp_path, source), "anonymize", str(data), "-o", str(tmp_path / "out.dat"),
+                     "--model", "cap", "-P", "m=1")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("setveil: error: ") and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert expected in result.stderr and "HIV" not in result.stderr
+
+
+def test_a_base_exception_in_anonymize_fails_the_window_and_ctrl_c_stays_the_users(tmp_path):
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    source = HALT + GOOD_MODELS.replace("register(Cap)", "Cap.anonymize = halting\n    register(Cap)") + GOOD_POLICIES
+    (tmp_path / "halt").mkdir()
+    (tmp_path / "interrupt").mkdir()
+    env = install(tmp_path / "halt", source + "\ndef halting(self, window, policy, rng):\n    raise Halt('HIV')\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 1 and "HIV" not in result.stderr, result.stderr
+    assert result.stderr.strip().endswith("rejected, nothing written: model error: Halt")
+    # an interrupt while a plugin loads is the user's, not the plugin's error
+    result = setveil(install(tmp_path / "interrupt", "raise KeyboardInterrupt\n"), "plugins")
+    assert result.returncode != 0 and "setveil: error" not in result.stderr
+    assert result.stderr.strip().endswith("KeyboardInterrupt")
