@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import re
@@ -22,7 +23,7 @@ from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
-from .strategies import PRIVATE_PREFIX, windows
+from .strategies import PRIVATE_PREFIX, random_window, windows
 
 # Every model's suite runs these same methods from its own subclass, which hypothesis would
 # otherwise flag as differing executors.
@@ -39,19 +40,38 @@ def assert_release_ok(model: PrivacyModel, original: Window, release: Window, po
     assert not problems, f"a release of {who} fails the check: {problems[:5]}"
 
 
+#: a whole number of this many digits or more is read as a label: no count, parameter or id of a
+#: message on the kit's small windows is one by chance. The kit's integer probe relabels items with
+#: numbers of exactly this many digits (:meth:`ConformanceSuite.test_messages_name_no_integer_label`)
+DISTINCTIVE_DIGITS = 12
+
+#: a label written as a number ("17", "0.4", "-3", "1e5"), which a message's counts and parameters
+#: could spell out without naming it
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def labels_named(text: str, window: Window) -> list[str]:
     """The labels of ``window`` that ``text`` names, not inside a longer run of letters and digits
     ("p0-p1" and "p10_s1" name two each, "x+a" names "+a", "x.y.z" does not name "x.y"). Labels
-    that are whole numbers are left out: a summary gives counts and parameters, and
-    "support 1 < k=5" would name items 1 and 5 of FIMI data. Both are compared in NFC, so a
-    combining accent belongs to the letter before it."""
+    written as numbers are left out, but for whole numbers of at least :data:`DISTINCTIVE_DIGITS`
+    digits: a message gives counts and parameters, and "support 1 < k=5, h=0.4" would name items
+    1, 5 and 0.4 of numeric data. The kit covers numeric labels instead by relabeling its probe
+    windows with distinctive integers, which a message holds only if it names an item. Both are
+    compared in NFC, so a combining accent belongs to the letter before it."""
     text = unicodedata.normalize("NFC", text)
     named = []
     for label in window.vocab.labels:
         composed = unicodedata.normalize("NFC", label)
-        if composed and composed in text and not composed.isdecimal() and re.search(_named(composed), text):
+        if composed and composed in text and _readable(composed) and re.search(_named(composed), text):
             named.append(label)
     return named
+
+
+def _readable(label: str) -> bool:
+    """Whether a message that holds ``label`` as a name of its own can be taken to name the item."""
+    if not _NUMBER.fullmatch(label):
+        return True
+    return label.isdigit() and len(label) >= DISTINCTIVE_DIGITS
 
 
 def _named(label: str) -> str:
@@ -173,6 +193,35 @@ class ConformanceSuite:
         )
         return release.window
 
+    def integer_probe(self) -> tuple[list[Window], Context, dict[str, str]]:
+        """The example windows and seeded random ones with every item relabeled as a distinct random
+        whole number of :data:`DISTINCTIVE_DIGITS` digits, the context relabeled to match (item
+        schema and hierarchy leaves), and what each number stands for."""
+        args = {"max_transactions": 40, "public_items": 10, "private_items": 3, "max_length": 6, **self.window_args}
+        rng = np.random.default_rng(DISTINCTIVE_DIGITS)
+        drawn = self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + [
+            random_window(rng, n, args["public_items"], args["private_items"], args["max_length"] / 2)
+            for n in sorted({min(n, args["max_transactions"]) for n in (1, 2, 5, 10, 20, 40)})
+        ]
+        labels = sorted({label for window in drawn for label in window.vocab.labels})
+        numbers: list[str] = []
+        while len(numbers) < len(labels):
+            number = str(rng.integers(10 ** (DISTINCTIVE_DIGITS - 1), 10 ** DISTINCTIVE_DIGITS))
+            if number not in numbers:
+                numbers.append(number)
+        relabel = dict(zip(labels, numbers))
+        context = self.context()
+        schema = context.schema
+        if schema is not None:
+            public = None if schema.public is None else frozenset(relabel.get(label, label) for label in schema.public)
+            schema = ItemSchema(frozenset(relabel.get(label, label) for label in schema.private), public)
+        hierarchy = context.hierarchy if context.hierarchy is not None else context.file_hierarchy
+        if hierarchy is not None:
+            hierarchy = Hierarchy([relabel.get(label, label) for label in hierarchy.labels], hierarchy.parent)
+        context = dataclasses.replace(context, schema=schema, hierarchy=hierarchy, hierarchy_file=None)
+        probes = [Window.from_transactions([[relabel[label] for label in row] for row in window]) for window in drawn]
+        return probes, context, {number: label for label, number in relabel.items()}
+
     @staticmethod
     def check_finds_something(configured: Configured, window: Window) -> bool:
         return next(iter(release_violations(configured.model, window, window)), None) is not None
@@ -216,6 +265,28 @@ class ConformanceSuite:
                         "is wrong in counts and parameters and put the items in itemset and target"
                     )
                 self.release_or_refusal(configured, window)
+
+    def test_messages_name_no_integer_label(self):
+        # Numeric data (FIMI files) has integer labels, which labels_named leaves out: a message's
+        # counts and parameters would match them. Relabeled with numbers no message holds by chance,
+        # the windows show whether a refusal or a violation names an item all the same.
+        probes, context, stands_for = self.integer_probe()
+        for policy in self.policy_names():
+            configured = get_registry().configure(self.model, policy, self.params_for(policy), context)
+            for window in probes:
+                for violation in release_violations(configured.model, window, window):
+                    named = labels_named(f"{violation.rule}: {violation.summary}", window)
+                    assert not named, (
+                        f"policy {policy!r}: with its items relabeled as integers, a Violation's rule or summary "
+                        f"names items of the window ({', '.join(f'{n}, for {stands_for[n]}' for n in named[:3])}); "
+                        "the first is logged and sent with the dead letter, so say what is wrong in counts and "
+                        "parameters and put the items in itemset and target"
+                    )
+                try:
+                    self.release_or_refusal(configured, window)
+                except AssertionError as failed:
+                    shown = ", ".join(f"{number} for {stands_for.get(number, number)}" for number in window.vocab.labels[:5])
+                    raise AssertionError(f"with its items relabeled as integers ({shown}): {failed}") from failed
 
     def test_the_safe_windows_are_accepted_and_released(self):
         for number, window in enumerate(self.example_windows("safe_windows")):
