@@ -120,7 +120,10 @@ def km_violations(release: Window, k: int, m: int) -> Iterator[Violation]:
     lengths = np.bincount(release.lengths)
     # no itemset is longer than the longest transaction (QA: m=2**63-1 counted sizes for hours)
     largest = min(m, len(lengths) - 1)
-    spectrum = fim.fpgrowth(rows, target="s", supp=-k, zmax=largest, report="#") or {}  # pyfim gives [] when empty
+    # no support reaches len(rows) (one row is the empty one), so that threshold finds what k does;
+    # pyfim takes the support as a C int and crashes the process on one past 2**31 - 1 (QA: k=2**31)
+    threshold = min(k, len(rows))
+    spectrum = fim.fpgrowth(rows, target="s", supp=-threshold, zmax=largest, report="#") or {}  # pyfim gives [] when empty
     for size in range(1, largest + 1):
         subsets = sum(int(count) * math.comb(length, size) for length, count in enumerate(lengths.tolist()))
         frequent = sum(int(supp * count) for (z, supp), count in spectrum.items() if z == size)

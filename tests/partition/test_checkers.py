@@ -1,5 +1,8 @@
 """The independent checkers name each way a release fails (Fig. 2's hierarchy)."""
 
+import subprocess
+import sys
+
 import pytest
 
 from setveil.core.model import Context
@@ -64,6 +67,21 @@ def test_km_checker_stops_at_the_longest_transaction():
     assert list(km_violations(window, 2, 2**63 - 1)) == []
     (violation,) = km_violations(Window.from_transactions([["x", "y"], ["x", "y"], ["x", "z"]]), 2, 2**63 - 1)
     assert violation.itemset == ("z",)
+
+
+def test_km_checker_takes_a_k_past_a_c_int():
+    # Regression (the kit's parameter probe): pyfim takes the support as a C int, and k=2**31 (any
+    # k the declared range admits) crashed the process; in a child, so that a crash fails one test
+    check = ("from setveil.core.window import Window\n"
+             "from setveil.plugins.partition.checker import km_violations\n"
+             "window = Window.from_transactions([['x', 'y'], ['x', 'y'], ['x']])\n"
+             "for k in (2**31, 2**63 - 1):\n"
+             "    (violation,) = km_violations(window, k, 2)\n"
+             "    print(violation.rule, violation.summary)\n")
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "".join(f"small-support 5 occurrence(s) of 1-itemsets with support below k={k}; one has "
+                                    "support 3\n" for k in (2**31, 2**63 - 1))
 
 
 def test_empty_transactions_form_their_own_class():
