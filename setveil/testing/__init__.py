@@ -23,7 +23,9 @@ passes the check every release gets (:func:`setveil.core.verify.release_violatio
 nothing added by a suppression model, then the model's own check) or the window is refused with
 :class:`~setveil.core.errors.Infeasible` and fails that check as it is; the same seed gives the
 same release; empty and one-transaction windows are handled; the union of two safe windows is safe
-(for ``union_safe`` models); bad and unknown parameters are refused by name; refusals and
+(for ``union_safe`` models); bad and unknown parameters are refused by name, and every int or
+float parameter refuses, by name, values no parameter can mean and negative ones (declare ``low``),
+while the largest value its declared range admits works; refusals and
 violations name no item. That last check cannot look for a label written as a number in a message
 that gives counts and parameters ("support 1 < k=5, h=0.4"), so the kit runs it again on its own
 integer probe: the example windows and a few seeded random ones with every item relabeled as a

@@ -6,6 +6,7 @@ import dataclasses
 import math
 import numbers
 import re
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Release
+from setveil.core.params import Parameter
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
@@ -88,6 +90,19 @@ def _named(label: str) -> str:
 
 def _word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+def _out_of_range(parameter: Parameter) -> list[tuple[str, str]]:
+    """Values, as ``-P`` gives them, that ``parameter`` (an int or a float) must refuse, with why:
+    not a number, no finite one, too large for the kind, and below zero (below its low when it
+    declares a negative one)."""
+    below = "-1" if parameter.low is None or parameter.low >= 0 else str(math.floor(parameter.low) - 1)
+    values = [("many", "not a number"), ("nan", "not a number"), ("inf", "infinite"), ("-inf", "infinite"),
+              (str(2**63) if parameter.kind == "int" else "1e999", "beyond what the kind holds"),
+              (below, "negative" if below == "-1" else "below its low")]
+    if parameter.kind == "int":
+        values.append(("2.5", "not a whole number"))
+    return values
 
 
 class ConformanceSuite:
@@ -193,16 +208,21 @@ class ConformanceSuite:
         )
         return release.window
 
-    def integer_probe(self) -> tuple[list[Window], Context, dict[str, str]]:
-        """The example windows and seeded random ones with every item relabeled as a distinct random
-        whole number of :data:`DISTINCTIVE_DIGITS` digits, the context relabeled to match (item
-        schema and hierarchy leaves), and what each number stands for."""
+    def probe_windows(self) -> list[Window]:
+        """The example windows and a few seeded random ones, of sizes up to ``max_transactions``."""
         args = {"max_transactions": 40, "public_items": 10, "private_items": 3, "max_length": 6, **self.window_args}
         rng = np.random.default_rng(DISTINCTIVE_DIGITS)
-        drawn = self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + [
+        return self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + [
             random_window(rng, n, args["public_items"], args["private_items"], args["max_length"] / 2)
             for n in sorted({min(n, args["max_transactions"]) for n in (1, 2, 5, 10, 20, 40)})
         ]
+
+    def integer_probe(self) -> tuple[list[Window], Context, dict[str, str]]:
+        """The :meth:`probe_windows` with every item relabeled as a distinct random whole number of
+        :data:`DISTINCTIVE_DIGITS` digits, the context relabeled to match (item schema and
+        hierarchy leaves), and what each number stands for."""
+        drawn = self.probe_windows()
+        rng = np.random.default_rng(DISTINCTIVE_DIGITS)
         labels = sorted({label for window in drawn for label in window.vocab.labels})
         numbers: list[str] = []
         while len(numbers) < len(labels):
@@ -374,6 +394,49 @@ class ConformanceSuite:
                     )
                 else:
                     pytest.fail(f"policy {policy!r}: invalid_params entry {bad} was accepted")
+
+    def test_numeric_parameters_refuse_what_is_out_of_range(self):
+        # Parameters are checked before any data is read, and an error names the parameter: each
+        # int or float parameter is given values no parameter can mean, and a negative one. A value
+        # its declared range admits, the largest a 64-bit int or a float holds too when it
+        # declares no high, must then work: the model releases or refuses the probe windows.
+        registry = get_registry()
+        for policy in self.policy_names():
+            declared = (*registry.model_class(self.model).parameters, *registry.policy_class(self.model, policy).parameters)
+            for parameter in (p for p in declared if p.kind in ("int", "float")):
+                for value, what in _out_of_range(parameter):
+                    try:
+                        self.configured(policy, params={**self.params_for(policy), parameter.name: value})
+                    except ParameterError as refused:
+                        assert refused.name == parameter.name, (
+                            f"policy {policy!r}: {parameter.name}={value} ({what}) is refused naming {refused.name!r}"
+                        )
+                    else:
+                        pytest.fail(
+                            f"policy {policy!r}: parameter {parameter.name!r} accepts {value!r} ({what}); declare its "
+                            f"range (Parameter(..., low=, high=)) or refuse the value in __init__ with "
+                            f"ParameterError({parameter.name!r}, ...), before any data is read"
+                        )
+                if parameter.high is None:
+                    self._largest_works(policy, parameter)
+
+    def _largest_works(self, policy: str, parameter: Parameter) -> None:
+        largest = str(2**63 - 1) if parameter.kind == "int" else repr(sys.float_info.max)
+        try:
+            configured = self.configured(policy, params={**self.params_for(policy), parameter.name: largest})
+        except ParameterError as refused:
+            assert refused.name == parameter.name, (
+                f"policy {policy!r}: {parameter.name}={largest} is refused naming {refused.name!r}"
+            )
+            return
+        for window in self.probe_windows():
+            try:
+                self.release_or_refusal(configured, window)
+            except AssertionError as failed:
+                raise AssertionError(
+                    f"policy {policy!r} with {parameter.name}={largest}, which its range admits (declare a high "
+                    f"to refuse it): {failed}"
+                ) from failed
 
     def test_unknown_parameter_is_refused(self):
         for policy in self.policy_names():

@@ -52,7 +52,7 @@ class Floor(PrivacyModel):
     summary = "every item that occurs is held by at least k transactions"
     guarantee = "every released item is held by at least k transactions"
     transformation = Transformation.GLOBAL_SUPPRESSION
-    parameters = (Parameter("k", "least support", "int", low=1),)
+    parameters = (Parameter("k", "least support", "int", **({} if FAULT == "unbounded" else {"low": 1})),)
     default_policy = "rare-only"
     policy_base = FloorPolicy
 
@@ -166,7 +166,7 @@ def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
 def test_a_sound_model_passes(installed, tmp_path):
     result = run_kit(installed, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "12 passed" in result.stdout
+    assert "13 passed" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -228,6 +228,13 @@ def test_numbers_in_a_message_are_no_labels(installed, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
 
 
+def test_a_parameter_without_bounds_fails_the_kit(installed, tmp_path):
+    # Regression (QA): a model whose k took -1 passed the kit, as no invalid_params entry tried it
+    result = run_kit(installed, tmp_path, "unbounded", SUITE.replace('{"k": "0"}, ', ""), "-x")
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "policy 'also-top': parameter 'k' accepts '-1' (negative); declare its range" in result.stdout
+
+
 def test_a_suite_without_example_windows_is_told_to_add_them(installed, tmp_path):
     suite = SUITE.replace('    unsafe_windows = [[["p0"], ["p1"]]]\n', "")
     result = run_kit(installed, tmp_path, suite=suite)
@@ -240,7 +247,7 @@ def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_pa
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1
     assert "invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy has" in result.stdout
-    assert "1 failed, 11 passed" in result.stdout
+    assert "1 failed, 12 passed" in result.stdout
 
 
 def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_path):
