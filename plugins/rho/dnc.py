@@ -11,6 +11,9 @@ suppressed independently, in worker processes when there are several, and concat
 by Lemma 1 a qid safe in every part is safe in their union, so the whole is safe.
 
 Parts run in a process pool of ``workers`` processes (see :func:`_context` for how they start).
+Each pool process ends with the process that runs the pool, however that one goes (a worker
+stopped in the middle of a window exits without waiting for it), and an interruption (Ctrl-C)
+kills the pool's processes instead of waiting for the parts they compute.
 Every part gets its seed from the caller's generator before any work starts, so the release
 does not depend on how many workers ran it. For a policy with ``global_suppression`` the
 item types removed in any part are then removed from every part, which keeps the release a
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
+from setveil.core.orphans import follow_parent
 from setveil.core.window import Window
 
 from .policies import RhoPolicy
@@ -113,8 +117,19 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
     workers = min(workers, len(jobs))
     if workers <= 1:
         return [suppress_part(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    # Without follow_parent a pool process, waiting on queues it holds both ends of, outlived a
+    # stopped worker and kept its forkserver and resource tracker alive (QA: 2 of 2 SIGTERMs).
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=follow_parent)
+    try:
         return list(pool.map(suppress_part, jobs))
+    except BaseException:
+        # nothing waits for the other parts, and leaving the pool would wait for those under way
+        # (Python 3.11's pool has no public kill; 3.14's kill_workers() is this)
+        for process in list(pool._processes.values()):
+            process.kill()
+        raise
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _context():

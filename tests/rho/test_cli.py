@@ -1,13 +1,22 @@
 """The command line with the rho model: anonymize with a report, verify, refusals, the bench."""
 
+import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
+from setveil.streams.process import _process_tree
+
+from ..streams.test_processor import _gone
+from ..streams.kafkatools import wait_until
 
 TABLE_1 = "bread beer condom\ncoffee fruits\nbeer condom\ncoffee fruits\nflour condom\nbread coffee\nfruits condom\n"
 MODEL = ["--model", "rho", "-P", "rho=0.5"]
@@ -193,3 +202,36 @@ def test_dense_records_that_divide_and_conquer_would_cut_to_single_records_are_a
     result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", *MODEL, "-P", f"t_max={t_max}",
                  "--sensitive", files / "sensitive.txt")
     assert "divide and conquer" not in result.output
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_anonymize_stopped_while_parts_are_suppressed_leaves_no_process_behind(tmp_path, stop):
+    # Regression (QA): SIGTERM ended the command and left its pool's processes running for good;
+    # Ctrl-C waited for the parts under way. At t_max=12000 these 20,000 records make two parts
+    # of several seconds each.
+    rng = np.random.default_rng(0)
+    weights = np.arange(1, 801) ** -0.8
+    rows = (rng.choice(800, rng.integers(6, 15), p=weights / weights.sum()) for _ in range(20_000))
+    (tmp_path / "in.dat").write_text("".join(" ".join(f"i{j}" for j in sorted(set(row))) + "\n" for row in rows))
+    (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(1, 800, 3)))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "setveil", "anonymize", tmp_path / "in.dat", "-o", tmp_path / "out.dat", "--model",
+         "rho", "-P", "rho=0.3", "-P", "qid_size=5", "-P", "t_max=12000", "-P", "workers=2", "-P",
+         "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    started: set[int] = set()
+    try:
+        wait_until(lambda: len(_process_tree(process.pid)) >= 3, 60, "the pool to start")
+        time.sleep(0.5)
+        started.update(_process_tree(process.pid)[1:])
+        process.send_signal(stop)
+        sent = time.monotonic()
+        assert process.wait(30) == {signal.SIGTERM: -signal.SIGTERM, signal.SIGINT: 130}[stop]
+        assert _gone(started, 5), "a pool process outlived the command"
+        assert time.monotonic() - sent < 5, "the command waited for the parts under way"
+        assert not (tmp_path / "out.dat").exists()
+    finally:
+        for pid in [process.pid, *started]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()

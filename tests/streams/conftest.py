@@ -80,15 +80,16 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture
 def start_worker(sample, tmp_path, request):
-    """Start `setveil serve` with coherence (h=0.4, k=5, p=3) on the sample's item lists.
+    """Start `setveil serve` with coherence (h=0.4, k=5, p=3), or ``model`` with ``params``, on the
+    sample's item lists.
 
     When the test fails, the end of each worker's log is printed with the failure: pytest's
     temporary directories, where the logs are, do not outlive a few later runs."""
     workers: list[WorkerProcess] = []
 
-    def start(settings: Settings, ready: bool = True, params=PARAMS) -> WorkerProcess:
+    def start(settings: Settings, ready: bool = True, params=PARAMS, model: str = "coherence") -> WorkerProcess:
         _, sensitive, public = sample
-        args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public)]
+        args = ["--model", model, "--sensitive", str(sensitive), "--public", str(public)]
         for param in params:
             args += ["-P", param]
         worker = WorkerProcess(settings, args, tmp_path / f"worker-{len(workers)}.log").start()

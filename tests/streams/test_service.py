@@ -221,6 +221,27 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
     assert _gone(children), "the window's child process outlived the worker"
 
 
+@pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
+def test_sigterm_while_rho_splits_a_window_leaves_no_process_behind(make_settings, start_worker, sample, time_limit):
+    # Regression (QA, 2 of 2): stopped while the rho model's pool suppressed the parts of a window,
+    # the worker exited and the pool's processes, its forkserver and multiprocessing's resource
+    # tracker ran on. At t_max=12000 the sample's 20,000 transactions make 4 parts of seconds each.
+    data, _, _ = sample
+    settings = make_settings(topics__partitions=1, window__max_transactions=20_000, window__max_seconds=60.0,
+                             model__time_limit=time_limit)
+    worker = start_worker(settings, model="rho", params=["rho=0.3", "qid_size=5", "t_max=12000", "workers=2"])
+    produce(settings, records(list(read_window(data))[:20_000], batch=100))
+    # the worker, its forkserver, resource tracker and two pool processes (and the window's child)
+    wait_until(lambda: len(_process_tree(worker.process.pid)) >= 5 + bool(time_limit), 60, "the pool to start")
+    time.sleep(0.5)
+    started = set(_process_tree(worker.process.pid)[1:])
+    assert worker.stop(timeout=30) == 0
+    assert "it is re-delivered to the partition's next owner" in worker.log_text()
+    assert _gone(started, 5), "a process the worker started outlived it"
+    assert read_topic(settings, settings.topics.output) == read_topic(settings, settings.topics.dlq) == []
+    assert asyncio.run(_committed(settings)) == 0, "the window's input would not be re-delivered"
+
+
 def test_sigterm_while_windows_are_cut_from_a_backlog_is_a_clean_stop(make_settings, start_worker):
     # Regression (QA): the executor was shut down while actors still cut windows; the next window
     # raised RuntimeError ("cannot schedule new futures after shutdown"), which stopped the worker
