@@ -139,12 +139,21 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
     The model options are those of `setveil anonymize`; every other setting comes from
     --config, SETVEIL_* variables or --set (docs/operations.md lists them).
     """
-    settings = resolve_settings(config, overrides, bootstrap,
-                                model_settings(model, policy, params, sensitive, public, hierarchy, fanout))
-    configured = configure_model(settings)
-    from .worker import run_worker
+    # Faust takes these signals only once its worker runs: before, while the worker read its
+    # settings and item files and created its topics (a second or more), SIGTERM killed it with
+    # status 143 (QA). Nothing has been read then, so the stop is a clean one.
+    interrupt.stop_on_signals()
+    try:
+        settings = resolve_settings(config, overrides, bootstrap,
+                                    model_settings(model, policy, params, sensitive, public, hierarchy, fanout))
+        configured = configure_model(settings)
+        from .worker import run_worker
 
-    sys.exit(run_worker(settings, configured))
+        status = run_worker(settings, configured)
+    except interrupt.Stopped as stopped:
+        click.echo(f"setveil: stopped by {stopped.code} before the worker started (nothing was read)", err=True)
+        status = 0
+    sys.exit(status)
 
 
 @click.command("dev-broker")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import shutil
@@ -15,6 +14,7 @@ import faust
 
 from setveil.core.plugins import Configured
 
+from . import interrupt
 from .app import StreamService, create_app
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
@@ -97,12 +97,15 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     check_group_id(settings)
     if settings.model.time_limit:
         check_picklable(configured)
-    counts = asyncio.run(ensure_topics(settings))
+    counts = interrupt.run_stoppable(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:
         app, service = create_app(settings, configured, counts[settings.topics.windows], data_dir)
         worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
+        # now, not once the worker runs as Faust does: a signal in between stopped it inside Faust's
+        # start, as serve's early handler raised it there (status 1, no word)
+        worker.install_signal_handlers()
         worker.settings_lines = describe(settings)
         worker.notes = item_file_notes(settings, configured)
         worker.service = service

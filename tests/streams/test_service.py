@@ -189,6 +189,37 @@ def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
         assert worker.process.wait(timeout=60) == 2
 
 
+def test_sigterm_before_the_worker_has_started_is_a_clean_stop(make_settings, start_worker):
+    # Regression (QA): Faust takes SIGTERM only once its worker runs; before, while the worker read
+    # its settings and item files and created its topics, SIGTERM killed it (status 143). A broker
+    # that takes connections and never answers holds the worker where it creates its topics.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        silent.settimeout(60)
+        worker = start_worker(make_settings(kafka__bootstrap=f"127.0.0.1:{silent.getsockname()[1]}"), ready=False)
+        connection, _ = silent.accept()
+        with connection:
+            worker.process.send_signal(signal.SIGTERM)
+            assert worker.process.wait(timeout=30) == 0
+    text = worker.log_text()
+    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
+    assert "Traceback" not in text
+
+
+def test_sigterm_between_building_the_worker_and_running_it_is_a_clean_stop(make_settings, start_worker, monkeypatch,
+                                                                            tmp_path):
+    # Regression: Faust installs its handlers once its worker runs; in between, the signal ended
+    # the worker with status 1 and no word
+    built = tmp_path / "built"
+    _inject_faults(monkeypatch, FAULT_SLOW_START_FILE=str(built))
+    worker = start_worker(make_settings(), ready=False)
+    wait_until(built.exists, 60, "the worker to be built")
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    assert "Signal received: 15" in worker.log_text()
+
+
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
 def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, start_worker, sample, time_limit):
     # Regression: the window thread cannot be interrupted, and Python waited for it at exit, so a

@@ -26,6 +26,9 @@ streams changed, instead of 45.
 
 FAULT_FETCHER_ERROR_FILE=PATH: once PATH exists, aiokafka's fetcher task fails as it did on a
 fetch size over the protocol's int32 (a struct.error while it builds the next fetch request).
+
+FAULT_SLOW_START_FILE=PATH: the worker, built, waits 3 s before it runs, having created PATH (a
+machine slow to start it: Faust takes SIGTERM only once its worker runs).
 """
 
 import os
@@ -127,3 +130,18 @@ if _fetcher_error is not None:
         return _actions(self, assignment)
 
     _fetcher.Fetcher._get_actions_per_node = _failing_actions
+
+_slow_start = os.environ.get("FAULT_SLOW_START_FILE")
+if _slow_start is not None:
+    import time
+
+    from mode import worker as _mode_worker
+
+    _execute = _mode_worker.Worker.execute_from_commandline
+
+    def _execute_late(self):
+        open(_slow_start, "w").close()
+        time.sleep(3)
+        return _execute(self)
+
+    _mode_worker.Worker.execute_from_commandline = _execute_late
