@@ -86,6 +86,11 @@ class LeaseExpired(RuntimeError):
     """The worker's group membership was not confirmed again within producer.request_timeout."""
 
 
+class FetcherEnded(RuntimeError):
+    """aiokafka's fetch task ended without an error while its fetcher was open: its routine ends
+    that way on a cancellation it swallows, which only its own close is meant to make."""
+
+
 @dataclass
 class Reread:
     """A partition read again after Faust delivered it past a hole (see ``_past_hole``)."""
@@ -670,17 +675,24 @@ class StreamService:
         self.revoked = {tp.partition for tp in revoked if tp.topic == self.topic}
 
     def _watch_fetcher(self, fetcher) -> None:
-        """Stop the worker when aiokafka's fetcher task ends on an error. aiokafka logs the error
-        and nothing fetches again, while the probes stay green and the lag gauges are never set
-        (QA: a fetch size over the protocol's int32). Called on the event loop; the task runs on
-        the consumer thread's."""
+        """Stop the worker when aiokafka's fetcher task ends, on an error or, the fetcher still
+        open, without one. Nothing fetches again, while the probes stay green and the lag gauges
+        are never set (QA: a fetch size over the protocol's int32; aiokafka logged that error).
+        Called on the event loop; the task runs on the consumer thread's."""
         if fetcher is self.fetcher:
             return
         self.fetcher = fetcher
         loop = asyncio.get_running_loop()
 
         def ended(task: asyncio.Future) -> None:
-            if task.cancelled() or task.exception() is None or self.stopping:
+            if self.stopping:
+                return
+            if task.cancelled() or task.exception() is None:
+                # aiokafka's close() marks the fetcher closed before it cancels the task
+                if not fetcher._closed:
+                    why = ("the Kafka consumer's fetcher ended without an error and would fetch nothing more; "
+                           "stopping the worker, unacknowledged input is re-delivered on restart")
+                    loop.call_soon_threadsafe(self._fail_fetcher, FetcherEnded(), why)
                 return
             # aiokafka's Fetcher.close() awaits the task and raises its error again: the consumer
             # thread's stop failed with a traceback and the worker waited out its 10 s stop

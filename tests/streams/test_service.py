@@ -708,13 +708,16 @@ def _health_until_exit(worker, seconds: float = 60) -> set[int]:
     return health
 
 
-def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_settings, start_worker, monkeypatch,
-                                                                        tmp_path):
+@pytest.mark.parametrize("fault, ended", [("FAULT_FETCHER_ERROR_FILE", "on struct.error"),
+                                          ("FAULT_FETCHER_CANCEL_FILE", "without an error")], ids=["error", "cancelled"])
+def test_a_worker_whose_fetcher_ends_stops_rather_than_fetch_nothing(make_settings, start_worker, monkeypatch,
+                                                                       tmp_path, fault, ended):
     # Regression (QA as an operator): aiokafka's fetcher task ended on an error (a fetch size over
     # the protocol's int32) with one ERROR line, and the worker fetched nothing more while /healthz
-    # and /readyz stayed green
-    trigger = tmp_path / "fail-the-fetcher"
-    _inject_faults(monkeypatch, FAULT_FETCHER_ERROR_FILE=str(trigger))
+    # and /readyz stayed green. Its routine also swallows a cancellation and ends without an error
+    # (QA: the watch let that pass).
+    trigger = tmp_path / "end-the-fetcher"
+    _inject_faults(monkeypatch, **{fault: str(trigger)})
     settings = make_settings(topics__partitions=1)
     worker = start_worker(settings)
     produce(settings, records(NEUTRAL[:50], batch=10))
@@ -723,7 +726,7 @@ def test_a_worker_whose_fetcher_fails_stops_rather_than_fetch_nothing(make_setti
     _health_until_exit(worker)
     assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
     text = worker.log_text()
-    assert "the Kafka consumer's fetcher ended on struct.error and would fetch nothing more; stopping the worker, " \
+    assert f"the Kafka consumer's fetcher ended {ended} and would fetch nothing more; stopping the worker, " \
            "unacknowledged input is re-delivered on restart" in text
     assert "Signal received: 15" in text
     # QA re-check: the consumer's stop raised the fetcher's error again and waited out 10 s

@@ -27,6 +27,9 @@ streams changed, instead of 45.
 FAULT_FETCHER_ERROR_FILE=PATH: once PATH exists, aiokafka's fetcher task fails as it did on a
 fetch size over the protocol's int32 (a struct.error while it builds the next fetch request).
 
+FAULT_FETCHER_CANCEL_FILE=PATH: once PATH exists, aiokafka's fetcher task is cancelled, which its
+routine swallows: the task ends without an error, as only the fetcher's own close should end it.
+
 FAULT_SLOW_START_FILE=PATH: the worker, built, waits 3 s before it runs, having created PATH (a
 machine slow to start it: Faust takes SIGTERM only once its worker runs).
 """
@@ -130,6 +133,21 @@ if _fetcher_error is not None:
         return _actions(self, assignment)
 
     _fetcher.Fetcher._get_actions_per_node = _failing_actions
+
+_fetcher_cancel = os.environ.get("FAULT_FETCHER_CANCEL_FILE")
+if _fetcher_cancel is not None:
+    from asyncio import current_task as _current_task
+
+    from aiokafka.consumer import fetcher as _fetcher
+
+    _actions_before_cancel = _fetcher.Fetcher._get_actions_per_node
+
+    def _cancelled_actions(self, assignment):
+        if os.path.exists(_fetcher_cancel):
+            _current_task().cancel()  # taken at the routine's next await
+        return _actions_before_cancel(self, assignment)
+
+    _fetcher.Fetcher._get_actions_per_node = _cancelled_actions
 
 _slow_start = os.environ.get("FAULT_SLOW_START_FILE")
 if _slow_start is not None:
