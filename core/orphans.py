@@ -23,10 +23,22 @@ def follow_parent() -> None:
     threading.Thread(target=_end_with_parent, name="setveil-watchdog", daemon=True).start()
 
 
-def _end_with_parent() -> None:
+def end_with_parent() -> None:
+    """Call first thing in a :mod:`multiprocessing` child that starts no process of its own (a
+    pool's process): it ends when its parent does. It stays in its parent's process group, so that
+    :func:`kill_follower` of a follower that started it ends it at once, even in a C call that
+    holds the GIL, which would delay its own watch until the call returns."""
+    threading.Thread(target=_end_with_parent, args=(False,), name="setveil-watchdog", daemon=True).start()
+
+
+def _end_with_parent(group: bool = True) -> None:
     # It waits for the interpreter: a C call that holds the GIL delays it until the call returns.
     wait([multiprocessing.parent_process().sentinel])
-    os.killpg(0, signal.SIGKILL)
+    if group:
+        os.killpg(0, signal.SIGKILL)
+    else:
+        # its group is its parent's, which may hold processes of no concern to it (the shell's)
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def kill_follower(child: multiprocessing.Process) -> int | None:

@@ -5,7 +5,7 @@ A window thread cannot be interrupted, so a window that takes hours (hostile rec
 that explodes on some data) would hold its worker, and every partition the worker owns, for as
 long. With a time limit the worker hands each prepared window to one long-lived child process
 and waits at most that long for the outcome. Past it, the child's process group is killed (the
-ρ model's own worker processes end with it), the window fails closed as ``timeout`` and the next
+ρ model's own worker processes with it), the window fails closed as ``timeout`` and the next
 window gets a fresh child. A child that dies by itself (the kernel's OOM killer, a crash in C)
 fails its window closed as ``error`` the same way. The first child starts with the worker and each
 replacement right after the window that lost its predecessor, so a start (imports, plugins) is

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
-from setveil.core.orphans import follow_parent
+from setveil.core.orphans import end_with_parent
 from setveil.core.window import Window
 
 from .policies import RhoPolicy
@@ -117,9 +117,10 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
     workers = min(workers, len(jobs))
     if workers <= 1:
         return [suppress_part(job) for job in jobs]
-    # Without follow_parent a pool process, waiting on queues it holds both ends of, outlived a
-    # stopped worker and kept its forkserver and resource tracker alive (QA: 2 of 2 SIGTERMs).
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=follow_parent)
+    # Without end_with_parent a pool process, waiting on queues it holds both ends of, outlived a
+    # stopped worker and kept its forkserver and resource tracker alive (QA: 2 of 2 SIGTERMs). It
+    # keeps the window child's process group, which the child's time limit kills at once.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=end_with_parent)
     try:
         return list(pool.map(suppress_part, jobs))
     except BaseException:
