@@ -151,7 +151,7 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
 
         status = run_worker(settings, configured)
     except interrupt.Stopped as stopped:
-        click.echo(f"setveil: stopped by {stopped.code} before the worker started (nothing was read)", err=True)
+        click.echo(f"setveil: stopped by {stopped.signal} before the worker started (nothing was read)", err=True)
         status = 0
     sys.exit(status)
 

@@ -22,8 +22,14 @@ from typing import Any
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-class Stopped(SystemExit):
-    """A stop signal before the worker started; ``code`` names the signal."""
+class Stopped(KeyboardInterrupt):
+    """A stop signal before the worker started; ``signal`` names it. A KeyboardInterrupt, which
+    every handler of plugin code lets pass: as a SystemExit, a signal while the model was being
+    configured was reported as an error of the model's plugin (exit 2)."""
+
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal = signal_name
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:

@@ -207,6 +207,21 @@ def test_sigterm_before_the_worker_has_started_is_a_clean_stop(make_settings, st
     assert "Traceback" not in text
 
 
+def test_sigterm_while_the_model_is_configured_is_a_clean_stop_not_the_plugins_error(make_settings, start_worker,
+                                                                                      monkeypatch, tmp_path):
+    # Regression (review): the early stop was a SystemExit, which the handler of plugin code takes
+    # as the plugin's error: "model 'coherence' raised Stopped", status 2
+    configuring = tmp_path / "configuring"
+    _inject_faults(monkeypatch, FAULT_SLOW_CONFIGURE_FILE=str(configuring))
+    worker = start_worker(make_settings(), ready=False)
+    wait_until(configuring.exists, 60, "the model to be configured")
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    text = worker.log_text()
+    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
+    assert "raised" not in text and "Traceback" not in text
+
+
 def test_sigterm_between_building_the_worker_and_running_it_is_a_clean_stop(make_settings, start_worker, monkeypatch,
                                                                             tmp_path):
     # Regression: Faust installs its handlers once its worker runs; in between, the signal ended

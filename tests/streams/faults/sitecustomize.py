@@ -32,9 +32,13 @@ routine swallows: the task ends without an error, as only the fetcher's own clos
 
 FAULT_SLOW_START_FILE=PATH: the worker, built, waits 3 s before it runs, having created PATH (a
 machine slow to start it: Faust takes SIGTERM only once its worker runs).
+
+FAULT_SLOW_CONFIGURE_FILE=PATH: the coherence model, being configured, creates PATH and waits
+3 s (a model that takes long to configure: large item files or hierarchies).
 """
 
 import os
+import time
 
 _stale = os.environ.get("FAULT_STALE_READ_OFFSET")
 if _stale is not None:
@@ -151,8 +155,6 @@ if _fetcher_cancel is not None:
 
 _slow_start = os.environ.get("FAULT_SLOW_START_FILE")
 if _slow_start is not None:
-    import time
-
     from mode import worker as _mode_worker
 
     _execute = _mode_worker.Worker.execute_from_commandline
@@ -163,3 +165,16 @@ if _slow_start is not None:
         return _execute(self)
 
     _mode_worker.Worker.execute_from_commandline = _execute_late
+
+_slow_configure = os.environ.get("FAULT_SLOW_CONFIGURE_FILE")
+if _slow_configure is not None:
+    from setveil.plugins.coherence.model import Coherence
+
+    _configure = Coherence.__init__
+
+    def _configure_slowly(self, *args, **kwargs):
+        open(_slow_configure, "w").close()
+        time.sleep(3)
+        return _configure(self, *args, **kwargs)
+
+    Coherence.__init__ = _configure_slowly
