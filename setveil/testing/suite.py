@@ -94,14 +94,18 @@ def _word(char: str) -> bool:
 
 def _out_of_range(parameter: Parameter) -> list[tuple[str, str]]:
     """Values, as ``-P`` gives them, that ``parameter`` (an int or a float) must refuse, with why:
-    not a number, no finite one, too large for the kind, and below zero (below its low when it
-    declares a negative one)."""
-    below = "-1" if parameter.low is None or parameter.low >= 0 else str(math.floor(parameter.low) - 1)
+    not a number, no finite one, too large for the kind, below a finite low, and -1 when it
+    declares no range at all. A parameter that takes any number says so with ``low=-math.inf``; one
+    with a high alone (a log-probability, at most 0) is not held to refuse negative values."""
     values = [("many", "not a number"), ("nan", "not a number"), ("inf", "infinite"), ("-inf", "infinite"),
-              (str(2**63) if parameter.kind == "int" else "1e999", "beyond what the kind holds"),
-              (below, "negative" if below == "-1" else "below its low")]
+              (str(2**63) if parameter.kind == "int" else "1e999", "beyond what the kind holds")]
     if parameter.kind == "int":
         values.append(("2.5", "not a whole number"))
+    if parameter.low is not None and math.isfinite(parameter.low):
+        below = math.floor(parameter.low) - 1 if parameter.low_inclusive else parameter.low
+        values.append((repr(below) if parameter.kind == "float" else str(int(below)), "below its low"))
+    elif parameter.low is None and parameter.high is None:
+        values.append(("-1", "negative, and no range is declared"))
     return values
 
 
@@ -397,7 +401,8 @@ class ConformanceSuite:
 
     def test_numeric_parameters_refuse_what_is_out_of_range(self):
         # Parameters are checked before any data is read, and an error names the parameter: each
-        # int or float parameter is given values no parameter can mean, and a negative one. A value
+        # int or float parameter is given values no parameter can mean, one below its low, and -1
+        # when it declares no range (see _out_of_range). A value
         # its declared range admits, the largest a 64-bit int or a float holds too when it
         # declares no high, must then work: the model releases or refuses the probe windows.
         registry = get_registry()
@@ -414,8 +419,8 @@ class ConformanceSuite:
                     else:
                         pytest.fail(
                             f"policy {policy!r}: parameter {parameter.name!r} accepts {value!r} ({what}); declare its "
-                            f"range (Parameter(..., low=, high=)) or refuse the value in __init__ with "
-                            f"ParameterError({parameter.name!r}, ...), before any data is read"
+                            f"range (Parameter(..., low=, high=), low=-math.inf for any number) or refuse the value "
+                            f"in __init__ with ParameterError({parameter.name!r}, ...), before any data is read"
                         )
                 if parameter.high is None:
                     self._largest_works(policy, parameter)

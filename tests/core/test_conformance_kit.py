@@ -14,6 +14,7 @@ from .distributions import install_plugin
 
 MODEL = '''
 import abc
+import math
 import os
 
 import numpy as np
@@ -52,7 +53,11 @@ class Floor(PrivacyModel):
     summary = "every item that occurs is held by at least k transactions"
     guarantee = "every released item is held by at least k transactions"
     transformation = Transformation.GLOBAL_SUPPRESSION
-    parameters = (Parameter("k", "least support", "int", **({} if FAULT == "unbounded" else {"low": 1})),)
+    parameters = (Parameter("k", "least support", "int", **({} if FAULT == "unbounded" else {"low": 1})),) + {
+        # parameters the model does not use, declared as a model may: any number, or a ceiling alone
+        "signed": (Parameter("shift", "a signed offset", "float", default=0.0, low=-math.inf),),
+        "high-only": (Parameter("logp", "a log-probability", "float", default=-1.0, high=0.0),),
+    }.get(FAULT, ())
     default_policy = "rare-only"
     policy_base = FloorPolicy
 
@@ -232,7 +237,15 @@ def test_a_parameter_without_bounds_fails_the_kit(installed, tmp_path):
     # Regression (QA): a model whose k took -1 passed the kit, as no invalid_params entry tried it
     result = run_kit(installed, tmp_path, "unbounded", SUITE.replace('{"k": "0"}, ', ""), "-x")
     assert result.returncode == 1, result.stdout[-3000:]
-    assert "policy 'also-top': parameter 'k' accepts '-1' (negative); declare its range" in result.stdout
+    assert "policy 'also-top': parameter 'k' accepts '-1' (negative, and no range is declared); declare its range" in result.stdout
+
+
+@pytest.mark.parametrize("declared", ["signed", "high-only"])
+def test_a_parameter_that_declares_negative_values_passes_the_kit(installed, tmp_path, declared):
+    # Regression (review): -1 was required to be refused whatever the range said, so a parameter
+    # with a high alone failed the kit, and low=-math.inf crashed it (math.floor of infinity)
+    result = run_kit(installed, tmp_path, declared)
+    assert result.returncode == 0, result.stdout[-3000:]
 
 
 def test_a_suite_without_example_windows_is_told_to_add_them(installed, tmp_path):
