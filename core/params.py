@@ -56,11 +56,13 @@ class Parameter:
         if self.low is None and self.high is None:
             text = noun
         else:
-            lo = "-inf" if self.low is None else _fmt(self.low)
-            hi = "inf" if self.high is None else _fmt(self.high)
-            # an open end is never included: numbers are finite
-            opening = "[" if self.low_inclusive and self.low is not None else "("
-            closing = "]" if self.high_inclusive and self.high is not None else ")"
+            low_finite = self.low is not None and math.isfinite(self.low)
+            high_finite = self.high is not None and math.isfinite(self.high)
+            lo = _fmt(self.low) if low_finite else "-inf"
+            hi = _fmt(self.high) if high_finite else "inf"
+            # an open or infinite end is never included: numbers are finite
+            opening = "[" if self.low_inclusive and low_finite else "("
+            closing = "]" if self.high_inclusive and high_finite else ")"
             text = f"{noun} in {opening}{lo}, {hi}{closing}"
         if self.choices:
             text += " or " + " or ".join(self.choices)

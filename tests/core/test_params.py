@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 from setveil.core.errors import ParameterError
@@ -76,3 +78,10 @@ def test_a_decimal_too_small_for_a_float_is_refused_at_once(raw):
                                  " 0.7 ", "1E-20"])
 def test_decimals_a_float_holds_as_typed_are_taken(raw):
     assert validate([H], {"h": raw}, "m") == {"h": float(raw)}
+
+
+def test_an_infinite_bound_is_shown_open():
+    # Regression (review): low=-math.inf, how a parameter says it takes any number, read
+    # "[-inf, inf)", as if -inf were allowed
+    assert Parameter("shift", "offset", "float", low=-math.inf).allowed() == "a number in (-inf, inf)"
+    assert Parameter("x", "x", "float", low=0, high=math.inf).allowed() == "a number in [0, inf)"
