@@ -207,32 +207,25 @@ def test_sigterm_before_the_worker_has_started_is_a_clean_stop(make_settings, st
     assert "Traceback" not in text
 
 
-def test_sigterm_while_the_model_is_configured_is_a_clean_stop_not_the_plugins_error(make_settings, start_worker,
-                                                                                      monkeypatch, tmp_path):
-    # Regression (review): the early stop was a SystemExit, which the handler of plugin code takes
-    # as the plugin's error: "model 'coherence' raised Stopped", status 2
-    configuring = tmp_path / "configuring"
-    _inject_faults(monkeypatch, FAULT_SLOW_CONFIGURE_FILE=str(configuring))
+@pytest.mark.parametrize(("fault", "stopped"), [
+    ("FAULT_SLOW_CONFIGURE_FILE", "setveil: stopped by SIGTERM before the worker started (nothing was read)"),
+    ("FAULT_SLOW_START_FILE", "Signal received: 15"),
+], ids=["while-the-model-is-configured", "between-building-the-worker-and-running-it"])
+def test_sigterm_while_the_worker_starts_is_a_clean_stop(make_settings, start_worker, monkeypatch, tmp_path, fault,
+                                                         stopped):
+    # Regression: Faust installs its handlers once its worker runs. A signal while the model was
+    # configured was taken for the plugin's error (review: the early stop was a SystemExit, "model
+    # 'coherence' raised Stopped", status 2); one between building the worker and running it ended
+    # the worker with status 1 and no word.
+    reached = tmp_path / "reached"
+    _inject_faults(monkeypatch, **{fault: str(reached)})
     worker = start_worker(make_settings(), ready=False)
-    wait_until(configuring.exists, 60, "the model to be configured")
+    wait_until(reached.exists, 60, "the worker to reach the fault")
     worker.process.send_signal(signal.SIGTERM)
     assert worker.process.wait(timeout=30) == 0
     text = worker.log_text()
-    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
-    assert "raised" not in text and "Traceback" not in text
-
-
-def test_sigterm_between_building_the_worker_and_running_it_is_a_clean_stop(make_settings, start_worker, monkeypatch,
-                                                                            tmp_path):
-    # Regression: Faust installs its handlers once its worker runs; in between, the signal ended
-    # the worker with status 1 and no word
-    built = tmp_path / "built"
-    _inject_faults(monkeypatch, FAULT_SLOW_START_FILE=str(built))
-    worker = start_worker(make_settings(), ready=False)
-    wait_until(built.exists, 60, "the worker to be built")
-    worker.process.send_signal(signal.SIGTERM)
-    assert worker.process.wait(timeout=30) == 0
-    assert "Signal received: 15" in worker.log_text()
+    assert stopped in text
+    assert "raised Stopped" not in text and "Traceback" not in text
 
 
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
