@@ -289,9 +289,12 @@ def demo(rate, batch, count, window, config, overrides):
     """
     from .demo import run_demo
 
-    signal.signal(signal.SIGTERM, _terminate)  # stop the worker and the broker on SIGTERM too
+    interrupt.terminate_on_sigterm()  # stop the worker and the broker on SIGTERM too
     try:
         status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
+    except interrupt.Terminated:
+        click.echo("stopped by SIGTERM", err=True)
+        sys.exit(143)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
         sys.exit(130)
@@ -360,9 +363,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
                          time_limit)
-    signal.signal(signal.SIGTERM, _terminate)
-    with scratch, broker() as running:
-        run_bench(running, config, click.echo)
+    interrupt.terminate_on_sigterm()
+    try:
+        with scratch, broker() as running:
+            run_bench(running, config, click.echo)
+    except interrupt.Terminated:
+        click.echo("setveil: stopped by SIGTERM; the rows above are the runs measured", err=True)
+        sys.exit(143)
 
 
 @hookimpl

@@ -1,4 +1,5 @@
-"""Signals in the commands that run an asyncio loop (demo, replay, tail, and serve until Faust runs).
+"""Signals in the commands that run an asyncio loop (demo, replay, tail, and serve until Faust runs),
+and SIGTERM in the commands that run to an end (demo, bench stream).
 
 ``asyncio.run`` turns SIGINT into a cancellation of its main task, and a library awaited inside
 it may swallow that cancellation: the demo then ran on to its end and exited 0 (seen once in a
@@ -30,6 +31,21 @@ class Stopped(KeyboardInterrupt):
     def __init__(self, signal_name: str):
         super().__init__(signal_name)
         self.signal = signal_name
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM in a command that runs to an end (demo, bench stream): it stops as on Ctrl-C,
+    cleaning up on the way out, and exits 143 rather than 0 (QA: a benchmark stopped half-way
+    exited 0 with half a table)."""
+
+
+def terminate_on_sigterm() -> None:
+    """SIGTERM raises :class:`Terminated` where the main thread is, from now on."""
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:

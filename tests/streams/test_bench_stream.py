@@ -4,7 +4,11 @@ it keeps when a run fails (docs/operations.md, "Benchmark")."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -109,3 +113,26 @@ def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
     with pytest.raises(WorkerFailed, match=r"status 1 during the run \(log: /tmp/w-0.log\)"):
         asyncio.run(_watch([dead], 10, [], done))
     assert done.is_set()
+
+
+def test_sigterm_stops_a_benchmark_with_status_143_and_leaves_nothing(broker, sample, tmp_path):
+    # Regression (QA re-check): SIGTERM ended a benchmark half-way with status 0 and half a table
+    data, _, _ = sample
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "SETVEIL_KAFKA_BOOTSTRAP": broker.bootstrap, "TMPDIR": str(scratch), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "setveil", "bench", "stream", str(data), "--count", "2000", "--window", "500",
+         "--runs", "20"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in process.stdout:
+            if line.split() and line.split()[0].isdigit():  # the first run's row
+                break
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 143, err
+    assert "setveil: stopped by SIGTERM; the rows above are the runs measured" in err.splitlines()
+    assert list(scratch.iterdir()) == []

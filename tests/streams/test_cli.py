@@ -166,7 +166,11 @@ def test_demo_runs_on_a_fresh_machine():
     assert re.search(r"^\d+/\d+-\d+ +\d+ +0\.\d+ +\d+ms +ok", result.stdout, re.MULTILINE)
 
 
-def test_ctrl_c_stops_the_demo_and_everything_it_started():
+@pytest.mark.parametrize(("stop", "status", "said"), [(signal.SIGINT, 130, "stopped"),
+                                                       (signal.SIGTERM, 143, "stopped by SIGTERM")],
+                         ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_the_demo_and_everything_it_started(stop, status, said):
+    # Regression (QA): SIGTERM stopped the demo with status 0, as if it had run to its end
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
     process = subprocess.Popen([sys.executable, "-m", "setveil", "demo", "--rate", "500"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -175,10 +179,11 @@ def test_ctrl_c_stops_the_demo_and_everything_it_started():
         lines.append(line)
         if re.match(r"^\d+/\d+-\d+ ", line):  # the first batch arrived
             break
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     out, _ = process.communicate(timeout=60)
     text = "".join(lines) + out
-    assert process.returncode == 130, text
+    assert process.returncode == status, text
+    assert said in out.splitlines()
     broker_port = int(re.search(r"broker: \S+ at [\d.]+:(\d+)", text).group(1))
     worker_port = int(re.search(r"metrics at http://[\d.]+:(\d+)/", text).group(1))
     for port in (broker_port, worker_port):
