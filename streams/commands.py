@@ -289,12 +289,12 @@ def demo(rate, batch, count, window, config, overrides):
     """
     from .demo import run_demo
 
-    interrupt.terminate_on_sigterm()  # stop the worker and the broker on SIGTERM too
+    interrupt.stop_on_signals((signal.SIGTERM,))  # stop the worker and the broker on SIGTERM too
     try:
         status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
-    except interrupt.Terminated:
-        click.echo("stopped by SIGTERM", err=True)
-        sys.exit(143)
+    except interrupt.Stopped as stopped:
+        click.echo(f"stopped by {stopped.signal}", err=True)
+        sys.exit(stopped.status)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
         sys.exit(130)
@@ -363,13 +363,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
                          time_limit)
-    interrupt.terminate_on_sigterm()
+    interrupt.stop_on_signals((signal.SIGTERM,))
     try:
         with scratch, broker() as running:
             run_bench(running, config, click.echo)
-    except interrupt.Terminated:
-        click.echo("setveil: stopped by SIGTERM; the rows above are the runs measured", err=True)
-        sys.exit(143)
+    except interrupt.Stopped as stopped:
+        click.echo(f"setveil: stopped by {stopped.signal}; the rows above are the runs measured", err=True)
+        sys.exit(stopped.status)
 
 
 @hookimpl

@@ -9,7 +9,8 @@ cancels and awaits what is left of the loop's tasks on the way out.
 
 A worker (``setveil serve``) stops on SIGTERM and SIGINT once Faust's worker handles them; before,
 while it reads its settings and item files and creates its topics, :func:`stop_on_signals` makes
-them raise :class:`Stopped`, which ``serve`` reports as a clean stop (nothing has been read).
+them raise :class:`Stopped`, which ``serve`` reports as a clean stop (nothing has been read). The
+demo and the stream benchmark take SIGTERM the same way.
 """
 
 from __future__ import annotations
@@ -24,28 +25,17 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class Stopped(KeyboardInterrupt):
-    """A stop signal before the worker started; ``signal`` names it. A KeyboardInterrupt, which
-    every handler of plugin code lets pass: as a SystemExit, a signal while the model was being
-    configured was reported as an error of the model's plugin (exit 2)."""
+    """A stop signal, raised where the main thread is as Ctrl-C raises KeyboardInterrupt: in
+    ``serve`` before the worker started, and by SIGTERM in the commands that run to an end (demo,
+    bench stream), which clean up on the way out and exit with ``status`` (QA: SIGTERM ended a
+    benchmark half-way with status 0). A KeyboardInterrupt, which every handler of plugin code
+    lets pass: as a SystemExit, a signal while the model was being configured was reported as an
+    error of the model's plugin (exit 2)."""
 
-    def __init__(self, signal_name: str):
-        super().__init__(signal_name)
-        self.signal = signal_name
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM in a command that runs to an end (demo, bench stream): it stops as on Ctrl-C,
-    cleaning up on the way out, and exits 143 rather than 0 (QA: a benchmark stopped half-way
-    exited 0 with half a table)."""
-
-
-def terminate_on_sigterm() -> None:
-    """SIGTERM raises :class:`Terminated` where the main thread is, from now on."""
-    signal.signal(signal.SIGTERM, _terminated)
-
-
-def _terminated(signum, frame) -> None:
-    raise Terminated
+    def __init__(self, signum: int):
+        self.signal = signal.Signals(signum).name
+        self.status = 128 + signum  # the shell's status of a process the signal ended
+        super().__init__(self.signal)
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -61,14 +51,14 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def stop_on_signals() -> None:
-    """SIGTERM and SIGINT raise :class:`Stopped` from now on (until Faust's worker takes them)."""
-    for signum in STOP_SIGNALS:
+def stop_on_signals(signums: tuple[int, ...] = STOP_SIGNALS) -> None:
+    """``signums`` raise :class:`Stopped` from now on (in ``serve``, until Faust's worker takes them)."""
+    for signum in signums:
         signal.signal(signum, _stop)
 
 
 def _stop(signum, frame) -> None:
-    raise Stopped(signal.Signals(signum).name)
+    raise Stopped(signum)
 
 
 def run_stoppable(coroutine: Coroutine[Any, Any, Any]) -> Any:

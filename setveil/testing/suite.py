@@ -402,9 +402,9 @@ class ConformanceSuite:
     def test_numeric_parameters_refuse_what_is_out_of_range(self):
         # Parameters are checked before any data is read, and an error names the parameter: each
         # int or float parameter is given values no parameter can mean, one below its low, and -1
-        # when it declares no range (see _out_of_range). A value
-        # its declared range admits, the largest a 64-bit int or a float holds too when it
-        # declares no high, must then work: the model releases or refuses the probe windows.
+        # when it declares no range (see _out_of_range). A value its declared range admits, the
+        # largest a 64-bit int or a float holds too when it declares no finite high, must then
+        # work: the model releases or refuses the probe windows.
         registry = get_registry()
         for policy in self.policy_names():
             declared = (*registry.model_class(self.model).parameters, *registry.policy_class(self.model, policy).parameters)
@@ -422,7 +422,7 @@ class ConformanceSuite:
                             f"range (Parameter(..., low=, high=), low=-math.inf for any number) or refuse the value "
                             f"in __init__ with ParameterError({parameter.name!r}, ...), before any data is read"
                         )
-                if parameter.high is None:
+                if parameter.high is None or not math.isfinite(parameter.high):
                     self._largest_works(policy, parameter)
 
     def _largest_works(self, policy: str, parameter: Parameter) -> None:
