@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,11 @@ EXAMPLE = REPO / "examples" / "setveil-truncate"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> dict:
     target = tmp_path_factory.mktemp("site")
+    # built from a copy: setuptools builds in the source folder, which the test processes share
+    source = shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("source") / EXAMPLE.name,
+                             ignore=shutil.ignore_patterns("build", "*.egg-info", ".hypothesis"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
         check=True,
         cwd=tmp_path_factory.mktemp("build"),
     )
