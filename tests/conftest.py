@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,12 @@ from hypothesis import settings
 # loaded CI machine would fail an example for being slow, not wrong
 settings.register_profile("setveil", deadline=None)
 settings.load_profile("setveil")
+
+# Tests send Ctrl-C to the commands they start, which inherit this process's ignored SIGINT when
+# the suite runs as a shell's background job (`nohup … &`): Python leaves an ignored SIGINT
+# ignored, and the commands ran on (2 failures).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 
