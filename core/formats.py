@@ -11,7 +11,8 @@
   them). Lines end at ``\n`` or ``\r\n``; a carriage return elsewhere is refused, naming its
   line, as it would join two transactions.
 - JSONL: one record per line, ``{"tid": ..., "items": [...]}`` (see :mod:`.records`); blank
-  lines are skipped.
+  lines are skipped. A record's ``subject`` is validated and, for a producer that sends it on
+  (``setveil replay``), read by :func:`read_window_and_subjects`; windows hold none.
 - msgpack: a sequence of such records, one after another.
 
 gzip data is read whatever the file's name (or on standard input): it is known by its first two
@@ -42,7 +43,7 @@ from .labeltext import STDIN, check_text
 from .output import write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
-from .window import DuplicateItem, Window
+from .window import DuplicateItem, Tid, Window
 
 FORMATS = ("fimi", "jsonl", "msgpack")
 _SUFFIXES = {
@@ -99,6 +100,13 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
+    return read_window_and_subjects(path, fmt, vocab)[0]
+
+
+def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
+                             vocab: Vocabulary | None = None) -> tuple[Window, list[Tid | None]]:
+    """Read a whole transaction file, and each transaction's subject (None where its record has
+    none; FIMI has none)."""
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
@@ -116,10 +124,10 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
         raise InputError(path, "read as FIMI, for want of a format, but it starts like JSONL: give --format jsonl "
                          "(or --format fimi)", 1)
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
-    window = reader(path, data, Vocabulary() if vocab is None else vocab)
+    window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
         raise InputError(path, "no transactions")
-    return window
+    return window, subjects
 
 
 def _decode(path, data: bytes) -> str:
@@ -139,7 +147,7 @@ def fimi_labels(line: str) -> list[str]:
     return line.split()
 
 
-def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
+def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[None]]:
     text = _decode(path, data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -158,16 +166,17 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> Window:
         line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
         raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", line)
     try:
-        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32))
+        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32)), [None] * len(lines)
     except DuplicateItem as exc:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
 
-def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
+def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Window, list[Tid | None]]:
     intern = vocab.intern
     lengths: list[int] = []
     flat: list[int] = []
     tids: list[Any] = []
+    subjects: list[Tid | None] = []
     lines: list[int] = []
     seen: dict[Any, int] = {}
     for line, obj in records:
@@ -185,14 +194,15 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> Window:
         lengths.append(len(record.items))
         flat.extend(intern(label) for label in record.items)
         tids.append(tid)
+        subjects.append(record.subject)
         lines.append(line)
     try:
-        return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids)
+        return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids), subjects
     except DuplicateItem as exc:
         raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
 
 
-def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> Window:
+def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[Tid | None]]:
     text = _decode(path, data)
     decode = json.JSONDecoder(object_pairs_hook=unique_map).decode  # one decoder, not one per line
 
@@ -225,9 +235,10 @@ def _reject_lone_surrogates(path, obj, line: int) -> None:
     for position, item in enumerate(items if isinstance(items, list) else ()):
         if isinstance(item, str) and not _is_unicode(item):
             raise InputError(path, f"item {position} is not valid Unicode text", line)
-    tid = obj.get("tid")
-    if isinstance(tid, str) and not _is_unicode(tid):
-        raise InputError(path, "'tid' is not valid Unicode text", line)
+    for name in ("tid", "subject"):
+        value = obj.get(name)
+        if isinstance(value, str) and not _is_unicode(value):
+            raise InputError(path, f"'{name}' is not valid Unicode text", line)
 
 
 def _is_unicode(text: str) -> bool:
@@ -238,7 +249,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> Window:
+def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[Tid | None]]:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
                                 object_pairs_hook=unique_map)
 

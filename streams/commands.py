@@ -18,7 +18,7 @@ from setveil.core.clitypes import SEED, FloatRange
 from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
-from setveil.core.formats import FORMATS, read_window
+from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
 from setveil.core.output import check_output
@@ -201,14 +201,14 @@ def _terminate(signum, frame):
 def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     """Produce INPUT's transactions into the input topic, transaction i with tid i.
 
-    A record's own tid (JSONL, msgpack) is kept instead. Only items and tids are sent: a
-    record's subject is not (window.merge_subjects needs a producer that sends subjects).
+    A record's own tid (JSONL, msgpack) is kept instead, and its subject is sent too: a
+    subject's records go to one partition, for window.merge_subjects.
     """
     from .replay import replay as produce
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
-    window = read_window(input_path, fmt)
-    stats = run(produce(settings, window, batch, rate, count))
+    window, subjects = read_window_and_subjects(input_path, fmt)
+    stats = run(produce(settings, window, batch, rate, count, subjects))
     speed = stats.transactions / stats.seconds if stats.seconds else 0.0
     click.echo(f"{stats.transactions} transactions in {stats.messages} messages to {settings.topics.input} "
                f"in {stats.seconds:.2f} s ({speed:,.0f} transactions/s)", err=True)

@@ -3,23 +3,26 @@
 Transaction i of the file gets tid i, its 0-based position, unless its record (JSONL, msgpack)
 has a tid of its own: the tids the core's readers give, so a release collected with ``setveil
 tail --out`` lines up with a file without tids exactly as ``setveil anonymize`` output does.
-Records carry items and tids only: a ``subject`` of the file is not sent (the core's windows
-hold none), so ``window.merge_subjects`` needs a producer of its own. ``--batch N`` packs N
-records into one msgpack array per message (much less per-message overhead in the worker);
-messages go to the input partitions in turn; ``--rate`` caps transactions per second.
+Records carry items, tids and a record's ``subject`` (JSONL, msgpack). ``--batch N`` packs N
+records into one msgpack array per message (much less per-message overhead in the worker).
+Messages go to the input partitions in turn, except that a subject's records all go to one
+partition, the one Kafka's default partitioner gives the subject's text as a message key (and a
+message of one record carries that key), so that a worker with ``window.merge_subjects`` can
+merge them as it would a keyed producer's; ``--rate`` caps transactions per second.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgpack
 from aiokafka.errors import KafkaError
+from aiokafka.partitioner import murmur2
 
-from setveil.core.window import Window
+from setveil.core.window import Tid, Window
 
 from . import kafka
 from .settings import Settings
@@ -34,24 +37,38 @@ class ReplayStats:
     seconds: float
 
 
-def messages(window: Window, batch: int, count: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(transactions, value) of each message: one record, or an array of ``batch`` records."""
+def messages(window: Window, batch: int, count: int | None = None, partitions: int = 1,
+             subjects: Sequence[Tid | None] | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
+    """(partition, key, transactions, value) of each message: one record, or an array of
+    ``batch`` records of one partition."""
     pack = msgpack.Packer(use_bin_type=True).pack
     total = len(window) if count is None else min(count, len(window))
-    chunk: list[dict] = []
+    chunks: list[list[dict]] = [[] for _ in range(partitions)]
+    unkeyed = 0  # records without a subject so far: a message's worth to each partition in turn
     for position, labels in enumerate(window):
         if position >= total:
             break
-        chunk.append({"tid": window.tid(position), "items": labels})
+        record = {"tid": window.tid(position), "items": labels}
+        subject = None if subjects is None else subjects[position]
+        if subject is None:
+            partition, key = unkeyed // batch % partitions, None
+            unkeyed += 1
+        else:
+            record["subject"] = subject
+            key = str(subject).encode()
+            partition = (murmur2(key) & 0x7FFFFFFF) % partitions
+        chunk = chunks[partition]
+        chunk.append(record)
         if len(chunk) == batch:
-            yield len(chunk), pack(chunk if batch > 1 else chunk[0])
-            chunk = []
-    if chunk:
-        yield len(chunk), pack(chunk if batch > 1 else chunk[0])
+            yield partition, key if batch == 1 else None, batch, pack(chunk if batch > 1 else chunk[0])
+            chunk.clear()
+    for partition, chunk in enumerate(chunks):
+        if chunk:
+            yield partition, None, len(chunk), pack(chunk if batch > 1 else chunk[0])
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
-                 count: int | None = None) -> ReplayStats:
+                 count: int | None = None, subjects: Sequence[Tid | None] | None = None) -> ReplayStats:
     counts = await kafka.ensure_topics(settings, [settings.topics.input])
     partitions = counts[settings.topics.input]
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
@@ -60,8 +77,8 @@ async def replay(settings: Settings, window: Window, batch: int = 1, rate: float
     started = time.monotonic()
     pending: list[asyncio.Future] = []
     try:
-        for index, (size, value) in enumerate(messages(window, batch, count)):
-            pending.append(await producer.send(settings.topics.input, value, partition=index % partitions))
+        for partition, key, size, value in messages(window, batch, count, partitions, subjects):
+            pending.append(await producer.send(settings.topics.input, value, key=key, partition=partition))
             sent += size
             sent_messages += 1
             if len(pending) >= INFLIGHT:

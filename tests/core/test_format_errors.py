@@ -73,6 +73,8 @@ def test_corrupt_gzip_through_the_cli_exits_2_with_one_line(tmp_path):
         (r'{"items": ["\ud800", "b"]}', "item 0 is not valid Unicode text"),
         (r'{"items": ["a", "x\uDC00"]}', "item 1 is not valid Unicode text"),
         (r'{"tid": "\udfff", "items": ["a"]}', "'tid' is not valid Unicode text"),
+        # regression: replay sends the subject, and ended on it in a traceback
+        (r'{"subject": "p\ud800", "items": ["a"]}', "'subject' is not valid Unicode text"),
     ],
 )
 def test_lone_surrogates_are_refused_when_read(tmp_path, record, words):

@@ -5,7 +5,7 @@ import msgpack
 import pytest
 
 from setveil.core.errors import InputError
-from setveil.core.formats import read_window, write_window
+from setveil.core.formats import read_window, read_window_and_subjects, write_window
 from setveil.core.window import Window
 
 
@@ -144,3 +144,21 @@ def test_release_gets_ordinary_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "msgpack"])
+def test_a_records_subject_is_read_for_the_producers_that_send_it(tmp_path, fmt):
+    rows = [{"tid": 5, "subject": "p1", "items": ["a"]}, {"items": ["b"]}, {"subject": 7, "items": ["a", "c"]}]
+    path = tmp_path / f"in.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    else:
+        path.write_bytes(b"".join(msgpack.packb(row) for row in rows))
+    window, subjects = read_window_and_subjects(path)
+    assert subjects == ["p1", None, 7] and window.tids == [5, 1, 2]
+
+
+def test_fimi_has_no_subjects(tmp_path):
+    path = tmp_path / "in.dat"
+    path.write_text("a b\n\nc\n")
+    assert read_window_and_subjects(path)[1] == [None, None, None]

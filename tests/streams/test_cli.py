@@ -18,12 +18,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
 from setveil.streams.broker import free_port, start_tansu
+from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
 from setveil.streams.tail import WAITING_SECONDS, collect
 from setveil.streams.settings import _read_toml as read_toml
 
-from .kafkatools import produce, records, wait_until
+from .kafkatools import produce, read_topic, records, wait_until
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -71,6 +72,39 @@ def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_work
     assert lag == {"0": 0.0, "1": 0.0}
     ready = json.loads(worker.get("/readyz")[1])
     assert ready["ready"] and ready["partitions"] == [0, 1]
+
+
+def test_replay_sends_subjects_that_a_worker_merges(make_settings, start_worker, sample, tmp_path):
+    data, _, _ = sample
+    # max_seconds long enough for the replay to end before a window is cut by age
+    settings = make_settings(window__max_transactions=1000, window__min_transactions=5, window__max_seconds=2.0,
+                             window__merge_subjects=True)
+    start_worker(settings)
+    # a patient's four visits are 150 records apart; one record in ten has no subject
+    subjects = [None if i % 10 == 0 else f"patient-{i % 150}" for i in range(600)]
+    visits = tmp_path / "visits.jsonl"
+    visits.write_text("".join(json.dumps({"items": items} | ({"subject": s} if s else {})) + "\n"
+                              for items, s in zip(read_window(data), subjects)))
+    replayed = setveil("replay", visits, "--batch", 20, env=env_of(settings))
+    assert "600 transactions" in replayed.stderr
+
+    def released():
+        return [decode_batch(m.value) for m in read_topic(settings, settings.topics.output)]
+
+    wait_until(lambda: sum(b["metrics"]["records"] for b in released()) >= 600, 30, "every record's window")
+    partition_of: dict = {}
+    tids = []
+    for batch in released():
+        for transaction in batch["transactions"]:
+            merged = transaction.get("tids", [transaction["tid"]])
+            tids += merged
+            (subject,) = {subjects[tid] for tid in merged}  # never two subjects in one transaction
+            assert ("tids" in transaction) == (subject is not None)
+            if subject is not None:
+                assert partition_of.setdefault(subject, batch["window"]["partition"]) == batch["window"]["partition"]
+                assert len(merged) == 4, "a subject's visits were not merged"
+    assert sorted(tids) == list(range(600))
+    assert len(partition_of) == 135 and set(partition_of.values()) == {0, 1}
 
 
 def test_tail_short_of_its_count_says_once_per_quiet_spell_what_may_hold_the_rest(make_settings, start_worker):

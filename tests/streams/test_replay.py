@@ -1,0 +1,54 @@
+"""What `setveil replay` sends (streams/replay.py): records in turn over the partitions, a subject's
+records all to the partition its key gives, so that a worker can merge them."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from aiokafka.partitioner import DefaultPartitioner
+
+from setveil.core.window import Window
+from setveil.streams.replay import messages
+
+
+def _sent(window, batch, partitions, subjects=None):
+    out = []
+    for partition, key, size, value in messages(window, batch, partitions=partitions, subjects=subjects):
+        decoded = msgpack.unpackb(value)
+        records = decoded if batch > 1 else [decoded]
+        assert len(records) == size <= batch
+        out.append((partition, key, records))
+    return out
+
+
+def test_records_without_subjects_go_to_the_partitions_in_turn():
+    window = Window.from_transactions([["a"], ["b"], ["c"], ["d"], ["e"]])
+    assert [(p, k, [r["tid"] for r in rs]) for p, k, rs in _sent(window, 1, 3)] == [
+        (0, None, [0]), (1, None, [1]), (2, None, [2]), (0, None, [3]), (1, None, [4])]
+    assert [(p, [r["tid"] for r in rs]) for p, _, rs in _sent(window, 2, 2)] == [(0, [0, 1]), (1, [2, 3]), (0, [4])]
+    assert all("subject" not in r for _, _, rs in _sent(window, 2, 2) for r in rs)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_a_subjects_records_all_go_to_the_partition_of_its_key(batch):
+    subjects = [f"patient-{i % 7}" if i % 5 else None for i in range(60)] + [7, "7"]
+    window = Window.from_transactions([[f"i{i}"] for i in range(len(subjects))])
+    sent = _sent(window, batch, 3, subjects)
+    partitioner = DefaultPartitioner()
+    where: dict = {}
+    tids = []
+    for partition, key, records in sent:
+        for record in records:
+            tids.append(record["tid"])
+            subject = record.get("subject")
+            assert subject == subjects[record["tid"]]
+            if subject is not None:
+                assert where.setdefault(subject, partition) == partition
+                assert partition == partitioner(str(subject).encode(), [0, 1, 2], [0, 1, 2])
+        # a message of one record is keyed by its subject, as a keyed producer's would be
+        expected = str(records[0]["subject"]).encode() if batch == 1 and "subject" in records[0] else None
+        assert key == expected
+    assert sorted(tids) == list(range(len(subjects)))
+    assert len(where) == 9
+    # records without a subject still take the partitions in turn
+    assert {p for p, _, rs in sent for r in rs if "subject" not in r} == {0, 1, 2}
