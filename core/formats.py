@@ -43,7 +43,7 @@ from .labeltext import STDIN, check_text
 from .output import write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
-from .window import DuplicateItem, Tid, Window
+from .window import DuplicateItem, Window
 
 FORMATS = ("fimi", "jsonl", "msgpack")
 _SUFFIXES = {
@@ -104,7 +104,7 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
-                             vocab: Vocabulary | None = None) -> tuple[Window, list[Tid | None]]:
+                             vocab: Vocabulary | None = None) -> tuple[Window, list[str | int | None]]:
     """Read a whole transaction file, and each transaction's subject (None where its record has
     none; FIMI has none)."""
     explicit_fmt = fmt
@@ -171,12 +171,12 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[None
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
 
-def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Window, list[Tid | None]]:
+def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Window, list[str | int | None]]:
     intern = vocab.intern
     lengths: list[int] = []
     flat: list[int] = []
     tids: list[Any] = []
-    subjects: list[Tid | None] = []
+    subjects: list[str | int | None] = []
     lines: list[int] = []
     seen: dict[Any, int] = {}
     for line, obj in records:
@@ -202,7 +202,7 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Win
         raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
 
 
-def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[Tid | None]]:
+def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
     text = _decode(path, data)
     decode = json.JSONDecoder(object_pairs_hook=unique_map).decode  # one decoder, not one per line
 
@@ -249,7 +249,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[Tid | None]]:
+def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
                                 object_pairs_hook=unique_map)
 

@@ -22,7 +22,7 @@ import msgpack
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
 
-from setveil.core.window import Tid, Window
+from setveil.core.window import Window
 
 from . import kafka
 from .settings import Settings
@@ -38,7 +38,7 @@ class ReplayStats:
 
 
 def messages(window: Window, batch: int, count: int | None = None, partitions: int = 1,
-             subjects: Sequence[Tid | None] | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
+             subjects: Sequence[str | int | None] | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
     """(partition, key, transactions, value) of each message: one record, or an array of
     ``batch`` records of one partition."""
     pack = msgpack.Packer(use_bin_type=True).pack
@@ -68,7 +68,7 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
-                 count: int | None = None, subjects: Sequence[Tid | None] | None = None) -> ReplayStats:
+                 count: int | None = None, subjects: Sequence[str | int | None] | None = None) -> ReplayStats:
     counts = await kafka.ensure_topics(settings, [settings.topics.input])
     partitions = counts[settings.topics.input]
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
