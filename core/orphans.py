@@ -4,17 +4,25 @@ The ρ model starts processes of its own (a pool for divide and conquer), so a c
 exits with its parent would leave them computing on, and the kernel's parent-death signal reaches
 one process alone. :func:`follow_parent` puts the child and everything it will start in a process
 group of their own and kills that group once the parent is gone, however it went (SIGTERM from
-an orchestrator, SIGKILL, a crash).
+an orchestrator, SIGKILL, a crash). A program that is not Python (the embedded broker) gets the
+kernel's parent-death signal instead (:func:`killed_with_parent`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import wait
+
+_PR_SET_PDEATHSIG = 1
+# loaded here: the forked child, between fork and exec, should take no lock a thread may hold
+_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
 
 def follow_parent() -> None:
@@ -49,3 +57,19 @@ def kill_follower(child: multiprocessing.Process) -> int | None:
     child.kill()  # a child still starting has no group of its own yet
     child.join()
     return child.exitcode
+
+
+def killed_with_parent(signum: int = signal.SIGKILL) -> Callable[[], None] | None:
+    """A ``preexec_fn`` for :class:`subprocess.Popen` that has Linux send the program ``signum``
+    when the thread that starts it ends, however it ends (None elsewhere). Start the program from
+    a thread that lives as long as it should: the main thread."""
+    if _prctl is None:
+        return None
+    parent = os.getpid()
+
+    def set_up() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signum)
+        if os.getppid() != parent:  # the parent went before the signal was set up
+            os._exit(1)
+
+    return set_up

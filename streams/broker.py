@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from setveil.core.errors import SetveilError
+from setveil.core.orphans import killed_with_parent
 
 from .settings import load_settings
 
@@ -103,8 +104,10 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
                "--storage-engine", "memory://tansu/"]
     log = open(log_path, "ab") if log_path is not None else subprocess.DEVNULL
     try:
+        # killed with its parent: a dev-broker, demo or test run killed outright (kill -9) left it
+        # running, holding its port and memory
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=killed_with_parent())
     except OSError as exc:
         raise BrokerError(f"cannot start the embedded broker: {exc}") from None
     finally:

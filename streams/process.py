@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from setveil.core.errors import SetveilError
+from setveil.core.orphans import killed_with_parent
 
 from .settings import Settings
 
@@ -42,8 +43,11 @@ class WorkerProcess:
         env["PYTHONUNBUFFERED"] = "1"
         command = [sys.executable, "-m", "setveil", "serve", *self.model_args]
         with open(self.log_path, "ab") as log:
+            # SIGTERM when the demo, benchmark or test that started it is killed outright: it ran on,
+            # alone, until its broker's absence stopped it a minute later
             self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            preexec_fn=killed_with_parent(signal.SIGTERM))
         return self
 
     def get(self, path: str) -> tuple[int, bytes]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from setveil.streams.tail import WAITING_SECONDS, collect
 from setveil.streams.settings import _read_toml as read_toml
 
 from .kafkatools import produce, read_topic, records, wait_until
+from .test_processor import _gone
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -153,7 +155,11 @@ def test_dev_broker_runs_until_terminated(tmp_path, stop):
         assert asyncio.run(partition_counts(settings, ["nothing"])) == {}
     finally:
         process.send_signal(stop)
-        process.wait(30)
+        try:
+            process.wait(30)
+        finally:
+            process.kill()  # one that did not stop is not left running (its failure left one once),
+            process.wait()  # nor its broker, which a killed dev-broker takes with it
     assert process.returncode == 0
     assert "broker stopped" in out.read_text() and "error" not in out.read_text()
     with pytest.raises(OSError):
@@ -178,6 +184,28 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
     (line,) = err.read_text().splitlines()
     assert line.startswith("setveil: error: the embedded broker (Tansu) on 127.0.0.1:")
     assert line.endswith("ended by itself, killed by signal 9; what it held is gone (memory storage)")
+
+
+@pytest.mark.parametrize("command", [["dev-broker"], ["demo", "--rate", "500"]])
+def test_a_command_killed_outright_takes_its_broker_and_worker_with_it(command):
+    # Regression (QA): after kill -9, the embedded broker ran on for good, holding its port, and
+    # the demo's worker for a minute
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    process = subprocess.Popen([sys.executable, "-m", "setveil", *command], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started: list[int] = []
+    try:
+        wait_until(lambda: len(children(process.pid)) == (2 if command[0] == "demo" else 1), 60,
+                   "its broker (and worker) to start")
+        started = children(process.pid)
+        process.kill()
+        process.wait()
+        assert _gone(started, 10), "a process outlived the command that started it"
+    finally:
+        for pid in [process.pid, *started]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
 
 
 def children(pid: int) -> list[int]:
