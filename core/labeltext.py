@@ -83,8 +83,9 @@ def read_quoted(line: str, position: int, number: int) -> tuple[str, int]:
 
 def label_text(label: str) -> str:
     """``label`` as :func:`split_labels` reads it back: bare when it can be, else a JSON string
-    (which escapes a NUL: a raw one is refused in every text file, see :func:`check_text`)."""
-    if label.startswith('"') or "\0" in label or any(ch.isspace() for ch in label):
+    (which escapes a NUL: a raw one is refused in every text file, see :func:`check_text`). A
+    leading U+FEFF is quoted too: on a file's first line it would be read as a byte-order mark."""
+    if label.startswith(('"', "\ufeff")) or "\0" in label or any(ch.isspace() for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
 
@@ -117,8 +118,9 @@ def split_fields(line: str) -> list[str]:
 
 def field_text(label: str) -> str:
     """``label`` as :func:`split_fields` reads it back; a leading ``#`` would make a comment, and a
-    line end or other whitespace but a space would end or garble the line (a ``\r`` is refused)."""
-    if "," in label or label.startswith(('"', "#")) or "\0" in label or any(ch.isspace() and ch != " " for ch in label):
+    line end or other whitespace but a space would end or garble the line (a ``\r`` is refused),
+    and a leading U+FEFF would be read as a byte-order mark on the first line."""
+    if "," in label or label.startswith(('"', "#", "\ufeff")) or "\0" in label or any(ch.isspace() and ch != " " for ch in label):
         return json.dumps(label, ensure_ascii=False)
     return label
 
