@@ -17,7 +17,7 @@ import math
 import os
 import re
 import socket
-import sys
+import tomllib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -31,10 +31,6 @@ from setveil.core.plugins import smallest_window_of
 from .lease import lease_margin, lease_term
 from .preflight import check_tls
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 MiB = 1 << 20
 #: the largest INT32 and INT16 of the Kafka protocol, which carries these settings
