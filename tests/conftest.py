@@ -37,3 +37,11 @@ def datasets() -> Path:
     if path is None:
         pytest.skip("benchmark datasets not found: set SETVEIL_DATASETS")
     return path
+
+
+def pytest_collection_modifyitems(items):
+    """A test that reads the benchmark datasets is slow, as the marker says, without each file
+    having to mark it."""
+    for item in items:
+        if "datasets" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
