@@ -100,13 +100,18 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
-    return read_window_and_subjects(path, fmt, vocab)[0]
+    return _read(path, fmt, vocab)[0]
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
                              vocab: Vocabulary | None = None) -> tuple[Window, list[str | int | None]]:
     """Read a whole transaction file, and each transaction's subject (None where its record has
     none; FIMI has none)."""
+    window, subjects = _read(path, fmt, vocab)
+    return window, [None] * len(window) if subjects is None else subjects
+
+
+def _read(path, fmt: str | None, vocab: Vocabulary | None) -> tuple[Window, list[str | int | None] | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
@@ -147,7 +152,7 @@ def fimi_labels(line: str) -> list[str]:
     return line.split()
 
 
-def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[None]]:
+def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
     text = _decode(path, data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -166,7 +171,7 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[None
         line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
         raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", line)
     try:
-        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32)), [None] * len(lines)
+        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32)), None
     except DuplicateItem as exc:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
