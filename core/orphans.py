@@ -5,7 +5,7 @@ exits with its parent would leave them computing on, and the kernel's parent-dea
 one process alone. :func:`follow_parent` puts the child and everything it will start in a process
 group of their own and kills that group once the parent is gone, however it went (SIGTERM from
 an orchestrator, SIGKILL, a crash). A program that is not Python (the embedded broker) gets the
-kernel's parent-death signal instead (:func:`killed_with_parent`).
+kernel's parent-death signal instead (:func:`start_killed_with_parent`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import wait
 
 _PR_SET_PDEATHSIG = 1
@@ -59,10 +60,27 @@ def kill_follower(child: multiprocessing.Process) -> int | None:
     return child.exitcode
 
 
-def killed_with_parent(signum: int = signal.SIGKILL) -> Callable[[], None] | None:
-    """A ``preexec_fn`` for :class:`subprocess.Popen` that has Linux send the program ``signum``
-    when the thread that starts it ends, however it ends (None elsewhere). Start the program from
-    a thread that lives as long as it should: the main thread."""
+def start_killed_with_parent(command: Sequence[str], signum: int = signal.SIGKILL, **popen_args) -> subprocess.Popen:
+    """``subprocess.Popen(command, **popen_args)``, the program sent ``signum`` by Linux when the
+    thread that starts it ends, however it ends. Start it from a thread that lives as long as it
+    should: the main thread.
+
+    A stop signal that comes while the program is being started is handled once it has started
+    (:func:`signals_held`); when its handler raises, the program is killed first: the caller never
+    got it to stop."""
+    process = None
+    try:
+        with signals_held():
+            process = subprocess.Popen(command, preexec_fn=_killed_with_parent(signum), **popen_args)
+    except BaseException:
+        if process is not None:
+            process.kill()
+            process.wait()
+        raise
+    return process
+
+
+def _killed_with_parent(signum: int) -> Callable[[], None] | None:
     if _prctl is None:
         return None
     parent = os.getpid()
@@ -73,3 +91,33 @@ def killed_with_parent(signum: int = signal.SIGKILL) -> Callable[[], None] | Non
             os._exit(1)
 
     return set_up
+
+
+#: the signals whose Python handlers may raise (KeyboardInterrupt, the commands' Stopped)
+_HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Around a fork in the main thread: a stop signal is recorded, and handled on the way out.
+
+    A fork runs the interpreter's fork hooks (logging's lock release among them), and a signal
+    handler that raises inside one has its exception printed and dropped: SIGTERM at that moment
+    left ``setveil bench stream`` running to its end (CI, 1 run in many)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {}
+    for signum in _HELD:
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            previous[signum] = handler
+            signal.signal(signum, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(received):
+            previous[signum](signum, None)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from setveil.core.errors import SetveilError
-from setveil.core.orphans import killed_with_parent
+from setveil.core.orphans import start_killed_with_parent
 
 from .settings import load_settings
 
@@ -106,8 +106,8 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
     try:
         # killed with its parent: a dev-broker, demo or test run killed outright (kill -9) left it
         # running, holding its port and memory
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True, preexec_fn=killed_with_parent())
+        process = start_killed_with_parent(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                           start_new_session=True)
     except OSError as exc:
         raise BrokerError(f"cannot start the embedded broker: {exc}") from None
     finally:

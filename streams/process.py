@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from setveil.core.errors import SetveilError
-from setveil.core.orphans import killed_with_parent
+from setveil.core.orphans import start_killed_with_parent
 
 from .settings import Settings
 
@@ -45,9 +45,9 @@ class WorkerProcess:
         with open(self.log_path, "ab") as log:
             # SIGTERM when the demo, benchmark or test that started it is killed outright: it ran on,
             # alone, until its broker's absence stopped it a minute later
-            self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True,
-                                            preexec_fn=killed_with_parent(signal.SIGTERM))
+            self.process = start_killed_with_parent(command, signal.SIGTERM, env=env, stdout=log,
+                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                    start_new_session=True)
         return self
 
     def get(self, path: str) -> tuple[int, bytes]:

@@ -5,9 +5,13 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-from setveil.core.orphans import end_with_parent, follow_parent, kill_follower
+import pytest
+
+from setveil.core.orphans import end_with_parent, follow_parent, kill_follower, start_killed_with_parent
 
 from ..streams.test_processor import _gone
 
@@ -49,3 +53,51 @@ def test_a_pool_process_in_a_call_that_holds_the_gil_ends_when_its_window_child_
                 os.kill(pool_pid, signal.SIGKILL)
         child.kill()
         child.join()
+
+
+class _Stop(Exception):
+    pass
+
+
+_signal_in_fork_hook = False
+
+
+def _send_sigterm_to_self() -> None:
+    if _signal_in_fork_hook:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+# a fork hook stays for the life of the interpreter: this one acts only inside the test below
+os.register_at_fork(after_in_parent=_send_sigterm_to_self)
+
+
+def _raise_stop(signum, frame):
+    raise _Stop(signal.Signals(signum).name)
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_a_stop_signal_while_a_program_starts_is_raised_and_the_program_killed(tmp_path):
+    # Regression (CI): SIGTERM raised inside a fork hook, where the interpreter prints the
+    # exception and drops it; `setveil bench stream` then ran on to its end
+    global _signal_in_fork_hook
+    token = str(tmp_path / "started")
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
+    try:
+        _signal_in_fork_hook = True
+        with pytest.raises(_Stop, match="SIGTERM"):
+            start_killed_with_parent([sys.executable, "-c", "import time; time.sleep(60)", token])
+    finally:
+        _signal_in_fork_hook = False
+        signal.signal(signal.SIGTERM, previous)
+    assert not _running_with(token), "the program ran on with no one to stop it"
+
+
+def _running_with(argument: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if argument.encode() in cmdline.read_bytes().split(b"\0"):
+                found.append(cmdline.parent.name)
+        except OSError:
+            continue
+    return found
