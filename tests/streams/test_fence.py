@@ -14,7 +14,7 @@ import pytest
 from setveil.streams.app import LeaseExpired, PartitionState, StreamService
 from setveil.streams.broker import free_port
 from setveil.streams.lease import HEARTBEAT, SYNC_GROUP, Lease
-from setveil.streams.windowing import Windower
+from setveil.streams.windowing import Message, Windower
 
 from .kafkatools import produce, records, wait_until
 from .test_service import NEUTRAL, _committed, batches, released_tids
@@ -174,6 +174,44 @@ def test_a_window_held_for_the_lease_stops_the_worker_after_the_request_timeout(
     assert service.failed == ["the broker did not take a message for out (window in/0/0-9 waited for the group to "
                               "confirm this worker for up to producer.request_timeout=0.3 s); stopping the worker, "
                               "unacknowledged input is re-delivered on restart"]
+
+
+class ReplanService:
+    """What ``StreamService._replan`` uses: a window log whose group committed ``committed`` and
+    logged windows ending at ``points``."""
+
+    def __init__(self, committed: int, points: list[int]):
+        async def resume_offset(partition):
+            return committed
+
+        async def cut_points(partition, start, highwater):
+            return [p for p in points if p >= start], None
+
+        self.windowlog = SimpleNamespace(resume_offset=resume_offset, cut_points=cut_points)
+        self.topic = "in"
+        self.app = SimpleNamespace(consumer=SimpleNamespace(highwater=lambda tp: committed))
+        self.settings = SimpleNamespace(window=SimpleNamespace(max_transactions=500, min_transactions=5,
+                                                               max_seconds=1.0, merge_subjects=False),
+                                        producer=SimpleNamespace(max_request_bytes=1 << 20))
+
+    _windower = StreamService._windower
+    _hold_from_due = StreamService._hold_from_due
+    _logged_cuts = StreamService._logged_cuts
+
+
+def test_a_partition_assigned_back_drops_the_held_messages_the_group_committed_past():
+    # Regression (CI, 1 run): a worker resumed from a pause past the session timeout got its
+    # partition back before its age timer cut the open window 0-9; meanwhile the other worker
+    # had emitted window 0-19 and committed 20. Replanned to end at 19, the window waited for
+    # offsets 10-19, which the group, resuming at 20, never delivered again: held for good.
+    state = PartitionState(0, Windower(500, 5, 1.0), expected=10)
+    for offset in range(10):
+        state.windower.add(Message(offset, [object()], 0.0))
+    state.replan = True
+    asyncio.run(StreamService._replan(ReplanService(20, [19]), state))
+    assert state.windower.pending_transactions == 0 and not state.windower.cut_points
+    assert state.windower.seen == 19 and state.expected == 20 and not state.replan
+    assert state.windower.cuts(100.0) == []
 
 
 def _partitions(worker) -> set[int] | None:
