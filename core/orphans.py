@@ -50,6 +50,18 @@ def _end_with_parent(group: bool = True) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def start_follower(child: multiprocessing.Process) -> None:
+    """``child.start()`` for a child that calls :func:`follow_parent`, a stop signal held meanwhile
+    (:func:`signals_held`); when its handler raises, the child is killed first."""
+    try:
+        with signals_held():
+            child.start()
+    except BaseException:
+        if child.pid is not None:
+            kill_follower(child)
+        raise
+
+
 def kill_follower(child: multiprocessing.Process) -> int | None:
     """Kill a child that called :func:`follow_parent`, and everything it started; its exit code."""
     # the group even when the child is gone: processes it started may outlive it
@@ -103,7 +115,8 @@ def signals_held() -> Iterator[None]:
 
     A fork runs the interpreter's fork hooks (logging's lock release among them), and a signal
     handler that raises inside one has its exception printed and dropped: SIGTERM at that moment
-    left ``setveil bench stream`` running to its end (CI, 1 run in many)."""
+    left ``setveil bench stream`` running to its end (CI, 1 run in many), and Ctrl-C would leave
+    ``setveil anonymize`` running as it starts a process."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

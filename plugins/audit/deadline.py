@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from setveil.core.errors import SetveilError
-from setveil.core.orphans import follow_parent, kill_follower
+from setveil.core.orphans import follow_parent, kill_follower, start_follower
 
 #: seconds a child may run past the solver's own limit before it is killed: the solver reports
 #: at its limit when it honours it, so the grace only absorbs the fork and the answer's return
@@ -41,7 +41,7 @@ def call_within(function: Callable[[], Any], seconds: float) -> Any:
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe(duplex=False)
     child = context.Process(target=_run, args=(theirs, function), name="setveil-audit-solve", daemon=True)
-    child.start()
+    start_follower(child)
     theirs.close()
     answer = None
     try:

@@ -40,7 +40,7 @@ import numpy as np
 from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import SEED, FloatRange, check_json, json_option
 from setveil.core.errors import ParameterError, SetveilError
-from setveil.core.orphans import follow_parent
+from setveil.core.orphans import follow_parent, start_follower
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
@@ -108,7 +108,7 @@ def _in_child(function, *args) -> dict[str, Any]:
         send.send(("result", result))
 
     child = context.Process(target=target)
-    child.start()
+    start_follower(child)
     send.close()  # else, the child gone, recv() would wait for this end for ever
     try:
         answer = receive.recv()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
-from setveil.core.orphans import end_with_parent
+from setveil.core.orphans import end_with_parent, signals_held
 from setveil.core.window import Window
 
 from .policies import RhoPolicy
@@ -122,7 +122,9 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
     # keeps the window child's process group, which the child's time limit kills at once.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=end_with_parent)
     try:
-        return list(pool.map(suppress_part, jobs))
+        with signals_held():  # the pool's processes start here
+            results = pool.map(suppress_part, jobs)
+        return list(results)
     except BaseException:
         # nothing waits for the other parts, and leaving the pool would wait for those under way
         # (Python 3.11's pool has no public kill; 3.14's kill_workers() is this)

@@ -6,12 +6,18 @@ import os
 import re
 import signal
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from setveil.core.orphans import end_with_parent, follow_parent, kill_follower, start_killed_with_parent
+from setveil.core.window import Window
+from setveil.plugins.audit.deadline import call_within
+from setveil.plugins.rho import Mine
+from setveil.plugins.rho.dnc import job_for, run_jobs
 
 from ..streams.test_processor import _gone
 
@@ -59,16 +65,30 @@ class _Stop(Exception):
     pass
 
 
-_signal_in_fork_hook = False
+#: the signal the fork hook below sends this process, while a test sets it
+_signal_in_fork_hook: int | None = None
 
 
-def _send_sigterm_to_self() -> None:
-    if _signal_in_fork_hook:
-        os.kill(os.getpid(), signal.SIGTERM)
+def _send_signal_to_self() -> None:
+    if _signal_in_fork_hook is not None:
+        os.kill(os.getpid(), _signal_in_fork_hook)
 
 
-# a fork hook stays for the life of the interpreter: this one acts only inside the test below
-os.register_at_fork(after_in_parent=_send_sigterm_to_self)
+# a fork hook stays for the life of the interpreter: this one acts only inside the tests below
+os.register_at_fork(after_in_parent=_send_signal_to_self)
+
+
+@contextlib.contextmanager
+def _signal_while_forking(signum: int):
+    global _signal_in_fork_hook
+    before = {process.pid for process in multiprocessing.active_children()}
+    _signal_in_fork_hook = signum
+    try:
+        yield
+    finally:
+        _signal_in_fork_hook = None
+    left = {process.pid for process in multiprocessing.active_children()} - before
+    assert not left, "a process ran on with no one to stop it"
 
 
 def _raise_stop(signum, frame):
@@ -79,15 +99,12 @@ def _raise_stop(signum, frame):
 def test_a_stop_signal_while_a_program_starts_is_raised_and_the_program_killed(tmp_path):
     # Regression (CI): SIGTERM raised inside a fork hook, where the interpreter prints the
     # exception and drops it; `setveil bench stream` then ran on to its end
-    global _signal_in_fork_hook
     token = str(tmp_path / "started")
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        _signal_in_fork_hook = True
-        with pytest.raises(_Stop, match="SIGTERM"):
+        with _signal_while_forking(signal.SIGTERM), pytest.raises(_Stop, match="SIGTERM"):
             start_killed_with_parent([sys.executable, "-c", "import time; time.sleep(60)", token])
     finally:
-        _signal_in_fork_hook = False
         signal.signal(signal.SIGTERM, previous)
     assert not _running_with(token), "the program ran on with no one to stop it"
 
@@ -101,3 +118,20 @@ def _running_with(argument: str) -> list[str]:
         except OSError:
             continue
     return found
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_ctrl_c_while_a_solve_process_starts_stops_the_audit():
+    # Ctrl-C inside a fork hook was dropped: the timed solve ran on, and the command to its end
+    with _signal_while_forking(signal.SIGINT), pytest.raises(KeyboardInterrupt):
+        call_within(lambda: time.sleep(60), 120)
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_ctrl_c_while_the_divide_and_conquer_pool_starts_stops_the_suppression():
+    window = Window.from_transactions([["a", "b", "s"], ["a", "s"], ["b", "c"], ["a", "b", "c", "s"]] * 5)
+    sensitive = window.vocab.mask(["s"])
+    halves = np.array_split(np.arange(len(window)), 2)
+    jobs = [job_for(window, part, sensitive, Mine(), 0.5, 2, 1000, 1)[0] for part in halves]
+    with _signal_while_forking(signal.SIGINT), pytest.raises(KeyboardInterrupt):
+        run_jobs(jobs, 2)
