@@ -173,7 +173,7 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         _wait_for_assignment(procs, config.partitions)
         cpu_before = sum(proc.cpu_seconds() for proc in procs)
         summaries: list[WindowSummary] = []
-        collected = interrupt.run(_drain(settings, config, summaries, procs))
+        collected = interrupt.run_stoppable(_drain(settings, config, summaries, procs))
         cpu = sum(proc.cpu_seconds() for proc in procs) - cpu_before
         peak = max((proc.peak_rss_bytes() or 0) for proc in procs)
         rejected = sum(v for proc in procs for k, v in proc.metrics().items()
@@ -228,6 +228,7 @@ async def _drain(settings: Settings, config: BenchConfig, summaries: list[Window
     finally:
         producing.cancel()
         watching.cancel()
+        await asyncio.wait([producing, watching])  # their clients stop before the loop closes
     return collected
 
 

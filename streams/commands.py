@@ -293,7 +293,7 @@ def demo(rate, batch, count, window, config, overrides):
     try:
         status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
     except interrupt.Stopped as stopped:
-        click.echo(f"stopped by {stopped.signal}", err=True)
+        click.echo("stopped" if stopped.signal == "SIGINT" else f"stopped by {stopped.signal}", err=True)
         sys.exit(stopped.status)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
@@ -380,10 +380,11 @@ def setveil_register_commands(register):
 
 
 def run(coroutine) -> Any:
-    """Run a command's coroutine; Ctrl-C ends it quietly (its own cleanup runs first)."""
+    """Run a command's coroutine; Ctrl-C (status 130) or SIGTERM (143) ends it quietly, its own
+    cleanup run first."""
     quiet_repeats()
     try:
-        return interrupt.run(coroutine)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        return interrupt.run_stoppable(coroutine)
+    except interrupt.Stopped as stopped:
+        click.echo("interrupted" if stopped.signal == "SIGINT" else f"stopped by {stopped.signal}", err=True)
+        sys.exit(stopped.status)

@@ -118,7 +118,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
                 echo(f"worker: ready, metrics at {worker.url}/metrics")
                 echo(f"replaying {len(original)} transactions of the T10I4D100K sample at {rate:,.0f}/s, "
                      f"{batch} per message; windows of up to {window} transactions per partition")
-                collected = interrupt.run(_stream(settings, original, rate, batch, echo))
+                collected = interrupt.run_stoppable(_stream(settings, original, rate, batch, echo))
                 metrics = worker.metrics()
             except WorkerFailed:
                 echo(worker.log_text()[-3000:])
@@ -141,6 +141,9 @@ async def _stream(settings: Settings, original: Window, rate: float, batch: int,
         await producing
     finally:
         producing.cancel()
+        # its producer stops before the loop closes: left to the loop's shutdown, the producer's
+        # stop met its own sender already cancelled and left a task pending ("Task was destroyed")
+        await asyncio.wait([producing])
     echo(display.summary(collected))
     return collected
 

@@ -1,16 +1,19 @@
-"""Signals in the commands that run an asyncio loop (demo, replay, tail, and serve until Faust runs),
-and SIGTERM in the commands that run to an end (demo, bench stream).
+"""Signals in the commands that run an asyncio loop (demo, replay, tail, bench stream, and serve
+until Faust runs), and SIGTERM in the commands that run to an end (demo, bench stream).
 
-``asyncio.run`` turns SIGINT into a cancellation of its main task, and a library awaited inside
-it may swallow that cancellation: the demo then ran on to its end and exited 0 (seen once in a
-full test run, when Ctrl-C came just as the first batch was read). Here SIGINT raises
-KeyboardInterrupt where the main thread is, as it does outside a loop, and ``asyncio.run`` still
-cancels and awaits what is left of the loop's tasks on the way out.
+Inside a loop (:func:`run_stoppable`), a stop signal only asks the loop to cancel the command's
+coroutine. A handler that raised wherever the main thread was, as Ctrl-C does by default, could
+land inside asyncio, after a future took its result and before its callbacks were scheduled: the
+task waiting on it was never woken, and the demo hung for good after one SIGTERM (QA, 1 run in
+12), or printed a task's exception as never retrieved. The cancellation may be swallowed by a
+library awaited inside (Python 3.11's ``wait_for`` does when its inner future completes at the
+same moment: the demo then ran on to its end and exited 0), so :class:`Stopped` is raised in the
+loop :data:`STOP_GRACE_SECONDS` later if the coroutine has not ended by then.
 
 A worker (``setveil serve``) stops on SIGTERM and SIGINT once Faust's worker handles them; before,
 while it reads its settings and item files and creates its topics, :func:`stop_on_signals` makes
 them raise :class:`Stopped`, which ``serve`` reports as a clean stop (nothing has been read). The
-demo and the stream benchmark take SIGTERM the same way.
+demo and the stream benchmark take SIGTERM the same way outside their loops.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from typing import Any
 
 #: the signals that stop a worker
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+#: how long a coroutine has to end once a stop signal cancelled it
+STOP_GRACE_SECONDS = 5.0
 
 
 class Stopped(KeyboardInterrupt):
@@ -38,19 +44,6 @@ class Stopped(KeyboardInterrupt):
         super().__init__(self.signal)
 
 
-def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """``asyncio.run(coroutine)``, with Ctrl-C raising KeyboardInterrupt at once."""
-    previous = signal.signal(signal.SIGINT, _interrupt)
-    try:
-        return asyncio.run(coroutine)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 def stop_on_signals(signums: tuple[int, ...] = STOP_SIGNALS) -> None:
     """``signums`` raise :class:`Stopped` from now on (in ``serve``, until Faust's worker takes them)."""
     for signum in signums:
@@ -63,21 +56,29 @@ def _stop(signum, frame) -> None:
 
 def run_stoppable(coroutine: Coroutine[Any, Any, Any]) -> Any:
     """``asyncio.run(coroutine)``, a stop signal cancelling it and raising :class:`Stopped` once it
-    has ended (a second signal at once). Raised inside the loop, Stopped landed in whichever task
-    ran, and asyncio reported that task's exception as never retrieved, with a traceback."""
+    has ended, or in the loop :data:`STOP_GRACE_SECONDS` later (a second signal at once). Raised
+    inside the loop's tasks, Stopped landed in whichever task ran, and asyncio reported that
+    task's exception as never retrieved, with a traceback."""
     signals: list[int] = []
     with asyncio.Runner() as runner:
         loop = runner.get_loop()
         task = loop.create_task(coroutine)
 
-        def cancel(signum, frame) -> None:
+        def give_up() -> None:
+            if not task.done():
+                _stop(signals[0], None)
+
+        def cancel() -> None:
+            task.cancel()
+            loop.call_later(STOP_GRACE_SECONDS, give_up)
+
+        def on_signal(signum, frame) -> None:
             if signals:
                 _stop(signum, frame)
             signals.append(signum)
-            task.cancel()
-            loop.call_soon_threadsafe(lambda: None)  # wakes a select() waiting without a timeout
+            loop.call_soon_threadsafe(cancel)
 
-        previous = {signum: signal.signal(signum, cancel) for signum in STOP_SIGNALS}
+        previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS}
         try:
             result = loop.run_until_complete(task)
         except asyncio.CancelledError:
@@ -86,6 +87,6 @@ def run_stoppable(coroutine: Coroutine[Any, Any, Any]) -> Any:
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-    if signals:  # also when the coroutine swallowed the cancellation
+    if signals:  # also when the coroutine swallowed the cancellation and ended
         _stop(signals[0], None)
     return result
