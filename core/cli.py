@@ -533,7 +533,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         click.echo(error_line(exc.format_message()), err=True)
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except (click.Abort, KeyboardInterrupt):  # a Ctrl-C while the plugins' commands load, too
         click.echo("setveil: aborted", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

@@ -163,29 +163,27 @@ def dev_broker(port, host):
     """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
     from .broker import BrokerError, start_tansu
 
-    signal.signal(signal.SIGTERM, _terminate)  # before the broker starts, so it is always stopped
-    running = start_tansu(port, host)
-    click.echo(f"Tansu (memory storage) listening on {running.bootstrap}")
-    click.echo(f"export SETVEIL_KAFKA_BOOTSTRAP={running.bootstrap}")
-    status = None
+    interrupt.stop_on_signals((signal.SIGTERM,))  # before the broker starts, so it is always stopped
+    running = status = None
     try:
+        # a stop while Tansu starts is a stop too (QA: Ctrl-C then ended in a traceback, 130)
+        running = start_tansu(port, host)
+        click.echo(f"Tansu (memory storage) listening on {running.bootstrap}")
+        click.echo(f"export SETVEIL_KAFKA_BOOTSTRAP={running.bootstrap}")
         # Waiting on the process rather than for a signal alone: clients of a broker that died would
         # otherwise retry against a closed port while this command still looks alive.
         status = running.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (interrupt.Stopped): the normal stop, status 0
         pass
     finally:
-        running.stop()
-        if status is None:
-            click.echo("broker stopped", err=True)
-    if status is not None:
-        how = f"killed by signal {-status}" if status < 0 else f"with exit status {status}"
-        raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself, {how}; what it "
-                          "held is gone (memory storage)")
-
-
-def _terminate(signum, frame):
-    raise SystemExit(0)
+        if running is not None:
+            running.stop()
+    if status is None:
+        click.echo("broker stopped", err=True)
+        return
+    how = f"killed by signal {-status}" if status < 0 else f"with exit status {status}"
+    raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself, {how}; what it "
+                      "held is gone (memory storage)")
 
 
 @click.command()

@@ -1,5 +1,6 @@
 """Signals in the commands that run an asyncio loop (demo, replay, tail, bench stream, and serve
-until Faust runs), and SIGTERM in the commands that run to an end (demo, bench stream).
+until Faust runs), and SIGTERM in the commands that run to an end (demo, bench stream) or until
+stopped (dev-broker).
 
 Inside a loop (:func:`run_stoppable`), a stop signal only asks the loop to cancel the command's
 coroutine. A handler that raised wherever the main thread was, as Ctrl-C does by default, could
@@ -13,7 +14,7 @@ loop :data:`STOP_GRACE_SECONDS` later if the coroutine has not ended by then.
 A worker (``setveil serve``) stops on SIGTERM and SIGINT once Faust's worker handles them; before,
 while it reads its settings and item files and creates its topics, :func:`stop_on_signals` makes
 them raise :class:`Stopped`, which ``serve`` reports as a clean stop (nothing has been read). The
-demo and the stream benchmark take SIGTERM the same way outside their loops.
+demo, the stream benchmark and dev-broker take SIGTERM the same way outside their loops.
 """
 
 from __future__ import annotations

@@ -439,5 +439,5 @@ def test_a_base_exception_in_anonymize_fails_the_window_and_ctrl_c_stays_the_use
     assert result.stderr.strip().endswith("rejected, nothing written: model error: Halt")
     # an interrupt while a plugin loads is the user's, not the plugin's error
     result = setveil(install(tmp_path / "interrupt", "raise KeyboardInterrupt\n"), "plugins")
-    assert result.returncode != 0 and "setveil: error" not in result.stderr
-    assert result.stderr.strip().endswith("KeyboardInterrupt")
+    # (QA: and it ends as a Ctrl-C does, in one line, not in a traceback)
+    assert result.returncode == 130 and result.stderr.strip() == "setveil: aborted", result.stderr
