@@ -361,7 +361,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
                          time_limit)
-    interrupt.stop_on_signals((signal.SIGTERM,))
+    interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     try:
         with scratch, broker() as running:
             run_bench(running, config, click.echo)

@@ -115,8 +115,10 @@ def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
     assert done.is_set()
 
 
-def test_sigterm_stops_a_benchmark_with_status_143_and_leaves_nothing(broker, sample, tmp_path):
-    # Regression (QA re-check): SIGTERM ended a benchmark half-way with status 0 and half a table
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["sigterm", "ctrl-c"])
+def test_a_stop_signal_ends_a_benchmark_with_its_status_and_leaves_nothing(broker, sample, tmp_path, stop, status):
+    # Regression (QA re-check): SIGTERM ended a benchmark half-way with status 0 and half a table;
+    # (QA chaos pass) Ctrl-C between two runs' loops said "setveil: aborted"
     data, _, _ = sample
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -128,11 +130,11 @@ def test_sigterm_stops_a_benchmark_with_status_143_and_leaves_nothing(broker, sa
         for line in process.stdout:
             if line.split() and line.split()[0].isdigit():  # the first run's row
                 break
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)
         _, err = process.communicate(timeout=60)
     finally:
         process.kill()
         process.wait()
-    assert process.returncode == 143, err
-    assert "setveil: stopped by SIGTERM; the rows above are the runs measured" in err.splitlines()
+    assert process.returncode == status, err
+    assert f"setveil: stopped by {stop.name}; the rows above are the runs measured" in err.splitlines()
     assert list(scratch.iterdir()) == []
