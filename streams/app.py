@@ -121,6 +121,8 @@ class PartitionState:
     reread: Reread | None = None
     #: set when a rebalance left the partition here: its cuts are read from the window log again
     replan: bool = False
+    #: the last window counted in setveil_windows_held_for_lease
+    held_window: str | None = None
 
 
 @dataclass
@@ -592,7 +594,9 @@ class StreamService:
         if lease.current():
             return True
         generation, age = lease.generation, lease.age()
-        self.metrics.held_for_lease()
+        if state.held_window != window:  # a window may wait before each of its two sends; counted once
+            state.held_window = window
+            self.metrics.held_for_lease()
         log.warning("partition %d: window %s waits for the group to confirm this worker (%s, consumer."
                     "session_timeout=%g s); it is sent only if the group still knows the worker", state.partition,
                     window, "never confirmed" if age is None else f"last confirmed {age:.1f} s ago",

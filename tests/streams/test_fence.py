@@ -150,6 +150,18 @@ def test_a_window_held_for_the_lease_is_sent_once_the_group_confirms_the_same_ge
     assert "partition 0: window in/0/0-9 is sent after all" in caplog.text
 
 
+def test_a_window_held_for_the_lease_before_both_of_its_sends_is_counted_once():
+    # Regression: the window log's send and the batch's send each counted the window
+    clock = Clock()
+    lease = Lease(SESSION, HEARTBEAT_INTERVAL, clock)
+    service, state = FakeService(lease), _state()
+    lease.confirm(clock() - SESSION, 3)
+    for _ in range(2):
+        assert _leased(service, state, lambda: lease.confirm(clock(), 3)) is True
+        clock.now += SESSION  # the lease runs out again before the second send
+    assert service.metrics.held == 1
+
+
 def test_a_window_held_for_the_lease_is_not_sent_in_a_new_generation_and_is_cut_again_if_the_partition_stays():
     lease = Lease(SESSION, HEARTBEAT_INTERVAL, Clock())
     lease.confirm(lease.clock() - SESSION, 3)
