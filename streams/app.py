@@ -304,42 +304,36 @@ class StreamService:
         state.emitting = None
 
     async def _uncut(self, state: PartitionState, cuts: Sequence[Cut]) -> None:
-        """Hold the messages of ``cuts`` again, before those held, for ``_replan`` to cut them where
-        the window log says: a window waited for the lease while its partition was revoked and
-        assigned back, and another worker may have owned the partition meanwhile. Messages before
-        the group's committed offset are dropped, unacknowledged: that worker emitted them (a
-        revoked partition's actor drops its messages the same way), and the group resumes there
-        (not a hole, see ``_past_hole``)."""
-        await self._hold_from_due(state, chain(*(cut.messages for cut in cuts), state.windower.pending))
+        """Hold the messages of ``cuts`` again, before those held, and cut them where the window
+        log says (``_replan``): a window waited for the lease while its partition was revoked and
+        assigned back, and another worker may have owned the partition meanwhile."""
+        await self._replan(state, chain(*(cut.messages for cut in cuts), state.windower.pending))
 
-    async def _hold_from_due(self, state: PartitionState, messages: Iterable[Message]) -> None:
-        """Hold only those of ``messages`` at or after the group's committed offset, in a new windower."""
-        held, due = state.windower, await self.windowlog.resume_offset(state.partition)
-        state.windower = self._windower()
+    async def _replan(self, state: PartitionState, held: Iterable[Message] | None = None) -> None:
+        """Cut the held messages (``held``, else the windower's) where the window log says. A
+        worker that keeps a partition through rebalances may have lost it for a generation it did
+        not take part in; the partition's owner then emitted windows of messages this actor still
+        held (a QA run released 95 transactions as windows 404-422 and 404-423).
+
+        Held messages before the group's committed offset are dropped first, unacknowledged: that
+        owner emitted them (a revoked partition's actor drops its messages the same way), and the
+        group resumes there (not a hole, see ``_past_hole``), so the rest of a logged window that
+        ends there never comes. Kept, they waited for it forever (a worker resumed from a pause and
+        given its partition back before its age timer cut the open window held it, and its
+        setveil_held_transactions, for good)."""
+        before, due = state.windower, await self.windowlog.resume_offset(state.partition)
+        state.windower = windower = self._windower()
         dropped = 0
-        for message in messages:
+        for message in before.pending if held is None else held:
             if message.offset >= due:
-                state.windower.add(message)
+                windower.add(message)
             else:
                 dropped += 1
         if dropped:
             log.info("partition %d: %d held message(s) before offset %d dropped: the group committed past them, "
                      "another worker emitted them", state.partition, dropped, due)
-        state.windower.skip(max(held.seen, due - 1))
+        windower.skip(max(before.seen, due - 1))
         state.expected = max(state.expected, due)
-
-    async def _replan(self, state: PartitionState) -> None:
-        """Cut the held messages where the window log says. A worker that keeps a partition
-        through rebalances may have lost it for a generation it did not take part in; the
-        partition's owner then emitted windows of messages this actor still held (a QA run
-        released 95 transactions as windows 404-422 and 404-423). Held messages before the
-        group's committed offset are dropped first, as ``_uncut`` drops them: that owner emitted
-        them, and the group resumes past them, so the rest of a logged window that ends there
-        never comes. Kept, they waited for it forever (a worker resumed from a pause and given
-        its partition back before its age timer cut the open window held it, and its
-        setveil_held_transactions, for good)."""
-        await self._hold_from_due(state, list(state.windower.pending))
-        windower = state.windower
         windower.replan(await self._logged_cuts(state, windower.first_unwindowed))
         state.replan = False
 

@@ -287,15 +287,12 @@ def demo(rate, batch, count, window, config, overrides):
     """
     from .demo import run_demo
 
-    interrupt.stop_on_signals((signal.SIGTERM,))  # stop the worker and the broker on SIGTERM too
+    interrupt.stop_on_signals()  # SIGTERM stops the worker and the broker as Ctrl-C does
     try:
         status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
     except interrupt.Stopped as stopped:
         click.echo("stopped" if stopped.signal == "SIGINT" else f"stopped by {stopped.signal}", err=True)
         sys.exit(stopped.status)
-    except KeyboardInterrupt:
-        click.echo("stopped", err=True)
-        sys.exit(130)
     sys.exit(status)
 
 

@@ -207,7 +207,6 @@ class ReplanService:
                                         producer=SimpleNamespace(max_request_bytes=1 << 20))
 
     _windower = StreamService._windower
-    _hold_from_due = StreamService._hold_from_due
     _logged_cuts = StreamService._logged_cuts
 
 
