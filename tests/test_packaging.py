@@ -37,4 +37,4 @@ def test_wheel_carries_every_module_and_the_entry_points(tmp_path):
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     for name, target in CONFIG["project"]["entry-points"]["setveil"].items():
         assert f"{name} = {target}" in text
-    assert "setveil = setveil.core.cli:main" in text
+    assert "setveil = setveil.__main__:main" in text

@@ -152,3 +152,34 @@ def test_items_split_follows_the_paper(files):
 def test_console_script_entry_point(files):
     result = subprocess.run([sys.executable, "-m", "setveil", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and "version" in result.stdout
+
+
+INTERRUPTED_IMPORT = """
+import sys
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "setveil.core.cli":
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["setveil", "--version"]
+from setveil.__main__ import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line():
+    # Regression: a Ctrl-C in the first half second, while the command's modules were imported
+    # before its handler was reached, ended in a KeyboardInterrupt traceback
+    result = subprocess.run([sys.executable, "-c", INTERRUPTED_IMPORT], capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (130, "setveil: aborted\n")
+
+
+def test_the_package_loads_its_api_on_first_use():
+    # what the command imports before its Ctrl-C handler is reached
+    probe = ("import setveil, sys; print('numpy' in sys.modules, setveil.Window.__module__, setveil.__version__);"
+             "assert sorted(setveil.__all__) == sorted(setveil._HOME); [getattr(setveil, n) for n in setveil.__all__]")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:2] == ["False", "setveil.core.window"]
