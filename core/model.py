@@ -38,6 +38,18 @@ class Transformation(str, Enum):
     GENERALIZATION = "generalization"
 
 
+#: The names of ``Context.digests``: a file parameter's digest sits beside them in a batch's
+#: ``model.context``, so no file parameter may take one of them.
+CONTEXT_NAMES = ("sensitive", "public", "hierarchy")
+
+
+def file_digest(path: str | Path) -> str:
+    """``sha256:<hex>`` of a file's bytes: what a batch says of the file a parameter names (a
+    model's own format, so unlike the item lists its line order counts)."""
+    with open(path, "rb") as file:
+        return "sha256:" + hashlib.file_digest(file, "sha256").hexdigest()
+
+
 @dataclass(frozen=True)
 class Context:
     """What a model may need besides its parameters and the window.

@@ -17,15 +17,17 @@ import functools
 import importlib.metadata
 import inspect
 import numbers
+import os
+import stat
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pluggy
 
 from . import builtin, hookspecs
 from .errors import NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError, own_words
-from .model import Context, Policy, PrivacyModel, Transformation
+from .model import CONTEXT_NAMES, Context, Policy, PrivacyModel, Transformation, file_digest
 from .params import KINDS, Parameter, validate
 
 ENTRY_POINT_GROUP = "setveil"
@@ -151,6 +153,8 @@ class Configured:
     model: PrivacyModel
     policy: Policy
     params: dict[str, Any]
+    #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
+    files: dict[str, str] = field(default_factory=dict)
 
 
 class Registry:
@@ -254,13 +258,21 @@ class Registry:
             raise ParameterError("sensitive", f"model {model!r} needs the sensitive (private) items: give --sensitive FILE")
         if model_cls.needs_hierarchy and not context.has_hierarchy:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
+        parsed = {**model_params, **policy_params}
+        files = {p.name: parsed[p.name] for p in (*model_cls.parameters, *policy_cls.parameters)
+                 if p.kind == "path" and parsed.get(p.name) is not None}
+        digests = _file_digests(files)
         # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
         # it raises besides a ParameterError is its error, named by type (its text may quote data)
         with plugin_errors(f"model {model!r}: __init__"):
             model_obj = model_cls(model_params, context)
         with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
             policy_obj = policy_cls(policy_params)
-        return Configured(model_obj, policy_obj, {**model_params, **policy_params})
+        # the model read its files in between: the same digests before and after are of what it read
+        for name, digest in digests.items():
+            if not _still(files[name], digest):
+                raise ParameterError(name, f"file {str(files[name])!r} changed while it was read; run again")
+        return Configured(model_obj, policy_obj, parsed, digests)
 
     def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
         """The model and policy classes and their parsed parameters; raises on any unknown name
@@ -284,6 +296,26 @@ class Registry:
             policy_cls.parameters, {k: v for k, v in raw.items() if k in policy_names}, f"policy {policy_cls.name!r}"
         )
         return model_cls, policy_cls, model_params, policy_params
+
+
+def _file_digests(files: Mapping[str, Any]) -> dict[str, str]:
+    """The digest of each regular file; a pipe (``-P restrictive=<(...)``) can be read only once,
+    by the model, so it has none."""
+    digests = {}
+    for name, path in files.items():
+        try:
+            if stat.S_ISREG(os.stat(path).st_mode):
+                digests[name] = file_digest(path)
+        except OSError as exc:
+            raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or type(exc).__name__}") from None
+    return digests
+
+
+def _still(path: Any, digest: str) -> bool:
+    try:
+        return file_digest(path) == digest
+    except OSError:
+        return False
 
 
 def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
@@ -407,6 +439,10 @@ def _check_parameters(cls: type, where: str) -> None:
         if parameter.kind not in KINDS:
             # an unknown kind would otherwise parse as a float: "integer" accepted l=2.5
             raise PluginError(f"{where}: parameter {parameter.name!r} has kind {parameter.kind!r}; kinds: {', '.join(KINDS)}")
+        if parameter.kind == "path" and parameter.name in CONTEXT_NAMES:
+            # a batch carries the file's digest in model.context, where this name means an item list
+            raise PluginError(f"{where}: path parameter {parameter.name!r} takes a name of the context's item lists "
+                              f"({', '.join(CONTEXT_NAMES)}); name it otherwise")
         if parameter.kind == "choice" and not parameter.choices:
             raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
         if parameter.low is not None and parameter.high is not None and parameter.low > parameter.high:

@@ -129,6 +129,13 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: parameter name 'a=b' is not a Python identifier, so it "
         "cannot be given as -P NAME=VALUE or in model.params",
     ),
+    "file parameter named like a context list": (
+        # a batch's model.context carries the file's digest, where 'sensitive' names the item list's
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('sensitive', 'x', 'path'),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: path parameter 'sensitive' takes a name of the "
+        "context's item lists (sensitive, public, hierarchy); name it otherwise",
+    ),
     "policy parameter declared twice": (
         GOOD_MODELS + "\nclass Twice(CapPolicy):\n    name = 'twice'\n    summary = 's'\n"
         "    parameters = (Parameter('a', 'x', 'int'), Parameter('a', 'y', 'int'))\n    def order(self, window):\n        return None\n"

@@ -1,11 +1,17 @@
-"""A context's digests: what a batch says of the item lists and hierarchy that made it
-(core/model.py ``Context.digests``, docs/batch-format.md)."""
+"""A context's digests: what a batch says of the item lists, hierarchy and parameter files that
+made it (core/model.py ``Context.digests`` and ``file_digest``, docs/batch-format.md)."""
 
 import hashlib
 import json
+import os
 
+import pytest
+
+from setveil.core.errors import ParameterError
 from setveil.core.model import Context
+from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
+from setveil.plugins.sanitize.patterns import RestrictivePatterns
 
 
 def sha256(value) -> str:
@@ -30,3 +36,44 @@ def test_item_list_digests_are_of_the_sorted_labels():
         "sensitive": sha256(["HIV", "flu"]), "public": sha256(["Beer", "Müsli", "bread"])}
     assert Context(schema=ItemSchema(private=private)).digests() == {"sensitive": sha256(["HIV", "flu"])}
     assert Context().digests() == {}
+
+
+def configure_sanitize(restrictive):
+    return get_registry().configure("sanitize", "iga", {"restrictive": str(restrictive), "psi": "0"})
+
+
+def test_a_file_parameter_is_named_by_the_digest_of_what_the_model_read(tmp_path):
+    # QA as a consumer: batches made with two pattern files carried byte-identical model blocks
+    one, other = tmp_path / "one.txt", tmp_path / "other.txt"
+    one.write_text("a b\nc d\n")
+    other.write_text("c d\na b\n")
+    assert configure_sanitize(one).files == {"restrictive": "sha256:" + hashlib.sha256(b"a b\nc d\n").hexdigest()}
+    assert configure_sanitize(one).files != configure_sanitize(other).files  # the model's own format: order counts
+
+
+def test_a_pipe_is_read_by_the_model_alone(tmp_path):
+    # a file that can be read once (`-P restrictive=<(...)`) goes to the model whole, and has no digest
+    read, write = os.pipe()
+    os.write(write, b"a b\n")
+    os.close(write)
+    try:
+        configured = configure_sanitize(f"/proc/self/fd/{read}")
+    finally:
+        os.close(read)
+    assert configured.files == {} and configured.model.patterns.patterns == (("a", "b"),)
+
+
+def test_a_file_parameter_changed_while_the_model_read_it_is_refused(tmp_path, monkeypatch):
+    restrictive = tmp_path / "restrictive.txt"
+    restrictive.write_text("a b\n")
+    load = RestrictivePatterns.load
+
+    def load_then_edit(path):
+        patterns = load(path)
+        restrictive.write_text("a b\nc d\n")
+        return patterns
+
+    monkeypatch.setattr(RestrictivePatterns, "load", staticmethod(load_then_edit))
+    with pytest.raises(ParameterError) as refused:
+        configure_sanitize(restrictive)
+    assert refused.value.name == "restrictive" and "changed while it was read" in str(refused.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 import subprocess
@@ -207,6 +208,9 @@ def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
     assert all(t <= set(original) for t, original in zip(released, transactions))
     assert not any({"571", "795"} <= t or {"392", "862"} <= t for t in released)
     assert batch["metrics"]["items_out"] == sum(map(len, released)) < batch["metrics"]["items_in"]
+    # QA as a consumer: batches made with two pattern files carried the same model block
+    digest = "sha256:" + hashlib.sha256(restrictive.read_bytes()).hexdigest()
+    assert batch["model"]["context"] == {"restrictive": digest}
 
 
 class _Hangs(Coherence):
