@@ -1,5 +1,6 @@
 """The command line: end to end on the paper's example, and every bad input -> exit 2, one line."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -20,6 +21,8 @@ def test_anonymize_report_and_verify(files):
     assert body["params"] == {"h": 0.8, "k": 2, "p": 2, "il": "support"}
     assert (body["transactions"], body["items_before"], body["items_after"]) == (5, 27, 19)
     assert body["info_loss"] == pytest.approx(8 / 27) and body["verified"] is True
+    labels = json.dumps(sorted(["Diabetes", "Hepatitis", "HIV"])).encode()
+    assert body["context"] == {"sensitive": "sha256:" + hashlib.sha256(labels).hexdigest()}
     result = run("verify", files / "fig1.dat", out, *MODEL, "--sensitive", files / "private.txt")
     assert result.exit_code == 0 and "satisfies coherence" in result.output
 

@@ -1,7 +1,9 @@
 """The sanitize plugin through the command line: patterns sample, anonymize/verify/report, and
 the benchmarks on small settings (the full experiments are in docs/sanitize.md)."""
 
+import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -116,6 +118,7 @@ def test_anonymize_verify_and_report(runner, tmp_path):
     assert out.read_text().splitlines() == ["A B C", "A B C", "A B", "A C", "A B C", "B D"]
     body = json.loads(report.read_text())
     assert body["policy"] == "iga" and body["verified"]
+    assert body["context"] == {"restrictive": "sha256:" + hashlib.sha256(Path(patterns).read_bytes()).hexdigest()}
     assert body["metrics"]["hiding_failure"] == 0.0 and body["metrics"]["artifactual_patterns"] == 0.0
     assert body["metrics"]["misses_cost"] == pytest.approx(4 / 11)
     assert body["stats"]["removed_items"] == 3
