@@ -286,7 +286,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
         "model": model.name,
         "policy": configured.policy.name,
         "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
-        "context": {**model.context.digests(), **configured.files},  # what a batch's model.context says
+        "context": configured.digests(),
         "seed": seed,
         "window": window_size,
         "windows": len(outcomes),

@@ -156,6 +156,11 @@ class Configured:
     #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
     files: dict[str, str] = field(default_factory=dict)
 
+    def digests(self) -> dict[str, str]:
+        """What made a release besides the parameters: the context's item lists and hierarchy and
+        the parameters' files, by digest (a batch's ``model.context``, a report's ``context``)."""
+        return {**self.model.context.digests(), **self.files}
+
 
 class Registry:
     """Models and policies registered through the hooks, with the distribution of each."""

@@ -109,7 +109,7 @@ class WindowProcessor:
             "name": configured.model.name,
             "policy": configured.policy.name,
             "parameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
-            "context": {**configured.model.context.digests(), **configured.files},
+            "context": configured.digests(),
         }
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
