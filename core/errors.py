@@ -29,6 +29,11 @@ class InputError(SetveilError):
             where = f"{where}:{line}"
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self):
+        # a worker process's error reaches its parent pickled (rho's parts, the audit's timed
+        # solve); BaseException's own reduction would call __init__ with the message alone
+        return type(self), (self.path, self.problem, self.line)
+
 
 class ParameterError(SetveilError):
     """A parameter is missing, unknown, malformed or out of range; names the parameter."""
@@ -39,6 +44,9 @@ class ParameterError(SetveilError):
         self.name = name
         self.problem = problem
         super().__init__(f"parameter {name!r}: {problem}")
+
+    def __reduce__(self):
+        return type(self), (self.name, self.problem)
 
 
 class PluginError(SetveilError):

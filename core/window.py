@@ -29,6 +29,9 @@ class DuplicateItem(ValueError):
         self.position = position
         super().__init__(f"transaction {position} repeats an item")
 
+    def __reduce__(self):  # pickled by its arguments, as setveil's errors are (core/errors.py)
+        return type(self), (self.position,)
+
 
 class Window:
     """``n`` transactions over a vocabulary, stored as CSR arrays."""

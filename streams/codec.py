@@ -43,6 +43,9 @@ class MessageRejected(Exception):
         self.reason = reason
         super().__init__(reason)
 
+    def __reduce__(self):  # pickled by its arguments, as setveil's errors are (core/errors.py)
+        return type(self), (self.kind, self.reason)
+
 
 def window_id(topic: str, partition: int, first: int, last: int) -> str:
     return f"{topic}/{partition}/{first}-{last}"
