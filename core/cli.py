@@ -27,6 +27,7 @@ from .errors import InputError, ParameterError, PluginError, SetveilError, Windo
 from .formats import FORMATS, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
+from .orphans import signals_held
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, plugin_errors,
@@ -526,7 +527,8 @@ def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: c
 def main(argv: list[str] | None = None) -> None:
     """The console script: every error ends in one line on stderr and a documented status."""
     try:
-        _load_plugin_commands()
+        with signals_held():  # the plugins' imports: a Ctrl-C raised inside one can be dropped (setveil/__main__.py)
+            _load_plugin_commands()
         code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
     except SetveilError as exc:
         click.echo(error_line(exc), err=True)

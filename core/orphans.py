@@ -111,12 +111,14 @@ _HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """Around a fork in the main thread: a stop signal is recorded, and handled on the way out.
+    """Around a fork or an import in the main thread: a stop signal is recorded, and handled on
+    the way out.
 
     A fork runs the interpreter's fork hooks (logging's lock release among them), and a signal
     handler that raises inside one has its exception printed and dropped: SIGTERM at that moment
     left ``setveil bench stream`` running to its end (CI, 1 run in many), and Ctrl-C would leave
-    ``setveil anonymize`` running as it starts a process."""
+    ``setveil anonymize`` running as it starts a process. An import drops it the same way when it
+    is raised in an import lock's callback or an extension module's initialization."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -448,3 +448,22 @@ def test_a_base_exception_in_anonymize_fails_the_window_and_ctrl_c_stays_the_use
     result = setveil(install(tmp_path / "interrupt", "raise KeyboardInterrupt\n"), "plugins")
     # (QA: and it ends as a Ctrl-C does, in one line, not in a traceback)
     assert result.returncode == 130 and result.stderr.strip() == "setveil: aborted", result.stderr
+
+
+DROPS_A_CTRL_C = """
+import os, signal
+
+class Dropper:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)  # raised in here, printed as "Exception ignored", and dropped
+        sum(range(1000))
+
+Dropper()
+"""
+
+
+def test_a_ctrl_c_that_a_plugins_import_would_drop_still_stops_the_command(tmp_path):
+    # Regression (QA): a Ctrl-C raised where an import swallows it was lost while the plugins'
+    # commands loaded, and `setveil anonymize` ran to its end and wrote its release (2 of 250 runs)
+    result = setveil(install(tmp_path, DROPS_A_CTRL_C + GOOD_MODELS + GOOD_POLICIES), "plugins")
+    assert (result.returncode, result.stderr) == (130, "setveil: aborted\n")

@@ -172,6 +172,33 @@ main()
 """
 
 
+DROPPED_INTERRUPT = """
+import os, signal, sys
+
+class Dropper:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)  # raised in here, printed as "Exception ignored", and dropped
+        sum(range(1000))
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "setveil.core.cli":
+            Dropper()
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["setveil", "--version"]
+from setveil.__main__ import main
+main()
+"""
+
+
+def test_ctrl_c_that_an_import_would_drop_still_stops_the_command():
+    # Regression (QA): a KeyboardInterrupt raised where an import swallows it (an import lock's
+    # callback, an extension module's initialization) was lost, and the command ran to its end
+    result = subprocess.run([sys.executable, "-c", DROPPED_INTERRUPT], capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (130, "setveil: aborted\n")
+
+
 def test_ctrl_c_while_the_command_loads_is_one_line():
     # Regression: a Ctrl-C in the first half second, while the command's modules were imported
     # before its handler was reached, ended in a KeyboardInterrupt traceback
