@@ -12,11 +12,17 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import Enum
 from typing import Any, Literal, get_args
 
 from .errors import ParameterError
 
-REQUIRED: Any = object()
+class _Required(Enum):
+    # an enum member, so that a pickled Parameter (a model sent to a window's process) stays required
+    REQUIRED = "required"
+
+
+REQUIRED: Any = _Required.REQUIRED
 
 Kind = Literal["float", "int", "str", "choice", "path", "bool"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -87,8 +93,12 @@ class Parameter:
             if path == "-":
                 # a parameter's file is read before the data, which may be standard input
                 raise ParameterError(self.name, "standard input ('-') is not supported for this file; give a path")
-            if not os.path.exists(path):
-                raise ParameterError(self.name, f"file {path!r} does not exist")
+            try:
+                os.stat(path)
+            except FileNotFoundError:
+                raise ParameterError(self.name, f"file {path!r} does not exist") from None
+            except OSError as exc:  # a folder on the way that cannot be entered, say
+                raise ParameterError(self.name, f"file {path!r} cannot be reached: {exc.strerror}") from None
             return path
         return self._number(raw)
 

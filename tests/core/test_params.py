@@ -1,4 +1,5 @@
 import math
+import pickle
 
 import pytest
 
@@ -85,3 +86,19 @@ def test_an_infinite_bound_is_shown_open():
     # "[-inf, inf)", as if -inf were allowed
     assert Parameter("shift", "offset", "float", low=-math.inf).allowed() == "a number in (-inf, inf)"
     assert Parameter("x", "x", "float", low=0, high=math.inf).allowed() == "a number in [0, inf)"
+
+
+def test_a_required_parameter_stays_required_when_pickled():
+    # a model goes to a window's process pickled (model.time_limit); its sentinel default did not
+    # survive, so a required parameter came back optional (QA)
+    parameter = pickle.loads(pickle.dumps(Parameter("restrictive", "patterns", "path")))
+    assert parameter.required and parameter == Parameter("restrictive", "patterns", "path")
+
+
+def test_a_file_that_cannot_be_reached_is_not_called_missing(tmp_path):
+    (tmp_path / "plain.txt").write_text("a b\n")
+    with pytest.raises(ParameterError) as refused:
+        Parameter("restrictive", "patterns", "path").parse(str(tmp_path / "plain.txt" / "p.txt"))
+    assert str(refused.value).endswith("cannot be reached: Not a directory")
+    with pytest.raises(ParameterError, match="does not exist"):
+        Parameter("restrictive", "patterns", "path").parse(str(tmp_path / "missing.txt"))
