@@ -266,18 +266,19 @@ class Registry:
         parsed = {**model_params, **policy_params}
         files = {p.name: parsed[p.name] for p in (*model_cls.parameters, *policy_cls.parameters)
                  if p.kind == "path" and parsed.get(p.name) is not None}
-        digests = _file_digests(files)
-        # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
-        # it raises besides a ParameterError is its error, named by type (its text may quote data)
-        with plugin_errors(f"model {model!r}: __init__"):
-            model_obj = model_cls(model_params, context)
-        with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
-            policy_obj = policy_cls(policy_params)
-        # the model read its files in between: the same digests before and after are of what it read
-        for name, digest in digests.items():
-            if not _still(files[name], digest):
-                raise ParameterError(name, f"file {str(files[name])!r} changed while it was read; run again")
-        return Configured(model_obj, policy_obj, parsed, digests)
+        found = _file_states(files)
+        try:
+            # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
+            # it raises besides a ParameterError is its error, named by type (its text may quote data)
+            with plugin_errors(f"model {model!r}: __init__"):
+                model_obj = model_cls(model_params, context)
+            with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
+                policy_obj = policy_cls(policy_params)
+        finally:
+            # the model read its files in between: found the same before and after, they are what
+            # it read (a file rewritten under it also makes its own error, which this one explains)
+            _refuse_changed(files, found)
+        return Configured(model_obj, policy_obj, parsed, {name: digest for name, (_, digest) in found.items()})
 
     def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
         """The model and policy classes and their parsed parameters; raises on any unknown name
@@ -303,24 +304,42 @@ class Registry:
         return model_cls, policy_cls, model_params, policy_params
 
 
-def _file_digests(files: Mapping[str, Any]) -> dict[str, str]:
-    """The digest of each regular file; a pipe (``-P restrictive=<(...)``) can be read only once,
-    by the model, so it has none."""
-    digests = {}
+def _file_states(files: Mapping[str, Any]) -> dict[str, tuple[tuple, str]]:
+    """The identity (device, inode, size, times) and digest of each regular file. A pipe
+    (``-P restrictive=<(...)``) can be read only once, by the model, so it has neither."""
+    found = {}
     for name, path in files.items():
         try:
             if stat.S_ISREG(os.stat(path).st_mode):
-                digests[name] = file_digest(path)
+                found[name] = _state(path)
         except OSError as exc:
             raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or type(exc).__name__}") from None
-    return digests
+        if name in found and found[name][0] is None:
+            raise ParameterError(name, f"file {str(path)!r} changed while it was read; run again")
+    return found
 
 
-def _still(path: Any, digest: str) -> bool:
-    try:
-        return file_digest(path) == digest
-    except OSError:
-        return False
+def _state(path: Any) -> tuple[tuple | None, str]:
+    """(identity, digest), the identity None when the file changed while it was hashed."""
+    before = _identity(os.stat(path))
+    digest = file_digest(path)
+    return (before if _identity(os.stat(path)) == before else None), digest
+
+
+def _identity(found: os.stat_result) -> tuple:
+    # a rewrite moves the times even when it restores the bytes; a rename or a ConfigMap's link
+    # swap moves the inode
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def _refuse_changed(files: Mapping[str, Any], found: Mapping[str, tuple[tuple, str]]) -> None:
+    for name, state in found.items():
+        try:
+            same = _state(files[name]) == state
+        except OSError:
+            same = False
+        if not same:
+            raise ParameterError(name, f"file {str(files[name])!r} changed while it was read; run again")
 
 
 def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:

@@ -78,7 +78,9 @@ def configure_model(settings: Settings) -> Configured:
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
         _refuse_unread_files(settings)
-        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
+        configured = configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
+        _refuse_unnamed_files(configured)
+        return configured
     except ParameterError as exc:
         # the registry's hints name the command line's options, and the model may be set up by settings
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
@@ -116,6 +118,17 @@ def _refuse_unread_files(settings: Settings) -> None:
         if getattr(m, key) is not None and not read:
             raise ParameterError(f"model.{key}", f"model {m.name!r} does not {what}: unset model.{key} (from "
                                  f"{settings.source(f'model.{key}')})")
+
+
+def _refuse_unnamed_files(configured: Configured) -> None:
+    """A parameter's file that a batch cannot name by digest (a pipe, which only the model could
+    read): batches made with different pipes would look alike, and a restarted worker has nothing to read."""
+    declared = (*configured.model.parameters, *configured.policy.parameters)
+    for parameter in declared:
+        path = configured.params.get(parameter.name)
+        if parameter.kind == "path" and path is not None and parameter.name not in configured.files:
+            raise ParameterError(parameter.name, f"{str(path)!r} is no regular file: a worker's batches name the "
+                                 "file by digest, so give one")
 
 
 def _required_parameters(model: str, policy: str | None) -> set[str]:

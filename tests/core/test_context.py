@@ -63,17 +63,34 @@ def test_a_pipe_is_read_by_the_model_alone(tmp_path):
     assert configured.files == {} and configured.model.patterns.patterns == (("a", "b"),)
 
 
-def test_a_file_parameter_changed_while_the_model_read_it_is_refused(tmp_path, monkeypatch):
-    restrictive = tmp_path / "restrictive.txt"
-    restrictive.write_text("a b\n")
+def edited_while_read(monkeypatch, edit, read_after=False):
+    """The sanitize model's pattern file, with ``edit`` run as the model reads it: after its read,
+    or before it (so that the model reads the edited file)."""
     load = RestrictivePatterns.load
 
-    def load_then_edit(path):
+    def load_and_edit(path):
+        if read_after:
+            edit()
+            return load(path)
         patterns = load(path)
-        restrictive.write_text("a b\nc d\n")
+        edit()
         return patterns
 
-    monkeypatch.setattr(RestrictivePatterns, "load", staticmethod(load_then_edit))
+    monkeypatch.setattr(RestrictivePatterns, "load", staticmethod(load_and_edit))
+
+
+@pytest.mark.parametrize("edit", ["other bytes", "the same bytes again", "emptied (the model's own error)"])
+def test_a_file_parameter_changed_while_the_model_read_it_is_refused(tmp_path, monkeypatch, edit):
+    # QA: a file rewritten in place, even with the bytes it had, may have been read half-written
+    restrictive = tmp_path / "restrictive.txt"
+    restrictive.write_text("a b\n")
+    before = os.stat(restrictive).st_mtime_ns
+
+    def rewrite():
+        restrictive.write_text({"other bytes": "a b\nc d\n", "the same bytes again": "a b\n"}.get(edit, ""))
+        os.utime(restrictive, ns=(before + 10**9, before + 10**9))  # a later write, past the clock's granularity
+
+    edited_while_read(monkeypatch, rewrite, read_after=edit.startswith("emptied"))
     with pytest.raises(ParameterError) as refused:
         configure_sanitize(restrictive)
     assert refused.value.name == "restrictive" and "changed while it was read" in str(refused.value)

@@ -729,3 +729,24 @@ def test_bench_stream_refuses_a_bad_seed_or_an_empty_sensitive_list_before_a_bro
     args = [str(tmp_path / "empty.txt") if a == "EMPTY" else a for a in args]
     result = CliRunner().invoke(cli, ["bench", "stream", str(data), *args], env={"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
     assert result.exit_code == 2 and problem in result.stderr
+
+
+def test_a_worker_refuses_a_parameter_file_its_batches_cannot_name(tmp_path):
+    # QA: a pipe (-P restrictive=<(...)) gave batches no digest, so two workers given different
+    # patterns emitted the same model block
+    read, write = os.pipe()
+    os.write(write, b"a b\n")
+    os.close(write)
+    settings = load_settings(None, {"model.name": "sanitize",
+                                    "model.params": {"restrictive": f"/proc/self/fd/{read}", "psi": "0"}})
+    try:
+        with pytest.raises(ParameterError) as refused:
+            configure_model(settings)
+    finally:
+        os.close(read)
+    assert str(refused.value) == (f"parameter 'model.params': 'restrictive': '/proc/self/fd/{read}' is no regular "
+                                  "file: a worker's batches name the file by digest, so give one (from the command line)")
+    patterns = tmp_path / "p.txt"
+    patterns.write_text("a b\n")
+    settings = load_settings(None, {"model.name": "sanitize", "model.params": {"restrictive": str(patterns)}})
+    assert set(configure_model(settings).files) == {"restrictive"}
