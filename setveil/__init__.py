@@ -59,21 +59,23 @@ _HOME = {
 }
 
 
-def __getattr__(name: str):
-    if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+if not TYPE_CHECKING:  # a type checker sees the imports above, and a misspelt name stays an error
 
-        try:
-            value = version("setveil")
-        except PackageNotFoundError:  # running from a source tree without metadata
-            value = "0+unknown"
-    elif name in _HOME:
-        value = getattr(import_module(_HOME[name]), name)
-    else:
-        raise AttributeError(f"module 'setveil' has no attribute {name!r}")
-    globals()[name] = value
-    return value
+    def __getattr__(name: str):
+        if name == "__version__":
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                value = version("setveil")
+            except PackageNotFoundError:  # running from a source tree without metadata
+                value = "0+unknown"
+        elif name in _HOME:
+            value = getattr(import_module(_HOME[name]), name)
+        else:
+            raise AttributeError(f"module 'setveil' has no attribute {name!r}")
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__, "__version__"])
+    return sorted({*globals(), *__all__, "__version__"})
