@@ -310,12 +310,13 @@ def _file_states(files: Mapping[str, Any]) -> dict[str, tuple[tuple, str]]:
     found = {}
     for name, path in files.items():
         try:
-            if stat.S_ISREG(os.stat(path).st_mode):
-                found[name] = _state(path)
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                continue
+            found[name] = _state(path)
         except OSError as exc:
             raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or type(exc).__name__}") from None
-        if name in found and found[name][0] is None:
-            raise ParameterError(name, f"file {str(path)!r} changed while it was read; run again")
+        if found[name][0] is None:
+            raise _changed(name, path)
     return found
 
 
@@ -339,7 +340,11 @@ def _refuse_changed(files: Mapping[str, Any], found: Mapping[str, tuple[tuple, s
         except OSError:
             same = False
         if not same:
-            raise ParameterError(name, f"file {str(files[name])!r} changed while it was read; run again")
+            raise _changed(name, files[name])
+
+
+def _changed(name: str, path: Any) -> ParameterError:
+    return ParameterError(name, f"file {str(path)!r} changed while it was read; run again")
 
 
 def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
