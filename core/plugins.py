@@ -304,7 +304,7 @@ class Registry:
         return model_cls, policy_cls, model_params, policy_params
 
 
-def _file_states(files: Mapping[str, Any]) -> dict[str, tuple[tuple, str]]:
+def _file_states(files: Mapping[str, Any]) -> dict[str, tuple[tuple | None, str]]:
     """The identity (device, inode, size, times) and digest of each regular file. A pipe
     (``-P restrictive=<(...)``) can be read only once, by the model, so it has neither."""
     found = {}
@@ -333,7 +333,7 @@ def _identity(found: os.stat_result) -> tuple:
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
-def _refuse_changed(files: Mapping[str, Any], found: Mapping[str, tuple[tuple, str]]) -> None:
+def _refuse_changed(files: Mapping[str, Any], found: Mapping[str, tuple[tuple | None, str]]) -> None:
     for name, state in found.items():
         try:
             same = _state(files[name]) == state
