@@ -9,10 +9,29 @@ import os
 import sys
 
 
+def pickled_whole(error: BaseException) -> tuple:
+    """``__reduce__`` of an error whose ``__init__`` takes more than its message: a worker
+    process's error reaches its parent pickled (rho's parts, the audit's timed solve), and
+    BaseException's own reduction calls ``__init__`` with the message alone (a TypeError, or a
+    wrong attribute). This one skips ``__init__``, so a subclass's own signature, its notes and
+    its attributes come back too."""
+    return _rebuilt, (type(error), error.args, dict(vars(error)))
+
+
+def _rebuilt(cls: type[BaseException], args: tuple, state: dict) -> BaseException:
+    error = cls.__new__(cls)
+    error.args = args
+    vars(error).update(state)
+    return error
+
+
 class SetveilError(Exception):
     """Base class; ``exit_code`` is what the CLI exits with."""
 
     exit_code = 1
+
+    def __reduce__(self):
+        return pickled_whole(self)
 
 
 class InputError(SetveilError):
@@ -29,10 +48,6 @@ class InputError(SetveilError):
             where = f"{where}:{line}"
         super().__init__(f"{where}: {problem}")
 
-    def __reduce__(self):
-        # a worker process's error reaches its parent pickled (rho's parts, the audit's timed
-        # solve); BaseException's own reduction would call __init__ with the message alone
-        return type(self), (self.path, self.problem, self.line)
 
 
 class ParameterError(SetveilError):
@@ -44,9 +59,6 @@ class ParameterError(SetveilError):
         self.name = name
         self.problem = problem
         super().__init__(f"parameter {name!r}: {problem}")
-
-    def __reduce__(self):
-        return type(self), (self.name, self.problem)
 
 
 class PluginError(SetveilError):

@@ -40,14 +40,10 @@ class MiningTooLarge(SetveilError):
         self.count = count
         self.budget = budget
         self.min_support = min_support
-        self.what = what
         super().__init__(
             f"mining at a support of {min_support} transaction(s) would list up to {count:,.0f} {what}, "
             f"more than the budget of {budget:,}"
         )
-
-    def __reduce__(self):  # pickled by its arguments, as setveil's errors are (core/errors.py)
-        return type(self), (self.count, self.budget, self.min_support, self.what)
 
 
 def _rows(window: Window, items) -> list[list[int]]:

@@ -17,6 +17,7 @@ from scipy import sparse
 
 from .arrays import concat_ranges
 from .bitset import pack_tidlists
+from .errors import pickled_whole
 from .vocabulary import Vocabulary
 
 Tid = str | int
@@ -29,8 +30,8 @@ class DuplicateItem(ValueError):
         self.position = position
         super().__init__(f"transaction {position} repeats an item")
 
-    def __reduce__(self):  # pickled by its arguments, as setveil's errors are (core/errors.py)
-        return type(self), (self.position,)
+    def __reduce__(self):
+        return pickled_whole(self)
 
 
 class Window:

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgpack
 
+from setveil.core.errors import pickled_whole
 from setveil.core.records import Record, RecordError, RepeatedKey, extension, parse_record, unique_map
 
 from . import causes
@@ -43,8 +44,8 @@ class MessageRejected(Exception):
         self.reason = reason
         super().__init__(reason)
 
-    def __reduce__(self):  # pickled by its arguments, as setveil's errors are (core/errors.py)
-        return type(self), (self.kind, self.reason)
+    def __reduce__(self):
+        return pickled_whole(self)
 
 
 def window_id(topic: str, partition: int, first: int, last: int) -> str:

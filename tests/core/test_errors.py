@@ -38,6 +38,24 @@ def test_an_error_survives_pickling(error):
     assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)
 
 
+class OwnError(ParameterError):
+    """A plugin's error with an __init__ of its own."""
+
+    def __init__(self, problem: str):
+        super().__init__("m", problem)
+
+
+def test_a_subclass_its_notes_and_its_attributes_survive_pickling():
+    # QA re-check: pickled by their base class's arguments, a subclass with its own __init__ no
+    # longer unpickled, and notes and attributes added later were lost
+    error = OwnError("too large")
+    error.add_note("seen in window 3")
+    error.window = 3
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is OwnError and str(back) == str(error) and vars(back) == vars(error)
+    assert back.__notes__ == ["seen in window 3"] and back.window == 3
+
+
 def test_a_pool_process_error_reaches_the_parent_as_itself():
     with ProcessPoolExecutor(max_workers=1) as pool:
         with pytest.raises(InputError) as raised:
