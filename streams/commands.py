@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
+import stat
 import sys
 import tempfile
 from dataclasses import replace
@@ -78,9 +80,8 @@ def configure_model(settings: Settings) -> Configured:
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
         _refuse_unread_files(settings)
-        configured = configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
-        _refuse_unnamed_files(configured)
-        return configured
+        _refuse_unnamed_files(settings)
+        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
     except ParameterError as exc:
         # the registry's hints name the command line's options, and the model may be set up by settings
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
@@ -120,15 +121,20 @@ def _refuse_unread_files(settings: Settings) -> None:
                                  f"{settings.source(f'model.{key}')})")
 
 
-def _refuse_unnamed_files(configured: Configured) -> None:
-    """A parameter's file that a batch cannot name by digest (a pipe, which only the model could
-    read): batches made with different pipes would look alike, and a restarted worker has nothing to read."""
-    declared = (*configured.model.parameters, *configured.policy.parameters)
+def _refuse_unnamed_files(settings: Settings) -> None:
+    """A parameter's file that is no regular file (a pipe): only the model could read it, once, so
+    batches made with different pipes would look alike (they name a file by digest) and a restarted
+    worker would have nothing to read. Checked before the model opens it, which a pipe with no
+    writer would hold for good."""
+    m = settings.model
+    registry = get_registry()
+    declared = (*registry.model_class(m.name).parameters, *registry.policy_class(m.name, m.policy or None).parameters)
     for parameter in declared:
-        path = configured.params.get(parameter.name)
-        if parameter.kind == "path" and path is not None and parameter.name not in configured.files:
-            raise ParameterError(parameter.name, f"{str(path)!r} is no regular file: a worker's batches name the "
-                                 "file by digest, so give one")
+        path = m.params.get(parameter.name)
+        with contextlib.suppress(OSError):  # a file that is missing is the parameter's own error, later
+            if parameter.kind == "path" and path is not None and not stat.S_ISREG(os.stat(path).st_mode):
+                raise ParameterError(parameter.name, f"{str(path)!r} is no regular file: a worker's batches name "
+                                     "the file by digest, so give one")
 
 
 def _required_parameters(model: str, policy: str | None) -> set[str]:

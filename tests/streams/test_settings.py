@@ -733,7 +733,7 @@ def test_bench_stream_refuses_a_bad_seed_or_an_empty_sensitive_list_before_a_bro
 
 def test_a_worker_refuses_a_parameter_file_its_batches_cannot_name(tmp_path):
     # QA: a pipe (-P restrictive=<(...)) gave batches no digest, so two workers given different
-    # patterns emitted the same model block
+    # patterns emitted the same model block; and one with no writer held the worker as it started
     read, write = os.pipe()
     os.write(write, b"a b\n")
     os.close(write)
@@ -746,6 +746,11 @@ def test_a_worker_refuses_a_parameter_file_its_batches_cannot_name(tmp_path):
         os.close(read)
     assert str(refused.value) == (f"parameter 'model.params': 'restrictive': '/proc/self/fd/{read}' is no regular "
                                   "file: a worker's batches name the file by digest, so give one (from the command line)")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    settings = load_settings(None, {"model.name": "sanitize", "model.params": {"restrictive": str(fifo)}})
+    with pytest.raises(ParameterError, match="is no regular file"):
+        configure_model(settings)  # refused before the model opens it, which would wait for a writer
     patterns = tmp_path / "p.txt"
     patterns.write_text("a b\n")
     settings = load_settings(None, {"model.name": "sanitize", "model.params": {"restrictive": str(patterns)}})
