@@ -30,8 +30,8 @@ from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, write_outputs
 from .params import parse_assignments
-from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, plugin_errors,
-                      smallest_window_of)
+from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
+                      plugin_errors, smallest_window_of)
 from .schema import ItemSchema
 from .verify import release_violations
 from .window import Window
@@ -123,14 +123,15 @@ def refuse_unused_files(model, sensitive, public, hierarchy, fanout) -> None:
         raise ParameterError("hierarchy", f"model {model!r} does not generalize: drop --hierarchy and --fanout")
 
 
-def configure(model, policy, params, sensitive, public, hierarchy, fanout) -> Configured:
-    """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading data."""
+def configure(model, policy, params, sensitive, public, hierarchy, fanout, *, named_files: bool = False) -> Configured:
+    """Validate the whole run (model, policy, parameters, item and hierarchy files) before reading
+    data; ``named_files`` as :meth:`Registry.configure` takes it."""
     refuse_unused_files(model, sensitive, public, hierarchy, fanout)
     raw = parse_assignments(params)
     get_registry().validate(model, policy, raw)
     context = build_context(sensitive, public, hierarchy, fanout)
     refuse_empty_sensitive(context, sensitive)
-    configured = get_registry().configure(model, policy, raw, context)
+    configured = get_registry().configure(model, policy, raw, context, named_files=named_files)
     if configured.model.needs_hierarchy and context.hierarchy_file is not None:
         # parse the hierarchy file before any data is read, so its errors come first
         configured.model.context = replace(context, hierarchy=context.file_hierarchy)
@@ -175,8 +176,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
 def read_paths(configured: Configured, *paths) -> tuple:
     """Every file a run reads: ``paths`` (the input, item and hierarchy files) and the values of
     the model's and policy's path parameters (``-P restrictive=FILE``), for :func:`check_output`."""
-    declared = (*configured.model.parameters, *configured.policy.parameters)
-    given = (configured.params.get(p.name) for p in declared if p.kind == "path")
+    given = (configured.params.get(name) for name in path_parameters(configured.model, configured.policy))
     return (*paths, *(path for path in given if path is not None))
 
 

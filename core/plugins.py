@@ -255,8 +255,13 @@ class Registry:
         policy: str | None = None,
         params: Mapping[str, Any] | None = None,
         context: Context | None = None,
+        *,
+        named_files: bool = False,
     ) -> Configured:
-        """Validate everything about a run before any data is read, then instantiate."""
+        """Validate everything about a run before any data is read, then instantiate. With
+        ``named_files`` every parameter file must be a regular file, which a release can name by
+        digest (a worker's must: a pipe is refused before the model opens it, which one with no
+        writer would hold for good)."""
         model_cls, policy_cls, model_params, policy_params = self.validate(model, policy, params)
         context = context or Context()
         if model_cls.needs_schema and context.schema is None:
@@ -264,9 +269,8 @@ class Registry:
         if model_cls.needs_hierarchy and not context.has_hierarchy:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
         parsed = {**model_params, **policy_params}
-        files = {p.name: parsed[p.name] for p in (*model_cls.parameters, *policy_cls.parameters)
-                 if p.kind == "path" and parsed.get(p.name) is not None}
-        found = _file_states(files)
+        files = {name: parsed[name] for name in path_parameters(model_cls, policy_cls) if parsed.get(name) is not None}
+        found = _file_states(files, named_files)
         try:
             # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
             # it raises besides a ParameterError is its error, named by type (its text may quote data)
@@ -304,13 +308,22 @@ class Registry:
         return model_cls, policy_cls, model_params, policy_params
 
 
-def _file_states(files: Mapping[str, Any]) -> dict[str, tuple[tuple | None, str]]:
+def path_parameters(model: Any, policy: Any) -> list[str]:
+    """The names of the path parameters of a model and a policy (classes or instances)."""
+    return [p.name for p in (*model.parameters, *policy.parameters) if p.kind == "path"]
+
+
+def _file_states(files: Mapping[str, Any], named: bool) -> dict[str, tuple[tuple | None, str]]:
     """The identity (device, inode, size, times) and digest of each regular file. A pipe
-    (``-P restrictive=<(...)``) can be read only once, by the model, so it has neither."""
+    (``-P restrictive=<(...)``) can be read only once, by the model, so it has neither, and is
+    refused when every file must be ``named``."""
     found = {}
     for name, path in files.items():
         try:
             if not stat.S_ISREG(os.stat(path).st_mode):
+                if named:
+                    raise ParameterError(name, f"{str(path)!r} is no regular file: a worker's batches name the "
+                                         "file by digest, so give one")
                 continue
             found[name] = _state(path)
         except OSError as exc:

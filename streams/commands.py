@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import signal
-import stat
 import sys
 import tempfile
 from dataclasses import replace
@@ -80,8 +78,8 @@ def configure_model(settings: Settings) -> Configured:
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
         _refuse_unread_files(settings)
-        _refuse_unnamed_files(settings)
-        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None)
+        # a worker's batches name every parameter file by digest
+        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None, named_files=True)
     except ParameterError as exc:
         # the registry's hints name the command line's options, and the model may be set up by settings
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
@@ -119,22 +117,6 @@ def _refuse_unread_files(settings: Settings) -> None:
         if getattr(m, key) is not None and not read:
             raise ParameterError(f"model.{key}", f"model {m.name!r} does not {what}: unset model.{key} (from "
                                  f"{settings.source(f'model.{key}')})")
-
-
-def _refuse_unnamed_files(settings: Settings) -> None:
-    """A parameter's file that is no regular file (a pipe): only the model could read it, once, so
-    batches made with different pipes would look alike (they name a file by digest) and a restarted
-    worker would have nothing to read. Checked before the model opens it, which a pipe with no
-    writer would hold for good."""
-    m = settings.model
-    registry = get_registry()
-    declared = (*registry.model_class(m.name).parameters, *registry.policy_class(m.name, m.policy or None).parameters)
-    for parameter in declared:
-        path = m.params.get(parameter.name)
-        with contextlib.suppress(OSError):  # a file that is missing is the parameter's own error, later
-            if parameter.kind == "path" and path is not None and not stat.S_ISREG(os.stat(path).st_mode):
-                raise ParameterError(parameter.name, f"{str(path)!r} is no regular file: a worker's batches name "
-                                     "the file by digest, so give one")
 
 
 def _required_parameters(model: str, policy: str | None) -> set[str]:
