@@ -50,7 +50,7 @@ def row_members(bitsets: np.ndarray) -> np.ndarray:
     return word[hit >> 6] * WORD_BITS + (hit & (WORD_BITS - 1))
 
 
-def holds(bitsets: np.ndarray, rows: np.ndarray, transactions: np.ndarray) -> np.ndarray:
+def holds(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray) -> np.ndarray:
     """Element-wise (with broadcasting): is the bit of ``transactions`` set in row ``rows``?"""
     transactions = np.asarray(transactions, dtype=np.int64)
     shift = (transactions & (WORD_BITS - 1)).astype(np.uint64)

@@ -414,7 +414,7 @@ def _param_text(params: dict[str, Any]) -> str:
 def plugins(as_json):
     """List installed privacy models and policies and the distribution of each."""
     registry = get_registry()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, entry in sorted(registry.models.items()):
         cls = entry.cls
         base = cls.policy_base
@@ -457,8 +457,8 @@ def plugins(as_json):
             click.echo(f"    policy {pol['policy']}{mark} from {pol['distribution']}: {pol['summary']}")
             for p in pol["parameters"]:
                 click.echo(f"        -P {_parameter_line(p)}")
-        base = row["policy_base"]
-        click.echo(f"    new policies subclass {base['class']} (implement: {', '.join(base['implement']) or 'nothing'})")
+        extended = row["policy_base"]
+        click.echo(f"    new policies subclass {extended['class']} (implement: {', '.join(extended['implement']) or 'nothing'})")
 
 
 def _parameter_rows(parameters) -> list[dict[str, Any]]:

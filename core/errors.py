@@ -30,7 +30,7 @@ class SetveilError(Exception):
 
     exit_code = 1
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return pickled_whole(self)
 
 

@@ -168,8 +168,8 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
     if len(vocab) > known and max(map(len, vocab.labels[known:])) > MAX_LABEL_LENGTH:
         # the limit of JSONL and msgpack records and of the service, so that every release
         # setveil writes reads back; the line is looked for only when a label is too long
-        line = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
-        raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", line)
+        number = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
+        raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", number)
     try:
         return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32)), None
     except DuplicateItem as exc:
@@ -301,7 +301,7 @@ def render_window(window: Window, path: str | os.PathLike, fmt: str | None = Non
     return rendered.getvalue()
 
 
-def _write(window: Window, handle: IO[bytes], fmt: str, path) -> None:
+def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path: str | os.PathLike) -> None:
     buffered = io.BufferedWriter(handle, buffer_size=1 << 20) if not isinstance(handle, io.BufferedIOBase) else handle
     if fmt == "fimi":
         vocabulary = window.vocab.labels

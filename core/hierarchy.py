@@ -239,8 +239,8 @@ class Hierarchy:
         below it), so walking down a root-to-leaf path is one lookup per step."""
         n = len(self)
         table = np.full((n, self.height + 1), -1, dtype=np.int32)
-        rows = np.arange(n)
-        node = rows.copy()
+        rows: np.ndarray = np.arange(n)
+        node: np.ndarray = rows.copy()
         while len(rows):
             table[rows, self.depth[node]] = node
             above = self.parent[node] >= 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class Context:
         """The hierarchy to generalize ``window`` with; callers check it covers the window's items."""
         if self.hierarchy is not None:
             return self.hierarchy
-        if self.hierarchy_file is not None:
+        if self.file_hierarchy is not None:
             return self.file_hierarchy
         if self.fanout is not None:
             labels = window.vocab.labels
@@ -171,7 +171,12 @@ class Policy(abc.ABC):
         self.params = dict(params or {})
 
 
-class PrivacyModel(abc.ABC):
+#: the policies a model takes: ``class Coherence(PrivacyModel[CoherencePolicy])`` types the
+#: ``policy`` its ``anonymize`` is given as its own policy base
+PolicyT = TypeVar("PolicyT", bound=Policy)
+
+
+class PrivacyModel(abc.ABC, Generic[PolicyT]):
     """A privacy model: anonymizes a window and independently checks a release."""
 
     name: ClassVar[str]
@@ -194,7 +199,7 @@ class PrivacyModel(abc.ABC):
         self.context = context
 
     @abc.abstractmethod
-    def anonymize(self, window: Window, policy: Policy, rng: np.random.Generator) -> Release:
+    def anonymize(self, window: Window, policy: PolicyT, rng: np.random.Generator) -> Release:
         """Return a release of ``window`` that satisfies the model, or raise :class:`Infeasible`."""
 
     @abc.abstractmethod

@@ -20,6 +20,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import wait
+from multiprocessing.process import BaseProcess
+from types import FrameType
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 # loaded here: the forked child, between fork and exec, should take no lock a thread may hold
@@ -42,7 +45,9 @@ def end_with_parent() -> None:
 
 def _end_with_parent(group: bool = True) -> None:
     # It waits for the interpreter: a C call that holds the GIL delays it until the call returns.
-    wait([multiprocessing.parent_process().sentinel])
+    parent = multiprocessing.parent_process()
+    assert parent is not None, "called in a child process only"
+    wait([parent.sentinel])
     if group:
         os.killpg(0, signal.SIGKILL)
     else:
@@ -50,7 +55,7 @@ def _end_with_parent(group: bool = True) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def start_follower(child: multiprocessing.Process) -> None:
+def start_follower(child: BaseProcess) -> None:
     """``child.start()`` for a child that calls :func:`follow_parent`, a stop signal held meanwhile
     (:func:`signals_held`); when its handler raises, the child is killed first."""
     try:
@@ -62,8 +67,9 @@ def start_follower(child: multiprocessing.Process) -> None:
         raise
 
 
-def kill_follower(child: multiprocessing.Process) -> int | None:
+def kill_follower(child: BaseProcess) -> int | None:
     """Kill a child that called :func:`follow_parent`, and everything it started; its exit code."""
+    assert child.pid is not None, "a follower is killed once started"
     # the group even when the child is gone: processes it started may outlive it
     with contextlib.suppress(ProcessLookupError):
         os.killpg(child.pid, signal.SIGKILL)
@@ -123,12 +129,12 @@ def signals_held() -> Iterator[None]:
         yield
         return
     received: list[int] = []
-    previous = {}
-    for signum in _HELD:
-        handler = signal.getsignal(signum)
+    previous: dict[int, Callable[[int, FrameType | None], Any]] = {}
+    for held in _HELD:
+        handler = signal.getsignal(held)
         if callable(handler):
-            previous[signum] = handler
-            signal.signal(signum, lambda signum, frame: received.append(signum))
+            previous[held] = handler
+            signal.signal(held, lambda signum, frame: received.append(signum))
     try:
         yield
     finally:

@@ -64,8 +64,8 @@ class Parameter:
         else:
             low_finite = self.low is not None and math.isfinite(self.low)
             high_finite = self.high is not None and math.isfinite(self.high)
-            lo = _fmt(self.low) if low_finite else "-inf"
-            hi = _fmt(self.high) if high_finite else "inf"
+            lo = _fmt(self.low) if self.low is not None and low_finite else "-inf"
+            hi = _fmt(self.high) if self.high is not None and high_finite else "inf"
             # an open or infinite end is never included: numbers are finite
             opening = "[" if self.low_inclusive and low_finite else "("
             closing = "]" if self.high_inclusive and high_finite else ")"

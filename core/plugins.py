@@ -21,7 +21,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pluggy
 
@@ -33,6 +33,8 @@ from .params import KINDS, Parameter, validate
 ENTRY_POINT_GROUP = "setveil"
 
 _manager: pluggy.PluginManager | None = None
+#: a registered class's kind: PrivacyModel or Policy
+Registered = TypeVar("Registered", PrivacyModel, Policy)
 _registry: Registry | None = None
 
 
@@ -141,8 +143,8 @@ def reset() -> None:
 
 
 @dataclass(frozen=True)
-class Entry:
-    cls: type
+class Entry(Generic[Registered]):
+    cls: type[Registered]
     distribution: str
 
 
@@ -167,8 +169,8 @@ class Registry:
 
     def __init__(self, pm: pluggy.PluginManager):
         self.pm = pm
-        self.models: dict[str, Entry] = {}
-        self.policies: dict[str, dict[str, Entry]] = {}
+        self.models: dict[str, Entry[PrivacyModel]] = {}
+        self.policies: dict[str, dict[str, Entry[Policy]]] = {}
         call_each(pm.hook.setveil_register_privacy_models, lambda who: self._add_model)
         call_each(pm.hook.setveil_register_policies, lambda who: self._add_policy)
         for name, entry in self.models.items():
@@ -284,7 +286,9 @@ class Registry:
             _refuse_changed(files, found)
         return Configured(model_obj, policy_obj, parsed, {name: digest for name, (_, digest) in found.items()})
 
-    def validate(self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None):
+    def validate(
+        self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None
+    ) -> tuple[type[PrivacyModel], type[Policy], dict[str, Any], dict[str, Any]]:
         """The model and policy classes and their parsed parameters; raises on any unknown name
         or bad value. Reads no file, so a command calls it before reading item files or data."""
         model_cls = self.model_class(model)
@@ -360,15 +364,15 @@ def _changed(name: str, path: Any) -> ParameterError:
     return ParameterError(name, f"file {str(path)!r} changed while it was read; run again")
 
 
-def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry]:
+def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry[Any]]:
     """How an error names a registered class, and its registry entry; refuses anything but a
     concrete subclass of ``base``."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise PluginError(f"{kind} {cls!r} registered by a plugin is not a subclass of setveil.{base.__name__}")
-    entry = Entry(cls, distribution_of(cls))
+    entry: Entry[Any] = Entry(cls, distribution_of(cls))
     where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):
-        missing = ", ".join(sorted(cls.__abstractmethods__))
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__")))  # type has no such attribute to mypy
         raise PluginError(f"{where}: does not implement {missing}")
     return where, entry
 
@@ -467,7 +471,7 @@ def smallest_window_of(model: PrivacyModel) -> int:
     return int(smallest)
 
 
-def _check_parameters(cls: type, where: str) -> None:
+def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> None:
     names = set()
     for parameter in cls.parameters:
         if not isinstance(parameter, Parameter):

@@ -7,6 +7,7 @@ list is given, every item that is not sensitive is public, as in the paper.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -31,7 +32,7 @@ class ItemSchema:
     private: frozenset[str] = frozenset()
     public: frozenset[str] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.public is not None and self.private & self.public:
             raise ValueError(f"{len(self.private & self.public)} item(s) are both private and public")
 
@@ -77,10 +78,10 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     return frozenset(labels)
 
 
-def write_label_file(path: str | os.PathLike, labels) -> None:
+def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:
     write_output(path, label_file_bytes(labels))
 
 
-def label_file_bytes(labels) -> bytes:
+def label_file_bytes(labels: Iterable[str]) -> bytes:
     """An item list as :func:`read_label_file` reads it: one label per line."""
     return "".join(f"{label_text(label)}\n" for label in labels).encode("utf-8")

@@ -50,7 +50,7 @@ def _held_to_contract(model: PrivacyModel, violations: Iterable[Violation], n: i
 def _contract_problem(violation: object, n: int) -> str | None:
     if not isinstance(violation, Violation):
         return f"{_a(violation)}, not a Violation"
-    fields = {"rule": str, "summary": str, "target": (str, type(None))}
+    fields: dict[str, type | tuple[type, ...]] = {"rule": str, "summary": str, "target": (str, type(None))}
     for name, kind in fields.items():
         if not isinstance(getattr(violation, name), kind):
             return f"a Violation whose {name} is {_a(getattr(violation, name))}, not a str"

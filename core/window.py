@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 
 from .arrays import concat_ranges
@@ -30,7 +31,7 @@ class DuplicateItem(ValueError):
         self.position = position
         super().__init__(f"transaction {position} repeats an item")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return pickled_whole(self)
 
 
@@ -162,7 +163,7 @@ class Window:
         sub_rows = rows[concat_ranges(starts, stops)]
         return pack_tidlists(sub_ptr, sub_rows, len(self))
 
-    def matrix(self, dtype=np.float32) -> sparse.csr_array:
+    def matrix(self, dtype: npt.DTypeLike = np.float32) -> sparse.csr_array:
         """The window as a sparse (transactions x items) 0/1 matrix."""
         data = np.ones(len(self.indices), dtype=dtype)
         return sparse.csr_array((data, self.indices, self.indptr), shape=(len(self), len(self.vocab)))
@@ -181,13 +182,13 @@ class Window:
         drop[np.asarray(items, dtype=np.int64)] = True
         return self.keep_occurrences(~drop[self.indices])
 
-    def take(self, positions: np.ndarray) -> Window:
+    def take(self, positions: npt.ArrayLike) -> Window:
         """The transactions at ``positions`` (in that order), sharing the vocabulary."""
-        positions = np.asarray(positions, dtype=np.int64)
-        starts, stops = self.indptr[positions], self.indptr[positions + 1]
-        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
+        taken = np.asarray(positions, dtype=np.int64)
+        starts, stops = self.indptr[taken], self.indptr[taken + 1]
+        indptr = np.zeros(len(taken) + 1, dtype=np.int64)
         np.cumsum(stops - starts, out=indptr[1:])
-        tids = None if self.tids is None else [self.tids[p] for p in positions.tolist()]
+        tids = None if self.tids is None else [self.tids[p] for p in taken.tolist()]
         return Window(self.vocab, indptr, self.indices[concat_ranges(starts, stops)], tids)
 
     def slices(self, size: int) -> Iterator[Window]:
@@ -230,7 +231,7 @@ class Window:
         for part in parts:
             indptr.append(part.indptr[1:] + offset)
             offset += part.n_occurrences
-        tids: list[Tid] | None = []
+        tids: list[Tid] = []
         start = 0
         for part in parts:
             tids.extend(part.tids if part.tids is not None else range(start, start + len(part)))

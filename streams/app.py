@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import TYPE_CHECKING, cast
 
 import faust
 from aiokafka.consumer.fetcher import READ_COMMITTED
@@ -57,6 +58,10 @@ from .processor import Outcome, WindowProcessor
 from .settings import Settings
 from .windowing import Cut, Message, Windower
 from .windowlog import WindowLogReader, encode_entry, log_partition
+
+if TYPE_CHECKING:
+    from faust.tables.manager import TableManager
+    from faust.transport.drivers.aiokafka import Consumer as KafkaConsumer
 
 log = logging.getLogger("setveil.streams")
 
@@ -89,6 +94,12 @@ class LeaseExpired(RuntimeError):
 class FetcherEnded(RuntimeError):
     """aiokafka's fetch task ended without an error while its fetcher was open: its routine ends
     that way on a cancellation it swallows, which only its own close is meant to make."""
+
+
+def _kafka_consumer(app: faust.App) -> KafkaConsumer:
+    """``app.consumer`` as the class it is, Faust's aiokafka driver: Faust types it as its interface,
+    and the worker reaches into the driver where Faust has no public call."""
+    return cast("KafkaConsumer", app.consumer)
 
 
 @dataclass
@@ -150,6 +161,7 @@ class StreamService:
         self.topic = settings.topics.input
         self.source = f"setveil/{settings.consumer.group_id}"
         m = settings.model
+        self.processor: IsolatedProcessor | WindowProcessor
         if m.time_limit:
             self.processor = IsolatedProcessor(configured, m.seed, settings.window.merge_subjects, self.source, m.verify,
                                                m.time_limit)
@@ -180,7 +192,7 @@ class StreamService:
         self.fetcher_failed: asyncio.Future | None = None
 
     # -- the agent ------------------------------------------------------------------------------
-    async def run_partition(self, stream: faust.StreamT) -> None:
+    async def run_partition(self, stream: faust.Stream) -> None:
         """The actor of one partition; any failure that is not a window's stops the worker."""
         w = self.settings.window
         state: PartitionState | None = None
@@ -219,8 +231,11 @@ class StreamService:
         finally:
             self.revoked.difference_update(self._partitions(stream))
             if state is not None:
+                # _open starts a state's timer before it returns it, _past_hole a reread's as it sets it
+                assert state.timer is not None
                 state.timer.cancel()
                 if state.reread is not None:
+                    assert state.reread.timer is not None
                     state.reread.timer.cancel()
                 self.partitions.pop(state.partition, None)
 
@@ -252,6 +267,7 @@ class StreamService:
 
     def _windower(self) -> Windower:
         w = self.settings.window
+        assert w.min_transactions != "auto"  # resolved (fit_to_model) before run_worker makes the service
         # half the largest batch: a batch carries what its records carried, and room is left for
         # generalized labels longer than the items they replace
         return Windower(w.max_transactions, w.min_transactions, w.max_seconds,
@@ -365,7 +381,7 @@ class StreamService:
                           "restart", type(exc).__name__)
             signal.raise_signal(signal.SIGTERM)
 
-    async def _accept(self, state: PartitionState, events: list) -> None:
+    async def _accept(self, state: PartitionState, events: Sequence[faust.EventT]) -> None:
         partition, windower = state.partition, state.windower
         events, again, done = await self._deliveries(state, events)
         loop = asyncio.get_running_loop()
@@ -377,6 +393,7 @@ class StreamService:
             offset = event.message.offset
             rejection = unreadable_name(event.message.headers) or result.rejection
             if rejection is None:
+                assert result.records is not None  # a message that decoded
                 windower.add(Message(offset, result.records, received, event, again.pop(offset, []),
                                      size=len(event.value)))
             else:
@@ -399,14 +416,19 @@ class StreamService:
         for event in done:
             event.ack()
 
-    async def _deliveries(self, state: PartitionState, events: list) -> tuple[list, dict[int, list], list]:
+    async def _deliveries(
+        self, state: PartitionState, events: Sequence[faust.EventT]
+    ) -> tuple[list[faust.EventT], dict[int, list[faust.EventT]], list[faust.EventT]]:
         """The new messages of ``events``, by offset later deliveries of new messages within
         ``events``, and the deliveries to acknowledge now. Messages this actor saw before are
         settled here (see :mod:`.windowing`, "Re-delivery"): those it holds keep the new delivery
         for their window to acknowledge, older ones were emitted or dead-lettered and are done.
         Messages that come past a hole are left unacknowledged (see ``_past_hole``)."""
         windower = state.windower
-        fresh, again, done, latest = [], {}, [], windower.seen
+        fresh: list[faust.EventT] = []
+        again: dict[int, list[faust.EventT]] = {}
+        done: list[faust.EventT] = []
+        latest = windower.seen
         for event in events:
             offset = event.message.offset
             if offset > latest:
@@ -438,6 +460,7 @@ class StreamService:
         if reread is not None:
             if offset > reread.due:  # delivered before the partition was read again, or skipping still
                 return True
+            assert reread.timer is not None  # started as the reread was set, below
             reread.timer.cancel()
             state.reread = None
             log.info("partition %d: read again from offset %d", state.partition, offset)
@@ -474,7 +497,7 @@ class StreamService:
         lost them. Trimmed here, what is left of a gap holds no record the actor has seen, so a
         record not yet delivered stays past every offset acknowledged. Faust has no public call
         for this; its gap tree is trimmed."""
-        gaps = self.app.consumer._gap.get(TP(self.topic, state.partition))
+        gaps = _kafka_consumer(self.app)._gap.get(TP(self.topic, state.partition))
         if gaps:
             held = (m.offset for m in chain(state.windower.pending, *(cut.messages for cut in later)))
             for offset in chain(acknowledged, held):
@@ -573,6 +596,7 @@ class StreamService:
             log.info("window %s: %d transactions, information loss %.4f, %.0f ms", ref.id, outcome.transactions,
                      loss, processing * 1000)
         else:
+            assert outcome.cause is not None  # a rejected window's outcome names its cause
             self.metrics.rejected(outcome.cause, outcome.transactions)
             log.warning("window %s rejected, dead-lettered: %s", ref.id, outcome.reason)
         return True
@@ -652,7 +676,8 @@ class StreamService:
         return out
 
     def readiness(self) -> tuple[bool, dict]:
-        recovering = bool(getattr(self.app.tables.recovery, "in_recovery", False))
+        # Faust types app.tables as its interface, which has no recovery; the worker's is a TableManager
+        recovering = bool(getattr(cast("TableManager", self.app.tables).recovery, "in_recovery", False))
         ready = self.assigned and not self.app.rebalancing and not recovering and self.fatal is None
         # From a revocation to the next assignment the consumer still reports the partitions it had;
         # the worker may no longer own them, so none are named until the group assigns again.
@@ -676,7 +701,8 @@ class StreamService:
     async def on_revoked(self, sender, revoked, **kwargs) -> None:
         # Faust calls this before every join of the group, the first included, so the lease sees
         # each SyncGroup request; Faust has no public way to the aiokafka consumer it runs.
-        consumer = self.app.consumer._thread._consumer
+        consumer = _kafka_consumer(self.app)._thread._consumer
+        assert consumer is not None  # made as the consumer's thread starts, before it joins the group
         self.lease.watch(consumer._coordinator)
         self._watch_fetcher(consumer._fetcher)
         # Faust reads uncommitted records unless it runs exactly-once itself: the records of a
@@ -701,7 +727,8 @@ class StreamService:
         def ended(task: asyncio.Future) -> None:
             if self.stopping:
                 return
-            if task.cancelled() or task.exception() is None:
+            error = None if task.cancelled() else task.exception()
+            if error is None:
                 # aiokafka's close() marks the fetcher closed before it cancels the task
                 if not fetcher._closed:
                     why = ("the Kafka consumer's fetcher ended without an error and would fetch nothing more; "
@@ -714,11 +741,12 @@ class StreamService:
             settled = task.get_loop().create_future()
             settled.set_result(None)
             fetcher._fetch_task = settled
-            why = (f"the Kafka consumer's fetcher ended on {fetch_failure(task.exception())} and would fetch "
+            why = (f"the Kafka consumer's fetcher ended on {fetch_failure(error)} and would fetch "
                    "nothing more; stopping the worker, unacknowledged input is re-delivered on restart")
-            loop.call_soon_threadsafe(self._fail_fetcher, task.exception(), why)
+            loop.call_soon_threadsafe(self._fail_fetcher, error, why)
 
-        self.app.consumer._thread.thread_loop.call_soon_threadsafe(fetcher.error_future.add_done_callback, ended)
+        thread = _kafka_consumer(self.app)._thread
+        thread.thread_loop.call_soon_threadsafe(fetcher.error_future.add_done_callback, ended)
 
     def _fail_fetcher(self, exc: BaseException, why: str) -> None:
         self.fetcher_failed = asyncio.ensure_future(self._fail(exc, why))
@@ -793,7 +821,8 @@ def create_app(
     async def metrics(self, request):
         return self.bytes(service.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
-    app.on_partitions_assigned.connect(service.on_assigned)
-    app.on_partitions_revoked.connect(service.on_revoked)
-    app.on_before_shutdown.connect(service.on_shutdown)
+    # mode types a signal's handler as taking any positional arguments; each takes those its signal sends
+    app.on_partitions_assigned.connect(service.on_assigned)  # type: ignore[arg-type]
+    app.on_partitions_revoked.connect(service.on_revoked)  # type: ignore[arg-type]
+    app.on_before_shutdown.connect(service.on_shutdown)  # type: ignore[arg-type]
     return app, service

@@ -124,6 +124,8 @@ def item_args(config: BenchConfig, directory: Path) -> list[str]:
     data, or none for a model that does not classify items."""
     if not config.classify_items:
         return []
+    sensitive: str | Path | None
+    public: str | Path | None
     sensitive, public = config.item_files
     if sensitive is None:
         split = coherence_split(config.original, config.public_share, config.seed, config.h)
@@ -238,8 +240,10 @@ async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowS
     try:
         while True:
             for proc in procs:
-                if proc.process.poll() is not None:
-                    raise WorkerFailed(f"a worker exited with status {proc.process.returncode} during the run "
+                process = proc.process
+                assert process is not None  # measure started every worker
+                if process.poll() is not None:
+                    raise WorkerFailed(f"a worker exited with status {process.returncode} during the run "
                                        f"(log: {proc.log_path})")
             try:
                 metrics = await asyncio.gather(*(asyncio.to_thread(proc.metrics) for proc in procs))
@@ -258,13 +262,13 @@ async def _watch(procs: list[WorkerProcess], total: int, summaries: list[WindowS
 def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     load = os.getloadavg()
     if not config.classify_items:
-        items = "no item classes"
+        classes = "no item classes"
     elif config.item_files[0]:
-        items = "item files given"
+        classes = "item files given"
     else:
-        items = f"public share {config.public_share}, seed {config.seed}"
+        classes = f"public share {config.public_share}, seed {config.seed}"
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
-         f"{items}; {config.partitions} partition(s), "
+         f"{classes}; {config.partitions} partition(s), "
          f"{config.batch} records per message; window.max_seconds {MAX_SECONDS:g}; "
          f"model.time_limit {config.time_limit:g}; broker {broker.kind}; "
          f"{os.cpu_count()} CPUs, "

@@ -19,7 +19,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,16 +102,16 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
     url = f"tcp://{host}:{port}"
     command = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
                "--storage-engine", "memory://tansu/"]
-    log = open(log_path, "ab") if log_path is not None else subprocess.DEVNULL
+    log = open(log_path, "ab") if log_path is not None else None
     try:
         # killed with its parent: a dev-broker, demo or test run killed outright (kill -9) left it
         # running, holding its port and memory
-        process = start_killed_with_parent(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                           start_new_session=True)
+        process = start_killed_with_parent(command, stdout=subprocess.DEVNULL if log is None else log,
+                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as exc:
         raise BrokerError(f"cannot start the embedded broker: {exc}") from None
     finally:
-        if log is not subprocess.DEVNULL:
+        if log is not None:
             log.close()
 
     def stop() -> None:
@@ -162,7 +162,7 @@ def start_kafka_container() -> Broker:
     return Broker(container.get_bootstrap_server(), "kafka-container", container.stop)
 
 
-def open_broker(env: dict[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
+def open_broker(env: Mapping[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
     """The broker of this run: the configured cluster, a container, or Tansu."""
     env = os.environ if env is None else env
     bootstrap = env.get(BOOTSTRAP_ENV)
@@ -177,7 +177,7 @@ def open_broker(env: dict[str, str] | None = None, log_path: str | os.PathLike |
 
 
 @contextlib.contextmanager
-def broker(env: dict[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Iterator[Broker]:
+def broker(env: Mapping[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Iterator[Broker]:
     running = open_broker(env, log_path)
     try:
         yield running

@@ -77,7 +77,7 @@ def configure_model(settings: Settings) -> Configured:
         raise ParameterError("model.name", "no model: give --model or set SETVEIL_MODEL_NAME")
     assignments = [f"{k}={v}" for k, v in m.params.items()]
     try:
-        _refuse_unread_files(settings)
+        _refuse_unread_files(settings, m.name)
         # a worker's batches name every parameter file by digest
         return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None, named_files=True)
     except ParameterError as exc:
@@ -107,15 +107,15 @@ def configure_model(settings: Settings) -> Configured:
         raise
 
 
-def _refuse_unread_files(settings: Settings) -> None:
+def _refuse_unread_files(settings: Settings, model: str) -> None:
     """An item or hierarchy file set for a model that reads none, named as the setting it came
     from (``refuse_unused_files`` names the command line's options)."""
     m = settings.model
-    cls = get_registry().model_class(m.name)
+    cls = get_registry().model_class(model)
     for key, read, what in (("sensitive", cls.needs_schema, "classify items"), ("public", cls.needs_schema,
                             "classify items"), ("hierarchy", cls.needs_hierarchy, "generalize")):
         if getattr(m, key) is not None and not read:
-            raise ParameterError(f"model.{key}", f"model {m.name!r} does not {what}: unset model.{key} (from "
+            raise ParameterError(f"model.{key}", f"model {model!r} does not {what}: unset model.{key} (from "
                                  f"{settings.source(f'model.{key}')})")
 
 
@@ -182,6 +182,7 @@ def dev_broker(port, host):
     if status is None:
         click.echo("broker stopped", err=True)
         return
+    assert running is not None  # status is what the running broker ended with
     how = f"killed by signal {-status}" if status < 0 else f"with exit status {status}"
     raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself, {how}; what it "
                       "held is gone (memory storage)")

@@ -24,6 +24,7 @@ process. A fetch keeps its bytes, which the compiled reader does not expose, for
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 from aiokafka.consumer import fetcher
 from aiokafka.errors import CorruptRecordException
@@ -84,6 +85,11 @@ def _tolerant(data: bytes, span: tuple[int, int]) -> _DefaultRecordBatchPy:
 class _PartitionRecords(fetcher.PartitionRecords):
     """aiokafka's reader of a fetched partition, which reads a batch its reader fails on again
     with :func:`_tolerant`."""
+
+    # aiokafka's attributes, which this class sets too: its generator of the records, None once they
+    # are done (Any: no __next__ comes after that, aiokafka's own neither); the offset to fetch next
+    _records_iterator: Any
+    next_fetch_offset: int
 
     def __next__(self):
         # aiokafka's own __next__, repeated: called through super() it cost a third more per record

@@ -19,6 +19,7 @@ import multiprocessing
 import pickle
 import time
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from setveil.core.engine import Pipeline
 from setveil.core.errors import PluginError
@@ -64,7 +65,7 @@ class IsolatedProcessor:
                                      merge_subjects, source)
         self.time_limit = time_limit
         self._args = (configured, seed, merge_subjects, source, verify)
-        self._child: multiprocessing.Process | None = None
+        self._child: BaseProcess | None = None
         self._conn: Connection | None = None
         self._closed = False
         self._ready()  # now, or the first window would wait for the child's start-up
@@ -97,7 +98,7 @@ class IsolatedProcessor:
     def _exchange(self, prepared) -> Outcome | None:
         """The ready child's outcome of ``prepared``, or None once the time limit has passed;
         :class:`_ChildDied` when the child goes first."""
-        conn, child = self._ready(), self._child
+        conn, child = self._ready()
         took = False
         try:
             conn.send(prepared)
@@ -131,7 +132,8 @@ class IsolatedProcessor:
             with contextlib.suppress(RuntimeError):
                 self._ready()
 
-    def _ready(self) -> Connection:
+    def _ready(self) -> tuple[Connection, BaseProcess]:
+        """The pipe to a live child and the child, a new one when none is alive."""
         if self._child is None or not self._child.is_alive():
             self._stop()
             ours, theirs = multiprocessing.Pipe()
@@ -144,7 +146,8 @@ class IsolatedProcessor:
                 ours.recv()
             except EOFError:
                 raise RuntimeError(f"the anonymizing process did not start (exit status {self._stop()})") from None
-        return self._conn
+        assert self._conn is not None  # set and cleared with the child
+        return self._conn, self._child
 
     def _stop(self) -> int | None:
         """Kill the child and everything it started; its exit code, if it had one."""
@@ -153,6 +156,7 @@ class IsolatedProcessor:
         if child is None:
             return None
         code = kill_follower(child)
+        assert conn is not None  # set and cleared with the child
         conn.close()
         return code
 

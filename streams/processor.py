@@ -91,10 +91,10 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
             fields.append({"tid": tid})
             transactions.append(record.items)
     # Interning in one pass over a plain dict: labels of a record are unique (parse_record checks).
-    index: dict[str, int] = {}
-    ids = [index.setdefault(label, len(index)) for items in transactions for label in items]
+    interned: dict[str, int] = {}
+    ids = [interned.setdefault(label, len(interned)) for items in transactions for label in items]
     lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
-    window = Window.from_flat(Vocabulary(index), lengths, np.array(ids, dtype=np.int32), [f["tid"] for f in fields])
+    window = Window.from_flat(Vocabulary(interned), lengths, np.array(ids, dtype=np.int32), [f["tid"] for f in fields])
     return Built(window, fields, records)
 
 

@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.model import PrivacyModel
@@ -51,6 +51,9 @@ class Setting:
     section: str
     parameter: Parameter
     secret: bool = False
+    #: NAME=VALUE pairs merged key by key across the sources (``model.params``): a kind the core's
+    #: Parameter has not, parsed here
+    pairs: bool = False
 
     @property
     def key(self) -> str:
@@ -73,7 +76,7 @@ class Setting:
         force: a file's path may be overridden by the environment or the command line, when a
         container mounts the item files elsewhere, and only that one must exist). A path with
         ``must_exist`` false is checked as text only: the command never opens that file."""
-        if self.parameter.kind == "params":
+        if self.pairs:
             return _parse_params(self.name, raw, source)
         if raw is None or (isinstance(raw, str) and raw == "" and self.default is None):
             return None
@@ -176,7 +179,8 @@ SETTINGS: tuple[Setting, ...] = (
     # -- the model ----------------------------------------------------------------------------
     Setting("model", _p("name", "privacy model (see `setveil plugins`)")),
     Setting("model", _p("policy", "suppression/generalization policy; the model's default if empty")),
-    Setting("model", _p("params", "model and policy parameters: NAME=VALUE pairs (a table in TOML)", "params", {})),
+    Setting("model", _p("params", "model and policy parameters: NAME=VALUE pairs (a table in TOML)", "str", {}),
+            pairs=True),
     Setting("model", _p("sensitive", "file of sensitive (private) items, one per line", "path")),
     Setting("model", _p("public", "file of public items, one per line; default: all non-sensitive", "path")),
     Setting("model", _p("hierarchy", "generalization hierarchy file (child,parent lines)", "path")),
@@ -198,8 +202,94 @@ BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
 
 
+# The sections of Settings as a type checker sees them: each is a SimpleNamespace of its settings'
+# values (Settings.__init__), an attribute per key, as parsed (None where a setting without a
+# default is not given).
+class KafkaSettings(Protocol):
+    bootstrap: str
+    security_protocol: str
+    ssl_cafile: str | None
+    ssl_certfile: str | None
+    ssl_keyfile: str | None
+    ssl_password: str | None
+    sasl_mechanism: str
+    sasl_username: str | None
+    sasl_password: str | None
+
+
+class TopicSettings(Protocol):
+    input: str
+    output: str
+    dlq: str
+    windows: str
+    partitions: int
+    replication_factor: int
+
+
+class ConsumerSettings(Protocol):
+    group_id: str
+    fetch_max_bytes: int
+    max_poll_records: int
+    buffer_maxsize: int
+    commit_interval: float
+    session_timeout: float
+    heartbeat_interval: float
+    rebalance_timeout: float
+
+
+class ProducerSettings(Protocol):
+    max_request_bytes: int
+    compression: str
+    linger_ms: int
+    request_timeout: float
+
+
+class WindowSettings(Protocol):
+    max_transactions: int
+    max_seconds: float
+    #: "auto" until :func:`fit_to_model` resolves it
+    min_transactions: int | Literal["auto"]
+    merge_subjects: bool
+
+
+class RecordSettings(Protocol):
+    max_message_bytes: int
+
+
+class ModelSettings(Protocol):
+    name: str | None
+    policy: str | None
+    params: dict[str, str]
+    sensitive: str | None
+    public: str | None
+    hierarchy: str | None
+    seed: int
+    verify: bool
+    time_limit: float
+
+
+class WebSettings(Protocol):
+    port: int
+    bind: str
+
+
+class WorkerSettings(Protocol):
+    log_level: str
+    data_dir: str | None
+
+
 class Settings:
     """Resolved values: ``settings.window.max_transactions`` or ``settings["window.max_transactions"]``."""
+
+    kafka: KafkaSettings
+    topics: TopicSettings
+    consumer: ConsumerSettings
+    producer: ProducerSettings
+    window: WindowSettings
+    records: RecordSettings
+    model: ModelSettings
+    web: WebSettings
+    worker: WorkerSettings
 
     def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str]):
         self._values = dict(values)
@@ -279,7 +369,7 @@ def load_settings(
     given: dict[str, Any] = {}
 
     def assign(setting: Setting, raw: Any, source: str) -> None:
-        if setting.parameter.kind == "params":
+        if setting.pairs:
             # model parameters merge key by key across the sources, later ones winning per key;
             # each keeps its own source, so an error names the layer that gave that parameter
             parsed = setting.parse(raw, source)
@@ -527,7 +617,7 @@ def describe(settings: Settings) -> list[str]:
     for section in SECTIONS:
         shown = []
         for setting in (s for s in SETTINGS if s.section == section):
-            if setting.parameter.kind == "params":
+            if setting.pairs:
                 params = ", ".join(f"{key}={_masked(key, value)}{_from(settings, f'{setting.name}.{key}')}"
                                    for key, value in settings[setting.name].items())
                 shown.append(f"{setting.key}={{{params}}}")
@@ -553,7 +643,7 @@ def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:
     rows = ["| setting (TOML `[section]` key) | environment variable | default | meaning |", "|---|---|---|---|"]
     for s in settings:
         kind = s.parameter.kind
-        allowed = "" if kind in ("str", "params") else f" ({s.parameter.allowed()})"
+        allowed = "" if kind == "str" else f" ({s.parameter.allowed()})"
         rows.append(f"| `{s.name}` | `{s.env}` | {_default_text(s)} | {s.parameter.help}{allowed} |")
     return "\n".join(rows) + "\n"
 

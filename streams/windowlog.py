@@ -22,7 +22,8 @@ import asyncio
 import logging
 
 import msgpack
-from aiokafka import TopicPartition
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
 from .kafka import _admin, consumer, fetch_failure, partition_ends, start_client
@@ -55,13 +56,14 @@ class WindowLogReader:
         self.input_topic = settings.topics.input
         self.log_partitions = log_partitions
         self.settings = settings
-        self._consumer = None
-        self._admin = None
+        self._consumer: AIOKafkaConsumer | None = None
+        self._admin: AIOKafkaAdminClient | None = None
         self._stopped = False
         # Partitions opened at the same time share the reader; one read at a time.
         self._lock = asyncio.Lock()
 
-    async def _start(self) -> None:
+    async def _start(self) -> tuple[AIOKafkaConsumer, AIOKafkaAdminClient]:
+        """The reader's consumer and admin client, started on first use."""
         # A client is kept only while the reader is not stopped: one left behind by a stopping
         # worker was logged as "Unclosed AIOKafkaConsumer" (QA).
         self._check_running()
@@ -74,6 +76,7 @@ class WindowLogReader:
         if self._stopped:  # stop() gave up waiting for this read: close what it started
             await self._close()
             self._check_running()
+        return self._consumer, self._admin
 
     def _check_running(self) -> None:
         if self._stopped:
@@ -111,10 +114,10 @@ class WindowLogReader:
         """Where the group's delivery of ``input_partition`` must begin: its committed offset, or
         the partition's first offset when nothing is committed (or retention removed it)."""
         async with self._lock:
-            await self._start()
+            reader, admin = await self._start()
             tp = TopicPartition(self.input_topic, input_partition)
-            first = (await self._consumer.beginning_offsets([tp]))[tp]
-            offsets = await self._admin.list_consumer_group_offsets(self.settings.consumer.group_id, partitions=[tp])
+            first = (await reader.beginning_offsets([tp]))[tp]
+            offsets = await admin.list_consumer_group_offsets(self.settings.consumer.group_id, partitions=[tp])
             committed = offsets.get(tp)
             return first if committed is None or committed.offset < 0 else max(committed.offset, first)
 
@@ -122,13 +125,13 @@ class WindowLogReader:
         """The offset of the first record of ``input_partition`` at or after ``start`` (offsets
         without one hold transaction markers, or were compacted away)."""
         async with self._lock:
-            await self._start()
+            reader, _ = await self._start()
             tp = TopicPartition(self.input_topic, input_partition)
-            self._consumer.assign([tp])
-            self._consumer.seek(tp, start)
+            reader.assign([tp])
+            reader.seek(tp, start)
             deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
             while asyncio.get_running_loop().time() < deadline:
-                batch = await self._consumer.getmany(tp, timeout_ms=1000, max_records=1)
+                batch = await reader.getmany(tp, timeout_ms=1000, max_records=1)
                 if batch.get(tp):
                     return batch[tp][0].offset
             raise WindowLogError(f"{self.input_topic}[{input_partition}]: no record at or after offset {start} came")
@@ -141,20 +144,20 @@ class WindowLogReader:
         and the ``(first, last)`` of a logged window that began before ``start`` and ends at or
         after it, or None."""
         async with self._lock:
-            await self._start()
-            return await self._cut_points(input_partition, start, input_end)
+            reader, _ = await self._start()
+            return await self._cut_points(reader, input_partition, start, input_end)
 
     async def _cut_points(
-        self, input_partition: int, start: int, input_end: int | None
+        self, reader: AIOKafkaConsumer, input_partition: int, start: int, input_end: int | None
     ) -> tuple[list[int], tuple[int, int] | None]:
         tp = TopicPartition(self.topic, log_partition(input_partition, self.log_partitions))
-        self._consumer.assign([tp])
-        end = (await partition_ends(self._consumer, [tp]))[tp]
+        reader.assign([tp])
+        end = (await partition_ends(reader, [tp]))[tp]
         key = str(input_partition).encode()
         span = FIRST_READ
         while True:
             begin = max(end - span, 0)
-            entries = await self._read(tp, begin, end, key)
+            entries = await self._read(reader, tp, begin, end, key)
             if begin == 0 or (entries and entries[0][1] < start):
                 break
             span *= 4
@@ -166,22 +169,24 @@ class WindowLogReader:
                         "(was the input topic re-created?)", self.topic, len(stale), input_partition)
         return [p for p in points if p not in stale], straddled
 
-    async def _read(self, tp: TopicPartition, begin: int, end: int, key: bytes) -> list[tuple[int, int]]:
+    async def _read(
+        self, reader: AIOKafkaConsumer, tp: TopicPartition, begin: int, end: int, key: bytes
+    ) -> list[tuple[int, int]]:
         entries: list[tuple[int, int]] = []
         if begin >= end:
             return entries
-        self._consumer.seek(tp, begin)
+        reader.seek(tp, begin)
         position = begin
         deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
         while position < end:
             if asyncio.get_running_loop().time() > deadline:
                 raise WindowLogError(f"window log {tp.topic}[{tp.partition}]: offsets {position}..{end} unreadable")
-            batch = await self._consumer.getmany(tp, timeout_ms=1000)
+            batch = await reader.getmany(tp, timeout_ms=1000)
             for message in batch.get(tp, ()):
                 position = message.offset + 1
                 if message.key == key and message.offset < end:
                     first, last = msgpack.unpackb(message.value)
                     entries.append((first, last))
             if not batch:
-                position = await self._consumer.position(tp)
+                position = await reader.position(tp)
         return entries

@@ -37,10 +37,11 @@ class Worker(faust.Worker):
         for name in CLIENT_LOGGERS:
             logging.getLogger(name).setLevel(max(level or logging.INFO, logging.INFO))
         quiet_repeats()
-        if self.service is not None:
+        service = self.service
+        if service is not None:
             conf = self.app.conf
             logging.getLogger(FAUST_CONSUMER_LOGGER).addFilter(AssignmentStallFilter(
-                lambda: self.service.assigned_at,
+                lambda: service.assigned_at,
                 max(conf.stream_processing_timeout, conf.broker_commit_livelock_soft_timeout)))
 
     #: :func:`~.settings.describe` of the settings in force

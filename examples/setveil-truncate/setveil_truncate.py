@@ -9,10 +9,11 @@ a long transaction loses: ``rarest-first`` drops the most identifying (least sup
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
 
 
 class TruncatePolicy(Policy):
@@ -21,7 +22,7 @@ class TruncatePolicy(Policy):
     model = "truncate"
 
     @abc.abstractmethod
-    def priority(self, window, rng: np.random.Generator) -> np.ndarray:
+    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
         """One number per occurrence in ``window.indices``; the lowest are dropped first."""
 
 
@@ -29,7 +30,7 @@ class RarestFirst(TruncatePolicy):
     name = "rarest-first"
     summary = "drop the least supported items of a long transaction first"
 
-    def priority(self, window, rng):
+    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
         return window.supports[window.indices].astype(np.float64)
 
 
@@ -37,11 +38,11 @@ class RandomDrop(TruncatePolicy):
     name = "random"
     summary = "drop items of a long transaction at random"
 
-    def priority(self, window, rng):
+    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
         return rng.random(len(window.indices))
 
 
-class Truncate(PrivacyModel):
+class Truncate(PrivacyModel[TruncatePolicy]):
     name = "truncate"
     summary = "release at most m items per transaction"
     guarantee = "no released transaction holds more than m items"
@@ -50,7 +51,7 @@ class Truncate(PrivacyModel):
     default_policy = "rarest-first"
     policy_base = TruncatePolicy
 
-    def anonymize(self, window, policy, rng):
+    def anonymize(self, window: Window, policy: TruncatePolicy, rng: np.random.Generator) -> Release:
         priority = policy.priority(window, rng)
         owners = window.owners()
         # rank occurrences inside each transaction, highest priority first
@@ -60,7 +61,7 @@ class Truncate(PrivacyModel):
         keep = rank < self.params["m"]
         return Release(window.keep_occurrences(keep), stats={"dropped": int((~keep).sum())})
 
-    def violations(self, original, release):
+    def violations(self, original: Window, release: Window) -> Iterator[Violation]:
         # One transaction per original and nothing added are setveil's own checks, which run
         # first on every path (setveil.core.verify.release_violations); this is the model's.
         m = self.params["m"]
@@ -70,11 +71,11 @@ class Truncate(PrivacyModel):
 
 
 @hookimpl
-def setveil_register_privacy_models(register):
+def setveil_register_privacy_models(register: Callable[[type[PrivacyModel]], None]) -> None:
     register(Truncate)
 
 
 @hookimpl
-def setveil_register_policies(register):
+def setveil_register_policies(register: Callable[[type[Policy]], None]) -> None:
     register(RarestFirst)
     register(RandomDrop)

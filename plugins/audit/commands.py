@@ -248,6 +248,7 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
         if naming.determined is None:
             line += "; names not tested (the naming is not proven optimal)"
         else:
+            assert naming.named_otherwise is not None and naming.unsettled is not None  # determine_names sets all three
             limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
             kind = "names determined" if body["determined_certain"] else "names determined (the unique best naming's: not certain " \
                                                     "with --tolerance or --unmatched-cost)"

@@ -106,11 +106,11 @@ class ItemsetCollection:
         indptr, ids, supports = frequent_itemset_arrays(
             window, min_support, max_size=max_size, budget=ITEMSET_BUDGET)
         used = np.unique(ids)
-        labels = [window.vocab.label(int(i)) for i in used]
-        order = np.argsort(np.array(labels, dtype=object), kind="stable")
+        used_labels = [window.vocab.label(int(i)) for i in used]
+        order = np.argsort(np.array(used_labels, dtype=object), kind="stable")
         new_id = np.empty(len(window.vocab), dtype=np.int64)
         new_id[used[order]] = np.arange(len(used))
-        labels = tuple(labels[i] for i in order)
+        labels = tuple(used_labels[i] for i in order)
         return canonical(labels, indptr, new_id[ids], supports / max(n, 1))
 
     @classmethod

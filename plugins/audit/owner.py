@@ -135,7 +135,7 @@ def _unlisted(n_items: int, size: int, listed: set, wanted: int, rng: np.random.
         free = [c for c in itertools.combinations(range(n_items), size) if c not in listed]
         return [np.array(free[i], dtype=np.int64) for i in rng.choice(len(free), size=wanted, replace=False)]
     taken = set(listed)
-    found = []
+    found: list[np.ndarray] = []
     while len(found) < wanted:
         key = tuple(sorted(rng.choice(n_items, size=size, replace=False).tolist()))
         if key not in taken:

@@ -340,7 +340,8 @@ def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
             status, found = answer
             verdict = "determined" if status == 2 else "named_otherwise" if found else "unsettled"
         verdicts[verdict].append(naming.published_labels[program.item_a[k]])
-    return replace(naming, **{kind: tuple(labels) for kind, labels in verdicts.items()})
+    return replace(naming, determined=tuple(verdicts["determined"]), named_otherwise=tuple(verdicts["named_otherwise"]),
+                   unsettled=tuple(verdicts["unsettled"]))
 
 
 def _singleton_candidates(published: ItemsetCollection, mined: ItemsetCollection, width: float) -> np.ndarray:
@@ -475,12 +476,12 @@ def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, 
     cost = np.concatenate([np.zeros(n_u), (difference / scale) ** 2, np.full(n_s, unmatched_cost or 0.0)])
 
     x_vars = x0 + np.arange(n_x)
-    rows = [pairs[:, 0], n_p + pairs[:, 1]]
-    cols = [x_vars, x_vars]
+    row_parts = [pairs[:, 0], n_p + pairs[:, 1]]
+    col_parts = [x_vars, x_vars]
     if n_s:
-        rows.append(np.arange(n_p + n_m))
-        cols.append(s0 + np.arange(n_p + n_m))
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
+        row_parts.append(np.arange(n_p + n_m))
+        col_parts.append(s0 + np.arange(n_p + n_m))
+    rows, cols = np.concatenate(row_parts), np.concatenate(col_parts)
     matched = sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n_p + n_m, n_vars))
 
     u_vars = np.arange(n_u)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from itertools import chain
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import sparse
 
 from setveil.core.mining import frequent_itemsets
@@ -130,7 +131,7 @@ def _suspects(
         if private.any():
             suspect |= share.exceeded(table[:, private].max(axis=1)[cohort], totals)
         public_counts = table[:, public]
-        weak = ((public_counts > 0) & (public_counts < k)).any(axis=1)
+        weak: NDArray[np.bool] = np.any((public_counts > 0) & (public_counts < k), axis=1)
         suspect |= (sizes < p) & weak[cohort]
         for row in np.flatnonzero(suspect).tolist():
             yield sorted(block[row]), int(totals[row]), table[cohort[row]]

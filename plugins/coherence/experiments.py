@@ -63,7 +63,7 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
         schema = ItemSchema(private=frozenset(split.private), public=frozenset(split.public))
         for name in policy_list:
             configured = registry.configure("coherence", name, params, Context(schema=schema))
-            rows.append(_run(Pipeline(configured, pm), data, seed, name))
+            rows.append(_run(Pipeline(configured, pm), schema, data, seed, name))
         rows.append(_rmall(registry, params, schema, data, seed))
     approaches = policy_list + ["rmall"]
     summary = []
@@ -97,8 +97,8 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
         write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2) + "\n")
 
 
-def _run(pipeline: Pipeline, data, seed: int, name: str) -> dict:
-    classes = pipeline.model.context.schema.classes(data.vocab)
+def _run(pipeline: Pipeline, schema: ItemSchema, data, seed: int, name: str) -> dict:
+    classes = schema.classes(data.vocab)
     row = {
         "seed": seed,
         "approach": name,

@@ -31,7 +31,7 @@ from .moletree import MoleTree, eliminate
 from .policies import BrokenScore, CoherencePolicy
 
 
-class Coherence(PrivacyModel):
+class Coherence(PrivacyModel[CoherencePolicy]):
     name = "coherence"
     summary = "(h,k,p)-coherence by global suppression of public items (Xu et al., KDD'08)"
     guarantee = (
@@ -59,6 +59,7 @@ class Coherence(PrivacyModel):
         h, k, p = self.params["h"], self.params["k"], self.params["p"]
         if len(window) == 0:
             return Release(window, {"suppressed": []}, {"minimal_moles": 0})
+        assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
         classes = self.context.schema.classes(window.vocab)
         self._check_feasible(window, classes)
         public = classes == ItemClass.PUBLIC
@@ -110,6 +111,7 @@ class Coherence(PrivacyModel):
 
     def violations(self, original, release):
         p = self.params
+        assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
         return coherence_violations(original, release, self.context.schema, p["h"], p["k"], p["p"])
 
     def metrics(self, original, release):

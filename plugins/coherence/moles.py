@@ -90,6 +90,7 @@ def find_minimal_moles(
     bounds = None
     threshold = int(share.floor_of(k))
     if check_breach:
+        assert priv_counts is not None  # counted above when check_breach
         x_q = matrix[rows][:, priv].tocsr()
         bits_q = _bitsets(x_q)
         bounds = _prune(priv_counts[np.flatnonzero(~is_mole)], threshold)

@@ -34,6 +34,7 @@ import math
 import time
 
 import numpy as np
+from numpy.typing import NDArray
 
 from setveil.core.arrays import sorted_unique
 from setveil.core.hierarchy import Hierarchy
@@ -124,8 +125,8 @@ class GlobalCut:
             failing = np.flatnonzero((support > 0) & (support < k))
             return failing[:, None], support[failing], len(nodes)
         keys, counts, counted = count_itemsets(indptr, nodes, size, len(self.hierarchy))
-        failing = counts < k
-        return unpack(keys[failing], size, len(self.hierarchy)), counts[failing], counted
+        rare = counts < k
+        return unpack(keys[rare], size, len(self.hierarchy)), counts[rare], counted
 
     # -- DA: the cheapest generalization of one failing itemset -----------------------------
     def fix_round(self, itemsets: np.ndarray, k: int) -> None:
@@ -319,7 +320,8 @@ def _count_dense(
         top = d - size + j + 1
         terms[j, 1:top] = np.cumsum(terms[j - 1, : top - 1])
     # a support is at most the number of transactions
-    total = np.zeros(n_bins, dtype=np.int32 if len(lengths) <= np.iinfo(np.int32).max else np.int64)
+    total: NDArray[np.int32 | np.int64] = np.zeros(
+        n_bins, dtype=np.int32 if len(lengths) <= np.iinfo(np.int32).max else np.int64)
     pending: list[np.ndarray] = []
     held = counted = 0
     flush_at = max(BLOCK, n_bins)  # each np.bincount costs O(n_bins): spread it over as many subsets

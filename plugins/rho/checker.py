@@ -294,7 +294,7 @@ def _pair_covers(data: _Release, keys: np.ndarray):
     return owner[order], member[order]
 
 
-def _sub_covers(cover_ptr, cover_rows, chosen):
+def _sub_covers(cover_ptr, cover_rows, chosen) -> tuple[np.ndarray, np.ndarray]:
     ids = np.flatnonzero(chosen)
     starts, stops = cover_ptr[ids], cover_ptr[ids + 1]
     ptr = np.zeros(len(ids) + 1, dtype=np.int64)

@@ -37,7 +37,7 @@ from .metrics import rule_comparison, symmetric_kl
 from .policies import RhoPolicy
 
 
-class RhoUncertainty(PrivacyModel):
+class RhoUncertainty(PrivacyModel[RhoPolicy]):
     name = "rho"
     summary = "ρ-uncertainty by partial suppression (Jia et al.), with global suppression (Cao et al.) as a policy"
     guarantee = (
@@ -78,6 +78,7 @@ class RhoUncertainty(PrivacyModel):
         return float(self.params["rho"])
 
     def sensitive(self, window: Window) -> np.ndarray:
+        assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
         return self.context.schema.classes(window.vocab) == ItemClass.PRIVATE
 
     def anonymize(self, window: Window, policy: RhoPolicy, rng: np.random.Generator) -> Release:
@@ -152,6 +153,7 @@ class RhoUncertainty(PrivacyModel):
         return size
 
     def violations(self, original, release):
+        assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
         return rho_violations(original, release, self.context.schema.private, self.rho, self.params["qid_size"])
 
     def metrics(self, original, release):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import sparse
 
 from setveil.core.arrays import concat_ranges
@@ -134,6 +135,7 @@ class QidBuffer:
             seen += len(cand)
         if uniq is None:
             return None
+        assert first_seen is not None and parent_set is not None  # set with uniq
         sets = decode_keys(uniq, j + 1, t.n_items)
         if last:
             row = x_pos = inst_cand = np.zeros(0, dtype=np.int64)
@@ -149,7 +151,7 @@ class QidBuffer:
             sub = np.delete(sets, drop, axis=1)
             found = lookup(prev.ext_keys, itemset_keys(sub, t.n_items))
             sub_ids[:, drop] = np.where(found >= 0, prev.ext_ids[np.maximum(found, 0)], -1)
-        keep = (sub_ids >= 0).all(axis=1)
+        keep: NDArray[np.bool] = np.all(sub_ids >= 0, axis=1)
         if not keep.any():
             return None
         new_id = np.cumsum(keep) - 1

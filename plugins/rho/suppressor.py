@@ -27,6 +27,7 @@ levels but settles each level's unsafe rules by removing whole item types, see
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,8 @@ class PartialSuppressor:
             record_rank=rng.permutation(table.n),
         )
         self.suppressed_types: list[int] = []
-        self.stats = {"passes": 0, "buffers": 0, "unsafe_qids": 0, "sanitized_rules": 0, "qids_generated": 0,
-                      "deletions_by_pass": []}
+        self.stats: dict[str, Any] = {"passes": 0, "buffers": 0, "unsafe_qids": 0, "sanitized_rules": 0,
+                                      "qids_generated": 0, "deletions_by_pass": []}
 
     def run(self) -> dict:
         started = time.perf_counter()
@@ -138,9 +139,10 @@ class PartialSuppressor:
         level = buffer.singletons()
         generated = []
         for size in range(2, self.qid_size + 1):
-            level = buffer.extend(level, last=size == self.qid_size)
-            if level is None:
+            extended = buffer.extend(level, last=size == self.qid_size)
+            if extended is None:
                 break
+            level = extended
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
             qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.share, self.b_max)

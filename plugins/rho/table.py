@@ -47,7 +47,7 @@ class Table:
         # (item, record) pairs are distinct, so adding bits never carries: add.at is an OR
         np.add.at(self.bits, self.indices * self.row_bytes + (self.owner >> 3), _bit(self.owner))
         # the same bytes as Python ints, for the scalar one-record steps
-        self.bit_bytes = memoryview(self.bits)
+        self.bit_bytes = self.bits.data
         # The sensitive occurrences of each record, for counting consequents over a cover.
         sens_occ = np.flatnonzero(is_sens)
         self.sens_ptr = np.zeros(self.n + 1, dtype=np.int64)

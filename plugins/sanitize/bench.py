@@ -35,11 +35,13 @@ def effectiveness(
 ) -> list[dict[str, Any]]:
     """HF, MC, AP, dissimilarity and size loss of every policy at every ψ (Figs. 6 and 11) for
     one set of restrictive patterns; ``measure`` has mined the original at σ."""
+    sigma = measure.sigma
+    assert sigma is not None  # the hiding failure and misses cost need the mined patterns
     patterns = RestrictivePatterns.load(patterns_path)
     rows = []
     for policy in policies:
         for psi in psis:
-            configured = _configure(policy, patterns_path, psi, measure.sigma)
+            configured = _configure(policy, patterns_path, psi, sigma)
             release = configured.model.anonymize(_fresh(window), configured.policy, np.random.default_rng(0))
             problems = sum(1 for _ in release_violations(configured.model, window, release.window))
             figures = measure.evaluate(release.window, patterns)

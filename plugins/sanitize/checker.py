@@ -69,11 +69,11 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
         holding = int(in_sorted(still, sensitive).sum())
         if share.exceeded(holding, len(sensitive)):
             found.append((number, holding, len(sensitive)))
-    for number, holding, sensitive in sorted(found):
+    for number, holding, n_sensitive in sorted(found):
         yield Violation(
             "disclosed",
             f"restrictive pattern of line {patterns.lines[number]} is still held by {holding} of its "
-            f"{sensitive} sensitive transactions, more than psi={psi}",
+            f"{n_sensitive} sensitive transactions, more than psi={psi}",
             patterns.patterns[number],
         )
 

@@ -174,7 +174,8 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     table = []
     for (policy, psi), members in groups.items():
         cells = [policy, f"{psi:.1f}", _cell("{:.0f}", _mean(members, "restrictive"))]
-        cells += [_cell("{:.2f}", None if _mean(members, key) is None else 100 * _mean(members, key)) for key in figures]
+        means = [_mean(members, key) for key in figures]
+        cells += [_cell("{:.2f}", None if mean is None else 100 * mean) for mean in means]
         cells += [_cell("{:.0f}", _mean(members, "removed_items")), str(sum(m["violations"] for m in members))]
         table.append(cells)
     if seeds > 1 and patterns_path is None:

@@ -42,12 +42,12 @@ def group_labels(table: PatternTable, items: ItemOrder) -> np.ndarray:
     """Tasks 1-4: the victim item of every pattern row."""
     support, rank = items.support, items.label_rank
     ranked = []
-    for members in groups(table):
-        shared = set(table.row(members[0]).tolist())
-        for row in members[1:]:
+    for rows in groups(table):
+        shared = set(table.row(rows[0]).tolist())
+        for row in rows[1:]:
             shared.intersection_update(table.row(row).tolist())
         label = min(shared, key=lambda i: (support[i], rank[i]))
-        ranked.append(((-len(members), -int(support[label]), int(rank[label]), members), label))
+        ranked.append(((-len(rows), -int(support[label]), int(rank[label]), rows), label))
     ranked.sort()
     members = [set(key[3]) for key, _ in ranked]
     labels = [label for _, label in ranked]

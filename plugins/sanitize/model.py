@@ -33,7 +33,7 @@ from .policies import ItemOrder, SanitizePolicy
 from .sanitizer import sanitize
 
 
-class Sanitize(PrivacyModel):
+class Sanitize(PrivacyModel[SanitizePolicy]):
     name = "sanitize"
     summary = "hide restrictive frequent patterns by removing items from sensitive transactions (Oliveira & Zaïane, TR 02-13)"
     guarantee = (

@@ -90,7 +90,7 @@ def sanitize(
             # than a bit test per item and transaction (dense data, e.g. mushroom)
             holding = holds(np.bitwise_and.reduce(present[rows], axis=0)[None, :], 0, sensitive)
         else:
-            holding = holds(present, rows[:, None], sensitive[None, :]).all(axis=0)
+            holding = np.all(holds(present, rows[:, None], sensitive[None, :]), axis=0)
         held = int(holding.sum())
         already[row] = len(sensitive) - held
         need = held - int(allowed[row])

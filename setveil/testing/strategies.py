@@ -15,7 +15,9 @@ PRIVATE_PREFIX = "s"
 
 
 @st.composite
-def windows(draw, max_transactions: int = 40, public_items: int = 10, private_items: int = 3, max_length: int = 6):
+def windows(
+    draw: st.DrawFn, max_transactions: int = 40, public_items: int = 10, private_items: int = 3, max_length: int = 6
+) -> Window:
     """A :class:`Window` of up to ``max_transactions`` transactions over a small alphabet."""
     alphabet = [f"p{i}" for i in range(public_items)] + [f"{PRIVATE_PREFIX}{i}" for i in range(private_items)]
     n = draw(st.integers(min_value=0, max_value=max_transactions))

@@ -139,7 +139,7 @@ class ConformanceSuite:
 
     @pytest.fixture(autouse=True, scope="class")
     @classmethod
-    def _prepared(cls, tmp_path_factory):
+    def _prepared(cls, tmp_path_factory: pytest.TempPathFactory) -> None:
         cls.prepare(tmp_path_factory.mktemp(cls.model))
 
     def context(self) -> Context:
@@ -266,7 +266,7 @@ class ConformanceSuite:
         return [Window.from_transactions(rows) for rows in examples]
 
     # -- the checks -----------------------------------------------------------------------------
-    def test_model_is_registered_with_policies(self):
+    def test_model_is_registered_with_policies(self) -> None:
         registry = get_registry()
         cls = registry.model_class(self.model)
         assert cls.name == self.model
@@ -275,7 +275,7 @@ class ConformanceSuite:
         for name in self.policy_names():
             assert registry.policy_class(self.model, name).summary, f"policy {name!r} has no summary"
 
-    def test_the_check_rejects_the_unsafe_windows(self):
+    def test_the_check_rejects_the_unsafe_windows(self) -> None:
         for number, window in enumerate(self.example_windows("unsafe_windows")):
             for policy in self.policy_names():
                 configured = self.configured(policy)
@@ -290,7 +290,7 @@ class ConformanceSuite:
                     )
                 self.release_or_refusal(configured, window)
 
-    def test_messages_name_no_integer_label(self):
+    def test_messages_name_no_integer_label(self) -> None:
         # Numeric data (FIMI files) has integer labels, which labels_named leaves out: a message's
         # counts and parameters would match them. Relabeled with numbers no message holds by chance,
         # the windows show whether a refusal or a violation names an item all the same.
@@ -312,7 +312,7 @@ class ConformanceSuite:
                     shown = ", ".join(f"{number} for {stands_for.get(number, number)}" for number in window.vocab.labels[:5])
                     raise AssertionError(f"with its items relabeled as integers ({shown}): {failed}") from failed
 
-    def test_the_safe_windows_are_accepted_and_released(self):
+    def test_the_safe_windows_are_accepted_and_released(self) -> None:
         for number, window in enumerate(self.example_windows("safe_windows")):
             for policy in self.policy_names():
                 configured = self.configured(policy)
@@ -323,12 +323,12 @@ class ConformanceSuite:
 
     @_settings
     @given(data=st.data())
-    def test_every_release_passes_the_check(self, data):
+    def test_every_release_passes_the_check(self, data: st.DataObject) -> None:
         window = data.draw(windows(**self.window_args), label="window")
         for policy in self.policy_names():
             self.release_or_refusal(self.configured(policy), window)
 
-    def test_metrics_of_a_release(self):
+    def test_metrics_of_a_release(self) -> None:
         for window in self.example_windows("safe_windows") + self.example_windows("unsafe_windows"):
             for policy in self.policy_names():
                 configured = self.configured(policy)
@@ -342,18 +342,19 @@ class ConformanceSuite:
 
     @_settings
     @given(data=st.data())
-    def test_same_seed_same_release(self, data):
+    def test_same_seed_same_release(self, data: st.DataObject) -> None:
         window = data.draw(windows(**self.window_args), label="window")
         for policy in self.policy_names():
             first = self.release_or_refusal(self.configured(policy), window, seed=7)
             second = self.release_or_refusal(self.configured(policy), window, seed=7)
             assert (first is None) == (second is None), f"policy {policy!r}: the same seed released once and refused once"
             if first is not None:
-                assert list(first) == list(second), f"policy {policy!r}: the same seed gave two different releases"
+                same = second is not None and list(first) == list(second)
+                assert same, f"policy {policy!r}: the same seed gave two different releases"
 
     @_settings
     @given(data=st.data())
-    def test_union_of_safe_windows_is_safe(self, data):
+    def test_union_of_safe_windows_is_safe(self, data: st.DataObject) -> None:
         if not get_registry().model_class(self.model).union_safe:
             pytest.skip("the model does not claim union safety")
         first = data.draw(windows(**self.window_args), label="first")
@@ -370,17 +371,17 @@ class ConformanceSuite:
             problems = [v.describe() for v in release_violations(configured.model, original, released)]
             assert not problems, f"policy {policy!r}: two safe windows are not safe together: {problems[:5]}"
 
-    def test_empty_window(self):
+    def test_empty_window(self) -> None:
         for policy in self.policy_names():
             released = self.release_or_refusal(self.configured(policy), Window.empty())
             assert released is None or len(released) == 0
 
-    def test_one_transaction_window(self):
+    def test_one_transaction_window(self) -> None:
         window = Window.from_transactions([["p0", "p1", f"{PRIVATE_PREFIX}0"]])
         for policy in self.policy_names():
             self.release_or_refusal(self.configured(policy), window)
 
-    def test_invalid_parameters_are_refused_by_name(self):
+    def test_invalid_parameters_are_refused_by_name(self) -> None:
         registry = get_registry()
         model_names = {p.name for p in registry.model_class(self.model).parameters}
         for bad in self.invalid_params:
@@ -399,7 +400,7 @@ class ConformanceSuite:
                 else:
                     pytest.fail(f"policy {policy!r}: invalid_params entry {bad} was accepted")
 
-    def test_numeric_parameters_refuse_what_is_out_of_range(self):
+    def test_numeric_parameters_refuse_what_is_out_of_range(self) -> None:
         # Parameters are checked before any data is read, and an error names the parameter: each
         # int or float parameter is given values no parameter can mean, one below its low, and -1
         # when it declares no range (see _out_of_range). A value its declared range admits, the
@@ -443,7 +444,7 @@ class ConformanceSuite:
                     f"to refuse it): {failed}"
                 ) from failed
 
-    def test_unknown_parameter_is_refused(self):
+    def test_unknown_parameter_is_refused(self) -> None:
         for policy in self.policy_names():
             with pytest.raises(ParameterError) as info:
                 self.configured(policy, params={**self.params_for(policy), "no_such_parameter": "1"})

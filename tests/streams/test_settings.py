@@ -8,6 +8,7 @@ import re
 import shutil
 import socket
 import subprocess
+import typing
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from setveil.streams import commands, demo
 from setveil.streams.broker import Broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_web_listen
-from setveil.streams.settings import (SECTIONS, SETTINGS, describe, fit_to_model, load_settings,
+from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, describe, fit_to_model, load_settings,
                                       settings_table)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +39,15 @@ def test_every_setting_has_a_default_a_variable_and_a_toml_key():
         assert setting.env == "SETVEIL_" + setting.name.replace(".", "_").upper()
         section, key = setting.name.split(".")
         assert getattr(getattr(values, section), key) == setting.default
+
+
+def test_the_typed_sections_declare_every_setting_and_no_other():
+    # what a type checker knows of settings.window and the others is written by hand; it must not drift
+    declared = typing.get_type_hints(Settings)
+    assert set(declared) == set(SECTIONS)
+    for section in SECTIONS:
+        keys = {s.key for s in SETTINGS if s.section == section}
+        assert set(typing.get_type_hints(declared[section])) == keys, section
 
 
 def test_precedence_default_file_environment_command_line(tmp_path):
