@@ -39,7 +39,7 @@ class InputError(SetveilError):
 
     exit_code = 2
 
-    def __init__(self, path: str | os.PathLike | None, problem: str, line: int | None = None):
+    def __init__(self, path: str | os.PathLike[str] | None, problem: str, line: int | None = None):
         self.path = None if path is None else os.fspath(path)
         self.line = line
         self.problem = problem

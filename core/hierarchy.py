@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 
 from .arrays import concat_ranges
 from .errors import InputError
@@ -47,7 +48,7 @@ class Hierarchy:
     form (``child_ptr``) are int arrays over node ids.
     """
 
-    def __init__(self, labels: Sequence[str], parent: np.ndarray, source: str | None = None):
+    def __init__(self, labels: Sequence[str], parent: npt.ArrayLike, source: str | None = None):
         """``labels`` and ``parent`` must already be in preorder (use the constructors)."""
         self.labels = list(labels)
         self.source = source

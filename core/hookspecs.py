@@ -8,11 +8,12 @@ directly. Plugins implement them with :data:`hookimpl` and are found through the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
 if TYPE_CHECKING:
+    import click
     import numpy as np
 
     from .model import Policy, PrivacyModel, Release
@@ -22,8 +23,14 @@ hookspec = pluggy.HookspecMarker("setveil")
 hookimpl = pluggy.HookimplMarker("setveil")
 
 
+class RegisterCommand(Protocol):
+    """The ``register`` callback :func:`setveil_register_commands` is given."""
+
+    def __call__(self, command: click.Command, group: str | None = None) -> None: ...
+
+
 @hookspec
-def setveil_register_privacy_models(register: Callable[[type[PrivacyModel]], None]) -> None:
+def setveil_register_privacy_models(register: Callable[[type[PrivacyModel[Any]]], None]) -> None:
     """Register privacy-model classes by calling ``register(ModelClass)`` once per model.
 
     Called once, when the registry is first built. Every implementation is called; a second
@@ -42,7 +49,7 @@ def setveil_register_policies(register: Callable[[type[Policy]], None]) -> None:
 
 
 @hookspec
-def setveil_register_commands(register: Callable[..., None]) -> None:
+def setveil_register_commands(register: RegisterCommand) -> None:
     """Add commands to the ``setveil`` command line by calling ``register(command)`` with a
     ``click.Command`` (or ``click.Group``) for a top-level command, or ``register(command,
     group="bench")`` to add it to a group: ``bench``, or one any plugin registers.
@@ -56,7 +63,7 @@ def setveil_register_commands(register: Callable[..., None]) -> None:
 
 @hookspec(firstresult=True)
 def setveil_anonymize_window(
-    model: PrivacyModel, policy: Policy, window: Window, rng: np.random.Generator
+    model: PrivacyModel[Any], policy: Policy, window: Window, rng: np.random.Generator
 ) -> Release | None:
     """Produce the release of one window.
 
@@ -83,7 +90,7 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
 
 
 @hookspec
-def setveil_window_rejected(window: Window | None, model: PrivacyModel, reason: str) -> None:
+def setveil_window_rejected(window: Window | None, model: PrivacyModel[Any], reason: str) -> None:
     """Observe a window that failed closed: infeasible, the algorithm erred, the check failed or,
     in the service, the window could not be processed (``model.time_limit`` passed, the child
     process died, a service error, the rest of a window already committed).

@@ -21,6 +21,7 @@ import itertools
 
 import fim
 import numpy as np
+import numpy.typing as npt
 
 from .errors import SetveilError
 from .window import Window
@@ -46,7 +47,7 @@ class MiningTooLarge(SetveilError):
         )
 
 
-def _rows(window: Window, items) -> list[list[int]]:
+def _rows(window: Window, items: npt.ArrayLike | None) -> list[list[int]]:
     """The transactions as pyfim reads them (lists of item ids, restricted to ``items``)."""
     ind, indptr = window.indices, window.indptr
     if items is not None:
@@ -74,8 +75,8 @@ def itemset_spectrum(rows: list[list[int]], min_support: int, max_size: int | No
     return sizes
 
 
-def _mine(window: Window, min_support: int, max_size: int | None, min_size: int, items, target: str,
-          budget: int | None) -> list:
+def _mine(window: Window, min_support: int, max_size: int | None, min_size: int, items: npt.ArrayLike | None,
+          target: str, budget: int | None) -> list:
     rows = _rows(window, items)
     if budget is not None and target == "s":
         count = sum(itemset_spectrum(rows, min_support, max_size, min_size).values())

@@ -129,9 +129,18 @@ class Violation:
 
     rule: str
     summary: str
-    itemset: tuple[str, ...] = ()
-    transaction: int | None = None
+    #: a list is taken too (core.verify accepts either)
+    itemset: tuple[str, ...] | list[str] = ()
+    #: a numpy integer is taken too: positions come from np.flatnonzero
+    transaction: int | np.integer[Any] | None = None
     target: str | None = None
+
+    def __post_init__(self) -> None:
+        # as the verifier and a report read them: a tuple (hashable, like the Violation) and an int
+        if isinstance(self.itemset, list):
+            object.__setattr__(self, "itemset", tuple(self.itemset))
+        if isinstance(self.transaction, np.integer):
+            object.__setattr__(self, "transaction", int(self.transaction))
 
     def describe(self) -> str:
         parts = [f"{self.rule}: {self.summary}"]
@@ -185,14 +194,16 @@ class PrivacyModel(abc.ABC, Generic[PolicyT]):
     transformation: ClassVar[Transformation]
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     default_policy: ClassVar[str]
-    policy_base: ClassVar[type[Policy]]
+    #: not a ClassVar, which cannot hold PolicyT: so a type checker holds it to the policies the
+    #: class says it takes (PrivacyModel[TruncatePolicy] with policy_base = OtherBase is an error)
+    policy_base: type[PolicyT]
     needs_schema: ClassVar[bool] = False
     needs_hierarchy: ClassVar[bool] = False
     union_safe: ClassVar[bool] = True
     loss_metric: ClassVar[str] = "share of item occurrences suppressed"
     #: names of ``Release.stats`` that describe a window (a size, a setting, a largest value)
     #: rather than count work: a report over several windows gives their largest value, not a sum
-    peak_stats: ClassVar[frozenset[str]] = frozenset()
+    peak_stats: ClassVar[set[str] | frozenset[str]] = frozenset()
 
     def __init__(self, params: Mapping[str, Any], context: Context):
         self.params = dict(params)

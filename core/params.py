@@ -152,8 +152,13 @@ def validate(parameters: Sequence[Parameter], raw: Mapping[str, Any], owner: str
             out[p.name] = p.parse(raw[p.name])
         elif p.required:
             raise ParameterError(p.name, f"{owner} needs it ({p.help}; allowed: {p.allowed()})")
-        else:
+        elif p.default is None or p.kind == "path":
+            # a path's default may name a file made later; None is "not given"
             out[p.name] = p.default
+        else:
+            # as a given value is: a bool's default "false" would otherwise reach the model as a
+            # string, which is true (QA); the registry has checked that it parses
+            out[p.name] = p.parse(p.default)
     return out
 
 

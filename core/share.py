@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
+
+#: one count: a Python or numpy integer
+Count = int | np.integer[Any]
 
 #: products below this fit in int64 with room to spare
 _SAFE = 2**62
@@ -28,7 +33,13 @@ class Share:
         exact = Fraction(repr(float(value)))
         return cls(exact.numerator, exact.denominator)
 
-    def exceeded(self, k, s):
+    @overload
+    def exceeded(self, k: Count, s: Count) -> np.bool: ...
+
+    @overload
+    def exceeded(self, k: npt.ArrayLike, s: npt.ArrayLike) -> npt.NDArray[np.bool]: ...
+
+    def exceeded(self, k: npt.ArrayLike, s: npt.ArrayLike) -> np.bool | npt.NDArray[np.bool]:
         """k/s > share, elementwise, for non-negative integer counts k and s."""
         if isinstance(s, (int, np.integer)):
             # one support (the common case in the suppressors' loops): k > ⌊share·s⌋, with the
@@ -39,7 +50,13 @@ class Share:
             return k.astype(np.int64, copy=False) * self.den > s.astype(np.int64, copy=False) * self.num
         return _objects(k) * self.den > _objects(s) * self.num
 
-    def floor_of(self, s):
+    @overload
+    def floor_of(self, s: Count) -> np.int64: ...
+
+    @overload
+    def floor_of(self, s: npt.ArrayLike) -> npt.NDArray[np.int64]: ...
+
+    def floor_of(self, s: npt.ArrayLike) -> np.int64 | npt.NDArray[np.int64]:
         """⌊share·s⌋, elementwise, for non-negative integer counts s."""
         if isinstance(s, (int, np.integer)):
             # one count, in Python integers as in exceeded; the floor is at most the count

@@ -7,6 +7,7 @@ text, so ``5`` and ``"5"`` are the same item; releases carry labels as strings.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class Vocabulary:
     def __contains__(self, label: object) -> bool:
         return label in self._ids
 
-    def label(self, ident: int) -> str:
+    def label(self, ident: int | np.integer[Any]) -> str:
         return self._labels[ident]
 
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,8 @@ from .errors import pickled_whole
 from .vocabulary import Vocabulary
 
 Tid = str | int
+#: a transaction position or an item id: a numpy integer as well, as np.flatnonzero gives them
+Position = int | np.integer[Any]
 
 
 class DuplicateItem(ValueError):
@@ -41,8 +44,8 @@ class Window:
     def __init__(
         self,
         vocab: Vocabulary,
-        indptr: np.ndarray,
-        indices: np.ndarray,
+        indptr: npt.ArrayLike,
+        indices: npt.ArrayLike,
         tids: Sequence[Tid] | None = None,
     ):
         self.vocab = vocab
@@ -75,23 +78,23 @@ class Window:
 
     @classmethod
     def from_flat(
-        cls, vocab: Vocabulary, lengths: np.ndarray, ids: np.ndarray, tids: Sequence[Tid] | None = None
+        cls, vocab: Vocabulary, lengths: npt.ArrayLike, ids: npt.ArrayLike, tids: Sequence[Tid] | None = None
     ) -> Window:
         """Build from per-transaction lengths and their concatenated item ids (any order inside a
         transaction). A transaction that repeats an item raises :class:`DuplicateItem`."""
-        lengths = np.asarray(lengths, dtype=np.int64)
-        ids = np.asarray(ids, dtype=np.int32)
-        owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        counts = np.asarray(lengths, dtype=np.int64)
+        flat = np.asarray(ids, dtype=np.int32)
+        owners = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         # one stable sort of a combined key: 20x faster than lexsort on retail
-        span = int(ids.max()) + 1 if len(ids) else 1
-        order = np.argsort(owners * span + ids, kind="stable")
-        ids = ids[order]
-        same = (ids[1:] == ids[:-1]) & (owners[1:] == owners[:-1])
+        span = int(flat.max()) + 1 if len(flat) else 1
+        order = np.argsort(owners * span + flat, kind="stable")
+        flat = flat[order]
+        same = (flat[1:] == flat[:-1]) & (owners[1:] == owners[:-1])
         if same.any():
             raise DuplicateItem(int(owners[1:][same][0]))
-        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        return cls(vocab, indptr, ids, tids)
+        indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return cls(vocab, indptr, flat, tids)
 
     @classmethod
     def empty(cls, vocab: Vocabulary | None = None) -> Window:
@@ -110,14 +113,14 @@ class Window:
     def lengths(self) -> np.ndarray:
         return np.diff(self.indptr)
 
-    def tid(self, position: int) -> Tid:
-        return position if self.tids is None else self.tids[position]
+    def tid(self, position: Position) -> Tid:
+        return int(position) if self.tids is None else self.tids[position]
 
     # -- transactions ------------------------------------------------------------------
-    def row(self, position: int) -> np.ndarray:
+    def row(self, position: Position) -> np.ndarray:
         return self.indices[self.indptr[position] : self.indptr[position + 1]]
 
-    def labels(self, position: int) -> list[str]:
+    def labels(self, position: Position) -> list[str]:
         label = self.vocab.label
         return [label(i) for i in self.row(position)]
 
@@ -146,19 +149,19 @@ class Window:
         np.cumsum(self.supports, out=indptr[1:])
         return indptr, rows
 
-    def tidset(self, item: int) -> np.ndarray:
+    def tidset(self, item: Position) -> np.ndarray:
         """Sorted positions of the transactions holding ``item``."""
         indptr, rows = self.inverted
         if item >= len(indptr) - 1:
             return rows[:0]
         return rows[indptr[item] : indptr[item + 1]]
 
-    def bitsets(self, items: np.ndarray) -> np.ndarray:
+    def bitsets(self, items: npt.ArrayLike) -> np.ndarray:
         """Packed tidset bitsets for ``items``, shape (len(items), ceil(n/64))."""
-        items = np.asarray(items, dtype=np.int64)
+        ids = np.asarray(items, dtype=np.int64)
         indptr, rows = self.inverted
-        starts, stops = indptr[items], indptr[items + 1]
-        sub_ptr = np.zeros(len(items) + 1, dtype=np.int64)
+        starts, stops = indptr[ids], indptr[ids + 1]
+        sub_ptr = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(stops - starts, out=sub_ptr[1:])
         sub_rows = rows[concat_ranges(starts, stops)]
         return pack_tidlists(sub_ptr, sub_rows, len(self))
@@ -169,14 +172,14 @@ class Window:
         return sparse.csr_array((data, self.indices, self.indptr), shape=(len(self), len(self.vocab)))
 
     # -- transformations -----------------------------------------------------------------
-    def keep_occurrences(self, keep: np.ndarray) -> Window:
+    def keep_occurrences(self, keep: npt.ArrayLike) -> Window:
         """A window with only the occurrences where ``keep`` (aligned to ``indices``) is True."""
-        keep = np.asarray(keep, dtype=bool)
+        kept = np.asarray(keep, dtype=bool)
         indptr = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.owners()[keep], minlength=len(self)), out=indptr[1:])
-        return Window(self.vocab, indptr, self.indices[keep], self.tids)
+        np.cumsum(np.bincount(self.owners()[kept], minlength=len(self)), out=indptr[1:])
+        return Window(self.vocab, indptr, self.indices[kept], self.tids)
 
-    def suppress(self, items: np.ndarray) -> Window:
+    def suppress(self, items: npt.ArrayLike) -> Window:
         """Global suppression: remove every occurrence of the given item ids."""
         drop = np.zeros(len(self.vocab), dtype=bool)
         drop[np.asarray(items, dtype=np.int64)] = True

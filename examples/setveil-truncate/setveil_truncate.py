@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class Truncate(PrivacyModel[TruncatePolicy]):
 
 
 @hookimpl
-def setveil_register_privacy_models(register: Callable[[type[PrivacyModel]], None]) -> None:
+def setveil_register_privacy_models(register: Callable[[type[PrivacyModel[Any]]], None]) -> None:
     register(Truncate)
 
 

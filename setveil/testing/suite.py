@@ -8,8 +8,9 @@ import numbers
 import re
 import sys
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 import pytest
@@ -109,6 +110,15 @@ def _out_of_range(parameter: Parameter) -> list[tuple[str, str]]:
     return values
 
 
+class WindowArgs(TypedDict, total=False):
+    """The arguments of :func:`~setveil.testing.windows` a suite may set."""
+
+    max_transactions: int
+    public_items: int
+    private_items: int
+    max_length: int
+
+
 class ConformanceSuite:
     """Inherit, set ``model``, ``params``, ``safe_windows`` and ``unsafe_windows``; override
     :meth:`context` if the model needs more than an item schema (sensitive items are the labels
@@ -116,19 +126,19 @@ class ConformanceSuite:
 
     model: ClassVar[str]
     #: parameters every run gets (the model's, and any every policy shares)
-    params: ClassVar[dict[str, Any]] = {}
+    params: ClassVar[Mapping[str, Any]] = {}
     #: extra parameters of single policies, by policy name
-    policy_params: ClassVar[dict[str, dict[str, Any]]] = {}
+    policy_params: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     #: parameter sets to refuse, each merged over ``params``; they may name a policy's parameters
-    invalid_params: ClassVar[list[dict[str, Any]]] = []
+    invalid_params: ClassVar[Sequence[Mapping[str, Any]]] = ()
     #: the policies to exercise; every installed policy of the model by default
-    policies: ClassVar[list[str] | None] = None
+    policies: ClassVar[Sequence[str] | None] = None
     #: windows (lists of transactions, each a list of labels) the check must accept as they are
-    safe_windows: ClassVar[list[list[list[str]]]] = []
+    safe_windows: ClassVar[Sequence[Sequence[Iterable[str]]]] = ()
     #: windows the check must reject as they are: they show that the check can fail at all
-    unsafe_windows: ClassVar[list[list[list[str]]]] = []
+    unsafe_windows: ClassVar[Sequence[Sequence[Iterable[str]]]] = ()
     #: arguments of the :func:`~setveil.testing.windows` strategy for the random windows
-    window_args: ClassVar[dict[str, Any]] = {}
+    window_args: ClassVar[WindowArgs] = {}
 
     # -- hooks for subclasses -------------------------------------------------------------
     @classmethod
@@ -214,7 +224,8 @@ class ConformanceSuite:
 
     def probe_windows(self) -> list[Window]:
         """The example windows and a few seeded random ones, of sizes up to ``max_transactions``."""
-        args = {"max_transactions": 40, "public_items": 10, "private_items": 3, "max_length": 6, **self.window_args}
+        args: WindowArgs = {"max_transactions": 40, "public_items": 10, "private_items": 3, "max_length": 6,
+                            **self.window_args}
         rng = np.random.default_rng(DISTINCTIVE_DIGITS)
         return self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + [
             random_window(rng, n, args["public_items"], args["private_items"], args["max_length"] / 2)

@@ -26,6 +26,15 @@ def test_parsing_and_defaults():
         validate([SIZE], {"qid_size": "2.5"}, "m")
 
 
+def test_a_default_reaches_the_model_parsed_as_a_given_value_would():
+    # QA: a bool's default "false" reached the model as the string, which is true
+    declared = [Parameter("strict", "strict", "bool", default="false"), Parameter("m", "m", "int", default="3"),
+                Parameter("share", "share", "float", default=1), Parameter("file", "file", "path", default="later.txt"),
+                Parameter("cap", "cap", "int", default=None)]
+    assert validate(declared, {}, "m") == {"strict": False, "m": 3, "share": 1.0, "file": "later.txt", "cap": None}
+    assert type(validate(declared, {}, "m")["share"]) is float
+
+
 def test_missing_and_unknown():
     with pytest.raises(ParameterError) as info:
         validate([H, K], {"h": "0.5"}, "model m")

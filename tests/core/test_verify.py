@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from setveil.core.model import Context
+from setveil.core.model import Context, Violation
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import malformed_violation, release_violations
@@ -57,3 +57,10 @@ def test_well_formed_windows_pass_empty_transactions_included():
     assert malformed_violation(window) is None
     assert malformed_violation(Window.empty()) is None
     assert malformed_violation(built(window, [[], [], [], [], []])) is None
+
+
+def test_a_violation_built_from_a_list_and_a_numpy_position_holds_a_tuple_and_an_int():
+    # what its annotation takes (QA of the typed API): it stays hashable and reports as JSON does
+    found = Violation("too-long", "a transaction holds too many items", ["a", "b"], np.flatnonzero([0, 1])[0])
+    assert found.itemset == ("a", "b") and type(found.transaction) is int and hash(found) == hash(
+        Violation("too-long", "a transaction holds too many items", ("a", "b"), 1))
