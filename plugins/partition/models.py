@@ -22,7 +22,7 @@ import numpy as np
 
 from setveil.core.errors import Infeasible, InputError
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.model import PrivacyModel, Release, Transformation, Violation
+from setveil.core.model import PolicyT, PrivacyModel, Release, Transformation, Violation
 from setveil.core.ncp import generalized_share, ncp
 from setveil.core.params import Parameter
 from setveil.core.window import Window
@@ -35,7 +35,7 @@ LOSS_METRIC = "NCP: normalized certainty penalty over item occurrences (He & Nau
 K = Parameter("k", "smallest number of transactions an attacker's knowledge may narrow a person down to", "int", low=1)
 
 
-class _Generalization(PrivacyModel):
+class _Generalization(PrivacyModel[PolicyT]):
     """What both models share: the hierarchy, feasibility, the release and NCP."""
 
     transformation = Transformation.GENERALIZATION
@@ -49,7 +49,7 @@ class _Generalization(PrivacyModel):
         # fewer than k transactions cannot hold k alike, however far they are generalized
         return self.params["k"]
 
-    def anonymize(self, window: Window, policy: Any, rng: np.random.Generator) -> Release:
+    def anonymize(self, window: Window, policy: PolicyT, rng: np.random.Generator) -> Release:
         started = time.perf_counter()
         k = self.params["k"]
         empty = int((window.lengths == 0).sum())
@@ -81,7 +81,7 @@ class _Generalization(PrivacyModel):
         return Release(release, {}, stats)
 
     @abc.abstractmethod
-    def recode(self, policy: Any, leaves: LeafWindow, hierarchy: Hierarchy, rng: np.random.Generator) -> Recoding:
+    def recode(self, policy: PolicyT, leaves: LeafWindow, hierarchy: Hierarchy, rng: np.random.Generator) -> Recoding:
         """Ask ``policy`` (an instance of the model's policy base) for the recoding."""
 
     def violations(self, original: Window, release: Window):
@@ -112,7 +112,7 @@ class _Generalization(PrivacyModel):
         }
 
 
-class KAnonymity(_Generalization):
+class KAnonymity(_Generalization[KAnonymityPolicy]):
     name = "kanonymity"
     summary = "k-anonymity of set-valued data by generalizing items over a hierarchy (He & Naughton, VLDB'09)"
     guarantee = "every released transaction is identical to at least k-1 others"
@@ -121,14 +121,15 @@ class KAnonymity(_Generalization):
     policy_base = KAnonymityPolicy
     refuse_few_empty = True
 
-    def recode(self, policy, leaves, hierarchy, rng):
+    def recode(self, policy: KAnonymityPolicy, leaves: LeafWindow, hierarchy: Hierarchy,
+               rng: np.random.Generator) -> Recoding:
         return policy.recode(leaves, hierarchy, self.params["k"], rng)
 
     def model_violations(self, release):
         return kanonymity_violations(release, self.params["k"])
 
 
-class KmAnonymity(_Generalization):
+class KmAnonymity(_Generalization[KmAnonymityPolicy]):
     name = "km-anonymity"
     summary = "k^m-anonymity by global generalization of items over a hierarchy (Terrovitis et al., VLDB'08)"
     guarantee = "every itemset of at most m released labels that occurs is held by at least k transactions"
@@ -136,7 +137,8 @@ class KmAnonymity(_Generalization):
     default_policy = "aa"
     policy_base = KmAnonymityPolicy
 
-    def recode(self, policy, leaves, hierarchy, rng):
+    def recode(self, policy: KmAnonymityPolicy, leaves: LeafWindow, hierarchy: Hierarchy,
+               rng: np.random.Generator) -> Recoding:
         return policy.recode(leaves, hierarchy, self.params["k"], self.params["m"], rng)
 
     def model_violations(self, release):
