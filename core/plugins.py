@@ -171,8 +171,8 @@ class Registry:
         self.pm = pm
         self.models: dict[str, Entry[PrivacyModel]] = {}
         self.policies: dict[str, dict[str, Entry[Policy]]] = {}
-        call_each(pm.hook.setveil_register_privacy_models, lambda who: self._add_model)
-        call_each(pm.hook.setveil_register_policies, lambda who: self._add_policy)
+        call_each(pm.hook.setveil_register_privacy_models, lambda who: functools.partial(self._add_model, who=who))
+        call_each(pm.hook.setveil_register_policies, lambda who: functools.partial(self._add_policy, who=who))
         for name, entry in self.models.items():
             if entry.cls.default_policy not in self.policies[name]:
                 known = ", ".join(sorted(self.policies[name])) or "none"
@@ -181,11 +181,12 @@ class Registry:
                     f"is not registered (registered: {known})"
                 )
 
-    def _add_model(self, cls: type[PrivacyModel]) -> None:
-        where, entry = _checked_entry("model", cls, PrivacyModel)
+    def _add_model(self, cls: type[PrivacyModel], who: str) -> None:
+        where, entry = _checked_entry("model", cls, PrivacyModel, who)
         _require(cls, where, name=str, summary=str, guarantee=str, default_policy=str, transformation=Transformation)
-        if not (isinstance(cls.policy_base, type) and issubclass(cls.policy_base, Policy)):
-            raise PluginError(f"{where}: policy_base must be the Policy subclass its policies extend")
+        base = getattr(cls, "policy_base", None)
+        if not (isinstance(base, type) and issubclass(base, Policy)):
+            raise PluginError(f"{where}: class attribute 'policy_base' must be the Policy subclass its policies extend")
         _check_parameters(cls, where)
         _check_methods(cls, where)
         if not (isinstance(cls.peak_stats, (set, frozenset)) and all(isinstance(s, str) for s in cls.peak_stats)):
@@ -195,8 +196,8 @@ class Registry:
         self.models[cls.name] = entry
         self.policies.setdefault(cls.name, {})
 
-    def _add_policy(self, cls: type[Policy]) -> None:
-        where, entry = _checked_entry("policy", cls, Policy)
+    def _add_policy(self, cls: type[Policy], who: str) -> None:
+        where, entry = _checked_entry("policy", cls, Policy, who)
         _require(cls, where, name=str, model=str, summary=str)
         _check_parameters(cls, where)
         _check_methods(cls, where, POLICY_METHODS)
@@ -364,11 +365,11 @@ def _changed(name: str, path: Any) -> ParameterError:
     return ParameterError(name, f"file {str(path)!r} changed while it was read; run again")
 
 
-def _checked_entry(kind: str, cls: Any, base: type) -> tuple[str, Entry[Any]]:
+def _checked_entry(kind: str, cls: Any, base: type, who: str) -> tuple[str, Entry[Any]]:
     """How an error names a registered class, and its registry entry; refuses anything but a
-    concrete subclass of ``base``."""
+    concrete subclass of ``base`` (``who``: the distribution that registered it)."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
-        raise PluginError(f"{kind} {cls!r} registered by a plugin is not a subclass of setveil.{base.__name__}")
+        raise PluginError(f"{kind} {cls!r} registered by {who} is not a subclass of setveil.{base.__name__}")
     entry: Entry[Any] = Entry(cls, distribution_of(cls))
     where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):

@@ -1,6 +1,7 @@
 """setveil ships ``py.typed``: the installed package type-checks under its own mypy settings, and a
 plugin author's checker, given setveil as an installed package, sees the API's types: the example
-plugin and its conformance tests pass ``mypy --strict``, and a misuse is an error, not ``Any``."""
+plugin, its conformance tests and the example of docs/plugins.md pass ``mypy --strict``, and a
+misuse is an error, not ``Any``."""
 
 import os
 import re
@@ -16,6 +17,7 @@ import setveil
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())
 EXAMPLE = REPO / "examples" / "setveil-truncate"
+DOCS = (REPO / "docs" / "plugins.md").read_text()
 
 MISUSE = textwrap.dedent(
     """\
@@ -48,7 +50,7 @@ def _mypy(*args: str, cwd: Path, env: dict[str, str] | None = None) -> list[str]
 
 def test_every_module_of_the_api_is_annotated_throughout():
     strict = next(o for o in CONFIG["tool"]["mypy"]["overrides"] if o.get("disallow_untyped_defs"))
-    pointed = {f"setveil.core.{name}" for name in re.findall(r"setveil\.core\.(\w+)", (REPO / "docs" / "plugins.md").read_text())}
+    pointed = {f"setveil.core.{name}" for name in re.findall(r"setveil\.core\.(\w+)", DOCS)}
     assert {"setveil", "setveil.testing.*", *setveil._HOME.values(), *pointed} <= set(strict["module"])
 
 
@@ -68,9 +70,15 @@ def test_a_plugin_gets_the_types_of_the_installed_package(tmp_path):
     Path(purelib, "setveil-test.pth").write_text(f"{site}\n{sysconfig.get_paths()['purelib']}\n")
     misuse = tmp_path / "misuse.py"
     misuse.write_text(MISUSE)
+    # the example of docs/plugins.md, which authors copy, as a module of its own
+    documented = tmp_path / "documented" / "setveil_truncate.py"
+    documented.parent.mkdir()
+    documented.write_text(re.search(r"```python\n(# setveil_truncate\.py\n.*?)```", DOCS, re.S).group(1))
     (tmp_path / "setup.cfg").write_text("")  # no configuration of setveil's own: an author's defaults
     found = _mypy("--strict", "--python-executable", str(tmp_path / "venv" / "bin" / "python"),
                   "--cache-dir", str(tmp_path / "cache"), str(EXAMPLE / "setveil_truncate.py"),
                   str(EXAMPLE / "tests" / "test_truncate.py"), str(misuse), cwd=tmp_path)
+    found += _mypy("--strict", "--python-executable", str(tmp_path / "venv" / "bin" / "python"),
+                   "--cache-dir", str(tmp_path / "cache"), str(documented), cwd=tmp_path)
     assert [re.sub(r"^.*?(misuse\.py:\d+): error: .*", r"\1", line) for line in found] == ["misuse.py:3", "misuse.py:4"], found
     assert "Literal['integer']" in found[0] and "DELETION" in found[1]

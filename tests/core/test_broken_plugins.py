@@ -207,6 +207,17 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.smallest_window = 3\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: smallest_window is int, not a method",
     ),
+    # regressions (QA of the docs as a plugin author): a model without a policy_base was "raised
+    # AttributeError", and a registered non-class named no distribution
+    "model without a policy_base": (
+        GOOD_MODELS.replace("register(Cap)", "del Cap.policy_base\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
+        "subclass its policies extend",
+    ),
+    "model that is not a class": (
+        GOOD_MODELS.replace("register(Cap)", "register(Cap.name)") + GOOD_POLICIES,
+        "model 'cap' registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
