@@ -30,8 +30,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +46,7 @@ from setveil.core.window import Window
 
 from . import interrupt
 from .broker import Broker, free_port
-from .process import WorkerFailed, WorkerProcess
+from .process import WorkerFailed, WorkerProcess, logs_folder
 from .replay import replay
 from .settings import Settings, load_settings
 from .tail import WindowSummary, collect
@@ -152,10 +150,10 @@ def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) ->
         "window.min_transactions": min(config.min_transactions, window),
         "model.time_limit": config.time_limit,
         "web.bind": "127.0.0.1",
-    }, env=_security_env())
+    }, env=security_env())
 
 
-def _security_env() -> dict[str, str]:
+def security_env() -> dict[str, str]:
     """Only the broker's security settings come from the environment; the rest is the benchmark's."""
     return {k: v for k, v in os.environ.items() if k.startswith("SETVEIL_KAFKA_")}
 
@@ -276,9 +274,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} {'tail':>6} "
          f"{'p50 ms':>7} {'p99 ms':>7} {'info loss':>9} {'rejected':>8} {'peak MiB':>8} {'worker CPU s':>12}")
     runs = []
-    directory = Path(tempfile.mkdtemp(prefix="setveil-bench-"))
-    keep = False
-    try:
+    with logs_folder("setveil-bench-") as directory:
         items = item_args(config, directory)
         for window in config.windows:
             for workers in config.workers:
@@ -290,12 +286,4 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
                          f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {result.latency_p50 * 1000:>7.0f} "
                          f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
                          f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
-    except SetveilError as exc:
-        # kept only for a failure whose message names a worker's log in it; any other exit (Ctrl-C,
-        # an error before a worker started, a closed stdout) left an orphan directory (QA)
-        keep = str(directory) in str(exc)
-        raise
-    finally:
-        if not keep:
-            shutil.rmtree(directory, ignore_errors=True)
     return runs

@@ -328,11 +328,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     §4.1 (--public-share, --seed).
     Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
     """
-    from .bench import BenchConfig, run_bench
+    from .bench import BenchConfig, run_bench, security_env
     from .broker import broker
+    from .preflight import check_own_broker
 
     if max(workers) > partitions:
         raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
+    check_own_broker(load_settings(None, {}, env=security_env()))
     model = model or "coherence"
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import importlib.resources
 import secrets
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,9 +29,9 @@ from setveil.core.window import Window
 from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
-from .process import WorkerProcess, WorkerFailed
+from .process import WorkerFailed, WorkerProcess, logs_folder
 from .replay import replay
-from .preflight import check_web_listen
+from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
 from .tail import collect, release_window
 
@@ -97,13 +96,14 @@ def coherence(sensitive: Path, public: Path) -> PrivacyModel:
 def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | None, window: int,
              config: str | None = None, overrides: dict[str, Any] | None = None) -> int:
     """Run the demo; returns the exit status (0 when the union of the batches passes the check)."""
-    with tempfile.TemporaryDirectory(prefix="setveil-demo-") as tmp, sample_files() as (data, sensitive, public):
+    with logs_folder("setveil-demo-") as tmp, sample_files() as (data, sensitive, public):
         settings = demo_settings(window, config, overrides or {})
         model = coherence(sensitive, public)
         # what the worker would refuse at its start, refused before a broker starts
         fit_to_model(settings, model)
         check_web_listen(settings)
-        broker, settings = open_demo_broker(settings, Path(tmp) / "broker.log", echo)
+        check_own_broker(settings)
+        broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)
         try:
             echo(f"broker: {broker.kind} at {broker.bootstrap}")
             original = read_window(data)
@@ -112,12 +112,13 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
             model_args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public)]
             for name, value in PARAMS.items():
                 model_args += ["-P", f"{name}={value}"]
-            worker = WorkerProcess(settings, model_args, Path(tmp) / "worker.log").start()
+            worker = WorkerProcess(settings, model_args, tmp / "worker.log").start()
             try:
                 worker.wait_ready()
                 echo(f"worker: ready, metrics at {worker.url}/metrics")
                 echo(f"replaying {len(original)} transactions of the T10I4D100K sample at {rate:,.0f}/s, "
-                     f"{batch} per message; windows of up to {window} transactions per partition")
+                     f"{batch} per message; windows of up to {settings.window.max_transactions} transactions "
+                     "per partition")
                 collected = interrupt.run_stoppable(_stream(settings, original, rate, batch, echo))
                 metrics = worker.metrics()
             except WorkerFailed:

@@ -1,6 +1,6 @@
 """Checks that need the machine, made before a worker connects (docs/operations.md, "Settings"):
-the TLS context the Kafka clients will build, the address and port its web server will bind, and
-Faust's data directory.
+the TLS context the Kafka clients will build, the address and port its web server will bind,
+Faust's data directory, and that a broker setveil starts itself is not given a cluster's security.
 
 Either would otherwise fail only after the worker had connected, as a traceback that names no
 setting. Messages name settings, files and OpenSSL's reason, never a file's contents or a password.
@@ -84,6 +84,17 @@ def _tls_reason(exc: OSError) -> str:
         # a key OpenSSL cannot read comes without a reason code, as "[SSL] PEM lib (_ssl.c:3926)"
         return exc.reason or "not readable as PEM"
     return exc.strerror or type(exc).__name__
+
+
+def check_own_broker(settings: Settings) -> None:
+    """A command that starts its own broker when no ``kafka.bootstrap`` is set (Tansu, or a Kafka
+    container) connects to it in plain text: TLS or SASL settings, which are the cluster's, would
+    have every client fail as though no broker answered (QA: the demo said so of a listening one)."""
+    protocol = settings.kafka.security_protocol
+    if settings.source("kafka.bootstrap") == "default" and protocol != "PLAINTEXT":
+        raise ParameterError("kafka.security_protocol", f"{protocol} (from {settings.source('kafka.security_protocol')}) "
+                             "is for the cluster kafka.bootstrap names, and none is set: the broker started here "
+                             "takes PLAINTEXT; set kafka.bootstrap, or unset kafka.security_protocol")
 
 
 def check_web_listen(settings: Settings) -> None:

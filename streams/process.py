@@ -6,14 +6,17 @@ Ctrl-C in the terminal reaches the parent, which stops the child with SIGTERM.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from setveil.core.errors import SetveilError
@@ -24,6 +27,23 @@ from .settings import Settings
 
 class WorkerFailed(SetveilError):
     """The worker process exited or did not become ready."""
+
+
+@contextlib.contextmanager
+def logs_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder for the workers' logs, removed however the run ends, except after a
+    failure whose message names a file in it (a worker's log), which is kept for the reader (QA:
+    the demo named a log it had already removed)."""
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
+    keep = False
+    try:
+        yield directory
+    except SetveilError as exc:
+        keep = str(directory) in str(exc)
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 class WorkerProcess:

@@ -19,7 +19,7 @@ from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.formats import read_window
 from setveil.streams.bench import MAX_SECONDS, BenchConfig, _watch, run_bench, throughput_clock
 from setveil.streams.broker import free_port
-from setveil.streams.process import WorkerFailed
+from setveil.streams.process import WorkerFailed, logs_folder
 from setveil.streams.tail import WindowSummary
 
 COHERENCE = ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
@@ -104,6 +104,18 @@ def test_a_run_leaves_no_directory_unless_its_failure_names_a_log_in_it(broker, 
         with pytest.raises(stop):
             run_bench(broker, _config(tmp_path, [10]), echo)
     assert list(scratch.iterdir()) == []
+
+
+def test_the_logs_folder_is_kept_only_for_a_failure_that_names_a_log_in_it(tmp_path, monkeypatch):
+    # Regression (QA of the docs): the demo's failure named a worker log it had already removed
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(WorkerFailed), logs_folder("setveil-demo-") as folder:
+        raise WorkerFailed(f"the worker exited with status 1 (log: {folder / 'worker.log'})")
+    assert folder.is_dir()
+    for failure in (WorkerFailed("the worker was not ready"), KeyboardInterrupt()):
+        with pytest.raises(type(failure)), logs_folder("setveil-demo-") as other:
+            raise failure
+        assert not other.exists()
 
 
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():

@@ -222,8 +222,10 @@ def children(pid: int) -> list[int]:
 
 def test_demo_runs_on_a_fresh_machine():
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}  # the embedded broker
-    result = setveil("demo", "--count", 3000, "--rate", 3000, env=env, timeout=180)
+    result = setveil("demo", "--count", 3000, "--rate", 3000, "--set", "window.max_transactions=500", env=env, timeout=180)
     assert "broker: " in result.stdout
+    # regression (QA of the docs): the header said the --window size whatever --set made it
+    assert "windows of up to 500 transactions per partition" in result.stdout
     assert "the union of all 3000 released transactions satisfies coherence" in result.stdout
     assert re.search(r"^\d+/\d+-\d+ +\d+ +0\.\d+ +\d+ms +ok", result.stdout, re.MULTILINE)
 

@@ -20,7 +20,7 @@ from setveil.core.cli import configure
 from setveil.streams import commands, demo
 from setveil.streams.broker import Broker
 from setveil.streams.commands import configure_model, resolve_settings
-from setveil.streams.preflight import check_data_dir, check_group_id, check_web_listen
+from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
 from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, describe, fit_to_model, load_settings,
                                       settings_table)
 
@@ -695,6 +695,27 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(monkeypatch):
             demo.run_demo(echoed.append, 1000, 20, None, 1000, None, override)
         assert info.value.name == name
     assert echoed == []
+
+
+def test_a_cluster_security_setting_without_its_cluster_is_refused_before_a_broker_starts(monkeypatch):
+    # Regression (QA of the docs): with SETVEIL_KAFKA_SECURITY_PROTOCOL=SSL and no bootstrap, the demo
+    # started the embedded broker, connected over TLS, and said no broker answered
+    def no_broker(*args, **kwargs):
+        raise AssertionError("a broker was started")
+
+    monkeypatch.setattr(demo, "open_broker", no_broker)
+    for key in [k for k in os.environ if k.startswith("SETVEIL_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SETVEIL_KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT")
+    monkeypatch.setenv("SETVEIL_KAFKA_SASL_USERNAME", "u")
+    monkeypatch.setenv("SETVEIL_KAFKA_SASL_PASSWORD", "p")
+    with pytest.raises(ParameterError, match=r"SASL_PLAINTEXT \(from \$SETVEIL_KAFKA_SECURITY_PROTOCOL\) is for the "
+                       "cluster kafka.bootstrap names, and none is set"):
+        demo.run_demo(print, 1000, 20, None, 1000)
+    result = CliRunner().invoke(cli, ["bench", "stream", str(REPO / "streams" / "data" / demo.SAMPLE), "--count", "10"])
+    assert result.exit_code == 2 and "kafka.bootstrap names, and none is set" in result.output
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "kafka.example:9092")
+    check_own_broker(load_settings(env=dict(os.environ)))  # the cluster's own
 
 
 def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypatch):
