@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -29,7 +29,7 @@ from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, write_outputs
-from .params import parse_assignments
+from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, smallest_window_of)
 from .schema import ItemSchema
@@ -461,13 +461,23 @@ def plugins(as_json):
         click.echo(f"    new policies subclass {extended['class']} (implement: {', '.join(extended['implement']) or 'nothing'})")
 
 
-def _parameter_rows(parameters) -> list[dict[str, Any]]:
-    return [{"name": p.name, "allowed": p.allowed(), "default": None if p.required else p.default, "help": p.help} for p in parameters]
+def _parameter_rows(parameters: Sequence[Parameter]) -> list[dict[str, Any]]:
+    # the default as a run gets it (QA: a bool's "false" was listed as declared, an optional
+    # parameter without a default as required)
+    return [{"name": p.name, "allowed": p.allowed(), "required": p.required,
+             "default": None if p.required else p.default_value(), "help": p.help} for p in parameters]
 
 
 def _parameter_line(row: dict[str, Any]) -> str:
-    default = "required" if row["default"] is None else f"default {row['default']}"
+    if row["required"]:
+        default = "required"
+    else:
+        default = "optional" if row["default"] is None else f"default {_shown(row['default'])}"
     return f"{row['name']}: {row['allowed']}, {default}"
+
+
+def _shown(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @cli.group()

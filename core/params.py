@@ -50,6 +50,15 @@ class Parameter:
     def required(self) -> bool:
         return self.default is REQUIRED
 
+    def default_value(self) -> Any:
+        """The value a run gets when the parameter is not given: the default parsed as a given
+        value is (a bool's default "false" would otherwise reach the model as a string, which is
+        true; QA), except a path's, which may name a file made later, and None, "not given". The
+        registry has checked that the default parses."""
+        if self.default is None or self.kind == "path":
+            return self.default
+        return self.parse(self.default)
+
     def allowed(self) -> str:
         """Human-readable allowed range, e.g. ``(0, 1]`` or ``one of mm-il, mm``."""
         if self.kind in ("choice",):
@@ -152,13 +161,8 @@ def validate(parameters: Sequence[Parameter], raw: Mapping[str, Any], owner: str
             out[p.name] = p.parse(raw[p.name])
         elif p.required:
             raise ParameterError(p.name, f"{owner} needs it ({p.help}; allowed: {p.allowed()})")
-        elif p.default is None or p.kind == "path":
-            # a path's default may name a file made later; None is "not given"
-            out[p.name] = p.default
         else:
-            # as a given value is: a bool's default "false" would otherwise reach the model as a
-            # string, which is true (QA); the registry has checked that it parses
-            out[p.name] = p.parse(p.default)
+            out[p.name] = p.default_value()
     return out
 
 

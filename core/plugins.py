@@ -145,7 +145,9 @@ def reset() -> None:
 @dataclass(frozen=True)
 class Entry(Generic[Registered]):
     cls: type[Registered]
+    #: the distribution that installed the class, and the one whose hook registered it
     distribution: str
+    registered_by: str
 
 
 @dataclass
@@ -370,7 +372,7 @@ def _checked_entry(kind: str, cls: Any, base: type, who: str) -> tuple[str, Entr
     concrete subclass of ``base`` (``who``: the distribution that registered it)."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise PluginError(f"{kind} {cls!r} registered by {who} is not a subclass of setveil.{base.__name__}")
-    entry: Entry[Any] = Entry(cls, distribution_of(cls))
+    entry: Entry[Any] = Entry(cls, distribution_of(cls), who)
     where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__")))  # type has no such attribute to mypy
@@ -390,9 +392,13 @@ def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..
 
 
 def _twice(first: Entry, second: Entry) -> str:
-    if first.distribution == second.distribution:
-        return f"both times by {first.distribution}"
-    return f"by {first.distribution} and by {second.distribution}"
+    # by the registering distributions: a plugin that registers setveil's own class again is the
+    # one to name (QA: "both times by setveil")
+    if first.registered_by == second.registered_by:
+        return f"both times by {first.registered_by}"
+    if first.registered_by == "setveil":  # lead with the other: the order entry points load in is the path's
+        first, second = second, first
+    return f"by {first.registered_by} and by {second.registered_by}"
 
 
 #: the model methods the core calls, with the arguments it passes (after ``self``)

@@ -58,7 +58,7 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
     operator's (see :func:`open_demo_broker`); the worker gets the sample's item files on its
     command line, so the model files of a worker's config are never opened."""
     prefix = f"setveil-demo-{secrets.token_hex(3)}"
-    pairs = {
+    pairs: dict[str, Any] = {
         "topics.input": f"{prefix}.transactions",
         "topics.output": f"{prefix}.anonymized",
         "topics.dlq": f"{prefix}.dlq",
@@ -75,6 +75,11 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
         "web.bind": "127.0.0.1",
     }
     pairs.update(overrides)
+    if "window.min_transactions" not in overrides:
+        # the demo's minimum follows the size --set gave, not only --window's (QA: --set
+        # window.max_transactions=50 was refused for a minimum of 100 the user never set)
+        with contextlib.suppress(TypeError, ValueError):  # a malformed size is load_settings' to name
+            pairs["window.min_transactions"] = min(100, int(pairs["window.max_transactions"]))
     return load_settings(config, pairs, env=env, unused_files=MODEL_FILES)
 
 
@@ -119,7 +124,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
                 echo(f"replaying {len(original)} transactions of the T10I4D100K sample at {rate:,.0f}/s, "
                      f"{batch} per message; windows of up to {settings.window.max_transactions} transactions "
                      "per partition")
-                collected = interrupt.run_stoppable(_stream(settings, original, rate, batch, echo))
+                collected = interrupt.run_stoppable(_stream(settings, original, rate, batch, echo, worker))
                 metrics = worker.metrics()
             except WorkerFailed:
                 echo(worker.log_text()[-3000:])
@@ -133,18 +138,25 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         return _check_union(echo, original, collected.release, model)
 
 
-async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo) -> Any:
+async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo, worker: WorkerProcess) -> Any:
     display = WindowDisplay(echo)
     producing = asyncio.create_task(replay(settings, original, batch, rate))
+    # a worker that dies mid-run ends the demo naming its log, not after the idle limit (QA)
+    watching = asyncio.create_task(worker.watch())
+    collecting = asyncio.create_task(collect(settings, count=len(original), idle=IDLE_SECONDS, keep=True,
+                                             on_window=display.window))
     try:
-        collected = await collect(settings, count=len(original), idle=IDLE_SECONDS, keep=True,
-                                  on_window=display.window)
+        await asyncio.wait([collecting, watching], return_when=asyncio.FIRST_COMPLETED)
+        if watching.done():
+            watching.result()
+        collected = collecting.result()
         await producing
     finally:
-        producing.cancel()
+        for task in (producing, watching, collecting):
+            task.cancel()
         # its producer stops before the loop closes: left to the loop's shutdown, the producer's
         # stop met its own sender already cancelled and left a task pending ("Task was destroyed")
-        await asyncio.wait([producing])
+        await asyncio.wait([producing, watching, collecting])
     echo(display.summary(collected))
     return collected
 

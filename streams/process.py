@@ -6,6 +6,7 @@ Ctrl-C in the terminal reaches the parent, which stops the child with SIGTERM.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -95,8 +96,16 @@ class WorkerProcess:
             code = None if self.process is None else self.process.returncode
             raise WorkerFailed(f"the worker exited with status {code} (log: {self.log_path})")
 
+    async def watch(self, interval: float = 0.5) -> None:
+        """Return never; raise :class:`WorkerFailed` once the worker has exited, so that a run
+        waiting on its output does not wait out an idle limit first."""
+        while True:
+            self._check_alive()
+            await asyncio.sleep(interval)
+
     def metrics(self) -> dict[str, float]:
         """The worker's Prometheus samples: ``{'name{labels}': value}``."""
+        self._check_alive()  # gone, it would answer with a refused connection that names no log
         status, body = self.get("/metrics")
         if status != 200:
             raise WorkerFailed(f"/metrics answered {status}")

@@ -8,7 +8,7 @@ import numbers
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict
 
@@ -134,9 +134,9 @@ class ConformanceSuite:
     #: the policies to exercise; every installed policy of the model by default
     policies: ClassVar[Sequence[str] | None] = None
     #: windows (lists of transactions, each a list of labels) the check must accept as they are
-    safe_windows: ClassVar[Sequence[Sequence[Iterable[str]]]] = ()
+    safe_windows: ClassVar[Sequence[Sequence[list[str] | tuple[str, ...]]]] = ()
     #: windows the check must reject as they are: they show that the check can fail at all
-    unsafe_windows: ClassVar[Sequence[Sequence[Iterable[str]]]] = ()
+    unsafe_windows: ClassVar[Sequence[Sequence[list[str] | tuple[str, ...]]]] = ()
     #: arguments of the :func:`~setveil.testing.windows` strategy for the random windows
     window_args: ClassVar[WindowArgs] = {}
 

@@ -214,6 +214,12 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
         "subclass its policies extend",
     ),
+    "setveil's own model registered again": (
+        # regression (QA re-check): "both times by setveil" named not the plugin that did it
+        GOOD_MODELS.replace("register(Cap)", "from setveil.plugins.coherence.model import Coherence\n"
+                            "    register(Cap)\n    register(Coherence)") + GOOD_POLICIES,
+        "model 'coherence' is registered twice: by brokenplugin-dist and by setveil",
+    ),
     "model that is not a class": (
         GOOD_MODELS.replace("register(Cap)", "register(Cap.name)") + GOOD_POLICIES,
         "model 'cap' registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",

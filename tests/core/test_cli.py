@@ -126,6 +126,18 @@ def test_plugins_lists_models_policies_and_distributions():
     assert rows["sanitize"]["needs"] == [] and all(row["union_safe"] is True for row in rows.values())
 
 
+def test_plugins_lists_each_default_as_a_run_gets_it():
+    # Regression (QA re-check): a bool's default "false" was listed as declared, though the model
+    # gets False, and an optional parameter with no default as required
+    from setveil.core.cli import _parameter_line, _parameter_rows
+    from setveil.core.params import Parameter
+
+    rows = _parameter_rows([Parameter("b", "x", "bool", default="false"), Parameter("m", "x", "int", default=2.0),
+                            Parameter("cap", "x", "int", default=None), Parameter("k", "x", "int")])
+    assert [(r["default"], r["required"]) for r in rows] == [(False, False), (2, False), (None, False), (None, True)]
+    assert [_parameter_line(r).rsplit(", ", 1)[1] for r in rows] == ["default false", "default 2", "optional", "required"]
+
+
 def test_plugins_text_shows_each_models_guarantee():
     # Regression (QA as a plugin author): the guarantee was listed with --json only
     lines = run("plugins").output.splitlines()

@@ -187,10 +187,11 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["dev-broker"], ["demo", "--rate", "500"]])
-def test_a_command_killed_outright_takes_its_broker_and_worker_with_it(command):
+def test_a_command_killed_outright_takes_its_broker_and_worker_with_it(command, tmp_path):
     # Regression (QA): after kill -9, the embedded broker ran on for good, holding its port, and
     # the demo's worker for a minute
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["TMPDIR"] = str(tmp_path)  # the demo killed outright cannot remove its folder: this test's, not /tmp
     process = subprocess.Popen([sys.executable, "-m", "setveil", *command], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started: list[int] = []
@@ -253,6 +254,32 @@ def test_ctrl_c_or_sigterm_stops_the_demo_and_everything_it_started(stop, status
     for port in (broker_port, worker_port):
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_a_worker_that_dies_mid_demo_ends_it_naming_the_log_it_keeps(tmp_path):
+    # Regression (QA re-check): the demo waited out its idle limit, then a URLError traceback,
+    # and removed the worker's log
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["TMPDIR"] = str(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "setveil", "demo", "--rate", "500"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if re.match(r"^\d+/\d+-\d+ ", line):  # the first batch arrived
+                break
+        worker = next(pid for pid in children(process.pid)
+                      if b"serve" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"))
+        os.kill(worker, signal.SIGKILL)
+        out, _ = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 1, "".join(lines) + out
+    last = out.strip().splitlines()[-1]
+    assert re.fullmatch(r"setveil: error: the worker exited with status -9 \(log: .*/worker\.log\)", last), out
+    assert Path(re.search(r"log: (.*)\)", last).group(1)).is_file()
 
 
 def test_the_batch_format_example_reads_batches_once(make_settings, start_worker):
