@@ -118,7 +118,7 @@ class Context:
         return replace(self, hierarchy=hierarchy)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Violation:
     """One way a release breaks its model.
 
@@ -129,18 +129,28 @@ class Violation:
 
     rule: str
     summary: str
-    #: a list is taken too (core.verify accepts either)
-    itemset: tuple[str, ...] | list[str] = ()
-    #: a numpy integer is taken too: positions come from np.flatnonzero
-    transaction: int | np.integer[Any] | None = None
-    target: str | None = None
+    itemset: tuple[str, ...]
+    transaction: int | None
+    target: str | None
 
-    def __post_init__(self) -> None:
-        # as the verifier and a report read them: a tuple (hashable, like the Violation) and an int
-        if isinstance(self.itemset, list):
-            object.__setattr__(self, "itemset", tuple(self.itemset))
-        if isinstance(self.transaction, np.integer):
-            object.__setattr__(self, "transaction", int(self.transaction))
+    def __init__(
+        self,
+        rule: str,
+        summary: str,
+        itemset: tuple[str, ...] | list[str] = (),
+        transaction: int | np.integer[Any] | None = None,
+        target: str | None = None,
+    ) -> None:
+        # a list and a numpy position (np.flatnonzero's) are taken, and kept as the verifier and a
+        # report read them, and as a type checker then sees them: a tuple (hashable, like the
+        # Violation) and an int; anything else is kept for core.verify to name
+        if isinstance(itemset, list):
+            itemset = tuple(itemset)
+        if isinstance(transaction, np.integer):
+            transaction = int(transaction)
+        for name, value in (("rule", rule), ("summary", summary), ("itemset", itemset), ("transaction", transaction),
+                            ("target", target)):
+            object.__setattr__(self, name, value)
 
     def describe(self) -> str:
         parts = [f"{self.rule}: {self.summary}"]
