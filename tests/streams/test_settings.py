@@ -680,14 +680,19 @@ def test_replay_and_tail_need_not_find_the_workers_item_files(tmp_path, monkeypa
     assert result.exit_code == 2 and "'model.sensitive'" in result.stderr
 
 
-def test_demo_checks_its_settings_before_it_starts_a_broker(monkeypatch):
-    # Regression (QA as an operator): "broker: tansu at ..." came before the settings error
-    def no_broker(*args, **kwargs):
+@pytest.fixture
+def no_broker(monkeypatch):
+    """The demo in an environment of no SETVEIL_ variables, failing the test if it starts a broker."""
+    def refused(*args, **kwargs):
         raise AssertionError("a broker was started")
 
-    monkeypatch.setattr(demo, "open_broker", no_broker)
+    monkeypatch.setattr(demo, "open_broker", refused)
     for key in [k for k in os.environ if k.startswith("SETVEIL_")]:
         monkeypatch.delenv(key)
+
+
+def test_demo_checks_its_settings_before_it_starts_a_broker(no_broker):
+    # Regression (QA as an operator): "broker: tansu at ..." came before the settings error
     echoed: list[str] = []
     for override, name in (({"window.max_transactions": "0"}, "window.max_transactions"),
                            ({"window.min_transactions": "2"}, "window.min_transactions")):
@@ -697,15 +702,9 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(monkeypatch):
     assert echoed == []
 
 
-def test_a_cluster_security_setting_without_its_cluster_is_refused_before_a_broker_starts(monkeypatch):
+def test_a_cluster_security_setting_without_its_cluster_is_refused_before_a_broker_starts(no_broker, monkeypatch):
     # Regression (QA of the docs): with SETVEIL_KAFKA_SECURITY_PROTOCOL=SSL and no bootstrap, the demo
     # started the embedded broker, connected over TLS, and said no broker answered
-    def no_broker(*args, **kwargs):
-        raise AssertionError("a broker was started")
-
-    monkeypatch.setattr(demo, "open_broker", no_broker)
-    for key in [k for k in os.environ if k.startswith("SETVEIL_")]:
-        monkeypatch.delenv(key)
     monkeypatch.setenv("SETVEIL_KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT")
     monkeypatch.setenv("SETVEIL_KAFKA_SASL_USERNAME", "u")
     monkeypatch.setenv("SETVEIL_KAFKA_SASL_PASSWORD", "p")
