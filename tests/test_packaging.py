@@ -1,10 +1,10 @@
 """One distribution, one namespace: every package is listed, and a wheel carries all of them."""
 
-import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
+
+from .builds import pip
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -21,12 +21,8 @@ def test_every_package_folder_is_listed():
 
 
 def test_wheel_carries_every_module_and_the_entry_points(tmp_path):
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(REPO)],
-        check=True,
-        capture_output=True,
-    )
-    wheel = next(tmp_path.glob("setveil-*.whl"))
+    pip(tmp_path, "wheel", "-w", str(tmp_path / "wheels"))
+    wheel = next((tmp_path / "wheels").glob("setveil-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     mapping = CONFIG["tool"]["setuptools"]["package-dir"]
     for package, folder in mapping.items():

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import setveil
 
+from .builds import pip
+
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())
 EXAMPLE = REPO / "examples" / "setveil-truncate"
@@ -32,11 +34,7 @@ MISUSE = textwrap.dedent(
 def _installed(tmp_path: Path) -> Path:
     """setveil as pip installs it, in a folder of its own."""
     site = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(site), str(REPO)],
-        check=True,
-        capture_output=True,
-    )
+    pip(tmp_path, "install", "--target", str(site))
     assert (site / "setveil" / "py.typed").is_file()
     return site
 
