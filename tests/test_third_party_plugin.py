@@ -2,12 +2,13 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from .builds import pip
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "setveil-truncate"
@@ -16,14 +17,7 @@ EXAMPLE = REPO / "examples" / "setveil-truncate"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> dict:
     target = tmp_path_factory.mktemp("site")
-    # built from a copy: setuptools builds in the source folder, which the test processes share
-    source = shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("source") / EXAMPLE.name,
-                             ignore=shutil.ignore_patterns("build", "*.egg-info", ".hypothesis"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
-        check=True,
-        cwd=tmp_path_factory.mktemp("build"),
-    )
+    pip(tmp_path_factory.mktemp("build"), "install", "--target", str(target), source=EXAMPLE)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), env.get("PYTHONPATH")]))
     return env
