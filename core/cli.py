@@ -286,7 +286,7 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
         "files": files,
         "model": model.name,
         "policy": configured.policy.name,
-        "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
+        "params": configured.shown_params(),
         "context": configured.digests(),
         "seed": seed,
         "window": window_size,

@@ -21,6 +21,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import pluggy
@@ -159,6 +160,10 @@ class Configured:
     params: dict[str, Any]
     #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
     files: dict[str, str] = field(default_factory=dict)
+
+    def shown_params(self) -> dict[str, Any]:
+        """The parsed parameters as a report and a batch show them (a path as its text)."""
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.params.items()}
 
     def digests(self) -> dict[str, str]:
         """What made a release besides the parameters: the context's item lists and hierarchy and

@@ -70,7 +70,6 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
         "consumer.rebalance_timeout": 3.0,
         "window.max_transactions": window,
         "window.max_seconds": 2.0,
-        "window.min_transactions": min(100, window),
         "web.port": free_port(),
         "web.bind": "127.0.0.1",
     }

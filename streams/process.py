@@ -96,12 +96,12 @@ class WorkerProcess:
             code = None if self.process is None else self.process.returncode
             raise WorkerFailed(f"the worker exited with status {code} (log: {self.log_path})")
 
-    async def watch(self, interval: float = 0.5) -> None:
+    async def watch(self) -> None:
         """Return never; raise :class:`WorkerFailed` once the worker has exited, so that a run
         waiting on its output does not wait out an idle limit first."""
         while True:
             self._check_alive()
-            await asyncio.sleep(interval)
+            await asyncio.sleep(0.5)
 
     def metrics(self) -> dict[str, float]:
         """The worker's Prometheus samples: ``{'name{labels}': value}``."""

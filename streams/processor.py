@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -108,7 +107,7 @@ class WindowProcessor:
         self.model_map = {
             "name": configured.model.name,
             "policy": configured.policy.name,
-            "parameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in configured.params.items()},
+            "parameters": configured.shown_params(),
             "context": configured.digests(),
         }
 

@@ -12,6 +12,8 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import setveil
 
 from .builds import pip
@@ -31,12 +33,13 @@ MISUSE = textwrap.dedent(
 )
 
 
-def _installed(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """setveil as pip installs it, in a folder of its own."""
-    site = tmp_path / "site"
-    pip(tmp_path, "install", "--target", str(site))
-    assert (site / "setveil" / "py.typed").is_file()
-    return site
+    folder = tmp_path_factory.mktemp("installed")
+    pip(folder, "install", "--target", str(folder / "site"))
+    assert (folder / "site" / "setveil" / "py.typed").is_file()
+    return folder / "site"
 
 
 def _mypy(*args: str, cwd: Path, env: dict[str, str] | None = None) -> list[str]:
@@ -52,15 +55,13 @@ def test_every_module_of_the_api_is_annotated_throughout():
     assert {"setveil", "setveil.testing.*", *setveil._HOME.values(), *pointed} <= set(strict["module"])
 
 
-def test_the_installed_package_type_checks(tmp_path):
-    site = _installed(tmp_path)
+def test_the_installed_package_type_checks(site, tmp_path):
     found = _mypy("--config-file", str(REPO / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache"), "setveil",
                   cwd=site, env={"MYPYPATH": str(site)})
     assert found == []
 
 
-def test_a_plugin_gets_the_types_of_the_installed_package(tmp_path):
-    site = _installed(tmp_path)
+def test_a_plugin_gets_the_types_of_the_installed_package(site, tmp_path):
     # an interpreter whose site-packages hold setveil as installed (first) and its dependencies:
     # mypy reads a package found there only when it is marked py.typed
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from setveil.core.errors import ParameterError
-from setveil.core.model import Context
+from setveil.core.model import CONTEXT_NAMES, Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.plugins.sanitize.patterns import RestrictivePatterns
@@ -36,6 +36,14 @@ def test_item_list_digests_are_of_the_sorted_labels():
         "sensitive": sha256(["HIV", "flu"]), "public": sha256(["Beer", "Müsli", "bread"])}
     assert Context(schema=ItemSchema(private=private)).digests() == {"sensitive": sha256(["HIV", "flu"])}
     assert Context().digests() == {}
+
+
+def test_the_names_a_path_parameter_may_not_take_are_those_the_context_digests(tmp_path):
+    # the registry refuses CONTEXT_NAMES for a path parameter, since a batch's model.context holds
+    # both kinds of digest under one name each: a list digested here must be in it (review)
+    (tmp_path / "h.csv").write_text("a,*\n")
+    full = Context(schema=ItemSchema(private=frozenset({"s"}), public=frozenset({"a"})), hierarchy_file=tmp_path / "h.csv")
+    assert set(full.digests()) == set(CONTEXT_NAMES)
 
 
 def configure_sanitize(restrictive):
