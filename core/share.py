@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -18,6 +19,9 @@ import numpy.typing as npt
 
 #: one count: a Python or numpy integer
 Count = int | np.integer[Any]
+#: many counts. Not ArrayLike: a numpy integer is array-like too, and a count given as one must
+#: not be typed as the array the overloads below return for many
+Counts = npt.NDArray[np.integer[Any]] | Sequence[Count]
 
 #: products below this fit in int64 with room to spare
 _SAFE = 2**62
@@ -37,9 +41,12 @@ class Share:
     def exceeded(self, k: Count, s: Count) -> np.bool: ...
 
     @overload
-    def exceeded(self, k: npt.ArrayLike, s: npt.ArrayLike) -> npt.NDArray[np.bool]: ...
+    def exceeded(self, k: Counts, s: Count | Counts) -> npt.NDArray[np.bool]: ...
 
-    def exceeded(self, k: npt.ArrayLike, s: npt.ArrayLike) -> np.bool | npt.NDArray[np.bool]:
+    @overload
+    def exceeded(self, k: Count, s: Counts) -> npt.NDArray[np.bool]: ...
+
+    def exceeded(self, k: Count | Counts, s: Count | Counts) -> np.bool | npt.NDArray[np.bool]:
         """k/s > share, elementwise, for non-negative integer counts k and s."""
         if isinstance(s, (int, np.integer)):
             # one support (the common case in the suppressors' loops): k > ⌊share·s⌋, with the
@@ -54,9 +61,9 @@ class Share:
     def floor_of(self, s: Count) -> np.int64: ...
 
     @overload
-    def floor_of(self, s: npt.ArrayLike) -> npt.NDArray[np.int64]: ...
+    def floor_of(self, s: Counts) -> npt.NDArray[np.int64]: ...
 
-    def floor_of(self, s: npt.ArrayLike) -> np.int64 | npt.NDArray[np.int64]:
+    def floor_of(self, s: Count | Counts) -> np.int64 | npt.NDArray[np.int64]:
         """⌊share·s⌋, elementwise, for non-negative integer counts s."""
         if isinstance(s, (int, np.integer)):
             # one count, in Python integers as in exceeded; the floor is at most the count

@@ -163,9 +163,9 @@ class QidBuffer:
         if j == 1:
             sup, cover_ptr, cover_rows = self._count_pairs(uniq, sets)
         else:
-            column = np.argmin(sub_sup, axis=1)
-            rarest = sub_ids[np.arange(len(sets)), column]
-            sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), column])
+            rarest_column = np.argmin(sub_sup, axis=1)
+            rarest = sub_ids[np.arange(len(sets)), rarest_column]
+            sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), rarest_column])
         free = (sup >= 1) & (sup < sub_sup.min(axis=1))
         ext = free & (sup >= 2) & (not last)
         inst_ext = ext[inst_cand]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from setveil.core.bitset import clear, holds
 from setveil.core.share import Share
@@ -49,7 +50,7 @@ class Sanitized:
         return int((~self.keep).sum())
 
 
-def allowed_to_hold(psi: float, sensitive: np.ndarray | int) -> np.ndarray:
+def allowed_to_hold(psi: float, sensitive: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
     """⌊ψ·|T[rp]|⌋: how many sensitive transactions may still hold the pattern (Step 3)."""
     return Share.of(psi).floor_of(sensitive)
 

@@ -256,4 +256,4 @@ def test_deterministic(tmp_path_factory, rows, patterns, psi):
 def test_the_sanitizer_reads_psi_as_the_decimal_typed():
     assert allowed_to_hold(0.9999999999, np.array([10, 7])).tolist() == [9, 6]
     assert allowed_to_hold(0.3, np.array([10, 20, 3])).tolist() == [3, 6, 0]
-    assert allowed_to_hold(0.7, 10).tolist() == 7
+    assert allowed_to_hold(0.7, np.array(10)).tolist() == 7

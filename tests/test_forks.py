@@ -1,0 +1,63 @@
+"""setveil forks only while its process runs one thread: a fork copies the locks other threads hold
+(Python 3.12 and later warn of it). The commands that fork (the rho benchmark's runs, the audit's
+solves under a time limit, divide and conquer's pool) are run as a user runs them, with an audit
+hook that counts the threads at every fork.
+
+The suite itself runs in pytest-xdist's workers, whose own threads make every fork of a test warn
+on 3.12 and later; pyproject.toml ignores that warning, and this module checks what it would
+have caught."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from .audit.helpers import ASYMMETRIC, graph_database
+
+HOOKED = """
+import os, sys, threading
+def count(event, args):
+    if event == "os.fork":
+        with open(os.environ["FORKS_SEEN"], "a") as seen:
+            seen.write(f"{threading.active_count()}\\n")
+sys.addaudithook(count)
+from setveil.__main__ import main
+sys.argv[0] = "setveil"
+main()
+"""
+
+
+def _threads_at_forks(tmp_path, *args) -> list[int]:
+    seen = tmp_path / "forks.txt"
+    done = subprocess.run([sys.executable, "-c", HOOKED, *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, "FORKS_SEEN": str(seen)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [int(line) for line in seen.read_text().split()] if seen.exists() else []
+
+
+def test_the_rho_benchmark_forks_its_runs_single_threaded(tmp_path):
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    threads = _threads_at_forks(tmp_path, "bench", "rho", "--datasets", tmp_path, "--dataset", "mine",
+                                "--experiment", "speed", "--speed-runs", "1", "--workers", "1")
+    assert threads and set(threads) == {1}
+
+
+def test_the_audit_forks_its_solves_single_threaded(tmp_path):
+    data = tmp_path / "graph.dat"
+    data.write_text("".join(" ".join(row) + "\n" for row in graph_database(ASYMMETRIC)))
+    threads = _threads_at_forks(tmp_path, "bench", "audit", data, "--sigma", 0.05, "--noise", 0, "--runs", 1,
+                                "--methods", "mip", "--determined", "--time-limit", 30)
+    assert threads and set(threads) == {1}
+
+
+def test_divide_and_conquer_forks_its_pool_single_threaded(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = (rng.choice(60, rng.integers(3, 8)) for _ in range(2_000))
+    (tmp_path / "in.dat").write_text("".join(" ".join(f"i{j}" for j in sorted(set(row))) + "\n" for row in rows))
+    (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(0, 60, 4)))
+    threads = _threads_at_forks(tmp_path, "anonymize", tmp_path / "in.dat", "-o", tmp_path / "out.dat",
+                                "--model", "rho", "-P", "rho=0.5", "-P", "t_max=200", "-P", "workers=2",
+                                "-P", "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt")
+    assert len(threads) >= 2 and set(threads) == {1}
