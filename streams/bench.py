@@ -64,9 +64,11 @@ class Run:
     #: the throughput clock and the transactions emitted within it (see the module's docstring)
     seconds: float
     measured: int
-    latency_p50: float
-    latency_p99: float
-    information_loss: float
+    #: None when no window was released (every one rejected): no latency was measured, and a
+    #: loss of 0 would read as the best result
+    latency_p50: float | None
+    latency_p99: float | None
+    information_loss: float | None
     rejected: int
     peak_rss_mib: float
     cpu_seconds: float
@@ -182,8 +184,10 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         for proc in procs:
             proc.stop()
     seconds, measured = throughput_clock(summaries)
-    latencies = np.array([s.emitted - s.closed for s in summaries])
-    p50, p99 = np.percentile(latencies, [50, 99])
+    if not summaries:
+        return Run(window, workers, run, collected.transactions, seconds, measured, None, None, None, int(rejected),
+                   peak / (1 << 20), cpu)
+    p50, p99 = np.percentile(np.array([s.emitted - s.closed for s in summaries]), [50, 99])
     return Run(window, workers, run, collected.transactions, seconds, measured, float(p50), float(p99),
                collected.information_loss, int(rejected), peak / (1 << 20), cpu)
 
@@ -282,8 +286,13 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
                     result = measure(broker, config, window, workers, run, directory, items)
                     runs.append(result)
                     rate = "-" if result.rate is None else f"{result.rate:,.0f}"
+                    p50, p99 = (_shown(result.latency_p50, ".0f", 1000), _shown(result.latency_p99, ".0f", 1000))
                     echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
-                         f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {result.latency_p50 * 1000:>7.0f} "
-                         f"{result.latency_p99 * 1000:>7.0f} {result.information_loss:>9.4f} {result.rejected:>8} "
+                         f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {p50:>7} {p99:>7} "
+                         f"{_shown(result.information_loss, '.4f'):>9} {result.rejected:>8} "
                          f"{result.peak_rss_mib:>8.0f} {result.cpu_seconds:>12.2f}")
     return runs
+
+
+def _shown(value: float | None, spec: str, scale: float = 1.0) -> str:
+    return "-" if value is None else format(value * scale, spec)

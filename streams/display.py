@@ -19,11 +19,6 @@ HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':
           f"{'tx/s':>8}")
 
 
-def percentiles(values: list[float]) -> tuple[float, float]:
-    if not values:
-        return 0.0, 0.0
-    p50, p99 = np.percentile(np.asarray(values), [50, 99])
-    return float(p50), float(p99)
 
 
 class WindowDisplay:
@@ -44,9 +39,12 @@ class WindowDisplay:
                   f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
     def summary(self, collected: Collected) -> str:
-        p50, p99 = percentiles(collected.latencies)
-        return (f"{collected.windows} windows ({collected.duplicates} duplicates dropped), "
-                f"{collected.transactions} transactions, information loss {collected.information_loss:.4f}, "
+        counted = (f"{collected.windows} windows ({collected.duplicates} duplicates dropped), "
+                   f"{collected.transactions} transactions")
+        if not collected.latencies:  # nothing to measure: a loss or latency of 0 would read as the best
+            return counted
+        p50, p99 = np.percentile(np.asarray(collected.latencies), [50, 99])
+        return (f"{counted}, information loss {collected.information_loss:.4f}, "
                 f"window latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
 
 

@@ -22,7 +22,8 @@ from setveil.streams.broker import free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
-from setveil.streams.tail import WAITING_SECONDS, collect
+from setveil.streams.display import WindowDisplay
+from setveil.streams.tail import WAITING_SECONDS, Collected, collect
 from setveil.streams.settings import _read_toml as read_toml
 
 from .kafkatools import produce, read_topic, records, wait_until
@@ -335,6 +336,18 @@ def test_bench_stream_measures_any_model(broker, sample, tmp_path):
     assert row and 0 < float(row.group(1)) < 1, result.stdout
 
 
+def test_bench_stream_reports_a_run_whose_every_window_failed_closed(broker, tmp_path):
+    # Regression: no window released made the percentiles of no latency a traceback (IndexError)
+    data = tmp_path / "all-a.dat"
+    data.write_text("".join(f"a b{i % 7} c{i % 5}\n" for i in range(600)))
+    (tmp_path / "everywhere.txt").write_text("a\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
+    result = setveil("bench", "stream", data, "--window", 300, "-m", "coherence", "-P", "h=0.3", "-P", "k=1",
+                     "-P", "p=1", "--sensitive", tmp_path / "everywhere.txt", env=env, timeout=180)
+    assert re.search(r"^ +300 +1 +1 +0 +\S+ +- +0 +- +- +- +2 ", result.stdout, re.MULTILINE), result.stdout
+
+
 def test_bench_stream_validates_the_model_before_it_reads_or_connects(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
     env["SETVEIL_KAFKA_BOOTSTRAP"] = f"127.0.0.1:{free_port()}"  # nothing listens: it must not get there
@@ -601,3 +614,12 @@ def test_every_builder_leaves_the_virtual_environment_out_of_the_image_context()
     assert not (REPO / "deploy" / "Dockerfile.dockerignore").exists()
     ignored = (REPO / ".dockerignore").read_text().split()
     assert {".git", ".venv", "**/__pycache__", "build"} <= set(ignored)
+
+
+def test_a_summary_of_no_window_shows_no_loss_or_latency():
+    # what `setveil demo` and `setveil tail` end with when every window failed closed: a loss and a
+    # latency of 0 read as the best results
+    display = WindowDisplay(print)
+    assert display.summary(Collected()) == "0 windows (0 duplicates dropped), 0 transactions"
+    summary = display.summary(Collected(windows=1, transactions=5, items_in=10, weighted_loss=2.0, latencies=[0.25]))
+    assert summary.endswith("5 transactions, information loss 0.2000, window latency p50 250 ms, p99 250 ms")
