@@ -7,7 +7,7 @@ items are strings or integers, each at most once. The reasons given never quote 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +30,13 @@ class RepeatedKey(ValueError):
     """A decoded map names one key twice (raised by :func:`unique_map`)."""
 
 
-def unique_map(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+def unique_map(pairs: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
     """The ``object_pairs_hook`` of the JSON and msgpack decoders: a map whose keys are all
     different. Both formats keep the last of a repeated key, so ``{"items": [...], "items": [...]}``
     would release one list and drop the other, and ``{"tid": 1, "tid": 2}`` would be tid 2, in silence."""
+    # msgpack's pure-Python unpacker (before 1.0.4, the only one for a Python newer than its
+    # wheels) passes the pairs as a generator
+    pairs = list(pairs)
     mapping = dict(pairs)
     if len(mapping) != len(pairs):
         raise RepeatedKey

@@ -8,6 +8,7 @@ import pytest
 
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window, write_window
+from setveil.core.records import RepeatedKey, unique_map
 
 from .figure1 import FIGURE_1, MODEL, PRIVATE, run
 
@@ -208,6 +209,15 @@ def test_a_repeated_key_is_refused_not_dropped(tmp_path, name, content, words):
     with pytest.raises(InputError) as info:
         read_window(path)
     assert info.value.line == 2 and info.value.problem == words
+
+
+def test_map_pairs_may_come_as_a_generator():
+    # Regression: msgpack's pure-Python unpacker before 1.0.4 (the one pip installs for a Python
+    # newer than the release's wheels) passes a map's pairs as a generator, and every map was
+    # refused as "a map key is a list or a map"
+    assert unique_map((k, v) for k, v in [("items", ["a"]), ("tid", 1)]) == {"items": ["a"], "tid": 1}
+    with pytest.raises(RepeatedKey):
+        unique_map((k, v) for k, v in [("tid", 1), ("tid", 2)])
 
 
 def test_a_fimi_label_longer_than_a_record_may_hold_is_refused(tmp_path):
