@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector,
                                disable_created_metrics, generate_latest)
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from . import causes
 
@@ -24,7 +25,7 @@ LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 THROUGHPUT_SECONDS = 10.0
 
 
-class _PartitionGauges:
+class _PartitionGauges(Collector):
     """Gauges whose per-partition values are read at scrape time."""
 
     def __init__(self, read: Callable[[], Mapping[int, tuple[int, int]]]):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
 
@@ -23,7 +24,7 @@ class TruncatePolicy(Policy):
     model = "truncate"
 
     @abc.abstractmethod
-    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
+    def priority(self, window: Window, rng: np.random.Generator) -> npt.NDArray[np.float64]:
         """One number per occurrence in ``window.indices``; the lowest are dropped first."""
 
 
@@ -31,7 +32,7 @@ class RarestFirst(TruncatePolicy):
     name = "rarest-first"
     summary = "drop the least supported items of a long transaction first"
 
-    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
+    def priority(self, window: Window, rng: np.random.Generator) -> npt.NDArray[np.float64]:
         return window.supports[window.indices].astype(np.float64)
 
 
@@ -39,7 +40,7 @@ class RandomDrop(TruncatePolicy):
     name = "random"
     summary = "drop items of a long transaction at random"
 
-    def priority(self, window: Window, rng: np.random.Generator) -> np.ndarray:
+    def priority(self, window: Window, rng: np.random.Generator) -> npt.NDArray[np.float64]:
         return rng.random(len(window.indices))
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -320,7 +321,7 @@ def _count_dense(
         top = d - size + j + 1
         terms[j, 1:top] = np.cumsum(terms[j - 1, : top - 1])
     # a support is at most the number of transactions
-    total: NDArray[np.int32 | np.int64] = np.zeros(
+    total: NDArray[np.signedinteger[Any]] = np.zeros(
         n_bins, dtype=np.int32 if len(lengths) <= np.iinfo(np.int32).max else np.int64)
     pending: list[np.ndarray] = []
     held = counted = 0
