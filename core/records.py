@@ -34,8 +34,8 @@ def unique_map(pairs: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
     """The ``object_pairs_hook`` of the JSON and msgpack decoders: a map whose keys are all
     different. Both formats keep the last of a repeated key, so ``{"items": [...], "items": [...]}``
     would release one list and drop the other, and ``{"tid": 1, "tid": 2}`` would be tid 2, in silence."""
-    # msgpack's pure-Python unpacker (before 1.0.4, the only one for a Python newer than its
-    # wheels) passes the pairs as a generator
+    # msgpack's pure-Python unpacker, which pip installs where a release has no wheel, passed the
+    # pairs as a generator (1.0.3, say, on Python 3.11)
     pairs = list(pairs)
     mapping = dict(pairs)
     if len(mapping) != len(pairs):

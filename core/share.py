@@ -9,9 +9,9 @@ integers: k/s > num/den is k·den > num·s.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np

@@ -19,8 +19,6 @@ HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':
           f"{'tx/s':>8}")
 
 
-
-
 class WindowDisplay:
     def __init__(self, echo: Callable[[str], None]):
         self.echo = echo
