@@ -136,6 +136,10 @@ def docker_available() -> bool:
         import docker
     except ImportError:
         return False
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
+        # the client's default engine is not there; asked anyway, docker-py left the socket of its
+        # failed connect open (a ResourceWarning per broker opened)
+        return False
     try:
         client = docker.from_env(timeout=3)
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import re
@@ -12,13 +13,14 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
-from setveil.streams.broker import free_port, start_tansu
+from setveil.streams.broker import docker_available, free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
@@ -397,6 +399,19 @@ def test_dev_broker_without_a_writable_home_is_one_line():
     assert result.stderr.splitlines() == [
         f"setveil: error: cannot copy the embedded broker's binary to {home}/.calfkit/bin ({home}: No such file or "
         "directory); set HOME to a writable directory, or CALF_TANSU_BIN to a Tansu binary"]
+
+
+def test_looking_for_a_docker_engine_that_is_not_there_leaves_no_socket_open(monkeypatch):
+    # Regression (a run with ResourceWarnings shown): docker-py's failed connect to the default
+    # socket left it open, once per broker opened
+    if os.path.exists("/var/run/docker.sock"):
+        pytest.skip("this machine has a Docker engine's socket")
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert not docker_available()
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_the_image_gives_its_user_a_home():
