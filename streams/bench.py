@@ -184,12 +184,12 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         for proc in procs:
             proc.stop()
     seconds, measured = throughput_clock(summaries)
-    if not summaries:
-        return Run(window, workers, run, collected.transactions, seconds, measured, None, None, None, int(rejected),
-                   peak / (1 << 20), cpu)
-    p50, p99 = np.percentile(np.array([s.emitted - s.closed for s in summaries]), [50, 99])
-    return Run(window, workers, run, collected.transactions, seconds, measured, float(p50), float(p99),
-               collected.information_loss, int(rejected), peak / (1 << 20), cpu)
+    p50 = p99 = loss = None
+    if summaries:
+        p50, p99 = (float(p) for p in np.percentile([s.emitted - s.closed for s in summaries], [50, 99]))
+        loss = collected.information_loss
+    return Run(window, workers, run, collected.transactions, seconds, measured, p50, p99, loss, int(rejected),
+               peak / (1 << 20), cpu)
 
 
 def throughput_clock(summaries: list[WindowSummary]) -> tuple[float, int]:

@@ -136,7 +136,7 @@ def docker_available() -> bool:
         import docker
     except ImportError:
         return False
-    if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists(default_docker_socket()):
         # the client's default engine is not there; asked anyway, docker-py left the socket of its
         # failed connect open (a ResourceWarning per broker opened)
         return False
@@ -148,6 +148,13 @@ def docker_available() -> bool:
             client.close()
     except Exception:
         return False
+
+
+def default_docker_socket() -> str:
+    """The engine's socket docker-py connects to when ``DOCKER_HOST`` is not set."""
+    from docker.constants import DEFAULT_UNIX_SOCKET
+
+    return DEFAULT_UNIX_SOCKET.removeprefix("http+unix://")
 
 
 def start_kafka_container() -> Broker:

@@ -20,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
-from setveil.streams.broker import docker_available, free_port, start_tansu
+from setveil.streams.broker import default_docker_socket, docker_available, free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
@@ -404,7 +404,7 @@ def test_dev_broker_without_a_writable_home_is_one_line():
 def test_looking_for_a_docker_engine_that_is_not_there_leaves_no_socket_open(monkeypatch):
     # Regression (a run with ResourceWarnings shown): docker-py's failed connect to the default
     # socket left it open, once per broker opened
-    if os.path.exists("/var/run/docker.sock"):
+    if os.path.exists(default_docker_socket()):
         pytest.skip("this machine has a Docker engine's socket")
     monkeypatch.delenv("DOCKER_HOST", raising=False)
     with warnings.catch_warnings(record=True) as caught:
