@@ -78,6 +78,9 @@ class Floor(PrivacyModel):
             released = released.suppress(np.flatnonzero(released.supports)[:1])
         if FAULT == "unseeded" and np.random.default_rng().random() < 0.5 and len(released):
             released = released.suppress(np.flatnonzero(released.supports)[:1])
+        if FAULT == "hashorder" and len(released.indices):  # one more item, the first of a set of labels
+            kept = {released.vocab.label(int(item)) for item in np.flatnonzero(released.supports)}
+            released = released.suppress(np.array([released.vocab.intern(next(iter(kept)))]))
         if FAULT in ("add", "cover") and len(window):
             released = window.take(np.zeros(len(window), dtype=np.int64))
         if FAULT == "write" and len(window.indices):
@@ -161,7 +164,7 @@ def installed(tmp_path_factory) -> dict:
 
 def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
     (tmp_path / "test_floor.py").write_text(suite)
-    env = dict(installed, FLOOR_FAULT=fault)
+    env = dict(installed, FLOOR_FAULT=fault, PYTHONHASHSEED="0")  # the same set orders every run
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp_path)],
         env=env, capture_output=True, text=True, cwd=tmp_path,
@@ -171,7 +174,7 @@ def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
 def test_a_sound_model_passes(installed, tmp_path):
     result = run_kit(installed, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "13 passed" in result.stdout
+    assert "14 passed" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -185,6 +188,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("add", "added-item"),
         # randomness that ignores the seed it is given
         ("unseeded", "the same seed gave two different releases"),
+        # a release that follows the order of a set of labels: the same in one process, another in a
+        # worker whose str hashes are salted otherwise (QA as a plugin author: the kit passed it)
+        ("hashorder", "in a process with PYTHONHASHSEED=1: the release depends on the order of a set or dict"),
         # the input changed in place (regression, QA as a plugin author: "cover" passed the kit)
         ("write", "anonymize wrote into its input window, which is read-only"),
         ("cover", "added-item"),
@@ -194,6 +200,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # a hook implementation that releases the window as it is (QA as a plugin author: the
         # kit called the model's anonymize, so only the command line and the service caught it)
         ("hook", "fails the check: ['rare: an item is held by fewer than k transactions"),
+        # ... which the failure names as a suspect beside the model (QA as a plugin author)
+        ("hook", "(setveil_anonymize_window is also implemented by plugin 'floor')"),
         ("loss", "information_loss must be a finite number, not 'none'"),
         # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
@@ -260,7 +268,7 @@ def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_pa
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1
     assert "invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy has" in result.stdout
-    assert "1 failed, 12 passed" in result.stdout
+    assert "1 failed, 13 passed" in result.stdout
 
 
 def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_path):
