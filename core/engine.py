@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pluggy
 
+from . import builtin
 from .errors import NOT_PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words
 from .model import Release
 from .plugins import Configured
@@ -58,6 +59,26 @@ def window_rng(seed: int, key: int | str) -> np.random.Generator:
     return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, key])
 
 
+#: numpy's whole message for a write into a read-only array: it holds no data, so it may be given
+READ_ONLY_WRITE = "assignment destination is read-only"
+
+
+def _wrote_read_only(exc: BaseException) -> str | None:
+    """Why a model that wrote into a read-only array (most likely its input window's) failed,
+    in words that tell its author what to do."""
+    if type(exc) is ValueError and exc.args == (READ_ONLY_WRITE,):
+        return "ValueError: anonymize wrote into a read-only array (its input window's are; build a new Window)"
+    return None
+
+
+def overriders_note(hook: pluggy.HookRelay) -> str:
+    """When plugins besides the core implement setveil_anonymize_window, a note naming them: a
+    release that fails the check may be theirs rather than the model's."""
+    names = [impl.plugin_name for impl in hook.setveil_anonymize_window.get_hookimpls()
+             if impl.plugin is not builtin and not (impl.wrapper or impl.hookwrapper)]
+    return f" (setveil_anonymize_window is also implemented by plugin {', '.join(map(repr, names))})" if names else ""
+
+
 class Pipeline:
     """A configured model and policy with the hooks around them."""
 
@@ -81,7 +102,7 @@ class Pipeline:
         except BaseException as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
-            self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
+            self._reject(window, f"model error: {own_words(exc) or _wrote_read_only(exc) or type(exc).__name__}", exc)
         anonymized = time.perf_counter()
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
@@ -100,7 +121,7 @@ class Pipeline:
                 self._reject(
                     window,
                     f"release failed the {self.model.name} check: {len(problems)} violation(s); "
-                    f"first: {problems[0].rule}: {problems[0].summary}",
+                    f"first: {problems[0].rule}: {problems[0].summary}{overriders_note(self.hook)}",
                 )
             verified = True
         finished = time.perf_counter()

@@ -120,6 +120,9 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
     if unmarked:
         raise PluginError(f"{where}: {', '.join(unmarked)} must be marked with @setveil.hookimpl to be called")
     if not callers:
+        if inspect.isfunction(plugin):
+            raise PluginError(f"{where}: names the function {plugin.__name__}; an entry point names the module (or "
+                              "object) whose attributes are the hook implementations, e.g. 'package.module'")
         raise PluginError(f"{where}: implements no setveil hook (setveil's hooks: {', '.join(_hook_names())})")
 
 

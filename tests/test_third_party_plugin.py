@@ -2,8 +2,10 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from .builds import pip
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "setveil-truncate"
+DOCS = (REPO / "docs" / "plugins.md").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +54,22 @@ def test_its_own_conformance_tests_pass(site):
     )
     assert result.returncode == 0, result.stdout[-2000:]
     assert " passed" in result.stdout
+
+
+def test_the_documented_pyproject_is_the_examples():
+    # Regression (QA as a plugin author): the docs showed the entry-point table alone, and a
+    # one-module distribution built from it has no module to load
+    documented = tomllib.loads(re.search(r"```toml\n(# pyproject\.toml.*?)```", DOCS, re.S).group(1))
+    example = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())
+
+    def within(part: dict, whole: dict, where: str) -> None:
+        for key, value in part.items():
+            assert key in whole, f"{where}{key}"
+            if isinstance(value, dict):
+                within(value, whole[key], f"{where}{key}.")
+            else:
+                assert value == whole[key], f"{where}{key}"
+
+    within(documented, example, "")
+    assert {"build-system", "project", "tool"} <= set(documented)
+    assert documented["project"]["entry-points"]["setveil"] == {"truncate": "setveil_truncate"}

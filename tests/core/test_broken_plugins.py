@@ -385,6 +385,19 @@ def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
                         "(setveil.plugins.rho); rename one")
 
 
+def test_an_entry_point_that_names_a_function_is_told_to_name_the_module(tmp_path):
+    # Regression (QA as a plugin author): "implements no setveil hook", of a function that is one
+    env = install_plugin(tmp_path, "function-dist", "functional", HEADER + GOOD_MODELS + GOOD_POLICIES, "functional")
+    (tmp_path / "function_dist-1.0.dist-info" / "entry_points.txt").write_text(
+        "[setveil]\nfunctional = functional:setveil_register_policies\n")
+    result = setveil(env, "plugins")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "setveil: error: plugin 'functional' (functional:setveil_register_policies) of function-dist: names the "
+        "function setveil_register_policies; an entry point names the module (or object) whose attributes are the "
+        "hook implementations, e.g. 'package.module'\n")
+
+
 def _quoting(site, *methods: str) -> dict:
     """A plugin whose model's ``methods`` raise KeyError('HIV')."""
     assigned = " = ".join(f"Cap.{method}" for method in methods)
