@@ -21,14 +21,14 @@ import click
 import numpy as np
 
 from .. import __version__
-from .clitypes import SEED
+from .clitypes import SEED, IntRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
-from .output import check_output, distinct_outputs, write_outputs
+from .output import check_output, distinct_outputs, guard_stdout, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, smallest_window_of)
@@ -87,7 +87,7 @@ def model_options(required: bool = True, fanout: bool = True,
                          help='Sensitive (private) items, one label per line ("a JSON string" when it holds blanks).'),
             click.option("--public", type=click.Path(dir_okay=False), help="Public items, one per line; default: all non-sensitive."),
             click.option("--hierarchy", type=click.Path(dir_okay=False), help="Generalization hierarchy file (child,parent lines)."),
-            click.option("--fanout", type=click.IntRange(min=2), hidden=not fanout,
+            click.option("--fanout", type=IntRange(min=2), hidden=not fanout,
                          help="Build a balanced hierarchy of this fan-out over the items."),
         ]
         for option in reversed(options):
@@ -224,7 +224,7 @@ def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), help="Release file ('-' for stdout).")
 @model_options()
-@click.option("--window", "window_size", type=click.IntRange(min=1), help="Anonymize consecutive windows of N transactions.")
+@click.option("--window", "window_size", type=IntRange(min=1), help="Anonymize consecutive windows of N transactions.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
 @click.option("--report", type=click.Path(allow_dash=True), help="Write a JSON report here.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
@@ -344,12 +344,12 @@ def _json_default(value):
 @click.argument("release_path", metavar="RELEASE", type=click.Path())
 @model_options(policy_help="Policy whose parameters -P gives (the check uses the model alone); if omitted, the "
                            "model's default policy if it accepts them, else the first policy by name that does.")
-@click.option("--window", "window_size", type=click.IntRange(min=1), help="The release was made in windows of N transactions.")
+@click.option("--window", "window_size", type=IntRange(min=1), help="The release was made in windows of N transactions.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
 @click.option("--release-format", type=click.Choice(FORMATS),
               help="Format of RELEASE, when `anonymize --output-format` wrote one its suffix does not name "
                    "(default: --format, else from the suffix).")
-@click.option("--max-violations", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--max-violations", type=IntRange(min=1), default=10, show_default=True,
               help="Stop after this many violations.")
 def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt,
            release_format, max_violations):
@@ -534,12 +534,24 @@ def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: c
     parent.add_command(command)
 
 
+def _flush_stdout() -> None:
+    """Flush standard output here, where an error is one line, not at the interpreter's exit."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     """The console script: every error ends in one line on stderr and a documented status."""
+    guard_stdout()
     try:
         with signals_held():  # the plugins' imports: a Ctrl-C raised inside one can be dropped (setveil/__main__.py)
             _load_plugin_commands()
-        code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
+        try:
+            code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
+        except SystemExit:  # a command's own status (verify: 1); what it wrote must still reach stdout
+            _flush_stdout()
+            raise
+        _flush_stdout()
     except SetveilError as exc:
         click.echo(error_line(exc), err=True)
         sys.exit(exc.exit_code)

@@ -88,6 +88,8 @@ def _guessed(path: str | os.PathLike) -> bool:
 def _read_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of ``path`` (``-``: standard input), unzipped when they are gzip data."""
     if os.fspath(path) == STDIN:
+        if sys.stdin is None:
+            raise InputError(STDIN, "cannot read: standard input is closed")
         data = sys.stdin.buffer.read()
     else:
         with open(path, "rb") as handle:

@@ -19,11 +19,15 @@ Failures are :class:`~setveil.core.errors.InputError` naming the path and the re
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import stat
 import sys
 import tempfile
 from pathlib import Path
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
 
 from .errors import InputError, ParameterError
 
@@ -35,6 +39,7 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     written: a directory, a missing directory, a file or directory the user may not write, or one
     of the ``inputs`` (paths read by the run)."""
     text = os.fspath(path)
+    _refuse_reading_back(text, flag, inputs)
     if text == STDOUT:
         return
     if not text:
@@ -66,14 +71,44 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
                 raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
 
 
+def _identity(text: str, standard: int, regular_only: bool = False) -> tuple[int, int] | None:
+    """The device and inode of the file ``text`` names, or that the standard stream ``standard``
+    (0 or 1) is open on when ``text`` is ``-``; None for what cannot be stat'ed, and with
+    ``regular_only`` for anything but a regular file (a terminal or pipe is no file to destroy)."""
+    try:
+        found = os.fstat(standard) if text == STDOUT else os.stat(text)
+    except (OSError, ValueError):
+        return None
+    if regular_only and not stat.S_ISREG(found.st_mode):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _refuse_reading_back(text: str, flag: str, inputs) -> None:
+    """Refuse an output that is a regular file the run reads, where one side is a standard
+    stream: ``-o out.dat < out.dat`` with the input ``-``, or ``-o - >> in.dat`` (QA: the first
+    replaced the input with its release, and the path check skipped ``-`` on both sides)."""
+    own = _identity(text, 1, regular_only=True)
+    if own is None:
+        return
+    for other in inputs:
+        if other is None or (text != STDOUT and os.fspath(other) != STDOUT):
+            continue  # path against path: check_output's samefile
+        if _identity(os.fspath(other), 0, regular_only=True) == own:
+            shown = "standard output" if text == STDOUT else text
+            raise ParameterError(flag.lstrip("-"), f"{shown} is also read by this run; give another path")
+
+
 def distinct_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
     """Refuse two outputs of one run (``{flag: path}``) that name the same file, or both
-    standard output (their contents would interleave)."""
-    seen: dict[str, str] = {}
+    standard output, by ``-`` or by a path such as ``/dev/stdout`` (their contents would
+    interleave, or one file replace the other)."""
+    seen: dict[object, str] = {}
     for flag, path in outputs.items():
         if path is None:
             continue
-        key = STDOUT if os.fspath(path) == STDOUT else os.path.realpath(os.fspath(path))
+        text = os.fspath(path)
+        key: object = _identity(text, 1) or (STDOUT if text == STDOUT else os.path.realpath(text))
         if key in seen:
             raise ParameterError(flag.lstrip("-"), f"{seen[key]} writes the same file; give another path")
         seen[key] = flag
@@ -127,17 +162,106 @@ def _mode_of(target: Path | None, text: str) -> int | None:
         raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
 
 
+#: standard output, while a command keeps it for its data (:func:`reserve_stdout`)
+_reserved: TextIO | None = None
+
+
+def reserve_stdout() -> Callable[[], None]:
+    """Keep standard output for the data written to ``-`` and send the text the command prints
+    (tables, notes) to standard error, so that ``--json -`` is JSON alone (QA: a benchmark's
+    table came first). Returns the function that undoes it."""
+    global _reserved
+    if _reserved is not None or sys.stdout is None or sys.stderr is None:
+        return lambda: None
+    _reserved = sys.stdout
+    sys.stdout = sys.stderr
+
+    def release() -> None:
+        global _reserved
+        if _reserved is not None:
+            sys.stdout, _reserved = _reserved, None
+
+    return release
+
+
 def _write_direct(text: str, target: Path | None, data: bytes) -> None:
     try:
         if target is None:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
+            out = _reserved if _reserved is not None else sys.stdout
+            if out is None:
+                raise InputError(text, "cannot write: standard output is closed")
+            out.flush()
+            _write_all(out.buffer, data)
+            out.buffer.flush()
             return
         with open(target, "wb") as handle:
-            handle.write(data)
+            _write_all(handle, data)
     except OSError as exc:
         raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _write_all(handle: BinaryIO, data: bytes) -> None:
+    """Write all of ``data``. A buffered write returns short when a signal cuts the system call
+    short, as the SIGPIPE of a reader that goes away mid-write does: the rest is written again,
+    which then fails with the pipe's error (QA: a release cut at 64 KiB, exit status 0)."""
+    view = memoryview(data)
+    while view:
+        written = handle.write(view)
+        if not written:
+            raise OSError(errno.EIO, "the write made no progress")
+        view = view[written:]
+
+
+class _StdoutBuffer(io.BufferedIOBase):
+    """Standard output's binary stream, whose write errors are :class:`InputError` naming ``-``.
+
+    Every command's text reaches standard output through it (click's echo, tables, ``-o -``), so
+    a full disk or a reader gone is one line and exit status 2 wherever it happens, not a traceback
+    (ENOSPC) or click's silent status 1 (EPIPE), which ``verify`` uses for a failed check. After
+    the first error the rest is dropped: it could not be written either, and the error said so."""
+
+    def __init__(self, buffer: BinaryIO):
+        super().__init__()
+        self._buffer = buffer
+        self._failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._buffer.fileno()
+
+    def isatty(self) -> bool:
+        return self._buffer.isatty()
+
+    def write(self, data) -> int:
+        size = len(memoryview(data).cast("B"))
+        if not self._failed:
+            self._guarded(_write_all, self._buffer, data)
+        return size
+
+    def flush(self) -> None:
+        if not self._failed:
+            self._guarded(self._buffer.flush)
+
+    def _guarded(self, call, *args) -> None:
+        try:
+            call(*args)
+        except OSError as exc:
+            self._failed = True
+            raise InputError(STDOUT, f"cannot write: {exc.strerror or exc}") from None
+
+
+def guard_stdout() -> None:
+    """Route standard output through :class:`_StdoutBuffer` (the console script calls it first)."""
+    out = sys.stdout
+    if out is None or isinstance(getattr(out, "buffer", None), _StdoutBuffer) or not hasattr(out, "buffer"):
+        return
+    out.flush()
+    # as buffered as it was: line by line on a terminal, written through under python -u
+    sys.stdout = io.TextIOWrapper(_StdoutBuffer(out.buffer), encoding=out.encoding, errors=out.errors,
+                                  line_buffering=bool(out.line_buffering),
+                                  write_through=bool(getattr(out, "write_through", False)))
 
 
 def write_text_output(path: str | os.PathLike, text: str) -> None:
@@ -157,7 +281,7 @@ def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:
         # mkstemp creates the file 0600; a new output gets the usual permissions, as open() would
         os.fchmod(fd, _default_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write_all(handle, data)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

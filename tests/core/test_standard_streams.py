@@ -1,0 +1,110 @@
+"""Standard input and output as the console script meets them: full, closed, gone mid-write, or
+open on a file the run also reads (regressions from a QA pass of the command line).
+
+Each case runs ``python -m setveil`` in a process of its own, since what is tested is the process's
+file descriptors 0 and 1."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+K = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
+SETVEIL = [sys.executable, "-m", "setveil"]
+
+
+def run(*args, **kwargs) -> subprocess.CompletedProcess:
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([*SETVEIL, *map(str, args)], stderr=subprocess.PIPE, text=True, timeout=120, **kwargs)
+
+
+def one_line_error(result: subprocess.CompletedProcess, *words: str) -> None:
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("setveil: error: "), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "d.dat"
+    path.write_text("a b\na c\na b\n")
+    return path
+
+
+def test_a_reader_that_goes_away_mid_write_is_an_error_not_a_truncated_release(tmp_path):
+    # QA: the write came back short at 64 KiB when the reader went, and the release ended there
+    # with status 0
+    big = tmp_path / "big.dat"
+    big.write_text("a b\n" * 60_000)
+    child = subprocess.Popen([*SETVEIL, "anonymize", str(big), "-o", "-", *K], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert len(child.stdout.read(1000)) == 1000
+    child.stdout.close()
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 2 and err == "setveil: error: -: cannot write: Broken pipe\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail")
+@pytest.mark.parametrize("args", [["plugins"], ["plugins", "--json"], ["--help"], ["verify", "{data}", "{data}", *K],
+                                  ["bench", "run", "{data}", *K, "--runs", "1"]])
+def test_a_full_standard_output_is_one_line_and_status_2(data, args):
+    # QA: click's echo raised OSError(ENOSPC) through every command that prints: a traceback
+    with open("/dev/full", "w") as full:
+        result = run(*(arg.format(data=data) for arg in args), stdout=full)
+    one_line_error(result, "-: cannot write: No space left on device")
+
+
+def test_verify_into_a_closed_pipe_is_not_a_failed_check(data):
+    # QA: click ends a broken pipe with status 1 and no word, which for verify says "fails"
+    child = subprocess.Popen([*SETVEIL, "verify", str(data), str(data), *K], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    child.stdout.close()
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 2 and err == "setveil: error: -: cannot write: Broken pipe\n"
+
+
+def test_closed_standard_streams_are_named(data, tmp_path):
+    # QA: `-o - >&-` and `- <&-` ended in AttributeError tracebacks (sys.stdout, sys.stdin are None)
+    result = run("anonymize", data, "-o", "-", *K, stdout=None, preexec_fn=lambda: os.close(1))
+    one_line_error(result, "-: cannot write: standard output is closed")
+    result = run("anonymize", "-", "-o", tmp_path / "out.dat", *K, preexec_fn=lambda: os.close(0))
+    one_line_error(result, "-: cannot read: standard input is closed")
+    assert not (tmp_path / "out.dat").exists()
+
+
+def test_standard_output_is_the_file_it_is_open_on(data, tmp_path):
+    # QA: `-o - --report /dev/stdout > f` left the report alone in f, the release lost
+    with open(tmp_path / "f", "w") as out:
+        result = run("anonymize", data, "-o", "-", "--report", "/dev/stdout", *K, stdout=out)
+    one_line_error(result, "parameter 'report': --output writes the same file")
+    with open(tmp_path / "f", "w") as out:
+        result = run("items", "split", data, "--public-share", "0.5", "--sensitive-out", "-",
+                     "--public-out", "/dev/stdout", stdout=out)
+    one_line_error(result, "parameter 'public-out': --sensitive-out writes the same file")
+    assert (tmp_path / "f").read_text() == ""
+
+
+def test_an_input_on_a_standard_stream_is_not_overwritten(data, tmp_path):
+    # QA: `- -o d.dat < d.dat` replaced the input with its release; `-o - >> d.dat` appended to it
+    before = data.read_text()
+    with open(data) as given:
+        result = run("anonymize", "-", "-o", data, *K, stdin=given)
+    one_line_error(result, "parameter 'output': ", "is also read by this run")
+    with open(data, "a") as appended:
+        result = run("anonymize", data, "-o", "-", *K, stdout=appended)
+    one_line_error(result, "parameter 'output': standard output is also read by this run")
+    assert data.read_text() == before
+    with open(data) as given:  # stdin and stdout on one terminal or pipe are no file to destroy
+        result = run("anonymize", "-", "-o", "-", *K, stdin=given)
+    assert result.returncode == 0 and result.stdout.count("\n") == 3
+
+
+def test_json_to_standard_output_is_json_alone(data):
+    # QA: `bench run --json -` printed its table first, so the output parsed as nothing
+    result = run("bench", "run", data, *K, "--runs", "1", "--json", "-")
+    assert result.returncode == 0, result.stderr
+    assert set(json.loads(result.stdout)) == {"machine", "rows", "summary"}
+    assert "| run " in result.stderr
