@@ -22,7 +22,7 @@ import click
 import numpy as np
 
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
-from .clitypes import SEED, check_json, int_list, json_option
+from .clitypes import SEED, IntRange, check_json, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, WindowRejected
 from .formats import FORMATS, read_window
@@ -78,7 +78,7 @@ def _cell(value) -> str:
 @click.command("run")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @model_options()
-@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs.")
+@click.option("--runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
 @json_option()

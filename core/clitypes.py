@@ -6,14 +6,32 @@ import math
 
 import click
 
-from .output import check_output
+from .output import STDOUT, check_output, reserve_stdout
+
+
+def _plain(value, kind: str, param, ctx, fail) -> None:
+    """Refuse a number written otherwise than in ASCII digits: int() and float() take 1_0 and
+    other scripts' digits (QA: --window ٣ ran with windows of 3), which no parameter given with
+    -P takes (core.params)."""
+    if isinstance(value, str) and ("_" in value or not value.isascii()):
+        fail(f"{value!r} is not {kind} written in ASCII digits", param, ctx)
+
+
+class IntRange(click.IntRange):
+    """``click.IntRange`` that takes ASCII digits alone."""
+
+    def convert(self, value, param, ctx):
+        _plain(value, "an integer", param, ctx, self.fail)
+        return super().convert(value, param, ctx)
 
 
 class FloatRange(click.FloatRange):
-    """``click.FloatRange`` that refuses nan: nan compares false with every bound, so click's own
-    type lets it through to code that then fails far from the option that was wrong."""
+    """``click.FloatRange`` that takes ASCII digits alone and refuses nan: nan compares false
+    with every bound, so click's own type lets it through to code that then fails far from the
+    option that was wrong."""
 
     def convert(self, value, param, ctx):
+        _plain(value, "a number", param, ctx, self.fail)
         number = super().convert(value, param, ctx)
         if math.isnan(number):
             self.fail(f"{value!r} is not a number", param, ctx)
@@ -23,7 +41,7 @@ class FloatRange(click.FloatRange):
 #: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would
 #: repeat another's draws (QA: --seed 2**64 ran as --seed 0); within 63 bits, as the
 #: ``model.seed`` setting and every integer parameter is
-SEED = click.IntRange(0, 2**63 - 1)
+SEED = IntRange(0, 2**63 - 1)
 
 
 def int_list(smallest: int):
@@ -32,6 +50,8 @@ def int_list(smallest: int):
 
     def parse(_ctx, _param, text: str) -> list[int]:
         try:
+            if "_" in text or not text.isascii():
+                raise ValueError
             values = [int(part) for part in text.split(",") if part.strip()]
         except ValueError:
             raise click.BadParameter(f"expected comma-separated integers, got {text!r}") from None
@@ -60,4 +80,6 @@ def check_json(path, inputs) -> None:
 def _writable(ctx, param, value):
     if value is not None:
         check_output(value, "--" + param.opts[0].lstrip("-"))
+        if value == STDOUT:
+            ctx.call_on_close(reserve_stdout())
     return value

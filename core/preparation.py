@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from .clitypes import FloatRange
+from .clitypes import FloatRange, IntRange
 from .errors import InputError, ParameterError
 from .formats import FORMATS, read_window
 from .hierarchy import Hierarchy
@@ -30,7 +30,7 @@ def items():
 @click.option("--public-share", type=FloatRange(0, 1), help="δ: share of items made public (coherence).")
 @click.option("--sensitive-share", type=FloatRange(0, 1), help="Share of item types made sensitive (random).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
 @click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the sensitive items here ('-' for stdout).")
 @click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")
@@ -77,7 +77,7 @@ def hierarchy():
 
 @hierarchy.command("build")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("--fanout", required=True, type=click.IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
+@click.option("--fanout", required=True, type=IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write child,parent lines here ('-' for stdout).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS))
@@ -90,5 +90,8 @@ def hierarchy_build(input_path, fanout, output, fmt):
     check_output(output, "--output", (input_path,))
     window = read_window(input_path, fmt)
     built = Hierarchy.balanced((window.vocab.labels[i] for i in np.flatnonzero(window.supports)), fanout, input_path)
+    if len(built) == 1:  # the input's fault, not the output's (QA: the error named -o)
+        raise InputError(input_path, "holds one distinct item: a hierarchy over it is a single node, with no edge "
+                                     "to write")
     built.write(output)
     click.echo(f"{built.n_leaves} items, {len(built)} nodes, height {built.height}", err=True)

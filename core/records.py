@@ -103,10 +103,18 @@ def item_label(item: Any, position: int) -> str:
     return label
 
 
+#: the integers msgpack holds: a tid or subject is carried on in msgpack (files, batches)
+MSGPACK_INTEGERS = range(-(2**63), 2**64)
+
+
 def _scalar_field(obj: Mapping, name: str) -> str | int | None:
     value = obj.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
         raise RecordError(f"'{name}' is {_kind(value)}, expected a string or an integer")
+    if isinstance(value, int) and value not in MSGPACK_INTEGERS:
+        # QA: JSONL took tid 2**64, and writing the release as msgpack ended in a traceback
+        raise RecordError(f"'{name}' is an integer outside -2**63 to 2**64 - 1, which msgpack cannot hold; "
+                          "give it as a string")
     return value
 
 

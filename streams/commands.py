@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, FloatRange
+from setveil.core.clitypes import SEED, FloatRange, IntRange
 from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
@@ -45,7 +45,7 @@ bootstrap_option = click.option(
 def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | None = None,
                      unused_files: tuple[str, ...] = ()) -> Settings:
     options = dict(extra or {})
-    if bootstrap:
+    if bootstrap is not None:  # an empty one is refused by the setting, not taken for none (QA)
         options["kafka.bootstrap"] = bootstrap
     return load_settings(config, list(overrides), options=options, unused_files=unused_files)
 
@@ -158,7 +158,7 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
 
 
 @click.command("dev-broker")
-@click.option("--port", type=click.IntRange(1, 65535), default=9092, show_default=True, help="Port to listen on.")
+@click.option("--port", type=IntRange(1, 65535), default=9092, show_default=True, help="Port to listen on.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on and advertise.")
 def dev_broker(port, host):
     """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
@@ -191,9 +191,9 @@ def dev_broker(port, host):
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("--rate", type=FloatRange(min=0, min_open=True), help="Transactions per second (default: unlimited).")
-@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--batch", type=IntRange(min=1), default=1, show_default=True,
               help="Records per message; more than 1 sends msgpack arrays.")
-@click.option("--count", type=click.IntRange(min=1), help="Replay only the first N transactions.")
+@click.option("--count", type=IntRange(min=1), help="Replay only the first N transactions.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @config_option
 @set_option
@@ -217,7 +217,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
 @click.command()
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the release here, ordered by tid (format from the suffix).")
-@click.option("--count", type=click.IntRange(min=1), help="Stop after N transactions.")
+@click.option("--count", type=IntRange(min=1), help="Stop after N transactions.")
 @click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
 @click.option("--dead-letters", is_flag=True,
               help="Read the dead-letter topic instead: one line per rejected window or unreadable message, "
@@ -274,9 +274,9 @@ def tail_dead_letters(settings: Settings, idle: float | None) -> None:
 @click.command()
 @click.option("--rate", type=FloatRange(min=1), default=4000, show_default=True,
               help="Transactions per second replayed.")
-@click.option("--batch", type=click.IntRange(min=1), default=20, show_default=True, help="Records per message.")
-@click.option("--count", type=click.IntRange(min=1), help="Replay only the first N of the sample's 20,000 transactions.")
-@click.option("--window", type=click.IntRange(min=5), default=1000, show_default=True,
+@click.option("--batch", type=IntRange(min=1), default=20, show_default=True, help="Records per message.")
+@click.option("--count", type=IntRange(min=1), help="Replay only the first N of the sample's 20,000 transactions.")
+@click.option("--window", type=IntRange(min=5), default=1000, show_default=True,
               help="Largest window (window.max_transactions).")
 @config_option
 @set_option
@@ -300,21 +300,21 @@ def demo(rate, batch, count, window, config, overrides):
 
 @click.command("stream")
 @click.argument("dataset", type=click.Path(exists=True, dir_okay=False))
-@click.option("--window", "windows", multiple=True, type=click.IntRange(min=1), default=(1000, 5000, 20000),
+@click.option("--window", "windows", multiple=True, type=IntRange(min=1), default=(1000, 5000, 20000),
               show_default=True, help="Window size (window.max_transactions); repeatable.")
-@click.option("--workers", multiple=True, type=click.IntRange(1, 16), default=(1,), show_default=True,
+@click.option("--workers", multiple=True, type=IntRange(1, 16), default=(1,), show_default=True,
               help="Worker processes in the group; repeatable.")
-@click.option("--partitions", type=click.IntRange(min=1), default=2, show_default=True, help="Input partitions.")
-@click.option("--batch", type=click.IntRange(min=1), default=100, show_default=True, help="Records per message.")
-@click.option("--count", type=click.IntRange(min=1), help="Use only the first N transactions.")
+@click.option("--partitions", type=IntRange(min=1), default=2, show_default=True, help="Input partitions.")
+@click.option("--batch", type=IntRange(min=1), default=100, show_default=True, help="Records per message.")
+@click.option("--count", type=IntRange(min=1), help="Use only the first N transactions.")
 @click.option("--public-share", type=FloatRange(0, 1), default=0.2, show_default=True,
               help="δ: share of items public (Xu et al. §4.1).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), default=0.4, show_default=True,
               help="Coherence h (when no -P is given), and the item split's frequency rule.")
-@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
-@click.option("--p", "p", type=click.IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
+@click.option("--k", "k", type=IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
+@click.option("--p", "p", type=IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the item split.")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
               help="Runs of each window size and worker count, one row each.")
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")

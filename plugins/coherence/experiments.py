@@ -18,7 +18,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, check_json, int_list, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_json, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import InputError, WindowRejected
 from setveil.core.formats import read_window
@@ -34,8 +34,8 @@ from setveil.core.verify import release_violations
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True)
-@click.option("--k", "k", type=int, required=True)
-@click.option("--p", "p", type=int, required=True)
+@click.option("--k", "k", type=IntRange(), required=True)
+@click.option("--p", "p", type=IntRange(), required=True)
 @click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0),
               help="Seeds of the item splits (distinct integers >= 0).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, check_json, int_list, json_option
+from setveil.core.clitypes import SEED, IntRange, check_json, int_list, json_option
 from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
@@ -37,7 +37,7 @@ from setveil.core.verify import release_violations
               help="Fan-outs of the balanced hierarchy.")
 @click.option("-m", "ms", default="2,3,4", show_default=True, callback=int_list(1), help="Values of m for AA.")
 @click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True)
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
               help="Timed runs per setting (median reported).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @json_option()

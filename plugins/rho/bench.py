@@ -38,7 +38,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import SEED, FloatRange, check_json, json_option
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_json, json_option
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.orphans import follow_parent, start_follower
 from setveil.core.engine import window_rng
@@ -212,7 +212,7 @@ class Bench:
 def _size(value: str) -> int | None:
     if value == "all":
         return None
-    if not value.isdigit() or int(value) < 2:
+    if not (value.isascii() and value.isdigit()) or int(value) < 2:  # "²".isdigit(), and int() refuses it
         raise click.BadParameter(f"expected an integer >= 2 or all, got {value!r}")
     return int(value)
 
@@ -254,12 +254,12 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
               help="Experiments to run (default: all).")
 @click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
 @click.option("--policy", "policies", default="mine,dist,global", show_default=True)
-@click.option("--qid-size", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--qid-size", type=IntRange(min=1), default=4, show_default=True)
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
-@click.option("--speed-runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
+@click.option("--runs", type=IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
+@click.option("--speed-runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
 @click.option("--workers", default="auto", show_default=True, help="Worker processes for the parts (or auto).")
 @click.option("--t-max", "t_max", default="500", show_default=True, help="Divide-and-conquer threshold (or off).")
 @click.option("--t-max-values", default="50,100,250,500,1000,off", show_default=True,

@@ -13,7 +13,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
-from setveil.core.clitypes import FloatRange, check_json, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
@@ -36,15 +36,15 @@ def sampling_options(min_support: float, max_support: float):
 
     def decorate(func):
         options = [
-            click.option("--min-length", type=click.IntRange(min=2), default=2, show_default=True,
+            click.option("--min-length", type=IntRange(min=2), default=2, show_default=True,
                          help="Fewest items in a pattern."),
-            click.option("--max-length", type=click.IntRange(min=2), default=5, show_default=True,
+            click.option("--max-length", type=IntRange(min=2), default=5, show_default=True,
                          help="Most items in a pattern."),
             click.option("--min-support", type=FloatRange(0, 1, min_open=True), default=min_support, show_default=True,
                          help="Least support of a pattern (share of transactions)."),
             click.option("--max-support", type=FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
                          help="Greatest support of a pattern (share of transactions)."),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the random picks."),
+            click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Seed of the random picks."),
             click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix)."),
         ]
         for option in reversed(options):
@@ -63,7 +63,7 @@ def _check_ranges(min_length, max_length, min_support, max_support) -> None:
 
 @patterns_group.command("sample")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns.")
+@click.option("-n", "count", type=IntRange(min=1), default=10, show_default=True, help="How many patterns.")
 @sampling_options(0.2, 0.4)
 @click.option("--supersets-at", "sigma", type=FloatRange(0, 1, min_open=True),
               help="Also write every pattern of at least this support (share of transactions) that contains "
@@ -117,13 +117,13 @@ def _policies(text: str) -> tuple[str, ...]:
 @bench_sanitize.command("effectiveness")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), help="Restrictive patterns; sampled when omitted.")
-@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many patterns to sample.")
+@click.option("-n", "count", type=IntRange(min=1), default=10, show_default=True, help="How many patterns to sample.")
 @sampling_options(0.2, 0.4)
-@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--seeds", type=IntRange(min=1), default=1, show_default=True,
               help="Sample this many pattern sets (seeds SEED, SEED+1, ...) and average over them.")
 @click.option("--sigma", type=FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
-@click.option("--psi-step", type=FloatRange(0, 1, min_open=True), default=0.1, show_default=True,
-              help="ψ runs from 0 to 1 in these steps.")
+@click.option("--psi-step", type=FloatRange(0.001, 1), default=0.1, show_default=True,
+              help="ψ runs from 0 to 1 in these steps (at most 1,001 values of ψ).")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
 @click.option("--drop-common", "common_share", type=FloatRange(0, 1, min_open=True),
               help="First remove the items held by at least this share of the transactions (near-constant "
@@ -200,11 +200,11 @@ def _mean(rows: list[dict], key: str) -> float | None:
 
 @bench_sanitize.command("speed")
 @click.argument("input_paths", metavar="INPUT...", nargs=-1, required=True, type=click.Path())
-@click.option("-n", "counts", multiple=True, type=click.IntRange(min=1), default=(10, 1000), show_default=True,
+@click.option("-n", "counts", multiple=True, type=IntRange(min=1), default=(10, 1000), show_default=True,
               help="Numbers of restrictive patterns (repeatable).")
 @sampling_options(0.001, 0.4)
 @click.option("--psi", type=FloatRange(0, 1), default=0.0, show_default=True)
-@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs; the median is shown.")
+@click.option("--runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs; the median is shown.")
 @click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
 @json_option("json_out")
 def bench_speed(input_paths, counts, min_length, max_length, min_support, max_support, seed, fmt, psi, runs,

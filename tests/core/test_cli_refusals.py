@@ -123,3 +123,41 @@ def test_serve_names_the_settings_of_a_model_set_up_by_settings(files, monkeypat
     monkeypatch.setenv("SETVEIL_MODEL_HIERARCHY", str(files / "h.csv"))
     result = run("serve")
     assert result.exit_code == 2 and "model 'coherence' does not generalize" in result.output
+
+
+@pytest.mark.parametrize("option, value", [("--window", "٣"), ("--window", "1_0"), ("--seed", "３")])
+def test_numbers_of_options_are_ascii_digits_as_those_of_parameters(files, option, value):
+    # QA: -P k=١ was refused, yet --window ٣ ran with windows of 3 (click's int() reads any script)
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--sensitive", files / "private.txt",
+                 option, value)
+    assert result.exit_code == 2 and not (files / "o.dat").exists()
+    assert f"Invalid value for '{option}': '{value}' is not an integer written in ASCII digits" in result.output
+
+
+def test_lists_of_numbers_are_ascii_digits_too(files):
+    result = run("items", "split", files / "fig1.dat", "--public-share", "٠.٥", "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 2 and "'٠.٥' is not a number written in ASCII digits" in result.output
+    result = run("bench", "audit", files / "fig1.dat", "--sigma", "0.3", "--noise", "0,٠.1")
+    assert result.exit_code == 2 and "parameter 'noise': '0,٠.1' is not a comma-separated list" in result.output
+    result = run("bench", "windows", files / "fig1.dat", *MODEL, "--sensitive", files / "private.txt", "--sizes", "2,٣")
+    assert result.exit_code == 2 and "expected comma-separated integers" in result.output
+
+
+def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
+    # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
+    result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")
+    assert result.exit_code == 2 and "'--psi-step': 1e-300 is not in the range 0.001<=x<=1" in result.output
+
+
+def test_a_hierarchy_of_one_item_blames_the_input(files):
+    # QA: "H.csv: a one-node hierarchy has no edge to write" named the output
+    (files / "one.dat").write_text("a\na\n")
+    result = run("hierarchy", "build", files / "one.dat", "--fanout", "2", "-o", files / "H.csv")
+    assert result.exit_code == 2 and not (files / "H.csv").exists()
+    assert f"{files / 'one.dat'}: holds one distinct item" in result.output
+
+
+def test_an_empty_bootstrap_is_refused_not_taken_for_the_default(files):
+    # QA: --bootstrap '' fell back to localhost:9092 and said no broker answered there
+    result = run("replay", files / "fig1.dat", "--bootstrap", "")
+    assert result.exit_code == 2 and "parameter 'kafka.bootstrap': '' is not host:port" in result.output

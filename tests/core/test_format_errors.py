@@ -250,3 +250,20 @@ def _write(path, text):
     path.write_text(text)
     return path
 
+
+
+def test_a_tid_msgpack_cannot_hold_is_refused_when_read(tmp_path):
+    # QA: JSONL took tid 2**64, and writing the release as msgpack ended in a traceback
+    data = tmp_path / "t.jsonl"
+    data.write_text('{"tid": 1, "items": ["a"]}\n{"tid": 18446744073709551616, "items": ["a"]}\n')
+    with pytest.raises(InputError) as refused:
+        read_window(data)
+    assert str(refused.value) == (f"{data}:2: 'tid' is an integer outside -2**63 to 2**64 - 1, which msgpack cannot "
+                                  "hold; give it as a string")
+    data.write_text('{"subject": -9223372036854775809, "items": ["a"]}\n')
+    with pytest.raises(InputError, match="'subject' is an integer outside"):
+        read_window(data)
+    data.write_text('{"tid": 18446744073709551615, "items": ["a"]}\n{"tid": -9223372036854775808, "items": ["b"]}\n')
+    out = tmp_path / "t.msgpack"
+    write_window(read_window(data), out)
+    assert read_window(out).tids == [2**64 - 1, -(2**63)]
