@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.engine import overriders_note
-from setveil.core.errors import Infeasible, ParameterError
+from setveil.core.errors import Infeasible, ParameterError, PluginError, UnknownPluginError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Release
 from setveil.core.params import Parameter
@@ -154,6 +154,23 @@ class ConformanceSuite:
     @classmethod
     def _prepared(cls, tmp_path_factory: pytest.TempPathFactory) -> None:
         cls.prepare(tmp_path_factory.mktemp(cls.model))
+
+    @pytest.fixture(autouse=True)
+    def _params_taken(self) -> None:
+        # Every test configures the model with ``params``: refused, each would fail on its own,
+        # and those under hypothesis only after shrinking (QA as a plugin author: 47 s to say it).
+        # A plugin setveil cannot load fails them all too, in one line each, not in a traceback.
+        try:
+            get_registry().model_class(self.model)
+            policies = self.policy_names()
+        except (PluginError, UnknownPluginError) as broken:
+            pytest.fail(f"{type(self).__name__}: {broken}", pytrace=False)
+        for policy in policies:
+            try:
+                self.configured(policy)
+            except ParameterError as refused:
+                pytest.fail(f"policy {policy!r} refuses the suite's parameters {self.params_for(policy)} ({refused}): "
+                            "set params (and policy_params) to values the model and each policy take", pytrace=False)
 
     def context(self) -> Context:
         """The context every run gets; by default an item schema in which the labels starting with

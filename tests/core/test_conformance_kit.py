@@ -21,6 +21,8 @@ import numpy as np
 from setveil import Infeasible, Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
 
 FAULT = os.environ.get("FLOOR_FAULT", "")
+if FAULT == "unloadable":
+    raise RuntimeError("boom")
 
 
 class FloorPolicy(Policy):
@@ -261,6 +263,25 @@ def test_a_suite_without_example_windows_is_told_to_add_them(installed, tmp_path
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1
     assert "set TestFloor.unsafe_windows to at least one window" in result.stdout
+
+
+def test_parameters_the_model_refuses_fail_every_test_at_once(installed, tmp_path):
+    # QA as a plugin author: a required parameter left out of params took 47 s of hypothesis
+    # shrinking to report, test by test
+    result = run_kit(installed, tmp_path, "", SUITE.replace('params = {"k": "2"}', "params = {}"))
+    assert result.returncode == 1 and "14 errors" in result.stdout
+    assert ("policy 'also-top' refuses the suite's parameters {'q': '1'} (parameter 'k': model 'floor' needs it "
+            "(least support; allowed: an integer in [1, inf))): set params (and policy_params) to values the model and "
+            "each policy take") in result.stdout
+
+
+def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
+    # QA as a plugin author: each test failed on the PluginError, with hypothesis's and pluggy's frames
+    result = run_kit(installed, tmp_path, "unloadable")
+    assert result.returncode == 1 and "14 errors" in result.stdout
+    assert ("TestFloor: plugin 'floor' (floormodel) of floormodel: cannot be imported: RuntimeError: boom"
+            in result.stdout)
+    assert "Traceback" not in result.stdout and "hypothesis" not in result.stdout
 
 
 def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
