@@ -25,8 +25,8 @@ import os
 import stat
 import sys
 import tempfile
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import InputError, ParameterError

@@ -61,7 +61,7 @@ def releases(model: str, jobs: Sequence[tuple[str, dict[str, Any]]], context: Co
     return found
 
 
-def release_rows(model: Any, policy: Any, window: Window, seed: int) -> Rows:
+def _release_rows(model: Any, policy: Any, window: Window, seed: int) -> Rows:
     """The release of ``window`` as the kit and the pipeline ask for it, or None if refused."""
     try:
         release = get_plugin_manager().hook.setveil_anonymize_window(
@@ -81,7 +81,7 @@ def _main() -> None:
     found = []
     for policy, params in job["jobs"]:
         configured = get_registry().configure(job["model"], policy, params, job["context"])
-        found.append([release_rows(configured.model, configured.policy, window, job["seed"]) for window in job["windows"]])
+        found.append([_release_rows(configured.model, configured.policy, window, job["seed"]) for window in job["windows"]])
     sys.stdout.buffer.write(pickle.dumps(found))
 
 
