@@ -134,6 +134,9 @@ class PartitionState:
     replan: bool = False
     #: the last window counted in setveil_windows_held_for_lease
     held_window: str | None = None
+    #: deliveries settled (dead-lettered, or of messages done) that wait for the messages before
+    #: them to be acknowledged first (see ``StreamService._settle``)
+    deferred: list = field(default_factory=list)
 
 
 @dataclass
@@ -405,16 +408,28 @@ class StreamService:
         self._keep_gap_off_records(state, (event.message.offset for event in settled))
         for event, rejection in rejected:
             windower.skip(event.message.offset)
-            event.ack()
-            for duplicate in again.pop(event.message.offset, []):
-                duplicate.ack()
             self.metrics.dead_lettered(rejection.kind)
             log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
-        for duplicates in again.values():  # deliveries of offsets that came in no other way
-            for duplicate in duplicates:
-                duplicate.ack()
-        for event in done:
-            event.ack()
+        # again: deliveries of offsets that came in no other way, or of the rejected ones
+        first = state.emitting if state.emitting is not None else windower.first_held
+        self._settle(state, settled, first)
+
+    def _settle(self, state: PartitionState, events: Iterable[faust.EventT], first: int | None) -> None:
+        """Acknowledge ``events`` (deliveries the actor is done with) that come before ``first``,
+        the first offset the actor still holds unacknowledged (None: none); keep the others in
+        ``state.deferred`` until the window holding the messages before them is acknowledged.
+
+        Faust commits the run of consecutive acknowledged offsets that starts at the lowest one
+        and, before the partition's first commit past offset 0, does not look whether offsets
+        below that run are still pending (``Consumer._new_offset`` tests the committed offset
+        for truth). A dead letter acknowledged while the open window before it was held moved
+        the group's offset past that window's records, and a worker stopped or killed then lost
+        them (QA as an operator: offsets 0-2 held, 3 dead-lettered, 4 committed)."""
+        for event in events:
+            if first is None or event.message.offset < first:
+                event.ack()
+            else:
+                state.deferred.append(event)
 
     async def _deliveries(
         self, state: PartitionState, events: Sequence[faust.EventT]
@@ -589,6 +604,9 @@ class StreamService:
             message.handle.ack()
             for duplicate in message.again:
                 duplicate.ack()
+        if state.deferred:
+            waiting, state.deferred = state.deferred, []
+            self._settle(state, waiting, later[0].first_offset if later else state.windower.first_held)
         ref = outcome.ref
         if outcome.emitted:
             loss = outcome.report["info_loss"]

@@ -461,6 +461,27 @@ async def _committed(settings) -> int:
         await reader.stop()
 
 
+def test_a_dead_letter_is_not_committed_before_the_window_held_before_it(make_settings, start_worker):
+    # Regression (QA as an operator): Faust commits the run of consecutive acknowledged offsets
+    # that starts at the lowest, and before a partition's first commit does not look below it.
+    # The dead letter at offset 3 was acknowledged while 0-2 waited for their window, the group
+    # committed 4, and a worker killed then lost 0-2 (in neither topic).
+    settings = make_settings(topics__partitions=1, window__min_transactions=5)
+    produce(settings, records(NEUTRAL[:3]) + [b"\xc1"])  # 0-2 held below k=5, 3 not msgpack
+    first = start_worker(settings)
+    malformed = 'setveil_records_dead_lettered_total{kind="malformed"}'
+    wait_until(lambda: first.metrics().get(malformed, 0) == 1, 60, "the dead letter")
+    time.sleep(3)  # Faust commits every 0.5 s (consumer.commit_interval)
+    assert asyncio.run(_committed(settings)) == 0
+    first.kill()
+    produce(settings, records(NEUTRAL[3:10], first_tid=3))  # offsets 4-10
+    second = start_worker(settings)
+    wait_until(lambda: second.metrics().get("setveil_transactions_emitted_total", 0) >= 10, 60, "all ten transactions")
+    assert sorted(released_tids(batches(settings))) == list(range(10))
+    assert second.metrics()[malformed] == 1  # dead-lettered again: its acknowledgement had waited too
+    wait_until(lambda: asyncio.run(_committed(settings)) == 11, 30, "the commit past the dead letter, once 0-2 are emitted")
+
+
 @pytest.mark.parametrize("fault, rereads", [("FAULT_GAP_AFTER_SEEK", 1), ("FAULT_GAP_OVER_DELIVERED", 0)])
 def test_a_gap_faust_records_over_records_is_not_committed_before_they_are_emitted(make_settings, start_worker,
                                                                                  monkeypatch, fault, rereads):
