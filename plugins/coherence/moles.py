@@ -23,14 +23,25 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from setveil.core.bitset import pack_tidlists, popcount
 from setveil.core.arrays import concat_ranges
+from setveil.core.bitset import pack_tidlists, popcount
+from setveil.core.mining import MiningTooLarge
 from setveil.core.share import Share
 from setveil.core.window import Window
 
 from .rowset import RowSet
 
 CHUNK_BYTES = 64 << 20
+
+#: most candidate itemsets one level of the search may hold (about 40 bytes each with their
+#: parents' indices, and a tidset each). Real data needs far fewer: the whole of retail makes
+#: 763,912 pairs at p=3, T10I4D100K 399,791 triples. Five transactions that share 2,000 public
+#: items make 1.3 billion triples, which took all of the machine's 24 GiB in a QA pass.
+CANDIDATE_BUDGET = 10_000_000
+#: the same for the pairs, whose count is bounded before the product that lists them by the pairs
+#: of each transaction's items, which counts a pair once per transaction that holds it (the whole
+#: of retail: 7,164,335 against 763,912 distinct), hence a larger budget for that bound
+PAIR_BOUND_BUDGET = 4 * CANDIDATE_BUDGET
 
 
 @dataclass
@@ -82,7 +93,8 @@ def find_minimal_moles(
 
     # Only transactions with two or more extendible items can hold an itemset of size >= 2.
     x_f = x_pub[:, np.flatnonzero(~is_mole)].tocsr()
-    per_row = np.diff(x_f.indptr)
+    per_row = np.diff(x_f.indptr).astype(np.int64)
+    _within_budget(min(m * (m - 1) // 2, int((per_row * (per_row - 1) // 2).sum())), 2, k, PAIR_BOUND_BUDGET)
     rows = np.flatnonzero(per_row >= 2)
     x_f = x_f[rows]
     bits_f = _bitsets(x_f)
@@ -110,7 +122,7 @@ def find_minimal_moles(
 
     size = 2
     while size < p and len(level.rows) >= 2:
-        idx1, idx2 = _prefix_pairs(level.rows)
+        idx1, idx2 = _prefix_pairs(level.rows, k)
         cand = np.concatenate([level.rows[idx1], level.rows[idx2, -1:]], axis=1)
         if len(cand):
             members = RowSet(level.rows)
@@ -233,8 +245,16 @@ def _bitsets(matrix: sparse.csr_array) -> np.ndarray:
     return pack_tidlists(csc.indptr.astype(np.int64), csc.indices.astype(np.int64), matrix.shape[0])
 
 
-def _prefix_pairs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs (j, l), j < l, of rows that share all but their last item (rows sorted)."""
+def _within_budget(candidates: int, size: int, k: int, budget: int = CANDIDATE_BUDGET) -> None:
+    if candidates > budget:
+        raise MiningTooLarge(candidates, budget, k, f"candidate itemsets of size {size} in the search for minimal "
+                             "moles (lower p, or cut smaller windows)")
+
+
+def _prefix_pairs(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (j, l), j < l, of rows that share all but their last item (rows sorted);
+    :class:`MiningTooLarge` before listing more than :data:`CANDIDATE_BUDGET` (``k``: the support
+    the candidates need, for its message)."""
     f = len(rows)
     if rows.shape[1] == 1:
         new_group = np.ones(f, dtype=bool)
@@ -247,6 +267,7 @@ def _prefix_pairs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     group_end = np.repeat(ends, ends - starts)
     position = np.arange(f)
     counts = group_end - position - 1
+    _within_budget(int(counts.sum()), rows.shape[1] + 1, k)
     idx1 = np.repeat(position, counts)
     idx2 = concat_ranges(position + 1, group_end)
     return idx1, idx2
