@@ -4,24 +4,25 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import signal
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, FloatRange, IntRange
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_json, json_option
 from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
-from setveil.core.output import check_output
+from setveil.core.output import check_output, write_text_output
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -319,8 +320,9 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")
 @model_options(required=False)
+@json_option()
 def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs, time_limit,
-                 model, policy, params, sensitive, public, hierarchy, fanout):
+                 model, policy, params, sensitive, public, hierarchy, fanout, json_path):
     """Throughput, window latency and information loss of workers on DATASET.
 
     The model options are those of `setveil serve` (default: coherence with --h, --k, --p).
@@ -328,6 +330,8 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     §4.1 (--public-share, --seed).
     Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
     """
+    from setveil.core.bench import machine
+
     from .bench import BenchConfig, run_bench, security_env
     from .broker import broker
     from .preflight import check_own_broker
@@ -339,6 +343,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
     refuse_unused_files(model, sensitive, public, hierarchy, fanout)
+    check_json(json_path, (dataset, sensitive, public, hierarchy))
     classify_items = get_registry().model_class(model).needs_schema
     context = build_context(sensitive, public, hierarchy, fanout)
     refuse_empty_sensitive(context, sensitive)
@@ -365,10 +370,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     try:
         with scratch, broker() as running:
-            run_bench(running, config, click.echo)
+            measured = run_bench(running, config, click.echo)
     except interrupt.Stopped as stopped:
         click.echo(f"setveil: stopped by {stopped.signal}; the rows above are the runs measured", err=True)
         sys.exit(stopped.status)
+    if json_path:
+        rows = [{**asdict(run), "rate": run.rate, "tail": run.tail} for run in measured]
+        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows}, indent=2) + "\n")
 
 
 @hookimpl

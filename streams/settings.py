@@ -86,8 +86,12 @@ class Setting:
             raise ParameterError(self.name, f"expected text, got {_toml_kind(raw)} (from {source})")
         if self.parameter.kind == "path" and not must_exist:
             return raw
-        if self.parameter.kind == "float" and isinstance(raw, _TomlFloat):
-            raw = raw.text  # checked as written, as the same value given as text is
+        if self.parameter.kind in ("int", "float") and isinstance(raw, bool):
+            raise ParameterError(self.name, f"expected a number, got a boolean (from {source})")
+        if self.parameter.kind in ("int", "float") and isinstance(raw, _TomlFloat):
+            # checked as written, as the same value given as text is (QA: max_transactions = 1e3
+            # ran as 1000 from a file, and was refused from the environment)
+            raw = raw.text
         try:
             return self.parameter.parse(raw)
         except ParameterError as exc:

@@ -324,8 +324,12 @@ def test_bench_stream_measures_any_model(broker, sample, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
     env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
     result = setveil("bench", "stream", data, "--count", 600, "--window", 300, "-m", "rho", "-P", "rho=0.7",
-                     "-P", "workers=1", "--sensitive", sensitive, env=env, timeout=180)
+                     "-P", "workers=1", "--sensitive", sensitive, "--json", tmp_path / "rho.json", env=env, timeout=180)
     assert "rho rho=0.7 workers=1, item files given" in result.stdout
+    # QA as an operator: README promised --json of every benchmark, and this one had none
+    (run,) = json.loads((tmp_path / "rho.json").read_text())["rows"]
+    assert (run["window"], run["workers"], run["transactions"], run["rejected"]) == (300, 1, 600, 0)
+    assert 0 < run["information_loss"] < 1 and run["tail"] + run["measured"] == 600
     row = re.search(r"^ +300 +1 +1 +600 +\S+ +\S+ +\d+ +\d+ +\d+ +(0\.\d+) +0 ", result.stdout, re.MULTILINE)
     assert row and 0 < float(row.group(1)) < 1, result.stdout
     restrictive = tmp_path / "restrictive.txt"

@@ -175,6 +175,19 @@ def test_config_file_errors(tmp_path):
     flat.write_text("max_transactions = 3\n")
     with pytest.raises(InputError, match="must be a table"):
         load_settings(flat, env={})
+    # regression (QA as an operator): a whole float took an integer setting from a file alone
+    # ("1e3" from the environment was refused), and a boolean was shown as Python's True
+    for text, words in (("[window]\nmax_transactions = 1e3\n", "got '1e3', allowed: an integer in [1, inf)"),
+                        ("[consumer]\nmax_poll_records = 10.0\n", "got '10.0', allowed: an integer"),
+                        ("[window]\nmax_transactions = true\n", "expected a number, got a boolean"),
+                        ("[window]\nmax_seconds = false\n", "expected a number, got a boolean")):
+        typed.write_text(text)
+        with pytest.raises(ParameterError) as refused:
+            load_settings(typed, env={})
+        assert words in str(refused.value) and "(from " in str(refused.value), text
+    typed.write_text("[window]\nmax_transactions = 1000\nmax_seconds = 1e1\n")
+    values = load_settings(typed, env={})
+    assert (values.window.max_transactions, values.window.max_seconds) == (1000, 10.0)
 
 
 def test_the_operations_guide_and_the_readme_hold_the_settings_table():
