@@ -411,13 +411,13 @@ class StreamService:
             self.metrics.dead_lettered(rejection.kind)
             log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, event.message.offset, rejection.reason)
         # again: deliveries of offsets that came in no other way, or of the rejected ones
-        first = state.emitting if state.emitting is not None else windower.first_held
-        self._settle(state, settled, first)
+        self._settle(state, settled, state.emitting if state.emitting is not None else windower.first_unwindowed)
 
-    def _settle(self, state: PartitionState, events: Iterable[faust.EventT], first: int | None) -> None:
+    def _settle(self, state: PartitionState, events: Iterable[faust.EventT], first: int) -> None:
         """Acknowledge ``events`` (deliveries the actor is done with) that come before ``first``,
-        the first offset the actor still holds unacknowledged (None: none); keep the others in
-        ``state.deferred`` until the window holding the messages before them is acknowledged.
+        the first offset the actor holds unacknowledged (or past every offset seen); keep the
+        others in ``state.deferred`` until the window holding the messages before them is
+        acknowledged.
 
         Faust commits the run of consecutive acknowledged offsets that starts at the lowest one
         and, before the partition's first commit past offset 0, does not look whether offsets
@@ -426,7 +426,7 @@ class StreamService:
         the group's offset past that window's records, and a worker stopped or killed then lost
         them (QA as an operator: offsets 0-2 held, 3 dead-lettered, 4 committed)."""
         for event in events:
-            if first is None or event.message.offset < first:
+            if event.message.offset < first:
                 event.ack()
             else:
                 state.deferred.append(event)
@@ -606,7 +606,7 @@ class StreamService:
                 duplicate.ack()
         if state.deferred:
             waiting, state.deferred = state.deferred, []
-            self._settle(state, waiting, later[0].first_offset if later else state.windower.first_held)
+            self._settle(state, waiting, later[0].first_offset if later else state.windower.first_unwindowed)
         ref = outcome.ref
         if outcome.emitted:
             loss = outcome.report["info_loss"]

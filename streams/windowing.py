@@ -110,11 +110,6 @@ class Windower:
         """The offset of the first held message, or past every message seen when none is held."""
         return self.pending[0].offset if self.pending else self.seen + 1
 
-    @property
-    def first_held(self) -> int | None:
-        """The offset of the first held message, None when none is held."""
-        return self.pending[0].offset if self.pending else None
-
     def replan(self, cut_points: Iterable[int]) -> None:
         """Windows of the held messages must end at these offsets (ascending): after a rebalance
         that left the partition here, another worker may have owned it meanwhile and emitted
