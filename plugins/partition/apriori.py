@@ -39,12 +39,17 @@ from numpy.typing import NDArray
 
 from setveil.core.arrays import sorted_unique
 from setveil.core.hierarchy import Hierarchy
+from setveil.core.mining import MiningTooLarge
 
 from .recoding import LeafWindow, Recoding
 
 BLOCK = 1 << 21  # i-subsets materialized at once while counting
 MERGE = 1 << 23  # distinct keys held before partial counts are merged
 DENSE = 1 << 22  # most bins of a dense count: 4 bytes each, plus 8 while a batch is added in
+#: most distinct itemsets of one size AA may hold counts of. The papers' data needs far fewer
+#: (every AA run of docs/partition.md peaked below 200 MiB); five transactions sharing 2,000 items
+#: hold 1.3 billion 3-itemsets, which grew to 1.9 GB in a minute in a QA pass
+DISTINCT_BUDGET = MERGE
 SCAN = 4096  # failing itemsets checked for changed nodes at once
 BATCH = 64  # candidate generalizations whose support is computed at once
 
@@ -298,9 +303,18 @@ def _count_sorted(
                 counted += len(subsets)
                 if held > MERGE:
                     merged = _merge(keys, counts)
-                    keys, counts, held = [merged[0]], [merged[1]], len(merged[0])
+                    keys, counts, held = [merged[0]], [merged[1]], _within_budget(len(merged[0]), size)
     unique, count = _merge(keys, counts)
+    _within_budget(len(unique), size)
     return unique, count, counted
+
+
+def _within_budget(distinct: int, size: int) -> int:
+    """``distinct``, the itemsets held after a merge, unless it is past :data:`DISTINCT_BUDGET`."""
+    if distinct > DISTINCT_BUDGET:
+        raise MiningTooLarge(distinct, DISTINCT_BUDGET, 1, f"distinct {size}-itemsets (at least: counting stopped "
+                             "there) for AA to find those below k (lower m, or cut smaller windows)")
+    return distinct
 
 
 def _count_dense(

@@ -1,6 +1,7 @@
-"""The search for minimal moles, and the check, stop at a budget rather than take every byte of
-the machine (a QA pass as an operator: a window of 5 transactions sharing 2,000 public items took
-24 GiB in 25 s and the kernel killed the worker, which took the same window again on restart)."""
+"""The search for minimal moles, its check and AA (km-anonymity) stop at a budget rather than
+take every byte of the machine (a QA pass as an operator: a window of 5 transactions sharing 2,000
+public items took 24 GiB in 25 s and the kernel killed the worker, which took the same window
+again on restart)."""
 
 import pytest
 
@@ -49,3 +50,13 @@ def test_the_check_stops_at_the_mining_budget():
 def test_a_budget_error_raised_outside_setveil_is_no_reason():
     # its text could quote the data, as any plugin's message could: the reason is its type alone
     assert MiningTooLarge(3, 2, 1, what="labels such as HIV").words is None
+
+
+def test_aa_stops_at_its_budget_of_distinct_itemsets():
+    # the same window under km-anonymity: AA keeps a count of every distinct 3-itemset
+    configured = get_registry().configure("km-anonymity", None, {"k": "5", "m": "3"}, Context(fanout=4))
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, get_plugin_manager()).run(wide(2_000), window_rng(0, 0))
+    assert rejected.value.reason.startswith("model error: mining at a support of 1 transaction(s) would list up to ")
+    assert rejected.value.reason.endswith(" distinct 3-itemsets (at least: counting stopped there) for AA to find those "
+                                          "below k (lower m, or cut smaller windows), more than the budget of 8,388,608")
