@@ -9,7 +9,6 @@ trade-off an operator tunes with the window settings.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
@@ -26,7 +25,7 @@ from .clitypes import SEED, IntRange, check_json, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, WindowRejected
 from .formats import FORMATS, read_window
-from .output import write_text_output
+from .output import write_json
 from .plugins import get_plugin_manager, model_call
 from .window import Window
 
@@ -108,7 +107,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib"]
     print_table(rows + [summary], columns)
     if json_path:
-        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2, default=str) + "\n")
+        write_json(json_path, {"machine": machine(), "rows": rows, "summary": summary})
 
 
 @click.command("windows")
@@ -166,4 +165,4 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
                f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}; {machine()}")
     print_table(rows, list(rows[0]))
     if json_path:
-        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows}, indent=2) + "\n")
+        write_json(json_path, {"machine": machine(), "rows": rows})

@@ -7,13 +7,12 @@ import math
 import click
 
 from .output import STDOUT, check_output, reserve_stdout
+from .params import written_plainly
 
 
 def _plain(value, kind: str, param, ctx, fail) -> None:
-    """Refuse a number written otherwise than in ASCII digits: int() and float() take 1_0 and
-    other scripts' digits (QA: --window ٣ ran with windows of 3), which no parameter given with
-    -P takes (core.params)."""
-    if isinstance(value, str) and ("_" in value or not value.isascii()):
+    """Refuse an option's number as -P refuses a parameter's (QA: --window ٣ ran with windows of 3)."""
+    if isinstance(value, str) and not written_plainly(value):
         fail(f"{value!r} is not {kind} written in ASCII digits", param, ctx)
 
 
@@ -50,7 +49,7 @@ def int_list(smallest: int):
 
     def parse(_ctx, _param, text: str) -> list[int]:
         try:
-            if "_" in text or not text.isascii():
+            if not written_plainly(text):
                 raise ValueError
             values = [int(part) for part in text.split(",") if part.strip()]
         except ValueError:

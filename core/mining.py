@@ -47,6 +47,14 @@ class MiningTooLarge(SetveilError):
         self.words = made_by_setveil(message)  # a window that fails closed on it says so
 
 
+def within_budget(count: int, budget: int, min_support: int, what: str = "itemsets") -> int:
+    """``count``, unless it is past ``budget``: then :class:`MiningTooLarge`, whose message the
+    pipeline gives as a window's reason (it is setveil's own, made here)."""
+    if count > budget:
+        raise MiningTooLarge(count, budget, min_support, what)
+    return count
+
+
 def _rows(window: Window, items: npt.ArrayLike | None) -> list[list[int]]:
     """The transactions as pyfim reads them (lists of item ids, restricted to ``items``)."""
     ind, indptr = window.indices, window.indptr
@@ -79,9 +87,8 @@ def _mine(window: Window, min_support: int, max_size: int | None, min_size: int,
           target: str, budget: int | None) -> list:
     rows = _rows(window, items)
     if budget is not None and target == "s":
-        count = sum(itemset_spectrum(rows, min_support, max_size, min_size).values())
-        if count > budget:
-            raise MiningTooLarge(count, budget, max(1, int(min_support)))
+        within_budget(int(sum(itemset_spectrum(rows, min_support, max_size, min_size).values())), budget,
+                      max(1, int(min_support)))
     return fim.fpgrowth(
         rows,
         target=target,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import json
 import os
 import stat
 import sys
@@ -266,6 +267,11 @@ def guard_stdout() -> None:
 
 def write_text_output(path: str | os.PathLike, text: str) -> None:
     write_output(path, text.encode("utf-8"))
+
+
+def write_json(path: str | os.PathLike, body: object) -> None:
+    """``body`` as indented JSON (a benchmark's ``--json``); what JSON has no type for, as text."""
+    write_text_output(path, json.dumps(body, indent=2, default=str) + "\n")
 
 
 def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:

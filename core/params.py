@@ -28,6 +28,13 @@ Kind = Literal["float", "int", "str", "choice", "path", "bool"]
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
+def written_plainly(text: str) -> bool:
+    """Whether a number's text uses ASCII alone and no ``_``: int() and float() also take 1_000
+    and other scripts' digits (k=١ ran with k=1), and every number setveil reads, a parameter, an
+    option or a list, is written plainly."""
+    return text.isascii() and "_" not in text
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One parameter: ``kind`` says how raw text is parsed; bounds and choices say what is allowed.
@@ -115,9 +122,7 @@ class Parameter:
         if isinstance(raw, bool):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         try:
-            if isinstance(raw, str) and ("_" in raw or not raw.isascii()):
-                # int() and float() take 1_000 and other scripts' digits (k=١ ran with k=1);
-                # a parameter is written plainly, in ASCII digits
+            if isinstance(raw, str) and not written_plainly(raw):
                 raise ValueError
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():

@@ -136,7 +136,7 @@ class PartitionState:
     held_window: str | None = None
     #: deliveries settled (dead-lettered, or of messages done) that wait for the messages before
     #: them to be acknowledged first (see ``StreamService._settle``)
-    deferred: list = field(default_factory=list)
+    deferred: list[faust.EventT] = field(default_factory=list)
 
 
 @dataclass

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import signal
 import sys
@@ -22,7 +21,7 @@ from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
-from setveil.core.output import check_output, write_text_output
+from setveil.core.output import check_output, write_json
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -376,7 +375,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         sys.exit(stopped.status)
     if json_path:
         rows = [{**asdict(run), "rate": run.rate, "tail": run.tail} for run in measured]
-        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows}, indent=2) + "\n")
+        write_json(json_path, {"machine": machine(), "rows": rows})
 
 
 @hookimpl

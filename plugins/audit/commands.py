@@ -15,7 +15,8 @@ from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_text
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, distinct_outputs, write_output, write_outputs
+from setveil.core.output import check_output, distinct_outputs, write_json, write_output, write_outputs
+from setveil.core.params import written_plainly
 
 from .bench import experiment, summary
 from .deadline import GRACE_SECONDS
@@ -344,7 +345,7 @@ def _whole(value: float | None) -> str | None:
 def _noises(text: str) -> list[float]:
     """--noise of bench audit: distinct standard deviations in [0, MAX_NOISE]."""
     try:
-        if "_" in text or not text.isascii():  # float() takes 0_1 and other scripts' digits
+        if not written_plainly(text):
             raise ValueError
         values = [float(v) for v in text.split(",")]
     except ValueError:
@@ -439,4 +440,4 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     if json_path is not None:
         body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
                 "rows": rows, "summary": table}
-        write_output(json_path, (json.dumps(body, indent=2) + "\n").encode("utf-8"))
+        write_json(json_path, body)

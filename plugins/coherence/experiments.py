@@ -9,7 +9,6 @@ before the split).
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from setveil.core.errors import InputError, WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
-from setveil.core.output import write_text_output
+from setveil.core.output import write_json
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 from setveil.core.verify import release_violations
@@ -94,7 +93,7 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
     click.echo("")
     print_table(summary, list(summary[0]))
     if json_path:
-        write_text_output(json_path, json.dumps({"machine": machine(), "rows": rows, "summary": summary}, indent=2) + "\n")
+        write_json(json_path, {"machine": machine(), "rows": rows, "summary": summary})
 
 
 def _run(pipeline: Pipeline, schema: ItemSchema, data, seed: int, name: str) -> dict:

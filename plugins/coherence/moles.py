@@ -25,7 +25,7 @@ from scipy import sparse
 
 from setveil.core.arrays import concat_ranges
 from setveil.core.bitset import pack_tidlists, popcount
-from setveil.core.mining import MiningTooLarge
+from setveil.core.mining import within_budget
 from setveil.core.share import Share
 from setveil.core.window import Window
 
@@ -42,6 +42,8 @@ CANDIDATE_BUDGET = 10_000_000
 #: of each transaction's items, which counts a pair once per transaction that holds it (the whole
 #: of retail: 7,164,335 against 763,912 distinct), hence a larger budget for that bound
 PAIR_BOUND_BUDGET = 4 * CANDIDATE_BUDGET
+#: what a level past its budget would list, by the candidates' size
+CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (lower p, or cut smaller windows)"
 
 
 @dataclass
@@ -94,7 +96,8 @@ def find_minimal_moles(
     # Only transactions with two or more extendible items can hold an itemset of size >= 2.
     x_f = x_pub[:, np.flatnonzero(~is_mole)].tocsr()
     per_row = np.diff(x_f.indptr).astype(np.int64)
-    _within_budget(min(m * (m - 1) // 2, int((per_row * (per_row - 1) // 2).sum())), 2, k, PAIR_BOUND_BUDGET)
+    within_budget(min(m * (m - 1) // 2, int((per_row * (per_row - 1) // 2).sum())), PAIR_BOUND_BUDGET, k,
+                  CANDIDATES.format(2))
     rows = np.flatnonzero(per_row >= 2)
     x_f = x_f[rows]
     bits_f = _bitsets(x_f)
@@ -245,12 +248,6 @@ def _bitsets(matrix: sparse.csr_array) -> np.ndarray:
     return pack_tidlists(csc.indptr.astype(np.int64), csc.indices.astype(np.int64), matrix.shape[0])
 
 
-def _within_budget(candidates: int, size: int, k: int, budget: int = CANDIDATE_BUDGET) -> None:
-    if candidates > budget:
-        raise MiningTooLarge(candidates, budget, k, f"candidate itemsets of size {size} in the search for minimal "
-                             "moles (lower p, or cut smaller windows)")
-
-
 def _prefix_pairs(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs (j, l), j < l, of rows that share all but their last item (rows sorted);
     :class:`MiningTooLarge` before listing more than :data:`CANDIDATE_BUDGET` (``k``: the support
@@ -267,7 +264,7 @@ def _prefix_pairs(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     group_end = np.repeat(ends, ends - starts)
     position = np.arange(f)
     counts = group_end - position - 1
-    _within_budget(int(counts.sum()), rows.shape[1] + 1, k)
+    within_budget(int(counts.sum()), CANDIDATE_BUDGET, k, CANDIDATES.format(rows.shape[1] + 1))
     idx1 = np.repeat(position, counts)
     idx2 = concat_ranges(position + 1, group_end)
     return idx1, idx2

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from setveil.core.arrays import sorted_unique
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.mining import MiningTooLarge
+from setveil.core.mining import within_budget
 
 from .recoding import LeafWindow, Recoding
 
@@ -50,6 +50,9 @@ DENSE = 1 << 22  # most bins of a dense count: 4 bytes each, plus 8 while a batc
 #: (every AA run of docs/partition.md peaked below 200 MiB); five transactions sharing 2,000 items
 #: hold 1.3 billion 3-itemsets, which grew to 1.9 GB in a minute in a QA pass
 DISTINCT_BUDGET = MERGE
+#: what a count past its budget would list, by the itemsets' size
+DISTINCT = ("distinct {}-itemsets (at least: counting stopped there) for AA to find those below k (lower m, or cut "
+            "smaller windows)")
 SCAN = 4096  # failing itemsets checked for changed nodes at once
 BATCH = 64  # candidate generalizations whose support is computed at once
 
@@ -303,18 +306,11 @@ def _count_sorted(
                 counted += len(subsets)
                 if held > MERGE:
                     merged = _merge(keys, counts)
-                    keys, counts, held = [merged[0]], [merged[1]], _within_budget(len(merged[0]), size)
+                    keys, counts = [merged[0]], [merged[1]]
+                    held = within_budget(len(merged[0]), DISTINCT_BUDGET, 1, DISTINCT.format(size))
     unique, count = _merge(keys, counts)
-    _within_budget(len(unique), size)
+    within_budget(len(unique), DISTINCT_BUDGET, 1, DISTINCT.format(size))
     return unique, count, counted
-
-
-def _within_budget(distinct: int, size: int) -> int:
-    """``distinct``, the itemsets held after a merge, unless it is past :data:`DISTINCT_BUDGET`."""
-    if distinct > DISTINCT_BUDGET:
-        raise MiningTooLarge(distinct, DISTINCT_BUDGET, 1, f"distinct {size}-itemsets (at least: counting stopped "
-                             "there) for AA to find those below k (lower m, or cut smaller windows)")
-    return distinct
 
 
 def _count_dense(

@@ -11,7 +11,6 @@ timed runs are not slowed), NCP, and whether the release verified. Then the pape
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 import tracemalloc
@@ -25,7 +24,7 @@ from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
 from setveil.core.model import Context
-from setveil.core.output import write_text_output
+from setveil.core.output import write_json
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 
@@ -87,7 +86,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         for line in _shape(rows):
             click.echo(line)
     if json_path is not None:
-        write_text_output(json_path, json.dumps(rows, indent=2) + "\n")
+        write_json(json_path, rows)
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:

@@ -24,7 +24,6 @@ and the seed, and can be written as JSON.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import resource
@@ -46,7 +45,7 @@ from setveil.core.formats import read_window
 from setveil.core.itemsplit import random_split
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
-from setveil.core.output import write_text_output
+from setveil.core.output import write_json
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
@@ -317,5 +316,4 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])
     if json_path:
-        write_text_output(json_path, json.dumps({"machine": machine(), "seed": seed, "rows": bench.rows}, indent=2,
-                                                default=str) + "\n")
+        write_json(json_path, {"machine": machine(), "seed": seed, "rows": bench.rows})

@@ -30,7 +30,7 @@ import math
 import fim
 import numpy as np
 
-from setveil.core.mining import ITEMSET_BUDGET, MiningTooLarge, itemset_spectrum
+from setveil.core.mining import ITEMSET_BUDGET, itemset_spectrum, within_budget
 from setveil.core.window import Window
 
 
@@ -68,8 +68,7 @@ def association_rules(window: Window, min_support: float, confidence: float, max
     threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
     if budget is not None:
         bound = sum(size * count for size, count in itemset_spectrum(rows, threshold, max_size, 2).items())
-        if bound > budget:
-            raise MiningTooLarge(bound, budget, threshold, "rules")
+        within_budget(int(bound), budget, threshold, "rules")
     limit = {} if max_size is None else {"zmax": max_size}
     found = fim.arules(rows, supp=-threshold, conf=100.0 * confidence, zmin=2, report="", mode="o", **limit)
     width = max((len(body) for _, body in found), default=0) + 1

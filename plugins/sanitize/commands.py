@@ -4,7 +4,6 @@ Oliveira & Zaïane, TR 02-13, §5.1 chose them) and ``setveil bench sanitize eff
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -17,7 +16,7 @@ from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, write_text_output
+from setveil.core.output import check_output, write_json
 from setveil.core.plugins import get_registry
 
 from .bench import POLICIES, effectiveness, speed
@@ -190,7 +189,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     if json_out is not None:
         body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
                 "mining_seconds": mining_seconds, "drop_common": common_share, "rows": rows}
-        _write_json(json_out, body)
+        write_json(json_out, body)
 
 
 def _mean(rows: list[dict], key: str) -> float | None:
@@ -241,11 +240,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)
                + f"; process max RSS {max(row['max_rss_mib'] for row in rows):.0f} MiB")
     if json_out is not None:
-        _write_json(json_out, rows)
-
-
-def _write_json(path: str, body) -> None:
-    write_text_output(path, json.dumps(body, indent=2) + "\n")
+        write_json(json_out, rows)
 
 
 def _cell(fmt: str, value) -> str:
