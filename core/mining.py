@@ -49,9 +49,12 @@ class MiningTooLarge(SetveilError):
 
 def within_budget(count: int, budget: int, min_support: int, what: str = "itemsets") -> int:
     """``count``, unless it is past ``budget``: then :class:`MiningTooLarge`, whose message the
-    pipeline gives as a window's reason (it is setveil's own, made here)."""
+    pipeline gives as a window's reason when setveil's own code called this (``what`` is the
+    caller's text)."""
     if count > budget:
-        raise MiningTooLarge(count, budget, min_support, what)
+        exc = MiningTooLarge(count, budget, min_support, what)
+        exc.words = made_by_setveil(str(exc))  # judged by who called here, not by this module
+        raise exc
     return count
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import WindowRejected
-from setveil.core.mining import MiningTooLarge
+from setveil.core.mining import MiningTooLarge, within_budget
 from setveil.core.model import Context
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
@@ -50,6 +50,9 @@ def test_the_check_stops_at_the_mining_budget():
 def test_a_budget_error_raised_outside_setveil_is_no_reason():
     # its text could quote the data, as any plugin's message could: the reason is its type alone
     assert MiningTooLarge(3, 2, 1, what="labels such as HIV").words is None
+    with pytest.raises(MiningTooLarge) as refused:  # nor one a plugin asks the shared check for
+        within_budget(3, 2, 1, "labels such as HIV")
+    assert refused.value.words is None
 
 
 def test_aa_stops_at_its_budget_of_distinct_itemsets():
