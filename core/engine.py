@@ -82,16 +82,22 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
 class Pipeline:
     """A configured model and policy with the hooks around them."""
 
-    def __init__(self, configured: Configured, pm: pluggy.PluginManager, *, verify: bool = True):
+    def __init__(self, configured: Configured, pm: pluggy.PluginManager, *, verify: bool = True,
+                 memory_note: str = "out of memory"):
         self.configured = configured
         self.model = configured.model
         self.policy = configured.policy
         self.hook = pm.hook
         self.verify = verify
+        #: what a window's reason says after MemoryError (the limit in force, where there is one)
+        self.memory_note = memory_note
+        #: whether the last window failed on MemoryError, after which a process may be left fragmented
+        self.ran_out_of_memory = False
 
     def run(self, window: Window, rng: np.random.Generator) -> Outcome:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
         started = time.perf_counter()
+        self.ran_out_of_memory = False
         given = window.read_only_copy()  # the check compares against `window`, which no plugin holds
         try:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
@@ -102,7 +108,8 @@ class Pipeline:
         except BaseException as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
-            self._reject(window, f"model error: {own_words(exc) or _wrote_read_only(exc) or type(exc).__name__}", exc)
+            named = self._out_of_memory(exc) or own_words(exc) or _wrote_read_only(exc) or type(exc).__name__
+            self._reject(window, f"model error: {named}", exc)
         anonymized = time.perf_counter()
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
@@ -116,7 +123,8 @@ class Pipeline:
             except NOT_PLUGIN_ERRORS:
                 raise
             except BaseException as exc:
-                self._reject(window, f"checker error: {own_words(exc) or type(exc).__name__}", exc)
+                named = self._out_of_memory(exc) or own_words(exc) or type(exc).__name__
+                self._reject(window, f"checker error: {named}", exc)
             if problems:
                 self._reject(
                     window,
@@ -133,7 +141,8 @@ class Pipeline:
         except NOT_PLUGIN_ERRORS:
             raise
         except BaseException as exc:
-            self._reject(window, f"model error: information_loss raised {type(exc).__name__}", exc)
+            named = self._out_of_memory(exc) or type(exc).__name__
+            self._reject(window, f"model error: information_loss raised {named}", exc)
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless
             self._broken(window, f"model error: information_loss returned {info_loss}")
@@ -150,6 +159,12 @@ class Pipeline:
         }
         notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
         return Outcome(release, report)
+
+    def _out_of_memory(self, exc: BaseException) -> str | None:
+        if not isinstance(exc, MemoryError):
+            return None
+        self.ran_out_of_memory = True
+        return f"MemoryError ({self.memory_note})"
 
     def _broken(self, window: Window, reason: str):
         """Reject a window for what the model returned (no exception of its own): its error, as

@@ -32,7 +32,22 @@ _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("lin
 def follow_parent() -> None:
     """Call first thing in a :mod:`multiprocessing` child."""
     os.setpgrp()
+    die_with_parent()
     threading.Thread(target=_end_with_parent, name="setveil-watchdog", daemon=True).start()
+
+
+def die_with_parent() -> None:
+    """The kernel's backstop to the watchdog (Linux): this process is killed when the thread that
+    started it ends. The watchdog alone could not act in a process that has run out of memory
+    (``model.memory_limit``), where the wake-up itself fails to allocate."""
+    if _prctl is None:
+        return
+    # the process that forked this one (a forkserver's children have the server), which the
+    # multiprocessing parent need not be; one gone before now is the watchdog's to notice
+    forked_by = os.getppid()
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != forked_by:  # gone while the signal was set up
+        os._exit(1)
 
 
 def end_with_parent() -> None:
@@ -40,6 +55,7 @@ def end_with_parent() -> None:
     pool's process): it ends when its parent does. It stays in its parent's process group, so that
     :func:`kill_follower` of a follower that started it ends it at once, even in a C call that
     holds the GIL, which would delay its own watch until the call returns."""
+    die_with_parent()
     threading.Thread(target=_end_with_parent, args=(False,), name="setveil-watchdog", daemon=True).start()
 
 

@@ -101,6 +101,7 @@ class BenchConfig:
     workers: list[int]
     runs: int
     time_limit: float = 0.0
+    memory_limit: int = 0
 
     def __post_init__(self):
         # Checked before a broker starts: a worker would refuse such a window at start-up.
@@ -151,6 +152,7 @@ def run_settings(broker: Broker, config: BenchConfig, window: int, name: str) ->
         "window.max_seconds": MAX_SECONDS,
         "window.min_transactions": min(config.min_transactions, window),
         "model.time_limit": config.time_limit,
+        "model.memory_limit": config.memory_limit,
         "web.bind": "127.0.0.1",
     }, env=security_env())
 
@@ -272,7 +274,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
          f"{classes}; {config.partitions} partition(s), "
          f"{config.batch} records per message; window.max_seconds {MAX_SECONDS:g}; "
-         f"model.time_limit {config.time_limit:g}; broker {broker.kind}; "
+         f"model.time_limit {config.time_limit:g}; model.memory_limit {config.memory_limit}; broker {broker.kind}; "
          f"{os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'tx/s':>8} {'tail':>6} "

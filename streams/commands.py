@@ -318,10 +318,12 @@ def demo(rate, batch, count, window, config, overrides):
               help="Runs of each window size and worker count, one row each.")
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")
+@click.option("--memory-limit", type=IntRange(min=0), default=0, show_default=True,
+              help="model.memory_limit of the workers, in MiB (needs --time-limit; 0: no limit).")
 @model_options(required=False)
 @json_option()
 def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs, time_limit,
-                 model, policy, params, sensitive, public, hierarchy, fanout, json_path):
+                 memory_limit, model, policy, params, sensitive, public, hierarchy, fanout, json_path):
     """Throughput, window latency and information loss of workers on DATASET.
 
     The model options are those of `setveil serve` (default: coherence with --h, --k, --p).
@@ -337,6 +339,9 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
 
     if max(workers) > partitions:
         raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
+    if memory_limit and not time_limit:
+        raise click.BadParameter(f"{memory_limit} needs --time-limit too (model.memory_limit needs model.time_limit)",
+                                 param_hint="--memory-limit")
     check_own_broker(load_settings(None, {}, env=security_env()))
     model = model or "coherence"
     if model == "coherence" and not params:
@@ -365,7 +370,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
                   *(arg for pair in params for arg in ("-P", pair))]
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
-                         time_limit)
+                         time_limit, memory_limit)
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     try:
         with scratch, broker() as running:

@@ -1,22 +1,30 @@
-"""Windows anonymized in a child process, under ``model.time_limit`` (docs/operations.md,
-"Delivery guarantees": Time limit).
+"""Windows anonymized in a child process, under ``model.time_limit`` and ``model.memory_limit``
+(docs/operations.md, "Delivery guarantees": Time limit, Memory limit).
 
 A window thread cannot be interrupted, so a window that takes hours (hostile records, a model
 that explodes on some data) would hold its worker, and every partition the worker owns, for as
 long. With a time limit the worker hands each prepared window to one long-lived child process
 and waits at most that long for the outcome. Past it, the child's process group is killed (the
 ρ model's own worker processes with it), the window fails closed as ``timeout`` and the next
-window gets a fresh child. A child that dies by itself (the kernel's OOM killer, a crash in C)
-fails its window closed as ``error`` the same way. The first child starts with the worker and each
-replacement right after the window that lost its predecessor, so a start (imports, plugins) is
-never charged to a window's limit nor to the next window's latency.
+window gets a fresh child. A child that dies by itself (a crash in C, the kernel's OOM killer
+where it picks the child alone) fails its window closed as ``error`` the same way. The first
+child starts with the worker and each replacement right after the window that lost its
+predecessor, so a start (imports, plugins) is never charged to a window's limit nor to the next
+window's latency.
+
+A memory limit is the child's own: the kernel refuses it (RLIMIT_DATA) any private memory past its
+idle size and the limit, so a window that needs more fails with MemoryError in the child, closed as
+``error``, and the child is replaced. Left to a container's limit, an OOM kill takes the worker too
+(Kubernetes sets ``memory.oom.group`` on cgroup v2), and the restarted worker meets the same window.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import pickle
+import resource
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -27,11 +35,15 @@ from setveil.core.orphans import follow_parent, kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import causes
-from .processor import Outcome, WindowProcessor
+from .processor import Outcome, Prepared, WindowProcessor
 from .windowing import Cut
 
-#: what the child says once it can take windows, and as it takes one (before its outcome)
-READY, TAKEN = "ready", "taken"
+#: what the child says once it can take windows, as it takes one (before its outcome), and before
+#: the outcome of a window that ran out of memory, after which it stops
+READY, TAKEN, RETIRING = "ready", "taken", "retiring"
+#: the exit status of a child that ran out of memory beyond the rejection of its window (EX_OSERR)
+OUT_OF_MEMORY = 71
+MiB = 1 << 20
 #: how often a waiting worker checks that the child still lives (which also keeps each wait far
 #: below the longest poll() takes, about 24 days)
 LIVENESS_SECONDS = 0.2
@@ -60,14 +72,16 @@ class IsolatedProcessor:
     """:class:`~.processor.WindowProcessor`'s interface, running each window in a child process."""
 
     def __init__(self, configured: Configured, seed: int, merge_subjects: bool, source: str, verify: bool,
-                 time_limit: float):
+                 time_limit: float, memory_limit: int = 0):
         self.local = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed,
                                      merge_subjects, source)
         self.time_limit = time_limit
-        self._args = (configured, seed, merge_subjects, source, verify)
+        self.memory_limit = memory_limit
+        self._args = (configured, seed, merge_subjects, source, verify, memory_limit)
         self._child: BaseProcess | None = None
         self._conn: Connection | None = None
         self._closed = False
+        self._retiring = False
         self._ready()  # now, or the first window would wait for the child's start-up
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
@@ -80,11 +94,11 @@ class IsolatedProcessor:
                     code = self._stop()
                     if not death.took_the_window and attempt == 0:
                         continue  # it died before it took this window (killed while idle): a new one takes it
-                    died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
                     self._replace()
-                    return self.local.rejected(prepared, f"service error: the anonymizing process died ({died})",
-                                               causes.ERROR)
+                    return self.local.rejected(prepared, self._death(code), causes.ERROR)
                 if outcome is not None:
+                    if self._retiring:
+                        self._replace()
                     return outcome
                 break
         except BaseException:
@@ -95,11 +109,19 @@ class IsolatedProcessor:
             prepared, f"time limit: not anonymized and checked within model.time_limit={self.time_limit:g} s",
             causes.TIMEOUT)
 
+    def _death(self, code: int | None) -> str:
+        """The reason of a window whose child died, by how it died."""
+        limit = f"model.memory_limit={self.memory_limit} MiB" if self.memory_limit else ""
+        if code == OUT_OF_MEMORY:
+            return f"service error: MemoryError ({f'over {limit}' if limit else 'out of memory'}), in its rejection too"
+        died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
+        return f"service error: the anonymizing process died ({died}{f', under {limit}' if limit else ''})"
+
     def _exchange(self, prepared) -> Outcome | None:
         """The ready child's outcome of ``prepared``, or None once the time limit has passed;
         :class:`_ChildDied` when the child goes first."""
         conn, child = self._ready()
-        took = False
+        took = self._retiring = False
         try:
             conn.send(prepared)
             deadline = time.monotonic() + self.time_limit
@@ -108,6 +130,7 @@ class IsolatedProcessor:
                     answer = conn.recv()
                     if isinstance(answer, Outcome):
                         return answer
+                    self._retiring = answer == RETIRING
                     took = True
                 elif not child.is_alive():
                     # gone, though processes it started may hold its end of the pipe (and of its
@@ -161,20 +184,53 @@ class IsolatedProcessor:
         return code
 
 
+def limit_private_memory(extra: int) -> None:
+    """Let this process map at most ``extra`` bytes of private writable memory beyond what it maps
+    now (Linux counts every such mapping in RLIMIT_DATA: the heap, numpy's arrays, thread stacks).
+    Processes it starts inherit the limit, so a fresh interpreter among them gets about as much."""
+    with open("/proc/self/status") as status:
+        mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    cap = mapped + extra if hard == resource.RLIM_INFINITY else min(mapped + extra, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+
+
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
-           verify: bool) -> None:
+           verify: bool, memory_limit: int) -> None:
     # Its own process group, so that a timeout kills the worker processes a model starts too.
     follow_parent()
-    processor = WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=verify), seed, merge_subjects, source)
+    note = f"over model.memory_limit={memory_limit} MiB" if memory_limit else "out of memory"
+    pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_note=note)
+    processor = WindowProcessor(pipeline, seed, merge_subjects, source)
+    if memory_limit:
+        limit_private_memory(memory_limit * MiB)  # after the imports: the limit is the window's
     conn.send(READY)
-    while True:
-        try:
-            prepared = conn.recv()
-        except EOFError:
-            return
-        conn.send(TAKEN)
-        try:
-            outcome = processor.run(prepared)
-        except Exception as exc:  # a bug outside the pipeline still must not emit the window
-            outcome = processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)
-        conn.send(outcome)
+    try:
+        while True:
+            try:
+                prepared = conn.recv()
+            except EOFError:
+                return
+            conn.send(TAKEN)
+            outcome = _outcome(processor, prepared, note)
+            if pipeline.ran_out_of_memory:
+                # what a failed allocation leaves (a fragmented heap, a half-built cache) is not
+                # worth the next window's risk: a fresh child takes it
+                conn.send(RETIRING)
+                conn.send(outcome)
+                return
+            conn.send(outcome)
+    except MemoryError:
+        # not even the window's rejection could be built: the worker says why, by this status
+        # (exiting at once: a traceback, or the finalizers, would need memory too)
+        os._exit(OUT_OF_MEMORY)
+
+
+def _outcome(processor: WindowProcessor, prepared: Prepared, note: str) -> Outcome:
+    try:
+        return processor.run(prepared)
+    except MemoryError:  # encoding the batch, say
+        processor.pipeline.ran_out_of_memory = True
+        return processor.rejected(prepared, f"service error: MemoryError ({note})", causes.ERROR)
+    except Exception as exc:  # a bug outside the pipeline still must not emit the window
+        return processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)

@@ -17,6 +17,7 @@ import math
 import os
 import re
 import socket
+import sys
 import tomllib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -194,6 +195,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", _p("time_limit", "seconds a window may take to anonymize and check, in a child process; past "
                         "it the window fails closed as a timeout. 0: no limit, in the worker's own thread", "float",
                         0.0, low=0)),
+    Setting("model", _p("memory_limit", "MiB of memory a window may take to anonymize and check, in a child process "
+                        "of model.time_limit (Linux; private memory beyond the child's idle size, each process the "
+                        "model starts has as much); past it the window fails closed as an error. 0: no limit", "int", 0, low=0,
+                        high=2**40)),
     # -- operations ---------------------------------------------------------------------------
     Setting("web", _p("port", "port of /healthz, /readyz and /metrics", "int", 6066, low=1, high=65535)),
     Setting("web", _p("bind", "address the web server binds", default="0.0.0.0")),
@@ -270,6 +275,7 @@ class ModelSettings(Protocol):
     seed: int
     verify: bool
     time_limit: float
+    memory_limit: int
 
 
 class WebSettings(Protocol):
@@ -600,6 +606,14 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("records.max_message_bytes", f"{given('records.max_message_bytes')} must not exceed "
                              f"producer.max_request_bytes={given('producer.max_request_bytes')}, or a rejected record "
                              "could not be dead-lettered")
+    if values["model.memory_limit"] and not values["model.time_limit"]:
+        # a process short of memory may also hang (the standard library's queues and locks spin
+        # on failed allocations): only the time limit is sure to end its window
+        raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} needs model.time_limit too (a window "
+                             "short of memory can hang rather than fail); set both, or neither")
+    if values["model.memory_limit"] and sys.platform != "linux":
+        raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} needs Linux, whose RLIMIT_DATA "
+                             f"counts the memory a process maps (this is {sys.platform}); allowed here: 0")
     topics = [values[f"topics.{t}"] for t in ("input", "output", "dlq", "windows")]
     for kind, topic in zip(("input", "output", "dlq", "windows"), topics):
         # Kafka's own rule; window ids also rely on a topic name holding no "/"

@@ -310,6 +310,35 @@ def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_err
     ]
 
 
+class HungryModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        if len(window) == 2:
+            raise MemoryError("Unable to allocate 7.45 GiB for an array with shape (1000000000,)")
+        return super().anonymize(window, policy, rng)
+
+
+class HungryLossModel(LeakyModel):
+    def information_loss(self, original, release):
+        raise MemoryError
+
+
+def test_a_window_that_runs_out_of_memory_is_rejected_as_such(recorder):
+    # the reason says what ran out, and the service's window process whether it was its limit
+    rec, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    pipeline = Pipeline(_with_model(registry, HungryModel), pm)
+    with pytest.raises(WindowRejected) as rejected:
+        pipeline.run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: MemoryError (out of memory)"
+    assert pipeline.ran_out_of_memory
+    limited = Pipeline(_with_model(registry, HungryLossModel), pm, memory_note="over model.memory_limit=64 MiB")
+    with pytest.raises(WindowRejected) as rejected:
+        limited.run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: information_loss raised MemoryError (over model.memory_limit=64 MiB)"
+    assert pipeline.run(Window.from_transactions([["a"]]), window_rng(0, 0)).report["verified"]
+    assert not pipeline.ran_out_of_memory, "a window's running out of memory is the next window's too"
+
+
 class MutatingObserver:
     @hookimpl
     def setveil_window_anonymized(self, window, release, report):

@@ -61,6 +61,44 @@ def test_a_pool_process_in_a_call_that_holds_the_gil_ends_when_its_window_child_
         child.join()
 
 
+def _follower_holding_the_gil(pid_file: str) -> None:
+    follow_parent()
+    _hold_the_gil(pid_file)
+
+
+def _follower_starter(pid_file: str) -> None:
+    child = FORK.Process(target=_follower_holding_the_gil, args=(pid_file,))
+    child.start()
+    child.join()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_follower_whose_watchdog_cannot_run_ends_when_its_parent_is_killed(tmp_path):
+    # The watchdog thread needs the interpreter, and memory: a window child short of memory
+    # (model.memory_limit) spun on, orphaned, after its worker was killed. The kernel's
+    # parent-death signal needs neither; a call that holds the GIL stands in for the shortage.
+    pid_file = tmp_path / "follower.pid"
+    starter = FORK.Process(target=_follower_starter, args=(str(pid_file),))
+    starter.start()
+    follower = None
+    try:
+        for _ in range(600):
+            if pid_file.exists() and pid_file.read_text():
+                follower = int(pid_file.read_text())
+                break
+            starter.join(0.05)
+        assert follower is not None, "the follower did not start"
+        starter.kill()
+        starter.join()
+        assert _gone([follower], 5), "the follower outlived the process that started it"
+    finally:
+        if follower is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(follower, signal.SIGKILL)
+        starter.kill()
+        starter.join()
+
+
 class _Stop(Exception):
     pass
 

@@ -150,3 +150,11 @@ def test_a_stop_signal_ends_a_benchmark_with_its_status_and_leaves_nothing(broke
     assert process.returncode == status, err
     assert f"setveil: stopped by {stop.name}; the rows above are the runs measured" in err.splitlines()
     assert list(scratch.iterdir()) == []
+
+
+def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample):
+    data, _, _ = sample
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--memory-limit", "64"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert "Invalid value for --memory-limit: 64 needs --time-limit too" in refused.stderr

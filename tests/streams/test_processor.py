@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import msgpack
+import numpy as np
 import pytest
 
 from setveil.core.cli import configure
@@ -25,7 +26,7 @@ from setveil.core.records import Record
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
-from setveil.streams.isolation import IsolatedProcessor, check_picklable
+from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
 from setveil.streams.processor import WindowProcessor, build_window
 from setveil.streams.windowing import Cut, Message
 
@@ -248,8 +249,8 @@ def with_model(model_class, good: Configured) -> Configured:
     return Configured(model_class(good.model.params, good.model.context), good.policy, good.params)
 
 
-def isolated(configured, time_limit=30.0) -> IsolatedProcessor:
-    return IsolatedProcessor(configured, 3, False, "test", True, time_limit)
+def isolated(configured, time_limit=30.0, memory_limit=0) -> IsolatedProcessor:
+    return IsolatedProcessor(configured, 3, False, "test", True, time_limit, memory_limit)
 
 
 def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(sample):
@@ -389,7 +390,7 @@ def test_the_window_process_and_what_it_started_die_with_a_worker_killed_outrigh
 import os, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
 from setveil.core.cli import configure
-from setveil.streams.isolation import IsolatedProcessor, check_picklable
+from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
 from tests.streams.test_processor import _Hangs, cut_of, with_model
 
 if __name__ == "__main__":
@@ -418,3 +419,44 @@ def test_a_model_the_window_process_cannot_receive_is_refused_at_start_up(sample
     with pytest.raises(PluginError, match="model 'coherence' and policy 'mm-il' pickled, and they cannot be"):
         check_picklable(with_model(local, good))
     check_picklable(good)
+
+
+class _Hungry(Coherence):
+    """A model that maps 2 MiB per transaction of its window before it anonymizes."""
+
+    def anonymize(self, window, policy, rng):
+        taken = np.empty(len(window) * (1 << 18))  # never written: only the mapping counts
+        assert taken.nbytes == len(window) << 21
+        return super().anonymize(window, policy, rng)
+
+
+def test_a_window_past_the_memory_limit_fails_closed_and_a_fresh_child_takes_the_next(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))
+    child = isolated(with_model(_Hungry, processor(sample).pipeline.configured), memory_limit=64)
+    try:
+        first = child._child.pid
+        hungry = child.process("in", 0, cut_of(transactions[:100]))  # 200 MiB
+        assert not hungry.emitted and hungry.cause == "error"
+        assert hungry.reason == "model error: MemoryError (over model.memory_limit=64 MiB)"
+        assert child._child is not None and child._child.pid != first, "the child that ran out was kept"
+        fed = child.process("in", 0, cut_of(transactions[100:110]))  # 20 MiB
+        assert fed.emitted, fed.reason
+    finally:
+        child.close()
+
+
+class _OutOfMemoryInItsRejection(Coherence):
+    def anonymize(self, window, policy, rng):
+        os._exit(OUT_OF_MEMORY)  # what the child does when not even the rejection can be built
+
+
+def test_a_child_out_of_memory_beyond_its_rejection_is_named_so(sample):
+    data, _, _ = sample
+    child = isolated(with_model(_OutOfMemoryInItsRejection, processor(sample).pipeline.configured), memory_limit=256)
+    try:
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:20]))
+    finally:
+        child.close()
+    assert not outcome.emitted and outcome.cause == "error"
+    assert outcome.reason == "service error: MemoryError (over model.memory_limit=256 MiB), in its rejection too"

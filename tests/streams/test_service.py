@@ -314,6 +314,24 @@ def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_s
     assert worker.stop(timeout=30) == 0
 
 
+def test_a_window_past_the_memory_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
+    # The same hostile window, whose check takes over 250 MiB: under model.memory_limit=64 it fails
+    # in its child process (about a second), where a container's limit would kill the worker and a
+    # restart meet the window again
+    _, _, public = sample
+    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
+                             model__time_limit=60.0, model__memory_limit=64, topics__partitions=1)
+    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
+    produce(settings, records([items, items], batch=2) + records(NEUTRAL[:2], 2, batch=2))
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="error"}', 0) == 1
+               and worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 60, "a rejection and a batch")
+    assert sorted(released_tids(batches(settings))) == [2, 3]
+    (rejection,) = read_topic(settings, settings.topics.dlq)
+    assert rejection.headers["setveil_reason"] == "model error: MemoryError (over model.memory_limit=64 MiB)"
+    assert worker.stop(timeout=30) == 0
+
+
 def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
     _, sensitive, _ = sample
     private = sensitive.read_text().split()[0]

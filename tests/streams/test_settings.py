@@ -805,3 +805,15 @@ def test_a_worker_refuses_a_parameter_file_its_batches_cannot_name(tmp_path):
     patterns.write_text("a b\n")
     settings = load_settings(None, {"model.name": "sanitize", "model.params": {"restrictive": str(patterns)}})
     assert set(configure_model(settings).files) == {"restrictive"}
+
+
+def test_a_memory_limit_needs_a_time_limit():
+    # a process short of memory can spin in the standard library's queues rather than fail (seen:
+    # the rho pool's submit, 10 minutes at 100% CPU); only the time limit is sure to end the window
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=["model.memory_limit=512"], env={})
+    assert info.value.name == "model.memory_limit"
+    assert "512 (from the command line) needs model.time_limit too" in str(info.value)
+    settings = load_settings(overrides=["model.memory_limit=512", "model.time_limit=300"], env={})
+    assert (settings.model.memory_limit, settings.model.time_limit) == (512, 300.0)
+    assert load_settings(env={}).model.memory_limit == 0
