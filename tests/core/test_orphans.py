@@ -7,7 +7,9 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import numpy as np
@@ -37,28 +39,35 @@ def _window_child(pid_file: str) -> None:
         pool.submit(_hold_the_gil, pid_file).result()
 
 
-def test_a_pool_process_in_a_call_that_holds_the_gil_ends_when_its_window_child_is_killed(tmp_path):
-    # Regression (review): pool processes in process groups of their own were out of reach of the
-    # child's group kill (the time limit's), and their own watch waited for the C call to return.
-    pid_file = tmp_path / "pool.pid"
-    child = FORK.Process(target=_window_child, args=(str(pid_file),))
-    child.start()
-    pool_pid = None
+@contextlib.contextmanager
+def _holding_the_gil(target, pid_file: Path) -> Iterator[tuple[BaseProcess, int]]:
+    """``target`` started, which starts a process in :func:`_hold_the_gil` at some depth: the
+    started process and the holder's pid; both are killed afterwards."""
+    started = FORK.Process(target=target, args=(str(pid_file),))
+    started.start()
+    holder = None
     try:
         for _ in range(600):
             if pid_file.exists() and pid_file.read_text():
-                pool_pid = int(pid_file.read_text())
+                holder = int(pid_file.read_text())
                 break
-            child.join(0.05)
-        assert pool_pid is not None, "the pool process did not start"
+            started.join(0.05)
+        assert holder is not None, "the process that holds the GIL did not start"
+        yield started, holder
+    finally:
+        if holder is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(holder, signal.SIGKILL)
+        started.kill()
+        started.join()
+
+
+def test_a_pool_process_in_a_call_that_holds_the_gil_ends_when_its_window_child_is_killed(tmp_path):
+    # Regression (review): pool processes in process groups of their own were out of reach of the
+    # child's group kill (the time limit's), and their own watch waited for the C call to return.
+    with _holding_the_gil(_window_child, tmp_path / "pool.pid") as (child, pool_pid):
         kill_follower(child)
         assert _gone([pool_pid], 5), "the pool process outlived the window child's kill"
-    finally:
-        if pool_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pool_pid, signal.SIGKILL)
-        child.kill()
-        child.join()
 
 
 def _follower_holding_the_gil(pid_file: str) -> None:
@@ -77,26 +86,10 @@ def test_a_follower_whose_watchdog_cannot_run_ends_when_its_parent_is_killed(tmp
     # The watchdog thread needs the interpreter, and memory: a window child short of memory
     # (model.memory_limit) spun on, orphaned, after its worker was killed. The kernel's
     # parent-death signal needs neither; a call that holds the GIL stands in for the shortage.
-    pid_file = tmp_path / "follower.pid"
-    starter = FORK.Process(target=_follower_starter, args=(str(pid_file),))
-    starter.start()
-    follower = None
-    try:
-        for _ in range(600):
-            if pid_file.exists() and pid_file.read_text():
-                follower = int(pid_file.read_text())
-                break
-            starter.join(0.05)
-        assert follower is not None, "the follower did not start"
+    with _holding_the_gil(_follower_starter, tmp_path / "follower.pid") as (starter, follower):
         starter.kill()
         starter.join()
         assert _gone([follower], 5), "the follower outlived the process that started it"
-    finally:
-        if follower is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(follower, signal.SIGKILL)
-        starter.kill()
-        starter.join()
 
 
 class _Stop(Exception):

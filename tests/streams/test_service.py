@@ -228,14 +228,20 @@ def test_sigterm_while_the_worker_starts_is_a_clean_stop(make_settings, start_wo
     assert "raised Stopped" not in text and "Traceback" not in text
 
 
+def _all_public_items(sample) -> list[str]:
+    """The sample's 174 public items: two records of them make a window that takes about 10 s
+    and over 256 MiB to check under coherence at k=2, p=3."""
+    _, _, public = sample
+    return [line.strip() for line in public.read_text().splitlines() if line.strip()]
+
+
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
 def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, start_worker, sample, time_limit):
     # Regression: the window thread cannot be interrupted, and Python waited for it at exit, so a
     # stopped worker lived on for as long as the window took (minutes on hostile records). Two
     # copies of a transaction of all 174 public items take about 10 s to check at k=2, p=3.
     # Under model.time_limit the window's child process must go with the worker.
-    _, _, public = sample
-    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    items = _all_public_items(sample)
     settings = make_settings(window__min_transactions=2, window__max_seconds=0.2, model__time_limit=time_limit)
     worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
     produce(settings, records([items, items], batch=2))
@@ -299,8 +305,7 @@ def test_sigterm_while_windows_are_cut_from_a_backlog_is_a_clean_stop(make_setti
 def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
     # The same 10 s window as above, under model.time_limit=1: without the limit the worker (and
     # every partition it owns) waits for it; with it the window is dead-lettered as a timeout.
-    _, _, public = sample
-    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    items = _all_public_items(sample)
     settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
                              model__time_limit=1.0, topics__partitions=1)
     worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
@@ -318,8 +323,7 @@ def test_a_window_past_the_memory_limit_fails_closed_and_the_worker_goes_on(make
     # The same hostile window, whose check takes over 250 MiB: under model.memory_limit=64 it fails
     # in its child process (about a second), where a container's limit would kill the worker and a
     # restart meet the window again
-    _, _, public = sample
-    items = [line.strip() for line in public.read_text().splitlines() if line.strip()]
+    items = _all_public_items(sample)
     settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
                              model__time_limit=60.0, model__memory_limit=64, topics__partitions=1)
     worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
