@@ -151,7 +151,11 @@ class WindowProcessor:
         except Exception:  # the service error may be this very step; observers get no window then
             window = None
         self._observe_rejection(window, reason)
-        return self._rejected(self._ref(topic, partition, cut), reason, cause, cut.transactions)
+        # the window's transactions, as every other rejection counts them (QA as a consumer: its
+        # records, which merge_subjects makes more, could not be told apart); its records when
+        # there is no window
+        transactions = cut.transactions if window is None else len(window)
+        return self._rejected(self._ref(topic, partition, cut), reason, cause, transactions)
 
     def rejected(self, prepared: Prepared, reason: str, cause: str) -> Outcome:
         """The rejection of a prepared window that the pipeline did not finish."""

@@ -121,6 +121,18 @@ def test_a_subjects_transactions_merge_into_one():
     assert len(unmerged.window) == 4
 
 
+def test_a_window_rejected_outside_the_pipeline_counts_its_transactions_after_merging(sample):
+    # Regression (QA as a consumer): an oversize or overlap rejection counted the window's input
+    # records, a rejection by the pipeline its merged transactions, and nothing told them apart
+    cut = Cut([
+        Message(0, [Record(["a", "b"], tid=1, subject="u"), Record(["c"], tid=2)], 0.0),
+        Message(1, [Record(["b", "d"], tid=3, subject="u"), Record(["e"], tid=4, subject="v")], 0.0),
+    ])
+    outcome = processor(sample, merge=True).failed("in", 0, cut, "oversize: the batch is too large", "oversize")
+    assert outcome.transactions == 3
+    assert msgpack.unpackb(outcome.value)["transactions"] == 3
+
+
 class _AddsAnItem(Coherence):
     """A broken coherence: its releases add an item, which the independent check must catch."""
 
