@@ -63,6 +63,21 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def refuse_taken_port(host: str, port: int) -> None:
+    """Refuse a port another program listens on: Tansu, unable to bind it, exits with status 0,
+    and the other program's answers looked like its own (QA: "listening on", then "ended by
+    itself")."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # a connection of an earlier broker waiting out TIME_WAIT does not take the port
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise BrokerError(f"cannot listen on {host}:{port}: {exc.strerror} (another broker there? choose another "
+                              "--port)") from None
+
+
 def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -98,7 +113,10 @@ def tansu_binary() -> str:
 def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str | os.PathLike | None = None,
                 timeout: float = 20.0) -> Broker:
     """Start Tansu with memory storage on ``host:port`` (a free port when None)."""
-    port = free_port(host) if port is None else port
+    if port is None:
+        port = free_port(host)
+    else:
+        refuse_taken_port(host, port)
     url = f"tcp://{host}:{port}"
     command = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
                "--storage-engine", "memory://tansu/"]

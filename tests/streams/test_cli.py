@@ -188,6 +188,20 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
     assert line.endswith("ended by itself, killed by signal 9; what it held is gone (memory storage)")
 
 
+def test_dev_broker_refuses_a_port_another_program_listens_on():
+    # Regression (QA as a consumer): Tansu, unable to bind, exits with status 0, and the other
+    # broker's answers made dev-broker say "listening on" the port, then "ended by itself"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = subprocess.run([sys.executable, "-m", "setveil", "dev-broker", "--port", str(port)],
+                                 capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr == (f"setveil: error: cannot listen on 127.0.0.1:{port}: Address already in use (another "
+                              "broker there? choose another --port)\n")
+
+
 @pytest.mark.parametrize("command", [["dev-broker"], ["demo", "--rate", "500"]])
 def test_a_command_killed_outright_takes_its_broker_and_worker_with_it(command, tmp_path):
     # Regression (QA): after kill -9, the embedded broker ran on for good, holding its port, and
