@@ -71,6 +71,15 @@ def _wrote_read_only(exc: BaseException) -> str | None:
     return None
 
 
+#: CPython's whole message when a thread cannot be started (no memory for its stack, or no more threads)
+THREAD_NOT_STARTED = "can't start new thread"
+
+
+def memory_note(limit: str | None) -> str:
+    """What a window's reason says after MemoryError, under ``limit`` (as the reason names it) or none."""
+    return f"over {limit}" if limit else "out of memory"
+
+
 def overriders_note(hook: pluggy.HookRelay) -> str:
     """When plugins besides the core implement setveil_anonymize_window, a note naming them: a
     release that fails the check may be theirs rather than the model's."""
@@ -83,14 +92,14 @@ class Pipeline:
     """A configured model and policy with the hooks around them."""
 
     def __init__(self, configured: Configured, pm: pluggy.PluginManager, *, verify: bool = True,
-                 memory_note: str = "out of memory"):
+                 memory_limit: str | None = None):
         self.configured = configured
         self.model = configured.model
         self.policy = configured.policy
         self.hook = pm.hook
         self.verify = verify
-        #: what a window's reason says after MemoryError (the limit in force, where there is one)
-        self.memory_note = memory_note
+        #: the memory limit this process runs under, as a window's reason names it, if any
+        self.memory_limit = memory_limit
         #: whether the last window failed on MemoryError, after which a process may be left fragmented
         self.ran_out_of_memory = False
 
@@ -161,10 +170,16 @@ class Pipeline:
         return Outcome(release, report)
 
     def _out_of_memory(self, exc: BaseException) -> str | None:
-        if not isinstance(exc, MemoryError):
+        if isinstance(exc, MemoryError):
+            named = f"MemoryError ({memory_note(self.memory_limit)})"
+        elif self.memory_limit is not None and isinstance(exc, RuntimeError) and str(exc) == THREAD_NOT_STARTED:
+            # every thread's stack (8 MiB by default) counts against the limit: a ρ pool's
+            # threads were the first allocation to fail (QA)
+            named = f"RuntimeError: {THREAD_NOT_STARTED} ({memory_note(self.memory_limit)}, which thread stacks count against)"
+        else:
             return None
         self.ran_out_of_memory = True
-        return f"MemoryError ({self.memory_note})"
+        return named
 
     def _broken(self, window: Window, reason: str):
         """Reject a window for what the model returned (no exception of its own): its error, as

@@ -28,7 +28,7 @@ from setveil.core.schema import ItemSchema
 
 from . import interrupt
 from .clientlog import quiet_repeats
-from .settings import MODEL_FILES, Settings, load_settings
+from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, load_settings
 
 config_option = click.option(
     "--config", type=click.Path(exists=True, dir_okay=False), envvar="SETVEIL_CONFIG",
@@ -318,8 +318,8 @@ def demo(rate, batch, count, window, config, overrides):
               help="Runs of each window size and worker count, one row each.")
 @click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")
-@click.option("--memory-limit", type=IntRange(min=0), default=0, show_default=True,
-              help="model.memory_limit of the workers, in MiB (needs --time-limit; 0: no limit).")
+@click.option("--memory-limit", type=IntRange(0, 2**40), default=0, show_default=True,
+              help="model.memory_limit of the workers, in MiB (needs --time-limit; 0: no limit, else at least 64).")
 @model_options(required=False)
 @json_option()
 def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs, time_limit,
@@ -342,6 +342,9 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if memory_limit and not time_limit:
         raise click.BadParameter(f"{memory_limit} needs --time-limit too (model.memory_limit needs model.time_limit)",
                                  param_hint="--memory-limit")
+    if 0 < memory_limit < MEMORY_LIMIT_FLOOR:
+        raise click.BadParameter(f"{memory_limit} is less than {MEMORY_LIMIT_FLOOR} MiB ({MEMORY_LIMIT_RATIONALE}); "
+                                 "allowed: 0 or at least that", param_hint="--memory-limit")
     check_own_broker(load_settings(None, {}, env=security_env()))
     model = model or "coherence"
     if model == "coherence" and not params:

@@ -29,7 +29,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from setveil.core.engine import Pipeline
+from setveil.core.engine import Pipeline, memory_note
 from setveil.core.errors import PluginError
 from setveil.core.orphans import follow_parent, kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
@@ -111,9 +111,9 @@ class IsolatedProcessor:
 
     def _death(self, code: int | None) -> str:
         """The reason of a window whose child died, by how it died."""
-        limit = f"model.memory_limit={self.memory_limit} MiB" if self.memory_limit else ""
+        limit = limit_named(self.memory_limit)
         if code == OUT_OF_MEMORY:
-            return f"service error: MemoryError ({f'over {limit}' if limit else 'out of memory'}), in its rejection too"
+            return f"service error: MemoryError ({memory_note(limit)}), in its rejection too"
         died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
         return f"service error: the anonymizing process died ({died}{f', under {limit}' if limit else ''})"
 
@@ -184,26 +184,32 @@ class IsolatedProcessor:
         return code
 
 
+def limit_named(memory_limit: int) -> str | None:
+    """``model.memory_limit`` as a window's reason names it; None for no limit."""
+    return f"model.memory_limit={memory_limit} MiB" if memory_limit else None
+
+
 def limit_private_memory(extra: int) -> None:
     """Let this process map at most ``extra`` bytes of private writable memory beyond what it maps
     now (Linux counts every such mapping in RLIMIT_DATA: the heap, numpy's arrays, thread stacks).
-    Processes it starts inherit the limit, so a fresh interpreter among them gets about as much."""
+    Called as each window is taken, so that what earlier windows left mapped (a heap the allocator
+    keeps) is not the next one's loss (QA: the same window passed in a fresh child and failed in a
+    used one). Processes it starts inherit the limit, a fresh interpreter among them with at
+    least as much room. The soft limit alone: the hard one stays, so that it can be raised again."""
     with open("/proc/self/status") as status:
         mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     cap = mapped + extra if hard == resource.RLIM_INFINITY else min(mapped + extra, hard)
-    resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
 
 
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
            verify: bool, memory_limit: int) -> None:
     # Its own process group, so that a timeout kills the worker processes a model starts too.
     follow_parent()
-    note = f"over model.memory_limit={memory_limit} MiB" if memory_limit else "out of memory"
-    pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_note=note)
+    limit = limit_named(memory_limit)
+    pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_limit=limit)
     processor = WindowProcessor(pipeline, seed, merge_subjects, source)
-    if memory_limit:
-        limit_private_memory(memory_limit * MiB)  # after the imports: the limit is the window's
     conn.send(READY)
     try:
         while True:
@@ -212,7 +218,9 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
             except EOFError:
                 return
             conn.send(TAKEN)
-            outcome = _outcome(processor, prepared, note)
+            if memory_limit:
+                limit_private_memory(memory_limit * MiB)
+            outcome = _outcome(processor, prepared, memory_note(limit))
             if pipeline.ran_out_of_memory:
                 # what a failed allocation leaves (a fragmented heap, a half-built cache) is not
                 # worth the next window's risk: a fresh child takes it

@@ -115,6 +115,11 @@ def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
     return Parameter(name, help, kind, default, **bounds)
 
 
+#: the least model.memory_limit, in MiB: below it a model's threads could not start, and a ρ pool
+#: that could not start its queue's thread waited for model.time_limit instead of failing (QA)
+MEMORY_LIMIT_FLOOR = 64
+MEMORY_LIMIT_RATIONALE = "every thread a model starts maps an 8 MiB stack within the limit"
+
 SETTINGS: tuple[Setting, ...] = (
     # -- the broker and its security (passed to every Kafka client) ---------------------------
     Setting("kafka", _p("bootstrap", "Kafka bootstrap servers, comma-separated host:port", default="localhost:9092")),
@@ -195,10 +200,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", _p("time_limit", "seconds a window may take to anonymize and check, in a child process; past "
                         "it the window fails closed as a timeout. 0: no limit, in the worker's own thread", "float",
                         0.0, low=0)),
-    Setting("model", _p("memory_limit", "MiB of memory a window may take to anonymize and check, in a child process "
-                        "of model.time_limit (Linux; private memory beyond the child's idle size, each process the "
-                        "model starts has as much); past it the window fails closed as an error. 0: no limit", "int", 0, low=0,
-                        high=2**40)),
+    Setting("model", _p("memory_limit", "MiB of memory a window may take to anonymize and check, in the child process "
+                        "of model.time_limit (Linux; private memory beyond what the child maps as it takes the window; "
+                        "each process the model starts has at least as much); past it the window fails closed as an "
+                        "error. 0: no limit; else at least 64", "int", 0, low=0, high=2**40)),
     # -- operations ---------------------------------------------------------------------------
     Setting("web", _p("port", "port of /healthz, /readyz and /metrics", "int", 6066, low=1, high=65535)),
     Setting("web", _p("bind", "address the web server binds", default="0.0.0.0")),
@@ -609,8 +614,12 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     if values["model.memory_limit"] and not values["model.time_limit"]:
         # a process short of memory may also hang (the standard library's queues and locks spin
         # on failed allocations): only the time limit is sure to end its window
-        raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} needs model.time_limit too (a window "
-                             "short of memory can hang rather than fail); set both, or neither")
+        raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} needs model.time_limit too, which "
+                             f"is {given('model.time_limit')} (a window short of memory can hang rather than fail); "
+                             "set both, or neither")
+    if 0 < values["model.memory_limit"] < MEMORY_LIMIT_FLOOR:
+        raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} is less than {MEMORY_LIMIT_FLOOR} "
+                             f"MiB ({MEMORY_LIMIT_RATIONALE}); allowed: 0 (no limit) or at least {MEMORY_LIMIT_FLOOR}")
     if values["model.memory_limit"] and sys.platform != "linux":
         raise ParameterError("model.memory_limit", f"{given('model.memory_limit')} needs Linux, whose RLIMIT_DATA "
                              f"counts the memory a process maps (this is {sys.platform}); allowed here: 0")

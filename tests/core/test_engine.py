@@ -317,6 +317,11 @@ class HungryModel(LeakyModel):
         return super().anonymize(window, policy, rng)
 
 
+class ThreadlessModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise RuntimeError("can't start new thread")
+
+
 class HungryLossModel(LeakyModel):
     def information_loss(self, original, release):
         raise MemoryError
@@ -331,12 +336,23 @@ def test_a_window_that_runs_out_of_memory_is_rejected_as_such(recorder):
         pipeline.run(window, window_rng(0, 0))
     assert rejected.value.reason == "model error: MemoryError (out of memory)"
     assert pipeline.ran_out_of_memory
-    limited = Pipeline(_with_model(registry, HungryLossModel), pm, memory_note="over model.memory_limit=64 MiB")
+    limited = Pipeline(_with_model(registry, HungryLossModel), pm, memory_limit="model.memory_limit=64 MiB")
     with pytest.raises(WindowRejected) as rejected:
         limited.run(window, window_rng(0, 0))
     assert rejected.value.reason == "model error: information_loss raised MemoryError (over model.memory_limit=64 MiB)"
     assert pipeline.run(Window.from_transactions([["a"]]), window_rng(0, 0)).report["verified"]
     assert not pipeline.ran_out_of_memory, "a window's running out of memory is the next window's too"
+    # a thread's stack counts against a memory limit (QA: a ρ pool's threads could not start)
+    limited = Pipeline(_with_model(registry, ThreadlessModel), pm, memory_limit="model.memory_limit=64 MiB")
+    with pytest.raises(WindowRejected) as rejected:
+        limited.run(window, window_rng(0, 0))
+    assert rejected.value.reason == ("model error: RuntimeError: can't start new thread (over model.memory_limit=64 "
+                                     "MiB, which thread stacks count against)")
+    assert limited.ran_out_of_memory
+    unlimited = Pipeline(_with_model(registry, ThreadlessModel), pm)
+    with pytest.raises(WindowRejected, match="^model error: RuntimeError$"):
+        unlimited.run(window, window_rng(0, 0))
+    assert not unlimited.ran_out_of_memory
 
 
 class MutatingObserver:

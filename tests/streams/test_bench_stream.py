@@ -158,3 +158,8 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2
     assert "Invalid value for --memory-limit: 64 needs --time-limit too" in refused.stderr
+    for value, said in (("32", "32 is less than 64 MiB"), (str(2**40 + 1), "is not in the range 0<=x<=1099511627776")):
+        # QA: a value the worker refuses started the broker first, then named model.memory_limit
+        refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--time-limit", "5",
+                                  "--memory-limit", value], capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and said in refused.stderr and "broker" not in refused.stdout + refused.stderr

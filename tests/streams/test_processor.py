@@ -458,6 +458,33 @@ def test_a_window_past_the_memory_limit_fails_closed_and_a_fresh_child_takes_the
         child.close()
 
 
+class _Hoarding(Coherence):
+    """Keeps 40 MiB mapped for good at each window, and maps 2 MiB per transaction while it runs."""
+
+    kept: list[np.ndarray] = []
+
+    def anonymize(self, window, policy, rng):
+        self.kept.append(np.empty(40 << 17))
+        taken = np.empty(len(window) << 18)
+        assert taken.nbytes == len(window) << 21
+        return super().anonymize(window, policy, rng)
+
+
+def test_the_memory_limit_is_each_windows_not_what_earlier_windows_left(sample):
+    # Regression (QA as an operator): the limit was set once, at the child's start, so what earlier
+    # windows left mapped was the next one's loss: the same transactions were released by a fresh
+    # child and dead-lettered by a used one. Each window here maps 60 of its 64 MiB.
+    data, _, _ = sample
+    transactions = list(read_window(data))
+    child = isolated(with_model(_Hoarding, processor(sample).pipeline.configured), memory_limit=64)
+    try:
+        for start in range(0, 30, 10):
+            outcome = child.process("in", 0, cut_of(transactions[start:start + 10]))
+            assert outcome.emitted, outcome.reason
+    finally:
+        child.close()
+
+
 class _OutOfMemoryInItsRejection(Coherence):
     def anonymize(self, window, policy, rng):
         os._exit(OUT_OF_MEMORY)  # what the child does when not even the rejection can be built

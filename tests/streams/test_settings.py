@@ -811,9 +811,18 @@ def test_a_memory_limit_needs_a_time_limit():
     # a process short of memory can spin in the standard library's queues rather than fail (seen:
     # the rho pool's submit, 10 minutes at 100% CPU); only the time limit is sure to end the window
     with pytest.raises(ParameterError) as info:
-        load_settings(overrides=["model.memory_limit=512"], env={})
+        load_settings(overrides=["model.memory_limit=512"], env={"SETVEIL_MODEL_TIME_LIMIT": "0"})
     assert info.value.name == "model.memory_limit"
-    assert "512 (from the command line) needs model.time_limit too" in str(info.value)
+    # QA: where the time limit of 0 came from was not said (a file set 5, the command line 0)
+    assert ("512 (from the command line) needs model.time_limit too, which is 0.0 (from $SETVEIL_MODEL_TIME_LIMIT)"
+            in str(info.value))
+    # QA: a ρ pool under 16 MiB could not start its threads (8 MiB stacks count), and waited out
+    # the time limit instead of failing
+    with pytest.raises(ParameterError, match=r"^parameter 'model.memory_limit': 63 \(from the command line\) is "
+                                             r"less than 64 MiB \(every thread .*; allowed: 0 \(no limit\) or at "
+                                             r"least 64$"):
+        load_settings(overrides=["model.memory_limit=63", "model.time_limit=300"], env={})
+    assert load_settings(overrides=["model.memory_limit=64", "model.time_limit=300"], env={}).model.memory_limit == 64
     settings = load_settings(overrides=["model.memory_limit=512", "model.time_limit=300"], env={})
     assert (settings.model.memory_limit, settings.model.time_limit) == (512, 300.0)
     assert load_settings(env={}).model.memory_limit == 0
