@@ -7,8 +7,8 @@ a :class:`~.windowing.Windower` cut windows of at most ``max_transactions`` tran
 ``max_seconds`` of age, and for each window
 
 1. anonymizes and checks it in a worker thread (:class:`~.processor.WindowProcessor`, the
-   core's fail-closed :class:`~setveil.core.engine.Pipeline`), or, under ``model.time_limit`` or
-   ``model.memory_limit``, in a child process that the thread waits on (:class:`~.isolation.IsolatedProcessor`);
+   core's fail-closed :class:`~setveil.core.engine.Pipeline`), or, under ``model.time_limit`` (and
+   ``model.memory_limit``), in a child process that the thread waits on (:class:`~.isolation.IsolatedProcessor`);
 2. writes its offsets to the window log unless the log already fixed them, and waits for the
    broker's acknowledgement; this step and the next are taken only while the worker's group
    membership is known to be current (:mod:`.lease`);
@@ -165,7 +165,7 @@ class StreamService:
         self.source = f"setveil/{settings.consumer.group_id}"
         m = settings.model
         self.processor: IsolatedProcessor | WindowProcessor
-        if m.time_limit or m.memory_limit:
+        if m.time_limit:  # model.memory_limit needs it
             self.processor = IsolatedProcessor(configured, m.seed, settings.window.merge_subjects, self.source, m.verify,
                                                m.time_limit, m.memory_limit)
         else:

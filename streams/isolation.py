@@ -12,9 +12,9 @@ child starts with the worker and each replacement right after the window that lo
 predecessor, so a start (imports, plugins) is never charged to a window's limit nor to the next
 window's latency.
 
-A memory limit is the child's own: the kernel refuses it (RLIMIT_DATA) any private memory past its
-idle size and the limit, so a window that needs more fails with MemoryError in the child, closed as
-``error``, and the child is replaced. Left to a container's limit, an OOM kill takes the worker too
+A memory limit is the child's own: the kernel refuses it (RLIMIT_DATA) any private memory past
+what it maps as it takes a window and the limit, so a window that needs more fails with
+MemoryError in the child, closed as ``error``, and the child is replaced. Left to a container's limit, an OOM kill takes the worker too
 (Kubernetes sets ``memory.oom.group`` on cgroup v2), and the restarted worker meets the same window.
 """
 

@@ -101,7 +101,7 @@ class ServiceMetrics:
                            f"Transactions emitted per second over the last {THROUGHPUT_SECONDS:g} s", registry=r)
         throughput.set_function(self.transactions_per_second)
         r.register(_PartitionGauges(partitions))
-        # the worker process alone: a model's pool or the child of model.time_limit or memory_limit is not counted
+        # the worker process alone: a model's pool or the model.time_limit child is not counted
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 

@@ -96,7 +96,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     check_web_listen(settings)
     check_data_dir(settings)
     check_group_id(settings)
-    if settings.model.time_limit or settings.model.memory_limit:
+    if settings.model.time_limit:
         check_picklable(configured)
     counts = interrupt.run_stoppable(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
