@@ -32,22 +32,7 @@ _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("lin
 def follow_parent() -> None:
     """Call first thing in a :mod:`multiprocessing` child."""
     os.setpgrp()
-    die_with_parent()
-    threading.Thread(target=_end_with_parent, name="setveil-watchdog", daemon=True).start()
-
-
-def die_with_parent() -> None:
-    """The kernel's backstop to the watchdog (Linux): this process is killed when the thread that
-    started it ends. The watchdog alone could not act in a process that has run out of memory
-    (``model.memory_limit``), where the wake-up itself fails to allocate."""
-    if _prctl is None:
-        return
-    # the process that forked this one (a forkserver's children have the server), which the
-    # multiprocessing parent need not be; one gone before now is the watchdog's to notice
-    forked_by = os.getppid()
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != forked_by:  # gone while the signal was set up
-        os._exit(1)
+    _watch_parent(group=True)
 
 
 def end_with_parent() -> None:
@@ -55,15 +40,39 @@ def end_with_parent() -> None:
     pool's process): it ends when its parent does. It stays in its parent's process group, so that
     :func:`kill_follower` of a follower that started it ends it at once, even in a C call that
     holds the GIL, which would delay its own watch until the call returns."""
-    die_with_parent()
-    threading.Thread(target=_end_with_parent, args=(False,), name="setveil-watchdog", daemon=True).start()
+    _watch_parent(group=False)
 
 
-def _end_with_parent(group: bool = True) -> None:
-    # It waits for the interpreter: a C call that holds the GIL delays it until the call returns.
+#: what Linux sends a follower when the thread that started it ends (PR_SET_PDEATHSIG)
+PARENT_GONE = signal.SIGUSR2
+
+
+def _watch_parent(group: bool) -> None:
+    """Two watches on the parent, each ending this process (and its group) when it is gone: a
+    thread that waits on the parent's sentinel, and Linux's parent-death signal, whose handler
+    runs in the main thread. A process out of memory (``model.memory_limit``) spun on, orphaned,
+    because its watchdog thread failed to allocate as it woke; the handler needs no allocation to
+    act. The signal is not SIGKILL, which would end this process alone and leave what a model
+    started (its helpers, in the group) running. Both wait while a C call holds the GIL."""
+    if _prctl is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(PARENT_GONE, lambda signum, frame: _end(group))
+        # the process that forked this one (a forkserver's children have the server), which the
+        # multiprocessing parent need not be; one gone before now is the watchdog's to notice
+        forked_by = os.getppid()
+        _prctl(_PR_SET_PDEATHSIG, PARENT_GONE)
+        if os.getppid() != forked_by:  # gone while the signal was set up
+            _end(group)
+    threading.Thread(target=_end_with_parent, args=(group,), name="setveil-watchdog", daemon=True).start()
+
+
+def _end_with_parent(group: bool) -> None:
     parent = multiprocessing.parent_process()
     assert parent is not None, "called in a child process only"
     wait([parent.sentinel])
+    _end(group)
+
+
+def _end(group: bool) -> None:
     if group:
         os.killpg(0, signal.SIGKILL)
     else:
