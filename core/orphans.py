@@ -51,8 +51,8 @@ def _watch_parent(group: bool) -> None:
     """Two watches on the parent, each ending this process (and its group) when it is gone: a
     thread that waits on the parent's sentinel, and Linux's parent-death signal, whose handler
     runs in the main thread. A process out of memory (``model.memory_limit``) spun on, orphaned,
-    because its watchdog thread failed to allocate as it woke; the handler needs no allocation to
-    act. The signal is not SIGKILL, which would end this process alone and leave what a model
+    because its watchdog thread failed to allocate as it woke; the handler needs next to no memory
+    to act. The signal is not SIGKILL, which would end this process alone and leave what a model
     started (its helpers, in the group) running. Both wait while a C call holds the GIL."""
     if _prctl is not None and threading.current_thread() is threading.main_thread():
         signal.signal(PARENT_GONE, lambda signum, frame: _end(group))
