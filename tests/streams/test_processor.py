@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgpack
@@ -442,11 +443,20 @@ class _Hungry(Coherence):
         return super().anonymize(window, policy, rng)
 
 
-def test_a_window_past_the_memory_limit_fails_closed_and_a_fresh_child_takes_the_next(sample):
+@contextlib.contextmanager
+def _under_a_memory_limit(sample, model_class, memory_limit: int) -> Iterator[tuple[IsolatedProcessor, list]]:
+    """A child process running ``model_class`` under ``memory_limit`` MiB, and the sample's
+    transactions; the child is closed afterwards."""
     data, _, _ = sample
-    transactions = list(read_window(data))
-    child = isolated(with_model(_Hungry, processor(sample).pipeline.configured), memory_limit=64)
+    child = isolated(with_model(model_class, processor(sample).pipeline.configured), memory_limit=memory_limit)
     try:
+        yield child, list(read_window(data))
+    finally:
+        child.close()
+
+
+def test_a_window_past_the_memory_limit_fails_closed_and_a_fresh_child_takes_the_next(sample):
+    with _under_a_memory_limit(sample, _Hungry, 64) as (child, transactions):
         first = child._child.pid
         hungry = child.process("in", 0, cut_of(transactions[:100]))  # 200 MiB
         assert not hungry.emitted and hungry.cause == "error"
@@ -454,8 +464,6 @@ def test_a_window_past_the_memory_limit_fails_closed_and_a_fresh_child_takes_the
         assert child._child is not None and child._child.pid != first, "the child that ran out was kept"
         fed = child.process("in", 0, cut_of(transactions[100:110]))  # 20 MiB
         assert fed.emitted, fed.reason
-    finally:
-        child.close()
 
 
 class _Hoarding(_Hungry):
@@ -472,15 +480,10 @@ def test_the_memory_limit_is_each_windows_not_what_earlier_windows_left(sample):
     # Regression (QA as an operator): the limit was set once, at the child's start, so what earlier
     # windows left mapped was the next one's loss: the same transactions were released by a fresh
     # child and dead-lettered by a used one. Each window here maps 60 of its 64 MiB.
-    data, _, _ = sample
-    transactions = list(read_window(data))
-    child = isolated(with_model(_Hoarding, processor(sample).pipeline.configured), memory_limit=64)
-    try:
+    with _under_a_memory_limit(sample, _Hoarding, 64) as (child, transactions):
         for start in range(0, 30, 10):
             outcome = child.process("in", 0, cut_of(transactions[start:start + 10]))
             assert outcome.emitted, outcome.reason
-    finally:
-        child.close()
 
 
 class _OutOfMemoryInItsRejection(Coherence):

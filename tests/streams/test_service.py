@@ -305,35 +305,35 @@ def test_sigterm_while_windows_are_cut_from_a_backlog_is_a_clean_stop(make_setti
 def test_a_window_past_the_time_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
     # The same 10 s window as above, under model.time_limit=1: without the limit the worker (and
     # every partition it owns) waits for it; with it the window is dead-lettered as a timeout.
-    items = _all_public_items(sample)
-    settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
-                             model__time_limit=1.0, topics__partitions=1)
-    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
-    produce(settings, records([items, items], batch=2) + records(NEUTRAL[:2], 2, batch=2))
-    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="timeout"}', 0) == 1
-               and worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 60, "a timeout and a batch")
-    assert sorted(released_tids(batches(settings))) == [2, 3]
-    (rejection,) = read_topic(settings, settings.topics.dlq)
+    rejection = _the_hostile_window_rejected(make_settings, start_worker, sample, "timeout", model__time_limit=1.0)
     assert "model.time_limit=1 s" in rejection.headers["setveil_reason"]
     assert msgpack.unpackb(rejection.value)["transactions"] == 2
+
+
+def _the_hostile_window_rejected(make_settings, start_worker, sample, cause: str, **limits):
+    """Two records of all public items (the 10 s window) and then two neutral ones, each pair a
+    window, through a worker under ``limits``: the dead letter of the first, rejected as
+    ``cause``, once the second is released; the worker is stopped."""
+    items = _all_public_items(sample)
+    settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
+                             topics__partitions=1, **limits)
+    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
+    produce(settings, records([items, items], batch=2) + records(NEUTRAL[:2], 2, batch=2))
+    wait_until(lambda: worker.metrics().get(f'setveil_windows_rejected_total{{cause="{cause}"}}', 0) == 1
+               and worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 60, f"a {cause} and a batch")
+    assert sorted(released_tids(batches(settings))) == [2, 3]
+    (rejection,) = read_topic(settings, settings.topics.dlq)
     assert worker.stop(timeout=30) == 0
+    return rejection
 
 
 def test_a_window_past_the_memory_limit_fails_closed_and_the_worker_goes_on(make_settings, start_worker, sample):
     # The same hostile window, whose check takes over 250 MiB: under model.memory_limit=64 it fails
     # in its child process (about a second), where a container's limit would kill the worker and a
     # restart meet the window again
-    items = _all_public_items(sample)
-    settings = make_settings(window__min_transactions=2, window__max_transactions=2, window__max_seconds=0.2,
-                             model__time_limit=60.0, model__memory_limit=64, topics__partitions=1)
-    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
-    produce(settings, records([items, items], batch=2) + records(NEUTRAL[:2], 2, batch=2))
-    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="error"}', 0) == 1
-               and worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 60, "a rejection and a batch")
-    assert sorted(released_tids(batches(settings))) == [2, 3]
-    (rejection,) = read_topic(settings, settings.topics.dlq)
+    rejection = _the_hostile_window_rejected(make_settings, start_worker, sample, "error", model__time_limit=60.0,
+                                             model__memory_limit=64)
     assert rejection.headers["setveil_reason"] == "model error: MemoryError (over model.memory_limit=64 MiB)"
-    assert worker.stop(timeout=30) == 0
 
 
 def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
