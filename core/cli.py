@@ -28,7 +28,7 @@ from .formats import FORMATS, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
-from .output import check_output, distinct_outputs, guard_stdout, write_outputs
+from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, smallest_window_of)
@@ -542,7 +542,7 @@ def _flush_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """The console script: every error ends in one line on stderr and a documented status."""
-    guard_stdout()
+    guard_standard_streams()
     try:
         with signals_held():  # the plugins' imports: a Ctrl-C raised inside one can be dropped (setveil/__main__.py)
             _load_plugin_commands()

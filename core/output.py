@@ -253,16 +253,33 @@ class _StdoutBuffer(io.BufferedIOBase):
             raise InputError(STDOUT, f"cannot write: {exc.strerror or exc}") from None
 
 
-def guard_stdout() -> None:
-    """Route standard output through :class:`_StdoutBuffer` (the console script calls it first)."""
-    out = sys.stdout
-    if out is None or isinstance(getattr(out, "buffer", None), _StdoutBuffer) or not hasattr(out, "buffer"):
-        return
-    out.flush()
+class _StderrBuffer(_StdoutBuffer):
+    """Standard error's binary stream. When it cannot be written (``2>&1 | head``: its reader is
+    gone too) the rest is dropped without a word, since there is nowhere left to say it, and the
+    command ends with its own status, not Python's 1 or 120 for an error it could not print."""
+
+    def _guarded(self, call, *args) -> None:
+        try:
+            call(*args)
+        except OSError:
+            self._failed = True
+
+
+def _guarded_stream(stream, buffer_type: type[_StdoutBuffer]):
+    if stream is None or not hasattr(stream, "buffer") or isinstance(stream.buffer, _StdoutBuffer):
+        return stream
+    stream.flush()
     # as buffered as it was: line by line on a terminal, written through under python -u
-    sys.stdout = io.TextIOWrapper(_StdoutBuffer(out.buffer), encoding=out.encoding, errors=out.errors,
-                                  line_buffering=bool(out.line_buffering),
-                                  write_through=bool(getattr(out, "write_through", False)))
+    return io.TextIOWrapper(buffer_type(stream.buffer), encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=bool(stream.line_buffering),
+                            write_through=bool(getattr(stream, "write_through", False)))
+
+
+def guard_standard_streams() -> None:
+    """Route standard output through :class:`_StdoutBuffer` and standard error through
+    :class:`_StderrBuffer` (the console script calls it first)."""
+    sys.stdout = _guarded_stream(sys.stdout, _StdoutBuffer)
+    sys.stderr = _guarded_stream(sys.stderr, _StderrBuffer)
 
 
 def write_text_output(path: str | os.PathLike, text: str) -> None:

@@ -47,6 +47,29 @@ def test_a_reader_that_goes_away_mid_write_is_an_error_not_a_truncated_release(t
     assert child.returncode == 2 and err == "setveil: error: -: cannot write: Broken pipe\n"
 
 
+def test_a_reader_of_both_streams_that_goes_away_leaves_the_documented_status(tmp_path):
+    # QA: with stderr on the same pipe (`2>&1 | head`) the error line could not be written either,
+    # and Python ended the command with status 1, which for verify says "fails"
+    big = tmp_path / "big.dat"
+    big.write_text("a b\n" * 60_000)
+    read, write = os.pipe()
+    child = subprocess.Popen([*SETVEIL, "anonymize", str(big), "-o", "-", *K], stdout=write, stderr=write)
+    os.close(write)
+    with os.fdopen(read, "rb") as reader:
+        assert len(reader.read(1000)) == 1000
+    assert child.wait(timeout=120) == 2
+
+
+def test_a_standard_error_gone_silences_the_table_and_not_the_run(data):
+    # `bench run --json -` writes its table to stderr: with no one to read it the JSON still comes
+    child = subprocess.Popen([*SETVEIL, "bench", "run", str(data), *K, "--runs", "1", "--json", "-"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child.stderr.close()
+    out = child.stdout.read()
+    assert child.wait(timeout=120) == 0
+    assert set(json.loads(out)) == {"machine", "rows", "summary"}
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail")
 @pytest.mark.parametrize("args", [["plugins"], ["plugins", "--json"], ["--help"], ["verify", "{data}", "{data}", *K],
                                   ["bench", "run", "{data}", *K, "--runs", "1"]])
