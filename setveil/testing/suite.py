@@ -381,7 +381,9 @@ class ConformanceSuite:
             assert (first is None) == (second is None), f"policy {policy!r}: the same seed released once and refused once"
             if first is not None:
                 same = second is not None and list(first) == list(second)
-                assert same, f"policy {policy!r}: the same seed gave two different releases"
+                assert same, (f"policy {policy!r}: the same seed gave two different releases: draw every random "
+                              "choice from the rng that anonymize is given (numpy's and random's global "
+                              "generators are not seeded by the window)")
 
     def test_same_seed_same_release_in_another_process(self) -> None:
         # A re-delivered window may be anonymized by another worker, whose str hashes are salted
@@ -398,7 +400,8 @@ class ConformanceSuite:
                     assert mine == other, (
                         f"policy {policy!r}: the same seed gave another release of probe window {number} in a process "
                         f"with PYTHONHASHSEED={hash_seed}: the release depends on the order of a set or dict of labels "
-                        "(sort them, or go by item id)"
+                        "(sort them, or go by item id) or on a random source other than the rng that anonymize "
+                        "is given (numpy's and random's global generators start elsewhere in each process)"
                     )
 
     @_settings
@@ -418,7 +421,10 @@ class ConformanceSuite:
             original = Window.concat([first, second], vocab=vocab)
             released = Window.concat([a, b], vocab=vocab)
             problems = [v.describe() for v in release_violations(configured.model, original, released)]
-            assert not problems, f"policy {policy!r}: two safe windows are not safe together: {problems[:5]}"
+            assert not problems, (f"policy {policy!r}: two safe windows are not safe together: {problems[:5]}; "
+                              "either the releases are not (then the model should not claim union_safe) "
+                              "or the check refuses a safe union: it must check what the model guarantees "
+                              "of any set of transactions, not how anonymize got there (docs/plugins.md)")
 
     def test_empty_window(self) -> None:
         for policy in self.policy_names():
