@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from setveil.core.cli import configure
+from setveil.core.errors import ParameterError
 from setveil.core.formats import read_window
 from setveil.core.model import PrivacyModel
 from setveil.core.verify import release_violations
@@ -38,6 +39,8 @@ from .tail import collect, release_window
 SAMPLE = "T10I4D100K-20k.dat.gz"
 PARAMS = {"h": "0.4", "k": "5", "p": "3"}
 IDLE_SECONDS = 20.0
+#: the settings of the model the demo runs itself (coherence on the sample), which ``--set`` cannot change
+DEMO_MODEL = ("model.name", "model.policy", "model.params", *MODEL_FILES)
 
 
 @contextlib.contextmanager
@@ -56,7 +59,12 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
                   env: dict[str, str] | None = None) -> Settings:
     """The demo's settings, checked before any broker starts. ``kafka.bootstrap`` is the
     operator's (see :func:`open_demo_broker`); the worker gets the sample's item files on its
-    command line, so the model files of a worker's config are never opened."""
+    command line, so the model files of a worker's config are never opened. Its model is not the
+    operator's: ``--set`` naming it is refused (QA: ``--set model.name=…`` ran coherence in silence)."""
+    for name in DEMO_MODEL:
+        if name in overrides:
+            raise ParameterError(name, "the demo runs its own model, (h,k,p)-coherence on the bundled sample, "
+                                 "so --set cannot change it; `setveil serve` runs a worker of any model")
     prefix = f"setveil-demo-{secrets.token_hex(3)}"
     pairs: dict[str, Any] = {
         "topics.input": f"{prefix}.transactions",
@@ -79,7 +87,10 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
         # window.max_transactions=50 was refused for a minimum of 100 the user never set)
         with contextlib.suppress(TypeError, ValueError):  # a malformed size is load_settings' to name
             pairs["window.min_transactions"] = min(100, int(pairs["window.max_transactions"]))
-    return load_settings(config, pairs, env=env, unused_files=MODEL_FILES)
+    # the worker gets the demo's model on its command line; the operator's model settings would
+    # reach it through the environment and be merged with it (QA: a config's model.hierarchy
+    # stopped the worker)
+    return load_settings(config, pairs, env=env, unused_files=MODEL_FILES).reset(*DEMO_MODEL)
 
 
 def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], None]) -> tuple[Broker, Settings]:

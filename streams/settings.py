@@ -336,6 +336,17 @@ class Settings:
                 sources.update({f"model.params.{k}": source for k in values[name]})
         return Settings(values, sources)
 
+    def reset(self, *names: str) -> Settings:
+        """A copy with the settings ``names`` back at their defaults, for a command that gives them
+        itself and must not pass the operator's on to its worker."""
+        values = dict(self._values)
+        sources = {k: v for k, v in self._sources.items()
+                   if not any(k == name or k.startswith(f"{name}.") for name in names)}
+        for name in names:
+            values[name] = BY_NAME[name].default
+            sources[name] = "default"
+        return Settings(values, sources)
+
     def as_env(self) -> dict[str, str]:
         """The non-default values as ``SETVEIL_*`` variables (to start a worker in a subprocess)."""
         out = {}

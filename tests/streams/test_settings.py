@@ -715,6 +715,28 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(no_broker):
     assert echoed == []
 
 
+@pytest.mark.parametrize("name", demo.DEMO_MODEL)
+def test_demo_refuses_to_be_set_another_model(no_broker, name):
+    # Regression (QA as a plugin author): `demo --set model.name=kmsup` ran coherence and said nothing
+    with pytest.raises(ParameterError, match="the demo runs its own model") as info:
+        demo.run_demo(print, 1000, 20, None, 1000, None, {name: "x"})
+    assert info.value.name == name
+
+
+def test_demo_takes_the_model_settings_that_are_the_operators_and_no_other_model(no_broker, tmp_path):
+    # Regression (QA as a plugin author): a config's model reached the demo's worker through its
+    # environment, merged with the demo's (its model.hierarchy, missing, stopped the worker)
+    config = tmp_path / "km.toml"
+    config.write_text('[model]\nname = "kanonymity"\nhierarchy = "/nonexistent/h.csv"\ntime_limit = 30\n'
+                      "[model.params]\nk = 5\nm = 2\n")
+    settings = demo.demo_settings(1000, str(config), {"model.memory_limit": "256", "model.seed": "4"},
+                                  env={"SETVEIL_MODEL_POLICY": "top-down"})
+    assert (settings.model.time_limit, settings.model.memory_limit, settings.model.seed) == (30, 256, 4)
+    env = settings.as_env()
+    assert not {"SETVEIL_MODEL_NAME", "SETVEIL_MODEL_POLICY", "SETVEIL_MODEL_PARAMS", "SETVEIL_MODEL_HIERARCHY"} & set(env)
+    assert settings.model.params == {} and settings.source("model.params") == "default"
+
+
 def test_a_cluster_security_setting_without_its_cluster_is_refused_before_a_broker_starts(no_broker, monkeypatch):
     # Regression (QA of the docs): with SETVEIL_KAFKA_SECURITY_PROTOCOL=SSL and no bootstrap, the demo
     # started the embedded broker, connected over TLS, and said no broker answered
