@@ -28,6 +28,7 @@ from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
 from . import other_process
+from .deadline import OutOfTime, time_bound
 from .strategies import PRIVATE_PREFIX, random_window, windows
 
 # Every model's suite runs these same methods from its own subclass, which hypothesis would
@@ -142,6 +143,8 @@ class ConformanceSuite:
     unsafe_windows: ClassVar[Sequence[Sequence[list[str] | tuple[str, ...]]]] = ()
     #: arguments of the :func:`~setveil.testing.windows` strategy for the random windows
     window_args: ClassVar[WindowArgs] = {}
+    #: seconds a probe window may take with a parameter at the largest value its range admits
+    largest_value_seconds: ClassVar[float] = 60.0
 
     # -- hooks for subclasses -------------------------------------------------------------
     @classmethod
@@ -492,7 +495,14 @@ class ConformanceSuite:
             return
         for window in self.probe_windows():
             try:
-                self.release_or_refusal(configured, window)
+                with time_bound(self.largest_value_seconds):
+                    self.release_or_refusal(configured, window)
+            except OutOfTime:
+                raise AssertionError(
+                    f"policy {policy!r} with {parameter.name}={largest}, which its range admits (declare a high "
+                    f"to refuse it): a window of {len(window)} transactions took more than "
+                    f"{self.largest_value_seconds:g} s (largest_value_seconds)"
+                ) from None
             except AssertionError as failed:
                 raise AssertionError(
                     f"policy {policy!r} with {parameter.name}={largest}, which its range admits (declare a high "

@@ -66,6 +66,8 @@ class Floor(PrivacyModel):
     def anonymize(self, window, policy, rng):
         if FAULT == "refuse":
             raise Infeasible("refused")
+        while FAULT == "slow" and self.params["k"] > 2**62:  # a loop over range(k), say
+            pass
         if FAULT == "crash":
             raise RuntimeError("boom")
         if FAULT == "quote" and len(window.indices):
@@ -234,6 +236,15 @@ def test_each_mistake_fails_the_kit_and_says_what(installed, tmp_path, fault, me
     result = run_kit(installed, tmp_path, fault, SUITE, "-x")  # the first failure says it; shrinking more costs time
     assert result.returncode == 1, result.stdout[-3000:]
     assert message in result.stdout
+
+
+def test_a_model_that_never_finishes_on_the_largest_value_fails_in_time(installed, tmp_path):
+    # QA as a plugin author: a loop over range(m) with no high on m hung the kit without a word
+    suite = SUITE + "    largest_value_seconds = 1\n"
+    result = run_kit(installed, tmp_path, "slow", suite, "-k", "numeric")
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert ("with k=9223372036854775807, which its range admits (declare a high to refuse it): a window of "
+            in result.stdout) and "transactions took more than 1 s (largest_value_seconds)" in result.stdout
 
 
 def test_the_seeded_generator_is_allowed(installed, tmp_path):
