@@ -40,7 +40,7 @@ import numpy as np
 
 from .errors import InputError
 from .labeltext import STDIN, check_text
-from .output import write_output
+from .output import refuse_reading_standard_output, write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Window
@@ -92,6 +92,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
             raise InputError(STDIN, "cannot read: standard input is closed")
         data = sys.stdin.buffer.read()
     else:
+        refuse_reading_standard_output(path)
         with open(path, "rb") as handle:
             data = handle.read()
     # without this, gzip data named .dat read as "not valid UTF-8" at line 1

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 
 from .errors import InputError, ParameterError
+from .output import refuse_reading_standard_output
 
 _DECODER = json.JSONDecoder()
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
@@ -154,6 +155,7 @@ def read_utf8(path: str | os.PathLike) -> str:
     byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8
     or of a lone carriage return or a NUL."""
     check_user_file(path)
+    refuse_reading_standard_output(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()

@@ -100,6 +100,20 @@ def _refuse_reading_back(text: str, flag: str, inputs) -> None:
             raise ParameterError(flag.lstrip("-"), f"{shown} is also read by this run; give another path")
 
 
+def refuse_reading_standard_output(path: str | os.PathLike) -> None:
+    """Refuse to read the regular file that standard output is open on (``verify in.dat r.dat >>
+    in.dat``): what the command prints would land in a file it reads, and be read as data by the
+    next run (QA: verify appended its violations to the original). Every reader of a user's file
+    calls it, so no command needs to know which of its files are read."""
+    text = os.fspath(path)
+    if text == STDOUT:
+        return
+    own = _identity(STDOUT, 1, regular_only=True)
+    if own is not None and _identity(text, 1, regular_only=True) == own:
+        raise InputError(text, "is also standard output, which this run would write into; redirect standard "
+                               "output elsewhere")
+
+
 def distinct_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
     """Refuse two outputs of one run (``{flag: path}``) that name the same file, or both
     standard output, by ``-`` or by a path such as ``/dev/stdout`` (their contents would

@@ -125,6 +125,22 @@ def test_an_input_on_a_standard_stream_is_not_overwritten(data, tmp_path):
     assert result.returncode == 0 and result.stdout.count("\n") == 3
 
 
+@pytest.mark.parametrize("appended", ["data", "sensitive"])
+def test_a_command_printing_into_a_file_it_reads_is_refused(tmp_path, appended):
+    # QA as a CLI user: `verify in.dat in.dat ... >> in.dat` appended its violations to the
+    # original (and `>> sensitive.txt` to the item list), to be read as data by the next run
+    data, sensitive = tmp_path / "in.dat", tmp_path / "sensitive.txt"
+    data.write_text("a c d f g Diabetes\na b c f Hepatitis\nb d f x Hepatitis\nb c g y z HIV\na c f g HIV\n")
+    sensitive.write_text("Diabetes\nHepatitis\nHIV\n")
+    target = {"data": data, "sensitive": sensitive}[appended]
+    before = target.read_text()
+    with open(target, "a") as out:
+        result = run("verify", data, data, "-m", "coherence", "-P", "h=0.8", "-P", "k=2", "-P", "p=2",
+                     "--sensitive", sensitive, stdout=out)
+    one_line_error(result, f"{target}: is also standard output, which this run would write into")
+    assert target.read_text() == before
+
+
 def test_json_to_standard_output_is_json_alone(data):
     # QA: `bench run --json -` printed its table first, so the output parsed as nothing
     result = run("bench", "run", data, *K, "--runs", "1", "--json", "-")
