@@ -126,16 +126,27 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None) -> tuple[Window, list
         raise InputError(path, "cannot read: gzip data ends early") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if fmt == "fimi" and explicit_fmt is None and _guessed(path) and _JSON_OBJECT_START.match(data):
-        # FIMI by default (standard input, a name without a known suffix): JSON lines read as
-        # FIMI make items like '{"tid":' and pass every check
-        raise InputError(path, "read as FIMI, for want of a format, but it starts like JSONL: give --format jsonl "
-                         "(or --format fimi)", 1)
+    if fmt == "fimi" and explicit_fmt is None:
+        _refuse_other_formats(path, data)
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
     window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
         raise InputError(path, "no transactions")
     return window, subjects
+
+
+def _refuse_other_formats(path, data: bytes) -> None:
+    """Refuse data read as FIMI by its name or for want of one that starts like another format:
+    JSON lines read as FIMI make items like '{"tid":', and a CSV row one item of a whole row,
+    which a generalizing model then releases as the name of its hierarchy node (QA). Either
+    passes every check; ``--format fimi`` reads them as they are."""
+    why = "for want of a format" if _guessed(path) else "as its name says"
+    if _JSON_OBJECT_START.match(data):
+        raise InputError(path, f"read as FIMI, {why}, but it starts like JSONL: give --format jsonl "
+                         "(or --format fimi)", 1)
+    if b"," in data.split(b"\n", 1)[0]:
+        raise InputError(path, f"read as FIMI, {why}, but an item of this line holds a comma, as in a CSV file: "
+                         "FIMI items are separated by blanks (--format fimi reads such items as they are)", 1)
 
 
 def _decode(path, data: bytes) -> str:
@@ -315,6 +326,9 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
             line = int(window.owners()[first]) + 1
             raise InputError(path, "an item label holds whitespace or a NUL, which FIMI cannot carry", line)
+        if len(window) and (first := window.labels(0)) and first[0].startswith("\ufeff"):
+            # the reader takes a leading U+FEFF for a byte-order mark: one written first keeps it
+            buffered.write("\ufeff".encode("utf-8"))
         rows = iter(window)
         while chunk := [" ".join(labels) for labels in itertools.islice(rows, 1 << 16)]:
             buffered.write(("\n".join(chunk) + "\n").encode("utf-8"))

@@ -71,7 +71,7 @@ def parse_record(obj: Any) -> Record:
     # The common case, short strings without whitespace, is checked in bulk (the service's hot
     # path): labels that are together at most MAX_LABEL_LENGTH long are each that short.
     joined = "".join(raw) if {*map(type, raw)} <= {str} and "" not in raw else None
-    if joined is not None and len(joined) <= MAX_LABEL_LENGTH and joined.split() == [joined]:
+    if joined is not None and len(joined) <= MAX_LABEL_LENGTH and joined.split() == [joined] and "\0" not in joined:
         items = list(raw)
     else:
         items = [item_label(item, position) for position, item in enumerate(raw)]
@@ -100,6 +100,9 @@ def item_label(item: Any, position: int) -> str:
         # an item list (one label per line, trimmed) could never name it, so it could never be
         # made sensitive: " HIV" would be released as a public item next to a protected "HIV"
         raise RecordError(f"item {position} begins or ends with whitespace")
+    if "\0" in label:
+        # refused in every text file (item lists included), so no list could name it either
+        raise RecordError(f"item {position} holds a NUL")
     return label
 
 

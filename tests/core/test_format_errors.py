@@ -168,6 +168,53 @@ def test_a_label_with_whitespace_at_its_ends_is_refused(tmp_path):
     assert info.value.line == 2 and "item 1 begins or ends with whitespace" in info.value.problem
 
 
+def test_a_label_holding_a_nul_is_refused_in_records_as_in_text_files(tmp_path):
+    # QA as a CLI user: JSONL took "x\u0000y", a label no item list can name (a NUL is refused
+    # there) and no FIMI release can carry; the fast path of short labels took it too
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"items": ["a"]}\n{"items": ["x\\u0000y", "b"]}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 2 and info.value.problem == "item 0 holds a NUL"
+    packed = tmp_path / "in.msgpack"
+    packed.write_bytes(msgpack.packb({"items": ["a" * 600, "b\0" * 300]}))  # past the fast path's length
+    with pytest.raises(InputError, match="item 1 holds a NUL"):
+        read_window(packed)
+
+
+@pytest.mark.parametrize("name", ["people.csv", "people.dat", "people"])
+def test_a_csv_file_read_as_fimi_is_refused(tmp_path, name):
+    # QA as a CLI user: each row was one item, and kanonymity --fanout released hierarchy nodes
+    # named after whole rows (alice,flu,beer..bob,hiv,milk)
+    path = tmp_path / name
+    path.write_text("alice,flu,beer\nbob,hiv,milk\n")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 1 and "an item of this line holds a comma, as in a CSV file" in info.value.problem
+    assert "alice" not in str(info.value)
+    assert list(read_window(path, "fimi")) == [["alice,flu,beer"], ["bob,hiv,milk"]]  # asked for
+
+
+def test_jsonl_named_as_fimi_is_refused(tmp_path):
+    # QA as a CLI user: the check was made only when no suffix named a format
+    path = tmp_path / "records.dat"
+    path.write_text('{"tid": 1, "items": ["a", "b"]}\n')
+    with pytest.raises(InputError, match="read as FIMI, as its name says, but it starts like JSONL"):
+        read_window(path)
+
+
+def test_a_first_label_that_begins_with_a_byte_order_mark_reads_back(tmp_path):
+    # QA as a CLI user: written bare on line 1, it was read back as a byte-order mark and a
+    # shorter label, and verify failed the release (uncovered-item, foreign-label)
+    original = tmp_path / "in.dat"
+    original.write_bytes(BOM + BOM + b"1 2\n1 2\n")
+    window = read_window(original)
+    assert [sorted(labels) for labels in window] == [["2", "\ufeff1"], ["1", "2"]]
+    for name in ("out.dat", "out.dat.gz"):
+        write_window(window, tmp_path / name)
+        assert list(read_window(tmp_path / name)) == list(window)
+
+
 @pytest.mark.parametrize(
     "lines, line, words",
     [

@@ -11,6 +11,7 @@ from setveil.core.formats import read_window, write_window
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.labeltext import field_text, label_text
 from setveil.core.schema import read_label_file
+from setveil.core.window import Window
 
 from .figure1 import FIGURE_1, MODEL, run
 
@@ -66,10 +67,13 @@ SEPARATORS = [" ", "\t", "\v", "\f", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028",
 
 
 def test_a_label_holding_a_nul_is_written_as_a_json_string_in_item_lists_and_refused_in_fimi(tmp_path):
-    # a NUL is refused in every text file read (UTF-16 read as UTF-8), so none may be written raw
+    # a NUL is refused in every text file read (UTF-16 read as UTF-8), so none may be written raw;
+    # records refuse it too (QA as a CLI user), so only a window a plugin builds can hold one
     records = tmp_path / "in.jsonl"
     records.write_text(json.dumps({"items": ["a\0b"]}) + "\n")
-    labelled = read_window(records)
+    with pytest.raises(InputError, match="item 0 holds a NUL"):
+        read_window(records)
+    labelled = Window.from_transactions([["a\0b"]])
     with pytest.raises(InputError, match="a NUL, which FIMI cannot carry"):
         write_window(labelled, tmp_path / "never.dat")
     assert label_text("a\0b") == '"a\\u0000b"' and field_text("a\0b") == '"a\\u0000b"'
