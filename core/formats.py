@@ -326,7 +326,7 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
             line = int(window.owners()[first]) + 1
             raise InputError(path, "an item label holds whitespace or a NUL, which FIMI cannot carry", line)
-        if len(window) and (first := window.labels(0)) and first[0].startswith("\ufeff"):
+        if len(window) and (leading := window.labels(0)) and leading[0].startswith("\ufeff"):
             # the reader takes a leading U+FEFF for a byte-order mark: one written first keeps it
             buffered.write("\ufeff".encode("utf-8"))
         rows = iter(window)
