@@ -555,6 +555,10 @@ def main(argv: list[str] | None = None) -> None:
     except SetveilError as exc:
         click.echo(error_line(exc), err=True)
         sys.exit(exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # a group called without its command: the help as it reads, not folded into one error line
+        click.echo(exc.format_message(), err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         click.echo(error_line(exc.format_message()), err=True)
         sys.exit(exc.exit_code)

@@ -164,6 +164,15 @@ def test_items_split_follows_the_paper(files):
     assert private == expected
 
 
+@pytest.mark.parametrize("group", [[], ["items"], ["bench"]])
+def test_a_group_without_its_command_shows_its_help_as_it_reads(group):
+    # QA as a CLI user: click 8.3's no-command error carried the help, folded into one error line
+    result = subprocess.run([sys.executable, "-m", "setveil", *group], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"Usage: {' '.join(['setveil', *group])} [OPTIONS] COMMAND [ARGS]...\n")
+    assert "Commands:\n" in result.stderr and "\\n" not in result.stderr
+
+
 def test_console_script_entry_point(files):
     result = subprocess.run([sys.executable, "-m", "setveil", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and "version" in result.stdout
