@@ -406,7 +406,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
 
 
 def _param_text(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
+    """The parameters as ``-P`` takes them (a flag ``true``, not Python's ``True``)."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items())
 
 
 @cli.command()

@@ -117,13 +117,16 @@ def refuse_reading_standard_output(path: str | os.PathLike) -> None:
 def distinct_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
     """Refuse two outputs of one run (``{flag: path}``) that name the same file, or both
     standard output, by ``-`` or by a path such as ``/dev/stdout`` (their contents would
-    interleave, or one file replace the other)."""
+    interleave, or one file replace the other); ``/dev/null`` may take several."""
     seen: dict[object, str] = {}
+    discard = _identity(os.devnull, 1)
     for flag, path in outputs.items():
         if path is None:
             continue
         text = os.fspath(path)
         key: object = _identity(text, 1) or (STDOUT if text == STDOUT else os.path.realpath(text))
+        if discard is not None and key == discard:
+            continue  # what is written there is dropped, so several outputs may go (a benchmark's run)
         if key in seen:
             raise ParameterError(flag.lstrip("-"), f"{seen[key]} writes the same file; give another path")
         seen[key] = flag

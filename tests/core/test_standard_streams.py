@@ -110,6 +110,13 @@ def test_standard_output_is_the_file_it_is_open_on(data, tmp_path):
     assert (tmp_path / "f").read_text() == ""
 
 
+def test_several_outputs_may_be_discarded(data):
+    # QA as a CLI user: `-o /dev/null --report /dev/null` was refused as one file written twice
+    assert run("anonymize", data, "-o", os.devnull, "--report", os.devnull, *K).returncode == 0
+    with open(os.devnull, "w") as discard:
+        assert run("anonymize", data, "-o", "-", "--report", os.devnull, *K, stdout=discard).returncode == 0
+
+
 def test_an_input_on_a_standard_stream_is_not_overwritten(data, tmp_path):
     # QA: `- -o d.dat < d.dat` replaced the input with its release; `-o - >> d.dat` appended to it
     before = data.read_text()

@@ -49,6 +49,7 @@ def test_anonymize_reports_the_metrics_and_verify_accepts_the_release(files):
         assert key in metrics
     result = run("verify", files / "table1.dat", out, *MODEL, "--sensitive", files / "sensitive.txt")
     assert result.exit_code == 0 and "satisfies rho" in result.output
+    assert "rule_metrics=true" in result.output  # as -P takes it (QA as a CLI user: it said True)
 
 
 def test_a_windowed_report_sums_counters_and_keeps_settings(files):
