@@ -7,6 +7,7 @@ Core commands live here; plugins and the streaming service add theirs through th
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import numbers
@@ -14,7 +15,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
@@ -272,14 +273,37 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
             note(f"the report has no {group} metrics: {reason}")
 
 
+def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
+    """``value``, a window's stat, added to ``total`` over the windows before it (None at first):
+    numbers summed, or their largest kept for a ``peak`` stat; counts by key (coherence's moles by
+    size) key by key and counts by position (rho's deletions by pass) position by position, as the
+    numbers they hold. None for what is neither (it stays in the windows' own entries)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        value = value.item() if isinstance(value, np.generic) else value  # Python ints do not wrap
+        return value if total is None else max(total, value) if peak else total + value
+    if isinstance(value, Mapping):
+        out = dict(total) if isinstance(total, Mapping) else {}
+        for key, each in value.items():
+            if (combined := _combined_stat(out.get(key), each, peak)) is not None:
+                out[key] = combined
+        return out
+    if isinstance(value, (list, tuple)):
+        before = list(total) if isinstance(total, list) else []
+        combined = [_combined_stat(a, b, peak) if b is not None else a for a, b in itertools.zip_longest(before, value)]
+        return None if None in combined else combined
+    return None
+
+
 def _report(configured, files, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:
     model = configured.model
     stats: dict[str, Any] = {}
     for outcome in outcomes:
         for key, value in outcome.release.stats.items():
-            if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-                value = value.item() if isinstance(value, np.generic) else value  # Python ints do not wrap
-                stats[key] = max(stats.get(key, value), value) if key in model.peak_stats else stats.get(key, 0) + value
+            combined = _combined_stat(stats.get(key), value, key in model.peak_stats)
+            if combined is not None:
+                stats[key] = combined
     return {
         # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)
         "setveil_version": __version__,

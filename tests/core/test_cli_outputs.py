@@ -464,6 +464,23 @@ def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
     assert json.loads(_json_bytes(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
 
 
+def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():
+    # QA as a CLI user: coherence's moles by size and rho's deletions by pass were left out of the
+    # report's total, even of a single window
+    import numpy as np
+
+    from setveil.core.cli import _combined_stat
+
+    total = None
+    for window in ({"2": 3, "3": 1}, {"2": np.int64(1), "4": 2}):
+        total = _combined_stat(total, window, peak=False)
+    assert total == {"2": 4, "3": 1, "4": 2}
+    assert _combined_stat([5, 2, 1], np.array([1, 1]), peak=False) == [6, 3, 1]
+    assert _combined_stat([5, 2], [1, 7, 3], peak=True) == [5, 7, 3]
+    assert _combined_stat(None, ["a", "b"], peak=False) is None and _combined_stat(None, "x", peak=False) is None
+    assert _combined_stat(None, {"name": "x", "n": 2}, peak=False) == {"n": 2}
+
+
 def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
     # regression (QA, adversarial): NaN in a model's stats was written as NaN (not JSON), exit 0
     from setveil.core.cli import _report_bytes

@@ -64,6 +64,10 @@ def test_a_windowed_report_sums_counters_and_keeps_settings(files):
     assert body["stats"]["qid_size"] == 2 and body["stats"]["workers"] == 1
     assert body["stats"]["passes"] == max(w["passes"] for w in per_window)
     assert body["stats"]["deletions"] == sum(w["deletions"] for w in per_window) == body["items_before"] - body["items_after"]
+    # QA as a CLI user: counts by pass were left out of the windows' total
+    by_pass = [sum(w["deletions_by_pass"][i] for w in per_window if i < len(w["deletions_by_pass"]))
+               for i in range(max(len(w["deletions_by_pass"]) for w in per_window))]
+    assert body["stats"]["deletions_by_pass"] == by_pass and sum(by_pass) == body["stats"]["deletions"]
 
 
 def test_verify_names_the_unsafe_rule_of_the_original(files):
