@@ -25,7 +25,7 @@ from .. import __version__
 from .clitypes import SEED, IntRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
-from .formats import FORMATS, read_window, render_window
+from .formats import FORMATS, detect_format, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
@@ -263,7 +263,9 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     released = Window.concat([o.release.window for o in outcomes], vocab=original.vocab).with_tids(original.tids)
     # the report is measured before anything is written, so its failure leaves no release behind
     files = {"input": input_path, "output": output, "sensitive": sensitive, "public": public, "hierarchy": hierarchy}
-    body = None if report is None else _report(configured, files, original, released, outcomes, read_seconds, window_size, seed)
+    formats = {"input": detect_format(input_path, fmt), "output": detect_format(output, output_format)}
+    body = None if report is None else _report(configured, files, formats, fanout, original, released, outcomes,
+                                               read_seconds, window_size, seed)
     outputs = [(output, render_window(released, output, output_format))]
     if body is not None:
         outputs.append((report, _report_bytes({**body, "seconds": time.perf_counter() - started}, configured.model)))
@@ -296,7 +298,8 @@ def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
     return None
 
 
-def _report(configured, files, original, released, outcomes, read_seconds, window_size, seed) -> dict[str, Any]:
+def _report(configured, files, formats, fanout, original, released, outcomes, read_seconds, window_size,
+            seed) -> dict[str, Any]:
     model = configured.model
     stats: dict[str, Any] = {}
     for outcome in outcomes:
@@ -308,6 +311,8 @@ def _report(configured, files, original, released, outcomes, read_seconds, windo
         # what was run, on what: the paths as given (None for a file not given, "-" for stdin/stdout)
         "setveil_version": __version__,
         "files": files,
+        "formats": formats,
+        "fanout": fanout,
         "model": model.name,
         "policy": configured.policy.name,
         "params": configured.shown_params(),

@@ -100,6 +100,13 @@ def test_the_report_says_what_was_run_on_what(files):
     assert body["setveil_version"] == __version__
     assert body["files"] == {"input": str(files / "fig1.dat"), "output": str(files / "o.dat"),
                              "sensitive": str(files / "private.txt"), "public": None, "hierarchy": None}
+    assert body["formats"] == {"input": "fimi", "output": "fimi"} and body["fanout"] is None
+    # QA as a CLI user: a generated hierarchy's fan-out and the formats were not recorded
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.jsonl", "-m", "kanonymity", "-P", "k=2",
+                 "--fanout", "3", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["formats"] == {"input": "fimi", "output": "jsonl"} and body["fanout"] == 3
 
 
 def test_serve_names_the_settings_of_a_model_set_up_by_settings(files, monkeypatch):
