@@ -100,9 +100,24 @@ def _pattern_masks(patterns: RestrictivePatterns, release: Window, position: np.
             rows.append(ids)
     if not rows:
         return np.zeros((0, words), dtype=np.uint64)
+    sizes = np.array([len(r) for r in rows], dtype=np.int64)
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in rows], out=indptr[1:])
-    return _encode(indptr, np.concatenate(rows), position, words)
+    np.cumsum(sizes, out=indptr[1:])
+    return _minimal(_encode(indptr, np.concatenate(rows), position, words), sizes)
+
+
+def _minimal(masks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The masks that contain no other: an itemset that holds a larger pattern holds each smaller
+    one in it, so they alone decide what is restrictive. A pattern file that lists every pattern
+    holding its picks (74,560 on mushroom, as §5.1 ran it) made the count take an hour (QA); one
+    pass per minimal pattern, smallest first, drops every mask holding it."""
+    remaining = masks[np.argsort(sizes, kind="stable")]
+    kept = []
+    while len(remaining):
+        smallest = remaining[0]
+        kept.append(smallest)
+        remaining = remaining[~((remaining & smallest) == smallest).all(axis=1)]
+    return np.array(kept, dtype=np.uint64)
 
 
 def dissimilarity(original: Window, release: Window) -> float:
