@@ -38,8 +38,9 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
     summary = "hide restrictive frequent patterns by removing items from sensitive transactions (Oliveira & Zaïane, TR 02-13)"
     guarantee = (
         "for every restrictive pattern, at most a share psi of the transactions that held it still hold it, "
-        "so the support of the pattern, and of every pattern containing it, drops to at most psi times the "
-        "pattern's original support; items are only removed and no transaction is emptied"
+        "so its support drops to at most psi times its original support, and that of every pattern containing it "
+        "to at most the same count (psi times the listed pattern's support, not its own); items are only removed "
+        "and no transaction is emptied"
     )
     transformation = Transformation.PARTIAL_SUPPRESSION
     parameters = (
