@@ -92,7 +92,8 @@ def _sample(source, window, count, min_length, max_length, min_support, max_supp
     except TransactionsTooShort as exc:  # the data's answer, whatever -n says
         raise InputError(source, str(exc)) from None
     except TooFewPatterns as exc:
-        raise ParameterError("n", f"{exc}; lower -n or widen the lengths and supports") from None
+        raise ParameterError("n", f"{exc}: lower -n, change the length range (fewer lengths can leave more "
+                                  "patterns apart), widen the supports or try another --seed") from None
     except MiningTooLarge as exc:
         raise ParameterError("min-support", f"{exc}: raise it or lower --max-length") from None
 

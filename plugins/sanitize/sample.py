@@ -74,9 +74,13 @@ def sample_patterns(
                 picked.append(candidate)
                 break
     if len(picked) < n:
+        # the count is this pick's, not the most the data holds: a pick of one length can pass
+        # over candidates of another that a different order would have kept (QA)
+        candidates = sum(len(np.flatnonzero((lengths == length) & (supports <= high))) for length in queues)
         raise TooFewPatterns(
-            f"only {len(picked)} patterns of length {min_length}-{max_length} with support in "
-            f"[{min_support}, {max_support}] that do not contain one another; asked for {n}"
+            f"this pick found {len(picked)} patterns of length {min_length}-{max_length} with support in "
+            f"[{min_support}, {max_support}] that contain no other pick and are contained in none (of {candidates} "
+            f"candidates, taken length by length in turn); asked for {n}"
         )
     labels = window.vocab.label
     return [tuple(sorted((labels(i) for i in pattern), key=label_order)) for pattern in picked]

@@ -85,6 +85,17 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
     assert missing.exit_code == 2 and not out.exists()
     nowhere = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "1", "-o", str(tmp_path / "no" / "p.txt")])
     assert nowhere.exit_code == 2 and "cannot write" in nowhere.output
+    # QA as a researcher: "only 4 patterns ... that do not contain one another" read as the most
+    # the data holds, and the advice (widen the lengths) pointed the wrong way: six pairs exist
+    small = tmp_path / "t.dat"
+    small.write_text("A B C D\nA B C\nA B D\nA C D\nA B C\nB D\n")
+    short = runner.invoke(cli, ["patterns", "sample", str(small), "-n", "5", "--min-support", "0.3", "--max-support",
+                                "1", "-o", str(out)])
+    assert short.exit_code == 2 and not out.exists()
+    assert "this pick found 4 patterns" in short.output and "(of 9 candidates, taken length by length" in short.output
+    assert "change the length range" in short.output
+    assert runner.invoke(cli, ["patterns", "sample", str(small), "-n", "6", "--min-support", "0.3", "--max-support",
+                               "1", "--max-length", "2", "-o", str(out)]).exit_code == 0
 
 
 def test_mining_that_would_exhaust_memory_is_refused_or_skipped(runner, tmp_path):
