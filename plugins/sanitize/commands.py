@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
@@ -111,7 +112,24 @@ def _policies(text: str) -> tuple[str, ...]:
     if not names or any(name not in installed for name in names):
         raise ParameterError("policies", f"got {text!r}, allowed: a comma-separated subset of the installed "
                              f"sanitize policies ({', '.join(sorted(installed))})")
+    if len(set(names)) < len(names):  # QA: each row then came twice
+        raise ParameterError("policies", f"got {text!r}, which names a policy twice")
     return names
+
+
+#: what chooses sampled patterns, which a pattern file given with --patterns leaves unused
+SAMPLING = {"count": "-n", "seeds": "--seeds", "seed": "--seed", "min_length": "--min-length",
+            "max_length": "--max-length", "min_support": "--min-support", "max_support": "--max-support"}
+
+
+def _refuse_sampling_with_patterns() -> None:
+    """A sampling option given with ``--patterns`` would be ignored in silence (QA: ``--seeds 3``
+    ran one set); refused, naming it."""
+    ctx = click.get_current_context()
+    for name, option in SAMPLING.items():
+        if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT):
+            raise ParameterError(option.lstrip("-"), f"{option} chooses sampled patterns, and --patterns gives them: "
+                                 "drop one of the two")
 
 
 @bench_sanitize.command("effectiveness")
@@ -138,6 +156,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
     check_json(json_out, (input_path, patterns_path))
     if patterns_path is not None:
+        _refuse_sampling_with_patterns()
         RestrictivePatterns.load(patterns_path)  # its errors before the data is read
     window = read_window(input_path, fmt)
     dropped = ""
@@ -212,6 +231,8 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     """§5.2: index build and sanitization seconds, the check's seconds and peak memory."""
     _check_ranges(min_length, max_length, min_support, max_support)
     policies = _policies(policy_text)
+    if len(set(counts)) < len(counts):
+        raise ParameterError("n", f"got {', '.join(map(str, counts))}, which repeats a count")
     check_json(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")

@@ -237,6 +237,21 @@ def test_bad_parameters_exit_2_before_reading(runner, tmp_path):
     assert result.exit_code == 2 and "'psi'" in result.output
 
 
+@pytest.mark.parametrize("args, name, words", [
+    # QA as a researcher: ignored in silence (one set ran), or each row came twice
+    (["effectiveness", "{data}", "--patterns", "{patterns}", "--seeds", "3"], "seeds", "--patterns gives them"),
+    (["effectiveness", "{data}", "--patterns", "{patterns}", "-n", "4"], "n", "--patterns gives them"),
+    (["effectiveness", "{data}", "--patterns", "{patterns}", "--min-support", "0.1"], "min-support", "drop one"),
+    (["effectiveness", "{data}", "--policies", "iga,iga"], "policies", "names a policy twice"),
+    (["speed", "{data}", "-n", "1", "-n", "1"], "n", "repeats a count"),
+])
+def test_bench_refuses_options_it_would_ignore_or_repeat(runner, database, tmp_path, args, name, words):
+    patterns = write_patterns(tmp_path / "p.txt", "a b")
+    given = [arg.format(data=tmp_path / "absent.dat", patterns=patterns) for arg in args]
+    result = runner.invoke(cli, ["bench", "sanitize", *given])
+    assert result.exit_code == 2 and f"parameter '{name}'" in result.output and words in result.output, result.output
+
+
 def test_bench_effectiveness(runner, database, tmp_path):
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "2", "--min-support", "0.3",
