@@ -76,10 +76,10 @@ def sample_patterns(
     if len(picked) < n:
         # the count is this pick's, not the most the data holds: a pick of one length can pass
         # over candidates of another that a different order would have kept (QA)
-        candidates = sum(len(np.flatnonzero((lengths == length) & (supports <= high))) for length in queues)
+        offered = int(np.count_nonzero(np.isin(lengths, list(queues)) & (supports <= high)))
         raise TooFewPatterns(
             f"this pick found {len(picked)} patterns of length {min_length}-{max_length} with support in "
-            f"[{min_support}, {max_support}] that contain no other pick and are contained in none (of {candidates} "
+            f"[{min_support}, {max_support}] that contain no other pick and are contained in none (of {offered} "
             f"candidates, taken length by length in turn); asked for {n}"
         )
     labels = window.vocab.label
