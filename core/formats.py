@@ -144,7 +144,8 @@ def _refuse_other_formats(path, data: bytes) -> None:
     if _JSON_OBJECT_START.match(data):
         raise InputError(path, f"read as FIMI, {why}, but it starts like JSONL: give --format jsonl "
                          "(or --format fimi)", 1)
-    if b"," in data.split(b"\n", 1)[0]:
+    line_end = data.find(b"\n")
+    if data.find(b",", 0, len(data) if line_end < 0 else line_end) >= 0:  # the first line, not a copy of the data
         raise InputError(path, f"read as FIMI, {why}, but an item of this line holds a comma, as in a CSV file: "
                          "FIMI items are separated by blanks (--format fimi reads such items as they are)", 1)
 
