@@ -19,8 +19,10 @@ class OutOfTime(BaseException):
 def time_bound(seconds: float) -> Iterator[None]:
     """Raise :class:`OutOfTime` in the body after ``seconds`` (SIGALRM's timer, so only in the main
     thread of a POSIX process, and only when control is back in Python: a model stuck in one long C
-    call is stopped when that call returns). Elsewhere the body runs unbounded."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    call is stopped when that call returns). Elsewhere the body runs unbounded, and so it does
+    under a timer already running (pytest-timeout's signal method, say), which then bounds it."""
+    if (not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         yield
         return
 
