@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from .errors import InputError, ParameterError
 from .output import refuse_reading_standard_output
+from .records import MAX_LABEL_LENGTH
 
 _DECODER = json.JSONDecoder()
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
@@ -172,12 +173,16 @@ def read_utf8(path: str | os.PathLike) -> str:
 def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
     """The line number and labels of each non-blank line of a UTF-8 file of several labels per
     line (a byte-order mark allowed), lines split at ``\n`` alone as in the FIMI data. Raises
-    :class:`InputError` naming the file, and the line where one is at fault."""
+    :class:`InputError` naming the file, and the line where one is at fault; a label longer than
+    a transaction's may be is one (it could name no item of the data)."""
     path = os.fspath(path)
     for number, line in enumerate(read_utf8(path).split("\n"), start=1):
         try:
             labels = split_labels(line)
         except LabelSyntaxError as exc:
             raise InputError(path, str(exc), number) from None
+        for position, label in enumerate(labels, start=1):
+            if len(label) > MAX_LABEL_LENGTH:
+                raise InputError(path, f"field {position} is longer than {MAX_LABEL_LENGTH} characters", number)
         if labels:
             yield number, labels

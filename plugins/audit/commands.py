@@ -13,14 +13,14 @@ from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
-from setveil.core.labeltext import label_text
+from setveil.core.labeltext import label_lines, label_text
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, distinct_outputs, write_json, write_output, write_outputs
 from setveil.core.params import written_plainly
 
 from .bench import experiment, summary
 from .deadline import GRACE_SECONDS
-from .itemsets import ItemsetCollection, checked_label_lines, count_itemsets
+from .itemsets import ItemsetCollection, count_itemsets
 from .owner import MAX_ADD, MAX_NOISE
 from .owner import publish as publish_itemsets
 from .owner import rename as rename_items
@@ -278,7 +278,7 @@ def _load_mapping(path: str) -> dict[str, str]:
     """f as ``audit rename`` writes it: a bijection (Definition 2), so neither label repeats."""
     names: dict[str, str] = {}
     line_of: dict[str, int] = {}
-    for number, fields in checked_label_lines(path):
+    for number, fields in label_lines(path):
         if len(fields) != 2:
             raise InputError(path, "a mapping line holds an original and a renamed label", number)
         original, renamed = fields

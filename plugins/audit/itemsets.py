@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,6 @@ import numpy as np
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
-from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.core.window import Window
 
 
@@ -123,7 +121,7 @@ class ItemsetCollection:
         frequencies: list[float] = []
         lines: list[int] = []
         seen: dict[frozenset[int], int] = {}
-        for number, (head, *tokens) in checked_label_lines(path):
+        for number, (head, *tokens) in label_lines(path):
             try:
                 frequency = float(head)
             except ValueError:
@@ -152,15 +150,6 @@ class ItemsetCollection:
         np.cumsum(lengths, out=indptr[1:])
         return canonical(tuple(labels), indptr, new_id[np.array(flat, dtype=np.int64)],
                          np.array(frequencies, dtype=np.float64), tuple(lines), path)
-
-
-def checked_label_lines(path: str) -> Iterator[tuple[int, list[str]]]:
-    """:func:`label_lines`, with labels held to the length a transaction file allows."""
-    for number, fields in label_lines(path):
-        for position, label in enumerate(fields, start=1):
-            if len(label) > MAX_LABEL_LENGTH:
-                raise InputError(path, f"field {position} is longer than {MAX_LABEL_LENGTH} characters", number)
-        yield number, fields
 
 
 def count_itemsets(path: str, max_size: int | None) -> int:

@@ -89,3 +89,20 @@ def test_a_hierarchy_written_by_setveil_reads_back_as_it_was(tmp_path_factory, l
     path = tmp_path_factory.mktemp("hierarchy") / "H.csv"
     hierarchy.write(path)
     assert list(Hierarchy.read(path).edges()) == list(hierarchy.edges())
+
+
+def test_a_label_longer_than_a_transaction_allows_is_refused_in_every_file_of_labels(tmp_path):
+    # QA as a researcher: a pattern file took one (noted as never occurring), where the data, the
+    # audit's itemsets and --truth refused it; item lists took one too
+    from setveil.core.records import MAX_LABEL_LENGTH
+    from setveil.plugins.sanitize.patterns import RestrictivePatterns
+
+    long = "x" * (MAX_LABEL_LENGTH + 1)
+    (tmp_path / "items.txt").write_text(f"a\n{long}\n")
+    (tmp_path / "patterns.txt").write_text(f"a b\nc {long}\n")
+    for path, field, read in ((tmp_path / "items.txt", 1, read_label_file),
+                              (tmp_path / "patterns.txt", 2, RestrictivePatterns.load)):
+        with pytest.raises(InputError) as info:
+            read(path)
+        assert info.value.line == 2 and info.value.problem == f"field {field} is longer than {MAX_LABEL_LENGTH} characters"
+        assert long not in str(info.value)
