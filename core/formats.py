@@ -90,6 +90,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
     if os.fspath(path) == STDIN:
         if sys.stdin is None:
             raise InputError(STDIN, "cannot read: standard input is closed")
+        refuse_reading_standard_output(STDIN)
         data = sys.stdin.buffer.read()
     else:
         refuse_reading_standard_output(path)

@@ -33,6 +33,7 @@ from typing import BinaryIO, TextIO
 from .errors import InputError, ParameterError
 
 STDOUT = "-"
+STDIN = "-"
 
 
 def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
@@ -101,16 +102,26 @@ def _refuse_reading_back(text: str, flag: str, inputs) -> None:
 
 
 def refuse_reading_standard_output(path: str | os.PathLike) -> None:
-    """Refuse to read the regular file that standard output is open on (``verify in.dat r.dat >>
-    in.dat``): what the command prints would land in a file it reads, and be read as data by the
-    next run (QA: verify appended its violations to the original). Every reader of a user's file
-    calls it, so no command needs to know which of its files are read."""
+    """Refuse to read what standard output is open on: a regular file (``verify in.dat r.dat >>
+    in.dat``, or ``- < in.dat >> in.dat``), where what the command prints would land in a file it
+    reads and be read as data by the next run (QA: verify appended its violations to the
+    original), or the pipe it writes to (``/dev/stdout | cat``, which waited for itself). Every
+    reader of a user's file calls it (``path`` ``-`` is standard input), so no command needs to
+    know which of its files are read."""
     text = os.fspath(path)
-    if text == STDOUT:
+    own = _identity(STDOUT, 1)
+    if own is None or own == _identity(os.devnull, 1):
         return
-    own = _identity(STDOUT, 1, regular_only=True)
-    if own is not None and _identity(text, 1, regular_only=True) == own:
-        raise InputError(text, "is also standard output, which this run would write into; redirect standard "
+    if text == STDIN:
+        found = _identity(STDOUT, 0, regular_only=True)  # a terminal on both is no file to destroy
+    else:
+        found = _identity(text, 1)
+        with contextlib.suppress(OSError):
+            if stat.S_ISCHR(os.stat(text).st_mode):
+                found = None  # a terminal read as /dev/stdout is typed into, not written back
+    if found == own:
+        what = "standard input is" if text == STDIN else "is"
+        raise InputError(text, f"{what} also standard output, which this run would write into; redirect standard "
                                "output elsewhere")
 
 

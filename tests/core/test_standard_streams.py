@@ -148,6 +148,20 @@ def test_a_command_printing_into_a_file_it_reads_is_refused(tmp_path, appended):
     assert target.read_text() == before
 
 
+def test_standard_input_or_a_pipe_that_is_standard_output_is_not_read(data, tmp_path):
+    # QA re-check: `verify - r.dat < in.dat >> in.dat` still appended to the original, and
+    # `anonymize /dev/stdout ... | cat` read its own output pipe and waited for ever
+    before = data.read_text()
+    with open(data) as given, open(data, "a") as appended:
+        result = run("verify", "-", data, *K, stdin=given, stdout=appended)
+    one_line_error(result, "-: standard input is also standard output")
+    assert data.read_text() == before
+    result = run("anonymize", "/dev/stdout", "-o", tmp_path / "o.dat", *K)  # stdout is the test's pipe
+    one_line_error(result, "/dev/stdout: is also standard output")
+    with open(data) as given, open(tmp_path / "log.txt", "w") as log:  # another file: read as ever
+        assert run("anonymize", "-", "-o", tmp_path / "o.dat", *K, stdin=given, stdout=log).returncode == 0
+
+
 def test_json_to_standard_output_is_json_alone(data):
     # QA: `bench run --json -` printed its table first, so the output parsed as nothing
     result = run("bench", "run", data, *K, "--runs", "1", "--json", "-")
