@@ -401,7 +401,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     original = read_window(original_path, fmt)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
-    release = read_window(release_path, release_format or fmt, vocab=original.vocab)
+    release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",
+                          release=True)
     # a release that does not pair with the original is a file verify cannot take (exit 2), not
     # a release that fails the model (exit 1)
     if len(release) != len(original):

@@ -102,9 +102,15 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
     return data
 
 
-def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None) -> Window:
-    """Read a whole transaction file. Raises :class:`InputError` naming file and line."""
-    return _read(path, fmt, vocab)[0]
+def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
+                format_option: str | None = "--format", release: bool = False) -> Window:
+    """Read a whole transaction file. Raises :class:`InputError` naming file and line.
+
+    ``format_option`` is the command's option that sets this file's format, which a refusal of
+    data that looks like another format names (None: the command reads FIMI only). A ``release``
+    (setveil's own output, read back to be checked) is not refused for a comma on its first line:
+    a generalized label can hold one (``a..a,c``) where the input had it on a later line."""
+    return _read(path, fmt, vocab, format_option, release)[0]
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
@@ -115,7 +121,8 @@ def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
     return window, [None] * len(window) if subjects is None else subjects
 
 
-def _read(path, fmt: str | None, vocab: Vocabulary | None) -> tuple[Window, list[str | int | None] | None]:
+def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | None = "--format",
+          release: bool = False) -> tuple[Window, list[str | int | None] | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
@@ -128,7 +135,7 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None) -> tuple[Window, list
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     if fmt == "fimi" and explicit_fmt is None:
-        _refuse_other_formats(path, data)
+        _refuse_other_formats(path, data, format_option, release)
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
     window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
@@ -136,19 +143,24 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None) -> tuple[Window, list
     return window, subjects
 
 
-def _refuse_other_formats(path, data: bytes) -> None:
+def _refuse_other_formats(path, data: bytes, option: str | None, release: bool) -> None:
     """Refuse data read as FIMI by its name or for want of one that starts like another format:
     JSON lines read as FIMI make items like '{"tid":', and a CSV row one item of a whole row,
     which a generalizing model then releases as the name of its hierarchy node (QA). Either
-    passes every check; ``--format fimi`` reads them as they are."""
+    passes every check; ``option`` (``--format``, ``--release-format``) set to fimi reads them
+    as they are."""
     why = "for want of a format" if _guessed(path) else "as its name says"
-    if _JSON_OBJECT_START.match(data):
-        raise InputError(path, f"read as FIMI, {why}, but it starts like JSONL: give --format jsonl "
-                         "(or --format fimi)", 1)
+    json_start = _JSON_OBJECT_START.match(data)
+    if json_start:
+        hint = f"give {option} jsonl (or {option} fimi)" if option else "and this command reads FIMI only"
+        line = data.count(b"\n", 0, data.index(b"{")) + 1  # blank lines may come first
+        raise InputError(path, f"read as FIMI, {why}, but it starts like JSONL: {hint}", line)
     line_end = data.find(b"\n")
-    if data.find(b",", 0, len(data) if line_end < 0 else line_end) >= 0:  # the first line, not a copy of the data
+    if not release and data.find(b",", 0, len(data) if line_end < 0 else line_end) >= 0:  # not a copy of the data
+        hint = (f"{option} fimi reads such items as they are" if option
+                else "this command reads FIMI only: replace the commas with blanks")
         raise InputError(path, f"read as FIMI, {why}, but an item of this line holds a comma, as in a CSV file: "
-                         "FIMI items are separated by blanks (--format fimi reads such items as they are)", 1)
+                         f"FIMI items are separated by blanks ({hint})", 1)
 
 
 def _decode(path, data: bytes) -> str:

@@ -359,7 +359,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         context = replace(context, schema=ItemSchema(private=frozenset()))
     assignments = parse_assignments(params)
     get_registry().configure(model, policy, assignments, context)
-    original = read_window(dataset)
+    original = read_window(dataset, format_option=None)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
     scratch = tempfile.TemporaryDirectory(prefix="setveil-bench-stream-")

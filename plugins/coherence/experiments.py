@@ -48,7 +48,7 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
     params = {"h": str(h), "k": str(k), "p": str(p)}
     for name in policy_list:
         registry.configure("coherence", name, params, Context(schema=ItemSchema()))
-    data = read_window(input_path)
+    data = read_window(input_path, format_option=None)
     if min_support_share:
         data = data.suppress(np.flatnonzero(data.supports < min_support_share * len(data)))
         data = data.take(np.flatnonzero(data.lengths > 0))

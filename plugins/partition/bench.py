@@ -54,7 +54,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     check_json(json_path, inputs)
     rows: list[dict[str, Any]] = []
     for path in inputs:
-        window = read_window(path)
+        window = read_window(path, format_option=None)
         name = Path(path).name.removesuffix(".gz").rsplit(".", 1)[0]
         for fanout in fanouts:
             try:

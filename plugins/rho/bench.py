@@ -73,7 +73,7 @@ class Data:
 
 def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) -> Data:
     path = folder / f"{name}.dat"
-    full = read_window(path)
+    full = read_window(path, format_option=None)
     sensitive = frozenset(random_split(full, share, seed).private)
     window = full
     if cutoff is not None:

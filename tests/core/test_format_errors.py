@@ -195,6 +195,31 @@ def test_a_csv_file_read_as_fimi_is_refused(tmp_path, name):
     assert list(read_window(path, "fimi")) == [["alice,flu,beer"], ["bob,hiv,milk"]]  # asked for
 
 
+def test_a_release_is_not_refused_for_a_comma_and_each_refusal_names_its_files_option(tmp_path):
+    # QA re-check: anonymize wrote a release whose first label held a comma (a..a,c, the input's
+    # comma being on line 2) and verify refused it, naming --format where RELEASE's option is
+    # --release-format; a benchmark named --format, which it lacks; a JSONL line after blank lines
+    # was placed on line 1
+    release = tmp_path / "release.dat"
+    release.write_text("a..a,c\nb\n")
+    assert list(read_window(release, release=True)) == [["a..a,c"], ["b"]]
+    with pytest.raises(InputError, match=r"\(--release-format fimi reads such items"):
+        read_window(release, format_option="--release-format")
+    with pytest.raises(InputError, match=r"\(this command reads FIMI only: replace the commas with blanks\)"):
+        read_window(release, format_option=None)
+    records = tmp_path / "records.dat"
+    records.write_text('\n\n{"items": ["a"]}\n')
+    for release_too in (False, True):
+        with pytest.raises(InputError) as info:
+            read_window(records, format_option="--release-format", release=release_too)
+        assert info.value.line == 3 and info.value.problem.endswith("give --release-format jsonl (or --release-format fimi)")
+    data, out = tmp_path / "in.dat", tmp_path / "out.dat"
+    data.write_text("a\na,c\nb\nc\n")
+    km = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
+    assert run("anonymize", data, "-o", out, *km).exit_code == 0 and out.read_text().startswith("a..a,c\n")
+    assert run("verify", data, out, *km).exit_code == 0
+
+
 def test_jsonl_named_as_fimi_is_refused(tmp_path):
     # QA as a CLI user: the check was made only when no suffix named a format
     path = tmp_path / "records.dat"
