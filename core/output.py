@@ -198,17 +198,21 @@ _reserved: TextIO | None = None
 def reserve_stdout() -> Callable[[], None]:
     """Keep standard output for the data written to ``-`` and send the text the command prints
     (tables, notes) to standard error, so that ``--json -`` is JSON alone (QA: a benchmark's
-    table came first). Returns the function that undoes it."""
+    table came first). With standard error closed that text is dropped, not mixed into the data
+    (QA re-check: ``--json - 2>&-`` began with the table). Returns the function that undoes it."""
     global _reserved
-    if _reserved is not None or sys.stdout is None or sys.stderr is None:
+    if _reserved is not None or sys.stdout is None:
         return lambda: None
     _reserved = sys.stdout
-    sys.stdout = sys.stderr
+    discard = open(os.devnull, "w") if sys.stderr is None else None
+    sys.stdout = sys.stderr if discard is None else discard
 
     def release() -> None:
         global _reserved
         if _reserved is not None:
             sys.stdout, _reserved = _reserved, None
+        if discard is not None:
+            discard.close()
 
     return release
 

@@ -68,6 +68,10 @@ def test_a_standard_error_gone_silences_the_table_and_not_the_run(data):
     out = child.stdout.read()
     assert child.wait(timeout=120) == 0
     assert set(json.loads(out)) == {"machine", "rows", "summary"}
+    # QA re-check: with standard error closed outright the table went to standard output first
+    closed = subprocess.run([*SETVEIL, "bench", "run", str(data), *K, "--runs", "1", "--json", "-"],
+                            stdout=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(2))
+    assert closed.returncode == 0 and set(json.loads(closed.stdout)) == {"machine", "rows", "summary"}
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail")
