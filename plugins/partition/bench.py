@@ -24,7 +24,7 @@ from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
 from setveil.core.model import Context
-from setveil.core.output import write_json
+from setveil.core.output import refuse_reading_standard_output, write_json
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 
@@ -52,6 +52,8 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         for k in ks:
             registry.validate(model, None, {"k": str(k), **extra})
     check_json(json_path, inputs)
+    for path in inputs:  # each is read after the rows of those before it are printed
+        refuse_reading_standard_output(path)
     rows: list[dict[str, Any]] = []
     for path in inputs:
         window = read_window(path, format_option=None)

@@ -17,7 +17,7 @@ from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, write_json
+from setveil.core.output import check_output, refuse_reading_standard_output, write_json
 from setveil.core.plugins import get_registry
 
 from .bench import POLICIES, effectiveness, speed
@@ -234,6 +234,8 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     if len(set(counts)) < len(counts):
         raise ParameterError("n", f"got {', '.join(map(str, counts))}, which repeats a count")
     check_json(json_out, input_paths)
+    for path in input_paths:  # each is read after the header and the rows of those before it
+        refuse_reading_standard_output(path)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
     click.echo(f"# {machine()}")

@@ -152,6 +152,20 @@ def test_a_command_printing_into_a_file_it_reads_is_refused(tmp_path, appended):
     assert target.read_text() == before
 
 
+@pytest.mark.parametrize("bench", [["sanitize", "speed", "{first}", "{second}", "-n", "2"],
+                                   ["partition", "{first}", "{second}", "-k", "2", "--fanout", "4", "-m", "1"]])
+def test_a_benchmark_of_several_inputs_refuses_before_printing_the_first(tmp_path, bench):
+    # QA re-check: each input was checked as it was read, after the header or the rows of the
+    # inputs before it had been appended to it
+    first, second = tmp_path / "first.dat", tmp_path / "second.dat"
+    for path in (first, second):
+        path.write_text("a b c\na b\nb c\na c\n")
+    with open(second, "a") as appended:
+        result = run("bench", *(arg.format(first=first, second=second) for arg in bench), stdout=appended)
+    one_line_error(result, f"{second}: is also standard output")
+    assert second.read_text() == "a b c\na b\nb c\na c\n"
+
+
 def test_standard_input_or_a_pipe_that_is_standard_output_is_not_read(data, tmp_path):
     # QA re-check: `verify - r.dat < in.dat >> in.dat` still appended to the original, and
     # `anonymize /dev/stdout ... | cat` read its own output pipe and waited for ever
