@@ -27,7 +27,12 @@ from setveil.core.window import Window
 
 
 class TooFewPatterns(ValueError):
-    """The data holds fewer patterns of the asked lengths and supports than were asked for."""
+    """The data holds fewer patterns of the asked lengths and supports than were asked for;
+    ``candidates`` is how many it holds at all."""
+
+    def __init__(self, message: str, candidates: int | None = None):
+        super().__init__(message)
+        self.candidates = candidates
 
 
 class TransactionsTooShort(TooFewPatterns):
@@ -77,10 +82,13 @@ def sample_patterns(
         # the count is this pick's, not the most the data holds: a pick of one length can pass
         # over candidates of another that a different order would have kept (QA)
         offered = int(np.count_nonzero(np.isin(lengths, list(queues)) & (supports <= high)))
+        if offered == 0:
+            raise TooFewPatterns(f"no pattern of length {min_length}-{max_length} has a support in "
+                                 f"[{min_support}, {max_support}]; asked for {n}", 0)
         raise TooFewPatterns(
             f"this pick found {len(picked)} patterns of length {min_length}-{max_length} with support in "
             f"[{min_support}, {max_support}] that contain no other pick and are contained in none (of {offered} "
-            f"candidates, taken length by length in turn); asked for {n}"
+            f"candidates, taken length by length in turn); asked for {n}", offered
         )
     labels = window.vocab.label
     return [tuple(sorted((labels(i) for i in pattern), key=label_order)) for pattern in picked]

@@ -503,3 +503,9 @@ def test_a_negative_seed_or_one_past_63_bits_is_refused(runner, data, tmp_path, 
     out = ["-o", tmp_path / "o.dat"] if command == ["anonymize"] else []
     result = invoke(runner, *command, data, *out, *COHERENCE, "--sensitive", data.parent / "hiv.txt", "--seed", seed)
     assert result.exit_code == 2 and "--seed" in result.stderr and "0<=x<=9223372036854775807" in result.stderr
+
+
+def test_bench_coherence_refuses_a_policy_named_twice(runner, data):
+    # QA re-check: `--policies mm,mm` ran each row twice, where `--seeds 1,1` was refused
+    one_line_error(invoke(runner, "bench", "coherence", data, "--public-share", "0.5", "--h", "0.5", "--k", "2",
+                          "--p", "2", "--policies", "mm,mm"), "parameter 'policies'", "names a policy twice")

@@ -96,6 +96,10 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
     assert "change the length range" in short.output
     assert runner.invoke(cli, ["patterns", "sample", str(small), "-n", "6", "--min-support", "0.3", "--max-support",
                                "1", "--max-length", "2", "-o", str(out)]).exit_code == 0
+    none = runner.invoke(cli, ["patterns", "sample", str(small), "-n", "2", "--min-length", "4", "--max-length", "4",
+                               "--min-support", "0.3", "--max-support", "1", "-o", str(tmp_path / "none.txt")])
+    assert none.exit_code == 2 and "no pattern of length 4-4 has a support in [0.3, 1.0]; asked for 2: widen the " \
+        "supports or change the length range" in none.output  # no other seed helps (QA re-check)
 
 
 def test_mining_that_would_exhaust_memory_is_refused_or_skipped(runner, tmp_path):
