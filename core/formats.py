@@ -145,7 +145,8 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
 
 def _refuse_other_formats(path, data: bytes, option: str | None, release: bool) -> None:
     """Refuse data read as FIMI by its name or for want of one that starts like another format:
-    JSON lines read as FIMI make items like '{"tid":', and a CSV row one item of a whole row,
+    JSON lines read as FIMI make items like '{"tid":', msgpack is "not valid UTF-8" with no word
+    of why (QA re-check), and a CSV row one item of a whole row,
     which a generalizing model then releases as the name of its hierarchy node (QA). Either
     passes every check; ``option`` (``--format``, ``--release-format``) set to fimi reads them
     as they are."""
@@ -155,6 +156,10 @@ def _refuse_other_formats(path, data: bytes, option: str | None, release: bool) 
         hint = f"give {option} jsonl (or {option} fimi)" if option else "and this command reads FIMI only"
         line = data.count(b"\n", 0, data.index(b"{")) + 1  # blank lines may come first
         raise InputError(path, f"read as FIMI, {why}, but it starts like JSONL: {hint}", line)
+    if data[:1] and 0x80 <= data[0] <= 0x9F:
+        # a msgpack map or array of up to 15 entries; no UTF-8 text starts with such a byte
+        hint = f"give {option} msgpack" if option else "and this command reads FIMI only"
+        raise InputError(path, f"read as FIMI, {why}, but it starts like msgpack: {hint}", 1)
     line_end = data.find(b"\n")
     if not release and data.find(b",", 0, len(data) if line_end < 0 else line_end) >= 0:  # not a copy of the data
         hint = (f"{option} fimi reads such items as they are" if option

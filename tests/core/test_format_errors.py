@@ -220,6 +220,17 @@ def test_a_release_is_not_refused_for_a_comma_and_each_refusal_names_its_files_o
     assert run("verify", data, out, *km).exit_code == 0
 
 
+def test_msgpack_named_as_fimi_is_refused_naming_its_format(tmp_path):
+    # QA re-check: it was "not valid UTF-8", with no hint of --format msgpack
+    path = tmp_path / "records.dat"
+    path.write_bytes(msgpack.packb({"tid": 1, "items": ["a", "b"]}))
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 1 and info.value.problem == ("read as FIMI, as its name says, but it starts like "
+                                                           "msgpack: give --format msgpack")
+    assert list(read_window(path, "msgpack")) == [["a", "b"]]
+
+
 def test_jsonl_named_as_fimi_is_refused(tmp_path):
     # QA as a CLI user: the check was made only when no suffix named a format
     path = tmp_path / "records.dat"
