@@ -115,10 +115,12 @@ def refuse_reading_standard_output(path: str | os.PathLike) -> None:
     if text == STDIN:
         found = _identity(STDOUT, 0, regular_only=True)  # a terminal on both is no file to destroy
     else:
-        found = _identity(text, 1)
-        with contextlib.suppress(OSError):
-            if stat.S_ISCHR(os.stat(text).st_mode):
-                found = None  # a terminal read as /dev/stdout is typed into, not written back
+        try:
+            status = os.stat(text)
+        except (OSError, ValueError):
+            return  # the reader names what is wrong with it
+        # a terminal read as /dev/stdout is typed into, not written back
+        found = None if stat.S_ISCHR(status.st_mode) else (status.st_dev, status.st_ino)
     if found == own:
         what = "standard input is" if text == STDIN else "is"
         raise InputError(text, f"{what} also standard output, which this run would write into; redirect standard "
