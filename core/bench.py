@@ -21,7 +21,7 @@ import click
 import numpy as np
 
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
-from .clitypes import SEED, IntRange, check_json, int_list, json_option
+from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, WindowRejected
 from .formats import FORMATS, read_window
@@ -84,7 +84,7 @@ def _cell(value) -> str:
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
     """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
-    check_json(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
+    check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
     started = time.perf_counter()
     window = read_window(input_path, fmt)
@@ -125,7 +125,7 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
     if min(size_list) < smallest:
         raise ParameterError("sizes", f"{min(size_list)} is fewer than the {smallest} transactions model "
                              f"{configured.model.name!r} needs of a window; allowed: integers in [{smallest}, inf)")
-    check_json(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
+    check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
     data = read_window(input_path, fmt)
     pin_hierarchy(configured, data, input_path)

@@ -6,7 +6,7 @@ import math
 
 import click
 
-from .output import STDOUT, check_output, reserve_stdout
+from .output import STDOUT, check_output, refuse_reading_standard_output, reserve_stdout
 from .params import written_plainly
 
 
@@ -69,11 +69,16 @@ def json_option(dest: str = "json_path", help: str = "Also write the rows as JSO
     return click.option("--json", dest, type=click.Path(dir_okay=False, allow_dash=True), callback=_writable, help=help)
 
 
-def check_json(path, inputs) -> None:
-    """Refuse a ``--json`` path that names a file the run reads (known only once the command's
-    other options are parsed; the option's own check sees the path alone)."""
+def check_bench_files(path, inputs) -> None:
+    """What a benchmark checks before it prints: a ``--json`` path that names a file the run
+    reads (known only once the command's other options are parsed; the option's own check sees
+    the path alone), and an input standard output is open on, which a benchmark would print rows
+    into before it came to read it (QA: bench partition's and sanitize speed's did)."""
     if path is not None:
         check_output(path, "--json", inputs)
+    for given in inputs:
+        if given is not None:
+            refuse_reading_standard_output(given)
 
 
 def _writable(ctx, param, value):

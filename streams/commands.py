@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, FloatRange, IntRange, check_json, json_option
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
@@ -350,7 +350,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
     refuse_unused_files(model, sensitive, public, hierarchy, fanout)
-    check_json(json_path, (dataset, sensitive, public, hierarchy))
+    check_bench_files(json_path, (dataset, sensitive, public, hierarchy))
     classify_items = get_registry().model_class(model).needs_schema
     context = build_context(sensitive, public, hierarchy, fanout)
     refuse_empty_sensitive(context, sensitive)

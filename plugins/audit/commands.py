@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text
@@ -416,7 +416,7 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     _check_tolerance(tolerance_sds, noises)
     for method in methods:
         check_settings(method, tolerance_sds * max(noises), unmatched_cost, time_limit, linking)
-    check_json(json_path, (input_path,))
+    check_bench_files(json_path, (input_path,))
     window = read_window(input_path, fmt)
     started_on = machine()  # the load average as the runs start, not as they end
     try:

@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, IntRange, check_json, int_list, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import InputError, ParameterError, WindowRejected
 from setveil.core.formats import read_window
@@ -42,7 +42,7 @@ from setveil.core.verify import release_violations
 @json_option()
 def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_support_share, json_path):
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
-    check_json(json_path, (input_path,))
+    check_bench_files(json_path, (input_path,))
     policy_list = [s.strip() for s in policies.split(",") if s.strip()]
     if len(set(policy_list)) < len(policy_list):  # QA re-check: each row then came twice
         raise ParameterError("policies", f"got {policies!r}, which names a policy twice")

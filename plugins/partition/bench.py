@@ -19,12 +19,12 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, IntRange, check_json, int_list, json_option
+from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import window_rng
 from setveil.core.errors import InputError
 from setveil.core.formats import read_window
 from setveil.core.model import Context
-from setveil.core.output import refuse_reading_standard_output, write_json
+from setveil.core.output import write_json
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 
@@ -51,9 +51,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     for model, extra in settings:  # every setting's parameters, before any dataset is read
         for k in ks:
             registry.validate(model, None, {"k": str(k), **extra})
-    check_json(json_path, inputs)
-    for path in inputs:  # each is read after the rows of those before it are printed
-        refuse_reading_standard_output(path)
+    check_bench_files(json_path, inputs)
     rows: list[dict[str, Any]] = []
     for path in inputs:
         window = read_window(path, format_option=None)

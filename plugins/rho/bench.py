@@ -37,7 +37,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import SEED, FloatRange, IntRange, check_json, json_option
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.orphans import follow_parent, start_follower
 from setveil.core.engine import window_rng
@@ -279,7 +279,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
     for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
         get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
-    check_json(json_path, [bench.folder / f"{name}.dat" for name in names])
+    check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
     if "quality" in experiments:
         bench.grid("quality", list(full.values()), rhos, policies, rules=True)

@@ -13,11 +13,11 @@ from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
-from setveil.core.clitypes import FloatRange, IntRange, check_json, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, refuse_reading_standard_output, write_json
+from setveil.core.output import check_output, write_json
 from setveil.core.plugins import get_registry
 
 from .bench import POLICIES, effectiveness, speed
@@ -156,7 +156,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     policies = _policies(policy_text)
     steps = round(1 / psi_step)
     psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
-    check_json(json_out, (input_path, patterns_path))
+    check_bench_files(json_out, (input_path, patterns_path))
     if patterns_path is not None:
         _refuse_sampling_with_patterns()
         RestrictivePatterns.load(patterns_path)  # its errors before the data is read
@@ -235,9 +235,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     policies = _policies(policy_text)
     if len(set(counts)) < len(counts):
         raise ParameterError("n", f"got {', '.join(map(str, counts))}, which repeats a count")
-    check_json(json_out, input_paths)
-    for path in input_paths:  # each is read after the header and the rows of those before it
-        refuse_reading_standard_output(path)
+    check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
     click.echo(f"# {machine()}")
