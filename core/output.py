@@ -90,15 +90,20 @@ def _refuse_reading_back(text: str, flag: str, inputs) -> None:
     """Refuse an output that is a regular file the run reads, where one side is a standard
     stream: ``-o out.dat < out.dat`` with the input ``-``, or ``-o - >> in.dat`` (QA: the first
     replaced the input with its release, and the path check skipped ``-`` on both sides)."""
-    own = _identity(text, 1, regular_only=True)
-    if own is None:
+    if text == STDOUT:
+        for other in inputs:
+            if other is None:
+                continue
+            try:
+                refuse_reading_standard_output(other)
+            except InputError:
+                raise ParameterError(flag.lstrip("-"), "standard output is also read by this run; give another "
+                                     "path") from None
         return
-    for other in inputs:
-        if other is None or (text != STDOUT and os.fspath(other) != STDOUT):
-            continue  # path against path: check_output's samefile
-        if _identity(os.fspath(other), 0, regular_only=True) == own:
-            shown = "standard output" if text == STDOUT else text
-            raise ParameterError(flag.lstrip("-"), f"{shown} is also read by this run; give another path")
+    own = _identity(text, 1, regular_only=True)
+    if own is not None and any(other is not None and os.fspath(other) == STDIN for other in inputs):
+        if _identity(STDIN, 0, regular_only=True) == own:
+            raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
 
 
 def refuse_reading_standard_output(path: str | os.PathLike) -> None:
