@@ -157,13 +157,16 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     steps = round(1 / psi_step)
     psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
     check_bench_files(json_out, (input_path, patterns_path))
+    given = None
     if patterns_path is not None:
         _refuse_sampling_with_patterns()
-        RestrictivePatterns.load(patterns_path)  # its errors before the data is read
+        given = RestrictivePatterns.load(patterns_path)  # its errors before the data is read
     window = read_window(input_path, fmt)
     dropped = ""
     if common_share is not None:
         common = np.flatnonzero(window.supports >= common_share * len(window) - 1e-9)
+        if given is not None:
+            _refuse_dropping_pattern_items(given, {window.vocab.label(item) for item in common}, common_share)
         window = window.suppress(common)
         dropped = (f"; {len(common)} item{'' if len(common) == 1 else 's'} held by >= {common_share:g} "
                    "of the transactions removed first")
@@ -212,6 +215,17 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
                 "mining_seconds": mining_seconds, "drop_common": common_share, "rows": rows}
         write_json(json_out, body)
+
+
+def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str], common_share: float) -> None:
+    """A given pattern holding an item ``--drop-common`` removes would occur in no transaction and
+    be counted as nothing to hide (QA: every pattern gone, 0 restrictive, no reason given)."""
+    lines = [line for line, pattern in zip(given.lines, given.patterns) if common.intersection(pattern)]
+    if lines:
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        raise ParameterError("drop-common", f"{common_share:g} removes an item of {len(lines)} of the {len(given)} "
+                             f"patterns in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): raise it, "
+                             "or leave those patterns out")
 
 
 def _mean(rows: list[dict], key: str) -> float | None:

@@ -285,6 +285,22 @@ def test_bench_effectiveness_can_drop_near_universal_items_first(runner, tmp_pat
     assert all(r["violations"] == 0 for r in body["rows"])
 
 
+
+def test_bench_effectiveness_refuses_to_drop_an_item_of_a_given_pattern(runner, tmp_path):
+    """QA: --drop-common removed every given pattern's item and the run reported 0 restrictive."""
+    database, patterns = tmp_path / "universal.dat", tmp_path / "restrictive.txt"
+    database.write_text("u a b\nu a c\nu b c\nu a b c\nu a\n" * 4, encoding="utf-8")
+    patterns.write_text("a b\nu c\nu a\n", encoding="utf-8")
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
+                                 "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
+    assert result.exit_code == 2, result.output
+    assert (f"parameter 'drop-common': 0.9 removes an item of 2 of the 3 patterns in {patterns} (lines 2, 3)"
+            in result.output)
+    patterns.write_text("a b\nb c\n", encoding="utf-8")
+    kept = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
+                               "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
+    assert kept.exit_code == 0, kept.output
+
 def test_bench_speed(runner, database, tmp_path):
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
