@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import numbers
+import os
 import sys
 import time
 from dataclasses import replace
@@ -25,7 +26,7 @@ from .. import __version__
 from .clitypes import SEED, IntRange
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
-from .formats import FORMATS, detect_format, read_window, render_window
+from .formats import FORMATS, detect_format, fimi_carries, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
@@ -188,12 +189,27 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     built over the input blames the input file (``source``) for what is wrong with its items."""
     if not configured.model.needs_hierarchy:
         return
+    data = "the data" if source is None or source == "-" else os.fspath(source)
     try:
-        configured.model.context = configured.model.context.pinned(original)
+        configured.model.context = configured.model.context.pinned(original, data)
     except InputError as exc:
         if exc.path is not None:
             raise
         raise InputError(source, exc.problem, exc.line) from None
+
+
+def refuse_unwritable_nodes(configured: Configured, original: Window, source, output, fmt: str) -> None:
+    """A generalized release may hold any node above its items, so one whose label FIMI cannot
+    carry is refused before anything is anonymized (QA: "Health Care" failed the write after the
+    whole run, naming line 1 of a file never written)."""
+    if fmt != "fimi" or not configured.model.needs_hierarchy:
+        return
+    hierarchy = configured.model.context.hierarchy_for(original)
+    for label in hierarchy.inner_labels_above(original):
+        if not fimi_carries(label):
+            where = (hierarchy.source, hierarchy.lines.get(label)) if hierarchy.source else (source, None)
+            raise InputError(where[0], f"a hierarchy node above the data's items has a label with whitespace or a "
+                             f"NUL, which the FIMI output {output} cannot carry: write JSONL or msgpack", where[1])
 
 
 def smallest_window(configured: Configured, size: int | None) -> int:
@@ -249,6 +265,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     original = read_window(input_path, fmt)
     check_listed_items(configured, original, sensitive, public, input_path)
     pin_hierarchy(configured, original, input_path)
+    refuse_unwritable_nodes(configured, original, input_path, output, detect_format(output, output_format))
     read_seconds = time.perf_counter() - started
     outcomes = []
     first = 0

@@ -185,6 +185,12 @@ def fimi_labels(line: str) -> list[str]:
     return line.split()
 
 
+def fimi_carries(label: str) -> bool:
+    """Whether FIMI can carry ``label``: it reads back as the one label (no whitespace) and holds
+    no NUL."""
+    return fimi_labels(label) == [label] and "\0" not in label
+
+
 def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
     text = _decode(path, data)
     lines = text.split("\n")
@@ -339,12 +345,12 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
     if fmt == "fimi":
         vocabulary = window.vocab.labels
         # each label the release uses is checked once, not once per occurrence
-        blank = [i for i in np.unique(window.indices).tolist()
-                 if fimi_labels(vocabulary[i]) != [vocabulary[i]] or "\0" in vocabulary[i]]
+        blank = [i for i in np.unique(window.indices).tolist() if not fimi_carries(vocabulary[i])]
         if blank:
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
             line = int(window.owners()[first]) + 1
-            raise InputError(path, "an item label holds whitespace or a NUL, which FIMI cannot carry", line)
+            raise InputError(path, f"nothing written: transaction {line} would hold an item label with whitespace or "
+                             "a NUL, which FIMI cannot carry (write JSONL or msgpack)")
         if len(window) and (leading := window.labels(0)) and leading[0].startswith("\ufeff"):
             # the reader takes a leading U+FEFF for a byte-order mark: one written first keeps it
             buffered.write("\ufeff".encode("utf-8"))

@@ -48,10 +48,13 @@ class Hierarchy:
     form (``child_ptr``) are int arrays over node ids.
     """
 
-    def __init__(self, labels: Sequence[str], parent: npt.ArrayLike, source: str | None = None):
-        """``labels`` and ``parent`` must already be in preorder (use the constructors)."""
+    def __init__(self, labels: Sequence[str], parent: npt.ArrayLike, source: str | None = None,
+                 lines: dict[str, int] | None = None):
+        """``labels`` and ``parent`` must already be in preorder (use the constructors); ``lines``
+        gives the line of ``source`` that brings each label in, for errors that name it."""
         self.labels = list(labels)
         self.source = source
+        self.lines = {} if lines is None else lines
         self.index = {label: node for node, label in enumerate(self.labels)}
         self.parent = np.asarray(parent, dtype=np.int32)
         n = len(self.labels)
@@ -137,7 +140,9 @@ class Hierarchy:
                 first_line[roots[1]],
             )
         labels, parents = _preorder(roots[0], children)
-        return cls(labels, np.array(parents, dtype=np.int32), source)
+        lines = {child: line for child, (_, line) in parent_of.items()}
+        lines[roots[0]] = first_line[roots[0]]
+        return cls(labels, np.array(parents, dtype=np.int32), source, lines)
 
     @classmethod
     def balanced(cls, labels: Iterable[str], fanout: int, source: str | os.PathLike | None = None) -> Hierarchy:
@@ -255,22 +260,34 @@ class Hierarchy:
         rank[self.children] = np.arange(len(self.children)) - np.repeat(self.child_ptr[:-1], np.diff(self.child_ptr))
         return rank
 
-    def leaf_nodes(self, window: Window) -> np.ndarray:
+    def leaf_nodes(self, window: Window, data: str | None = None) -> np.ndarray:
         """The leaf node of every item id of ``window``'s vocabulary (-1 for items that are no node).
 
         Raises :class:`InputError` when an item occurring in the window is not a leaf; the message
-        gives counts, never labels.
+        gives counts and the first transaction holding one (of ``data``, the file the window was
+        read from, when given), never labels.
         """
         nodes = self.nodes(window.vocab.labels)
         present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
         present[window.indices] = True
-        missing = int((present & (nodes < 0)).sum())
-        if missing:
-            raise InputError(self.source, f"{missing} item(s) of the data are not in the hierarchy")
-        inner = int((present & (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]).sum())
-        if inner:
-            raise InputError(self.source, f"{inner} item(s) of the data are inner nodes of the hierarchy, not leaves")
+        inner_node = (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]
+        for wrong, what in ((nodes < 0, "are not in the hierarchy"), (inner_node, "are inner nodes of the hierarchy, not leaves")):
+            count = int((present & wrong).sum())
+            if count:
+                first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]]) + 1
+                raise InputError(self.source, f"{count} item(s) of {data or 'the data'} {what}; the first in "
+                                 f"transaction {first}")
         return nodes
+
+    def inner_labels_above(self, window: Window) -> list[str]:
+        """The labels of the inner nodes above ``window``'s items, in preorder: the labels a
+        generalized release of it may hold besides its own items."""
+        leaves = self.leaf_nodes(window)[np.unique(window.indices)]
+        held = np.zeros(self.n_leaves + 1, dtype=np.int64)
+        held[self.leaf_lo[leaves] + 1] = 1
+        np.cumsum(held, out=held)
+        above = (held[self.leaf_hi] > held[self.leaf_lo]) & ~self.is_leaf
+        return [self.labels[node] for node in np.flatnonzero(above)]
 
     def __repr__(self) -> str:
         return f"Hierarchy({len(self)} nodes, {self.n_leaves} leaves, height {self.height})"

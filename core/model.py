@@ -111,10 +111,11 @@ class Context:
         return {name: "sha256:" + hashlib.sha256(json.dumps(value, ensure_ascii=False).encode("utf-8")).hexdigest()
                 for name, value in found.items()}
 
-    def pinned(self, window: Window) -> Context:
-        """This context with the hierarchy for ``window`` resolved once, for every later window."""
+    def pinned(self, window: Window, data: str | None = None) -> Context:
+        """This context with the hierarchy for ``window`` (read from ``data``) resolved once, for
+        every later window."""
         hierarchy = self.hierarchy_for(window)
-        hierarchy.leaf_nodes(window)
+        hierarchy.leaf_nodes(window, data)
         return replace(self, hierarchy=hierarchy)
 
 

@@ -81,7 +81,11 @@ def test_windows_share_the_fanout_hierarchy_of_the_whole_input(files):
         ("A,ALL\nB,ALL\na1,A\na1,B\n", DATA, "fig.csv:4: the child has two parents"),
         ("A,B\nB,A\n", DATA, "fig.csv:2: the edge closes a cycle"),
         ("A,ALL\na1,A\na2,A\nb1,B\nb2,B\n", DATA, "fig.csv:4: 2 roots"),
-        (FIG2, DATA + "c1\n", "fig.csv: 1 item(s) of the data are not in the hierarchy"),
+        # QA: the message named neither the data file nor where in it
+        (FIG2, DATA + "c1\n", "fig.csv: 1 item(s) of {data} are not in the hierarchy; the first in transaction "
+         f"{DATA.count(chr(10)) + 1}"),
+        (FIG2, "A\n" + DATA, "fig.csv: 1 item(s) of {data} are inner nodes of the hierarchy, not leaves; the first "
+         "in transaction 1"),
     ],
 )
 def test_bad_hierarchies_exit_2_naming_file_and_line(files, hierarchy_text, data, message):
@@ -90,8 +94,28 @@ def test_bad_hierarchies_exit_2_naming_file_and_line(files, hierarchy_text, data
     out = files / "never.dat"
     result = run("anonymize", files / "in.dat", "-o", out, "--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig.csv")
     assert result.exit_code == 2
-    assert message in result.output and result.output.count("\n") == 1
+    assert message.format(data=files / "in.dat") in result.output and result.output.count("\n") == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("output", ["never.dat", "never.dat.gz"])
+def test_a_node_label_fimi_cannot_carry_is_refused_before_anonymizing(files, output):
+    # Regression (QA): "Health Care" failed the FIMI write after the whole run, naming line 1 of
+    # the output file, which was never written
+    (files / "fig.csv").write_text('Alcohol,ALL\n"Health Care",ALL\nBeer,Alcohol\nWine,Alcohol\n'
+                                   'Diapers,"Health Care"\nPT,"Health Care"\n')
+    (files / "in.dat").write_text("Beer Diapers\nWine Diapers PT\nBeer Wine PT\nBeer Wine Diapers PT\n")
+    model = ["--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig.csv"]
+    result = run("anonymize", files / "in.dat", "-o", files / output, *model)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert f"{files / 'fig.csv'}:2: a hierarchy node above the data's items has a label with whitespace" in result.output
+    assert not (files / output).exists()
+    released = run("anonymize", files / "in.dat", "-o", files / "out.jsonl", *model)
+    assert released.exit_code == 0 and "Health Care" in (files / "out.jsonl").read_text()
+    assert run("verify", files / "in.dat", files / "out.jsonl", *model).exit_code == 0
+    # a node above no item of the data cannot be released, so it stands
+    (files / "alcohol.dat").write_text("Beer Wine\nBeer\nWine\nBeer Wine\n")
+    assert run("anonymize", files / "alcohol.dat", "-o", files / output, *model).exit_code == 0
 
 
 def test_a_model_that_generalizes_needs_a_hierarchy(files):

@@ -174,6 +174,22 @@ def test_leaf_nodes_refuses_items_missing_or_inner():
         h.leaf_nodes(Window.from_transactions([["a1", "zz"], ["yy"]]))
     with pytest.raises(InputError, match="inner nodes"):
         h.leaf_nodes(Window.from_transactions([["a1", "A"]]))
+    # the first transaction holding one is named, and the data when its name is given (QA)
+    with pytest.raises(InputError, match="^<input>: 1 item[(]s[)] of in.dat are not in the hierarchy; the first in transaction 2$"):
+        h.leaf_nodes(Window.from_transactions([["a1"], ["b1", "zz"], ["zz"]]), "in.dat")
+
+
+def test_inner_labels_above_are_the_ancestors_of_the_data_items():
+    h = hierarchy(FIGURE_2)
+    assert h.inner_labels_above(Window.from_transactions([["a1"], ["a2"]])) == ["ALL", "A"]
+    assert h.inner_labels_above(Window.from_transactions([["b2"], []])) == ["ALL", "B"]
+    assert h.inner_labels_above(Window.from_transactions([["b1", "a2"]])) == ["ALL", "A", "B"]
+
+
+def test_a_hierarchy_file_keeps_the_line_that_brings_each_label_in(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("# comment\nA,ALL\n\na1,A\nB,ALL\n")
+    assert Hierarchy.read(path).lines == {"A": 2, "ALL": 2, "a1": 4, "B": 5}
 
 
 def test_leaf_nodes_after_the_vocabulary_grew():
