@@ -139,7 +139,8 @@ class Parameter:
             # longer decimal would be loosened silently (QA: rho=0.29999999999999999 released a
             # rule of confidence 3/10 as safe). Decimal, not Fraction: 1e-99999999 as a Fraction
             # computes 10**99999999
-            advice = ("give it with at most 15 significant digits" if abs(value) >= sys.float_info.min else
+            # 15 significant digits always survive a float; 16 or 17 survive only as its shortest repr
+            advice = (f"give it as {value!r} or with at most 15 significant digits" if abs(value) >= sys.float_info.min else
                       f"it is too small for a float (the smallest normal one is {sys.float_info.min!r})")
             raise ParameterError(self.name, f"got {raw!r}, which a float holds only as {value!r}, the value that "
                                  f"would be used; {advice}")

@@ -73,6 +73,8 @@ def test_a_decimal_a_float_cannot_hold_as_typed_is_refused(raw, held):
     with pytest.raises(ParameterError) as info:
         validate([H], {"h": raw}, "model m")
     assert info.value.name == "h" and f"a float holds only as {held}," in str(info.value)
+    # QA: "at most 15 significant digits" alone, while 0.6666666666666666 (16) is taken
+    assert str(info.value).endswith(f"; give it as {held} or with at most 15 significant digits")
 
 
 @pytest.mark.parametrize("raw", ["1e-400", "4.9e-324", "1e-99999999", "0." + "0" * 5000 + "1"])
