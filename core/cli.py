@@ -165,6 +165,12 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
                 notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
+            # a listed "x" is the JSON string x; an item spelt with its quotes is then unlisted (QA)
+            quoted = sum(1 for label in labels if label not in original.vocab and f'"{label}"' in original.vocab)
+            if quoted:
+                raise InputError(path, f"{quoted} item(s) it lists in quotes read as the text between them (a JSON "
+                                       f"string), while {source} holds them with the quotes: list such an item as "
+                                       '"\\"x\\"" for the item "x"')
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
