@@ -407,6 +407,11 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
            release_format, max_violations):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
+    Valid: the same transactions, with items only deleted (coherence, rho, sanitize) or only
+    generalized along the hierarchy. How an algorithm chose them is not checked: coherence
+    suppresses globally per window, and a release made in windows may drop an item from some
+    of its transactions only.
+
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
     each with what shows it: an itemset, a transaction or both (an answer for the data's owner,
     so it names items); 2 when a file cannot be read as the format says (an item repeated in a released
