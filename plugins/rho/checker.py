@@ -15,8 +15,9 @@ the sorted (record, item) keys of the release and counts consequents by sorting.
 
 ``qid_size`` "all" means every qid size; no qid longer than the longest record minus one can
 have a consequent outside it, so that is the size checked, provided the sensitive records
-have at most ``ALL_SUBSETS_BUDGET`` subsets in all. Beyond that the check refuses (a
-violation) rather than check less than promised.
+have at most ``ALL_SUBSETS_BUDGET`` subsets in all. Beyond that the check raises
+:class:`ParameterError` (``verify`` exits 2, a window fails closed) rather than check less
+than promised.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, in_sorted, sorted_unique
+from setveil.core.errors import ParameterError
 from setveil.core.model import Violation
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
@@ -62,12 +64,12 @@ def rho_violations(
     if qid_size == "all":
         size = all_qids_size(original, sensitive)
         if size is None:
-            yield Violation(
-                "unverifiable",
-                f"qid_size=all needs every subset of every sensitive record, more than {ALL_SUBSETS_BUDGET} here; "
-                "give a numeric qid_size",
-            )
-            return
+            # not a violation: `verify` said "FAILS rho" (exit 1) of a release it never checked (QA)
+            refused = ParameterError("qid_size", f"all needs every subset of every record holding a sensitive item, "
+                                     f"more than {ALL_SUBSETS_BUDGET:,} here, so the release is not checked; give a "
+                                     "numeric qid_size")
+            refused.words = str(refused)  # counts only: a window failed closed on it may say so
+            raise refused
     else:
         size = int(qid_size)
     found = 0

@@ -138,8 +138,8 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
             return []
         return [f"the transactions of {source} hold {mean:.1f} items on average, so every part costs at least "
                 f"2^{mean:.1f}/{mean:.1f} = {floor:,.0f} > t_max={t_max:g} (eq. 8): divide and conquer cuts the "
-                "input into parts of one transaction, which loses far more; give -P t_max=off (slower) "
-                "unless the policy is global"]
+                "input into parts of one transaction, which loses far more; give -P t_max=off (slower). "
+                "Policy global never divides"]
 
     def _qid_size(self, window: Window, sensitive: np.ndarray) -> int:
         if self.params["qid_size"] != "all":

@@ -205,15 +205,19 @@ class PartialSuppressor:
         left = np.bincount(rule_qid, minlength=len(qids))
         qid_of_item = _inverted(items.ravel(), np.repeat(np.arange(len(qids)), width), t.n_items)
         rule_of_item = _inverted(rule_item, np.arange(len(rule_item)), t.n_items)
-        count = np.bincount(items.ravel(), minlength=t.n_items) + np.bincount(rule_item, minlength=t.n_items)
+        consequent = np.bincount(rule_item, minlength=t.n_items)
+        count = np.bincount(items.ravel(), minlength=t.n_items) + consequent
         qid_alive = np.ones(len(qids), dtype=bool)
         rule_alive = np.ones(len(rule_item), dtype=bool)
         while True:
             candidates = np.flatnonzero(count)
             if len(candidates) == 0:
                 return
+            # a type that is no live rule's consequent is offered as an item of a qid, so the
+            # tie-break prefers consequents here too (QA: item 2 went before the sensitive 4,
+            # whose removal alone made the window safe)
             options = Options(np.zeros(0, dtype=np.int64), candidates, candidates, t.sup[candidates],
-                              np.zeros(len(candidates), dtype=bool))
+                              consequent[candidates] == 0)
             state.unsafe_rules, state.total = count, t.total
             victim = int(candidates[_checked_pick(self.policy.choose(options, state), len(candidates))])
             t.delete(victim, t.tidlist(victim))
@@ -231,6 +235,7 @@ class PartialSuppressor:
             gone = gone[rule_alive[gone] & qid_alive[rule_qid[gone]]]
             rule_alive[gone] = False
             count[victim] -= len(gone)
+            consequent[victim] -= len(gone)
             np.subtract.at(left, rule_qid[gone], 1)
             emptied = sorted_unique(rule_qid[gone])
             emptied = emptied[(left[emptied] == 0) & qid_alive[emptied]]
@@ -239,7 +244,9 @@ class PartialSuppressor:
             # rules of dead qids no longer count for their consequents
             stale = np.flatnonzero(rule_alive & ~qid_alive[rule_qid])
             rule_alive[stale] = False
-            count -= np.bincount(rule_item[stale], minlength=t.n_items)
+            settled = np.bincount(rule_item[stale], minlength=t.n_items)
+            count -= settled
+            consequent -= settled
 
     # -- SANITIZEBUFFER ----------------------------------------------------------------------
     def _sanitize_level(self, sets: np.ndarray, unsafe: np.ndarray, cover_ptr: np.ndarray, cover_rows: np.ndarray) -> None:
