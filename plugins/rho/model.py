@@ -55,8 +55,9 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         Parameter("t_max", "divide and conquer: split while Cost(T) (eq. 8) exceeds it; smaller means more, "
                   "smaller parts (faster, in parallel) and a little more loss; off never splits", "float",
                   default=500.0, low=0, low_inclusive=False, choices=("off",)),
-        Parameter("workers", "processes suppressing the parts of a split window; auto = the CPUs available",
-                  "int", default="auto", low=1, choices=("auto",)),
+        # bounded: each process forks the window, and a mistyped 1000 would start that many
+        Parameter("workers", "processes suppressing the parts of a split window (at most as many as parts); "
+                  "auto = the CPUs available", "int", default="auto", low=1, high=256, choices=("auto",)),
         Parameter("rule_support", "metrics: minimum support of a mined rule, as a share of the transactions",
                   "float", default=0.0005, low=0, high=1, low_inclusive=False),
         Parameter("rule_confidence", "metrics: minimum confidence of a mined rule; rho = the model's rho",

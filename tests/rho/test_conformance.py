@@ -19,6 +19,7 @@ class TestRhoConformance(ConformanceSuite):
         {"t_max": "0"},
         {"t_max": "never"},
         {"workers": "0"},
+        {"workers": "257"},
         {"rule_support": "0"},
         {"rule_support": "1.5"},
         {"rule_confidence": "2"},
