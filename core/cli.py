@@ -34,7 +34,7 @@ from .output import check_output, distinct_outputs, guard_standard_streams, writ
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, smallest_window_of)
-from .schema import ItemSchema
+from .schema import ItemSchema, quoted_label_lines
 from .verify import release_violations
 from .window import Window
 
@@ -147,6 +147,11 @@ def refuse_empty_sensitive(context: Context, sensitive) -> None:
         raise InputError(sensitive, "lists no items, so nothing would be protected")
 
 
+def shown_path(path, dash: str = "standard input") -> str:
+    """``path`` as a message names it: ``-`` is standard input (or ``dash``)."""
+    return dash if os.fspath(path) == "-" else os.fspath(path)
+
+
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
     """Refuse an item list none of whose items occur in the input (:func:`configure` refused an
     empty sensitive list); note an empty public list, items of a list that never occur, and what
@@ -165,12 +170,15 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
                 notes.append(f"{path} lists no items")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
-            # a listed "x" is the JSON string x; an item spelt with its quotes is then unlisted (QA)
-            quoted = sum(1 for label in labels if label not in original.vocab and f'"{label}"' in original.vocab)
-            if quoted:
-                raise InputError(path, f"{quoted} item(s) it lists in quotes read as the text between them (a JSON "
-                                       f"string), while {source} holds them with the quotes: list such an item as "
-                                       '"\\"x\\"" for the item "x"')
+            # a listed "x" is the JSON string x; an item spelt with its quotes is then unlisted (QA),
+            # which the list's own lines tell from a bare x listed over a larger domain (QA re-check)
+            suspects = frozenset(label for label in labels if label not in original.vocab
+                                 and f'"{label}"' in original.vocab)
+            if suspects and (lines := quoted_label_lines(path, suspects)):
+                raise InputError(path, f"the label is a JSON string, read as the text between its quotes, while "
+                                       f"{shown_path(source)} holds an item spelt with the quotes: list that item as "
+                                       f'"\\"x\\"" for "x"' + (f" (also line(s) {', '.join(map(str, lines[1:]))})"
+                                                                  if len(lines) > 1 else ""), lines[0])
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
@@ -195,7 +203,7 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     built over the input blames the input file (``source``) for what is wrong with its items."""
     if not configured.model.needs_hierarchy:
         return
-    data = "the data" if source is None or source == "-" else os.fspath(source)
+    data = "the data" if source is None else shown_path(source)
     try:
         configured.model.context = configured.model.context.pinned(original, data)
     except InputError as exc:
@@ -215,7 +223,8 @@ def refuse_unwritable_nodes(configured: Configured, original: Window, source, ou
         if not fimi_carries(label):
             where = (hierarchy.source, hierarchy.lines.get(label)) if hierarchy.source else (source, None)
             raise InputError(where[0], f"a hierarchy node above the data's items has a label with whitespace or a "
-                             f"NUL, which the FIMI output {output} cannot carry: write JSONL or msgpack", where[1])
+                             f"NUL, which the FIMI output {shown_path(output, 'standard output')} cannot carry: "
+                             "write JSONL or msgpack (--output-format)", where[1])
 
 
 def smallest_window(configured: Configured, size: int | None) -> int:
@@ -407,16 +416,16 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
            release_format, max_violations):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
-    Valid: the same transactions, with items only deleted (coherence, rho, sanitize) or only
-    generalized along the hierarchy. How an algorithm chose them is not checked: coherence
-    suppresses globally per window, and a release made in windows may drop an item from some
-    of its transactions only.
-
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
     each with what shows it: an itemset, a transaction or both (an answer for the data's owner,
     so it names items); 2 when a file cannot be read as the format says (an item repeated in a released
     transaction, say), RELEASE does not pair with ORIGINAL (another number of transactions, or
     another tid) or a parameter is wrong.
+
+    Valid: the same transactions, with items only deleted (coherence, rho, sanitize) or only
+    generalized along the hierarchy. How an algorithm chose them is not checked: coherence
+    suppresses globally per window, and a release made in windows may drop an item from some
+    of its transactions only.
     """
     if policy is None:
         # the release is checked against the model alone, so the parameters of whichever policy

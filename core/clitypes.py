@@ -7,7 +7,7 @@ import math
 import click
 
 from .output import STDOUT, check_output, refuse_reading_standard_output, reserve_stdout
-from .params import written_plainly
+from .params import float_not_as_typed, written_plainly
 
 
 def _plain(value, kind: str, param, ctx, fail) -> None:
@@ -34,6 +34,9 @@ class FloatRange(click.FloatRange):
         number = super().convert(value, param, ctx)
         if math.isnan(number):
             self.fail(f"{value!r} is not a number", param, ctx)
+        # as -P values are (QA re-check: bench coherence --h 0.29999999999999999 ran at 0.3)
+        if isinstance(value, str) and (problem := float_not_as_typed(value, number)):
+            self.fail(problem, param, ctx)
         return number
 
 

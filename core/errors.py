@@ -26,9 +26,11 @@ def _rebuilt(cls: type[BaseException], args: tuple, state: dict) -> BaseExceptio
 
 
 class SetveilError(Exception):
-    """Base class; ``exit_code`` is what the CLI exits with."""
+    """Base class; ``exit_code`` is what the CLI exits with, and ``words``, when setveil's own
+    code sets it, the message a failed window may carry (:func:`own_words`)."""
 
     exit_code = 1
+    words: str | None
 
     def __reduce__(self) -> tuple:
         return pickled_whole(self)

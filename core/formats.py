@@ -348,9 +348,9 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
         blank = [i for i in np.unique(window.indices).tolist() if not fimi_carries(vocabulary[i])]
         if blank:
             first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
-            line = int(window.owners()[first]) + 1
-            raise InputError(path, f"nothing written: transaction {line} would hold an item label with whitespace or "
-                             "a NUL, which FIMI cannot carry (write JSONL or msgpack)")
+            position = int(window.owners()[first])
+            raise InputError(path, f"nothing written: transaction {position} (counted from 0) would hold an item label "
+                             "with whitespace or a NUL, which FIMI cannot carry (write JSONL or msgpack)")
         if len(window) and (leading := window.labels(0)) and leading[0].startswith("\ufeff"):
             # the reader takes a leading U+FEFF for a byte-order mark: one written first keeps it
             buffered.write("\ufeff".encode("utf-8"))

@@ -264,7 +264,7 @@ class Hierarchy:
         """The leaf node of every item id of ``window``'s vocabulary (-1 for items that are no node).
 
         Raises :class:`InputError` when an item occurring in the window is not a leaf; the message
-        gives counts and the first transaction holding one (of ``data``, the file the window was
+        gives counts and the position of the first transaction holding one (of ``data``, the file the window was
         read from, when given), never labels.
         """
         nodes = self.nodes(window.vocab.labels)
@@ -274,9 +274,10 @@ class Hierarchy:
         for wrong, what in ((nodes < 0, "are not in the hierarchy"), (inner_node, "are inner nodes of the hierarchy, not leaves")):
             count = int((present & wrong).sum())
             if count:
-                first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]]) + 1
+                # a position counted from 0, as a rejected window names its transactions
+                first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]])
                 raise InputError(self.source, f"{count} item(s) of {data or 'the data'} {what}; the first in "
-                                 f"transaction {first}")
+                                 f"transaction {first} (counted from 0)")
         return nodes
 
     def inner_labels_above(self, window: Window) -> list[str]:

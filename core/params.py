@@ -134,16 +134,8 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
-        if self.kind == "float" and isinstance(raw, str) and Decimal(raw.strip()) != Decimal(repr(value)):
-            # thresholds are compared exactly as the float's shortest decimal (core.share): a
-            # longer decimal would be loosened silently (QA: rho=0.29999999999999999 released a
-            # rule of confidence 3/10 as safe). Decimal, not Fraction: 1e-99999999 as a Fraction
-            # computes 10**99999999
-            # 15 significant digits always survive a float; 16 or 17 survive only as its shortest repr
-            advice = (f"give it as {value!r} or with at most 15 significant digits" if abs(value) >= sys.float_info.min else
-                      f"it is too small for a float (the smallest normal one is {sys.float_info.min!r})")
-            raise ParameterError(self.name, f"got {raw!r}, which a float holds only as {value!r}, the value that "
-                                 f"would be used; {advice}")
+        if self.kind == "float" and isinstance(raw, str) and (problem := float_not_as_typed(raw, value)):
+            raise ParameterError(self.name, problem)
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
             raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")
@@ -152,6 +144,21 @@ class Parameter:
         if self.high is not None and (value > self.high or (value == self.high and not self.high_inclusive)):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         return value
+
+
+def float_not_as_typed(raw: str, value: float) -> str | None:
+    """Why the decimal ``raw`` cannot be taken as the float ``value`` it parses to, or None.
+
+    Thresholds are compared exactly as the float's shortest decimal (core.share): a longer
+    decimal would be loosened silently (QA: rho=0.29999999999999999 released a rule of
+    confidence 3/10 as safe). Decimal, not Fraction: 1e-99999999 as a Fraction computes
+    10**99999999."""
+    if Decimal(raw.strip()) == Decimal(repr(value)):
+        return None
+    # 15 significant digits always survive a float; 16 or 17 survive only as its shortest repr
+    advice = (f"give it as {value!r} or with at most 15 significant digits" if abs(value) >= sys.float_info.min else
+              f"it is too small for a float (the smallest normal one is {sys.float_info.min!r})")
+    return f"got {raw!r}, which a float holds only as {value!r}, the value that would be used; {advice}"
 
 
 def validate(parameters: Sequence[Parameter], raw: Mapping[str, Any], owner: str) -> dict[str, Any]:

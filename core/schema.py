@@ -14,7 +14,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
-from .labeltext import label_lines, label_text
+from .labeltext import label_lines, label_text, read_utf8, split_labels
 from .output import write_output
 from .vocabulary import Vocabulary
 
@@ -76,6 +76,13 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
             )
         labels.update(found)
     return frozenset(labels)
+
+
+def quoted_label_lines(path: str | os.PathLike, labels: frozenset[str]) -> list[int]:
+    """The lines of an item list that give one of ``labels`` as a JSON string (``"x"``, read as
+    ``x``), for a message that points at them."""
+    return [number for number, line in enumerate(read_utf8(path).split("\n"), start=1)
+            if line.strip().startswith('"') and labels.intersection(split_labels(line))]
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

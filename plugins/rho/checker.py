@@ -68,7 +68,7 @@ def rho_violations(
             refused = ParameterError("qid_size", f"all needs every subset of every record holding a sensitive item, "
                                      f"more than {ALL_SUBSETS_BUDGET:,} here, so the release is not checked; give a "
                                      "numeric qid_size")
-            refused.words = str(refused)  # counts only: a window failed closed on it may say so
+            refused.words = str(refused)  # setveil's own, counts only: a window failed closed on it may say so
             raise refused
     else:
         size = int(qid_size)

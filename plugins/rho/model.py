@@ -137,10 +137,11 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         floor = cost(1, mean, mean)
         if floor <= t_max:
             return []
+        # the model is not told the policy (global never divides) nor the command: the note says when it holds
         return [f"the transactions of {source} hold {mean:.1f} items on average, so every part costs at least "
-                f"2^{mean:.1f}/{mean:.1f} = {floor:,.0f} > t_max={t_max:g} (eq. 8): divide and conquer cuts the "
-                "input into parts of one transaction, which loses far more; give -P t_max=off (slower). "
-                "Policy global never divides"]
+                f"2^{mean:.1f}/{mean:.1f} = {floor:,.0f} > t_max={t_max:g} (eq. 8): anonymized with policy mine or "
+                "dist, divide and conquer would cut them into parts of one transaction, which loses far more; "
+                "-P t_max=off does not (slower)"]
 
     def _qid_size(self, window: Window, sensitive: np.ndarray) -> int:
         if self.params["qid_size"] != "all":
@@ -149,7 +150,7 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         if size is None:
             raise Infeasible(
                 f"qid_size=all needs every subset of every record holding a sensitive item, more than "
-                f"{ALL_SUBSETS_BUDGET} in this window; give a numeric qid_size"
+                f"{ALL_SUBSETS_BUDGET:,} in this window; give a numeric qid_size"
             )
         return size
 

@@ -166,7 +166,8 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     if common_share is not None:
         common = np.flatnonzero(window.supports >= common_share * len(window) - 1e-9)
         if given is not None:
-            _refuse_dropping_pattern_items(given, {window.vocab.label(item) for item in common}, common_share)
+            present = {window.vocab.label(item) for item in np.flatnonzero(window.supports)}
+            _refuse_dropping_pattern_items(given, {window.vocab.label(item) for item in common}, present, common_share)
         window = window.suppress(common)
         dropped = (f"; {len(common)} item{'' if len(common) == 1 else 's'} held by >= {common_share:g} "
                    "of the transactions removed first")
@@ -217,15 +218,18 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         write_json(json_out, body)
 
 
-def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str], common_share: float) -> None:
+def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str], present: set[str],
+                                   common_share: float) -> None:
     """A given pattern holding an item ``--drop-common`` removes would occur in no transaction and
-    be counted as nothing to hide (QA: every pattern gone, 0 restrictive, no reason given)."""
-    lines = [line for line, pattern in zip(given.lines, given.patterns) if common.intersection(pattern)]
+    be counted as nothing to hide (QA: every pattern gone, 0 restrictive, no reason given). A
+    pattern with an item the data lacks occurs nowhere anyway, and is not blamed on it."""
+    lines = [line for line, pattern in zip(given.lines, given.patterns)
+             if common.intersection(pattern) and present.issuperset(pattern)]
     if lines:
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
-        raise ParameterError("drop-common", f"{common_share:g} removes an item of {len(lines)} of the {len(given)} "
-                             f"patterns in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): raise it, "
-                             "or leave those patterns out")
+        remedy = "leave those patterns out" if common_share >= 1 else "raise it, or leave those patterns out"
+        raise ParameterError("drop-common", f"{common_share:g} removes an item of {len(lines)} pattern(s) of the "
+                             f"{len(given)} in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): {remedy}")
 
 
 def _mean(rows: list[dict], key: str) -> float | None:

@@ -150,6 +150,19 @@ def test_lists_of_numbers_are_ascii_digits_too(files):
     assert result.exit_code == 2 and "expected comma-separated integers" in result.output
 
 
+def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_is(files):
+    # QA re-check: -P h=0.29999999999999999 was refused, yet bench coherence --h and items split
+    # --h ran it as 0.3, loosening the threshold as typed
+    for command in (["bench", "coherence", files / "fig1.dat", "--public-share", "0.5", "--k", "2", "--p", "2"],
+                    ["items", "split", files / "fig1.dat", "--public-share", "0.5", "--sensitive-out", files / "s.txt"]):
+        result = run(*command, "--h", "0.29999999999999999")
+        assert result.exit_code == 2 and not (files / "s.txt").exists()
+        assert ("Invalid value for '--h': got '0.29999999999999999', which a float holds only as 0.3, the value that "
+                "would be used; give it as 0.3 or with at most 15 significant digits") in result.output
+    result = run("items", "split", files / "fig1.dat", "--public-share", "0.5", "--h", "0.3000", "--sensitive-out",
+                 files / "s.txt")
+    assert result.exit_code == 0, result.output
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")

@@ -97,7 +97,7 @@ def test_fimi_reader_and_writer_share_one_separator(tmp_path, separator):
     with pytest.raises(InputError, match="whitespace or a NUL, which FIMI cannot carry") as info:
         write_window(labelled, tmp_path / "never.dat")
     # the file was never written, so the transaction is named in the problem, not as a line of it
-    assert info.value.line is None and "nothing written: transaction 1 would hold" in info.value.problem
+    assert info.value.line is None and "nothing written: transaction 0 (counted from 0) would hold" in info.value.problem
     assert not (tmp_path / "never.dat").exists()
     write_window(labelled, tmp_path / "out.jsonl")
     assert list(read_window(tmp_path / "out.jsonl")) == list(labelled)

@@ -175,7 +175,7 @@ def test_leaf_nodes_refuses_items_missing_or_inner():
     with pytest.raises(InputError, match="inner nodes"):
         h.leaf_nodes(Window.from_transactions([["a1", "A"]]))
     # the first transaction holding one is named, and the data when its name is given (QA)
-    with pytest.raises(InputError, match="^<input>: 1 item[(]s[)] of in.dat are not in the hierarchy; the first in transaction 2$"):
+    with pytest.raises(InputError, match="^<input>: 1 item[(]s[)] of in.dat are not in the hierarchy; the first in transaction 1 [(]counted from 0[)]$"):
         h.leaf_nodes(Window.from_transactions([["a1"], ["b1", "zz"], ["zz"]]), "in.dat")
 
 

@@ -203,7 +203,7 @@ def test_dense_records_that_divide_and_conquer_would_cut_to_single_records_are_a
     result = run("anonymize", dense, "-o", files / "out.dat", *MODEL, "-P", f"t_max={t_max}",
                  "-P", "rule_metrics=false", "--sensitive", files / "sensitive.txt")
     assert result.exit_code == 0, result.output
-    assert ("divide and conquer cuts the input into parts of one transaction" in result.output) is noted
+    assert ("divide and conquer would cut them into parts of one transaction" in result.output) is noted
     result = run("anonymize", files / "table1.dat", "-o", files / "out.dat", *MODEL, "-P", f"t_max={t_max}",
                  "--sensitive", files / "sensitive.txt")
     assert "divide and conquer" not in result.output
