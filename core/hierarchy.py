@@ -264,14 +264,15 @@ class Hierarchy:
         """The leaf node of every item id of ``window``'s vocabulary (-1 for items that are no node).
 
         Raises :class:`InputError` when an item occurring in the window is not a leaf; the message
-        gives counts and the position of the first transaction holding one (of ``data``, the file the window was
-        read from, when given), never labels.
+        gives counts and the position of the first transaction holding one (of ``data``, the file
+        the window was read from, when given), never labels.
         """
         nodes = self.nodes(window.vocab.labels)
         present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
         present[window.indices] = True
         inner_node = (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]
-        for wrong, what in ((nodes < 0, "are not in the hierarchy"), (inner_node, "are inner nodes of the hierarchy, not leaves")):
+        for wrong, what in ((nodes < 0, "are not in the hierarchy"),
+                            (inner_node, "are inner nodes of the hierarchy, not leaves")):
             count = int((present & wrong).sum())
             if count:
                 # a position counted from 0, as a rejected window names its transactions

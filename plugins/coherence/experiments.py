@@ -40,7 +40,8 @@ from setveil.core.verify import release_violations
 @click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0),
               help="Seeds of the item splits (distinct integers >= 0).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True)
-@click.option("--min-support-share", type=FloatRange(0, 1), help="Paper's preprocessing: drop items held by less than this share of the transactions "
+@click.option("--min-support-share", type=FloatRange(0, 1),
+              help="Paper's preprocessing: drop items held by less than this share of the transactions "
                    "(transactions left empty stay).")
 @json_option()
 def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_support_share, json_path):
