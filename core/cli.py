@@ -154,7 +154,8 @@ def shown_path(path, dash: str = "standard input") -> str:
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:
     """Refuse an item list none of whose items occur in the input (:func:`configure` refused an
-    empty sensitive list); note an empty public list, items of a list that never occur, and what
+    empty sensitive list), or one that writes in quotes a label the input spells with them; note
+    an empty public list, items of a list that never occur, and what
     the model notes (:meth:`~setveil.core.model.PrivacyModel.input_notes`). A misspelt or mis-encoded label
     leaves the item it meant unprotected while the release still passes its check, and with
     every label misspelt the release is the input (QA: a lower-case list, and a UTF-16 file read
@@ -203,9 +204,8 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     built over the input blames the input file (``source``) for what is wrong with its items."""
     if not configured.model.needs_hierarchy:
         return
-    data = "the data" if source is None else shown_path(source)
     try:
-        configured.model.context = configured.model.context.pinned(original, data)
+        configured.model.context = configured.model.context.pinned(original, None if source is None else shown_path(source))
     except InputError as exc:
         if exc.path is not None:
             raise
