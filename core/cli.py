@@ -30,7 +30,7 @@ from .formats import FORMATS, detect_format, fimi_carries, read_window, render_w
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
-from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
+from .output import STDOUT, check_output, distinct_outputs, guard_standard_streams, reserve_stdout, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, smallest_window_of)
@@ -185,7 +185,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
                                        f"{consequence}: labels must match the input's exactly, case included")
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
-    notes += model_call(configured.model, "input_notes", original, str(source))
+    notes += model_call(configured.model, "input_notes", original.read_only_copy(), str(source))
     for line in notes:
         note(line)
 
@@ -268,6 +268,9 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     Line i of the release is transaction i of the input; a transaction emptied by
     suppression stays as an empty line.
     """
+    if STDOUT in (output, report):
+        # the model's code runs from here, and what it prints must not land in the data
+        click.get_current_context().call_on_close(reserve_stdout())
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     smallest = smallest_window(configured, window_size)
     inputs = read_paths(configured, input_path, sensitive, public, hierarchy)
@@ -333,6 +336,9 @@ def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
 def _report(configured, files, formats, fanout, original, released, outcomes, read_seconds, window_size,
             seed) -> dict[str, Any]:
     model = configured.model
+    # the model's loss and metrics get copies: `released` is written after them (QA: a metrics
+    # that renumbered its release's ids wrote suppressed items into the file)
+    shown = original.read_only_copy(), released.read_only_copy()
     stats: dict[str, Any] = {}
     for outcome in outcomes:
         for key, value in outcome.release.stats.items():
@@ -355,14 +361,14 @@ def _report(configured, files, formats, fanout, original, released, outcomes, re
         "transactions": len(original),
         "items_before": original.n_occurrences,
         "items_after": released.n_occurrences,
-        "info_loss": finite_loss(model_call(model, "information_loss", original, released), model),
+        "info_loss": finite_loss(model_call(model, "information_loss", *shown), model),
         "loss_metric": model.loss_metric,
         "read_seconds": read_seconds,
         "anonymize_seconds": sum(o.report["anonymize_seconds"] for o in outcomes),
         "verify_seconds": sum(o.report["verify_seconds"] for o in outcomes),
         "verified": all(o.report["verified"] for o in outcomes),
         "stats": stats,
-        "metrics": model_call(model, "metrics", original, released),
+        "metrics": model_call(model, "metrics", *shown),
         "per_window": [o.report for o in outcomes],
     }
 

@@ -20,7 +20,7 @@ import numpy as np
 import pluggy
 
 from . import builtin
-from .errors import NOT_PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words
+from .errors import NOT_PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
@@ -59,18 +59,6 @@ def window_rng(seed: int, key: int | str) -> np.random.Generator:
     return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, key])
 
 
-#: numpy's whole message for a write into a read-only array: it holds no data, so it may be given
-READ_ONLY_WRITE = "assignment destination is read-only"
-
-
-def _wrote_read_only(exc: BaseException) -> str | None:
-    """Why a model that wrote into a read-only array (most likely its input window's) failed,
-    in words that tell its author what to do."""
-    if type(exc) is ValueError and exc.args == (READ_ONLY_WRITE,):
-        return "ValueError: anonymize wrote into a read-only array (its input window's are; build a new Window)"
-    return None
-
-
 #: CPython's whole message when a thread cannot be started (no memory for its stack, or no more threads)
 THREAD_NOT_STARTED = "can't start new thread"
 
@@ -82,10 +70,14 @@ def memory_note(limit: str | None) -> str:
 
 def overriders_note(hook: pluggy.HookRelay) -> str:
     """When plugins besides the core implement setveil_anonymize_window, a note naming them: a
-    release that fails the check may be theirs rather than the model's."""
-    names = [impl.plugin_name for impl in hook.setveil_anonymize_window.get_hookimpls()
-             if impl.plugin is not builtin and not (impl.wrapper or impl.hookwrapper)]
-    return f" (setveil_anonymize_window is also implemented by plugin {', '.join(map(repr, names))})" if names else ""
+    release that fails the check may be theirs rather than the model's. Wrappers are named apart:
+    most only time the call, but one may replace its result (QA)."""
+    impls = [impl for impl in hook.setveil_anonymize_window.get_hookimpls() if impl.plugin is not builtin]
+    answers = [impl.plugin_name for impl in impls if not (impl.wrapper or impl.hookwrapper)]
+    wrappers = [impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper]
+    parts = ([f"also implemented by plugin {', '.join(map(repr, answers))}"] if answers else []) + (
+        [f"wrapped by plugin {', '.join(map(repr, wrappers))}"] if wrappers else [])
+    return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""
 
 
 class Pipeline:
@@ -117,7 +109,8 @@ class Pipeline:
         except BaseException as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
-            named = self._out_of_memory(exc) or own_words(exc) or _wrote_read_only(exc) or type(exc).__name__
+            named = (self._out_of_memory(exc) or own_words(exc)
+                     or wrote_read_only(exc, "anonymize", "its input window's are; build a new Window") or type(exc).__name__)
             self._reject(window, f"model error: {named}", exc)
         anonymized = time.perf_counter()
         if not isinstance(release, Release) or not isinstance(release.window, Window):
@@ -125,14 +118,19 @@ class Pipeline:
             self._broken(window, f"model error: anonymize returned {got}, not a Release of a Window")
         if len(release.window) != len(window):
             self._broken(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
+        # What is checked and emitted is a copy no plugin holds: the model's own arrays may be
+        # written after it returns (a buffer it reuses for the next window), and the checker, the
+        # loss, the metrics and the observers get copies of their own (QA: each of them could
+        # rewrite the checked release into one holding the suppressed items)
+        released = release.window.read_only_copy()
         verified = False
         if self.verify:
             try:
-                problems = list(release_violations(self.model, window, release.window))
+                problems = list(release_violations(self.model, window, released))
             except NOT_PLUGIN_ERRORS:
                 raise
             except BaseException as exc:
-                named = self._out_of_memory(exc) or own_words(exc) or type(exc).__name__
+                named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, "the checker") or type(exc).__name__
                 self._reject(window, f"checker error: {named}", exc)
             if problems:
                 self._reject(
@@ -142,15 +140,15 @@ class Pipeline:
                 )
             verified = True
         finished = time.perf_counter()
-        # plugin code from here on sees copies: what is emitted is exactly what was checked
         original = window.read_only_copy()
-        shown = Release(release.window.read_only_copy(), copy.deepcopy(release.details), copy.deepcopy(release.stats))
+        details, stats = copy.deepcopy(release.details), copy.deepcopy(release.stats)
+        shown = Release(released.read_only_copy(), copy.deepcopy(details), copy.deepcopy(stats))
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
         except NOT_PLUGIN_ERRORS:
             raise
         except BaseException as exc:
-            named = self._out_of_memory(exc) or type(exc).__name__
+            named = self._out_of_memory(exc) or wrote_read_only(exc, "information_loss") or type(exc).__name__
             self._reject(window, f"model error: information_loss raised {named}", exc)
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless
@@ -158,16 +156,16 @@ class Pipeline:
         report = {
             "transactions": len(window),
             "items_before": window.n_occurrences,
-            "items_after": release.window.n_occurrences,
+            "items_after": released.n_occurrences,
             "info_loss": info_loss,
             "seconds": finished - started,
             "anonymize_seconds": anonymized - started,
             "verify_seconds": finished - anonymized,
             "verified": verified,
-            "stats": release.stats,
+            "stats": stats,
         }
         notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
-        return Outcome(release, report)
+        return Outcome(Release(released, details, stats), report)
 
     def _out_of_memory(self, exc: BaseException) -> str | None:
         if isinstance(exc, MemoryError):

@@ -99,6 +99,21 @@ def own_words(exc: BaseException) -> str | None:
     return words if isinstance(words, str) else None
 
 
+#: numpy's whole messages for a write into a read-only array (an assignment, ``sort``, an ``out=``,
+#: ``put``): they hold no data, so they may be given
+READ_ONLY_WRITES = frozenset({"assignment destination is read-only", "sort array is read-only",
+                              "output array is read-only", "put: output array is read-only"})
+
+
+def wrote_read_only(exc: BaseException, who: str = "it",
+                    hint: str = "the windows it is given are; compute on a copy") -> str | None:
+    """Why plugin code that wrote into a read-only array (most likely a window it was given)
+    failed, in words that tell its author what to do; None for any other error."""
+    if type(exc) is ValueError and len(exc.args) == 1 and exc.args[0] in READ_ONLY_WRITES:
+        return f"ValueError: {who} wrote into a read-only array ({hint})"
+    return None
+
+
 class UnknownPluginError(SetveilError):
     """No installed plugin provides the requested model or policy."""
 

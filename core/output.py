@@ -206,22 +206,53 @@ def reserve_stdout() -> Callable[[], None]:
     """Keep standard output for the data written to ``-`` and send the text the command prints
     (tables, notes) to standard error, so that ``--json -`` is JSON alone (QA: a benchmark's
     table came first). With standard error closed that text is dropped, not mixed into the data
-    (QA re-check: ``--json - 2>&-`` began with the table). Returns the function that undoes it."""
+    (QA re-check: ``--json - 2>&-`` began with the table). When standard output is file
+    descriptor 1, the descriptor is moved as well: plugin code that prints, in Python or from C
+    (a solver's banner, ``os.write(1, ...)``), wrote lines into ``anonymize -o -``'s release
+    (QA as a hostile plugin author). Returns the function that undoes it."""
     global _reserved
     if _reserved is not None or sys.stdout is None:
         return lambda: None
-    _reserved = sys.stdout
+    original = sys.stdout
+    original.flush()
+    moved = _move_descriptor(original)
+    _reserved = original if moved is None else moved
     discard = open(os.devnull, "w") if sys.stderr is None else None
     sys.stdout = sys.stderr if discard is None else discard
 
     def release() -> None:
         global _reserved
         if _reserved is not None:
-            sys.stdout, _reserved = _reserved, None
+            if moved is not None:
+                with contextlib.suppress(OSError):
+                    moved.flush()
+                os.dup2(moved.fileno(), 1)
+                with contextlib.suppress(OSError):
+                    moved.close()
+            sys.stdout, _reserved = original, None
         if discard is not None:
             discard.close()
 
     return release
+
+
+def _move_descriptor(stdout: TextIO) -> TextIO | None:
+    """A file over a duplicate of descriptor 1 for the data, with descriptor 1 then writing to
+    standard error's (or to /dev/null when that is closed); None when ``stdout`` is not on
+    descriptor 1 (a test's captured output)."""
+    try:
+        if stdout.fileno() != 1:
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    data = os.dup(1)
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        sink = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(sink, 1)
+        os.close(sink)
+    return open(data, "w", encoding=stdout.encoding, errors=stdout.errors, closefd=True)
 
 
 def _write_direct(text: str, target: Path | None, data: bytes) -> None:

@@ -16,9 +16,11 @@ import difflib
 import functools
 import importlib.metadata
 import inspect
+import math
 import numbers
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +29,8 @@ from typing import Any, Generic, TypeVar
 import pluggy
 
 from . import builtin, hookspecs
-from .errors import NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError, own_words
+from .errors import (NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError,
+                     own_words, wrote_read_only)
 from .model import CONTEXT_NAMES, Context, Policy, PrivacyModel, Transformation, file_digest
 from .params import KINDS, Parameter, validate
 
@@ -46,7 +49,8 @@ def get_plugin_manager() -> pluggy.PluginManager:
         pm = pluggy.PluginManager("setveil")
         pm.add_hookspecs(hookspecs)
         pm.register(builtin, name="setveil.core.builtin")
-        _load_entry_points(pm)
+        with plugin_prints_to_stderr():
+            _load_entry_points(pm)
         pm.check_pending()
         _manager = pm
     return _manager
@@ -135,8 +139,17 @@ def get_registry() -> Registry:
     """The process-wide registry of models and policies, built on first use."""
     global _registry
     if _registry is None:
-        _registry = Registry(get_plugin_manager())
+        manager = get_plugin_manager()
+        with plugin_prints_to_stderr():
+            _registry = Registry(manager)
     return _registry
+
+
+def plugin_prints_to_stderr() -> contextlib.AbstractContextManager:
+    """Where a plugin's module and registration hooks print, while they run: standard error,
+    since standard output may be a command's data (QA: a plugin that printed as it was imported
+    put a line into ``anonymize -o -``'s release). Nowhere when standard error is closed."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def reset() -> None:
@@ -197,6 +210,11 @@ class Registry:
         base = getattr(cls, "policy_base", None)
         if not (isinstance(base, type) and issubclass(base, Policy)):
             raise PluginError(f"{where}: class attribute 'policy_base' must be the Policy subclass its policies extend")
+        if cls.transformation is Transformation.GENERALIZATION and cls.needs_hierarchy is not True:
+            # the core checks a generalized release against the hierarchy (QA: a "generalizing"
+            # model without one added a made-up label to every transaction, unchecked)
+            raise PluginError(f"{where}: a model whose transformation is GENERALIZATION must set needs_hierarchy = "
+                              "True: the core checks each released label against the hierarchy")
         _check_parameters(cls, where)
         _check_methods(cls, where)
         if not (isinstance(cls.peak_stats, (set, frozenset)) and all(isinstance(s, str) for s in cls.peak_stats)):
@@ -467,7 +485,8 @@ def plugin_errors(who: str, after: str = "") -> Iterator[None]:
     except (SetveilError, *NOT_PLUGIN_ERRORS):
         raise
     except BaseException as exc:
-        raise PluginError(f"{who} raised {type(exc).__name__}{after}") from None
+        named = wrote_read_only(exc) or type(exc).__name__
+        raise PluginError(f"{who} raised {named}{after}") from None
 
 
 def model_call(model: PrivacyModel, method: str, *args: Any) -> Any:
@@ -504,10 +523,13 @@ def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> Non
             # a batch carries the file's digest in model.context, where this name means an item list
             raise PluginError(f"{where}: path parameter {parameter.name!r} takes a name of the context's item lists "
                               f"({', '.join(CONTEXT_NAMES)}); name it otherwise")
+        if not (isinstance(parameter.choices, (tuple, list)) and all(isinstance(c, str) for c in parameter.choices)):
+            # a value is given as text and compared with them (QA: choices=(2, 3) failed as a bare TypeError)
+            raise PluginError(f"{where}: parameter {parameter.name!r} has choices {parameter.choices!r}; choices are "
+                              "a tuple of strings")
         if parameter.kind == "choice" and not parameter.choices:
             raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
-        if parameter.low is not None and parameter.high is not None and parameter.low > parameter.high:
-            raise PluginError(f"{where}: parameter {parameter.name!r} has low {parameter.low} above high {parameter.high}")
+        _check_bounds(parameter, where)
         if not parameter.required and parameter.default is not None and parameter.kind != "path":
             # a default outside the parameter's own range would run unchecked (an int parameter
             # defaulting to 2.5 ran as 2.5); a path's default may name a file made later
@@ -519,6 +541,24 @@ def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> Non
         if parameter.name in names:
             raise PluginError(f"{where}: parameter {parameter.name!r} is declared twice")
         names.add(parameter.name)
+
+
+def _check_bounds(parameter: Parameter, where: str) -> None:
+    """A parameter's ``low`` and ``high`` are None or numbers that leave some value allowed. A NaN
+    bound compares false with everything, so it would allow every value (QA: low=nan took k=-5),
+    and a string one failed each value given as a bare TypeError."""
+    for name in ("low", "high"):
+        bound = getattr(parameter, name)
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Real) or math.isnan(bound)):
+            raise PluginError(f"{where}: parameter {parameter.name!r} has {name} {bound!r}; a bound is a number "
+                              "other than NaN, or None")
+    low, high = parameter.low, parameter.high
+    if low is not None and high is not None and low > high:
+        raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} above high {high}")
+    empty = (low == math.inf or high == -math.inf
+             or (low is not None and low == high and not (parameter.low_inclusive and parameter.high_inclusive)))
+    if empty:
+        raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} and high {high}, which allow no number")
 
 
 def distribution_of(thing: Any) -> str:

@@ -1,10 +1,11 @@
 """Is the release a release of this original? The check every path runs, and its pieces.
 
-A release must have one transaction per original transaction, and suppression may only remove
+A release must have one transaction per original transaction. Suppression may only remove
 occurrences: nothing added (R2 of Xu et al.), and some items (private or neutral ones, say)
-must not lose any. :func:`release_violations` is what the pipeline, ``setveil verify``, the demo
-and the conformance kit ask: the core's structural checks first, so that no plugin's checker
-can forget them, then the model's own. The helpers recount from the two windows alone, like the
+must not lose any. Generalization may only replace each item by one of its ancestors-or-self.
+:func:`release_violations` is what the pipeline, ``setveil verify``, the demo and the
+conformance kit ask: the core's structural checks first, so that no plugin's checker can forget
+them, then the model's own. The helpers recount from the two windows alone, like the
 checkers that use them.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from .arrays import in_sorted
 from .errors import ContractError
+from .generalization import generalization_violations
 from .model import PrivacyModel, Transformation, Violation
 from .window import Window
 
@@ -28,13 +30,17 @@ class BrokenViolation(ContractError):
 
 def release_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
     """Every way ``release`` is not a safe release of ``original`` under ``model``: one
-    transaction per original one and, unless the model generalizes, nothing added; then, when
-    those hold, ``model.violations`` (asked only then: it would compare unrelated windows)."""
+    transaction per original one and nothing added, or, when the model generalizes, every item
+    replaced by one of its ancestors-or-self in the model's hierarchy; then, when
+    those hold, ``model.violations`` (asked only then: it would compare unrelated windows),
+    which gets read-only copies: a checker that wrote into what it was given would change what
+    the caller goes on to emit or compare."""
     structural = list(_structure_violations(model, original, release))
     if structural:
         yield from structural
         return
-    yield from _held_to_contract(model, model.violations(original, release), len(original))
+    checked = model.violations(original.read_only_copy(), release.read_only_copy())
+    yield from _held_to_contract(model, checked, len(original))
 
 
 def _held_to_contract(model: PrivacyModel, violations: Iterable[Violation], n: int) -> Iterator[Violation]:
@@ -78,6 +84,9 @@ def _structure_violations(model: PrivacyModel, original: Window, release: Window
         yield problem
     elif model.transformation is not Transformation.GENERALIZATION:
         yield from added_occurrences(*on_one_vocabulary(original, release))
+    elif original.n_occurrences or release.n_occurrences:
+        # the registry holds a generalizing model to need a hierarchy, so the context has one
+        yield from generalization_violations(original, release, model.context.hierarchy_for(original))
 
 
 def malformed_violation(window: Window) -> Violation | None:

@@ -122,6 +122,37 @@ CASES = {
                             "    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has low 5 above high 1",
     ),
+    # regressions (QA as a hostile plugin author): a NaN bound compares false with every value, so
+    # it let k=-5 through; a string bound or an int choice failed each value as a bare TypeError
+    "parameter with a NaN bound": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=float('nan')),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has low nan; a bound is a number other "
+        "than NaN, or None",
+    ),
+    "parameter with a bound given as text": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', high='9'),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has high '9'; a bound is a number other than NaN, or None",
+    ),
+    "parameter whose range holds no number": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'float', low=1, high=1, "
+                            "high_inclusive=False),)\n    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has low 1 and high 1, which allow no number",
+    ),
+    "parameter with choices that are not text": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'choice', default='2', "
+                            "choices=(2, 3)),)\n    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has choices (2, 3); choices are a tuple of strings",
+    ),
+    "generalizing model without a hierarchy": (
+        # regression (QA as a hostile plugin author): the core's "nothing added" check is off for a
+        # generalizing model, and one without a hierarchy added a made-up label to every transaction
+        GOOD_MODELS.replace("register(Cap)", "Cap.transformation = Transformation.GENERALIZATION\n    register(Cap)")
+        + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: a model whose transformation is GENERALIZATION must "
+        "set needs_hierarchy = True",
+    ),
     "parameter name that cannot be given": (
         # regression (QA as a plugin author): 'a=b' was listed as required, and -P a=b=1 set 'a'
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('a=b', 'x', 'int', low=1),)\n"

@@ -103,6 +103,10 @@ class Floor(PrivacyModel):
         return "none" if FAULT == "loss" else super().information_loss(original, release)
 
     def metrics(self, original, release):
+        if FAULT == "rewrite" and len(release.indices):
+            release.indices.sort()  # the release is written after the metrics (QA as a hostile author)
+        if FAULT == "exit":
+            raise SystemExit(3)
         return [] if FAULT == "metrics" else {}
 
     def violations(self, original, release):
@@ -215,6 +219,10 @@ def test_a_sound_model_passes(installed, tmp_path):
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
         ("quote", "Infeasible's reason names items of the window"),
         ("metrics", "metrics must return a dict, not list"),
+        # metrics that write into the release, and a SystemExit, named with the policy (QA as a
+        # hostile plugin author: the kit gave metrics the release it had checked, writable)
+        ("rewrite", "metrics wrote into a window it was given, which is read-only (sort array is read-only)"),
+        ("exit", "metrics raised SystemExit: 3"),
         # a violation whose summary names an item: the first is logged and dead-lettered (QA as a
         # plugin author: the kit let it through, and a worker logged "public item p10 reveals S3")
         ("summary", "a Violation's rule or summary names items of the window (p0)"),

@@ -106,14 +106,16 @@ class Overrider:
 
 def test_a_failed_check_names_the_plugins_that_answer_for_the_model(recorder):
     # QA as a plugin author: an unsafe release from another plugin's setveil_anonymize_window was
-    # reported as the model's alone; the recorder's wrapper is no answer and goes unnamed
+    # reported as the model's alone; the recorder's wrapper is named apart (QA as a hostile
+    # author: a wrapper replaced the release with force_result and went unnamed)
     rec, pm, registry = recorder
     pm.register(Overrider(), name="overrider")
     configured = registry.configure("coherence", None, {"h": "1", "k": "2", "p": "2"}, Context(schema=ItemSchema()))
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
     assert rejected.value.reason.startswith("release failed the coherence check: ")
-    assert rejected.value.reason.endswith(" (setveil_anonymize_window is also implemented by plugin 'overrider')")
+    assert rejected.value.reason.endswith(" (setveil_anonymize_window is also implemented by plugin 'overrider' and "
+                                          "wrapped by plugin 'recorder')")
 
 
 def test_an_erring_model_is_rejected_without_contents(recorder):

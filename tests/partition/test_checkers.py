@@ -7,6 +7,7 @@ import pytest
 
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
+from setveil.core.verify import release_violations
 from setveil.core.window import Window
 from setveil.plugins.partition.checker import km_violations
 
@@ -19,7 +20,7 @@ def rules(model, params, original, released):
     configured = get_registry().configure(model, None, params, Context(hierarchy=hierarchy(FIGURE_2)))
     before = Window.from_transactions(original)
     after = Window.from_transactions(released, vocab=before.vocab.copy())
-    return [v.rule for v in configured.model.violations(before, after)]
+    return [v.rule for v in release_violations(configured.model, before, after)]
 
 
 @pytest.mark.parametrize(
@@ -36,10 +37,11 @@ def rules(model, params, original, released):
     ],
 )
 def test_kanonymity_checker_names_each_failure(released, expected):
-    assert rules("kanonymity", {"k": "1"}, ORIGINAL, released) == [r for r in expected if r != "small-class"]
-    k2 = rules("kanonymity", {"k": "2"}, ORIGINAL, released)
-    assert set(k2) - {"small-class"} == set(expected) - {"small-class"}
-    assert ("small-class" in k2) == ("small-class" in expected or len(released) < 3 or released[0] != released[2])
+    generalization = [r for r in expected if r != "small-class"]
+    assert rules("kanonymity", {"k": "1"}, ORIGINAL, released) == generalization
+    # the core names what breaks the generalization, and asks the model only when nothing does;
+    # at k=2 each release here has a transaction unlike the others
+    assert set(rules("kanonymity", {"k": "2"}, ORIGINAL, released)) == (set(generalization) or {"small-class"})
 
 
 def test_km_checker_finds_the_failing_itemset():

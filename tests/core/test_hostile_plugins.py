@@ -1,0 +1,227 @@
+"""A plugin that misbehaves after its release is made cannot change what is written or emitted.
+
+Regressions from a QA pass as a hostile plugin author. Each case installs a real distribution
+whose models suppress the items of support below k (a correct model and check) and then do one
+thing wrong, and runs the real command line.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from .distributions import install_plugin
+
+SOURCE = '''
+import os
+import sys
+
+import numpy as np
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
+from setveil.core.verify import suppression_basics
+
+print("imported: a line for standard output")
+
+
+class SupPolicy(Policy):
+    model = "ksup"
+
+
+class Plain(SupPolicy):
+    name = "plain"
+    summary = "the only way"
+
+
+class KSup(PrivacyModel):
+    name = "ksup"
+    summary = "suppresses the items of support below k"
+    guarantee = "every released item has support 0 or at least k"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+    parameters = (Parameter("k", "least support", "int", low=1),)
+    default_policy = "plain"
+    policy_base = SupPolicy
+
+    def anonymize(self, window, policy, rng):
+        return Release(window.suppress(np.flatnonzero(window.supports < self.params["k"])))
+
+    def violations(self, original, release):
+        aligned = yield from suppression_basics(original, release)
+        if aligned is None:
+            return
+        supports = release.supports
+        for item in np.flatnonzero((supports > 0) & (supports < self.params["k"])):
+            yield Violation("low-support", "an item has support below k", (release.vocab.label(int(item)),))
+
+
+def densify(window):
+    """Renumbers the window's ids in place: what the QA's plugins did after the check."""
+    _, dense = np.unique(window.indices, return_inverse=True)
+    window.indices[:] = dense
+
+
+class RewritesInMetrics(KSup):
+    name = "ksup-metrics"
+
+    def metrics(self, original, release):
+        densify(release)
+        return {}
+
+
+class RewritesInCheck(KSup):
+    name = "ksup-check"
+
+    def violations(self, original, release):
+        found = list(KSup.violations(self, original, release))
+        densify(release)
+        yield from found
+
+
+class ReusesItsBuffer(KSup):
+    """Builds each release in one buffer it keeps, so a window's release changes with the next."""
+
+    name = "ksup-buffer"
+
+    def anonymize(self, window, policy, rng):
+        kept = KSup.anonymize(self, window, policy, rng).window
+        if not hasattr(self, "buffer") or len(self.buffer) < len(window.indices):
+            self.buffer = np.zeros(max(len(window.indices), 64), dtype=np.int32)
+        self.buffer[:] = 0
+        self.buffer[:len(window.indices)] = window.indices
+        self.buffer[:len(kept.indices)] = kept.indices
+        return Release(Window(window.vocab, kept.indptr, self.buffer[:len(kept.indices)], window.tids))
+
+
+class Prints(KSup):
+    name = "ksup-prints"
+
+    def anonymize(self, window, policy, rng):
+        print("from print: a line for standard output")
+        os.write(1, b"from the descriptor: a line for standard output\\n")
+        return KSup.anonymize(self, window, policy, rng)
+
+
+class AddsALabel(KSup):
+    """A generalizing model that adds a label of its own to every transaction."""
+
+    name = "ksup-decoy"
+    transformation = Transformation.GENERALIZATION
+    needs_hierarchy = True
+
+    def anonymize(self, window, policy, rng):
+        decoy = window.vocab.intern("DECOY")
+        rows = [sorted({*map(int, window.row(i)), decoy}) for i in range(len(window))]
+        flat = np.array([item for row in rows for item in row], dtype=np.int32)
+        return Release(Window.from_flat(window.vocab, [len(row) for row in rows], flat, window.tids))
+
+    def violations(self, original, release):
+        return iter(())
+
+
+MODELS = (KSup, RewritesInMetrics, RewritesInCheck, ReusesItsBuffer, Prints, AddsALabel)
+
+
+@hookimpl
+def setveil_register_privacy_models(register):
+    for model in MODELS:
+        register(model)
+
+
+@hookimpl
+def setveil_register_policies(register):
+    register(Plain)
+    for model in MODELS[1:]:
+        register(type(f"Plain_{model.__name__}", (model.policy_base, ), {"name": "plain", "model": model.name,
+                                                                        "summary": "the only way"}))
+'''
+
+DATA = "a b c\nHIV a\na b x\nb c x\na b c\nHIV z q\nHIV w\nr t\n"
+#: what KSup releases of DATA at k=2, window by window (--window 4) and whole; a release lists
+#: a transaction's items in the order the input first names them
+RELEASED_IN_WINDOWS = "a b c\na\na b x\nb c x\n\nHIV\nHIV\n\n"
+RELEASED_WHOLE = "a b c\na HIV\na b x\nb c x\na b c\nHIV\nHIV\n\n"
+
+
+@pytest.fixture
+def env(tmp_path):
+    return install_plugin(tmp_path / "site", "hostile-dist", "hostileplugin", SOURCE, "hostile")
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "in.dat"
+    path.write_text(DATA)
+    return path
+
+
+def setveil(env, *args):
+    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True)
+
+
+def error(result) -> str:
+    """The last line on standard error (the plugin's import prints a line before it)."""
+    return result.stderr.splitlines()[-1]
+
+
+@pytest.fixture(autouse=True)
+def site(tmp_path):
+    (tmp_path / "site").mkdir()
+
+
+def test_the_models_release_what_they_check(env, data, tmp_path):
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup", "-P", "k=2", "--window", "4")
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() == RELEASED_IN_WINDOWS
+
+
+def test_metrics_that_write_into_the_release_fail_the_run_and_write_nothing(env, data, tmp_path):
+    # the report's metrics were given the release that was then written: renumbered ids put the
+    # suppressed items back into the file, with "verified": true
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-metrics", "-P", "k=2",
+                     "--report", str(tmp_path / "r.json"))
+    assert result.returncode == 2
+    assert error(result) == ("setveil: error: model 'ksup-metrics': metrics raised ValueError: it wrote into a "
+                             "read-only array (the windows it is given are; compute on a copy)")
+    assert not out.exists()
+
+
+def test_a_checker_that_writes_into_the_release_fails_the_window_closed(env, data, tmp_path):
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-check", "-P", "k=2")
+    assert result.returncode == 1
+    assert error(result) == ("setveil: error: window 0 (transactions 0..7) rejected, nothing written: checker error: "
+                             "ValueError: the checker wrote into a read-only array (the windows it is given are; "
+                             "compute on a copy)")
+    assert not out.exists()
+
+
+def test_a_model_that_reuses_its_release_buffer_releases_each_window_as_checked(env, data, tmp_path):
+    # every window's release was the same buffer, rewritten by the next window after its check:
+    # the file held window 1's raw items in window 0's lines
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-buffer", "-P", "k=2", "--window", "4")
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() == RELEASED_IN_WINDOWS
+    verdict = setveil(env, "verify", str(data), str(out), "-m", "ksup", "-P", "k=2", "--window", "4")
+    assert verdict.returncode == 0, verdict.stdout + verdict.stderr
+
+
+def test_what_plugin_code_prints_stays_out_of_a_release_on_standard_output(env, data):
+    # print() in the model, os.write(1, ...) and a print at import all landed in `-o -`'s release
+    result = setveil(env, "anonymize", str(data), "-o", "-", "-m", "ksup-prints", "-P", "k=2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == RELEASED_WHOLE
+    for line in ("imported:", "from print:", "from the descriptor:"):
+        assert line + " a line for standard output\n" in result.stderr
+
+
+def test_a_generalizing_model_is_held_to_its_hierarchy_by_the_core(env, data, tmp_path):
+    # its own checker passes everything; the core's check finds the label no hierarchy node has
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-decoy", "-P", "k=2", "--fanout", "2")
+    assert result.returncode == 1
+    assert error(result).startswith("setveil: error: window 0 (transactions 0..7) rejected, nothing written: release "
+                                    "failed the ksup-decoy check: 1 violation(s); first: unknown-label: 8 released "
+                                    "label(s) are not nodes of the hierarchy")
+    assert not out.exists()
