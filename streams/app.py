@@ -54,7 +54,7 @@ from .kafka import faust_credentials, fetch_failure
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
-from .processor import Outcome, WindowProcessor
+from .processor import Outcome, WindowProcessor, process_in_thread
 from .settings import Settings
 from .windowing import Cut, Message, Windower
 from .windowlog import WindowLogReader, encode_entry, log_partition
@@ -660,9 +660,7 @@ class StreamService:
         started = time.perf_counter()
         self.processing.set()
         try:
-            outcome = self.processor.process(self.topic, partition, cut)
-        except Exception as exc:  # a bug outside the pipeline still must not emit the window
-            outcome = self.processor.failed(self.topic, partition, cut, f"service error: {type(exc).__name__}")
+            outcome = process_in_thread(self.processor, self.topic, partition, cut)
         finally:
             self.processing.clear()
         return outcome, time.perf_counter() - started

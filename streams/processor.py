@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
@@ -181,3 +181,25 @@ class WindowProcessor:
             ("setveil_cause", cause.encode("utf-8")),
         ]
         return Outcome(ref, value, headers, transactions, False, reason=reason, cause=cause)
+
+
+class Processes(Protocol):
+    """What anonymizes a worker's windows: a :class:`WindowProcessor`, or the window process's."""
+
+    def process(self, topic: str, partition: int, cut: Cut) -> Outcome: ...
+
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome: ...
+
+
+def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut) -> Outcome:
+    """The outcome of a window anonymized in the worker's window thread (or handed from it to
+    the window process): what breaks outside the pipeline fails the window closed too."""
+    try:
+        return processor.process(topic, partition, cut)
+    except Exception as exc:  # a bug outside the pipeline still must not emit the window
+        return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}")
+    except KeyboardInterrupt:
+        # Ctrl-C and the stop signals reach the main thread, never this one: plugin code raised
+        # it, and the pipeline lets it pass as the user's stop. Ending the worker would hand the
+        # same window to the next one (QA as a hostile plugin author).
+        return processor.failed(topic, partition, cut, "model error: KeyboardInterrupt")

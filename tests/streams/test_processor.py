@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,7 @@ from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
-from setveil.streams.processor import WindowProcessor, build_window
+from setveil.streams.processor import WindowProcessor, build_window, process_in_thread
 from setveil.streams.windowing import Cut, Message
 
 
@@ -500,3 +501,27 @@ def test_a_child_out_of_memory_beyond_its_rejection_is_named_so(sample):
         child.close()
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == "service error: MemoryError (over model.memory_limit=256 MiB), in its rejection too"
+
+
+class _Interrupts(Coherence):
+    def anonymize(self, window, policy, rng):
+        raise KeyboardInterrupt
+
+
+def test_a_keyboard_interrupt_from_a_model_in_the_window_thread_fails_its_window_closed(sample, rejections):
+    # Regression (QA as a hostile plugin author): the pipeline lets KeyboardInterrupt pass as the
+    # user's stop, and in the worker's window thread it ended the worker, which handed the same
+    # window to the next one. Ctrl-C never reaches that thread, so there it is the model's error.
+    data, _, _ = sample
+    good = processor(sample)
+    worker = WindowProcessor(Pipeline(with_model(_Interrupts, good.pipeline.configured), get_plugin_manager()),
+                             seed=3, merge_subjects=False, source="test")
+    outcomes = []
+    thread = threading.Thread(target=lambda: outcomes.append(
+        process_in_thread(worker, "in", 0, cut_of(list(read_window(data))[:20]))))
+    thread.start()
+    thread.join()
+    [outcome] = outcomes
+    assert not outcome.emitted and outcome.cause == "error"
+    assert outcome.reason == "model error: KeyboardInterrupt"
+    assert rejections == [(20, "model error: KeyboardInterrupt")]
