@@ -78,8 +78,8 @@ def _cell(value) -> str:
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @model_options()
 @click.option("--runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs.")
-@click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @json_option()
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
     """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
@@ -115,8 +115,8 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
 @model_options()
 @click.option("--sizes", "size_list", default="1000,5000,20000", show_default=True, callback=int_list(1),
               help="Window sizes to compare (comma-separated).")
-@click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @json_option()
 def bench_windows(input_path, model, policy, params, sensitive, public, hierarchy, fanout, size_list, seed, fmt, json_path):
     """Compare window sizes on INPUT: throughput, window latency, information loss, rejections."""
