@@ -20,11 +20,11 @@ import numpy as np
 import pluggy
 
 from . import builtin
-from .errors import NOT_PLUGIN_ERRORS, Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
+from .errors import Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
 from .model import Release
 from .plugins import Configured
 from .verify import release_violations
-from .window import Window
+from .window import Window, detached
 
 
 log = logging.getLogger("setveil")
@@ -39,7 +39,7 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     for impl in reversed(observers.get_hookimpls()):  # no wrappers: the plugin loader refuses them here
         try:
             impl.function(*(kwargs[name] for name in impl.argnames))
-        except NOT_PLUGIN_ERRORS:
+        except KeyboardInterrupt:
             raise
         except BaseException as exc:
             log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
@@ -99,12 +99,12 @@ class Pipeline:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
         started = time.perf_counter()
         self.ran_out_of_memory = False
-        given = window.read_only_copy()  # the check compares against `window`, which no plugin holds
+        given, = detached(window)  # the check compares against `window`, which no plugin holds
         try:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
-        except NOT_PLUGIN_ERRORS:
+        except KeyboardInterrupt:  # a GeneratorExit out of a call is plugin code's, as any other error
             raise
         except BaseException as exc:  # the model erred: nothing of this window may be emitted
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
@@ -122,12 +122,12 @@ class Pipeline:
         # written after it returns (a buffer it reuses for the next window), and the checker, the
         # loss, the metrics and the observers get copies of their own (QA: each of them could
         # rewrite the checked release into one holding the suppressed items)
-        released = release.window.read_only_copy()
+        released = detached(window, release.window)[1]
         verified = False
         if self.verify:
             try:
-                problems = list(release_violations(self.model, window, released))
-            except NOT_PLUGIN_ERRORS:
+                problems = list(release_violations(self.model, window, released, self.configured.context))
+            except KeyboardInterrupt:
                 raise
             except BaseException as exc:
                 named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, "the checker") or type(exc).__name__
@@ -140,12 +140,12 @@ class Pipeline:
                 )
             verified = True
         finished = time.perf_counter()
-        original = window.read_only_copy()
+        original, shown_window = detached(window, released)
         details, stats = copy.deepcopy(release.details), copy.deepcopy(release.stats)
-        shown = Release(released.read_only_copy(), copy.deepcopy(details), copy.deepcopy(stats))
+        shown = Release(shown_window, copy.deepcopy(details), copy.deepcopy(stats))
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
-        except NOT_PLUGIN_ERRORS:
+        except KeyboardInterrupt:
             raise
         except BaseException as exc:
             named = self._out_of_memory(exc) or wrote_read_only(exc, "information_loss") or type(exc).__name__
@@ -185,5 +185,5 @@ class Pipeline:
         self._reject(window, reason, PluginError(f"model {self.model.name!r}: {reason}"))
 
     def _reject(self, window: Window, reason: str, cause: BaseException | None = None, refused: bool = False):
-        notify(self.hook.setveil_window_rejected, window=window.read_only_copy(), model=self.model, reason=reason)
+        notify(self.hook.setveil_window_rejected, window=detached(window)[0], model=self.model, reason=reason)
         raise WindowRejected(reason, cause, refused) from cause

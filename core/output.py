@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import io
 import json
 import os
@@ -78,12 +79,19 @@ def _identity(text: str, standard: int, regular_only: bool = False) -> tuple[int
     (0 or 1) is open on when ``text`` is ``-``; None for what cannot be stat'ed, and with
     ``regular_only`` for anything but a regular file (a terminal or pipe is no file to destroy)."""
     try:
-        found = os.fstat(standard) if text == STDOUT else os.stat(text)
+        found = os.fstat(_descriptor(standard)) if text == STDOUT else os.stat(text)
     except (OSError, ValueError):
         return None
     if regular_only and not stat.S_ISREG(found.st_mode):
         return None
     return found.st_dev, found.st_ino
+
+
+def _descriptor(standard: int) -> int:
+    """The descriptor of standard stream ``standard``: standard output's data is on the one
+    :func:`reserve_stdout` moved it to, while descriptor 1 writes to standard error (QA of the
+    move: ``-o - >> in.dat`` was checked against standard error and appended to the input)."""
+    return _moved.fileno() if standard == 1 and _moved is not None else standard
 
 
 def _refuse_reading_back(text: str, flag: str, inputs) -> None:
@@ -200,6 +208,8 @@ def _mode_of(target: Path | None, text: str) -> int | None:
 
 #: standard output, while a command keeps it for its data (:func:`reserve_stdout`)
 _reserved: TextIO | None = None
+#: the file over the descriptor standard output's data went to, while descriptor 1 is moved
+_moved: TextIO | None = None
 
 
 def reserve_stdout() -> Callable[[], None]:
@@ -209,27 +219,26 @@ def reserve_stdout() -> Callable[[], None]:
     (QA re-check: ``--json - 2>&-`` began with the table). When standard output is file
     descriptor 1, the descriptor is moved as well: plugin code that prints, in Python or from C
     (a solver's banner, ``os.write(1, ...)``), wrote lines into ``anonymize -o -``'s release
-    (QA as a hostile plugin author). Returns the function that undoes it."""
-    global _reserved
+    (QA as a hostile plugin author). Returns the function that ends it, when the command is
+    done: it closes the data's descriptor and leaves descriptor 1 where it is, since a plugin's
+    thread or exit handler may still print (QA re-check: one appended a line to the release)."""
+    global _reserved, _moved
     if _reserved is not None or sys.stdout is None:
         return lambda: None
     original = sys.stdout
     original.flush()
-    moved = _move_descriptor(original)
+    moved = _moved = _move_descriptor(original)
     _reserved = original if moved is None else moved
     discard = open(os.devnull, "w") if sys.stderr is None else None
     sys.stdout = sys.stderr if discard is None else discard
 
     def release() -> None:
-        global _reserved
+        global _reserved, _moved
         if _reserved is not None:
             if moved is not None:
                 with contextlib.suppress(OSError):
-                    moved.flush()
-                os.dup2(moved.fileno(), 1)
-                with contextlib.suppress(OSError):
                     moved.close()
-            sys.stdout, _reserved = original, None
+            sys.stdout, _reserved, _moved = original, None, None
         if discard is not None:
             discard.close()
 
@@ -239,14 +248,17 @@ def reserve_stdout() -> Callable[[], None]:
 def _move_descriptor(stdout: TextIO) -> TextIO | None:
     """A file over a duplicate of descriptor 1 for the data, with descriptor 1 then writing to
     standard error's (or to /dev/null when that is closed); None when ``stdout`` is not on
-    descriptor 1 (a test's captured output)."""
+    descriptor 1 (a test's captured output). The duplicate is above the standard three, which
+    it would otherwise take when standard error is closed (QA re-check: ``2>&-`` left
+    descriptor 1 on the data), and is not inherited by the programs the command starts."""
     try:
         if stdout.fileno() != 1:
             return None
     except (AttributeError, OSError, ValueError):
         return None
-    data = os.dup(1)
+    data = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     try:
+        os.fstat(2)
         os.dup2(2, 1)
     except OSError:
         sink = os.open(os.devnull, os.O_WRONLY)

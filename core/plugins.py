@@ -176,6 +176,13 @@ class Configured:
     params: dict[str, Any]
     #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
     files: dict[str, str] = field(default_factory=dict)
+    #: the context setveil built and gave the model: the check of a generalization takes its
+    #: hierarchy from here, not from the model, which may have set another (QA re-check)
+    context: Context | None = None
+
+    def use_context(self, context: Context) -> None:
+        """Give the model ``context`` (a hierarchy parsed or pinned), keeping it for the check."""
+        self.context = self.model.context = context
 
     def shown_params(self) -> dict[str, Any]:
         """The parsed parameters as a report and a batch show them (a path as its text)."""
@@ -313,7 +320,7 @@ class Registry:
             # the model read its files in between: found the same before and after, they are what
             # it read (a file rewritten under it also makes its own error, which this one explains)
             _refuse_changed(files, found)
-        return Configured(model_obj, policy_obj, parsed, {name: digest for name, (_, digest) in found.items()})
+        return Configured(model_obj, policy_obj, parsed, {name: digest for name, (_, digest) in found.items()}, context)
 
     def validate(
         self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None
@@ -549,16 +556,34 @@ def _check_bounds(parameter: Parameter, where: str) -> None:
     and a string one failed each value given as a bare TypeError."""
     for name in ("low", "high"):
         bound = getattr(parameter, name)
-        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Real) or math.isnan(bound)):
-            raise PluginError(f"{where}: parameter {parameter.name!r} has {name} {bound!r}; a bound is a number "
-                              "other than NaN, or None")
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Real) or bound != bound
+                                  or not _float_holds(bound)):
+            shown = repr(bound) if not isinstance(bound, numbers.Integral) or _float_holds(bound) else "beyond a float"
+            raise PluginError(f"{where}: parameter {parameter.name!r} has {name} {shown}; a bound is a number a "
+                              "float holds, other than NaN, or None")
     low, high = parameter.low, parameter.high
     if low is not None and high is not None and low > high:
         raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} above high {high}")
     empty = (low == math.inf or high == -math.inf
              or (low is not None and low == high and not (parameter.low_inclusive and parameter.high_inclusive)))
+    if parameter.kind == "int" and low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+        # low=1.5, high=1.9 allows numbers but no integer (QA re-check); a huge int bound stays exact
+        least = math.floor(low) + 1 if parameter.low_inclusive is False or low != math.floor(low) else math.floor(low)
+        most = math.ceil(high) - 1 if parameter.high_inclusive is False or high != math.ceil(high) else math.ceil(high)
+        empty = least > most
     if empty:
-        raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} and high {high}, which allow no number")
+        raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} and high {high}, which allow no "
+                          f"{'integer' if parameter.kind == 'int' else 'number'}")
+
+
+def _float_holds(bound: numbers.Real) -> bool:
+    """Whether ``bound`` converts to a float: ranges are shown and compared through one (QA
+    re-check: 10**400 failed every command with OverflowError)."""
+    try:
+        float(bound)
+    except OverflowError:
+        return False
+    return True
 
 
 def distribution_of(thing: Any) -> str:

@@ -19,8 +19,8 @@ import numpy as np
 from .arrays import in_sorted
 from .errors import ContractError
 from .generalization import generalization_violations
-from .model import PrivacyModel, Transformation, Violation
-from .window import Window
+from .model import Context, PrivacyModel, Transformation, Violation
+from .window import Window, detached
 
 
 class BrokenViolation(ContractError):
@@ -28,18 +28,21 @@ class BrokenViolation(ContractError):
     names types alone, never a value (it is logged and sent with the dead letter)."""
 
 
-def release_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
+def release_violations(model: PrivacyModel, original: Window, release: Window,
+                       context: Context | None = None) -> Iterator[Violation]:
     """Every way ``release`` is not a safe release of ``original`` under ``model``: one
     transaction per original one and nothing added, or, when the model generalizes, every item
     replaced by one of its ancestors-or-self in the model's hierarchy; then, when
     those hold, ``model.violations`` (asked only then: it would compare unrelated windows),
-    which gets read-only copies: a checker that wrote into what it was given would change what
-    the caller goes on to emit or compare."""
-    structural = list(_structure_violations(model, original, release))
+    which gets detached read-only copies over one vocabulary: a checker that wrote into what it
+    was given would change what the caller goes on to emit or compare. A generalization is
+    checked against the hierarchy of ``context`` (the one setveil gave the model), else of the
+    model's own."""
+    structural = list(_structure_violations(model, original, release, context or model.context))
     if structural:
         yield from structural
         return
-    checked = model.violations(original.read_only_copy(), release.read_only_copy())
+    checked = model.violations(*on_one_vocabulary(*detached(original, release)))
     yield from _held_to_contract(model, checked, len(original))
 
 
@@ -78,7 +81,8 @@ def _a(value: object) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
-def _structure_violations(model: PrivacyModel, original: Window, release: Window) -> Iterator[Violation]:
+def _structure_violations(model: PrivacyModel, original: Window, release: Window,
+                          context: Context) -> Iterator[Violation]:
     problem = shape_violation(original, release) or malformed_violation(release)
     if problem is not None:
         yield problem
@@ -86,7 +90,7 @@ def _structure_violations(model: PrivacyModel, original: Window, release: Window
         yield from added_occurrences(*on_one_vocabulary(original, release))
     elif original.n_occurrences or release.n_occurrences:
         # the registry holds a generalizing model to need a hierarchy, so the context has one
-        yield from generalization_violations(original, release, model.context.hierarchy_for(original))
+        yield from generalization_violations(original, release, context.hierarchy_for(original))
 
 
 def malformed_violation(window: Window) -> Violation | None:

@@ -242,3 +242,7 @@ def _outcome(processor: WindowProcessor, prepared: Prepared, note: str) -> Outco
         return processor.rejected(prepared, f"service error: MemoryError ({note})", causes.ERROR)
     except Exception as exc:  # a bug outside the pipeline still must not emit the window
         return processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)
+    except (KeyboardInterrupt, GeneratorExit) as exc:
+        # this process is in a group of its own, which no Ctrl-C reaches: plugin code raised it,
+        # and dying of it printed a traceback that quoted the data (QA re-check)
+        return processor.rejected(prepared, f"model error: {type(exc).__name__}", causes.ERROR)

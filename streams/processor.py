@@ -198,8 +198,8 @@ def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut
         return processor.process(topic, partition, cut)
     except Exception as exc:  # a bug outside the pipeline still must not emit the window
         return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, GeneratorExit) as exc:
         # Ctrl-C and the stop signals reach the main thread, never this one: plugin code raised
         # it, and the pipeline lets it pass as the user's stop. Ending the worker would hand the
         # same window to the next one (QA as a hostile plugin author).
-        return processor.failed(topic, partition, cut, "model error: KeyboardInterrupt")
+        return processor.failed(topic, partition, cut, f"model error: {type(exc).__name__}")

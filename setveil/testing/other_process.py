@@ -24,7 +24,7 @@ import numpy as np
 from setveil.core.errors import Infeasible
 from setveil.core.model import Context
 from setveil.core.plugins import get_plugin_manager, get_registry
-from setveil.core.window import Window
+from setveil.core.window import Window, detached
 
 #: the release of each window, as rows of labels, or None where the model refused it
 Rows = list[list[str]] | None
@@ -65,13 +65,19 @@ def _release_rows(model: Any, policy: Any, window: Window, seed: int) -> Rows:
     """The release of ``window`` as the kit and the pipeline ask for it, or None if refused."""
     try:
         release = get_plugin_manager().hook.setveil_anonymize_window(
-            model=model, policy=policy, window=window.read_only_copy(), rng=np.random.default_rng(seed))
+            model=model, policy=policy, window=detached(window)[0], rng=np.random.default_rng(seed))
     except Infeasible:
         return None
     return list(release.window)
 
 
 def _main() -> None:
+    # the releases go back on standard output alone: what plugin code prints, in Python or from C,
+    # goes to standard error (QA re-check: a model printing to standard output failed this test
+    # as "unpickling stack underflow")
+    sys.stdout.flush()
+    results = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     job = pickle.load(sys.stdin.buffer)
     sys.path[:] = job["path"]
     manager = get_plugin_manager()
@@ -82,7 +88,8 @@ def _main() -> None:
     for policy, params in job["jobs"]:
         configured = get_registry().configure(job["model"], policy, params, job["context"])
         found.append([_release_rows(configured.model, configured.policy, window, job["seed"]) for window in job["windows"]])
-    sys.stdout.buffer.write(pickle.dumps(found))
+    results.write(pickle.dumps(found))
+    results.close()
 
 
 if __name__ == "__main__":

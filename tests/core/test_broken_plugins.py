@@ -127,18 +127,30 @@ CASES = {
     "parameter with a NaN bound": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=float('nan')),)\n"
                             "    register(Cap)") + GOOD_POLICIES,
-        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has low nan; a bound is a number other "
-        "than NaN, or None",
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has low nan; a bound is a number a float "
+        "holds, other than NaN, or None",
     ),
     "parameter with a bound given as text": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', high='9'),)\n"
                             "    register(Cap)") + GOOD_POLICIES,
-        "parameter 'm' has high '9'; a bound is a number other than NaN, or None",
+        "parameter 'm' has high '9'; a bound is a number a float holds, other than NaN, or None",
     ),
     "parameter whose range holds no number": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'float', low=1, high=1, "
                             "high_inclusive=False),)\n    register(Cap)") + GOOD_POLICIES,
         "parameter 'm' has low 1 and high 1, which allow no number",
+    ),
+    "int parameter whose range holds no integer": (
+        # QA re-check: low=1.5, high=1.9 allows numbers, but no integer
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1.5, high=1.9),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has low 1.5 and high 1.9, which allow no integer",
+    ),
+    "parameter with a bound beyond a float": (
+        # QA re-check: the NaN test of 10**400 overflowed, as a bare OverflowError
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', high=10**400),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has high beyond a float; a bound is a number a float holds, other than NaN, or None",
     ),
     "parameter with choices that are not text": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'choice', default='2', "

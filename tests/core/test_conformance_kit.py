@@ -102,6 +102,11 @@ class Floor(PrivacyModel):
     def information_loss(self, original, release):
         return "none" if FAULT == "loss" else super().information_loss(original, release)
 
+    def input_notes(self, original, source):
+        if FAULT == "notes" and len(original.indices):
+            original.indices.sort()
+        return ["a note with p0 in it"] if FAULT == "notelabel" else []
+
     def metrics(self, original, release):
         if FAULT == "rewrite" and len(release.indices):
             release.indices.sort()  # the release is written after the metrics (QA as a hostile author)
@@ -182,7 +187,7 @@ def run_kit(installed, tmp_path, fault="", suite=SUITE, *options):
 def test_a_sound_model_passes(installed, tmp_path):
     result = run_kit(installed, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "14 passed" in result.stdout
+    assert "15 passed" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -223,6 +228,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         # hostile plugin author: the kit gave metrics the release it had checked, writable)
         ("rewrite", "metrics wrote into a window it was given, which is read-only (sort array is read-only)"),
         ("exit", "metrics raised SystemExit: 3"),
+        # input notes that write into the window or name an item (QA re-check: the kit never asked)
+        ("notes", "input_notes wrote into the window it was given, which is read-only"),
+        ("notelabel", "input_notes: a note names items of the window (p0)"),
         # a violation whose summary names an item: the first is logged and dead-lettered (QA as a
         # plugin author: the kit let it through, and a worker logged "public item p10 reveals S3")
         ("summary", "a Violation's rule or summary names items of the window (p0)"),
@@ -293,7 +301,7 @@ def test_parameters_the_model_refuses_fail_every_test_at_once(installed, tmp_pat
     # QA as a plugin author: a required parameter left out of params took 47 s of hypothesis
     # shrinking to report, test by test
     result = run_kit(installed, tmp_path, "", SUITE.replace('params = {"k": "2"}', "params = {}"))
-    assert result.returncode == 1 and "14 errors" in result.stdout
+    assert result.returncode == 1 and "15 errors" in result.stdout
     assert ("policy 'also-top' refuses the suite's parameters {'q': '1'} (parameter 'k': model 'floor' needs it "
             "(least support; allowed: an integer in [1, inf))): set params (and policy_params) to values the model and "
             "each policy take") in result.stdout
@@ -302,7 +310,7 @@ def test_parameters_the_model_refuses_fail_every_test_at_once(installed, tmp_pat
 def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
     # QA as a plugin author: each test failed on the PluginError, with hypothesis's and pluggy's frames
     result = run_kit(installed, tmp_path, "unloadable")
-    assert result.returncode == 1 and "14 errors" in result.stdout
+    assert result.returncode == 1 and "15 errors" in result.stdout
     assert ("TestFloor: plugin 'floor' (floormodel) of floormodel: cannot be imported: RuntimeError: boom"
             in result.stdout)
     assert "Traceback" not in result.stdout and "hypothesis" not in result.stdout
@@ -313,7 +321,7 @@ def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_pa
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1
     assert "invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy has" in result.stdout
-    assert "1 failed, 13 passed" in result.stdout
+    assert "1 failed, 14 passed" in result.stdout
 
 
 def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_path):

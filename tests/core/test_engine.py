@@ -271,7 +271,8 @@ def test_a_model_cannot_change_the_window_its_release_is_checked_against(recorde
         Pipeline(_with_model(registry, ReenablingModel), pm).run(window, window_rng(0, 0))
     with pytest.raises(WindowRejected, match="model error: TypeError"):
         Pipeline(_with_model(registry, RelabellingModel), pm).run(window, window_rng(0, 0))
-    assert list(window) == [["a", "b"], ["a", "c"]] and window.vocab.labels == ("a", "b", "c", "z")
+    # the model's input has a vocabulary of its own too: the label it interned stays there
+    assert list(window) == [["a", "b"], ["a", "c"]] and window.vocab.labels == ("a", "b", "c")
     assert len(rec.rejected) == 4
 
 
@@ -569,3 +570,33 @@ def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_win
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, plugins.get_plugin_manager()).run(window, window_rng(0, 0))
     assert rejected.value.reason == f"model error: policy 'odd' of model 'coherence': score {problem}"
+
+
+class _Sneaky(Window):
+    """A release whose copy is itself, so that writing into it later would reach what is emitted."""
+
+    def read_only_copy(self):
+        return self
+
+
+class KeepsItsRelease(LeakyModel):
+    """Releases the window with every item of support 1 removed, keeps the release, and writes
+    the input's items back into it and renames its labels once the window is out (QA re-check
+    as a hostile plugin author: a Window subclass and a vocabulary renamed by an observer
+    emitted suppressed items, verified)."""
+
+    def anonymize(self, window, policy, rng):
+        kept = window.suppress(np.flatnonzero(window.supports < 2))
+        self.kept = _Sneaky(kept.vocab, kept.indptr.copy(), kept.indices.copy(), kept.tids)
+        return Release(self.kept)
+
+
+def test_what_is_emitted_is_fixed_when_anonymize_returns(recorder):
+    rec, pm, registry = recorder
+    configured = _with_model(registry, KeepsItsRelease)
+    outcome = Pipeline(configured, pm).run(Window.from_transactions([["a", "b"], ["a", "c"]]), window_rng(0, 0))
+    sneaky = configured.model.kept
+    sneaky.indices.flags.writeable = True
+    sneaky.indices[:] = sneaky.vocab.intern("secret")
+    sneaky.vocab._labels[sneaky.vocab.get("a")] = "renamed"
+    assert list(outcome.release.window) == [["a"], ["a"]]

@@ -13,11 +13,13 @@ import pytest
 from .distributions import install_plugin
 
 SOURCE = '''
+import atexit
+import dataclasses
 import os
 import sys
 
 import numpy as np
-from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
+from setveil import Hierarchy, Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
 from setveil.core.verify import suppression_basics
 
 print("imported: a line for standard output")
@@ -97,6 +99,7 @@ class Prints(KSup):
     def anonymize(self, window, policy, rng):
         print("from print: a line for standard output")
         os.write(1, b"from the descriptor: a line for standard output\\n")
+        atexit.register(print, "at exit: a line for standard output")
         return KSup.anonymize(self, window, policy, rng)
 
 
@@ -117,7 +120,28 @@ class AddsALabel(KSup):
         return iter(())
 
 
-MODELS = (KSup, RewritesInMetrics, RewritesInCheck, ReusesItsBuffer, Prints, AddsALabel)
+class BringsItsOwnHierarchy(AddsALabel):
+    """Generalizes every item to the root of a hierarchy it makes, which it puts in its context."""
+
+    name = "ksup-ownhierarchy"
+
+    def anonymize(self, window, policy, rng):
+        labels = list(window.vocab.labels)
+        mine = Hierarchy(["MINE", *labels], [-1, *([0] * len(labels))])
+        self.context = dataclasses.replace(self.context, hierarchy=mine)
+        root = window.vocab.intern("MINE")
+        return Release(Window.from_flat(window.vocab, [1] * len(window), [root] * len(window), window.tids))
+
+
+class ClosesAGenerator(KSup):
+    name = "ksup-genexit"
+
+    def anonymize(self, window, policy, rng):
+        raise GeneratorExit("secret " + " ".join(window.labels(0)))
+
+
+MODELS = (KSup, RewritesInMetrics, RewritesInCheck, ReusesItsBuffer, Prints, AddsALabel, BringsItsOwnHierarchy,
+          ClosesAGenerator)
 
 
 @hookimpl
@@ -212,8 +236,16 @@ def test_what_plugin_code_prints_stays_out_of_a_release_on_standard_output(env, 
     result = setveil(env, "anonymize", str(data), "-o", "-", "-m", "ksup-prints", "-P", "k=2")
     assert result.returncode == 0, result.stderr
     assert result.stdout == RELEASED_WHOLE
-    for line in ("imported:", "from print:", "from the descriptor:"):
+    for line in ("imported:", "from print:", "from the descriptor:", "at exit:"):
         assert line + " a line for standard output\n" in result.stderr
+
+
+def test_with_standard_error_closed_what_plugin_code_prints_is_dropped(env, data):
+    # QA re-check: with descriptor 2 closed, the data's duplicate of descriptor 1 took it, and
+    # moving 1 onto 2 left it on the data
+    command = f'"{sys.executable}" -m setveil anonymize "{data}" -o - -m ksup-prints -P k=2 2>&-'
+    result = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout == RELEASED_WHOLE
 
 
 def test_a_generalizing_model_is_held_to_its_hierarchy_by_the_core(env, data, tmp_path):
@@ -224,4 +256,24 @@ def test_a_generalizing_model_is_held_to_its_hierarchy_by_the_core(env, data, tm
     assert error(result).startswith("setveil: error: window 0 (transactions 0..7) rejected, nothing written: release "
                                     "failed the ksup-decoy check: 1 violation(s); first: unknown-label: 8 released "
                                     "label(s) are not nodes of the hierarchy")
+    assert not out.exists()
+
+
+def test_a_generator_exit_from_a_model_fails_its_window_in_one_line(env, data, tmp_path):
+    # QA re-check: it passed every handler as Python's own, and ended in a traceback quoting the data
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "-m", "ksup-genexit", "-P", "k=2")
+    assert result.returncode == 1
+    assert error(result) == ("setveil: error: window 0 (transactions 0..7) rejected, nothing written: model error: "
+                             "GeneratorExit")
+    assert "secret" not in result.stderr
+
+
+def test_the_core_checks_a_generalization_against_the_users_hierarchy(env, data, tmp_path):
+    # QA re-check: a model that swapped its context's hierarchy for its own had its release
+    # checked against that one, and every transaction came out as one made-up label
+    out = tmp_path / "out.dat"
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-ownhierarchy", "-P", "k=2", "--fanout", "2")
+    assert result.returncode == 1
+    assert error(result).startswith("setveil: error: window 0 (transactions 0..7) rejected, nothing written: release "
+                                    "failed the ksup-ownhierarchy check: 2 violation(s); first: unknown-label: ")
     assert not out.exists()

@@ -136,6 +136,26 @@ def test_an_input_on_a_standard_stream_is_not_overwritten(data, tmp_path):
     assert result.returncode == 0 and result.stdout.count("\n") == 3
 
 
+def test_a_benchmark_printing_its_json_into_its_input_is_refused(data):
+    # Regression (QA re-check): once standard output moved to standard error's descriptor, the
+    # check looked at standard error, and `--json - >> in.dat` appended the rows to the input
+    before = data.read_text()
+    with open(data, "a") as appended:
+        result = run("bench", "run", data, *K, "--runs", "1", "--json", "-", stdout=appended)
+    one_line_error(result, "parameter 'json': standard output is also read by this run")
+    assert data.read_text() == before
+
+
+def test_standard_error_may_be_the_file_an_input_is_not(data, tmp_path):
+    # ... and `-o - 2>> log` was refused as if standard output were the log
+    log = tmp_path / "log"
+    log.write_text("")
+    with open(log, "a") as errors:
+        result = subprocess.run([*SETVEIL, "anonymize", str(data), "-o", "-", *K], stdout=subprocess.PIPE,
+                                stderr=errors, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.count("\n") == 3
+
+
 @pytest.mark.parametrize("appended", ["data", "sensitive"])
 def test_a_command_printing_into_a_file_it_reads_is_refused(tmp_path, appended):
     # QA as a CLI user: `verify in.dat in.dat ... >> in.dat` appended its violations to the
