@@ -122,7 +122,12 @@ class Pipeline:
         # written after it returns (a buffer it reuses for the next window), and the checker, the
         # loss, the metrics and the observers get copies of their own (QA: each of them could
         # rewrite the checked release into one holding the suppressed items)
-        released = detached(window, release.window)[1]
+        try:
+            released = detached(window, release.window)[1]
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a vocabulary listing a label twice, a property of a subclass that raises
+            self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
         verified = False
         if self.verify:
             try:

@@ -273,7 +273,7 @@ def detached(*windows: Window) -> tuple[Window, ...]:
 def _labels_of(vocab: Vocabulary) -> tuple[str, ...]:
     labels = tuple(vocab.labels)
     if not all(type(label) is str for label in labels) or len(set(labels)) != len(labels):
-        raise ContractError("a window's vocabulary holds a label that is not a str, or one label twice")
+        raise ContractError("the release's vocabulary holds a label that is not a str, or one label twice")
     return labels
 
 

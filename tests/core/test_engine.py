@@ -11,6 +11,7 @@ from setveil.core.model import Context, Policy, PrivacyModel, Release, Transform
 from setveil.core.params import Parameter
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
+from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
 
@@ -600,3 +601,25 @@ def test_what_is_emitted_is_fixed_when_anonymize_returns(recorder):
     sneaky.indices[:] = sneaky.vocab.intern("secret")
     sneaky.vocab._labels[sneaky.vocab.get("a")] = "renamed"
     assert list(outcome.release.window) == [["a"], ["a"]]
+
+
+class _Twice(Vocabulary):
+    """A vocabulary whose labels list one label twice, so that two ids would be written alike."""
+
+    @property
+    def labels(self):
+        return ("a", "a")
+
+
+class DoublesALabel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        vocab = _Twice(["a", "b"])
+        return Release(Window(vocab, window.indptr, window.indices, window.tids))
+
+
+def test_a_release_over_a_vocabulary_with_a_label_twice_fails_its_window_closed(recorder):
+    rec, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, DoublesALabel), pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert rejected.value.reason == ("model error: the release's vocabulary holds a label that is not a str, or one "
+                                     "label twice")
