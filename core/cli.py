@@ -33,8 +33,7 @@ from .orphans import signals_held
 from .output import STDOUT, check_output, distinct_outputs, guard_standard_streams, reserve_stdout, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
-                      plugin_prints_to_stderr,
-                      plugin_errors, smallest_window_of)
+                      plugin_errors, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema, quoted_label_lines
 from .verify import release_violations
 from .window import Window, detached

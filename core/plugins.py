@@ -558,19 +558,20 @@ def _check_bounds(parameter: Parameter, where: str) -> None:
         bound = getattr(parameter, name)
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Real) or bound != bound
                                   or not _float_holds(bound)):
-            shown = repr(bound) if not isinstance(bound, numbers.Integral) or _float_holds(bound) else "beyond a float"
+            shown = "beyond a float" if isinstance(bound, numbers.Integral) and not _float_holds(bound) else repr(bound)
             raise PluginError(f"{where}: parameter {parameter.name!r} has {name} {shown}; a bound is a number a "
                               "float holds, other than NaN, or None")
     low, high = parameter.low, parameter.high
     if low is not None and high is not None and low > high:
         raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} above high {high}")
-    empty = (low == math.inf or high == -math.inf
-             or (low is not None and low == high and not (parameter.low_inclusive and parameter.high_inclusive)))
     if parameter.kind == "int" and low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-        # low=1.5, high=1.9 allows numbers but no integer (QA re-check); a huge int bound stays exact
-        least = math.floor(low) + 1 if parameter.low_inclusive is False or low != math.floor(low) else math.floor(low)
-        most = math.ceil(high) - 1 if parameter.high_inclusive is False or high != math.ceil(high) else math.ceil(high)
+        # low=1.5, high=1.9 allows numbers but no integer (QA re-check)
+        least = math.floor(low) + 1 if not parameter.low_inclusive or low != math.floor(low) else math.floor(low)
+        most = math.ceil(high) - 1 if not parameter.high_inclusive or high != math.ceil(high) else math.ceil(high)
         empty = least > most
+    else:
+        empty = (low == math.inf or high == -math.inf
+                 or (low is not None and low == high and not (parameter.low_inclusive and parameter.high_inclusive)))
     if empty:
         raise PluginError(f"{where}: parameter {parameter.name!r} has low {low} and high {high}, which allow no "
                           f"{'integer' if parameter.kind == 'int' else 'number'}")
