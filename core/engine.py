@@ -12,6 +12,7 @@ import copy
 import hashlib
 import logging
 import math
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -35,13 +36,14 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
     ``setveil_window_rejected``) on its own, in pluggy's order: one that raises is logged by its
     plugin's name and the type of its error alone (its message may quote the window) and changes
     nothing, so that a broken metrics plugin can neither emit a window, nor stop a worker, nor
-    keep the other observers from hearing of the window (pluggy stops at the first error)."""
+    keep the other observers from hearing of the window (pluggy stops at the first error). A
+    KeyboardInterrupt passes only where it can be the user's (:func:`user_stop`)."""
     for impl in reversed(observers.get_hookimpls()):  # no wrappers: the plugin loader refuses them here
         try:
             impl.function(*(kwargs[name] for name in impl.argnames))
-        except KeyboardInterrupt:
-            raise
         except BaseException as exc:
+            if user_stop(exc):
+                raise
             log.error("observer %s of %s raised %s; the window's outcome stands", impl.plugin_name, observers.name,
                       type(exc).__name__)
 
@@ -50,6 +52,27 @@ def notify(observers: pluggy.HookCaller, **kwargs: Any) -> None:
 class Outcome:
     release: Release
     report: dict[str, Any]
+
+
+#: set in a service's window process (:func:`in_window_process`)
+_window_process = False
+
+
+def in_window_process() -> None:
+    """Say that this process anonymizes a service's windows: a process group of its own, which
+    no Ctrl-C or stop signal reaches."""
+    global _window_process
+    _window_process = True
+
+
+def user_stop(exc: BaseException) -> bool:
+    """Whether ``exc`` is the user stopping setveil (Ctrl-C, or a stop signal raised as one), which
+    plugin code must let pass: a KeyboardInterrupt in the main thread of a process signals
+    reach. Elsewhere (a service's window thread or window process) plugin code raised it, and
+    it is that code's error like any other: passing it ended the worker, which handed the same
+    window to the next one (QA as a hostile plugin author)."""
+    return (isinstance(exc, KeyboardInterrupt) and not _window_process
+            and threading.current_thread() is threading.main_thread())
 
 
 def window_rng(seed: int, key: int | str) -> np.random.Generator:
@@ -104,9 +127,8 @@ class Pipeline:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
             self._reject(window, f"infeasible: {exc.reason}", exc, refused=True)
-        except KeyboardInterrupt:  # a GeneratorExit out of a call is plugin code's, as any other error
-            raise
         except BaseException as exc:  # the model erred: nothing of this window may be emitted
+            self._pass_stop(exc)  # a GeneratorExit out of a call is plugin code's, as any other error
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
             named = (self._out_of_memory(exc) or own_words(exc)
@@ -124,17 +146,15 @@ class Pipeline:
         # rewrite the checked release into one holding the suppressed items)
         try:
             released = detached(window, release.window)[1]
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # a vocabulary listing a label twice, a property of a subclass that raises
+        except BaseException as exc:
+            self._pass_stop(exc)  # a vocabulary listing a label twice, a property of a subclass that raises
             self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
         verified = False
         if self.verify:
             try:
                 problems = list(release_violations(self.model, window, released, self.configured.context))
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:
+                self._pass_stop(exc)
                 named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, "the checker") or type(exc).__name__
                 self._reject(window, f"checker error: {named}", exc)
             if problems:
@@ -150,9 +170,8 @@ class Pipeline:
         shown = Release(shown_window, copy.deepcopy(details), copy.deepcopy(stats))
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
-        except KeyboardInterrupt:
-            raise
         except BaseException as exc:
+            self._pass_stop(exc)
             named = self._out_of_memory(exc) or wrote_read_only(exc, "information_loss") or type(exc).__name__
             self._reject(window, f"model error: information_loss raised {named}", exc)
         if not math.isfinite(info_loss):
@@ -171,6 +190,12 @@ class Pipeline:
         }
         notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
         return Outcome(Release(released, details, stats), report)
+
+    @staticmethod
+    def _pass_stop(exc: BaseException) -> None:
+        """Raise ``exc`` again when it is the user stopping the run, not plugin code's error."""
+        if user_stop(exc):
+            raise exc
 
     def _out_of_memory(self, exc: BaseException) -> str | None:
         if isinstance(exc, MemoryError):

@@ -11,6 +11,7 @@ policies extend (``policy_base``), so a third party can add a policy without tou
 from __future__ import annotations
 
 import abc
+import copy
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
@@ -71,6 +72,12 @@ class Context:
     @property
     def has_hierarchy(self) -> bool:
         return self.hierarchy is not None or self.hierarchy_file is not None or self.fanout is not None
+
+    def copied(self) -> Context:
+        """This context with hierarchies of its own: what a model gets, so that nothing it changes
+        in them (a node's label, in place) reaches the hierarchy the core checks its releases
+        against (QA re-check as a hostile plugin author)."""
+        return copy.deepcopy(self)
 
     @cached_property
     def file_hierarchy(self) -> Hierarchy | None:

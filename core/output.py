@@ -79,7 +79,7 @@ def _identity(text: str, standard: int, regular_only: bool = False) -> tuple[int
     (0 or 1) is open on when ``text`` is ``-``; None for what cannot be stat'ed, and with
     ``regular_only`` for anything but a regular file (a terminal or pipe is no file to destroy)."""
     try:
-        found = os.fstat(_descriptor(standard)) if text == STDOUT else os.stat(text)
+        found = os.fstat(_descriptor(standard)) if text == STDOUT else _stat(text)
     except (OSError, ValueError):
         return None
     if regular_only and not stat.S_ISREG(found.st_mode):
@@ -92,6 +92,16 @@ def _descriptor(standard: int) -> int:
     :func:`reserve_stdout` moved it to, while descriptor 1 writes to standard error (QA of the
     move: ``-o - >> in.dat`` was checked against standard error and appended to the input)."""
     return _moved.fileno() if standard == 1 and _moved is not None else standard
+
+
+def _stat(text: str) -> os.stat_result:
+    """``os.stat`` of a path, where a name of descriptor 1 (``/dev/stdout``) is the data's
+    descriptor while :func:`reserve_stdout` has moved it (QA re-check: `bench run /dev/stdout
+    --json -` read standard error's file as its input)."""
+    if _moved is not None and os.path.abspath(text) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1",
+                                                        f"/proc/{os.getpid()}/fd/1"):
+        return os.fstat(_moved.fileno())
+    return os.stat(text)
 
 
 def _refuse_reading_back(text: str, flag: str, inputs) -> None:
@@ -129,7 +139,7 @@ def refuse_reading_standard_output(path: str | os.PathLike) -> None:
         found = _identity(STDOUT, 0, regular_only=True)  # a terminal on both is no file to destroy
     else:
         try:
-            status = os.stat(text)
+            status = _stat(text)
         except (OSError, ValueError):
             return  # the reader names what is wrong with it
         # a terminal read as /dev/stdout is typed into, not written back

@@ -176,13 +176,15 @@ class Configured:
     params: dict[str, Any]
     #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
     files: dict[str, str] = field(default_factory=dict)
-    #: the context setveil built and gave the model: the check of a generalization takes its
-    #: hierarchy from here, not from the model, which may have set another (QA re-check)
+    #: the context setveil built, of which the model got a copy: the check of a generalization
+    #: takes its hierarchy from here, not from the model, which may have set or changed its own
+    #: (QA re-checks)
     context: Context | None = None
 
     def use_context(self, context: Context) -> None:
-        """Give the model ``context`` (a hierarchy parsed or pinned), keeping it for the check."""
-        self.context = self.model.context = context
+        """Give the model a copy of ``context`` (a hierarchy parsed or pinned), keeping it for the check."""
+        self.context = context
+        self.model.context = context.copied()
 
     def shown_params(self) -> dict[str, Any]:
         """The parsed parameters as a report and a batch show them (a path as its text)."""
@@ -191,7 +193,7 @@ class Configured:
     def digests(self) -> dict[str, str]:
         """What made a release besides the parameters: the context's item lists and hierarchy and
         the parameters' files, by digest (a batch's ``model.context``, a report's ``context``)."""
-        return {**self.model.context.digests(), **self.files}
+        return {**(self.context or self.model.context).digests(), **self.files}
 
 
 class Registry:
@@ -313,7 +315,7 @@ class Registry:
             # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what
             # it raises besides a ParameterError is its error, named by type (its text may quote data)
             with plugin_errors(f"model {model!r}: __init__"):
-                model_obj = model_cls(model_params, context)
+                model_obj = model_cls(model_params, context.copied())
             with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
                 policy_obj = policy_cls(policy_params)
         finally:

@@ -29,7 +29,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from setveil.core.engine import Pipeline, memory_note
+from setveil.core.engine import Pipeline, in_window_process, memory_note
 from setveil.core.errors import PluginError
 from setveil.core.orphans import follow_parent, kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
@@ -208,6 +208,7 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
     # Its own process group, so that a timeout kills the worker processes a model starts too.
     follow_parent()
     limit = limit_named(memory_limit)
+    in_window_process()
     pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_limit=limit)
     processor = WindowProcessor(pipeline, seed, merge_subjects, source)
     conn.send(READY)

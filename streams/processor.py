@@ -20,7 +20,7 @@ import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.vocabulary import Vocabulary
-from setveil.core.window import Window
+from setveil.core.window import Window, detached
 
 from . import causes, codec
 from .windowing import Cut
@@ -171,7 +171,8 @@ class WindowProcessor:
 
     def _observe_rejection(self, window: Window | None, reason: str) -> None:
         # Pipeline.run tells the observers of the rejections it makes; these are the others.
-        notify(self.pipeline.hook.setveil_window_rejected, window=window, model=self.pipeline.model, reason=reason)
+        notify(self.pipeline.hook.setveil_window_rejected, window=None if window is None else detached(window)[0],
+               model=self.pipeline.model, reason=reason)
 
     def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
         value = codec.encode_rejected_window(ref, self.model_map, reason, cause, transactions)

@@ -133,6 +133,19 @@ class BringsItsOwnHierarchy(AddsALabel):
         return Release(Window.from_flat(window.vocab, [1] * len(window), [root] * len(window), window.tids))
 
 
+class RenamesTheRoot(AddsALabel):
+    """Renames the root of the hierarchy it was given, in place, and releases every item as it."""
+
+    name = "ksup-renamesroot"
+
+    def anonymize(self, window, policy, rng):
+        hierarchy = self.context.hierarchy_for(window)
+        hierarchy.index["MINE"] = hierarchy.index.pop(hierarchy.labels[0])
+        hierarchy.labels[0] = "MINE"
+        root = window.vocab.intern("MINE")
+        return Release(Window.from_flat(window.vocab, [1] * len(window), [root] * len(window), window.tids))
+
+
 class ClosesAGenerator(KSup):
     name = "ksup-genexit"
 
@@ -141,7 +154,7 @@ class ClosesAGenerator(KSup):
 
 
 MODELS = (KSup, RewritesInMetrics, RewritesInCheck, ReusesItsBuffer, Prints, AddsALabel, BringsItsOwnHierarchy,
-          ClosesAGenerator)
+          RenamesTheRoot, ClosesAGenerator)
 
 
 @hookimpl
@@ -268,12 +281,14 @@ def test_a_generator_exit_from_a_model_fails_its_window_in_one_line(env, data, t
     assert "secret" not in result.stderr
 
 
-def test_the_core_checks_a_generalization_against_the_users_hierarchy(env, data, tmp_path):
-    # QA re-check: a model that swapped its context's hierarchy for its own had its release
-    # checked against that one, and every transaction came out as one made-up label
+@pytest.mark.parametrize("model", ["ksup-ownhierarchy", "ksup-renamesroot"])
+def test_the_core_checks_a_generalization_against_the_users_hierarchy(env, data, tmp_path, model):
+    # QA re-checks: a model that swapped its context's hierarchy for its own, or renamed the root
+    # of the one it was given in place, had its release checked against that, and every
+    # transaction came out as one label of the model's choosing
     out = tmp_path / "out.dat"
-    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-ownhierarchy", "-P", "k=2", "--fanout", "2")
+    result = setveil(env, "anonymize", str(data), "-o", str(out), "-m", model, "-P", "k=2", "--fanout", "2")
     assert result.returncode == 1
     assert error(result).startswith("setveil: error: window 0 (transactions 0..7) rejected, nothing written: release "
-                                    "failed the ksup-ownhierarchy check: 2 violation(s); first: unknown-label: ")
+                                    f"failed the {model} check: 2 violation(s); first: unknown-label: ")
     assert not out.exists()

@@ -146,6 +146,19 @@ def test_a_benchmark_printing_its_json_into_its_input_is_refused(data):
     assert data.read_text() == before
 
 
+def test_a_benchmark_reading_standard_output_by_name_is_refused(data, tmp_path):
+    # QA re-check: `--json -` moves standard output's descriptor as the option is parsed, and
+    # /dev/stdout then named standard error's file, which the benchmark read as its input
+    log = tmp_path / "log"
+    log.write_text(data.read_text())
+    with open(log, "a") as errors:
+        result = subprocess.run([*SETVEIL, "bench", "run", "/dev/stdout", *K, "--runs", "1", "--json", "-"],
+                                stdout=subprocess.PIPE, stderr=errors, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert log.read_text() == data.read_text() + ("setveil: error: parameter 'json': standard output is also read by "
+                                                  "this run; give another path\n")
+
+
 def test_standard_error_may_be_the_file_an_input_is_not(data, tmp_path):
     # ... and `-o - 2>> log` was refused as if standard output were the log
     log = tmp_path / "log"

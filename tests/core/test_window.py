@@ -82,3 +82,12 @@ def test_relabel_into_another_vocabulary_keeps_rows_sorted():
         row = window.row(position)
         assert list(row) == sorted(row)
     assert [set(r) for r in window] == [{"a", "y"}, {"z", "a"}]
+
+
+def test_relabel_sorts_rows_that_were_not_sorted_even_when_the_ids_keep_their_order():
+    # QA re-check: the shortcut for an order-keeping mapping left an unchecked release's rows unsorted
+    vocab = Vocabulary(["a", "b", "c"])
+    unsorted = Window(vocab, [0, 3], [2, 0, 1])
+    assert unsorted.relabel(Vocabulary(["a", "b", "c"])).indices.tolist() == [0, 1, 2]
+    extended = Window(vocab, [0, 2, 3], [0, 2, 1]).relabel(Vocabulary(["a", "b", "c", "d"]))
+    assert extended.indices.tolist() == [0, 2, 1] and list(extended) == [["a", "c"], ["b"]]

@@ -550,3 +550,31 @@ def test_a_stop_raised_by_a_model_in_the_window_process_fails_its_window_closed(
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == f"model error: {STOPS[model]}"
     assert "secret" not in capfd.readouterr().err
+
+
+class _InterruptingObserver:
+    @hookimpl
+    def setveil_window_rejected(self, window, model, reason):
+        raise KeyboardInterrupt("secret " + " ".join(window.labels(0)))
+
+
+def test_an_observer_that_raises_a_stop_in_the_window_thread_changes_nothing(sample, caplog):
+    # QA re-check: an observer of rejections raised KeyboardInterrupt, which the observers' caller
+    # let pass as the user's, out of the thread's own handler too: the worker ended
+    data, _, _ = sample
+    pm = get_plugin_manager()
+    pm.register(_InterruptingObserver(), name="test-interrupting-observer")
+    try:
+        worker = WindowProcessor(Pipeline(with_model(_Interrupts, processor(sample).pipeline.configured), pm),
+                                 seed=3, merge_subjects=False, source="test")
+        outcomes = []
+        thread = threading.Thread(target=lambda: outcomes.append(
+            process_in_thread(worker, "in", 0, cut_of(list(read_window(data))[:20]))))
+        thread.start()
+        thread.join()
+    finally:
+        pm.unregister(name="test-interrupting-observer")
+    [outcome] = outcomes
+    assert not outcome.emitted and outcome.reason == "model error: KeyboardInterrupt"
+    assert any("raised KeyboardInterrupt" in record.getMessage() for record in caplog.records)
+    assert not any("secret" in record.getMessage() for record in caplog.records)
