@@ -29,7 +29,7 @@ from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
-from setveil.streams.processor import WindowProcessor, build_window, process_in_thread
+from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
 from setveil.streams.windowing import Cut, Message
 
 
@@ -516,22 +516,28 @@ class _ClosesAGenerator(Coherence):
 STOPS = {_Interrupts: "KeyboardInterrupt", _ClosesAGenerator: "GeneratorExit"}
 
 
-@pytest.mark.parametrize("model", [_Interrupts, _ClosesAGenerator])
-def test_a_stop_raised_by_a_model_in_the_window_thread_fails_its_window_closed(sample, rejections, model):
-    # Regression (QA as a hostile plugin author): the pipeline lets KeyboardInterrupt pass as the
-    # user's stop, and in the worker's window thread it ended the worker, which handed the same
-    # window to the next one. Ctrl-C never reaches that thread, so there it is the model's error;
-    # so is a GeneratorExit (QA re-check).
+def in_a_window_thread(sample, model_class) -> Outcome:
+    """The outcome of 20 transactions of the sample under ``model_class``, anonymized in a thread
+    of their own as the worker's window thread anonymizes them."""
     data, _, _ = sample
-    good = processor(sample)
-    worker = WindowProcessor(Pipeline(with_model(model, good.pipeline.configured), get_plugin_manager()),
-                             seed=3, merge_subjects=False, source="test")
+    worker = WindowProcessor(Pipeline(with_model(model_class, processor(sample).pipeline.configured),
+                                      get_plugin_manager()), seed=3, merge_subjects=False, source="test")
     outcomes = []
     thread = threading.Thread(target=lambda: outcomes.append(
         process_in_thread(worker, "in", 0, cut_of(list(read_window(data))[:20]))))
     thread.start()
     thread.join()
     [outcome] = outcomes
+    return outcome
+
+
+@pytest.mark.parametrize("model", [_Interrupts, _ClosesAGenerator])
+def test_a_stop_raised_by_a_model_in_the_window_thread_fails_its_window_closed(sample, rejections, model):
+    # Regression (QA as a hostile plugin author): the pipeline lets KeyboardInterrupt pass as the
+    # user's stop, and in the worker's window thread it ended the worker, which handed the same
+    # window to the next one. Ctrl-C never reaches that thread, so there it is the model's error;
+    # so is a GeneratorExit (QA re-check).
+    outcome = in_a_window_thread(sample, model)
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == f"model error: {STOPS[model]}"
     assert [length for length, _ in rejections] == [20] and "secret" not in rejections[0][1]
@@ -561,20 +567,12 @@ class _InterruptingObserver:
 def test_an_observer_that_raises_a_stop_in_the_window_thread_changes_nothing(sample, caplog):
     # QA re-check: an observer of rejections raised KeyboardInterrupt, which the observers' caller
     # let pass as the user's, out of the thread's own handler too: the worker ended
-    data, _, _ = sample
     pm = get_plugin_manager()
     pm.register(_InterruptingObserver(), name="test-interrupting-observer")
     try:
-        worker = WindowProcessor(Pipeline(with_model(_Interrupts, processor(sample).pipeline.configured), pm),
-                                 seed=3, merge_subjects=False, source="test")
-        outcomes = []
-        thread = threading.Thread(target=lambda: outcomes.append(
-            process_in_thread(worker, "in", 0, cut_of(list(read_window(data))[:20]))))
-        thread.start()
-        thread.join()
+        outcome = in_a_window_thread(sample, _Interrupts)
     finally:
         pm.unregister(name="test-interrupting-observer")
-    [outcome] = outcomes
     assert not outcome.emitted and outcome.reason == "model error: KeyboardInterrupt"
     assert any("raised KeyboardInterrupt" in record.getMessage() for record in caplog.records)
     assert not any("secret" in record.getMessage() for record in caplog.records)
