@@ -273,9 +273,8 @@ def detached(*windows: Window) -> tuple[Window, ...]:
     copies = []
     for window, labels in found:
         vocab = common if common is not None else Vocabulary(labels)
-        tids = window.tids
         copies.append(Window(vocab, _read_only(np.array(window.indptr, dtype=np.int64)),
-                             _read_only(np.array(window.indices, dtype=np.int32)), None if tids is None else list(tids)))
+                             _read_only(np.array(window.indices, dtype=np.int32)), window.tids))  # tids: copied by Window
     return tuple(copies)
 
 

@@ -208,7 +208,7 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
     # Its own process group, so that a timeout kills the worker processes a model starts too.
     follow_parent()
     limit = limit_named(memory_limit)
-    in_window_process()
+    in_window_process()  # a group of its own, which no Ctrl-C reaches: a stop here is plugin code's
     pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_limit=limit)
     processor = WindowProcessor(pipeline, seed, merge_subjects, source)
     conn.send(READY)
@@ -243,7 +243,3 @@ def _outcome(processor: WindowProcessor, prepared: Prepared, note: str) -> Outco
         return processor.rejected(prepared, f"service error: MemoryError ({note})", causes.ERROR)
     except Exception as exc:  # a bug outside the pipeline still must not emit the window
         return processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)
-    except (KeyboardInterrupt, GeneratorExit) as exc:
-        # this process is in a group of its own, which no Ctrl-C reaches: plugin code raised it,
-        # and dying of it printed a traceback that quoted the data (QA re-check)
-        return processor.rejected(prepared, f"model error: {type(exc).__name__}", causes.ERROR)

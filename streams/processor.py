@@ -194,13 +194,10 @@ class Processes(Protocol):
 
 def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut) -> Outcome:
     """The outcome of a window anonymized in the worker's window thread (or handed from it to
-    the window process): what breaks outside the pipeline fails the window closed too."""
+    the window process): what breaks outside the pipeline fails the window closed too. A stop
+    raised by plugin code in this thread, which no Ctrl-C reaches, the pipeline and the
+    observers' caller take as that code's error (:func:`~setveil.core.engine.user_stop`)."""
     try:
         return processor.process(topic, partition, cut)
     except Exception as exc:  # a bug outside the pipeline still must not emit the window
         return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}")
-    except (KeyboardInterrupt, GeneratorExit) as exc:
-        # Ctrl-C and the stop signals reach the main thread, never this one: plugin code raised
-        # it, and the pipeline lets it pass as the user's stop. Ending the worker would hand the
-        # same window to the next one (QA as a hostile plugin author).
-        return processor.failed(topic, partition, cut, f"model error: {type(exc).__name__}")

@@ -124,7 +124,7 @@ def given_copies(who: str, method: Callable[[Window, Window], Any], original: Wi
     except (*NOT_PLUGIN_ERRORS, OutOfTime):
         raise
     except BaseException as exc:
-        if isinstance(exc, ValueError) and "read-only" in str(exc):
+        if wrote_read_only(exc):
             pytest.fail(f"{who}: {name} wrote into a window it was given, which is read-only ({exc}): the "
                         "release is emitted after it; compute on a copy")
         raise AssertionError(f"{who}: {name} raised {type(exc).__name__}: {exc}") from exc
@@ -248,7 +248,7 @@ class ConformanceSuite:
         except (*NOT_PLUGIN_ERRORS, OutOfTime):
             raise
         except BaseException as exc:  # SystemExit too: the pipeline takes it as the model's error
-            if isinstance(exc, ValueError) and "read-only" in str(exc):
+            if wrote_read_only(exc):
                 pytest.fail(f"{who}: anonymize wrote into its input window, which is read-only ({exc}); build a new Window")
             # the pipeline would fail the window closed; here the failure says whose it is
             raise AssertionError(f"{who}: anonymize raised {type(exc).__name__}: {exc}") from exc
