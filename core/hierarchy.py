@@ -206,10 +206,12 @@ class Hierarchy:
 
     @property
     def root(self) -> int:
+        """The root's node id: 0, as the first node in preorder."""
         return 0
 
     @cached_property
     def height(self) -> int:
+        """The depth of the deepest node; the root is at depth 0."""
         return int(self.depth.max())
 
     @cached_property
@@ -237,6 +239,8 @@ class Hierarchy:
         return np.fromiter((get(label, -1) for label in labels), dtype=np.int64)
 
     def is_ancestor_or_self(self, ancestor: np.ndarray, node: np.ndarray) -> np.ndarray:
+        """Element by element, whether ``ancestor`` is ``node`` or above it (node ids,
+        broadcast as numpy does)."""
         return (ancestor <= node) & (node < self.end[ancestor])
 
     @cached_property

@@ -71,6 +71,8 @@ class Context:
 
     @property
     def has_hierarchy(self) -> bool:
+        """Whether a hierarchy was given, built or to be built (a ``needs_hierarchy`` model
+        requires one)."""
         return self.hierarchy is not None or self.hierarchy_file is not None or self.fanout is not None
 
     def copied(self) -> Context:
@@ -161,6 +163,8 @@ class Violation:
             object.__setattr__(self, name, value)
 
     def describe(self) -> str:
+        """One line for people: the rule and summary, then the itemset, target and transaction
+        where set."""
         parts = [f"{self.rule}: {self.summary}"]
         if self.itemset or self.target is not None:
             text = "itemset {" + ", ".join(self.itemset) + "}"

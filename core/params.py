@@ -55,6 +55,7 @@ class Parameter:
 
     @property
     def required(self) -> bool:
+        """Whether the parameter has no default, so that every run must give it."""
         return self.default is REQUIRED
 
     def default_value(self) -> Any:
@@ -91,6 +92,9 @@ class Parameter:
         return text
 
     def parse(self, raw: Any) -> Any:
+        """The value a run gets for ``raw`` (text from the command line or the settings, or a
+        typed value), checked against the kind, the bounds and the choices; anything else is a
+        :class:`ParameterError` that names the parameter and what it allows."""
         if self.choices and isinstance(raw, str) and raw in self.choices:
             return raw
         if self.kind == "choice":

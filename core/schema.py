@@ -20,6 +20,9 @@ from .vocabulary import Vocabulary
 
 
 class ItemClass(IntEnum):
+    """What an item is to a model: PRIVATE (sensitive), PUBLIC (what an attacker may know) or
+    NEUTRAL (neither: a public list was given and does not hold it)."""
+
     NEUTRAL = 0
     PUBLIC = 1
     PRIVATE = 2
@@ -37,6 +40,7 @@ class ItemSchema:
             raise ValueError(f"{len(self.private & self.public)} item(s) are both private and public")
 
     def class_of(self, label: str) -> ItemClass:
+        """The :class:`ItemClass` of one label."""
         if label in self.private:
             return ItemClass.PRIVATE
         if self.public is None or label in self.public:
@@ -55,6 +59,8 @@ class ItemSchema:
     def from_files(
         cls, private: str | os.PathLike | None, public: str | os.PathLike | None = None
     ) -> ItemSchema:
+        """The schema of a sensitive-item file and, optionally, a public-item file (one label
+        per line); an item on both lists is an :class:`InputError`."""
         priv = read_label_file(private) if private is not None else frozenset()
         pub = read_label_file(public) if public is not None else None
         if pub is not None and priv & pub:

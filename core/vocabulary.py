@@ -34,12 +34,14 @@ class Vocabulary:
         return ident
 
     def get(self, label: str) -> int | None:
+        """The id of ``label``, or None when it has none."""
         return self._ids.get(label)
 
     def __contains__(self, label: object) -> bool:
         return label in self._ids
 
     def label(self, ident: int | np.integer[Any]) -> str:
+        """The label of id ``ident``."""
         return self._labels[ident]
 
     @property
@@ -64,6 +66,7 @@ class Vocabulary:
         return out
 
     def copy(self) -> Vocabulary:
+        """A vocabulary of its own with the same labels under the same ids."""
         return Vocabulary(self._labels)
 
     def __len__(self) -> int:

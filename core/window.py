@@ -98,6 +98,7 @@ class Window:
 
     @classmethod
     def empty(cls, vocab: Vocabulary | None = None) -> Window:
+        """A window of no transactions over ``vocab`` (a new, empty vocabulary if None)."""
         return cls(Vocabulary() if vocab is None else vocab, np.zeros(1, np.int64), np.zeros(0, np.int32), [])
 
     # -- shape -------------------------------------------------------------------------
@@ -111,16 +112,21 @@ class Window:
 
     @cached_property
     def lengths(self) -> np.ndarray:
+        """Each transaction's number of items."""
         return np.diff(self.indptr)
 
     def tid(self, position: Position) -> Tid:
+        """The tid of the transaction at ``position``; the position itself in a window
+        without tids."""
         return int(position) if self.tids is None else self.tids[position]
 
     # -- transactions ------------------------------------------------------------------
     def row(self, position: Position) -> np.ndarray:
+        """The item ids of the transaction at ``position``, ascending (a view of ``indices``)."""
         return self.indices[self.indptr[position] : self.indptr[position + 1]]
 
     def labels(self, position: Position) -> list[str]:
+        """The item labels of the transaction at ``position``, in id order."""
         label = self.vocab.label
         return [label(i) for i in self.row(position)]
 

@@ -1,0 +1,50 @@
+"""Everything a plugin author calls has a docstring: each class the ``setveil`` package exports
+and each model's policy base, with their public methods and properties."""
+
+import enum
+import inspect
+
+import pytest
+
+import setveil
+from setveil.core.plugins import get_registry
+
+
+def api_classes() -> dict[str, type]:
+    classes = {f"setveil.{name}": getattr(setveil, name) for name in setveil.__all__}
+    classes = {name: obj for name, obj in classes.items() if inspect.isclass(obj)}
+    registry = get_registry()
+    for model in registry.models:
+        base = registry.model_class(model).policy_base
+        classes[f"{base.__module__}.{base.__qualname__}"] = base
+    return classes
+
+
+def public_members(cls: type) -> dict[str, object]:
+    if issubclass(cls, (enum.Enum, BaseException)):  # their members are values or the standard ones
+        return {}
+    members = {}
+    for name, attr in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        function = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
+        function = function.fget if isinstance(function, property) else getattr(function, "func", function)
+        if callable(function):
+            members[name] = function
+    return members
+
+
+CLASSES = api_classes()
+
+
+def test_the_api_has_the_classes_plugins_extend():
+    assert {"setveil.PrivacyModel", "setveil.Policy", "setveil.Window", "setveil.Parameter"} <= set(CLASSES)
+    assert sum(name.startswith("setveil.plugins.") for name in CLASSES) >= 4
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_each_class_and_public_member_has_a_docstring(name):
+    cls = CLASSES[name]
+    assert (cls.__doc__ or "").strip() and cls.__doc__ != "An enumeration.", f"{name} needs a docstring"
+    missing = [member for member, function in public_members(cls).items() if not (function.__doc__ or "").strip()]
+    assert not missing, f"{name} needs docstrings on {', '.join(missing)}"
