@@ -1,7 +1,10 @@
 """setveil.core.mining against brute-force counting (regression: pyfim 6.28 drops itemsets made
 only of items held by every transaction, and rejected max_size=None)."""
 
+import gc
 import itertools
+import random
+import sys
 
 import numpy as np
 import pytest
@@ -10,6 +13,7 @@ from hypothesis import strategies as st
 
 from setveil.core.mining import MiningTooLarge, _rows, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum
 from setveil.core.window import Window
+from setveil.plugins.partition.checker import km_violations
 
 
 def brute_force(window: Window, min_support: int) -> dict[frozenset[int], int]:
@@ -81,3 +85,25 @@ def test_a_budget_refuses_before_listing_more_itemsets_than_it():
     many = Window.from_transactions([[f"i{row}-{x}" for x in range(60)] for row in range(12)])
     with pytest.raises(MiningTooLarge):
         frequent_itemsets(many, 1, max_size=5, budget=10**7)
+
+
+@pytest.mark.parametrize("count", [
+    lambda window: itemset_spectrum(_rows(window, None), 5, 3),
+    lambda window: list(km_violations(window, 5, 3)),
+], ids=["itemset_spectrum", "km_violations"])
+def test_counting_by_the_pattern_spectrum_keeps_no_memory(count):
+    # Regression (QA soak of a worker): pyfim's dictionary spectrum leaked every key and count
+    # of every call, 46 blocks a call for these rows, which a worker's checks make per window.
+    rnd = random.Random(1)
+    rows = [[str(item) for item in rnd.sample(range(60), rnd.randrange(1, 6))] for _ in range(500)]
+    window = Window.from_transactions(rows)
+    assert itemset_spectrum(_rows(window, None), 5, 3)  # there is a spectrum to leak
+    calls = 1000
+    for _ in range(20):
+        count(window)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    for _ in range(calls):
+        count(window)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < calls

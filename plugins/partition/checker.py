@@ -20,6 +20,7 @@ import fim
 import numpy as np
 
 from setveil.core.arrays import concat_ranges
+from setveil.core.mining import pattern_spectrum
 from setveil.core.model import Violation
 from setveil.core.window import Window
 
@@ -59,10 +60,10 @@ def km_violations(release: Window, k: int, m: int) -> Iterator[Violation]:
     # no support reaches len(rows) (one row is the empty one), so that threshold finds what k does;
     # pyfim takes the support as a C int and crashes the process on one past 2**31 - 1 (QA: k=2**31)
     threshold = min(k, len(rows))
-    spectrum = fim.fpgrowth(rows, target="s", supp=-threshold, zmax=largest, report="#") or {}  # pyfim gives [] when empty
+    spectrum = pattern_spectrum(rows, threshold, largest)
     for size in range(1, largest + 1):
         subsets = sum(int(count) * math.comb(length, size) for length, count in enumerate(lengths.tolist()))
-        frequent = sum(int(supp * count) for (z, supp), count in spectrum.items() if z == size)
+        frequent = sum(int(supp * count) for z, supp, count in spectrum if z == size)
         if frequent != subsets:
             yield _failing_itemset(release, rows, k, size, subsets - frequent)
             return
