@@ -205,8 +205,7 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
     if not configured.model.needs_hierarchy:
         return
     try:
-        context = configured.context if configured.context is not None else configured.model.context
-        configured.use_context(context.pinned(original, None if source is None else shown_path(source)))
+        configured.use_context(configured.context.pinned(original, None if source is None else shown_path(source)))
     except InputError as exc:
         if exc.path is not None:
             raise

@@ -174,12 +174,12 @@ class Configured:
     model: PrivacyModel
     policy: Policy
     params: dict[str, Any]
-    #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
-    files: dict[str, str] = field(default_factory=dict)
     #: the context setveil built, of which the model got a copy: the check of a generalization
     #: takes its hierarchy from here, not from the model, which may have set or changed its own
     #: (QA re-checks)
-    context: Context | None = None
+    context: Context
+    #: ``sha256:<hex>`` of each file a path parameter names, by parameter, as the model read it
+    files: dict[str, str] = field(default_factory=dict)
 
     def use_context(self, context: Context) -> None:
         """Give the model a copy of ``context`` (a hierarchy parsed or pinned), keeping it for the check."""
@@ -193,7 +193,7 @@ class Configured:
     def digests(self) -> dict[str, str]:
         """What made a release besides the parameters: the context's item lists and hierarchy and
         the parameters' files, by digest (a batch's ``model.context``, a report's ``context``)."""
-        return {**(self.context or self.model.context).digests(), **self.files}
+        return {**self.context.digests(), **self.files}
 
 
 class Registry:
@@ -322,7 +322,7 @@ class Registry:
             # the model read its files in between: found the same before and after, they are what
             # it read (a file rewritten under it also makes its own error, which this one explains)
             _refuse_changed(files, found)
-        return Configured(model_obj, policy_obj, parsed, {name: digest for name, (_, digest) in found.items()}, context)
+        return Configured(model_obj, policy_obj, parsed, context, {name: digest for name, (_, digest) in found.items()})
 
     def validate(
         self, model: str, policy: str | None = None, params: Mapping[str, Any] | None = None

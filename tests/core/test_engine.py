@@ -137,7 +137,8 @@ def test_a_models_exception_text_stays_out_of_the_reason(recorder):
     # put a transaction's item into the logs and the dead letter's header.
     rec, pm, registry = recorder
     leaky = registry.configure("leaky", None, {"k": "1"}, Context())
-    configured = plugins.Configured(QuotingModel(leaky.model.params, leaky.model.context), leaky.policy, leaky.params)
+    configured = plugins.Configured(QuotingModel(leaky.model.params, leaky.model.context), leaky.policy, leaky.params,
+                                    leaky.context)
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
     assert rejected.value.reason == rec.rejected[0] == "model error: KeyError"
@@ -211,7 +212,7 @@ def test_an_observer_that_raises_changes_no_outcome_and_quotes_nothing(recorder,
 
 def _with_model(registry, model_class):
     leaky = registry.configure("leaky", None, {"k": "1"}, Context())
-    return plugins.Configured(model_class(leaky.model.params, leaky.model.context), leaky.policy, leaky.params)
+    return plugins.Configured(model_class(leaky.model.params, leaky.model.context), leaky.policy, leaky.params, leaky.context)
 
 
 class CoveringModel(LeakyModel):

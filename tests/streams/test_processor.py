@@ -260,7 +260,7 @@ class _Dies(Coherence):
 
 def with_model(model_class, good: Configured) -> Configured:
     """``good`` with its model replaced by an instance of ``model_class`` (same parameters)."""
-    return Configured(model_class(good.model.params, good.model.context), good.policy, good.params)
+    return Configured(model_class(good.model.params, good.model.context), good.policy, good.params, good.context)
 
 
 def isolated(configured, time_limit=30.0, memory_limit=0) -> IsolatedProcessor:
