@@ -1,0 +1,50 @@
+"""The conformance kit checks a generalization against the hierarchy it gave the model, as the
+pipeline checks against setveil's (review: the kit checked against the model's own context)."""
+
+import dataclasses
+
+import pytest
+
+from setveil import Hierarchy, Policy, PrivacyModel, Release, Transformation, Window
+from setveil.core.model import Context
+from setveil.core.plugins import Configured
+from setveil.testing import ConformanceSuite
+
+
+class OnePolicy(Policy):
+    name = "any"
+    model = "own-hierarchy"
+    summary = "the one policy"
+
+
+class BringsItsOwnHierarchy(PrivacyModel):
+    """Releases every item as the root of a hierarchy it makes and puts in its context."""
+
+    name = "own-hierarchy"
+    summary = "generalizes everything to a root of its own"
+    guarantee = "nothing"
+    transformation = Transformation.GENERALIZATION
+    needs_hierarchy = True
+    policy_base = OnePolicy
+
+    def anonymize(self, window, policy, rng):
+        labels = list(window.vocab.labels)
+        self.context = dataclasses.replace(
+            self.context, hierarchy=Hierarchy(["MINE", *labels], [-1, *([0] * len(labels))]))
+        root = window.vocab.intern("MINE")
+        return Release(Window.from_flat(window.vocab, [1] * len(window), [root] * len(window), window.tids))
+
+    def violations(self, original, release):
+        return iter(())
+
+
+class _Suite(ConformanceSuite):
+    model = "kanonymity"
+
+
+def test_the_kit_holds_a_generalization_to_the_hierarchy_it_gave():
+    window = Window.from_transactions([["a", "b"], ["b", "c"], ["a", "c"]])
+    context = Context(hierarchy=Hierarchy.balanced(["a", "b", "c"], 2))
+    configured = Configured(BringsItsOwnHierarchy({}, context.copied()), OnePolicy(), {}, context)
+    with pytest.raises(AssertionError, match="not nodes of the hierarchy"):
+        _Suite().release_or_refusal(configured, window)
