@@ -23,7 +23,7 @@ from typing import Any
 from setveil.core.cli import configure
 from setveil.core.errors import ParameterError
 from setveil.core.formats import read_window
-from setveil.core.model import PrivacyModel
+from setveil.core.plugins import Configured
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
@@ -104,8 +104,8 @@ def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], N
     return broker, settings.replace("the demo's broker", kafka__bootstrap=broker.bootstrap)
 
 
-def coherence(sensitive: Path, public: Path) -> PrivacyModel:
-    return configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None).model
+def coherence(sensitive: Path, public: Path) -> Configured:
+    return configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None)
 
 
 def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | None, window: int,
@@ -113,9 +113,9 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
     """Run the demo; returns the exit status (0 when the union of the batches passes the check)."""
     with logs_folder("setveil-demo-") as tmp, sample_files() as (data, sensitive, public):
         settings = demo_settings(window, config, overrides or {})
-        model = coherence(sensitive, public)
+        configured = coherence(sensitive, public)
         # what the worker would refuse at its start, refused before a broker starts
-        fit_to_model(settings, model)
+        fit_to_model(settings, configured.model)
         check_web_listen(settings)
         check_own_broker(settings)
         broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)
@@ -145,7 +145,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
             broker.stop()
         rejected = sum(v for k, v in metrics.items() if k.startswith("setveil_windows_rejected_total"))
         echo(f"worker: {metrics.get('setveil_windows_emitted_total', 0):.0f} windows emitted, {rejected:.0f} rejected")
-        return _check_union(echo, original, collected.release, model)
+        return _check_union(echo, original, collected.release, configured)
 
 
 async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo, worker: WorkerProcess) -> Any:
@@ -171,12 +171,12 @@ async def _stream(settings: Settings, original: Window, rate: float, batch: int,
     return collected
 
 
-def _check_union(echo, original: Window, release: dict, model: PrivacyModel) -> int:
+def _check_union(echo, original: Window, release: dict, configured: Configured) -> int:
     if len(release) != len(original):
         echo(f"{len(original) - len(release)} transactions did not come back (held or dead-lettered)")
         return 1
     released = release_window(release)
-    problems = list(release_violations(model, original, released))
+    problems = list(release_violations(configured.model, original, released, configured.context))
     if problems:
         echo(f"the union of the batches FAILS coherence: {problems[0].rule}: {problems[0].summary}")
         return 1

@@ -127,18 +127,18 @@ def _run(pipeline: Pipeline, schema: ItemSchema, data, seed: int, name: str) -> 
 
 def _rmall(registry, params, schema, data, seed) -> dict:
     """RmAll: every public item suppressed, checked like any other release."""
-    model = registry.configure("coherence", None, params, Context(schema=schema)).model
+    configured = registry.configure("coherence", None, params, Context(schema=schema))
     classes = schema.classes(data.vocab)
     started = time.perf_counter()
     release = data.suppress(np.flatnonzero(classes == ItemClass.PUBLIC))
     seconds = time.perf_counter() - started
-    verified = not any(True for _ in release_violations(model, data, release))
+    verified = not any(True for _ in release_violations(configured.model, data, release, configured.context))
     return {
         "seed": seed,
         "approach": "rmall",
         "public": int((classes == ItemClass.PUBLIC).sum()),
         "private": int((classes == ItemClass.PRIVATE).sum()),
-        "distortion": model.information_loss(data, release),
+        "distortion": configured.model.information_loss(data, release),
         "verified": verified,
         "find_moles_seconds": 0.0,
         "eliminate_seconds": seconds,

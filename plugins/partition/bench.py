@@ -104,7 +104,7 @@ def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
     finally:
         tracemalloc.stop()
     started = time.perf_counter()
-    verified = not any(True for _ in release_violations(model, window, release.window))
+    verified = not any(True for _ in release_violations(model, window, release.window, configured.context))
     return {
         "seconds": statistics.median(walls),
         "cpu_seconds": statistics.median(cpus),

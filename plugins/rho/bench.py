@@ -143,7 +143,7 @@ def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs:
         release = configured.model.anonymize(data.window, configured.policy, window_rng(seed, 0))
         seconds.append(time.perf_counter() - started)
     started = time.perf_counter()
-    problems = list(release_violations(configured.model, data.window, release.window))
+    problems = list(release_violations(configured.model, data.window, release.window, configured.context))
     kept, before = release.window.supports, data.window.supports
     return {
         "release": release.window.indices, "release_indptr": release.window.indptr,

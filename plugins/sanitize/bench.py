@@ -43,7 +43,7 @@ def effectiveness(
         for psi in psis:
             configured = _configure(policy, patterns_path, psi, sigma)
             release = configured.model.anonymize(_fresh(window), configured.policy, np.random.default_rng(0))
-            problems = sum(1 for _ in release_violations(configured.model, window, release.window))
+            problems = sum(1 for _ in release_violations(configured.model, window, release.window, configured.context))
             figures = measure.evaluate(release.window, patterns)
             rows.append(
                 {
@@ -75,7 +75,7 @@ def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int
         index.append(release.stats["index_seconds"])
         sanitize.append(release.stats["sanitize_seconds"])
         started = time.perf_counter()
-        problems = sum(1 for _ in release_violations(model, window, release.window))
+        problems = sum(1 for _ in release_violations(model, window, release.window, configured.context))
         verify.append(time.perf_counter() - started)
     tracemalloc.start()
     model.anonymize(_fresh(window), chosen, np.random.default_rng(0))
