@@ -35,6 +35,11 @@ machine slow to start it: Faust takes SIGTERM only once its worker runs).
 
 FAULT_SLOW_CONFIGURE_FILE=PATH: the coherence model, being configured, creates PATH and waits
 3 s (a model that takes long to configure: large item files or hierarchies).
+
+FAULT_SLOW_WINDOW_FILE=PATH: the first window the coherence model anonymizes, in whichever
+process, creates PATH and then takes 600 s; later windows (PATH exists) run as usual. A real
+window that takes long depends on the machine: the hostile one of test_service.py took about
+10 s on some days and 1.6 s on another, when stopping the worker missed it.
 """
 
 import os
@@ -178,3 +183,19 @@ if _slow_configure is not None:
         return _configure(self, *args, **kwargs)
 
     Coherence.__init__ = _configure_slowly
+
+_slow_window = os.environ.get("FAULT_SLOW_WINDOW_FILE")
+if _slow_window is not None:
+    from setveil.plugins.coherence.model import Coherence
+
+    _anonymize = Coherence.anonymize
+
+    def _anonymize_slowly_once(self, *args, **kwargs):
+        try:
+            os.close(os.open(_slow_window, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return _anonymize(self, *args, **kwargs)
+        time.sleep(600)
+        return _anonymize(self, *args, **kwargs)
+
+    Coherence.anonymize = _anonymize_slowly_once
