@@ -29,16 +29,17 @@ class BrokenViolation(ContractError):
 
 
 def release_violations(model: PrivacyModel, original: Window, release: Window,
-                       context: Context | None = None) -> Iterator[Violation]:
+                       context: Context) -> Iterator[Violation]:
     """Every way ``release`` is not a safe release of ``original`` under ``model``: one
     transaction per original one and nothing added, or, when the model generalizes, every item
-    replaced by one of its ancestors-or-self in the model's hierarchy; then, when
+    replaced by one of its ancestors-or-self in the hierarchy; then, when
     those hold, ``model.violations`` (asked only then: it would compare unrelated windows),
     which gets detached read-only copies over one vocabulary: a checker that wrote into what it
     was given would change what the caller goes on to emit or compare. A generalization is
-    checked against the hierarchy of ``context`` (the one setveil gave the model), else of the
-    model's own."""
-    structural = list(_structure_violations(model, original, release, context or model.context))
+    checked against the hierarchy of ``context``, the one setveil gave the model
+    (``Configured.context``): a model that replaced its own would otherwise be checked against
+    what it chose."""
+    structural = list(_structure_violations(model, original, release, context))
     if structural:
         yield from structural
         return

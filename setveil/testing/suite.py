@@ -44,7 +44,8 @@ def assert_release_ok(model: PrivacyModel, original: Window, release: Window, po
     """The release passes the check every release gets: aligned with the original, nothing
     added by a suppression model, every label a node above its items in ``context``'s hierarchy
     (the model's own context when None) for a generalizing one, and the model's own check."""
-    problems = [v.describe() for v in release_violations(model, original, release, context)]
+    problems = [v.describe() for v in release_violations(model, original, release,
+                                                         model.context if context is None else context)]
     who = model.name if policy is None else f"{model.name} with policy {policy!r}"
     assert not problems, (
         f"a release of {who} fails the check: {problems[:5]}{overriders_note(get_plugin_manager().hook)}")

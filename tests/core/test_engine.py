@@ -497,7 +497,7 @@ class ContractQuotingChecker(LeakyModel):
 class ContractRewording(LeakyModel):
     def anonymize(self, window, policy, rng):
         try:  # a contract error setveil made, given other words and raised again
-            list(release_violations(self, window, window))
+            list(release_violations(self, window, window, self.context))
         except ContractError as exc:
             exc.args = (f"secret label {window.vocab.label(0)}",)
             raise

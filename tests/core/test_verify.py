@@ -28,9 +28,10 @@ def test_an_item_listed_twice_is_refused_before_the_model_counts_it():
     # passed an unsafe release: conf(a -> s) is 1/2 > 0.4, but [a, a, a] made it 1/4.
     original = Window.from_transactions(ORIGINAL)
     a, s, c, d = (original.vocab.get(label) for label in "ascd")
-    assert [v.rule for v in release_violations(rho_model(), original, original)] == ["rho"]
+    model = rho_model()
+    assert [v.rule for v in release_violations(model, original, original, model.context)] == ["rho"]
     release = built(original, [[a, s], [a, a, a], [c], [d]])
-    found = list(release_violations(rho_model(), original, release))
+    found = list(release_violations(model, original, release, model.context))
     assert [(v.rule, v.transaction) for v in found] == [("malformed", 1)]
     assert [v.rule for v in rho_model().violations(original, release)] == ["malformed"]
 

@@ -20,7 +20,7 @@ def rules(model, params, original, released):
     configured = get_registry().configure(model, None, params, Context(hierarchy=hierarchy(FIGURE_2)))
     before = Window.from_transactions(original)
     after = Window.from_transactions(released, vocab=before.vocab.copy())
-    return [v.rule for v in release_violations(configured.model, before, after)]
+    return [v.rule for v in release_violations(configured.model, before, after, configured.context)]
 
 
 @pytest.mark.parametrize(

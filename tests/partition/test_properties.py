@@ -42,7 +42,7 @@ def test_partition_releases_are_k_anonymous_generalizations(h, rows, k):
     released = [set(row) for row in release]
     assert is_k_anonymous(released, k)
     assert is_generalization(rows, released, leaf_sets(h))
-    assert not list(release_violations(configured.model, window, release))
+    assert not list(release_violations(configured.model, window, release, configured.context))
 
 
 @SETTINGS
@@ -62,7 +62,7 @@ def test_aa_releases_are_km_anonymous_global_generalizations(h, rows, k, m):
         for item in before:
             (label,) = [label for label in after if item in leaves[label]]
             assert mapped.setdefault(item, label) == label, "AA recodes globally"
-    assert not list(release_violations(configured.model, window, release))
+    assert not list(release_violations(configured.model, window, release, configured.context))
 
 
 @st.composite
@@ -102,7 +102,7 @@ def test_checkers_agree_with_brute_force(case, k, m):
     assert (not any(v.rule == "small-class" for v in kanonymity.violations(original, release))) == k_ok
     assert (not any(v.rule == "small-support" for v in km.violations(original, release))) == km_ok
     for model, ok in ((kanonymity, k_ok), (km, km_ok)):
-        assert (not list(release_violations(model, original, release))) == (valid and ok)
+        assert (not list(release_violations(model, original, release, model.context))) == (valid and ok)
 
 
 @SETTINGS
@@ -118,7 +118,7 @@ def test_union_of_k_anonymous_windows_is_k_anonymous(h, first, second, k):
     vocab = a_in.vocab.copy()
     original = Window.concat([a_in, b_in], vocab=vocab)
     released = Window.concat([a_out, b_out], vocab=vocab.copy())
-    assert not list(release_violations(configured.model, original, released))
+    assert not list(release_violations(configured.model, original, released, configured.context))
 
 
 @SETTINGS
