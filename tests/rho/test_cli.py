@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -212,22 +213,25 @@ def test_dense_records_that_divide_and_conquer_would_cut_to_single_records_are_a
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_anonymize_stopped_while_parts_are_suppressed_leaves_no_process_behind(tmp_path, stop):
     # Regression (QA): SIGTERM ended the command and left its pool's processes running for good;
-    # Ctrl-C waited for the parts under way. At t_max=12000 these 20,000 records make two parts
-    # of several seconds each.
+    # Ctrl-C waited for the parts under way. At t_max=12000 these 20,000 records make two parts,
+    # each held for 600 s (FAULT_SLOW_PART_FILE: real parts took 2.5 s on a fast machine).
     rng = np.random.default_rng(0)
     weights = np.arange(1, 801) ** -0.8
     rows = (rng.choice(800, rng.integers(6, 15), p=weights / weights.sum()) for _ in range(20_000))
     (tmp_path / "in.dat").write_text("".join(" ".join(f"i{j}" for j in sorted(set(row))) + "\n" for row in rows))
     (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(1, 800, 3)))
+    reached = tmp_path / "suppressing"
+    faults = Path(__file__).parents[1] / "streams" / "faults"
+    env = {**os.environ, "FAULT_SLOW_PART_FILE": str(reached),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(faults), os.environ.get("PYTHONPATH")]))}
     process = subprocess.Popen(
         [sys.executable, "-m", "setveil", "anonymize", tmp_path / "in.dat", "-o", tmp_path / "out.dat", "--model",
          "rho", "-P", "rho=0.3", "-P", "qid_size=5", "-P", "t_max=12000", "-P", "workers=2", "-P",
          "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
     started: set[int] = set()
     try:
-        wait_until(lambda: len(_process_tree(process.pid)) >= 3, 60, "the pool to start")
-        time.sleep(0.5)
+        wait_until(lambda: reached.exists() and len(_process_tree(process.pid)) >= 3, 60, "the parts to be suppressed")
         started.update(_process_tree(process.pid)[1:])
         process.send_signal(stop)
         sent = time.monotonic()

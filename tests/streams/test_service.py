@@ -259,18 +259,22 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
 
 
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
-def test_sigterm_while_rho_splits_a_window_leaves_no_process_behind(make_settings, start_worker, sample, time_limit):
+def test_sigterm_while_rho_splits_a_window_leaves_no_process_behind(make_settings, start_worker, sample, monkeypatch,
+                                                                   tmp_path, time_limit):
     # Regression (QA, 2 of 2): stopped while the rho model's pool suppressed the parts of a window,
     # the worker exited and the pool's processes, its forkserver and multiprocessing's resource
-    # tracker ran on. At t_max=12000 the sample's 20,000 transactions make 4 parts of seconds each.
+    # tracker ran on. At t_max=12000 the sample's 20,000 transactions make 4 parts, each held for
+    # 600 s (FAULT_SLOW_PART_FILE: real parts can end before the stop on a fast machine).
+    reached = tmp_path / "suppressing"
+    _inject_faults(monkeypatch, FAULT_SLOW_PART_FILE=str(reached))
     data, _, _ = sample
     settings = make_settings(topics__partitions=1, window__max_transactions=20_000, window__max_seconds=60.0,
                              model__time_limit=time_limit)
     worker = start_worker(settings, model="rho", params=["rho=0.3", "qid_size=5", "t_max=12000", "workers=2"])
     produce(settings, records(list(read_window(data))[:20_000], batch=100))
     # the worker, its forkserver, resource tracker and two pool processes (and the window's child)
-    wait_until(lambda: len(_process_tree(worker.process.pid)) >= 5 + bool(time_limit), 60, "the pool to start")
-    time.sleep(0.5)
+    wait_until(lambda: reached.exists() and len(_process_tree(worker.process.pid)) >= 5 + bool(time_limit), 60,
+               "the parts to be suppressed")
     started = set(_process_tree(worker.process.pid)[1:])
     assert worker.stop(timeout=30) == 0
     assert "it is re-delivered to the partition's next owner" in worker.log_text()

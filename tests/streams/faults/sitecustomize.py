@@ -40,6 +40,11 @@ FAULT_SLOW_WINDOW_FILE=PATH: the first window the coherence model anonymizes, in
 process, creates PATH and then takes 600 s; later windows (PATH exists) run as usual. A real
 window that takes long depends on the machine: the hostile one of test_service.py took about
 10 s on some days and 1.6 s on another, when stopping the worker missed it.
+
+FAULT_SLOW_PART_FILE=PATH: every part the rho model's divide and conquer suppresses creates PATH
+and then takes 600 s, in the pool's processes too (they are forked from this process or from a
+forkserver that loaded this file). Real parts took 2.5 s on a fast machine, against tests that
+signal 0.5 s after the pool started.
 """
 
 import os
@@ -199,3 +204,19 @@ if _slow_window is not None:
         return _anonymize(self, *args, **kwargs)
 
     Coherence.anonymize = _anonymize_slowly_once
+
+_slow_part = os.environ.get("FAULT_SLOW_PART_FILE")
+if _slow_part is not None:
+    import functools
+
+    from setveil.plugins.rho import dnc as _dnc
+
+    _suppress_part = _dnc.suppress_part
+
+    @functools.wraps(_suppress_part)  # the pool pickles it by name: the name must find this function
+    def _suppress_part_slowly(job):
+        open(_slow_part, "a").close()
+        time.sleep(600)
+        return _suppress_part(job)
+
+    _dnc.suppress_part = _suppress_part_slowly
