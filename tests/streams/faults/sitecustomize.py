@@ -47,8 +47,26 @@ forkserver that loaded this file). Real parts took 2.5 s on a fast machine, agai
 signal 0.5 s after the pool started.
 """
 
+import functools
 import os
 import time
+
+
+def _slowed(function, path: str, seconds: float, once: bool = False):
+    """``function``, first creating ``path`` and then waiting ``seconds``; with ``once``, only the
+    call that creates ``path``, in whichever process (later calls run at once). It keeps the
+    function's name: the rho pool pickles suppress_part by name, which must find this wrapper."""
+
+    @functools.wraps(function)
+    def slowed(*args, **kwargs):
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | (os.O_EXCL if once else 0)))
+        except FileExistsError:
+            return function(*args, **kwargs)
+        time.sleep(seconds)
+        return function(*args, **kwargs)
+
+    return slowed
 
 _stale = os.environ.get("FAULT_STALE_READ_OFFSET")
 if _stale is not None:
@@ -167,56 +185,22 @@ _slow_start = os.environ.get("FAULT_SLOW_START_FILE")
 if _slow_start is not None:
     from mode import worker as _mode_worker
 
-    _execute = _mode_worker.Worker.execute_from_commandline
-
-    def _execute_late(self):
-        open(_slow_start, "w").close()
-        time.sleep(3)
-        return _execute(self)
-
-    _mode_worker.Worker.execute_from_commandline = _execute_late
+    _mode_worker.Worker.execute_from_commandline = _slowed(_mode_worker.Worker.execute_from_commandline, _slow_start, 3)
 
 _slow_configure = os.environ.get("FAULT_SLOW_CONFIGURE_FILE")
 if _slow_configure is not None:
     from setveil.plugins.coherence.model import Coherence
 
-    _configure = Coherence.__init__
-
-    def _configure_slowly(self, *args, **kwargs):
-        open(_slow_configure, "w").close()
-        time.sleep(3)
-        return _configure(self, *args, **kwargs)
-
-    Coherence.__init__ = _configure_slowly
+    Coherence.__init__ = _slowed(Coherence.__init__, _slow_configure, 3)
 
 _slow_window = os.environ.get("FAULT_SLOW_WINDOW_FILE")
 if _slow_window is not None:
     from setveil.plugins.coherence.model import Coherence
 
-    _anonymize = Coherence.anonymize
-
-    def _anonymize_slowly_once(self, *args, **kwargs):
-        try:
-            os.close(os.open(_slow_window, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            return _anonymize(self, *args, **kwargs)
-        time.sleep(600)
-        return _anonymize(self, *args, **kwargs)
-
-    Coherence.anonymize = _anonymize_slowly_once
+    Coherence.anonymize = _slowed(Coherence.anonymize, _slow_window, 600, once=True)
 
 _slow_part = os.environ.get("FAULT_SLOW_PART_FILE")
 if _slow_part is not None:
-    import functools
-
     from setveil.plugins.rho import dnc as _dnc
 
-    _suppress_part = _dnc.suppress_part
-
-    @functools.wraps(_suppress_part)  # the pool pickles it by name: the name must find this function
-    def _suppress_part_slowly(job):
-        open(_slow_part, "a").close()
-        time.sleep(600)
-        return _suppress_part(job)
-
-    _dnc.suppress_part = _suppress_part_slowly
+    _dnc.suppress_part = _slowed(_dnc.suppress_part, _slow_part, 600)
