@@ -1,0 +1,120 @@
+"""The Quest-style generator behind docs/sanitize.md's "Data made the paper's way": its data
+pinned by digest, the generator's invariants on random settings, and its refusals."""
+
+import hashlib
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.errors import ParameterError
+from setveil.plugins.sanitize import quest
+from setveil.plugins.sanitize.quest import QuestSettings, generate
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _load_plugin_commands()
+    return CliRunner()
+
+
+def digest(settings: QuestSettings) -> str:
+    return hashlib.sha256("".join(line + "\n" for line in generate(settings).lines).encode()).hexdigest()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options, expected", [
+    ({}, "596371a03d7b599bb2e5c4490196d02ba684e07a6ef7e009c9ace951afd78fbf"),
+    ({"large_itemset_size": 15.0, "large_itemsets": 80, "item_weights": "uniform", "seed": 2},
+     "dd00e69c123c3dfa483b31180ca360175de81a5f25e1c4f024fcc072933efcca"),
+])
+def test_the_data_sets_docs_sanitize_measured_are_made_again(options, expected):
+    assert digest(QuestSettings(**options)) == expected
+
+
+SMALL = dict(transactions=300, items=60, mean_length=8.0, min_length=6, large_itemset_size=4.0, large_itemsets=20)
+
+
+def test_a_small_data_set_is_pinned_so_a_change_in_draw_order_shows():
+    assert digest(QuestSettings(**SMALL)) == "fe28184b40cb629366fc49d5760a12633a3f496bc0f2c0c4df66acf1551e3995"
+
+
+@settings(max_examples=60, deadline=None)
+@given(transactions=st.integers(1, 60), items=st.integers(5, 80), mean_length=st.floats(1, 12),
+       large_itemset_size=st.floats(1, 8), large_itemsets=st.integers(1, 30), correlation=st.floats(0, 1),
+       corruption_mean=st.floats(0, 1), item_weights=st.sampled_from(["exp", "uniform"]),
+       seed=st.integers(0, 2**32), min_share=st.floats(0, 1))
+def test_every_transaction_is_long_enough_sorted_and_within_the_items(transactions, items, mean_length,
+                                                                      large_itemset_size, large_itemsets,
+                                                                      correlation, corruption_mean, item_weights,
+                                                                      seed, min_share):
+    mean_length = min(mean_length, items)
+    options = QuestSettings(transactions=transactions, items=items, mean_length=mean_length,
+                            min_length=max(1, int(min_share * mean_length)), large_itemset_size=large_itemset_size,
+                            large_itemsets=large_itemsets, correlation=correlation,
+                            corruption_mean=corruption_mean, item_weights=item_weights, seed=seed)
+    try:
+        data = generate(options)
+    except ParameterError as exc:  # the settings' itemsets cover too few items, or seldom enough
+        assert exc.name == "min-length"
+        return
+    assert len(data.lines) == transactions
+    used = set()
+    for line in data.lines:
+        row = [int(item) for item in line.split(" ")]
+        assert len(row) >= options.min_length
+        assert row == sorted(set(row))
+        assert 0 <= row[0] and row[-1] < items
+        used.update(row)
+    assert data.items_used == len(used)
+    assert generate(options) == data
+
+
+def test_the_seed_changes_the_data():
+    assert generate(QuestSettings(**SMALL)).lines != generate(QuestSettings(**SMALL, seed=2)).lines
+
+
+def test_lengths_follow_the_mean_above_the_minimum():
+    lengths = np.array([line.count(" ") + 1 for line in generate(QuestSettings(**{**SMALL, "transactions": 3000,
+                                                                                  "min_length": 1})).lines])
+    # a target of 1 + Poisson(7) items, mean 8: short of it when an itemset that does not fit is
+    # carried over, past it when the itemset goes in anyway
+    assert 7 <= lengths.mean() <= 9
+    assert lengths.min() >= 1 and 0.05 < (lengths > 8).mean() < 0.95
+
+
+def test_the_command_writes_fimi_and_says_what_it_made(runner, tmp_path):
+    args = ["bench", "sanitize", "quest", "--transactions", "300", "--items", "60", "--mean-length", "8",
+            "--min-length", "6", "--large-itemset-size", "4", "--large-itemsets", "20"]
+    result = runner.invoke(cli, args + ["-o", str(tmp_path / "q.dat")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "q.dat").read_text() == "".join(line + "\n" for line in generate(QuestSettings(**SMALL)).lines)
+    assert "300 transactions of " in result.stderr and "seed 1" in result.stderr
+    assert runner.invoke(cli, args + ["-o", "-"]).stdout == (tmp_path / "q.dat").read_text()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--mean-length", "5"], "parameter 'min-length': 40 is out of reach of --mean-length 5"),
+    (["--items", "30"], "parameter 'mean-length': 40 is more than --items 30"),
+    (["--items", "60", "--large-itemsets", "1", "--large-itemset-size", "3", "--min-length", "41", "--mean-length", "45"],
+     "parameter 'min-length': 41 is more than the 2 items the large itemsets hold"),
+    (["--correlation", "2"], "'--correlation'"),
+])
+def test_settings_it_cannot_meet_exit_2_in_one_line_and_write_nothing(runner, tmp_path, args, words):
+    result = runner.invoke(cli, ["bench", "sanitize", "quest", "-o", str(tmp_path / "q.dat")] + args)
+    assert result.exit_code == 2
+    assert words in result.stderr
+    assert not (tmp_path / "q.dat").exists()
+
+
+def test_settings_whose_transactions_seldom_reach_the_minimum_are_refused(monkeypatch):
+    # six disjoint-ish itemsets of about 20 of 60 items cover 48, and a transaction must hold them all
+    options = QuestSettings(transactions=5, items=60, mean_length=55.0, min_length=48, large_itemset_size=20.0,
+                            large_itemsets=6, correlation=0.0, corruption_mean=0.0, seed=2)
+    assert generate(options).dropped_short == 35
+    monkeypatch.setattr(quest, "DROPS_PER_TRANSACTION", 0.3)  # 30 made again at most, for 5 asked
+    with pytest.raises(ParameterError, match="48 is seldom reached: 31 transactions closed short"):
+        generate(options)
