@@ -289,24 +289,30 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
 @bench_sanitize.command("quest")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the transactions here, FIMI ('-' for stdout).")
-@click.option("--transactions", type=IntRange(min=1), default=100_000, show_default=True)
+@click.option("--transactions", type=IntRange(min=1), default=100_000, show_default=True,
+              help="How many transactions to write.")
 @click.option("--items", type=IntRange(min=1, max=10_000_000), default=500, show_default=True,
               help="Items to draw from (ids 0 to items-1).")
 @click.option("--mean-length", type=FloatRange(1, None), default=40.0, show_default=True,
-              help="Mean target length of a transaction, before --min-length.")
+              help="Mean target length of a transaction, before --min-length; an itemset that does not "
+                   "fit goes in half of the time, so a transaction can end well past it.")
 @click.option("--min-length", type=IntRange(min=1), default=40, show_default=True,
               help="Fewest items in a transaction (§5.1: 40).")
 @click.option("--large-itemset-size", type=FloatRange(1, None), default=16.0, show_default=True,
-              help="Mean size of a potential large itemset.")
+              help="Mean size of a potential large itemset (at most half of --items).")
 @click.option("--large-itemsets", type=IntRange(min=1, max=1_000_000), default=100, show_default=True,
               help="How many potential large itemsets.")
 @click.option("--correlation", type=FloatRange(0, 1), default=0.5, show_default=True,
-              help="Mean share of an itemset's items taken from the one before.")
-@click.option("--corruption-mean", type=FloatRange(0, 1), default=0.5, show_default=True)
-@click.option("--corruption-variance", type=FloatRange(0, 1), default=0.1, show_default=True)
+              help="Correlation level: an itemset takes size × correlation × Exp(1) of its items from the "
+                   "one before, at most either's size.")
+@click.option("--corruption-mean", type=FloatRange(0, 1), default=0.5, show_default=True,
+              help="Mean corruption level of an itemset: the chance, item after item, that one more of its "
+                   "items is left out of a transaction.")
+@click.option("--corruption-variance", type=FloatRange(0, 1), default=0.1, show_default=True,
+              help="Variance of the corruption level, which is normal.")
 @click.option("--item-weights", type=click.Choice(["exp", "uniform"]), default="exp", show_default=True,
               help="How an itemset's new items are drawn: by an Exp(1) weight per item, or uniformly.")
-@click.option("--seed", type=IntRange(min=0), default=1, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=1, show_default=True, help="Seed of every random draw.")
 def bench_quest(output, **options):
     """Synthetic transactions the way §5.1's were made: IBM Quest's generator (Agrawal &
     Srikant, VLDB'94, §2.4.3), every transaction at least --min-length items long. The defaults

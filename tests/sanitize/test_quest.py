@@ -43,7 +43,7 @@ def test_a_small_data_set_is_pinned_so_a_change_in_draw_order_shows():
 
 
 @settings(max_examples=60, deadline=None)
-@given(transactions=st.integers(1, 60), items=st.integers(5, 80), mean_length=st.floats(1, 12),
+@given(transactions=st.integers(1, 60), items=st.integers(2, 80), mean_length=st.floats(1, 12),
        large_itemset_size=st.floats(1, 8), large_itemsets=st.integers(1, 30), correlation=st.floats(0, 1),
        corruption_mean=st.floats(0, 1), item_weights=st.sampled_from(["exp", "uniform"]),
        seed=st.integers(0, 2**32), min_share=st.floats(0, 1))
@@ -53,13 +53,19 @@ def test_every_transaction_is_long_enough_sorted_and_within_the_items(transactio
                                                                       seed, min_share):
     mean_length = min(mean_length, items)
     options = QuestSettings(transactions=transactions, items=items, mean_length=mean_length,
-                            min_length=max(1, int(min_share * mean_length)), large_itemset_size=large_itemset_size,
-                            large_itemsets=large_itemsets, correlation=correlation,
-                            corruption_mean=corruption_mean, item_weights=item_weights, seed=seed)
+                            min_length=max(1, int(min_share * mean_length)),
+                            large_itemset_size=min(large_itemset_size, items / 2), large_itemsets=large_itemsets,
+                            correlation=correlation, corruption_mean=corruption_mean, item_weights=item_weights,
+                            seed=seed)
     try:
         data = generate(options)
-    except ParameterError as exc:  # the settings' itemsets cover too few items, or seldom enough
-        assert exc.name == "min-length"
+    except ParameterError as exc:
+        drawn = quest.large_itemsets(options)
+        if exc.name == "corruption-mean":
+            assert min(drawn.corruption) >= 1
+        else:
+            assert exc.name == "min-length"
+            assert drawn.covered < options.min_length or "is seldom reached" in exc.problem
         return
     assert len(data.lines) == transactions
     used = set()
@@ -71,6 +77,18 @@ def test_every_transaction_is_long_enough_sorted_and_within_the_items(transactio
         used.update(row)
     assert data.items_used == len(used)
     assert generate(options) == data
+
+
+def test_the_large_itemsets_follow_their_settings():
+    drawn = quest.large_itemsets(QuestSettings(items=5000, large_itemsets=4000, seed=3))
+    assert 15.7 < np.mean([len(itemset) for itemset in drawn.itemsets]) < 16.3
+    assert all(len(set(itemset)) == len(itemset) for itemset in drawn.itemsets)
+    # correlation 0.5 takes about half of an itemset from the one before, less where either's size caps it
+    shared = [len(set(before) & set(after)) / len(after) for before, after in zip(drawn.itemsets, drawn.itemsets[1:])]
+    assert 0.35 < np.mean(shared) < 0.45
+    assert 0.48 < np.mean(drawn.corruption) < 0.52 and 0.09 < np.var(drawn.corruption) < 0.11
+    apart = quest.large_itemsets(QuestSettings(items=5000, large_itemsets=4000, seed=3, correlation=0.0))
+    assert np.mean([len(set(b) & set(a)) / len(a) for b, a in zip(apart.itemsets, apart.itemsets[1:])]) < 0.02
 
 
 def test_the_seed_changes_the_data():
@@ -97,10 +115,16 @@ def test_the_command_writes_fimi_and_says_what_it_made(runner, tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--mean-length", "5"], "parameter 'min-length': 40 is out of reach of --mean-length 5"),
+    (["--mean-length", "5"], "parameter 'min-length': 40 is out of reach of --mean-length 5 (a length reaches it "
+                             "with chance 3.0e-25); allowed: at most 12"),
     (["--items", "30"], "parameter 'mean-length': 40 is more than --items 30"),
     (["--items", "60", "--large-itemsets", "1", "--large-itemset-size", "3", "--min-length", "41", "--mean-length", "45"],
      "parameter 'min-length': 41 is more than the 2 items the large itemsets hold"),
+    (["--large-itemset-size", "1e300"], "parameter 'large-itemset-size': 1e+300 is more than half of --items 500"),
+    (["--large-itemsets", "1000000", "--large-itemset-size", "40"], "parameter 'large-itemsets': 1000000 itemsets"),
+    (["--transactions", "100000000"], "parameter 'transactions': 100000000 transactions of about 40 items"),
+    (["--corruption-mean", "1", "--corruption-variance", "0"], "parameter 'corruption-mean': every large itemset's "
+                                                               "corruption level is 1 or more"),
     (["--correlation", "2"], "'--correlation'"),
 ])
 def test_settings_it_cannot_meet_exit_2_in_one_line_and_write_nothing(runner, tmp_path, args, words):
@@ -110,11 +134,8 @@ def test_settings_it_cannot_meet_exit_2_in_one_line_and_write_nothing(runner, tm
     assert not (tmp_path / "q.dat").exists()
 
 
-def test_settings_whose_transactions_seldom_reach_the_minimum_are_refused(monkeypatch):
-    # six disjoint-ish itemsets of about 20 of 60 items cover 48, and a transaction must hold them all
-    options = QuestSettings(transactions=5, items=60, mean_length=55.0, min_length=48, large_itemset_size=20.0,
-                            large_itemsets=6, correlation=0.0, corruption_mean=0.0, seed=2)
-    assert generate(options).dropped_short == 35
-    monkeypatch.setattr(quest, "DROPS_PER_TRANSACTION", 0.3)  # 30 made again at most, for 5 asked
-    with pytest.raises(ParameterError, match="48 is seldom reached: 31 transactions closed short"):
-        generate(options)
+def test_settings_whose_transactions_seldom_reach_the_minimum_are_refused():
+    # itemsets of one item, of which a transaction draws at most 100 (the Quest source's bound),
+    # each left out with chance about 1/2, seldom make 40 distinct items
+    with pytest.raises(ParameterError, match="40 is seldom reached: 1001 transactions closed short of it while 0"):
+        generate(QuestSettings(transactions=50, large_itemset_size=1.0))
