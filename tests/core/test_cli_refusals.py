@@ -62,6 +62,24 @@ def test_a_release_that_does_not_pair_exits_2(files):
     assert result.output == f"setveil: error: {release}: transaction 1 has another tid than in {original}\n"
 
 
+def test_a_release_of_a_fimi_original_pairs_by_the_positions_as_tids(files):
+    # a FIMI original has no tids, and a JSONL release's were not checked at all: "x", "y", "z"
+    # passed, while the same release of a JSONL original without tids (given their positions) exited 2
+    made = files / "made.jsonl"
+    assert run("anonymize", files / "fig1.dat", "-o", made, *MODEL, "--sensitive", files / "private.txt").exit_code == 0
+    result = run("verify", files / "fig1.dat", made, *MODEL, "--sensitive", files / "private.txt")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in made.read_text().splitlines()]
+    for tids in (["x", "y", "z", "v", "w"], ["0", "1", "2", "3", "4"], [0, 1, 3, 2, 4]):
+        release = files / "renamed.jsonl"
+        release.write_text("".join(json.dumps({**record, "tid": tid}) + "\n" for record, tid in zip(records, tids)))
+        result = run("verify", files / "fig1.dat", release, *MODEL, "--sensitive", files / "private.txt")
+        assert result.exit_code == 2, tids
+        position = next(i for i, tid in enumerate(tids) if tid != i)
+        assert result.output == (f"setveil: error: {release}: transaction {position} has another tid than in "
+                                 f"{files / 'fig1.dat'}\n")
+
+
 @pytest.mark.parametrize("option", ["--sensitive", "--public", "--hierarchy"])
 def test_label_files_are_not_read_from_stdin(files, option):
     # "--sensitive -" said "-: cannot read: No such file or directory"
