@@ -322,7 +322,7 @@ def bench_quest(output, **options):
     settings.check()
     check_output(output, "--output")
     data = generate(settings)
-    write_text_output(output, "".join(line + "\n" for line in data.lines))
+    write_text_output(output, data.fimi())
     lengths = [line.count(" ") + 1 for line in data.lines]
     click.echo(f"{len(data.lines)} transactions of {min(lengths)}-{max(lengths)} items (mean "
                f"{sum(lengths) / len(lengths):.1f}) over {data.items_used} of {settings.items} items, seed "

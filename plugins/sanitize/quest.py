@@ -134,6 +134,10 @@ class QuestData:
     items_used: int
     dropped_short: int
 
+    def fimi(self) -> str:
+        """The file's text: a line per transaction."""
+        return "".join(line + "\n" for line in self.lines)
+
 
 class _Uniforms:
     """Uniform draws served from blocks of the generator's output, in order."""

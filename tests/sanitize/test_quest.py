@@ -22,7 +22,7 @@ def runner():
 
 
 def digest(settings: QuestSettings) -> str:
-    return hashlib.sha256("".join(line + "\n" for line in generate(settings).lines).encode()).hexdigest()
+    return hashlib.sha256(generate(settings).fimi().encode()).hexdigest()
 
 
 @pytest.mark.slow
@@ -109,7 +109,7 @@ def test_the_command_writes_fimi_and_says_what_it_made(runner, tmp_path):
             "--min-length", "6", "--large-itemset-size", "4", "--large-itemsets", "20"]
     result = runner.invoke(cli, args + ["-o", str(tmp_path / "q.dat")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "q.dat").read_text() == "".join(line + "\n" for line in generate(QuestSettings(**SMALL)).lines)
+    assert (tmp_path / "q.dat").read_text() == generate(QuestSettings(**SMALL)).fimi()
     assert "300 transactions of " in result.stderr and "seed 1" in result.stderr
     assert runner.invoke(cli, args + ["-o", "-"]).stdout == (tmp_path / "q.dat").read_text()
 
