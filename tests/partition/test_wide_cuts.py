@@ -1,0 +1,112 @@
+"""Partition's paths for wide hierarchies and many partitions, which the random hierarchies of
+test_properties.py (fan-out at most 4, 12 labels) never reach: a node of more than 64 children
+needs bitmasks of several words per transaction, buckets are then told apart by sorting rather
+than by one integer key, and (partition, node) gains are summed by sorting once the dense table
+would be too large. Each is checked against a plain Python oracle, and the whole algorithm
+against the brute-force k-anonymity oracle on a hierarchy of fan-out above 64."""
+
+from collections import defaultdict
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from setveil.core.hierarchy import Hierarchy
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.verify import release_violations
+from setveil.core.window import Window
+from setveil.plugins.partition.partition import _buckets, _child_masks, _pair_gains
+
+from .bruteforce import is_generalization, is_k_anonymous, leaf_sets
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def occurrences(draw):
+    """Ascending row numbers of item occurrences, each with a child rank below up to 200
+    (so one to four 64-bit words), and the partition of each row."""
+    n_rows = draw(st.integers(1, 25))
+    width = draw(st.sampled_from([5, 63, 64, 65, 130, 200]))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n_rows - 1), st.integers(0, width - 1)), min_size=1, max_size=80))
+    pairs.sort(key=lambda pair: pair[0])
+    rows = np.array([row for row, _ in pairs], dtype=np.int64)
+    ranks = np.array([rank for _, rank in pairs], dtype=np.int64)
+    parts = np.array(draw(st.lists(st.integers(0, 3), min_size=n_rows, max_size=n_rows)), dtype=np.int64)
+    return n_rows, rows, ranks, parts
+
+
+def ranks_by_row(n_rows, rows, ranks):
+    touched = [set() for _ in range(n_rows)]
+    for row, rank in zip(rows.tolist(), ranks.tolist()):
+        touched[row].add(rank)
+    return touched
+
+
+def same_grouping(ids, keys):
+    """``ids`` put two rows together exactly when ``keys`` does."""
+    return all((keys[i] == keys[j]) == (ids[i] == ids[j]) for i in range(len(keys)) for j in range(len(keys)))
+
+
+@SETTINGS
+@given(case=occurrences())
+def test_child_masks_hold_exactly_the_ranks_each_row_touches(case):
+    n_rows, rows, ranks, _ = case
+    masks = _child_masks(rows, ranks, n_rows)
+    assert masks.shape == (n_rows, int(ranks.max()) // 64 + 1)
+    for row, expected in enumerate(ranks_by_row(n_rows, rows, ranks)):
+        held = {64 * word + bit for word in range(masks.shape[1]) for bit in range(64) if int(masks[row, word]) >> bit & 1}
+        assert held == expected
+
+
+@SETTINGS
+@given(case=occurrences(), offset=st.sampled_from([0, 1 << 58]))
+def test_buckets_group_rows_by_partition_and_children_touched(case, offset):
+    """An offset of 2^58 on the partition ids leaves no room for the mask in one integer key, so
+    even one-word masks are grouped by sorting."""
+    n_rows, rows, ranks, parts = case
+    buckets = _buckets(parts + offset, _child_masks(rows, ranks, n_rows))
+    keys = [(int(part), frozenset(touched)) for part, touched in zip(parts, ranks_by_row(n_rows, rows, ranks))]
+    assert same_grouping(buckets.tolist(), keys)
+
+
+@SETTINGS
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40), st.integers(1, 1000)), min_size=1, max_size=60),
+    dense=st.booleans(),
+)
+def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense):
+    """``n_parts`` large enough that a dense table of partitions by nodes would be too big sends
+    the sums through the sorting path; both paths must give the same pairs and sums."""
+    part = np.array([p for p, _, _ in pairs], dtype=np.int64)
+    node = np.array([n for _, n, _ in pairs], dtype=np.int64)
+    gain = np.array([g for _, _, g in pairs], dtype=np.float64)
+    n_parts = 6 if dense else 1 << 20
+    got_part, got_node, got_gain = _pair_gains(part, node, gain, n_parts, 41)
+    expected = defaultdict(float)
+    for p, n, g in pairs:
+        expected[(p, n)] += g
+    assert list(zip(got_part.tolist(), got_node.tolist())) == sorted(expected)
+    assert got_gain.tolist() == [expected[key] for key in sorted(expected)]
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.lists(st.integers(0, 129), max_size=6, unique=True), max_size=40),
+    leaves=st.integers(65, 130),
+    k=st.integers(1, 5),
+)
+def test_partition_under_a_node_of_more_than_64_children_is_k_anonymous(rows, leaves, k):
+    labels = [str(i) for i in range(leaves)]
+    rows = [list(dict.fromkeys(labels[item % leaves] for item in row)) for row in rows]
+    hierarchy = Hierarchy.balanced(labels, leaves)
+    configured = get_registry().configure("kanonymity", None, {"k": str(k)}, Context(hierarchy=hierarchy))
+    window = Window.from_transactions(rows)
+    if 0 < sum(1 for row in rows if row) < k or 0 < sum(1 for row in rows if not row) < k:
+        return
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
+    released = [set(row) for row in release]
+    assert is_k_anonymous(released, k)
+    assert is_generalization(rows, released, leaf_sets(hierarchy))
+    assert not list(release_violations(configured.model, window, release, configured.context))
