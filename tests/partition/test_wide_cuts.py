@@ -12,13 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.model import Context
-from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
-from setveil.core.window import Window
 from setveil.plugins.partition.partition import _buckets, _child_masks, _pair_gains
 
 from .bruteforce import is_generalization, is_k_anonymous, leaf_sets
+from .test_properties import anonymize, configure
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -101,11 +99,12 @@ def test_partition_under_a_node_of_more_than_64_children_is_k_anonymous(rows, le
     labels = [str(i) for i in range(leaves)]
     rows = [list(dict.fromkeys(labels[item % leaves] for item in row)) for row in rows]
     hierarchy = Hierarchy.balanced(labels, leaves)
-    configured = get_registry().configure("kanonymity", None, {"k": str(k)}, Context(hierarchy=hierarchy))
-    window = Window.from_transactions(rows)
-    if 0 < sum(1 for row in rows if row) < k or 0 < sum(1 for row in rows if not row) < k:
+    configured = configure("kanonymity", hierarchy, k=k)
+    window, release = anonymize(configured, rows)
+    if release is None:
+        empty = sum(1 for row in rows if not row)
+        assert 0 < len(rows) - empty < k or 0 < empty < k
         return
-    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
     released = [set(row) for row in release]
     assert is_k_anonymous(released, k)
     assert is_generalization(rows, released, leaf_sets(hierarchy))

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 from setveil.plugins.rho import checker
-from setveil.plugins.rho.checker import rho_violations
 from setveil.plugins.rho.itemsets import decode_keys, itemset_keys, lookup
 
 from .test_properties import ALPHABET, RHOS, SENSITIVE, tables
@@ -61,7 +60,7 @@ def found(window, rho, qid_size):
     """Every unsafe rule the checker reports (the limit is above what a table can hold)."""
     limit = len(window) << len(ALPHABET)
     return {(frozenset(v.itemset), v.target)
-            for v in rho_violations(window, window, SENSITIVE, float(rho), qid_size, limit=limit)}
+            for v in checker.rho_violations(window, window, SENSITIVE, float(rho), qid_size, limit=limit)}
 
 
 @SETTINGS
