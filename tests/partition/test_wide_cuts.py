@@ -12,11 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.verify import release_violations
 from setveil.plugins.partition.partition import _buckets, _child_masks, _pair_gains
 
-from .bruteforce import is_generalization, is_k_anonymous, leaf_sets
-from .test_properties import anonymize, configure
+from .test_properties import check_partition_release
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -98,14 +96,4 @@ def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense):
 def test_partition_under_a_node_of_more_than_64_children_is_k_anonymous(rows, leaves, k):
     labels = [str(i) for i in range(leaves)]
     rows = [list(dict.fromkeys(labels[item % leaves] for item in row)) for row in rows]
-    hierarchy = Hierarchy.balanced(labels, leaves)
-    configured = configure("kanonymity", hierarchy, k=k)
-    window, release = anonymize(configured, rows)
-    if release is None:
-        empty = sum(1 for row in rows if not row)
-        assert 0 < len(rows) - empty < k or 0 < empty < k
-        return
-    released = [set(row) for row in release]
-    assert is_k_anonymous(released, k)
-    assert is_generalization(rows, released, leaf_sets(hierarchy))
-    assert not list(release_violations(configured.model, window, release, configured.context))
+    check_partition_release(Hierarchy.balanced(labels, leaves), rows, k)
