@@ -143,7 +143,8 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @_linking
 @click.option("--determined", is_flag=True,
               help="Test each name found (ip, mip): does an equally good naming name the item otherwise? One more "
-                   "solve per item, each with --time-limit. The report lists the items no such naming renames (with "
+                   "solve per item (and a second, without presolve, to confirm one that finds none), each with "
+                   "--time-limit. The report lists the items no such naming renames (with "
                    "exact frequencies and no --unmatched-cost the names the attacker can be sure of; otherwise the "
                    "names of the unique best naming, which may still be wrong), apart from the items an equally good naming names "
                    "otherwise and those whose test stopped at the time limit.")

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
@@ -228,6 +229,56 @@ def test_a_name_an_equally_good_naming_changes_is_reported_as_named_otherwise():
     # every vertex of the square is moved by one of its automorphisms
     assert sorted(result.named_otherwise) == sorted(names)
     assert result.determined == () and result.unsettled == ()
+
+
+#: i0 and i2 trade places without changing the data: {i0 i1}, {i2}, {i1 i2}, {i0}, renamed
+#: i0 -> 3, i1 -> 1, i2 -> 2, and published at sigma 0.25 with noise (`audit publish --noise 0.02`)
+INTERCHANGEABLE_RENAMED = [["1", "3"], ["2"], ["1", "2"], ["3"]]
+INTERCHANGEABLE_PUBLISHED = """\
+0.4902409542430676 i0
+0.5289244268535309 i1
+0.5041280387373326 i2
+0.21928620947541316 i0 i1
+0.2839474919962213 i1 i2
+"""
+
+
+@pytest.mark.parametrize("method", ["ip", "mip"])
+def test_two_interchangeable_items_are_never_called_determined(method, tmp_path):
+    # QA: with an unmatched cost, HiGHS's presolve called mip's test solve for i0 infeasible, so
+    # i0 was reported as the unique best naming's while swapping i0 and i2 costs the same
+    path = tmp_path / "published.txt"
+    path.write_text(INTERCHANGEABLE_PUBLISHED)
+    mined = ItemsetCollection.mine(Window.from_transactions(INTERCHANGEABLE_RENAMED), 0.25)
+    result = deanonymize(ItemsetCollection.load(path), mined, method=method, tolerance=0.08, unmatched_cost=1.0,
+                         determine=True)
+    assert result.determined == ("i1",)
+    assert sorted(result.named_otherwise) == ["i0", "i2"] and result.unsettled == ()
+
+
+def test_an_infeasible_verdict_of_highs_presolve_is_solved_again_without_it(monkeypatch):
+    # HiGHS's presolve has called feasible programs infeasible (ERGO-Code/HiGHS#3090): here it
+    # says so of every program, and each verdict is taken from the solve without presolve
+    real = scipy.optimize.milp
+    presolved = []
+
+    def wrong_presolve(*args, options, **kwargs):
+        presolved.append(options["presolve"])
+        if options["presolve"]:
+            return scipy.optimize.OptimizeResult(x=None, fun=None, status=2, success=False,
+                                                 message="The problem is infeasible.")
+        return real(*args, options=options, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "milp", wrong_presolve)
+    window = graph_database(SQUARE)
+    _, _, names, result = attack(window, sigma_of(window), method="ip", determine=True)
+    assert result.optimal
+    assert sorted(result.named_otherwise) == sorted(names)
+    assert result.determined == () and result.unsettled == ()
+    assert presolved == [True, False] * (len(names) + 1)
+    asymmetric = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(asymmetric, sigma_of(asymmetric), method="mip", determine=True, time_limit=60)
+    assert naming_of(result) == names and sorted(result.determined) == sorted(names)
 
 
 def test_linear_program_votes_within_the_tolerance_of_0_or_1_are_exact():
