@@ -23,14 +23,14 @@ import click
 import numpy as np
 
 from .. import __version__
-from .clitypes import SEED, IntRange
+from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import FORMATS, detect_format, fimi_carries, read_window, render_window
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
-from .output import STDOUT, check_output, distinct_outputs, guard_standard_streams, reserve_stdout, write_outputs
+from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, plugin_prints_to_stderr, smallest_window_of)
@@ -276,10 +276,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     if report is not None:
         check_output(report, "--report", inputs)
         distinct_outputs({"--output": output, "--report": report})
-    if STDOUT in (output, report):
-        # from here plugin code runs, and what it prints must not land in the data; the paths
-        # are checked first, since /dev/stdout names standard error once the data has moved
-        click.get_current_context().call_on_close(reserve_stdout())
+    # from here plugin code runs, and what it prints must not land in the data
+    keep_stdout_for_data(output, report)
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
     original = read_window(input_path, fmt)

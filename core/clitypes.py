@@ -84,9 +84,17 @@ def check_bench_files(path, inputs) -> None:
             refuse_reading_standard_output(given)
 
 
+def keep_stdout_for_data(*paths) -> None:
+    """When one of a command's output ``paths`` is standard output, keep it for that data until
+    the command ends (:func:`.output.reserve_stdout`): what the code run from here prints, in
+    Python or from C, goes to standard error. Call it once the paths are checked, since
+    /dev/stdout names standard error once the data has moved."""
+    if STDOUT in paths:
+        click.get_current_context().call_on_close(reserve_stdout())
+
+
 def _writable(ctx, param, value):
     if value is not None:
         check_output(value, "--" + param.opts[0].lstrip("-"))
-        if value == STDOUT:
-            ctx.call_on_close(reserve_stdout())
+        keep_stdout_for_data(value)
     return value

@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text
@@ -113,6 +113,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
     """The data owner's release of F(sigma, INPUT) under the original names, optionally perturbed
     as §2 considers. A release deanonymize could not read (no itemset left) is refused."""
     check_output(output, "--output", (input_path,))
+    keep_stdout_for_data(output)
     frequent = _mine(read_window(input_path, fmt), sigma, max_size)
     if not len(frequent):
         raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
@@ -173,6 +174,9 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     check_output(output, "--output", inputs)
     if report is not None:
         check_output(report, "--report", inputs)
+    # HiGHS prints some of its diagnostics to descriptor 1 whatever its options say (QA: a line in
+    # a naming written to standard output)
+    keep_stdout_for_data(output, report)
     _check_itemset_count(itemsets_path, max_size)
     published = ItemsetCollection.load(itemsets_path)
     names = _load_mapping(truth) if truth else None

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
-from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
@@ -76,6 +76,7 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
     support within it; write them one per line for ``-P restrictive=FILE``."""
     _check_ranges(min_length, max_length, min_support, max_support)
     check_output(output, "--output", (input_path,))
+    keep_stdout_for_data(output)
     window = read_window(input_path, fmt)
     patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support, seed)
     try:

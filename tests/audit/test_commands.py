@@ -3,6 +3,8 @@ back; bad input and bad parameters end in one line that names the file or the pa
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,53 @@ def test_rename_publish_deanonymize_names_every_item(runner, tmp_path, database)
     found = {line.split()[0]: line.split()[1] for line in naming.read_text().splitlines()}
     assert found == {a: names[a] for a in "abcde"}
     assert "accuracy 1.000" in result.stderr and "5 of 5 names determined" in result.stderr
+
+
+#: the CLI with a solver that writes to descriptor 1 as HiGHS does with some diagnostics, whatever
+#: its options say (QA: `HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();`
+#: came first in a naming written to standard output)
+SOLVER_THAT_PRINTS = """
+import os
+import runpy
+import sys
+
+import scipy.optimize
+
+solve = scipy.optimize.milp
+
+
+def printing(*args, **kwargs):
+    os.write(1, b"a solver's line on descriptor 1\\n")
+    return solve(*args, **kwargs)
+
+
+scipy.optimize.milp = printing
+sys.argv[0] = "setveil"
+runpy.run_module("setveil", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("stdout_option", ["-o", "--report"])
+def test_what_the_solver_prints_stays_out_of_the_data_on_standard_output(runner, tmp_path, database, stdout_option):
+    renamed, mapping, published = tmp_path / "renamed.dat", tmp_path / "f.txt", tmp_path / "published.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 7)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    naming, report = tmp_path / "naming.txt", tmp_path / "report.json"
+    to_files = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
+                      "-o", naming, "--report", report, "--determined")
+    assert to_files.exit_code == 0
+    other = {"-o": ("--report", tmp_path / "r.json"), "--report": ("-o", tmp_path / "n.txt")}[stdout_option]
+    result = subprocess.run([sys.executable, "-c", SOLVER_THAT_PRINTS, "audit", "deanonymize", renamed, "--itemsets",
+                             published, "--sigma", "0.1", stdout_option, "-", *other, "--determined"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    if stdout_option == "-o":
+        assert result.stdout == naming.read_text()
+    else:
+        assert json.loads(result.stdout)["determined"] == json.loads(report.read_text())["determined"]
+    # the first solve, and two per name: each of the five is determined, a verdict taken only when
+    # a solve without presolve agrees
+    assert result.stderr.count("a solver's line on descriptor 1\n") == 11
 
 
 def test_f_and_the_noise_come_from_fresh_entropy_unless_a_seed_is_given(runner, tmp_path):
