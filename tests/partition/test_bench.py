@@ -1,0 +1,79 @@
+"""`setveil bench partition` (He & Naughton §5) end to end on small data: one row per (dataset,
+fan-out, k, model, m), each the release `anonymize` makes, verified; the means over the fan-outs
+and the paper's shape counted from those rows; a dataset the hierarchy cannot be built over is
+named."""
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+
+
+def run(*args):
+    _load_plugin_commands()
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = random.Random(3)
+    rows = [rng.sample(range(1, 13), rng.randint(1, 5)) for _ in range(40)]
+    path = tmp_path / "small.dat"
+    path.write_text("".join(" ".join(map(str, row)) + "\n" for row in rows))
+    return path
+
+
+def test_every_row_is_the_verified_release_anonymize_makes(data, tmp_path):
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2,3", "--fanout", "2,3", "-m", "2,4", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(rows_path.read_text())
+    settings = [(f, k, model, m) for f in (2, 3) for k in (2, 3)
+                for model, m in (("kanonymity", ""), ("km-anonymity", "2"), ("km-anonymity", "4"))]
+    assert [(r["f"], r["k"], r["model"], r["m"]) for r in rows] == settings
+    assert all(r["dataset"] == "small" and r["verified"] and r["runs"] == 1 and r["seed"] == 0 for r in rows)
+    for row in rows:
+        report = tmp_path / "report.json"
+        params = ["-P", f"k={row['k']}"] + (["-P", f"m={row['m']}"] if row["m"] else [])
+        done = run("anonymize", data, "-o", tmp_path / "out.dat", "-m", row["model"], *params,
+                   "--fanout", row["f"], "--report", report)
+        assert done.exit_code == 0, done.output
+        assert row["ncp"] == json.loads(report.read_text())["info_loss"]
+    table = [line for line in result.output.splitlines() if line.startswith("| small |")]
+    assert len(table) == len(rows) + 2  # a row per run, then one per k in the means over the fan-outs
+    assert "- releases verified by the independent checker: 12 of 12" in result.output
+
+
+def test_the_shape_counts_partitions_ncp_against_aas_at_m_4_and_more(data, tmp_path):
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2,4", "--fanout", "2", "-m", "3,4,5", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(rows_path.read_text())
+    partition = {r["k"]: r["ncp"] for r in rows if r["model"] == "kanonymity"}
+    wide = [r for r in rows if r["model"] == "km-anonymity" and int(r["m"]) >= 4]
+    better = sum(partition[r["k"]] <= r["ncp"] for r in wide)
+    assert f"- Partition NCP <= AA NCP at m >= 4: {better} of {len(wide)} settings" in result.output
+    # one fan-out: nothing to average over
+    assert "Means over the fan-outs" not in result.output
+
+
+def test_one_model_alone_has_no_shape_to_compare(data):
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "--models", "partition", "--runs", "2")
+    assert result.exit_code == 0, result.output
+    table = [line.split(" | ") for line in result.output.splitlines() if line.startswith("| small |")]
+    # dataset, model, k, m, f, seed, runs, ..., verified: one row per fan-out, then the means
+    assert [(cells[1], cells[4], cells[6], cells[-1]) for cells in table[:2]] == [
+        ("kanonymity", "2", "2", "yes |"), ("kanonymity", "3", "2", "yes |")]
+    assert "Shape of He & Naughton" not in result.output and "km-anonymity" not in result.output
+
+
+def test_a_dataset_without_items_is_named_after_the_rows_of_the_one_before(data, tmp_path):
+    empty = tmp_path / "empty.dat"
+    empty.write_text("\n\n")
+    result = run("bench", "partition", data, empty, "-k", "2", "--fanout", "2", "--models", "partition")
+    assert result.exit_code == 2
+    assert "| small | kanonymity | 2 |" in result.output
+    assert result.output.splitlines()[-1].startswith(f"setveil: error: {empty}")
