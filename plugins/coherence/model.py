@@ -58,7 +58,10 @@ class Coherence(PrivacyModel[CoherencePolicy]):
     def anonymize(self, window: Window, policy: CoherencePolicy, rng: np.random.Generator) -> Release:
         h, k, p = self.params["h"], self.params["k"], self.params["p"]
         if len(window) == 0:
-            return Release(window, {"suppressed": []}, {"minimal_moles": 0})
+            # nothing to search (and Sup(∅) = 0 makes no mole), but the same fields as any window's
+            return Release(window, {"size1_moles": [], "suppressed": []},
+                           {"find_moles_seconds": 0.0, "eliminate_seconds": 0.0, "size1_moles": 0, "minimal_moles": 0,
+                            "minimal_moles_by_size": {}, "extendible_by_size": {}, "suppressed_items": 0})
         assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
         classes = self.context.schema.classes(window.vocab)
         self._check_feasible(window, classes)

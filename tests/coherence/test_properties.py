@@ -121,3 +121,13 @@ def test_frequent_private_item_is_refused_by_theorem_1():
     with pytest.raises(Infeasible, match="Theorem 1") as info:
         configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
     assert "HIV" not in info.value.reason
+
+
+def test_an_empty_window_reports_the_fields_of_any_other(figure1):
+    # QA: its details held "suppressed" alone, and its stats "minimal_moles" alone
+    configured = coherence()
+    full = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
+    empty = configured.model.anonymize(Window.from_transactions([]), configured.policy, np.random.default_rng(0))
+    assert len(empty.window) == 0
+    assert empty.details == {"size1_moles": [], "suppressed": []}
+    assert empty.stats.keys() == full.stats.keys() and empty.stats["suppressed_items"] == 0
