@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -158,6 +159,9 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     policies = _policies(policy_text)
     steps = round(1 / psi_step)
     psis = sorted({round(min(1.0, i * psi_step), 10) for i in range(steps + 1)} | {1.0})
+    # as many decimals as the step has, so that each row shows its own ψ (QA: steps of 0.05 were
+    # printed 0.0, 0.1, 0.1, 0.1, 0.2)
+    psi_decimals = max(1, -int(Decimal(repr(psi_step)).as_tuple().exponent))
     check_bench_files(json_out, (input_path, patterns_path))
     given = None
     if patterns_path is not None:
@@ -200,7 +204,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         groups.setdefault((row["policy"], row["psi"]), []).append(row)
     table = []
     for (policy, psi), members in groups.items():
-        cells = [policy, f"{psi:.1f}", _cell("{:.0f}", _mean(members, "restrictive"))]
+        cells = [policy, f"{psi:.{psi_decimals}f}", _cell("{:.0f}", _mean(members, "restrictive"))]
         means = [_mean(members, key) for key in figures]
         cells += [_cell("{:.2f}", None if mean is None else 100 * mean) for mean in means]
         cells += [_cell("{:.0f}", _mean(members, "removed_items")), str(sum(m["violations"] for m in members))]

@@ -269,6 +269,18 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
 
 
+@pytest.mark.parametrize("step, shown", [("0.05", ["0.00", "0.05", "0.10", "0.15"]), ("0.5", ["0.0", "0.5", "1.0"]),
+                                          ("0.001", ["0.000", "0.001", "0.002"])])
+def test_bench_effectiveness_shows_each_psi_with_the_decimals_of_its_step(runner, database, step, shown):
+    # QA: psi was printed to one decimal, so steps of 0.05 labelled three rows 0.1
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "1", "--min-support", "0.3",
+                                 "--max-support", "0.6", "--sigma", "0.2", "--psi-step", step, "--policies", "naive"])
+    assert result.exit_code == 0, result.output
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in result.output.splitlines()]
+    labels = [cells[1] for cells in rows if cells and cells[0] == "naive"]
+    assert labels[:len(shown)] == shown and len(set(labels)) == len(labels) == round(1 / float(step)) + 1
+
+
 def test_bench_effectiveness_can_drop_near_universal_items_first(runner, tmp_path):
     database, rows = tmp_path / "universal.dat", tmp_path / "rows.json"
     database.write_text("u a b\nu a c\nu b c\nu a b c\nu a\n" * 4, encoding="utf-8")

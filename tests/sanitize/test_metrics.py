@@ -90,3 +90,12 @@ def test_only_the_minimal_patterns_are_kept_to_test_containment():
     masks = np.array([[0b1110], [0b0110], [0b0110], [0b1001], [0b1101], [0b0011]], dtype=np.uint64)
     sizes = np.array([3, 2, 2, 2, 3, 2])
     assert sorted(_minimal(masks, sizes)[:, 0].tolist()) == [0b0011, 0b0110, 0b1001]
+
+
+@pytest.mark.parametrize("sigma, n, support", [(1 / 11, 11, 1), (5 / 7, 7, 5), (0.1, 30, 3), (0.1000000001, 10, 1)])
+def test_sigma_asks_for_the_support_meant_with_a_tolerance_of_1e_9(sigma, n, support):
+    # docs/sanitize.md, Choices 5: the shortest decimal of a computed k/n can exceed k when
+    # multiplied by n (0.09090909090909091 * 11 > 1), so sigma is not read exactly as psi is, and
+    # a sigma typed to ten digits is read to nine (QA)
+    window = Window.from_transactions([["a", "b"]] * n)
+    assert PatternMetrics(window, sigma).min_support == support
