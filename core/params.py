@@ -138,20 +138,26 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
-        if self.kind == "float" and isinstance(raw, str) and (problem := float_not_as_typed(raw, value)):
+        if self.kind == "float" and isinstance(raw, str) and (
+                problem := float_not_as_typed(raw, value, suggest=self._within_bounds(value))):
             raise ParameterError(self.name, problem)
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
             raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")
-        if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
-            raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
-        if self.high is not None and (value > self.high or (value == self.high and not self.high_inclusive)):
+        if not self._within_bounds(value):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         return value
 
+    def _within_bounds(self, value: int | float) -> bool:
+        if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
+            return False
+        return self.high is None or value < self.high or (value == self.high and self.high_inclusive)
 
-def float_not_as_typed(raw: str, value: float) -> str | None:
+
+def float_not_as_typed(raw: str, value: float, suggest: bool = True) -> str | None:
     """Why the decimal ``raw`` cannot be taken as the float ``value`` it parses to, or None.
+    ``suggest``: offer ``value`` itself in the advice (not when it is out of range: QA, rho
+    0.99999999999999999 was told to give 1.0, which is refused).
 
     Thresholds are compared exactly as the float's shortest decimal (core.share): a longer
     decimal would be loosened silently (QA: rho=0.29999999999999999 released a rule of
@@ -159,10 +165,12 @@ def float_not_as_typed(raw: str, value: float) -> str | None:
     10**99999999."""
     if Decimal(raw.strip()) == Decimal(repr(value)):
         return None
+    held = f"got {raw!r}, which a float holds only as {value!r}, " + (
+        "the value that would be used" if suggest else "which is not allowed")
+    if abs(value) < sys.float_info.min:
+        return f"{held}; it is too small for a float (the smallest normal one is {sys.float_info.min!r})"
     # 15 significant digits always survive a float; 16 or 17 survive only as its shortest repr
-    advice = (f"give it as {value!r} or with at most 15 significant digits" if abs(value) >= sys.float_info.min else
-              f"it is too small for a float (the smallest normal one is {sys.float_info.min!r})")
-    return f"got {raw!r}, which a float holds only as {value!r}, the value that would be used; {advice}"
+    return f"{held}; give it " + (f"as {value!r} or " if suggest else "") + "with at most 15 significant digits"
 
 
 def validate(parameters: Sequence[Parameter], raw: Mapping[str, Any], owner: str) -> dict[str, Any]:

@@ -77,6 +77,15 @@ def test_a_decimal_a_float_cannot_hold_as_typed_is_refused(raw, held):
     assert str(info.value).endswith(f"; give it as {held} or with at most 15 significant digits")
 
 
+def test_a_decimal_held_only_as_a_value_out_of_range_is_not_told_to_give_that_value():
+    # QA: rho=0.99999999999999999 was told "give it as 1.0", which rho's range (0, 1) refuses
+    rho = Parameter("rho", "bound", "float", low=0, high=1, low_inclusive=False, high_inclusive=False)
+    with pytest.raises(ParameterError) as info:
+        validate([rho], {"rho": "0.99999999999999999"}, "model m")
+    assert str(info.value).endswith("a float holds only as 1.0, which is not allowed; give it with at most 15 "
+                                    "significant digits")
+
+
 @pytest.mark.parametrize("raw", ["1e-400", "4.9e-324", "1e-99999999", "0." + "0" * 5000 + "1"])
 def test_a_decimal_too_small_for_a_float_is_refused_at_once(raw):
     # Regression (QA re-check): the exact comparison built a Fraction, which computed 10**99999999
