@@ -36,7 +36,9 @@ from setveil.core.window import Window
 
 def symmetric_kl(original: Window, release: Window) -> float:
     """S(H1||H2) of §4.1 between the item distributions of ``original`` and ``release``
-    (which share a vocabulary)."""
+    (which share a vocabulary). A window with no occurrence has no distribution: two such are
+    at 0, and one against a distribution at ln 2, the divergence's bound, which two
+    distributions with no item in common reach."""
     width = max(len(original.vocab), len(release.vocab))
     p = np.bincount(original.indices, minlength=width).astype(np.float64)
     q = np.bincount(release.indices, minlength=width).astype(np.float64)

@@ -16,8 +16,8 @@ of the pass sees it; earlier ones are seen by the next pass. Passes repeat until
 no deletion; that pass checked every free qid of the final table, so the release is safe
 (Theorem 1). Each pass before the last deletes at least one item, so the loop terminates.
 
-N_s is the smallest integer number of deletions that makes conf(q -> e) <= ρ, computed with
-the same floating-point comparison the checker uses.
+N_s is the smallest integer number of deletions that makes conf(q -> e) <= ρ, computed in
+integers with ρ as typed (:class:`setveil.core.share.Share`), as the checker compares.
 
 A policy with ``global_suppression`` (the baseline of Cao et al.) runs the same passes and
 levels but settles each level's unsafe rules by removing whole item types, see

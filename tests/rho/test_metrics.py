@@ -40,6 +40,17 @@ def test_symmetric_kl_stays_finite_when_an_item_vanishes():
     assert 0 < symmetric_kl(original, release) <= math.log(2)
 
 
+def test_a_release_with_every_occurrence_deleted_is_at_the_bound_of_the_divergence():
+    # docs/rho.md, Choices: no distribution to compare, so the bound two disjoint ones reach (QA)
+    original = Window.from_transactions([["s1"], ["s2"], ["s1"]])
+    emptied = Window.from_transactions([[], [], []], vocab=original.vocab)
+    assert symmetric_kl(original, emptied) == symmetric_kl(emptied, original) == math.log(2)
+    assert symmetric_kl(emptied, emptied) == 0.0
+    disjoint = Window.from_transactions([["a"], ["b"]])
+    other = Window.from_transactions([["c"], ["d"]], vocab=disjoint.vocab)
+    assert symmetric_kl(disjoint, other) == pytest.approx(math.log(2))
+
+
 def test_rules_lost_and_spurious():
     # R(T) at support 25% and confidence 60%: a -> b (3/4), b -> a, c -> a, bc -> a
     original = Window.from_transactions([["a", "b"], ["a", "b"], ["a", "c"], ["a", "b", "c"]])
