@@ -138,13 +138,14 @@ class Parameter:
                     raise ValueError
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
+        within = self._within_bounds(value)
         if self.kind == "float" and isinstance(raw, str) and (
-                problem := float_not_as_typed(raw, value, suggest=self._within_bounds(value))):
+                problem := float_not_as_typed(raw, value, suggest=within)):
             raise ParameterError(self.name, problem)
         if self.kind == "int" and not -(2**63) <= value < 2**63:
             # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
             raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")
-        if not self._within_bounds(value):
+        if not within:
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         return value
 

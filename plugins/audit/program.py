@@ -52,7 +52,9 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -90,6 +92,8 @@ MAX_TIME_LIMIT = 86_400.0
 #: which called a name determined that an equally good naming gave otherwise), so the attack takes
 #: this verdict only when a solve without presolve agrees
 INFEASIBLE = 2
+
+T = TypeVar("T")
 
 #: an LP vote this close to 0 or 1 is the solver's round-off (HiGHS's feasibility tolerance is
 #: 1e-7), written as 0 (dropped) or 1
@@ -271,9 +275,7 @@ def deanonymize(
         return milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
                     constraints=program.constraints, options=_options(time_limit, presolve))
 
-    result = solve(presolve=True)
-    if result.status == INFEASIBLE:
-        result = solve(presolve=False)
+    result = _confirmed(solve, lambda result: result.status == INFEASIBLE)
     if result.x is None:
         if result.status == INFEASIBLE:
             raise Infeasible("no naming of the items matches the published itemsets with the mined ones "
@@ -304,6 +306,13 @@ def deanonymize(
         return naming
     tested = determine_names(naming, time_limit)
     return replace(tested, seconds=time.perf_counter() - started)
+
+
+def _confirmed(solve: Callable[[bool], T], infeasible: Callable[[T], bool]) -> T:
+    """``solve(presolve)``'s answer with presolve on, or, when ``infeasible`` says that one found
+    no solution, the answer of the same solve without it (:data:`INFEASIBLE`)."""
+    answer = solve(True)
+    return solve(False) if infeasible(answer) else answer
 
 
 def _options(time_limit: float | None, presolve: bool) -> dict:
@@ -342,16 +351,17 @@ def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
         upper = np.ones(len(program.cost))
         upper[k] = 0.0
 
-        def test(upper=upper, presolve=True) -> tuple[int, bool]:
+        def test(presolve: bool, upper=upper) -> tuple[int, bool]:
             result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, upper),
                           constraints=program.constraints + [no_worse], options=_options(time_limit, presolve))
             return result.status, result.x is not None
 
-        # HiGHS may overrun its own limit many times over, so a limited test runs where it can be killed
-        answer = test() if time_limit is None else call_within(test, time_limit)
-        if answer is not KILLED and answer[0] == INFEASIBLE:
-            confirm = functools.partial(test, presolve=False)
-            answer = confirm() if time_limit is None else call_within(confirm, time_limit)
+        def limited(presolve: bool, test=test):
+            # HiGHS may overrun its own limit many times over, so a limited test runs where it can be killed
+            run = functools.partial(test, presolve)
+            return run() if time_limit is None else call_within(run, time_limit)
+
+        answer = _confirmed(limited, lambda answer: answer is not KILLED and answer[0] == INFEASIBLE)
         if answer is KILLED:
             verdict = "unsettled"
         else:
