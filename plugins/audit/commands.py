@@ -179,6 +179,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     keep_stdout_for_data(output, report)
     _check_itemset_count(itemsets_path, max_size)
     published = ItemsetCollection.load(itemsets_path)
+    _check_shares(itemsets_path, published)
     names = _load_mapping(truth) if truth else None
     largest = int(published.sizes.max())
     size = largest if max_size is None else min(max_size, largest)
@@ -307,6 +308,17 @@ def _check_itemset_count(path, max_size) -> None:
         within = "" if max_size is None else f" of at most {max_size} items"
         raise InputError(path, f"{count:,} itemsets{within}, more than the program's budget of {MAX_PAIRS:,} "
                                "itemset pairs: publish at a higher sigma or give a smaller --max-size")
+
+
+def _check_shares(path, published: ItemsetCollection) -> None:
+    """Refuse an itemset file none of whose frequencies any itemset could match at any
+    tolerance: it holds counts, not shares (QA), and the attack's advice to widen the tolerance
+    or allow unmatched itemsets could not help. Noisy shares may pass 1, one or a few of them."""
+    bound = 1 + MAX_TOLERANCE
+    if (published.frequencies > bound).all():
+        raise InputError(path, f"every frequency is above {bound:g}, where no itemset's is at any tolerance: "
+                               "write each as a share of the transactions (its count divided by their number), "
+                               "not as a count")
 
 
 # Neither check prints a label: the mapping is the owner's secret.

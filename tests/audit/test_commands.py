@@ -199,6 +199,28 @@ def test_a_malformed_itemset_file_is_one_line_naming_file_and_line(runner, tmp_p
     assert where in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("unmatched", [[], ["--unmatched-cost", 3]])
+def test_an_itemset_file_of_counts_is_refused_as_such(runner, tmp_path, database, unmatched):
+    # counts, not shares, matched nothing and ended in exit 1 advising a wider tolerance (or, with an
+    # unmatched cost, in an empty naming), neither of which could help (QA)
+    counts = tmp_path / "p.txt"
+    counts.write_text("14 a\n12 b\n8 a b\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", counts, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt", *unmatched)
+    assert result.exit_code == 2 and not (tmp_path / "n.txt").exists()
+    assert result.stderr == (f"setveil: error: {counts}: every frequency is above 2, where no itemset's is at any "
+                             "tolerance: write each as a share of the transactions (its count divided by their "
+                             "number), not as a count\n")
+
+
+def test_noisy_shares_past_one_are_read(runner, tmp_path, database):
+    shares = tmp_path / "p.txt"
+    shares.write_text("1.05 a\n0.6 b\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", shares, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt", "--tolerance", 0.5, "--unmatched-cost", 3)
+    assert result.exit_code == 0, result.stderr
+
+
 def test_a_malformed_mapping_names_its_line(runner, tmp_path, database):
     (tmp_path / "p.txt").write_text("0.5 a\n")
     (tmp_path / "f.txt").write_text("a 1\nb\n")
