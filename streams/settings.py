@@ -37,6 +37,9 @@ MiB = 1 << 20
 #: the largest INT32 and INT16 of the Kafka protocol, which carries these settings
 INT32_MAX = (1 << 31) - 1
 INT16_MAX = (1 << 15) - 1
+#: the longest timeout, in seconds, that the protocol's INT32 of milliseconds carries (the group's
+#: session and rebalance timeouts in JoinGroup, the producer's in every Produce request)
+INT32_MAX_MS = INT32_MAX / 1000
 TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: the model's item files: only the worker opens them (``replay`` and ``tail`` share its config)
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
@@ -154,13 +157,13 @@ SETTINGS: tuple[Setting, ...] = (
                            low=1)),
     Setting("consumer", _p("commit_interval", "seconds between offset commits", "float", 1.0, low=0.05)),
     Setting("consumer", _p("session_timeout", "seconds without heartbeat before a worker is considered dead", "float",
-                           10.0, low=1.0)),
+                           10.0, low=1.0, high=INT32_MAX_MS)),
     Setting("consumer", _p("heartbeat_interval", "seconds between heartbeats (at most a third of session_timeout)",
                            "float", 3.0, low=0.1)),
     Setting("consumer", _p("rebalance_timeout", "seconds workers get to rejoin the group in a rebalance; at least "
                            "consumer.session_timeout less consumer.heartbeat_interval (at least a tenth of the "
                            "session timeout), so that a worker left out of a rebalance has lost its lease first",
-                           "float", 10.0, low=1.0)),
+                           "float", 10.0, low=1.0, high=INT32_MAX_MS)),
     # -- producer -----------------------------------------------------------------------------
     Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
                            "int", 16 * MiB, low=1024, high=INT32_MAX)),
@@ -175,7 +178,7 @@ SETTINGS: tuple[Setting, ...] = (
                            "log record, and the group to confirm a worker whose lease lapsed before a window's sends "
                            "(\"Fenced\"); past either the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
                            "restart re-delivers the window (`setveil replay` stops, exit status 1)", "float", 30.0,
-                           low=1.0)),
+                           low=1.0, high=INT32_MAX_MS)),
     # -- windows ------------------------------------------------------------------------------
     Setting("window", _p("max_transactions", "a window is cut when it holds this many transactions", "int", 5000,
                          low=1)),

@@ -579,6 +579,25 @@ def test_a_setting_the_kafka_protocol_cannot_carry_is_refused_before_connecting(
     assert load_settings(overrides=[override.split("=")[0] + "=" + allowed[1:-1].split(", ")[1]], env={})
 
 
+@pytest.mark.parametrize("overrides, name", [
+    (["consumer.session_timeout=3000000", "consumer.rebalance_timeout=3000000"], "consumer.session_timeout"),
+    (["consumer.rebalance_timeout=2147483.648"], "consumer.rebalance_timeout"),
+    (["producer.request_timeout=3000000"], "producer.request_timeout"),
+])
+def test_a_timeout_the_kafka_protocol_cannot_carry_in_milliseconds_is_refused(overrides, name):
+    # Regression (QA as an operator): a session and rebalance timeout of 3,000,000 s passed and the
+    # worker's JoinGroup failed on struct's int32 of milliseconds, healthy and never ready; a
+    # request timeout as long passed and stopped the worker at its first Produce request
+    with pytest.raises(ParameterError, match=re.escape("allowed: a number in [1, 2147483.647]")) as info:
+        load_settings(overrides=overrides, env={})
+    assert info.value.name == name
+    longest = load_settings(overrides=[f"{key}=2147483.647" for key in (
+        "consumer.session_timeout", "consumer.rebalance_timeout", "producer.request_timeout")], env={})
+    for seconds in (longest.consumer.session_timeout, longest.consumer.rebalance_timeout,
+                    longest.producer.request_timeout):
+        assert int(seconds * 1000) == (1 << 31) - 1
+
+
 def test_a_linger_longer_than_half_the_lease_margin_is_refused():
     # Regression (QA as an operator): linger_ms=40000 was taken; a window's sends start under the
     # lease, and a send that lingers past the lease's margin may reach the broker after another
