@@ -30,8 +30,22 @@ from . import interrupt
 from .clientlog import quiet_repeats
 from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, load_settings
 
+def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The settings file, checked here rather than by the option's type: click's error names
+    ``--config`` even when the path came from $SETVEIL_CONFIG, which an operator never typed."""
+    if value is None:
+        return None
+    try:
+        click.Path(exists=True, dir_okay=False).convert(value, param, ctx)
+    except click.BadParameter as exc:
+        if ctx.get_parameter_source(param.name or "") is click.core.ParameterSource.ENVIRONMENT:
+            exc.param_hint = "$SETVEIL_CONFIG"
+        raise
+    return value
+
+
 config_option = click.option(
-    "--config", type=click.Path(exists=True, dir_okay=False), envvar="SETVEIL_CONFIG",
+    "--config", envvar="SETVEIL_CONFIG", callback=_config_file, metavar="FILE",
     help="TOML settings file (see docs/operations.md); $SETVEIL_CONFIG.",
 )
 set_option = click.option(

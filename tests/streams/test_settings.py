@@ -155,6 +155,20 @@ def test_an_error_names_the_variable_that_held_the_bad_value():
         load_settings(env={"SETVEIL_WINDOW_MAX_TRANSACTIONS": "-3"})
 
 
+@pytest.mark.parametrize("command", ["serve", "replay", "tail", "demo"])
+def test_a_settings_file_that_is_not_there_names_where_its_path_came_from(tmp_path, command):
+    # Regression (QA as an operator): a missing file in $SETVEIL_CONFIG was reported as
+    # "Invalid value for '--config'", an option the operator never gave
+    missing = tmp_path / "missing.toml"
+    args = [command] + (["data.dat"] if command == "replay" else [])
+    from_variable = CliRunner().invoke(cli, args, env={"SETVEIL_CONFIG": str(missing)})
+    assert from_variable.exit_code == 2
+    assert f"Invalid value for $SETVEIL_CONFIG: File '{missing}' does not exist." in from_variable.output
+    from_option = CliRunner().invoke(cli, args + ["--config", str(tmp_path)])
+    assert from_option.exit_code == 2
+    assert f"Invalid value for '--config': File '{tmp_path}' is a directory." in from_option.output
+
+
 def test_config_file_errors(tmp_path):
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("[window]\nmax_transaction = 3\n")
