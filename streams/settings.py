@@ -152,7 +152,8 @@ SETTINGS: tuple[Setting, ...] = (
                                                default="setveil")),
     Setting("consumer", _p("fetch_max_bytes", "most bytes fetched per partition and request", "int", 4 * MiB, low=1024,
                            high=INT32_MAX)),
-    Setting("consumer", _p("max_poll_records", "most records handed over per fetch", "int", 10_000, low=1)),
+    Setting("consumer", _p("max_poll_records", "most input messages (Kafka records, each of any number of "
+                           "transaction records) handed over per fetch", "int", 10_000, low=1)),
     Setting("consumer", _p("buffer_maxsize", "messages buffered per partition before fetching pauses", "int", 4096,
                            low=1)),
     Setting("consumer", _p("commit_interval", "seconds between offset commits", "float", 1.0, low=0.05)),
