@@ -586,15 +586,18 @@ class StreamService:
                              encode_entry(cut.first_offset, cut.last_offset),
                              partition=log_partition(partition, self.log_partitions))
         limit = self.settings.producer.max_request_bytes
-        if outcome.emitted and len(outcome.value) > limit:
+        key = f"{self.topic}/{partition}".encode()
+        size = codec.message_bytes(key, outcome.value, outcome.headers) if outcome.emitted else 0
+        if size > limit:
             # Windows are cut at half this, so only generalized labels much longer than the items
             # (or min_transactions) get here. The broker client would refuse the batch, and a
             # stopped worker would cut the same window on every restart (the window log keeps its
             # bounds): it fails closed instead, its records kept by reference in the input topic.
+            # The client counts the key, headers and framing too (and so does the size the reason
+            # names), so a value just under the limit is refused as well.
             outcome = self.processor.failed(
-                self.topic, partition, cut, f"its batch of {len(outcome.value)} bytes exceeds producer.max_request_bytes="
+                self.topic, partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
                 f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
-        key = f"{self.topic}/{partition}".encode()
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
         if not await self._leased(state, outcome.ref.id, topic):
             return False

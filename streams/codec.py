@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
 from setveil.core.errors import pickled_whole
 from setveil.core.records import Record, RecordError, RepeatedKey, extension, parse_record, unique_map
@@ -113,6 +114,12 @@ def rejected_message_headers(kind: str, reason: str, topic: str, partition: int,
         _header("setveil_partition", partition),
         _header("setveil_offset", offset),
     ]
+
+
+def message_bytes(key: bytes, value: bytes, headers: list[tuple[str, bytes]]) -> int:
+    """The size the Kafka client gives a message (value, key, headers and a record batch's framing)
+    and refuses when above its ``max_request_size``, producer.max_request_bytes."""
+    return DefaultRecordBatchBuilder.estimate_size_in_bytes(key, value, headers)
 
 
 # -- batches --------------------------------------------------------------------------------------

@@ -745,6 +745,44 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert worker.stop(timeout=30) == 0
 
 
+
+def test_a_batch_whose_value_fits_but_whose_message_does_not_fails_closed(make_settings, start_worker):
+    # Regression (QA as a consumer): the oversize check compared the batch's value alone with
+    # producer.max_request_bytes, while the Kafka client counts its key, headers and framing too:
+    # a value a few bytes under the limit was refused by the client, which stopped the worker, and
+    # every restart cut the same window (the window log keeps its bounds) and stopped again.
+    limit = 4096
+    settings = make_settings(topics__partitions=1, window__min_transactions=5, producer__max_request_bytes=limit,
+                             records__max_message_bytes=limit)
+    worker = start_worker(settings)
+
+    def window(tid: int, lengths: list[int]) -> bytes:
+        # five records of four items each, in no item list: released whole, so the batch's size
+        # follows the labels' lengths
+        return msgpack.packb([{"tid": tid + r, "items": [f"n{r}{i}-" + "x" * (lengths[4 * r + i] - 4) for i in range(4)]}
+                              for r in range(5)])
+
+    produce(settings, [window(0, [100] * 20)])
+    wait_until(lambda: len(read_topic(settings, settings.topics.output)) == 1, 60, "the probe's batch")
+    probe = read_topic(settings, settings.topics.output)[0].value
+    # the next window's value: the probe's, with labels longer by what brings it 16 bytes under the limit
+    extra = limit - 16 - len(probe)
+    assert 0 < extra <= 20 * 150  # labels stay below 256 bytes, so each byte more makes the value one longer
+    lengths = [100 + extra // 20 + (1 if i < extra % 20 else 0) for i in range(20)]
+    produce(settings, [window(5, lengths)])
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="oversize"}', 0) == 1, 60,
+               "the window whose message is too large to be rejected")
+    [rejection] = read_topic(settings, settings.topics.dlq)
+    assert rejection.headers["setveil_cause"] == "oversize"
+    size = int(rejection.headers["setveil_reason"].removeprefix("its batch of ").split()[0])
+    assert size > limit  # the message's size, not the value's
+    assert f"exceeds producer.max_request_bytes={limit}" in rejection.headers["setveil_reason"]
+    assert msgpack.unpackb(rejection.value)["window"]["first_offset"] == 1
+    produce(settings, [window(10, [100] * 20)])  # the worker goes on
+    wait_until(lambda: len(read_topic(settings, settings.topics.output)) == 2, 60, "the next window's batch")
+    assert worker.process.poll() is None
+    assert worker.stop(timeout=30) == 0
+
 def _health_until_exit(worker, seconds: float = 60) -> set[int]:
     """The /healthz statuses a worker answers until it exits (or ``seconds`` pass)."""
     health = set()
