@@ -558,7 +558,9 @@ class StreamService:
         value = event.value or b""
         headers = codec.rejected_message_headers(rejection.kind, rejection.reason, self.topic, partition,
                                                  event.message.offset, self.source)
-        if len(value) > self.settings.producer.max_request_bytes - DEAD_LETTER_HEADROOM:
+        # An empty value is never too large: with a limit under the headroom the size header would
+        # tell an empty message for one too large to produce again.
+        if value and len(value) > self.settings.producer.max_request_bytes - DEAD_LETTER_HEADROOM:
             # Too large to produce again: the dead letter names it, the input topic keeps it.
             headers.append(("setveil_original_bytes", str(len(value)).encode()))
             value = b""

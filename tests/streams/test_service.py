@@ -167,6 +167,24 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
     assert "secret" not in worker.log_text()
 
 
+
+def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make_settings, start_worker):
+    # Regression (QA as a consumer): with producer.max_request_bytes under the dead letters'
+    # 4,096 bytes of headroom, every dead-lettered message counted as too large to produce again,
+    # an empty one too: its dead letter carried setveil_original_bytes 0, the one header that
+    # tells a message too large from an empty one (docs/batch-format.md).
+    settings = make_settings(producer__max_request_bytes=2048, records__max_message_bytes=2048,
+                             window__min_transactions=5)
+    worker = start_worker(settings)
+    produce(settings, [b"", b"\xc1" * 100])
+    wait_until(lambda: len(read_topic(settings, settings.topics.dlq)) == 2, 60, "two dead letters")
+    empty, malformed = read_topic(settings, settings.topics.dlq)
+    assert (empty.headers["setveil_kind"], empty.value) == ("empty", b"")
+    assert "setveil_original_bytes" not in empty.headers
+    assert (malformed.headers["setveil_kind"], malformed.value) == ("malformed", b"")
+    assert malformed.headers["setveil_original_bytes"] == "100"
+    assert worker.stop(timeout=30) == 0
+
 def test_debug_logging_keeps_transaction_contents_out(make_settings, start_worker):
     # Regression: at worker.log_level=debug the Kafka client logged every message it sent,
     # dead letters and batches included, contents and all.
