@@ -316,8 +316,10 @@ class Registry:
             # it raises besides a ParameterError is its error, named by type (its text may quote data)
             with plugin_errors(f"model {model!r}: __init__"):
                 model_obj = model_cls(model_params, context.copied())
+            _refuse_unset(model_obj, f"model {model!r}", ("params", "context"), "params, context")
             with plugin_errors(f"policy {policy_cls.name!r} of model {model!r}: __init__"):
                 policy_obj = policy_cls(policy_params)
+            _refuse_unset(policy_obj, f"policy {policy_cls.name!r} of model {model!r}", ("params",), "params")
         finally:
             # the model read its files in between: found the same before and after, they are what
             # it read (a file rewritten under it also makes its own error, which this one explains)
@@ -348,6 +350,24 @@ class Registry:
             policy_cls.parameters, {k: v for k, v in raw.items() if k in policy_names}, f"policy {policy_cls.name!r}"
         )
         return model_cls, policy_cls, model_params, policy_params
+
+
+def _refuse_unset(obj: Any, who: str, attributes: tuple[str, ...], arguments: str) -> None:
+    """Refuse an instance whose own ``__init__`` did not call the base's: without ``self.params``
+    every window would fail closed as a bare AttributeError, far from its cause."""
+    missing = [name for name in attributes if not _has_static(obj, name)]
+    if missing:
+        raise PluginError(f"{who}: __init__ left self.{missing[0]} unset; an __init__ of your own calls "
+                          f"super().__init__({arguments}) first")
+
+
+def _has_static(obj: Any, name: str) -> bool:
+    # looked up without running plugin code: a property of the model's own counts as set
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def path_parameters(model: Any, policy: Any) -> list[str]:

@@ -317,6 +317,27 @@ def test_a_model_whose_init_raises_stops_the_run_in_one_line(tmp_path):
         assert result.stderr == "setveil: error: model 'cap': __init__ raised ValueError\n"
 
 
+@pytest.mark.parametrize("cls, init, expected", [
+    ("Cap", "def own_init(self, params, context):\n    self.files = ()\n",
+     "model 'cap': __init__ left self.params unset; an __init__ of your own calls super().__init__(params, context) first"),
+    ("Keep", "def own_init(self, params):\n    self.files = ()\n",
+     "policy 'keep' of model 'cap': __init__ left self.params unset; an __init__ of your own calls "
+     "super().__init__(params) first"),
+])
+def test_an_init_that_does_not_call_the_base_stops_the_run_in_one_line(tmp_path, cls, init, expected):
+    # Regression (QA as a plugin author): a model whose own __init__ did not call super().__init__
+    # ran with no self.params, and every window failed closed as a bare AttributeError (or the run
+    # stopped naming smallest_window), far from the cause
+    source = GOOD_MODELS.replace("register(Cap)", f"{cls}.__init__ = own_init\n    register(Cap)") + GOOD_POLICIES
+    env = install(tmp_path, "\n" + init + source)
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"setveil: error: {expected}\n"
+    assert not (tmp_path / "out.dat").exists()
+
+
 @pytest.mark.parametrize("value", ["'3'", "0", "float('nan')"])
 def test_a_smallest_window_that_is_no_positive_integer_is_one_line(tmp_path, value):
     # regression (QA re-check): '3' or None was a traceback, 0 or nan passed offline
