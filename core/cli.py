@@ -482,8 +482,9 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
 
 
 def _param_text(params: dict[str, Any]) -> str:
-    """The parameters as ``-P`` takes them (a flag ``true``, not Python's ``True``)."""
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items())
+    """The parameters as ``-P`` takes them (a flag ``true``, not Python's ``True``). An optional
+    parameter not given is left out: ``keep=None`` would read as a file named None."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items() if v is not None)
 
 
 @cli.command()

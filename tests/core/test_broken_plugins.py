@@ -403,6 +403,21 @@ def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
     assert "policy tuned has it (--policy tuned)" in result.stderr
 
 
+def test_verify_leaves_out_an_optional_parameter_not_given(tmp_path):
+    # Regression (QA as a plugin author): verify's line, the parameters "as -P takes them", said
+    # `keep=None` for an optional path not given, which reads as a file named None
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters += (Parameter('keep', 'items kept', 'path', "
+                                 "default=None),)\n    register(Cap)") + GOOD_POLICIES
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    env = install(tmp_path, source)
+    result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1")
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert result.stdout.endswith("satisfies cap (m=1)\n")
+    result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1", "-P", f"keep={data}")
+    assert result.stdout.endswith(f"satisfies cap (m=1, keep={data})\n")
+
+
 def test_verify_takes_the_parameters_of_any_policy_and_refuses_those_of_none(tmp_path):
     # Regression (QA): verify asked for --policy to take a policy's parameter, although the check
     # uses the model alone. Two policies take q, in ranges that meet only at 0.
