@@ -145,7 +145,7 @@ class WindowArgs(TypedDict, total=False):
 class ConformanceSuite:
     """Inherit, set ``model``, ``params``, ``safe_windows`` and ``unsafe_windows``; override
     :meth:`context` if the model needs more than an item schema (sensitive items are the labels
-    starting with ``s``)."""
+    starting with ``s``; a model that does not set ``needs_schema`` gets none)."""
 
     model: ClassVar[str]
     #: parameters every run gets (the model's, and any every policy shares)
@@ -195,14 +195,17 @@ class ConformanceSuite:
                             "set params (and policy_params) to values the model and each policy take", pytrace=False)
 
     def context(self) -> Context:
-        """The context every run gets; by default an item schema in which the labels starting with
-        ``s`` are private (those of the random windows and of the example windows) and, for models
-        that generalize, :meth:`hierarchy`."""
+        """The context every run gets; by default, as the command line and the service give it,
+        an item schema only to models that need one (the labels starting with ``s`` private: those
+        of the random windows and of the example windows) and :meth:`hierarchy` only to models
+        that generalize. A model that reads a schema it did not ask for fails here, as it would
+        on every window there (QA: it passed the kit)."""
+        cls = get_registry().model_class(self.model)
         drawn = max(64, self.window_args.get("private_items", 0))
         private = frozenset(f"{PRIVATE_PREFIX}{i}" for i in range(drawn)) | {
             label for label in self.example_labels() if label.startswith(PRIVATE_PREFIX)}
-        needs_hierarchy = get_registry().model_class(self.model).needs_hierarchy
-        return Context(schema=ItemSchema(private=private), hierarchy=self.hierarchy() if needs_hierarchy else None)
+        return Context(schema=ItemSchema(private=private) if cls.needs_schema else None,
+                       hierarchy=self.hierarchy() if cls.needs_hierarchy else None)
 
     def hierarchy(self) -> Hierarchy:
         """A generalization hierarchy over every label the random windows use (fan-out 3). One

@@ -48,3 +48,16 @@ def test_the_kit_holds_a_generalization_to_the_hierarchy_it_gave():
     configured = Configured(BringsItsOwnHierarchy({}, context.copied()), OnePolicy(), {}, context)
     with pytest.raises(AssertionError, match="not nodes of the hierarchy"):
         _Suite().release_or_refusal(configured, window)
+
+
+class _Coherence(ConformanceSuite):
+    model = "coherence"
+
+
+def test_the_kit_gives_an_item_schema_only_to_a_model_that_needs_one():
+    # Regression (QA as a plugin author): every model got a schema in the kit, while the command
+    # line and the service refuse --sensitive to a model without needs_schema, so a model that read
+    # context.schema unasked passed the kit and failed every window in use
+    kanonymity, coherence = _Suite().context(), _Coherence().context()
+    assert kanonymity.schema is None and kanonymity.hierarchy is not None
+    assert coherence.schema is not None and coherence.schema.private and coherence.hierarchy is None
