@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import TYPE_CHECKING, cast
 
@@ -162,7 +162,7 @@ class StreamService:
         self.app = app
         self.settings = settings
         self.topic = settings.topics.input
-        self.source = f"setveil/{settings.consumer.group_id}"
+        self.source = codec.event_source(settings.consumer.group_id)
         m = settings.model
         self.processor: IsolatedProcessor | WindowProcessor
         if m.time_limit:  # model.memory_limit needs it
@@ -600,6 +600,9 @@ class StreamService:
             outcome = self.processor.failed(
                 self.topic, partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
                 f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
+        if not outcome.emitted:
+            value, headers, reason = codec.fit_rejected_window(key, outcome.value, outcome.headers, limit)
+            outcome = replace(outcome, value=value, headers=headers, reason=reason)
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
         if not await self._leased(state, outcome.ref.id, topic):
             return False

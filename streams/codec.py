@@ -95,6 +95,11 @@ def _header(name: str, value: Any) -> tuple[str, bytes]:
     return name, str(value).encode("utf-8")
 
 
+def event_source(group_id: str) -> str:
+    """The CloudEvents ``ce_source`` of a worker's messages: its consumer group."""
+    return f"setveil/{group_id}"
+
+
 def cloudevents_headers(ce_type: str, ce_id: str, source: str, content_type: str = CONTENT_TYPE) -> list[tuple[str, bytes]]:
     return [
         _header("ce_specversion", "1.0"),
@@ -173,6 +178,55 @@ def encode_rejected_window(ref: WindowRef, model: dict[str, Any], reason: str, c
          "transactions": transactions},
         use_bin_type=True,
     )
+
+
+def rejected_window_message(ref: WindowRef, model: dict[str, Any], reason: str, cause: str, transactions: int,
+                            source: str) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """A rejected window's dead letter: its value and headers."""
+    value = encode_rejected_window(ref, model, reason, cause, transactions)
+    headers = cloudevents_headers(REJECTED_WINDOW_TYPE, ref.id, source) + [
+        ("setveil_kind", b"window"),
+        ("setveil_reason", reason.encode("utf-8")),
+        ("setveil_cause", cause.encode("utf-8")),
+    ]
+    return value, headers
+
+
+#: bytes of a window's reason that a dead letter always has room for (checked at start-up,
+#: :func:`largest_window_dead_letter`); a longer reason is cut short where the limit needs it
+REASON_ROOM = 256
+#: what ends a reason cut short
+CUT_MARK = "…"
+
+
+def largest_window_dead_letter(topic: str, model: dict[str, Any], source: str) -> int:
+    """The bytes a window's dead letter of ``topic`` may take with a reason of :data:`REASON_ROOM`
+    bytes: offsets, counts and the cause at their longest."""
+    longest = 2**63 - 1
+    ref = WindowRef(topic, 2**31 - 1, longest, longest, longest, 0.0, 0.0)
+    cause = max(causes.WINDOW_CAUSES, key=len)
+    value, headers = rejected_window_message(ref, model, "x" * REASON_ROOM, cause, longest, source)
+    return message_bytes(f"{topic}/{ref.partition}".encode(), value, headers)
+
+
+def fit_rejected_window(key: bytes, value: bytes, headers: list[tuple[str, bytes]],
+                        limit: int) -> tuple[bytes, list[tuple[str, bytes]], str]:
+    """A window's dead letter within ``limit`` bytes (the reason, in its value and its
+    ``setveil_reason`` header, cut short and ended with :data:`CUT_MARK` if it must be), and
+    the reason it now gives. A plugin's reason can be of any length, and a dead letter the
+    Kafka client refused would stop the worker at that window on every restart."""
+    rejection = msgpack.unpackb(value, raw=False, strict_map_key=False)
+    reason: str = rejection["reason"]
+    whole = reason.encode("utf-8")
+    kept = len(whole)
+    while kept > 0 and (excess := message_bytes(key, value, headers) - limit) > 0:
+        # a byte cut shortens the value and the header by one each (their length prefixes may
+        # shrink too); a character cut in two is left out
+        kept = max(0, kept - (excess + 1) // 2)
+        reason = whole[:kept].decode("utf-8", errors="ignore") + CUT_MARK
+        value = msgpack.packb({**rejection, "reason": reason}, use_bin_type=True)
+        headers = [(name, reason.encode("utf-8") if name == "setveil_reason" else data) for name, data in headers]
+    return value, headers, reason
 
 
 def decode_batch(value: bytes) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import WindowRejected
+from setveil.core.plugins import Configured
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
 
@@ -97,19 +98,23 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
     return Built(window, fields, records)
 
 
+def model_map(configured: Configured) -> dict[str, Any]:
+    """What a batch or a rejected window says of the model that made it."""
+    return {
+        "name": configured.model.name,
+        "policy": configured.policy.name,
+        "parameters": configured.shown_params(),
+        "context": configured.digests(),
+    }
+
+
 class WindowProcessor:
     def __init__(self, pipeline: Pipeline, seed: int, merge_subjects: bool, source: str):
         self.pipeline = pipeline
         self.seed = seed
         self.merge_subjects = merge_subjects
         self.source = source
-        configured = pipeline.configured
-        self.model_map = {
-            "name": configured.model.name,
-            "policy": configured.policy.name,
-            "parameters": configured.shown_params(),
-            "context": configured.digests(),
-        }
+        self.model_map = model_map(pipeline.configured)
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome:
         return self.run(self.prepare(topic, partition, cut))
@@ -175,12 +180,7 @@ class WindowProcessor:
                model=self.pipeline.model, reason=reason)
 
     def _rejected(self, ref: codec.WindowRef, reason: str, cause: str, transactions: int) -> Outcome:
-        value = codec.encode_rejected_window(ref, self.model_map, reason, cause, transactions)
-        headers = codec.cloudevents_headers(codec.REJECTED_WINDOW_TYPE, ref.id, self.source) + [
-            ("setveil_kind", b"window"),
-            ("setveil_reason", reason.encode("utf-8")),
-            ("setveil_cause", cause.encode("utf-8")),
-        ]
+        value, headers = codec.rejected_window_message(ref, self.model_map, reason, cause, transactions, self.source)
         return Outcome(ref, value, headers, transactions, False, reason=reason, cause=cause)
 
 

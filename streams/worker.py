@@ -12,14 +12,16 @@ import threading
 import click
 import faust
 
+from setveil.core.errors import ParameterError
 from setveil.core.plugins import Configured
 
-from . import interrupt
+from . import codec, interrupt
 from .app import StreamService, create_app
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
 from .preflight import check_data_dir, check_group_id, check_web_listen
+from .processor import model_map
 from .settings import Settings, describe, fit_to_model
 
 #: seconds a worker may take to stop before it exits without waiting for the rest
@@ -90,12 +92,26 @@ def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
     return [f"{path} (model.public, from {settings.source('model.public')}) lists no items"]
 
 
+def check_dead_letter_room(settings: Settings, configured: Configured) -> None:
+    """``producer.max_request_bytes`` against a window's dead letter with these topic names and
+    this model: one the Kafka client refused would stop the worker at that window on every
+    restart (QA as a consumer: 1,024 bytes, the smallest allowed, with the default names)."""
+    limit = settings.producer.max_request_bytes
+    need = codec.largest_window_dead_letter(settings.topics.input, model_map(configured),
+                                            codec.event_source(settings.consumer.group_id))
+    if limit < need:
+        raise ParameterError("producer.max_request_bytes", f"{limit} (from {settings.source('producer.max_request_bytes')}) "
+                             f"is below the {need} bytes a window's dead letter may take with topic "
+                             f"{settings.topics.input!r} and model {configured.model.name!r}; give at least {need}")
+
+
 def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
     settings = fit_to_model(settings, configured.model)
     check_web_listen(settings)
     check_data_dir(settings)
     check_group_id(settings)
+    check_dead_letter_room(settings, configured)
     if settings.model.time_limit:
         check_picklable(configured)
     counts = interrupt.run_stoppable(ensure_topics(settings))

@@ -7,11 +7,17 @@ import pytest
 
 from setveil.streams.codec import (
     BATCH_SCHEMA,
+    CUT_MARK,
+    REASON_ROOM,
     MessageRejected,
     WindowRef,
     decode_batch,
     decode_message,
     encode_batch,
+    fit_rejected_window,
+    largest_window_dead_letter,
+    message_bytes,
+    rejected_window_message,
     window_id,
 )
 
@@ -177,3 +183,31 @@ def test_tail_out_says_why_the_tids_do_not_line_up():
     with pytest.raises(ReleaseError, match="merged into another record's transaction"):
         release_window({0: ["a"], 2: ["b"]})
 
+
+
+MODEL = {"name": "rho", "policy": "mine", "parameters": {"rho": 0.5}, "context": {}}
+REF = WindowRef("in", 3, 10, 19, 10, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("reason", ["x" * 5000, "é" * 3000 + "€" * 1000])
+def test_a_window_dead_letter_past_the_limit_has_its_reason_cut_short_to_fit(reason):
+    # A plugin's reason can be of any length, and a dead letter the client refused stopped the
+    # worker at that window on every restart (QA as a consumer)
+    key = b"in/3"
+    limit = largest_window_dead_letter("in", MODEL, "setveil/g")
+    value, headers = rejected_window_message(REF, MODEL, reason, "infeasible", 10, "setveil/g")
+    assert message_bytes(key, value, headers) > limit
+    value, headers, cut = fit_rejected_window(key, value, headers, limit)
+    assert message_bytes(key, value, headers) <= limit
+    assert cut.endswith(CUT_MARK) and reason.startswith(cut.removesuffix(CUT_MARK))
+    assert len(cut.encode()) >= REASON_ROOM - 8  # cut by what the limit needs, not to nothing
+    rejection = msgpack.unpackb(value)
+    assert rejection["reason"] == dict(headers)["setveil_reason"].decode() == cut
+    assert rejection["window"] == REF.as_map() and rejection["model"] == MODEL and rejection["cause"] == "infeasible"
+
+
+def test_a_window_dead_letter_within_the_limit_is_sent_as_it_is():
+    reason = "é" * (REASON_ROOM // 2)  # REASON_ROOM bytes
+    value, headers = rejected_window_message(REF, MODEL, reason, "timeout", 10, "setveil/g")
+    limit = largest_window_dead_letter("in", MODEL, "setveil/g")
+    assert fit_rejected_window(b"in/3", value, headers, limit) == (value, headers, reason)

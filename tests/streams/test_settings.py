@@ -281,6 +281,23 @@ def test_serve_refuses_windows_too_small_for_the_model_before_it_connects(tmp_pa
     assert "parameter 'window.min_transactions': 2 is fewer than the 5 transactions" in result.stderr
 
 
+def test_serve_refuses_a_request_size_too_small_for_a_windows_dead_letter_before_it_connects(tmp_path):
+    # Regression (QA as a consumer): at 1,024 bytes, the smallest allowed, a window's dead letter
+    # with the default names was larger; the client refused it and the worker stopped at that
+    # window on every restart
+    (tmp_path / "s.txt").write_text("a\n")
+    args = ["serve", "--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
+            str(tmp_path / "s.txt"), "--bootstrap", "127.0.0.1:1", "--set", "records.max_message_bytes=1024"]
+    result = CliRunner().invoke(cli, args + ["--set", "producer.max_request_bytes=1024"])
+    assert result.exit_code == 2
+    need = int(re.search(r"give at least (\d+)$", result.stderr.strip()).group(1))
+    assert result.stderr == (f"setveil: error: parameter 'producer.max_request_bytes': 1024 (from the command line) is "
+                             f"below the {need} bytes a window's dead letter may take with topic 'transactions' and "
+                             f"model 'coherence'; give at least {need}\n")
+    enough = CliRunner().invoke(cli, args + ["--set", f"producer.max_request_bytes={need}"])
+    assert enough.exit_code == 1 and "no Kafka broker answers at 127.0.0.1:1" in enough.stderr  # past the check
+
+
 def test_a_path_must_exist_only_as_finally_set(tmp_path):
     # Regression (QA as an operator): the shipped setveil.toml names /etc/setveil/items/..., which
     # docker-compose does not mount; its workers override it by environment, yet exited 2 on the file's path
