@@ -48,7 +48,7 @@ class Worker(faust.Worker):
 
     #: :func:`~.settings.describe` of the settings in force
     settings_lines: list[str] = []
-    #: warnings about the model's item files (:func:`item_file_notes`)
+    #: warnings about the model's item files and its windows' union (:func:`item_file_notes`, :func:`union_notes`)
     notes: list[str] = []
     #: the worker's service: its fatal error makes the exit status of a stop that hangs
     service: StreamService | None = None
@@ -92,6 +92,16 @@ def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
     return [f"{path} (model.public, from {settings.source('model.public')}) lists no items"]
 
 
+def union_notes(configured: Configured) -> list[str]:
+    """A model that does not promise the union of safe windows safe (``union_safe`` False): each
+    batch keeps its guarantee, batches joined by a consumer do not (QA as a plugin author)."""
+    model = configured.model
+    if model.union_safe:
+        return []
+    return [f"model {model.name!r} does not promise that the union of safe windows is safe: each batch is safe on "
+            "its own, but batches joined by a consumer are not covered by its guarantee"]
+
+
 def check_dead_letter_room(settings: Settings, configured: Configured) -> None:
     """``producer.max_request_bytes`` against a window's dead letter with these topic names and
     this model: one the Kafka client refused would stop the worker at that window on every
@@ -124,7 +134,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
         # start, as serve's early handler raised it there (status 1, no word)
         worker.install_signal_handlers()
         worker.settings_lines = describe(settings)
-        worker.notes = item_file_notes(settings, configured)
+        worker.notes = item_file_notes(settings, configured) + union_notes(configured)
         worker.service = service
         worker.temporary_dir = None if settings.worker.data_dir else data_dir
         status = 0

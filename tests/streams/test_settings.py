@@ -10,6 +10,7 @@ import socket
 import subprocess
 import typing
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -21,6 +22,7 @@ from setveil.streams import commands, demo
 from setveil.streams.broker import Broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
+from setveil.streams.worker import union_notes
 from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, describe, fit_to_model, load_settings,
                                       settings_table)
 
@@ -296,6 +298,15 @@ def test_serve_refuses_a_request_size_too_small_for_a_windows_dead_letter_before
                              f"model 'coherence'; give at least {need}\n")
     enough = CliRunner().invoke(cli, args + ["--set", f"producer.max_request_bytes={need}"])
     assert enough.exit_code == 1 and "no Kafka broker answers at 127.0.0.1:1" in enough.stderr  # past the check
+
+
+@pytest.mark.parametrize("union_safe", [True, False])
+def test_a_worker_warns_when_its_model_does_not_promise_the_union_of_windows_safe(union_safe):
+    # QA as a plugin author: union_safe = False changed nothing but the kit's union test
+    configured = SimpleNamespace(model=SimpleNamespace(name="minsupport", union_safe=union_safe))
+    assert union_notes(configured) == ([] if union_safe else [
+        "model 'minsupport' does not promise that the union of safe windows is safe: each batch is safe on its own, "
+        "but batches joined by a consumer are not covered by its guarantee"])
 
 
 def test_a_path_must_exist_only_as_finally_set(tmp_path):
