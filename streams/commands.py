@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import signal
 import sys
@@ -330,7 +331,7 @@ def demo(rate, batch, count, window, config, overrides):
 @click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the item split.")
 @click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
               help="Runs of each window size and worker count, one row each.")
-@click.option("--time-limit", type=FloatRange(0), default=0.0, show_default=True,
+@click.option("--time-limit", type=FloatRange(0, math.inf, max_open=True), default=0.0, show_default=True,
               help="model.time_limit of the workers (0: windows run in the worker's thread).")
 @click.option("--memory-limit", type=IntRange(0, 2**40), default=0, show_default=True,
               help="model.memory_limit of the workers, in MiB (needs --time-limit; 0: no limit, else at least 64).")

@@ -163,3 +163,8 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
         refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--time-limit", "5",
                                   "--memory-limit", value], capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and said in refused.stderr and "broker" not in refused.stdout + refused.stderr
+    # QA as an operator: an infinite time limit, which the worker refuses, started a run first
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--time-limit", "inf"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "Invalid value for '--time-limit': inf is not in the range 0<=x<inf." in refused.stderr
