@@ -27,6 +27,19 @@ def test_anonymize_report_and_verify(files):
     assert result.exit_code == 0 and "satisfies coherence" in result.output
 
 
+def test_bench_run_summary_keeps_each_columns_type_with_an_even_number_of_runs(files):
+    out = files / "bench.json"
+    result = run("bench", "run", files / "fig1.dat", *MODEL, "--sensitive", files / "private.txt", "--runs", "2",
+                 "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    summary = body["summary"]
+    assert summary["verified"] is True
+    assert (summary["transactions"], summary["items_before"], summary["items_after"]) == (5, 27, 19)
+    assert all(type(summary[k]) is int for k in ("transactions", "items_before", "items_after", "stat.size1_moles"))
+    assert summary["anonymize_seconds"] == pytest.approx(sum(r["anonymize_seconds"] for r in body["rows"]) / 2)
+
+
 def test_verify_names_violations_and_exits_1(files):
     result = run("verify", files / "fig1.dat", files / "fig1.dat", *MODEL, "--sensitive", files / "private.txt")
     assert result.exit_code == 1
