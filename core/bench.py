@@ -97,6 +97,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
+    started_on = machine()  # the load average as the runs start, not as they end
     started = time.perf_counter()
     window = read_window(input_path, fmt)
     pin_hierarchy(configured, window, input_path)
@@ -113,12 +114,12 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
         "peak_mib": traced["peak_mib"],
     }
     click.echo(f"{Path(input_path).name}: {len(window)} transactions, model {model}, policy {configured.policy.name}, "
-               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}, seed {seed}; {machine()}")
+               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}, seed {seed}; {started_on}")
     stat_columns = [k for k in rows[0] if k.startswith("stat.") and k.endswith("seconds")]
     columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib"]
     print_table(rows + [summary], columns)
     if json_path:
-        write_json(json_path, {"machine": machine(), "rows": rows, "summary": summary})
+        write_json(json_path, {"machine": started_on, "rows": rows, "summary": summary})
 
 
 @click.command("windows")
@@ -138,6 +139,7 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
                              f"{configured.model.name!r} needs of a window; allowed: integers in [{smallest}, inf)")
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
+    started_on = machine()
     data = read_window(input_path, fmt)
     pin_hierarchy(configured, data, input_path)
     rows = []
@@ -173,7 +175,7 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
             }
         )
     click.echo(f"{Path(input_path).name}: {len(data)} transactions, model {model}, policy {configured.policy.name}, "
-               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}; {machine()}")
+               f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}; {started_on}")
     print_table(rows, list(rows[0]))
     if json_path:
-        write_json(json_path, {"machine": machine(), "rows": rows})
+        write_json(json_path, {"machine": started_on, "rows": rows})

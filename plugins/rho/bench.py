@@ -280,6 +280,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
         get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
     check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
+    started_on = machine()  # the load average as the runs start, not as they end
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
     if "quality" in experiments:
         bench.grid("quality", list(full.values()), rhos, policies, rules=True)
@@ -316,4 +317,4 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])
     if json_path:
-        write_json(json_path, {"machine": machine(), "seed": seed, "rows": bench.rows})
+        write_json(json_path, {"machine": started_on, "seed": seed, "rows": bench.rows})

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 
@@ -38,6 +39,23 @@ def test_bench_run_summary_keeps_each_columns_type_with_an_even_number_of_runs(f
     assert (summary["transactions"], summary["items_before"], summary["items_after"]) == (5, 27, 19)
     assert all(type(summary[k]) is int for k in ("transactions", "items_before", "items_after", "stat.size1_moles"))
     assert summary["anonymize_seconds"] == pytest.approx(sum(r["anonymize_seconds"] for r in body["rows"]) / 2)
+
+
+def rising_load(monkeypatch):
+    """os.getloadavg rising by one at each call, so a benchmark shows which call it kept."""
+    calls = iter(range(1, 1000))
+    monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
+
+
+@pytest.mark.parametrize("command", [["run", "--runs", "2"], ["windows", "--sizes", "2,5"]])
+def test_a_benchmarks_json_gives_the_load_as_its_runs_start(files, monkeypatch, command):
+    rising_load(monkeypatch)
+    out = files / "bench.json"
+    result = run("bench", command[0], files / "fig1.dat", *MODEL, "--sensitive", files / "private.txt", *command[1:],
+                 "--json", out)
+    assert result.exit_code == 0, result.output
+    assert "load average 1.00 1.00 1.00," in json.loads(out.read_text())["machine"]
+    assert "load average 1.00 1.00 1.00," in result.output
 
 
 def test_verify_names_violations_and_exits_1(files):
