@@ -43,14 +43,14 @@ from setveil.core.verify import release_violations
 def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     """NCP, time and memory of Partition vs AA over k, f and m (He & Naughton §5)."""
     registry = get_registry()
-    settings: list[tuple[str, dict[str, str]]] = []
+    settings: list[tuple[str, int | None]] = []
     if models in ("both", "partition"):
-        settings.append(("kanonymity", {}))
+        settings.append(("kanonymity", None))
     if models in ("both", "aa"):
-        settings.extend(("km-anonymity", {"m": str(m)}) for m in ms)
-    for model, extra in settings:  # every setting's parameters, before any dataset is read
+        settings.extend(("km-anonymity", m) for m in ms)
+    for model, m in settings:  # every setting's parameters, before any dataset is read
         for k in ks:
-            registry.validate(model, None, {"k": str(k), **extra})
+            registry.validate(model, None, _params(k, m))
     check_bench_files(json_path, inputs)
     rows: list[dict[str, Any]] = []
     for path in inputs:
@@ -62,18 +62,19 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
             except InputError as exc:  # built over the items of this file, so it is at fault
                 raise InputError(path, exc.problem, exc.line) from None
             for k in ks:
-                for model, extra in settings:
-                    configured = registry.configure(model, None, {"k": str(k), **extra}, context)
+                for model, m in settings:
+                    configured = registry.configure(model, None, _params(k, m), context)
                     if not rows:  # after the first dataset is read, so that its errors come alone
                         click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB "
                                    "| NCP % | verified |")
                         click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
                     row = _measure(configured, window, runs, seed)
-                    row.update(dataset=name, model=model, policy=configured.policy.name, k=k, m=extra.get("m", ""),
-                               f=fanout, seed=seed, runs=runs)
+                    # m an integer in the JSON as k and f are, null for Partition (QA: it was text, "" for Partition)
+                    row.update(dataset=name, model=model, policy=configured.policy.name, k=k, m=m, f=fanout,
+                               seed=seed, runs=runs)
                     rows.append(row)
                     click.echo(
-                        f"| {name} | {model} | {k} | {row['m']} | {fanout} | {seed} | {runs} | {row['seconds']:.3f} | "
+                        f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} | {row['seconds']:.3f} | "
                         f"{row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | {row['peak_mib']:.1f} | "
                         f"{100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
                     )
@@ -87,6 +88,10 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
             click.echo(line)
     if json_path is not None:
         write_json(json_path, rows)
+
+
+def _params(k: int, m: int | None) -> dict[str, str]:
+    return {"k": str(k)} | ({} if m is None else {"m": str(m)})
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
@@ -147,7 +152,7 @@ def _shape(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["Shape of He & Naughton Figs. 3-5 (per dataset, f, k; times are CPU seconds):"]
     partition = {(r["dataset"], r["f"], r["k"]): r for r in rows if r["model"] == "kanonymity"}
     aa = [r for r in rows if r["model"] == "km-anonymity"]
-    ncp_checks = [r for r in aa if int(r["m"]) >= 4 and (r["dataset"], r["f"], r["k"]) in partition]
+    ncp_checks = [r for r in aa if r["m"] >= 4 and (r["dataset"], r["f"], r["k"]) in partition]
     better = [r for r in ncp_checks if partition[(r["dataset"], r["f"], r["k"])]["ncp"] <= r["ncp"]]
     timed = [r for r in aa if (r["dataset"], r["f"], r["k"]) in partition]
     faster = [r for r in timed if partition[(r["dataset"], r["f"], r["k"])]["cpu_seconds"] < r["cpu_seconds"]]
@@ -155,18 +160,19 @@ def _shape(rows: list[dict[str, Any]]) -> list[str]:
     lines += [f"  - not at {r['dataset']} f={r['f']} k={r['k']} m={r['m']}" for r in ncp_checks if r not in better]
     lines.append(f"- Partition faster than AA: {len(faster)} of {len(timed)} settings")
     lines += [f"  - not at {r['dataset']} f={r['f']} k={r['k']} m={r['m']}" for r in timed if r not in faster]
-    means: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    means: dict[tuple[str, int, int | None], list[dict[str, Any]]] = {}
     for row in rows:
-        means.setdefault((row["dataset"], row["k"], str(row["m"])), []).append(row)
+        means.setdefault((row["dataset"], row["k"], row["m"]), []).append(row)
 
-    def mean(key: tuple[str, int, str], field: str) -> float:
+    def mean(key: tuple[str, int, int | None], field: str) -> float:
         return statistics.mean(r[field] for r in means[key])
 
-    pairs = [(d, k, m) for (d, k, m) in means if m and (d, k, "") in means]
+    pairs = [(d, k, m) for (d, k, m) in means if m is not None and (d, k, None) in means]
     better_mean = [(d, k, m) for d, k, m in pairs
-                   if int(m) >= 4 and mean((d, k, ""), "ncp") <= mean((d, k, m), "ncp")]
-    wide = [(d, k, m) for d, k, m in pairs if int(m) >= 4]
-    faster_mean = [(d, k, m) for d, k, m in pairs if mean((d, k, ""), "cpu_seconds") < mean((d, k, m), "cpu_seconds")]
+                   if m is not None and m >= 4 and mean((d, k, None), "ncp") <= mean((d, k, m), "ncp")]
+    wide = [(d, k, m) for d, k, m in pairs if m is not None and m >= 4]
+    faster_mean = [(d, k, m) for d, k, m in pairs
+                   if mean((d, k, None), "cpu_seconds") < mean((d, k, m), "cpu_seconds")]
     lines.append(f"- means over the fan-outs: Partition NCP <= AA NCP at m >= 4 in {len(better_mean)} of {len(wide)}, "
                  f"faster in {len(faster_mean)} of {len(pairs)} (dataset, k, m)")
     unverified = [r for r in rows if not r["verified"]]
