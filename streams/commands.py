@@ -390,6 +390,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
                          public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
                          time_limit, memory_limit)
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
+    started_on = machine()  # the load average as the runs start, not as they end
     try:
         with scratch, broker() as running:
             measured = run_bench(running, config, click.echo)
@@ -398,7 +399,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         sys.exit(stopped.status)
     if json_path:
         rows = [{**asdict(run), "rate": run.rate, "tail": run.tail} for run in measured]
-        write_json(json_path, {"machine": machine(), "rows": rows})
+        write_json(json_path, {"machine": started_on, "rows": rows})
 
 
 @hookimpl

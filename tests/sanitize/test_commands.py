@@ -3,6 +3,7 @@ the benchmarks on small settings (the full experiments are in docs/sanitize.md).
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -267,6 +268,15 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert all(r["violations"] == 0 and r["artifactual_patterns"] == 0.0 for r in body["rows"])
     assert all(r["hiding_failure"] == 0.0 for r in body["rows"] if r["psi"] == 0.0)
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
+
+
+def test_bench_effectiveness_gives_the_load_as_its_mining_starts(runner, database, monkeypatch):
+    calls = iter(range(1, 1000))  # os.getloadavg rising by one at each call shows which call was kept
+    monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--max-support", "0.6", "--sigma", "0.2", "--psi-step", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "load average 1.00 1.00 1.00," in result.output
 
 
 @pytest.mark.parametrize("step, shown", [("0.05", ["0.00", "0.05", "0.10", "0.15"]), ("0.5", ["0.0", "0.5", "1.0"]),
