@@ -464,11 +464,18 @@ def _setting(name: str, source: str | None = None) -> Setting:
 
 
 def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """The settings of a TOML file, ``section.key`` to value."""
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle, parse_float=_TomlFloat)
+            raw = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # tomllib.load let it out as a traceback (QA)
+        raise InputError(path, "not valid UTF-8", raw[: exc.start].count(b"\n") + 1) from None
+    try:
+        data = tomllib.loads(text, parse_float=_TomlFloat)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"not valid TOML ({exc})") from None
     out: dict[str, Any] = {}

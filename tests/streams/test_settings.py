@@ -206,6 +206,22 @@ def test_config_file_errors(tmp_path):
     assert (values.window.max_transactions, values.window.max_seconds) == (1000, 10.0)
 
 
+def test_a_config_file_that_is_not_utf8_is_refused_naming_its_line(tmp_path, monkeypatch):
+    # regression (QA, hostile input files): tomllib's UnicodeDecodeError came out as a traceback,
+    # exit 1, that quoted the bytes around the bad one
+    config = tmp_path / "setveil.toml"
+    config.write_bytes(b'[kafka]\nbootstrap = "127.0.0.1:1"\n[model]\nname = "SECRET\xff"\n')
+    with pytest.raises(InputError) as refused:
+        load_settings(config, env={})
+    assert str(refused.value) == f"{config}:4: not valid UTF-8"
+    data = tmp_path / "data.dat"
+    data.write_text("a b\n")
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    for command in (["serve"], ["replay", str(data)]):
+        result = CliRunner().invoke(cli, [*command, "--config", str(config)])
+        assert result.exit_code == 2 and result.output == f"setveil: error: {config}:4: not valid UTF-8\n", command
+
+
 def test_the_operations_guide_and_the_readme_hold_the_settings_table():
     assert settings_table() in (REPO / "docs" / "operations.md").read_text()
     assert settings_table() in (REPO / "README.md").read_text()
