@@ -464,14 +464,16 @@ def _setting(name: str, source: str | None = None) -> Setting:
 
 
 def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
-    """The settings of a TOML file, ``section.key`` to value."""
+    """The settings of a TOML file, ``section.key`` to value. The file may start with a UTF-8
+    byte-order mark, as the data and the item lists may: editors that save "UTF-8 with BOM" write
+    one, and tomllib alone calls it an invalid statement at line 1."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:  # tomllib.load let it out as a traceback (QA)
         raise InputError(path, "not valid UTF-8", raw[: exc.start].count(b"\n") + 1) from None
     try:

@@ -222,6 +222,18 @@ def test_a_config_file_that_is_not_utf8_is_refused_naming_its_line(tmp_path, mon
         assert result.exit_code == 2 and result.output == f"setveil: error: {config}:4: not valid UTF-8\n", command
 
 
+def test_a_config_file_may_start_with_a_byte_order_mark(tmp_path):
+    # regression (QA, hostile input files): refused as "not valid TOML (Invalid statement (at line
+    # 1, column 1))", while the data, item lists and hierarchies take one
+    text = '[window]\nmax_transactions = 7\n[model]\nparams = { k = "5" }\n'
+    plain, marked = tmp_path / "plain.toml", tmp_path / "marked.toml"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for path in (plain, marked):
+        values = load_settings(path, env={})
+        assert (values.window.max_transactions, values.model.params) == (7, {"k": "5"}), path
+
+
 def test_the_operations_guide_and_the_readme_hold_the_settings_table():
     assert settings_table() in (REPO / "docs" / "operations.md").read_text()
     assert settings_table() in (REPO / "README.md").read_text()
