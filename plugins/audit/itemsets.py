@@ -23,6 +23,7 @@ import numpy as np
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
+from setveil.core.params import written_plainly
 from setveil.core.window import Window
 
 
@@ -123,9 +124,12 @@ class ItemsetCollection:
         seen: dict[frozenset[int], int] = {}
         for number, (head, *tokens) in label_lines(path):
             try:
+                if not written_plainly(head):  # float() reads 0_5 as 5 and other scripts' digits
+                    raise ValueError
                 frequency = float(head)
             except ValueError:
-                raise InputError(path, "an itemset line starts with its frequency, a decimal number", number) from None
+                raise InputError(path, "an itemset line starts with its frequency, a decimal number in ASCII digits",
+                                 number) from None
             if not math.isfinite(frequency):
                 raise InputError(path, "the frequency is not a finite number", number)
             if not tokens:

@@ -65,6 +65,9 @@ def test_a_collection_reads_back_as_written(tmp_path):
     ("0.5 a b\n\n0.4 b a\n", 3, "repeats the itemset of line 1"),
     ("inf a\n", 1, "not a finite number"),
     ('0.5 "a\n', 1, "label"),
+    # regression (QA, hostile input files): float() took 0_5 as a frequency of 5, and Arabic-Indic digits
+    ("0.5 a\n0_5 b\n", 2, "a decimal number in ASCII digits"),
+    ("\u0660.\u0665 a\n", 1, "a decimal number in ASCII digits"),
 ])
 def test_a_malformed_itemset_file_names_the_line(tmp_path, text, line, problem):
     path = tmp_path / "bad.txt"
