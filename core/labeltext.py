@@ -154,7 +154,8 @@ def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
 def read_utf8(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
     byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8
-    or of a lone carriage return or a NUL."""
+    (gzip data among them: unlike the data, these files are never read compressed) or of a lone
+    carriage return or a NUL."""
     check_user_file(path)
     refuse_reading_standard_output(path)
     try:
@@ -165,6 +166,11 @@ def read_utf8(path: str | os.PathLike) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if data.startswith(b"\x1f\x8b"):
+            # gzip's magic, which no UTF-8 text begins with: "not valid UTF-8" would not say that
+            # the data files are read compressed and this one is not (QA)
+            raise InputError(path, "gzip data: only transaction files are read compressed; give this file "
+                                   "uncompressed", 1) from None
         raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
     check_text(path, text)
     return text

@@ -115,6 +115,23 @@ def test_gzip_data_reads_under_any_name_and_on_stdin(tmp_path):
         read_window(tmp_path / "cut.dat")
 
 
+def test_a_gzipped_label_file_is_refused_as_gzip(tmp_path):
+    # regression (QA, hostile input files): the data reads gzip under any name, and a gzipped item
+    # list, hierarchy or pattern file was refused as "not valid UTF-8", which did not say why
+    listed = tmp_path / "private.txt.gz"
+    listed.write_bytes(gzip.compress(b"Diabetes\nHepatitis\nHIV\n"))
+    (tmp_path / "fig1.dat").write_text(FIGURE_1)
+    for read in (read_label_file, Hierarchy.read):
+        with pytest.raises(InputError) as info:
+            read(listed)
+        assert (info.value.line, info.value.problem) == (1, "gzip data: only transaction files are read compressed; "
+                                                            "give this file uncompressed")
+    result = run("anonymize", tmp_path / "fig1.dat", "-o", tmp_path / "o.dat", *MODEL, "--sensitive", listed)
+    assert result.exit_code == 2 and result.output == (f"setveil: error: {listed}:1: gzip data: only transaction files "
+                                                       "are read compressed; give this file uncompressed\n")
+    assert not (tmp_path / "o.dat").exists()
+
+
 @pytest.mark.parametrize(
     "record, problem",
     [
