@@ -6,7 +6,8 @@ nodes are their generalizations. It comes from
 - a file of ``child,parent`` lines, one edge per line (blank lines and ``#`` comments skipped; a
   label that holds a comma or begins with ``#`` or ``"`` is written as a JSON string);
   the node that is nobody's child is the root. Cycles (at the line that closes one), a node with
-  two parents, several roots and malformed lines are :class:`~setveil.core.errors.InputError`
+  two parents, several roots, labels longer than an item's (1,024 characters) and malformed
+  lines are :class:`~setveil.core.errors.InputError`
   naming the file and line, and other lines by number: never a label;
 - :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
   sorted item labels: consecutive runs of f nodes get a parent, level after level, until one
@@ -98,6 +99,11 @@ class Hierarchy:
                 raise InputError(path, str(exc), number) from None
             if len(fields) != 2 or not fields[0] or not fields[1]:
                 raise InputError(path, "expected one edge 'child,parent'", number)
+            for position, label in enumerate(fields, start=1):
+                # a node generalizes items into a release, which no reader would take back with a
+                # label longer than an item's (QA: verify refused such a release of anonymize)
+                if len(label) > MAX_LABEL_LENGTH:
+                    raise InputError(path, f"field {position} is longer than {MAX_LABEL_LENGTH} characters", number)
             edges.append((fields[0], fields[1], number))
         return cls.from_edges(edges, os.fspath(path))
 

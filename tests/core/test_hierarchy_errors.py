@@ -6,6 +6,8 @@ import pytest
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
 
+from .figure1 import run
+
 LABELS = ("HIV", "Diabetes", "MRN-7", "ALL", "SECRET")
 
 
@@ -21,6 +23,10 @@ LABELS = ("HIV", "Diabetes", "MRN-7", "ALL", "SECRET")
         ("HIV,ALL\nDiabetes,ALL\nALL,HIV\n", 3, "the edge closes a cycle: the parent is below the child"),
         ("HIV,Diabetes\nDiabetes,MRN-7\nMRN-7,HIV\n", 3, "the edge closes a cycle: the parent is below the child"),
         ("HIV,ALL\nDiabetes,ALL\nMRN-7,SECRET\nSECRET,MRN-7\n", 4, "the edge closes a cycle: the parent is below the child"),
+        # regression (QA, hostile input files): a node's label longer than an item's went into
+        # the release, which verify then refused to read
+        ("HIV,ALL\nDiabetes," + "SECRET" * 200 + "\n", 2, "field 2 is longer than 1024 characters"),
+        ("SECRET" * 200 + ",ALL\n", 1, "field 1 is longer than 1024 characters"),
     ],
 )
 def test_errors_name_lines_never_labels(tmp_path, text, line, problem):
@@ -40,3 +46,13 @@ def test_a_long_chain_still_reads_and_any_order_of_edges_gives_one_tree(tmp_path
         path.write_text("".join(lines))
         tree = Hierarchy.read(path)
         assert tree.n_leaves == 1 and tree.height == 20_000 and tree.labels[0] == "n20000"
+
+
+def test_a_release_generalized_to_a_long_label_is_never_written(tmp_path):
+    # the same regression end to end: anonymize exited 0, and verify of its release exited 2
+    data, hierarchy, out = tmp_path / "d.dat", tmp_path / "h.csv", tmp_path / "o.dat"
+    data.write_text("a b\na c\nb c\n")
+    hierarchy.write_text("".join(f"{item},{'P' * 1500}\n" for item in "abc"))
+    result = run("anonymize", data, "-o", out, "--model", "kanonymity", "-P", "k=3", "--hierarchy", hierarchy)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output == f"setveil: error: {hierarchy}:1: field 2 is longer than 1024 characters\n"
