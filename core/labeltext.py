@@ -10,7 +10,8 @@ the end of the line. A bare label cannot begin with ``"``; :func:`label_text` qu
 that need it, so every file setveil writes reads back as it was.
 
 A quoted label is held to the rules of the data (:func:`setveil.core.records.item_label`): not
-empty, and no whitespace at its ends, since no item can have such a label.
+empty, valid Unicode (no lone surrogate escape), and no whitespace at its ends, since no item can
+have such a label.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def read_quoted(line: str, position: int, number: int) -> tuple[str, int]:
         ) from None
     if not label:
         raise LabelSyntaxError(f"label {number} is an empty string")
+    try:
+        label.encode("utf-8")
+    except UnicodeEncodeError:
+        # a \ud800 escape spells half a surrogate pair: no item holds one, and writing it (a
+        # hierarchy node in a release, an itemset's label in a naming) ended in a traceback (QA)
+        raise LabelSyntaxError(f"label {number} is not valid Unicode text (a lone surrogate escape)") from None
     if label != label.strip():
         raise LabelSyntaxError(f"label {number} begins or ends with whitespace, which no item can")
     return label, after

@@ -132,6 +132,25 @@ def test_a_gzipped_label_file_is_refused_as_gzip(tmp_path):
     assert not (tmp_path / "o.dat").exists()
 
 
+def test_a_quoted_label_with_a_lone_surrogate_is_refused_at_its_line(tmp_path):
+    # regression (QA, hostile input files): "\ud800" read as a label; a hierarchy node so named
+    # made anonymize --output-format jsonl end in a UnicodeEncodeError traceback
+    data, tree, listed = tmp_path / "d.dat", tmp_path / "h.csv", tmp_path / "private.txt"
+    data.write_text("a b\na c\nb c\n")
+    tree.write_text("".join(f'{item},"P\\ud800"\n' for item in "abc"))
+    listed.write_text('a\n"\\udc00x"\n')
+    words = "label 2 is not valid Unicode text (a lone surrogate escape)"
+    with pytest.raises(InputError, match=r"label 2 is not valid Unicode") as info:
+        Hierarchy.read(tree)
+    assert info.value.line == 1
+    with pytest.raises(InputError, match=r"label 1 is not valid Unicode") as info:
+        read_label_file(listed)
+    assert info.value.line == 2
+    out = tmp_path / "o.jsonl"
+    result = run("anonymize", data, "-o", out, "--model", "kanonymity", "-P", "k=3", "--hierarchy", tree)
+    assert result.exit_code == 2 and result.output == f"setveil: error: {tree}:1: {words}\n" and not out.exists()
+
+
 @pytest.mark.parametrize(
     "record, problem",
     [
