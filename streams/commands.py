@@ -31,13 +31,16 @@ from . import interrupt
 from .clientlog import quiet_repeats
 from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, load_settings
 
+
 def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """The settings file, checked here rather than by the option's type: click's error names
-    ``--config`` even when the path came from $SETVEIL_CONFIG, which an operator never typed."""
+    ``--config`` even when the path came from $SETVEIL_CONFIG, which an operator never typed. Not
+    that it exists: click says "does not exist" of '-' and of a symbolic-link loop alike, and
+    reading it names what is wrong (streams/settings.py)."""
     if value is None:
         return None
     try:
-        click.Path(exists=True, dir_okay=False).convert(value, param, ctx)
+        click.Path(dir_okay=False).convert(value, param, ctx)
     except click.BadParameter as exc:
         if ctx.get_parameter_source(param.name or "") is click.core.ParameterSource.ENVIRONMENT:
             exc.param_hint = "$SETVEIL_CONFIG"

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 from typing import Any, Literal, Protocol
 
 from setveil.core.errors import InputError, ParameterError
+from setveil.core.labeltext import check_user_file
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 from setveil.core.plugins import smallest_window_of
@@ -467,6 +468,7 @@ def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
     """The settings of a TOML file, ``section.key`` to value. The file may start with a UTF-8
     byte-order mark, as the data and the item lists may: editors that save "UTF-8 with BOM" write
     one, and tomllib alone calls it an invalid statement at line 1."""
+    check_user_file(path)  # '-' is refused as the item lists refuse it, not said not to exist
     try:
         with open(path, "rb") as handle:
             raw = handle.read()

@@ -165,7 +165,10 @@ def test_a_settings_file_that_is_not_there_names_where_its_path_came_from(tmp_pa
     args = [command] + (["data.dat"] if command == "replay" else [])
     from_variable = CliRunner().invoke(cli, args, env={"SETVEIL_CONFIG": str(missing)})
     assert from_variable.exit_code == 2
-    assert f"Invalid value for $SETVEIL_CONFIG: File '{missing}' does not exist." in from_variable.output
+    assert from_variable.output == f"setveil: error: {missing}: cannot read: No such file or directory\n"
+    a_folder = CliRunner().invoke(cli, args, env={"SETVEIL_CONFIG": str(tmp_path)})
+    assert a_folder.exit_code == 2
+    assert f"Invalid value for $SETVEIL_CONFIG: File '{tmp_path}' is a directory." in a_folder.output
     from_option = CliRunner().invoke(cli, args + ["--config", str(tmp_path)])
     assert from_option.exit_code == 2
     assert f"Invalid value for '--config': File '{tmp_path}' is a directory." in from_option.output
@@ -232,6 +235,21 @@ def test_a_config_file_may_start_with_a_byte_order_mark(tmp_path):
     for path in (plain, marked):
         values = load_settings(path, env={})
         assert (values.window.max_transactions, values.model.params) == (7, {"k": "5"}), path
+
+
+def test_a_config_file_that_cannot_be_read_is_named_with_the_reason(tmp_path, monkeypatch):
+    # regression (QA, hostile input files): click said "File '-' does not exist." of standard
+    # input, and the same of a symbolic-link loop
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    for config, words in (("-", "-: standard input ('-') is not supported for this file; give a path"),
+                          (str(loop), f"{loop}: cannot read: Too many levels of symbolic links"),
+                          (str(tmp_path / "none.toml"), f"{tmp_path / 'none.toml'}: cannot read: No such file or directory")):
+        result = CliRunner().invoke(cli, ["serve", "--config", config], input="[window]\n")
+        assert result.exit_code == 2 and result.output == f"setveil: error: {words}\n", config
+    with pytest.raises(InputError, match="standard input"):
+        load_settings(None, env={"SETVEIL_CONFIG": "-"})
 
 
 def test_the_operations_guide_and_the_readme_hold_the_settings_table():
