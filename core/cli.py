@@ -215,15 +215,20 @@ def pin_hierarchy(configured: Configured, original: Window, source) -> None:
 def refuse_unwritable_nodes(configured: Configured, original: Window, source, output, fmt: str) -> None:
     """A generalized release may hold any node above its items, so one whose label FIMI cannot
     carry is refused before anything is anonymized (QA: "Health Care" failed the write after the
-    whole run, naming line 1 of a file never written)."""
-    if fmt != "fimi" or not configured.model.needs_hierarchy:
+    whole run, naming line 1 of a file never written). A label holding a NUL (a hierarchy file's
+    quoted ``"\u0000"``) is refused whatever the format: JSONL and msgpack carry it, but no
+    record may hold it, so `verify` could not read the release back (QA)."""
+    if not configured.model.needs_hierarchy:
         return
     hierarchy = configured.model.context.hierarchy_for(original)
     for label in hierarchy.inner_labels_above(original):
-        if not fimi_carries(label):
-            where = (hierarchy.source, hierarchy.lines.get(label)) if hierarchy.source else (source, None)
-            raise InputError(where[0], f"a hierarchy node above the data's items has a label with whitespace or a "
-                             f"NUL, which the FIMI output {shown_path(output, 'standard output')} cannot carry: "
+        where = (hierarchy.source, hierarchy.lines.get(label)) if hierarchy.source else (source, None)
+        if "\0" in label:
+            raise InputError(where[0], "a hierarchy node above the data's items has a label with a NUL, which no "
+                             "transaction file may hold, so the release would not read back", where[1])
+        if fmt == "fimi" and not fimi_carries(label):
+            raise InputError(where[0], f"a hierarchy node above the data's items has a label with whitespace, "
+                             f"which the FIMI output {shown_path(output, 'standard output')} cannot carry: "
                              "write JSONL or msgpack (--output-format)", where[1])
 
 

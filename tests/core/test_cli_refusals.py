@@ -49,6 +49,19 @@ def test_a_window_smaller_than_the_model_needs_exits_2_before_reading(files, com
     assert "parameter 'window'" not in result.output
 
 
+@pytest.mark.parametrize("output", ["o.dat", "o.jsonl", "o.msgpack"])
+def test_a_hierarchy_node_labelled_with_a_nul_is_refused_before_anonymizing(tmp_path, output):
+    # regression (QA, hostile input files): a quoted "\u0000" node went into a JSONL or msgpack
+    # release, exit 0, which verify then refused ("item 0 holds a NUL"); FIMI was told to write JSONL
+    data, tree, out = tmp_path / "d.dat", tmp_path / "h.csv", tmp_path / output
+    data.write_text("a b\na c\nb c\n")
+    tree.write_text("".join(f'{item},"SECRET\\u0000"\n' for item in "abc"))
+    result = run("anonymize", data, "-o", out, "--model", "kanonymity", "-P", "k=3", "--hierarchy", tree)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output == (f"setveil: error: {tree}:1: a hierarchy node above the data's items has a label with a "
+                             "NUL, which no transaction file may hold, so the release would not read back\n")
+
+
 def test_a_release_that_does_not_pair_exits_2(files):
     short = files / "r2.dat"
     short.write_text("a c f g Diabetes\na c f Hepatitis\n")
