@@ -39,7 +39,7 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .labeltext import STDIN, check_text
+from .labeltext import STDIN, check_text, not_utf8
 from .output import refuse_reading_standard_output, write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
@@ -173,8 +173,7 @@ def _decode(path, data: bytes) -> str:
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(path, "not valid UTF-8", line) from None
+        raise not_utf8(path, data, exc) from None
     check_text(path, text)
     return text
 

@@ -149,6 +149,18 @@ def check_text(path: str | os.PathLike, text: str) -> None:
                          text.count("\n", 0, nul) + 1)
 
 
+#: the byte-order marks of UTF-16, which Windows tools write (PowerShell 5's ``>``, Notepad's "Unicode")
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def not_utf8(path: str | os.PathLike, data: bytes, error: UnicodeDecodeError) -> InputError:
+    """The error for ``data`` that is not UTF-8, naming the line of the first bad byte, and saying
+    UTF-16 when a UTF-16 byte-order mark opens it ("not valid UTF-8" alone did not say why)."""
+    if data.startswith(_UTF16_MARKS):
+        return InputError(path, "UTF-16 (it starts with UTF-16's byte-order mark): setveil reads UTF-8", 1)
+    return InputError(path, "not valid UTF-8", data[: error.start].count(b"\n") + 1)
+
+
 def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
     """Refuse ``-`` for a file of labels a user gives (naming ``option`` when given): these files
     are read before the data, which may be standard input, so they are never read from it (the
@@ -178,7 +190,7 @@ def read_utf8(path: str | os.PathLike) -> str:
             # the data files are read compressed and this one is not (QA)
             raise InputError(path, "gzip data: only transaction files are read compressed; give this file "
                                    "uncompressed", 1) from None
-        raise InputError(path, "not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
+        raise not_utf8(path, data, exc) from None
     check_text(path, text)
     return text
 

@@ -115,6 +115,22 @@ def test_gzip_data_reads_under_any_name_and_on_stdin(tmp_path):
         read_window(tmp_path / "cut.dat")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_with_a_byte_order_mark_is_refused_as_utf16(tmp_path, encoding):
+    # regression (QA, hostile input files): refused as "not valid UTF-8", where the same file without
+    # its mark is asked "is it UTF-16?"; PowerShell 5's `>` writes UTF-16 with the mark
+    text = "a Diabetes\nb HIV\n"
+    marked = ("\ufeff" + text).encode(encoding) if encoding.endswith("be") else text.encode(encoding)
+    data, listed = tmp_path / "u16.dat", tmp_path / "private.txt"
+    data.write_bytes(marked)
+    listed.write_bytes(marked)
+    for read in (read_window, read_label_file):
+        with pytest.raises(InputError) as info:
+            read(data if read is read_window else listed)
+        assert (info.value.line, info.value.problem) == (1, "UTF-16 (it starts with UTF-16's byte-order mark): "
+                                                            "setveil reads UTF-8")
+
+
 def test_a_gzipped_label_file_is_refused_as_gzip(tmp_path):
     # regression (QA, hostile input files): the data reads gzip under any name, and a gzipped item
     # list, hierarchy or pattern file was refused as "not valid UTF-8", which did not say why
