@@ -195,13 +195,15 @@ def read_utf8(path: str | os.PathLike) -> str:
     return text
 
 
-def label_lines(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
+def label_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tuple[int, list[str]]]:
     """The line number and labels of each non-blank line of a UTF-8 file of several labels per
     line (a byte-order mark allowed), lines split at ``\n`` alone as in the FIMI data. Raises
     :class:`InputError` naming the file, and the line where one is at fault; a label longer than
-    a transaction's may be is one (it could name no item of the data)."""
+    a transaction's may be is one (it could name no item of the data). ``text``, when given, is
+    the file's text as :func:`read_utf8` read it, for a caller that read it once already: a pipe
+    (``<(...)``) can be read only once."""
     path = os.fspath(path)
-    for number, line in enumerate(read_utf8(path).split("\n"), start=1):
+    for number, line in enumerate((read_utf8(path) if text is None else text).split("\n"), start=1):
         try:
             labels = split_labels(line)
         except LabelSyntaxError as exc:

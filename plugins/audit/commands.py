@@ -13,7 +13,7 @@ from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
-from setveil.core.labeltext import label_lines, label_text
+from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, distinct_outputs, write_json, write_output, write_outputs
 from setveil.core.params import written_plainly
@@ -177,8 +177,10 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     # HiGHS prints some of its diagnostics to descriptor 1 whatever its options say (QA: a line in
     # a naming written to standard output)
     keep_stdout_for_data(output, report)
-    _check_itemset_count(itemsets_path, max_size)
-    published = ItemsetCollection.load(itemsets_path)
+    # read once: counted, then parsed (QA: a pipe, --itemsets <(...), was read empty the second time)
+    published_text = read_utf8(itemsets_path)
+    _check_itemset_count(itemsets_path, published_text, max_size)
+    published = ItemsetCollection.load(itemsets_path, published_text)
     _check_shares(itemsets_path, published)
     names = _load_mapping(truth) if truth else None
     largest = int(published.sizes.max())
@@ -300,10 +302,11 @@ def _load_mapping(path: str) -> dict[str, str]:
     return names
 
 
-def _check_itemset_count(path, max_size) -> None:
-    """Refuse, before parsing it, an itemset file with more itemsets than the program's pair
-    budget: without an unmatched cost each needs a pair, and with one each is a variable of its own."""
-    count = count_itemsets(path, max_size)
+def _check_itemset_count(path, text: str, max_size) -> None:
+    """Refuse, before parsing it, an itemset file (``text``, read from ``path``) with more itemsets
+    than the program's pair budget: without an unmatched cost each needs a pair, and with one each
+    is a variable of its own."""
+    count = count_itemsets(text, max_size)
     if count > MAX_PAIRS:
         within = "" if max_size is None else f" of at most {max_size} items"
         raise InputError(path, f"{count:,} itemsets{within}, more than the program's budget of {MAX_PAIRS:,} "

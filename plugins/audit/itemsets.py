@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setveil.core.errors import InputError, ParameterError
-from setveil.core.labeltext import label_lines, label_text, read_utf8
+from setveil.core.labeltext import label_lines, label_text
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.params import written_plainly
 from setveil.core.window import Window
@@ -113,8 +113,9 @@ class ItemsetCollection:
         return canonical(labels, indptr, new_id[ids], supports / max(n, 1))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> ItemsetCollection:
-        """Read a collection file; raises :class:`InputError` naming the file and line."""
+    def load(cls, path: str | os.PathLike, text: str | None = None) -> ItemsetCollection:
+        """Read a collection file (or ``text``, its text already read, as :func:`label_lines`
+        takes it); raises :class:`InputError` naming the file and line."""
         path = os.fspath(path)
         ids: dict[str, int] = {}
         lengths: list[int] = []
@@ -122,7 +123,7 @@ class ItemsetCollection:
         frequencies: list[float] = []
         lines: list[int] = []
         seen: dict[frozenset[int], int] = {}
-        for number, (head, *tokens) in label_lines(path):
+        for number, (head, *tokens) in label_lines(path, text):
             try:
                 if not written_plainly(head):  # float() reads 0_5 as 5 and other scripts' digits
                     raise ValueError
@@ -156,13 +157,13 @@ class ItemsetCollection:
                          np.array(frequencies, dtype=np.float64), tuple(lines), path)
 
 
-def count_itemsets(path: str, max_size: int | None) -> int:
-    """About how many itemsets of at most ``max_size`` items (any, for None) the collection file
-    holds, without parsing it: a line's blank-separated fields less its frequency. A quoted label
+def count_itemsets(text: str, max_size: int | None) -> int:
+    """About how many itemsets of at most ``max_size`` items (any, for None) a collection file's
+    ``text`` holds, without parsing it: a line's blank-separated fields less its frequency. A quoted label
     with blanks inside counts as several, so a line may be taken as larger than it is and the
     count is never above the truth: it is used to refuse a file too large to attack before the
     file is parsed (one of 3.76 million itemsets took 59 s and 6 GB to read)."""
-    lines = (line for line in read_utf8(path).split("\n") if line and not line.isspace())
+    lines = (line for line in text.split("\n") if line and not line.isspace())
     if max_size is None:
         return sum(1 for _ in lines)
     return sum(1 for line in lines if len(line.split()) - 1 <= max_size)

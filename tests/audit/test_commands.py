@@ -582,3 +582,21 @@ def test_the_benchmarks_determined_names_are_tested_under_the_enforced_limit(run
     shares = {row["method"]: (row["determined"], row["unsettled"]) for row in json.loads(out.read_text())["summary"]}
     # the asymmetric graph's names are all forced; lp names nothing to test
     assert shares == {"mip": (1.0, 0.0), "lp": (None, None)}
+
+
+def test_published_itemsets_from_a_pipe_are_read_once(runner, tmp_path, database):
+    # regression (QA, hostile input files): --itemsets <(...) was read twice, to count its itemsets
+    # and to parse them, and the second read found the pipe empty: "no itemsets", exit 2
+    renamed, mapping, published = tmp_path / "renamed.dat", tmp_path / "f.txt", tmp_path / "published.txt"
+    assert invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 7).exit_code == 0
+    assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0).exit_code == 0
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, published.read_bytes())
+        os.close(write_end)
+        result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", f"/dev/fd/{read_end}", "--sigma", 0.1,
+                        "-o", tmp_path / "naming.txt", "--truth", mapping)
+    finally:
+        os.close(read_end)
+    assert result.exit_code == 0, result.output
+    assert "accuracy 1.000" in result.stderr
