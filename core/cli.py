@@ -34,7 +34,7 @@ from .output import check_output, distinct_outputs, guard_standard_streams, writ
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, plugin_prints_to_stderr, smallest_window_of)
-from .schema import ItemSchema, quoted_label_lines
+from .schema import ItemSchema
 from .verify import release_violations
 from .window import Window, detached
 
@@ -163,8 +163,9 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
     notes = []
     schema = configured.model.context.schema
     if schema is not None:
-        for path, labels, consequence in ((sensitive, schema.private, "nothing would be protected"),
-                                          (public, schema.public, "no item would be public")):
+        for path, labels, quoted, consequence in (
+                (sensitive, schema.private, schema.private_quoted, "nothing would be protected"),
+                (public, schema.public, schema.public_quoted, "no item would be public")):
             if path is None:
                 continue
             if not labels:
@@ -175,7 +176,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             # which the list's own lines tell from a bare x listed over a larger domain (QA re-check)
             suspects = frozenset(label for label in labels if label not in original.vocab
                                  and f'"{label}"' in original.vocab)
-            if suspects and (lines := quoted_label_lines(path, suspects)):
+            if suspects and (lines := sorted(line for label in suspects for line in quoted.get(label, ()))):
                 raise InputError(path, f"the label is a JSON string, read as the text between its quotes, while "
                                        f"{shown_path(source)} holds an item spelt with the quotes: list that item as "
                                        f'"\\"x\\"" for "x"' + (f" (also line(s) {', '.join(map(str, lines[1:]))})"

@@ -7,14 +7,14 @@ list is given, every item that is not sensitive is public, as in the paper.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
 
 from .errors import InputError
-from .labeltext import label_lines, label_text, read_utf8, split_labels
+from .labeltext import label_lines, label_text, read_utf8
 from .output import write_output
 from .vocabulary import Vocabulary
 
@@ -34,6 +34,11 @@ class ItemSchema:
 
     private: frozenset[str] = frozenset()
     public: frozenset[str] | None = None
+    #: label -> the lines of its list that give it as a JSON string (``"x"``, read as ``x``), for
+    #: the refusal of a list that quotes what the data spells with quotes; kept here, as read,
+    #: because a pipe (``--sensitive <(...)``) cannot be read again (QA)
+    private_quoted: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+    public_quoted: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.public is not None and self.private & self.public:
@@ -61,11 +66,11 @@ class ItemSchema:
     ) -> ItemSchema:
         """The schema of a sensitive-item file and, optionally, a public-item file (one label
         per line); an item on both lists is an :class:`InputError`."""
-        priv = read_label_file(private) if private is not None else frozenset()
-        pub = read_label_file(public) if public is not None else None
+        priv, priv_quoted = read_label_list(private) if private is not None else (frozenset(), {})
+        pub, pub_quoted = read_label_list(public) if public is not None else (None, {})
         if pub is not None and priv & pub:
             raise InputError(public, f"{len(priv & pub)} item(s) are listed as both sensitive and public")
-        return cls(priv, pub)
+        return cls(priv, pub, priv_quoted, pub_quoted)
 
 
 def read_label_file(path: str | os.PathLike) -> frozenset[str]:
@@ -73,22 +78,26 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     lines are skipped, a UTF-8 byte-order mark too (an editor's mark glued to the first label would
     leave that item unprotected). A line of several bare labels is refused rather than read as one
     label no item has."""
+    return read_label_list(path)[0]
+
+
+def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, tuple[int, ...]]]:
+    """The labels of :func:`read_label_file`, and the lines that give each label as a JSON string,
+    for a message that points at them; the file is read once."""
+    text = read_utf8(path)
+    lines = text.split("\n")
     labels = set()
-    for number, found in label_lines(path):
+    quoted: dict[str, tuple[int, ...]] = {}
+    for number, found in label_lines(path, text):
         if len(found) > 1:
             raise InputError(
                 path, 'a line holds several labels; give one item label per line (write a label with '
                 'blanks inside as a JSON string: "New York")', number
             )
         labels.update(found)
-    return frozenset(labels)
-
-
-def quoted_label_lines(path: str | os.PathLike, labels: frozenset[str]) -> list[int]:
-    """The lines of an item list that give one of ``labels`` as a JSON string (``"x"``, read as
-    ``x``), for a message that points at them."""
-    return [number for number, line in enumerate(read_utf8(path).split("\n"), start=1)
-            if line.strip().startswith('"') and labels.intersection(split_labels(line))]
+        if lines[number - 1].strip().startswith('"'):
+            quoted[found[0]] = quoted.get(found[0], ()) + (number,)
+    return frozenset(labels), quoted
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

@@ -124,6 +124,25 @@ def test_a_longest_pattern_beyond_any_transaction_costs_nothing(runner, data):
     assert result.exit_code == 0 and len(result.stdout.split()) == 2
 
 
+def test_a_quoted_label_in_a_piped_item_list_is_refused_as_in_a_file(runner, tmp_path):
+    # regression (QA, hostile input files): the check read the list a second time to find the
+    # quoted line, a pipe (--sensitive <(...)) was empty by then, and "HIV" was released
+    # unprotected, exit 0, after a note
+    quoted_data, out = tmp_path / "quoted.dat", tmp_path / "o.dat"
+    quoted_data.write_text('a "HIV"\na "HIV"\na s\nb\nb\nb s\n')
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b'"HIV"\ns\n')
+        os.close(write_end)
+        piped = f"/dev/fd/{read_end}"
+        result = invoke(runner, "anonymize", quoted_data, "-o", out, *COHERENCE, "--sensitive", piped)
+    finally:
+        os.close(read_end)
+    one_line_error(result, f'{piped}:1: the label is a JSON string, read as the text between its quotes, while '
+                           f'{quoted_data} holds an item spelt with the quotes: list that item as "\\"x\\"" for "x"')
+    assert not out.exists()
+
+
 def test_item_lists_are_read_as_an_editor_writes_them_and_unmatched_items_are_noted(runner, data, tmp_path):
     marked = tmp_path / "bom.txt"
     marked.write_bytes(b"\xef\xbb\xbfHIV\nnowhere\n")
