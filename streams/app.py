@@ -57,7 +57,7 @@ from .metrics import ServiceMetrics
 from .processor import Outcome, WindowProcessor, process_in_thread
 from .settings import Settings
 from .windowing import Cut, Message, Windower
-from .windowlog import WindowLogReader, encode_entry, log_partition
+from .windowlog import BrokerSilent, WindowLogReader, encode_entry, log_partition
 
 if TYPE_CHECKING:
     from faust.tables.manager import TableManager
@@ -379,6 +379,9 @@ class StreamService:
                 log.error("%s", why)
             elif isinstance(exc, SkippedInput):
                 log.error("%s", exc)
+            elif isinstance(exc, BrokerSilent):
+                # the window log could not be read: as a send not acknowledged, the broker is down
+                log.error("%s", self._not_taken(exc.topic, f"{exc.failure}; retried for", "did not answer a read of"))
             else:
                 log.error("stopping the worker after an unexpected %s; unacknowledged input is re-delivered on "
                           "restart", type(exc).__name__)
@@ -681,10 +684,11 @@ class StreamService:
             await self._fail(exc, self._not_taken(topic, f"{type(exc).__name__}; retried for"))
             raise
 
-    def _not_taken(self, topic: str, what: str) -> str:
+    def _not_taken(self, topic: str, what: str, failed: str = "did not take a message for") -> str:
         """The ERROR line of a window's message the broker did not take in time; a lease that did not
-        come back says the same, since a broker that is down keeps the group from confirming too."""
-        return (f"the broker did not take a message for {topic} ({what} up to producer.request_timeout="
+        come back says the same, since a broker that is down keeps the group from confirming too,
+        and so does a read of the window log that failed as long (``failed``: what the broker did not do)."""
+        return (f"the broker {failed} {topic} ({what} up to producer.request_timeout="
                 f"{self.settings.producer.request_timeout:g} s); stopping the worker, unacknowledged input is "
                 "re-delivered on restart")
 

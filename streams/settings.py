@@ -177,8 +177,8 @@ SETTINGS: tuple[Setting, ...] = (
                            "lease's margin, so at most half of that (consumer.heartbeat_interval, at least a tenth of "
                            "consumer.session_timeout)", "int", 0, low=0)),
     Setting("producer", _p("request_timeout", "seconds the broker has to acknowledge a batch, dead letter or window "
-                           "log record, and the group to confirm a worker whose lease lapsed before a window's sends "
-                           "(\"Fenced\"); past either the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
+                           "log record, or to answer a read of the window log, and the group to confirm a worker whose "
+                           "lease lapsed before a window's sends (\"Fenced\"); past either the worker stops with exit status 1 (/healthz 503 meanwhile) so that a "
                            "restart re-delivers the window (`setveil replay` stops, exit status 1)", "float", 30.0,
                            low=1.0, high=INT32_MAX_MS)),
     # -- windows ------------------------------------------------------------------------------

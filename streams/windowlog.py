@@ -14,30 +14,61 @@ Records are keyed by the input partition (``b"7"``) and written to that partitio
 when it has one (modulo its partition count otherwise); readers filter on the key. A cut
 point beyond the input partition's end is left over from a deleted and re-created input
 topic and is ignored.
+
+A read that fails as a broker out of reach makes it fail (a connection refused or closed, a
+request not answered) is tried again until ``producer.request_timeout`` has passed since it
+began, as a send is; past it the read raises :class:`BrokerSilent` and the worker stops with the
+ERROR line of a send not acknowledged (docs/operations.md, "Endpoints"). Until this version a
+reader's connection refused stopped the worker at once, "after an unexpected
+KafkaConnectionError" (QA as an operator: a broker gone just as a partition's first message
+arrived).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import msgpack
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 
-from .kafka import _admin, consumer, fetch_failure, partition_ends, start_client
+from .kafka import BrokerUnavailable, _admin, consumer, fetch_failure, partition_ends, start_client
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
 
 FIRST_READ = 16
-READ_TIMEOUT = 30.0
 STOP_WAIT = 5.0
+#: seconds between the attempts of a read that failed as a broker out of reach makes it fail
+RETRY_SECONDS = 0.5
+
+T = TypeVar("T")
 
 
 class WindowLogError(RuntimeError):
     """The window log could not be read: the partition must not be windowed without it."""
+
+
+class BrokerSilent(WindowLogError):
+    """A read of ``topic`` failed, attempt after attempt, for ``producer.request_timeout``;
+    ``failure`` names the type of error the attempts failed with."""
+
+    def __init__(self, topic: str, failure: str):
+        super().__init__(f"a read of {topic} failed ({failure}) for producer.request_timeout")
+        self.topic, self.failure = topic, failure
+
+
+def out_of_reach(exc: BaseException) -> bool:
+    """Whether ``exc`` is how a read fails while the broker is down or out of reach: worth trying
+    again. An error the broker answered for good (authorization, say) is not."""
+    if isinstance(exc, KafkaError):
+        # aiokafka's KafkaTimeoutError (an offsets lookup not answered) is not marked retriable
+        return exc.retriable or isinstance(exc, KafkaTimeoutError)
+    return isinstance(exc, (BrokerUnavailable, TimeoutError, ConnectionError))
 
 
 def encode_entry(first: int, last: int) -> bytes:
@@ -56,6 +87,7 @@ class WindowLogReader:
         self.input_topic = settings.topics.input
         self.log_partitions = log_partitions
         self.settings = settings
+        self.timeout = settings.producer.request_timeout
         self._consumer: AIOKafkaConsumer | None = None
         self._admin: AIOKafkaAdminClient | None = None
         self._stopped = False
@@ -68,11 +100,13 @@ class WindowLogReader:
         # worker was logged as "Unclosed AIOKafkaConsumer" (QA).
         self._check_running()
         if self._consumer is None:
-            reader = consumer(self.settings, enable_auto_commit=False, group_id=None)
+            # aiokafka's 40 s for an offsets lookup would outlast producer.request_timeout
+            reader = consumer(self.settings, enable_auto_commit=False, group_id=None,
+                              request_timeout_ms=int(self.timeout * 1000))
             await start_client(reader.start(), reader.stop)
             self._consumer = reader
         if self._admin is None:
-            self._admin = await _admin(self.settings, READ_TIMEOUT)
+            self._admin = await _admin(self.settings, self.timeout)
         if self._stopped:  # stop() gave up waiting for this read: close what it started
             await self._close()
             self._check_running()
@@ -113,7 +147,7 @@ class WindowLogReader:
     async def resume_offset(self, input_partition: int) -> int:
         """Where the group's delivery of ``input_partition`` must begin: its committed offset, or
         the partition's first offset when nothing is committed (or retention removed it)."""
-        async with self._lock:
+        async def read() -> int:
             reader, admin = await self._start()
             tp = TopicPartition(self.input_topic, input_partition)
             first = (await reader.beginning_offsets([tp]))[tp]
@@ -121,20 +155,22 @@ class WindowLogReader:
             committed = offsets.get(tp)
             return first if committed is None or committed.offset < 0 else max(committed.offset, first)
 
+        return await self._answered(self.input_topic, read)
+
     async def first_offset(self, input_partition: int, start: int) -> int:
         """The offset of the first record of ``input_partition`` at or after ``start`` (offsets
         without one hold transaction markers, or were compacted away)."""
-        async with self._lock:
+        async def read() -> int:
             reader, _ = await self._start()
             tp = TopicPartition(self.input_topic, input_partition)
             reader.assign([tp])
             reader.seek(tp, start)
-            deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
-            while asyncio.get_running_loop().time() < deadline:
+            while True:  # a record is there (one past it was delivered); the broker may not answer
                 batch = await reader.getmany(tp, timeout_ms=1000, max_records=1)
                 if batch.get(tp):
                     return batch[tp][0].offset
-            raise WindowLogError(f"{self.input_topic}[{input_partition}]: no record at or after offset {start} came")
+
+        return await self._answered(self.input_topic, read)
 
     async def cut_points(
         self, input_partition: int, start: int, input_end: int | None
@@ -143,9 +179,38 @@ class WindowLogReader:
         (``input_end`` is the partition's high watermark, None when unknown: nothing is dropped),
         and the ``(first, last)`` of a logged window that began before ``start`` and ends at or
         after it, or None."""
-        async with self._lock:
+        async def read() -> tuple[list[int], tuple[int, int] | None]:
             reader, _ = await self._start()
             return await self._cut_points(reader, input_partition, start, input_end)
+
+        return await self._answered(self.topic, read)
+
+    async def _answered(self, topic: str, read: Callable[[], Awaitable[T]]) -> T:
+        """``read()`` (of ``topic``), one read at a time, tried again while it fails as a broker
+        out of reach makes it fail, until ``producer.request_timeout`` has passed; then
+        :class:`BrokerSilent`. An attempt still under way then is cut short (a client's start
+        ends first and is closed, see :func:`.kafka.start_client`)."""
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.timeout
+            failure = ""
+            while True:
+                try:
+                    return await asyncio.wait_for(read(), deadline - loop.time())
+                except Exception as exc:
+                    if not out_of_reach(exc):
+                        raise
+                    self._check_running()
+                    first = not failure
+                    # the last attempt, cut short at the deadline, says less than what failed before it
+                    if first or not isinstance(exc, TimeoutError):
+                        failure = type(exc).__name__
+                if first:
+                    log.warning("window log reader: a read of %s failed (%s); retrying for up to "
+                                "producer.request_timeout=%g s", topic, failure, self.timeout)
+                await asyncio.sleep(max(min(RETRY_SECONDS, deadline - loop.time()), 0))
+                if loop.time() >= deadline:
+                    raise BrokerSilent(topic, failure)
 
     async def _cut_points(
         self, reader: AIOKafkaConsumer, input_partition: int, start: int, input_end: int | None
@@ -177,10 +242,7 @@ class WindowLogReader:
             return entries
         reader.seek(tp, begin)
         position = begin
-        deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
-        while position < end:
-            if asyncio.get_running_loop().time() > deadline:
-                raise WindowLogError(f"window log {tp.topic}[{tp.partition}]: offsets {position}..{end} unreadable")
+        while position < end:  # until the broker answers, or _answered gives up
             batch = await reader.getmany(tp, timeout_ms=1000)
             for message in batch.get(tp, ()):
                 position = message.offset + 1

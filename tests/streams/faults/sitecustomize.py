@@ -45,8 +45,19 @@ FAULT_SLOW_PART_FILE=PATH: every part the rho model's divide and conquer suppres
 and then takes 600 s, in the pool's processes too (they are forked from this process or from a
 forkserver that loaded this file). Real parts took 2.5 s on a fast machine, against tests that
 signal 0.5 s after the pool started.
+
+FAULT_WINDOW_LOG_WAIT_FILE=PATH: the window log reader, about to start its clients for its
+first read, creates PATH and waits 3 s, within the read's producer.request_timeout and without
+holding the event loop (the test takes the broker away meanwhile: a broker gone just as a
+partition's first message arrives).
+
+FAULT_WINDOW_LOG_REFUSED_SECONDS=S: for S seconds from its first read, the window log reader's
+clients connect to a port nothing listens on, so that every connection is refused as by a broker
+that is down; then to the broker again (a broker back within producer.request_timeout, which the
+embedded broker cannot be: a restart loses its topics).
 """
 
+import asyncio
 import functools
 import os
 import time
@@ -133,8 +144,6 @@ if _gap_over is not None:
 
 _late = os.environ.get("FAULT_LATE_DISCARD")
 if _late is not None:
-    import asyncio
-
     from faust.transport import conductor as _conductor
 
     _discard = _conductor.Conductor.discard
@@ -204,3 +213,37 @@ if _slow_part is not None:
     from setveil.plugins.rho import dnc as _dnc
 
     _dnc.suppress_part = _slowed(_dnc.suppress_part, _slow_part, 600)
+
+_window_log_wait = os.environ.get("FAULT_WINDOW_LOG_WAIT_FILE")
+if _window_log_wait is not None:
+    from setveil.streams import windowlog as _windowlog
+
+    _start_reader = _windowlog.WindowLogReader._start
+
+    async def _start_reader_late(self):
+        if not os.path.exists(_window_log_wait):
+            os.close(os.open(_window_log_wait, os.O_CREAT | os.O_WRONLY))
+            await asyncio.sleep(3)
+        return await _start_reader(self)
+
+    _windowlog.WindowLogReader._start = _start_reader_late
+
+_window_log_refused = os.environ.get("FAULT_WINDOW_LOG_REFUSED_SECONDS")
+if _window_log_refused is not None:
+    from setveil.streams import windowlog as _windowlog
+    from setveil.streams.broker import free_port
+
+    _refused_until: list[float] = []
+    _closed_port = free_port()
+
+    def _reachable(settings):
+        """``settings``, or a copy whose bootstrap refuses every connection while the fault lasts."""
+        if not _refused_until:
+            _refused_until.append(time.monotonic() + float(_window_log_refused))
+        if time.monotonic() < _refused_until[0]:
+            return settings.replace(kafka__bootstrap=f"127.0.0.1:{_closed_port}")
+        return settings
+
+    _reader_consumer, _reader_admin = _windowlog.consumer, _windowlog._admin
+    _windowlog.consumer = lambda settings, *topics, **extra: _reader_consumer(_reachable(settings), *topics, **extra)
+    _windowlog._admin = lambda settings, timeout: _reader_admin(_reachable(settings), timeout)

@@ -1,0 +1,107 @@
+"""A worker whose broker goes away while it reads the window log (docs/operations.md, "Endpoints"):
+it retries within producer.request_timeout, as a send does, and past it stops with the same ERROR
+line. The faults are injected in the worker (sitecustomize.py, this folder)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from aiokafka.errors import KafkaConnectionError, TopicAuthorizationFailedError
+
+from setveil.streams.broker import start_tansu
+from setveil.streams.settings import load_settings
+from setveil.streams.windowlog import BrokerSilent, WindowLogReader
+
+from ..kafkatools import produce, read_topic, records, wait_until
+from ..test_service import _health_until_exit, _inject_faults
+
+
+def _answered(request_timeout: float, failures: list[BaseException]):
+    """What the reader's ``_answered`` makes of a read that fails with ``failures``, in turn, then
+    answers; and how many attempts it made."""
+    settings = load_settings(None, {"producer.request_timeout": request_timeout}, env={})
+    reader = WindowLogReader(settings, 1)
+    attempts = []
+
+    async def read():
+        attempts.append(None)
+        if len(attempts) <= len(failures):
+            failure = failures[len(attempts) - 1]
+            if failure is None:
+                await asyncio.sleep(3600)  # an attempt the broker never answers
+            raise failure
+        return "answer"
+
+    async def run():
+        try:
+            return await reader._answered("log", read)
+        except Exception as exc:
+            return exc
+
+    return asyncio.run(run()), len(attempts)
+
+
+def test_a_read_refused_by_a_broker_out_of_reach_is_tried_again():
+    assert _answered(5.0, [KafkaConnectionError("refused")] * 2) == ("answer", 3)
+
+
+def test_a_read_refused_for_the_request_timeout_ends_naming_the_failure():
+    # an attempt left unanswered at the deadline is cut short; the error names what failed before it
+    failure, attempts = _answered(2.0, [KafkaConnectionError("refused")] * 2 + [None])
+    assert isinstance(failure, BrokerSilent) and (failure.topic, failure.failure) == ("log", "KafkaConnectionError")
+    assert attempts == 3
+
+
+def test_a_read_the_broker_refuses_for_good_is_not_tried_again():
+    failure, attempts = _answered(5.0, [TopicAuthorizationFailedError()])
+    assert isinstance(failure, TopicAuthorizationFailedError) and attempts == 1
+
+
+
+@pytest.mark.slow
+def test_a_broker_gone_as_a_partition_opens_stops_the_worker_with_the_documented_line(
+        make_settings, start_worker, monkeypatch, tmp_path):
+    # Regression (QA as an operator): a broker gone just as a partition's first message arrived
+    # stopped the worker at once, "after an unexpected KafkaConnectionError" from the window log
+    # reader's connect, where the documentation promises the ERROR line naming the topic and
+    # producer.request_timeout. The test broker is shared by the session, so this test stops a
+    # broker of its own.
+    reached = tmp_path / "reading-the-window-log"
+    _inject_faults(monkeypatch, FAULT_WINDOW_LOG_WAIT_FILE=str(reached))
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        # more than the 3 s the fault waits before the reader connects
+        settings = make_settings(kafka__bootstrap=own.bootstrap, producer__request_timeout=8.0)
+        worker = start_worker(settings)
+        produce(settings, records([["a", "b"]] * 20), partition=0)
+        wait_until(reached.exists, 30, "the window log reader's first read")
+    finally:
+        own.stop()
+    health = _health_until_exit(worker)
+    assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
+    assert 503 in health
+    text = worker.log_text()
+    assert (f"the broker did not answer a read of {settings.topics.input} (KafkaConnectionError; retried for up to "
+            "producer.request_timeout=8 s); stopping the worker, unacknowledged input is re-delivered on restart"
+            ) in text
+    assert "unexpected" not in text
+
+
+@pytest.mark.slow
+def test_a_broker_back_within_the_request_timeout_costs_the_window_log_reader_nothing(
+        make_settings, start_worker, monkeypatch):
+    # Regression (QA as an operator): the window log reader's first connection refused stopped the
+    # worker at once; the reader now connects again until producer.request_timeout
+    _inject_faults(monkeypatch, FAULT_WINDOW_LOG_REFUSED_SECONDS="2")
+    settings = make_settings(producer__request_timeout=15.0)
+    worker = start_worker(settings)
+    produce(settings, records([["a", "b"]] * 20), partition=0)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) == 20, 60, "the window")
+    assert worker.process.poll() is None and worker.get("/healthz")[0] == 200
+    text = worker.log_text()
+    assert (f"window log reader: a read of {settings.topics.input} failed (KafkaConnectionError); retrying for up "
+            "to producer.request_timeout=15 s") in text
+    assert "stopping the worker" not in text
+    windows = [m for m in read_topic(settings, settings.topics.windows)]
+    assert len(windows) == 1  # the window was logged before it was emitted, once
