@@ -50,7 +50,7 @@ from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .headers import tolerate_header_names, unreadable_name
-from .kafka import faust_credentials, fetch_failure
+from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
@@ -792,6 +792,7 @@ def create_app(
     c, p = settings.consumer, settings.producer
     # aiokafka's reader stopped the worker at a header name that is not UTF-8, on every restart
     tolerate_header_names()
+    close_fetchers_quietly()
     app = ServiceApp(
         c.group_id,
         broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],
