@@ -16,7 +16,7 @@ import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.consumer import fetcher
-from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
 from aiokafka.helpers import create_ssl_context
 
 from setveil.core.errors import SetveilError
@@ -30,6 +30,15 @@ log = logging.getLogger("setveil.streams")
 
 class BrokerUnavailable(SetveilError):
     """No broker answered at the bootstrap servers."""
+
+
+def out_of_reach(exc: BaseException) -> bool:
+    """Whether ``exc`` is how a request fails while the broker is down or out of reach: worth
+    trying again. An error the broker answered for good (authorization, say) is not."""
+    if isinstance(exc, KafkaError):
+        # aiokafka's KafkaTimeoutError (an offsets lookup not answered) is not marked retriable
+        return exc.retriable or isinstance(exc, KafkaTimeoutError)
+    return isinstance(exc, (BrokerUnavailable, TimeoutError, ConnectionError))
 
 
 def fetch_failure(exc: BaseException) -> str:
@@ -199,25 +208,44 @@ async def start_client(start: Awaitable[None], close: Callable[[], Awaitable[Non
         raise
 
 
+def _no_broker(settings: Settings) -> BrokerUnavailable:
+    return BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)")
+
+
 async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:
     admin = AIOKafkaAdminClient(**client_kwargs(settings), request_timeout_ms=int(timeout * 1000))
     try:
         with bootstrap_errors_unlogged():
             await start_client(asyncio.wait_for(admin.start(), timeout), admin.close)
     except (KafkaConnectionError, asyncio.TimeoutError, OSError):
-        raise BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)") from None
+        raise _no_broker(settings) from None
     return admin
+
+
+@contextlib.asynccontextmanager
+async def _admin_session(settings: Settings, timeout: float) -> AsyncIterator[AIOKafkaAdminClient]:
+    """An admin client (:func:`_admin`), closed after use. A broker that stops answering while it
+    is used is a :class:`BrokerUnavailable` too, as one that never answered: the client's own
+    error (NodeNotReadyError, say) came out of serve, replay and tail as a traceback, after the
+    client's own ERROR lines, which that one line replaces as for a broker that never answered."""
+    admin = await _admin(settings, timeout)
+    try:
+        with bootstrap_errors_unlogged():
+            yield admin
+    except Exception as exc:
+        if not out_of_reach(exc):
+            raise
+        raise _no_broker(settings) from None
+    finally:
+        await admin.close()
 
 
 async def partition_counts(settings: Settings, topics: list[str], timeout: float = 15.0) -> dict[str, int]:
     """Partitions of each existing topic among ``topics``."""
-    admin = await _admin(settings, timeout)
-    try:
+    async with _admin_session(settings, timeout) as admin:
         # Listing first: a metadata request naming a missing topic may auto-create it.
         existing = [name for name in topics if name in set(await admin.list_topics())]
         described = await admin.describe_topics(existing) if existing else []
-    finally:
-        await admin.close()
     return {
         d["topic"]: len(d["partitions"]) for d in described if d.get("error_code", 0) == 0 and d.get("partitions")
     }
@@ -235,8 +263,7 @@ async def ensure_topics(settings: Settings, names: list[str] | None = None, time
     counts = await partition_counts(settings, names, timeout)
     missing = [name for name in names if name not in counts]
     if missing:
-        admin = await _admin(settings, timeout)
-        try:
+        async with _admin_session(settings, timeout) as admin:
             for name in missing:
                 partitions = counts.get(t.input, t.partitions) if name == t.windows else t.partitions
                 # a dead letter carries a rejected message whole, up to records.max_message_bytes plus
@@ -249,8 +276,6 @@ async def ensure_topics(settings: Settings, names: list[str] | None = None, time
                 except TopicAlreadyExistsError:
                     pass
                 counts[name] = partitions
-        finally:
-            await admin.close()
         counts.update(await _wait_for_topics(settings, missing, timeout))
     return counts
 

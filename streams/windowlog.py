@@ -34,9 +34,9 @@ from typing import TypeVar
 import msgpack
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka.errors import KafkaError
 
-from .kafka import BrokerUnavailable, _admin, consumer, fetch_failure, partition_ends, start_client
+from .kafka import _admin, consumer, fetch_failure, out_of_reach, partition_ends, start_client
 from .settings import Settings
 
 log = logging.getLogger("setveil.streams")
@@ -60,15 +60,6 @@ class BrokerSilent(WindowLogError):
     def __init__(self, topic: str, failure: str):
         super().__init__(f"a read of {topic} failed ({failure}) for producer.request_timeout")
         self.topic, self.failure = topic, failure
-
-
-def out_of_reach(exc: BaseException) -> bool:
-    """Whether ``exc`` is how a read fails while the broker is down or out of reach: worth trying
-    again. An error the broker answered for good (authorization, say) is not."""
-    if isinstance(exc, KafkaError):
-        # aiokafka's KafkaTimeoutError (an offsets lookup not answered) is not marked retriable
-        return exc.retriable or isinstance(exc, KafkaTimeoutError)
-    return isinstance(exc, (BrokerUnavailable, TimeoutError, ConnectionError))
 
 
 def encode_entry(first: int, last: int) -> bytes:

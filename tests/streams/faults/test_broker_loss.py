@@ -5,10 +5,14 @@ line. The faults are injected in the worker (sitecustomize.py, this folder)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 from aiokafka.errors import KafkaConnectionError, TopicAuthorizationFailedError
 
+from setveil.core.errors import SetveilError
+
+from setveil.streams import kafka
 from setveil.streams.broker import start_tansu
 from setveil.streams.settings import load_settings
 from setveil.streams.windowlog import BrokerSilent, WindowLogReader
@@ -107,3 +111,27 @@ def test_a_broker_back_within_the_request_timeout_costs_the_window_log_reader_no
     assert "stopping the worker" not in text
     windows = [m for m in read_topic(settings, settings.topics.windows)]
     assert len(windows) == 1  # the window was logged before it was emitted, once
+
+
+@pytest.mark.slow
+def test_a_broker_gone_while_a_command_lists_its_topics_is_the_one_line_refusal(monkeypatch, tmp_path, caplog):
+    # Regression (QA, a broker that goes away): a broker that answered the admin client's start
+    # and was gone for its next request made serve, replay and tail fail with aiokafka's
+    # NodeNotReadyError and a traceback, where a broker that does not answer is one line
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    started = kafka._admin
+
+    async def answered_then_gone(settings, timeout):
+        admin = await started(settings, timeout)
+        own.stop()
+        return admin
+
+    monkeypatch.setattr(kafka, "_admin", answered_then_gone)
+    settings = load_settings(None, {"kafka.bootstrap": own.bootstrap}, env={})
+    try:
+        with pytest.raises(SetveilError) as refused:
+            asyncio.run(kafka.ensure_topics(settings))
+    finally:
+        own.stop()
+    assert str(refused.value) == f"no Kafka broker answers at {own.bootstrap} (kafka.bootstrap)"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
