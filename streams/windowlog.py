@@ -196,7 +196,7 @@ class WindowLogReader:
                     # the last attempt, cut short at the deadline, says less than what failed before it
                     if first or not isinstance(exc, TimeoutError):
                         failure = type(exc).__name__
-                if first:
+                if first and loop.time() < deadline:
                     log.warning("window log reader: a read of %s failed (%s); retrying for up to "
                                 "producer.request_timeout=%g s", topic, failure, self.timeout)
                 await asyncio.sleep(max(min(RETRY_SECONDS, deadline - loop.time()), 0))

@@ -57,6 +57,12 @@ def test_a_read_refused_for_the_request_timeout_ends_naming_the_failure():
     assert attempts == 3
 
 
+def test_a_read_the_broker_never_answers_ends_at_the_request_timeout_without_a_retry_warning(caplog):
+    failure, attempts = _answered(1.0, [None])
+    assert isinstance(failure, BrokerSilent) and failure.failure == "TimeoutError" and attempts == 1
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+
+
 def test_a_read_the_broker_refuses_for_good_is_not_tried_again():
     failure, attempts = _answered(5.0, [TopicAuthorizationFailedError()])
     assert isinstance(failure, TopicAuthorizationFailedError) and attempts == 1
