@@ -18,10 +18,8 @@ topic and is ignored.
 A read that fails as a broker out of reach makes it fail (a connection refused or closed, a
 request not answered) is tried again until ``producer.request_timeout`` has passed since it
 began, as a send is; past it the read raises :class:`BrokerSilent` and the worker stops with the
-ERROR line of a send not acknowledged (docs/operations.md, "Endpoints"). Until this version a
-reader's connection refused stopped the worker at once, "after an unexpected
-KafkaConnectionError" (QA as an operator: a broker gone just as a partition's first message
-arrived).
+ERROR line of a send not acknowledged (docs/operations.md, "Endpoints"), rather than at once
+(QA as an operator: a broker gone just as a partition's first message arrived).
 """
 
 from __future__ import annotations
