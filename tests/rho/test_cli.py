@@ -135,27 +135,26 @@ def test_bench_runs_every_experiment_on_small_data(tmp_path):
     assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
 
 
-def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
+def _speed_on_own_data(tmp_path) -> dict:
+    """The JSON of `bench rho --experiment speed` on a dataset of 60 transactions of the user's."""
     lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
     (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
     out = tmp_path / "bench.json"
     result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
                  "--speed-runs", "1", "--workers", "1", "--json", out)
     assert result.exit_code == 0, result.output
-    rows = json.loads(out.read_text())["rows"]["speed"]
+    return json.loads(out.read_text())
+
+
+def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
+    rows = _speed_on_own_data(tmp_path)["rows"]["speed"]
     assert {row["policy"] for row in rows} == {"dist", "mine"} and all(row["verified"] for row in rows)
 
 
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
-    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
-    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
-                 "--speed-runs", "1", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    assert "load average 1.00 1.00 1.00," in json.loads(out.read_text())["machine"]
+    assert "load average 1.00 1.00 1.00," in _speed_on_own_data(tmp_path)["machine"]
 
 
 @pytest.mark.parametrize("option", [["--rho", "1"], ["--policy", "nope"], ["--workers", "0"],
