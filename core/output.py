@@ -23,6 +23,7 @@ import errno
 import fcntl
 import io
 import json
+import math
 import os
 import stat
 import sys
@@ -379,8 +380,20 @@ def write_text_output(path: str | os.PathLike, text: str) -> None:
 
 
 def write_json(path: str | os.PathLike, body: object) -> None:
-    """``body`` as indented JSON (a benchmark's ``--json``); what JSON has no type for, as text."""
-    write_text_output(path, json.dumps(body, indent=2, default=str) + "\n")
+    """``body`` as indented JSON (a benchmark's ``--json``); what JSON has no type for, as text,
+    and a number that is not finite (a plugin's stat, say) as null: Python's ``NaN`` and
+    ``Infinity`` are not JSON, and strict parsers refuse the whole file (QA)."""
+    write_text_output(path, json.dumps(_finite(body), indent=2, default=str, allow_nan=False) + "\n")
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):  # numpy's float64 is a float too
+        return None
+    return value
 
 
 def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:

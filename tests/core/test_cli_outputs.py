@@ -2,6 +2,7 @@
 reading anything, and how it names what is wrong (regressions from an adversarial QA pass)."""
 
 import json
+import math
 import os
 import shutil
 import stat
@@ -10,10 +11,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.output import write_json
 
 K = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
 COHERENCE = ["-m", "coherence", "-P", "h=0.5", "-P", "k=2", "-P", "p=2"]
@@ -545,3 +548,16 @@ def test_bench_coherence_refuses_a_policy_named_twice(runner, data):
     # QA re-check: `--policies mm,mm` ran each row twice, where `--seeds 1,1` was refused
     one_line_error(invoke(runner, "bench", "coherence", data, "--public-share", "0.5", "--h", "0.5", "--k", "2",
                           "--p", "2", "--policies", "mm,mm"), "parameter 'policies'", "names a policy twice")
+
+
+def test_a_benchmarks_json_writes_a_number_that_is_not_finite_as_null(tmp_path):
+    # QA: a plugin's stat of NaN or infinity reached a --json file as NaN or Infinity, which no
+    # strict JSON parser reads
+    out = tmp_path / "bench.json"
+    write_json(out, {"rows": [{"stat": float("nan"), "rate": np.float64("inf"), "seconds": 1.5}], "tail": (-math.inf, 2)})
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    assert json.loads(out.read_text(), parse_constant=refuse) == {
+        "rows": [{"stat": None, "rate": None, "seconds": 1.5}], "tail": [None, 2]}
