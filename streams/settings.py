@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from typing import Any, Literal, Protocol
 
 from setveil.core.errors import InputError, ParameterError
-from setveil.core.labeltext import check_user_file
+from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
 from setveil.core.params import Parameter, parse_assignments
 from setveil.core.plugins import smallest_window_of
@@ -468,16 +468,9 @@ def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
     """The settings of a TOML file, ``section.key`` to value. The file may start with a UTF-8
     byte-order mark, as the data and the item lists may: editors that save "UTF-8 with BOM" write
     one, and tomllib alone calls it an invalid statement at line 1."""
-    check_user_file(path)  # '-' is refused as the item lists refuse it, not said not to exist
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:  # tomllib.load let it out as a traceback (QA)
-        raise InputError(path, "not valid UTF-8", raw[: exc.start].count(b"\n") + 1) from None
+    # read as an item list is: '-', a file that cannot be read and one that is not UTF-8 (gzip,
+    # UTF-16) are each refused for what they are, where tomllib.load let a traceback out (QA)
+    text = read_utf8(path)
     try:
         data = tomllib.loads(text, parse_float=_TomlFloat)
     except tomllib.TOMLDecodeError as exc:
