@@ -317,7 +317,7 @@ def demo(rate, batch, count, window, config, overrides):
 
 
 @click.command("stream")
-@click.argument("dataset", type=click.Path(exists=True, dir_okay=False))
+@click.argument("dataset", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--window", "windows", multiple=True, type=IntRange(min=1), default=(1000, 5000, 20000),
               show_default=True, help="Window size (window.max_transactions); repeatable.")
 @click.option("--workers", multiple=True, type=IntRange(1, 16), default=(1,), show_default=True,

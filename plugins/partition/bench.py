@@ -30,7 +30,7 @@ from setveil.core.verify import release_violations
 
 
 @click.command("partition")
-@click.argument("inputs", metavar="INPUT...", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("inputs", metavar="INPUT...", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-k", "ks", default="2,5,10,25,50,100", show_default=True, callback=int_list(1), help="Values of k.")
 @click.option("--fanout", "fanouts", default="4,5,6", show_default=True, callback=int_list(2),
               help="Fan-outs of the balanced hierarchy.")

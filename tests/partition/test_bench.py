@@ -77,3 +77,15 @@ def test_a_dataset_without_items_is_named_after_the_rows_of_the_one_before(data,
     assert result.exit_code == 2
     assert "| small | kanonymity | 2 |" in result.output
     assert result.output.splitlines()[-1].startswith(f"setveil: error: {empty}")
+
+
+def test_standard_input_is_read_as_anonymize_reads_it_and_a_missing_file_is_named(data, tmp_path):
+    # QA (hostile input files): '-' was said not to exist, unlike every other command's INPUT
+    _load_plugin_commands()
+    piped = CliRunner().invoke(cli, ["bench", "partition", "-", "-k", "2", "--fanout", "2", "-m", "2"],
+                               input=data.read_text())
+    assert piped.exit_code == 0, piped.output
+    assert "- releases verified by the independent checker: 2 of 2" in piped.output
+    missing = run("bench", "partition", tmp_path / "none.dat")
+    assert missing.exit_code == 2
+    assert missing.stderr == f"setveil: error: {tmp_path / 'none.dat'}: cannot read: No such file or directory\n"
