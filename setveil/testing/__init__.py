@@ -26,8 +26,8 @@ same release, in this process and in two others whose ``str`` hashes are salted 
 and one-transaction windows are handled; the union of two safe windows is safe (for
 ``union_safe`` models); bad and unknown parameters are refused by name, and every int or
 float parameter refuses, by name, values no parameter can mean and negative ones (declare ``low``),
-while the largest value its declared range admits works; refusals and
-violations name no item. That last check cannot look for a label written as a number in a message
+while the largest value its declared range admits works; refusals,
+violations and a release's stats name no item (the stats a dict of finite numbers, keyed by text). That last check cannot look for a label written as a number in a message
 that gives counts and parameters ("support 1 < k=5, h=0.4"), so the kit runs it again on its own
 integer probe: the example windows and a few seeded random ones with every item relabeled as a
 distinct random 12-digit number (the item schema and hierarchy leaves to match), which a message

@@ -118,6 +118,39 @@ def _out_of_range(parameter: Parameter) -> list[tuple[str, str]]:
     return values
 
 
+def stats_problem(stats: Any, window: Window, where: str = "stats") -> str | None:
+    """What is wrong with a release's ``stats`` for ``--report`` and the observers, or None: it must
+    be a dict keyed by text; a key, or a text value, that names an item of ``window`` puts
+    transaction contents in a report that holds none; a number that is not finite stops
+    ``anonymize --report`` (JSON holds none)."""
+    if not isinstance(stats, Mapping):
+        return f"{where} is {type(stats).__name__}, not a dict (anonymize --report reads its items)"
+    for key, value in stats.items():
+        if not isinstance(key, str):
+            return f"{where} has a key of type {type(key).__name__}, not str"
+        if named := labels_named(key, window):
+            return f"{where} has a key that names items of the window ({', '.join(named[:3])})"
+        problem = _stat_value_problem(value, window, f"{where}[{key!r}]")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _stat_value_problem(value: Any, window: Window, where: str) -> str | None:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        return stats_problem(value, window, where)
+    if isinstance(value, (list, tuple)):
+        return next((problem for position, each in enumerate(value)
+                     if (problem := _stat_value_problem(each, window, f"{where}[{position}]")) is not None), None)
+    if isinstance(value, str) and (named := labels_named(value, window)):
+        return f"{where} is text that names items of the window ({', '.join(named[:3])})"
+    if isinstance(value, numbers.Real) and not math.isfinite(value):
+        return f"{where} is {value}, not a finite number, which anonymize --report cannot write"
+    return None
+
+
 def given_copies(who: str, method: Callable[[Window, Window], Any], original: Window, release: Window) -> Any:
     """``method(original, release)`` on read-only copies, as the pipeline and ``anonymize`` call
     the loss and the metrics: the release is written or emitted after them."""
@@ -263,6 +296,11 @@ class ConformanceSuite:
             f"not {type(release).__name__}"
         )
         released = detached(window, release.window)[1]  # what the pipeline checks and emits
+        problem = stats_problem(release.stats, window)
+        assert problem is None, (
+            f"{who}: Release.{problem}; the stats go into --report and to observers, which hold no transaction "
+            "contents: key them by what they measure, give numbers, and put the items in details"
+        )
         # against the context the kit built, as the pipeline checks against setveil's: a model
         # may have set or changed its own (review: the kit checked against the model's)
         assert_release_ok(configured.model, window, released, configured.policy.name, configured.context)

@@ -97,6 +97,12 @@ class Floor(PrivacyModel):
             released = window
         if FAULT == "bare":
             return released
+        if FAULT == "statslabel" and len(rare):  # what a report shows, keyed by an item
+            return Release(released, {}, {"support": {window.vocab.label(int(rare[0])): 1}})
+        if FAULT == "statsnan":
+            return Release(released, {}, {"ratio": float("nan")})
+        if FAULT == "statslist":
+            return Release(released, {}, [len(rare)])
         return Release(released)
 
     def information_loss(self, original, release):
@@ -224,6 +230,11 @@ def test_a_sound_model_passes(installed, tmp_path):
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
         ("quote", "Infeasible's reason names items of the window"),
         ("metrics", "metrics must return a dict, not list"),
+        # stats keyed by an item, not finite, or not a dict (QA attacking the kit: none was looked
+        # at, and anonymize --report wrote the labels, stopped, or crashed with a traceback)
+        ("statslabel", "Release.stats['support'] has a key that names items of the window (p0)"),
+        ("statsnan", "Release.stats['ratio'] is nan, not a finite number, which anonymize --report cannot write"),
+        ("statslist", "Release.stats is list, not a dict (anonymize --report reads its items)"),
         # metrics that write into the release, and a SystemExit, named with the policy (QA as a
         # hostile plugin author: the kit gave metrics the release it had checked, writable)
         ("rewrite", "metrics wrote into a window it was given, which is read-only (sort array is read-only)"),
