@@ -304,6 +304,17 @@ class ConformanceSuite:
         # against the context the kit built, as the pipeline checks against setveil's: a model
         # may have set or changed its own (review: the kit checked against the model's)
         assert_release_ok(configured.model, window, released, configured.policy.name, configured.context)
+        # The pipeline asks the model that made the release; ``setveil verify`` asks one configured
+        # afresh. A model that relaxed its own parameters in anonymize passed the first and wrote
+        # the window unchanged (QA attacking the kit), so the kit asks both.
+        afresh = get_registry().configure(configured.model.name, configured.policy.name, configured.params,
+                                          configured.context)
+        problems = [v.describe() for v in release_violations(afresh.model, window, released, configured.context)]
+        assert not problems, (
+            f"{who}: a release passes the check of the model that made it but not of the model configured "
+            f"afresh, as setveil verify checks it: {problems[:5]}; anonymize changed the parameters or other "
+            "state its check reads (keep what one window needs in local variables)"
+        )
         loss = given_copies(who, configured.model.information_loss, window, released)
         assert isinstance(loss, numbers.Real) and math.isfinite(loss), (
             f"{who}: information_loss must be a finite number, not {loss!r}"
