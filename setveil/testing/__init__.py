@@ -23,7 +23,8 @@ passes the check every release gets (:func:`setveil.core.verify.release_violatio
 nothing added by a suppression model, then the model's own check, asked of the model that made the
 release and of one configured afresh, as ``setveil verify`` asks it) or the window is refused with
 :class:`~setveil.core.errors.Infeasible` and fails that check as it is; the same seed gives the
-same release, in this process and in two others whose ``str`` hashes are salted otherwise; empty
+same release, in this process (by a model just configured and by one that has released a window
+before) and in two others whose ``str`` hashes are salted otherwise; empty
 and one-transaction windows are handled; the union of two safe windows is safe (for
 ``union_safe`` models); bad and unknown parameters are refused by name, and every int or
 float parameter refuses, by name, values no parameter can mean and negative ones (declare ``low``),
