@@ -21,7 +21,7 @@ from setveil.core.engine import overriders_note
 from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, ParameterError, PluginError,
                                  UnknownPluginError, wrote_read_only)
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.model import Context, PrivacyModel, Release
+from setveil.core.model import Context, PrivacyModel, Release, Violation
 from setveil.core.params import Parameter
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry
 from setveil.core.schema import ItemSchema
@@ -39,14 +39,29 @@ _settings = settings(
 )
 
 
+def checked(who: str, model: PrivacyModel, original: Window, release: Window, context: Context) -> list[Violation]:
+    """Every violation :func:`~setveil.core.verify.release_violations` finds; a checker that raises
+    fails the test naming ``who`` and the window's size, as the pipeline fails the window closed
+    as a checker error (QA attacking the kit: a violations() that crashed on an empty window
+    showed a bare traceback, under hypothesis's)."""
+    try:
+        return list(release_violations(model, original, release, context))
+    except (*NOT_PLUGIN_ERRORS, OutOfTime):
+        raise
+    except BaseException as exc:
+        if wrote_read_only(exc):
+            pytest.fail(f"{who}: violations wrote into a window it was given, which is read-only ({exc})")
+        raise AssertionError(f"{who}: the check raised {type(exc).__name__}: {exc} (a window of {len(original)} "
+                             "transactions); the pipeline fails every such window closed as a checker error") from exc
+
+
 def assert_release_ok(model: PrivacyModel, original: Window, release: Window, policy: str | None = None,
                       context: Context | None = None) -> None:
     """The release passes the check every release gets: aligned with the original, nothing
     added by a suppression model, every label a node above its items in ``context``'s hierarchy
     (the model's own context when None) for a generalizing one, and the model's own check."""
-    problems = [v.describe() for v in release_violations(model, original, release,
-                                                         model.context if context is None else context)]
     who = model.name if policy is None else f"{model.name} with policy {policy!r}"
+    problems = [v.describe() for v in checked(who, model, original, release, model.context if context is None else context)]
     assert not problems, (
         f"a release of {who} fails the check: {problems[:5]}{overriders_note(get_plugin_manager().hook)}")
 
@@ -309,7 +324,7 @@ class ConformanceSuite:
         # the window unchanged (QA attacking the kit), so the kit asks both.
         afresh = get_registry().configure(configured.model.name, configured.policy.name, configured.params,
                                           configured.context)
-        problems = [v.describe() for v in release_violations(afresh.model, window, released, configured.context)]
+        problems = [v.describe() for v in checked(who, afresh.model, window, released, configured.context)]
         assert not problems, (
             f"{who}: a release passes the check of the model that made it but not of the model configured "
             f"afresh, as setveil verify checks it: {problems[:5]}; anonymize changed the parameters or other "
@@ -358,7 +373,8 @@ class ConformanceSuite:
 
     @staticmethod
     def check_finds_something(configured: Configured, window: Window) -> bool:
-        return next(iter(release_violations(configured.model, window, window, configured.context)), None) is not None
+        who = f"{configured.model.name} with policy {configured.policy.name!r}"
+        return bool(checked(who, configured.model, window, window, configured.context))
 
     def example_labels(self) -> set[str]:
         return {label for attribute in ("safe_windows", "unsafe_windows") for rows in getattr(self, attribute)
@@ -389,7 +405,7 @@ class ConformanceSuite:
         for number, window in enumerate(self.example_windows("unsafe_windows")):
             for policy in self.policy_names():
                 configured = self.configured(policy)
-                found = list(release_violations(configured.model, window, window, configured.context))
+                found = checked(f"policy {policy!r}", configured.model, window, window, configured.context)
                 assert found, f"unsafe_windows[{number}] passes the {self.model!r} check as it is"
                 for violation in found:
                     named = labels_named(f"{violation.rule}: {violation.summary}", window)
@@ -408,7 +424,7 @@ class ConformanceSuite:
         for policy in self.policy_names():
             configured = get_registry().configure(self.model, policy, self.params_for(policy), context)
             for window in probes:
-                for violation in release_violations(configured.model, window, window, configured.context):
+                for violation in checked(f"policy {policy!r}", configured.model, window, window, configured.context):
                     named = labels_named(f"{violation.rule}: {violation.summary}", window)
                     assert not named, (
                         f"policy {policy!r}: with its items relabeled as integers, a Violation's rule or summary "
@@ -426,7 +442,8 @@ class ConformanceSuite:
         for number, window in enumerate(self.example_windows("safe_windows")):
             for policy in self.policy_names():
                 configured = self.configured(policy)
-                problems = [v.describe() for v in release_violations(configured.model, window, window, configured.context)]
+                problems = [v.describe() for v in checked(f"policy {policy!r}", configured.model, window, window,
+                                                          configured.context)]
                 assert not problems, f"safe_windows[{number}] fails the {self.model!r} check as it is: {problems[:3]}"
                 released = self.release_or_refusal(configured, window)
                 assert released is not None, f"policy {policy!r} refused safe_windows[{number}]"
@@ -527,7 +544,8 @@ class ConformanceSuite:
             vocab = first.vocab.copy()
             original = Window.concat([first, second], vocab=vocab)
             released = Window.concat([a, b], vocab=vocab)
-            problems = [v.describe() for v in release_violations(configured.model, original, released, configured.context)]
+            problems = [v.describe() for v in checked(f"policy {policy!r}", configured.model, original, released,
+                                                      configured.context)]
             assert not problems, (f"policy {policy!r}: two safe windows are not safe together: {problems[:5]}; "
                               "either the releases are not (then the model should not claim union_safe) "
                               "or the check refuses a safe union: it must check what the model guarantees "

@@ -126,6 +126,8 @@ class Floor(PrivacyModel):
         return [] if FAULT == "metrics" else {}
 
     def violations(self, original, release):
+        if FAULT == "emptycheck" and not len(release):
+            raise IndexError("no transaction 0")
         if FAULT == "forget":
             return
         if FAULT == "ceiling":
@@ -261,6 +263,10 @@ def test_a_sound_model_passes(installed, tmp_path):
         # one that names only an integer label (QA: the kit left whole numbers out, and most
         # benchmark data has nothing else)
         ("number", "with its items relabeled as integers, a Violation's rule or summary names items of the window"),
+        # a checker that crashes on an empty window, named with the policy and the window's size
+        # (QA attacking the kit: a bare IndexError under hypothesis's frames)
+        ("emptycheck", "floor with policy 'also-top': the check raised IndexError: no transaction 0 (a window of 0 "
+                       "transactions)"),
         # not a Violation, or one of item ids (the same QA pass: a traceback in the pipeline, a
         # TypeError from describe() in verify, exit 1 as if the release had failed)
         ("string", "model 'floor': its checker yielded a str, not a Violation"),
