@@ -138,6 +138,11 @@ class Pipeline:
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
             self._broken(window, f"model error: anonymize returned {got}, not a Release of a Window")
+        if not isinstance(release.stats, dict):
+            # --report reads the stats' items after every window is released: a list there crashed
+            # it with a traceback (QA attacking the conformance kit)
+            self._broken(window, f"model error: anonymize returned a Release whose stats are a "
+                                 f"{type(release.stats).__name__}, not a dict")
         if len(release.window) != len(window):
             self._broken(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
         # What is checked and emitted is a copy no plugin holds: the model's own arrays may be

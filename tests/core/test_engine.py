@@ -315,6 +315,22 @@ def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_err
     ]
 
 
+class ListStatsModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(window, {}, [len(window)])
+
+
+def test_a_release_whose_stats_are_no_dict_is_rejected_as_the_models_error(recorder):
+    # Regression (QA attacking the conformance kit): anonymize --report crashed on stats.items()
+    # with a traceback, after every window was released
+    rec, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, ListStatsModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: anonymize returned a Release whose stats are a list, not a dict"
+    assert rec.rejected == [rejected.value.reason]
+
+
 class HungryModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         if len(window) == 2:
