@@ -23,7 +23,7 @@ from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, Para
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Release, Violation
 from setveil.core.params import Parameter
-from setveil.core.plugins import Configured, get_plugin_manager, get_registry
+from setveil.core.plugins import Configured, get_plugin_manager, get_registry, smallest_window_of
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
 from setveil.core.window import Window, detached
@@ -237,10 +237,20 @@ class ConformanceSuite:
             pytest.fail(f"{type(self).__name__}: {broken}", pytrace=False)
         for policy in policies:
             try:
-                self.configured(policy)
+                configured = self.configured(policy)
             except ParameterError as refused:
                 pytest.fail(f"policy {policy!r} refuses the suite's parameters {self.params_for(policy)} ({refused}): "
                             "set params (and policy_params) to values the model and each policy take", pytrace=False)
+            # every command and a worker's start-up size windows by it before reading any (QA
+            # attacking the kit: a smallest_window that returned 0 or raised passed the kit, and
+            # every command stopped on it)
+            try:
+                smallest_window_of(configured.model)
+            except PluginError as broken:
+                raised = broken.__cause__ or broken.__context__  # the command names its type alone
+                cause = "" if raised is None else f" ({raised!r})"
+                pytest.fail(f"policy {policy!r}: {broken}{cause}; every command stops on it before reading a window",
+                            pytrace=False)
 
     def context(self) -> Context:
         """The context every run gets; by default, as the command line and the service give it,

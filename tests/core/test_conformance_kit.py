@@ -113,6 +113,11 @@ class Floor(PrivacyModel):
     def information_loss(self, original, release):
         return "none" if FAULT == "loss" else super().information_loss(original, release)
 
+    def smallest_window(self):
+        if FAULT == "smallestcrash":
+            return self.params["m"]  # a parameter the model does not have
+        return 0 if FAULT == "smallest" else 1
+
     def input_notes(self, original, source):
         if FAULT == "notes" and len(original.indices):
             original.indices.sort()
@@ -335,6 +340,19 @@ def test_parameters_the_model_refuses_fail_every_test_at_once(installed, tmp_pat
     assert ("policy 'also-top' refuses the suite's parameters {'q': '1'} (parameter 'k': model 'floor' needs it "
             "(least support; allowed: an integer in [1, inf))): set params (and policy_params) to values the model and "
             "each policy take") in result.stdout
+
+
+@pytest.mark.parametrize(("fault", "message"), [
+    ("smallest", "policy 'also-top': model 'floor': smallest_window returned 0, not a positive integer; every command "
+                 "stops on it before reading a window"),
+    ("smallestcrash", "policy 'also-top': model 'floor': smallest_window raised KeyError (KeyError('m'))"),
+])
+def test_a_smallest_window_every_command_refuses_fails_every_test_in_one_line(installed, tmp_path, fault, message):
+    # Regression (QA attacking the kit): the kit never asked smallest_window, so a model whose
+    # answer stops every command at start-up passed it
+    result = run_kit(installed, tmp_path, fault)
+    assert result.returncode == 1 and "15 errors" in result.stdout
+    assert message in result.stdout
 
 
 def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
