@@ -344,6 +344,12 @@ class ConformanceSuite:
         assert isinstance(loss, numbers.Real) and math.isfinite(loss), (
             f"{who}: information_loss must be a finite number, not {loss!r}"
         )
+        # the report, a batch's metrics and the service's loss histogram read it as a share
+        # (QA attacking the kit: a loss of -0.5 or 7 passed)
+        assert 0 <= float(loss) <= 1, (
+            f"{who}: information_loss must be a share in [0, 1] (the report and the service read it as one), "
+            f"not {loss!r}"
+        )
         return released
 
     def probe_windows(self) -> list[Window]:

@@ -111,6 +111,8 @@ class Floor(PrivacyModel):
         return Release(released)
 
     def information_loss(self, original, release):
+        if FAULT == "lossabove":  # a count, not a share
+            return float(original.n_occurrences - release.n_occurrences) + 2.0
         return "none" if FAULT == "loss" else super().information_loss(original, release)
 
     def smallest_window(self):
@@ -245,6 +247,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # ... which the failure names as a suspect beside the model (QA as a plugin author)
         ("hook", "(setveil_anonymize_window is also implemented by plugin 'floor')"),
         ("loss", "information_loss must be a finite number, not 'none'"),
+        # a loss that is no share (QA attacking the kit: the report documents a share in [0, 1])
+        ("lossabove", "information_loss must be a share in [0, 1] (the report and the service read it as one)"),
         # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
