@@ -18,7 +18,9 @@ PRIVATE_PREFIX = "s"
 def windows(
     draw: st.DrawFn, max_transactions: int = 40, public_items: int = 10, private_items: int = 3, max_length: int = 6
 ) -> Window:
-    """A :class:`Window` of up to ``max_transactions`` transactions over a small alphabet."""
+    """A :class:`Window` of up to ``max_transactions`` transactions over a small alphabet, with no
+    tids (as a FIMI file's) or with text tids (as every window of the service has, where a record
+    without one gets ``partition:offset``)."""
     alphabet = [f"p{i}" for i in range(public_items)] + [f"{PRIVATE_PREFIX}{i}" for i in range(private_items)]
     n = draw(st.integers(min_value=0, max_value=max_transactions))
     rows = draw(
@@ -28,7 +30,10 @@ def windows(
             max_size=n,
         )
     )
-    return Window.from_transactions(rows)
+    # QA attacking the kit: a model that read its tids as numbers passed, and failed every window
+    # of the service and of a JSONL file
+    tids = [f"0:{offset}" for offset in range(n)] if draw(st.booleans(), label="tids") else None
+    return Window.from_transactions(rows, tids=tids)
 
 
 def random_window(

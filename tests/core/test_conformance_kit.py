@@ -72,6 +72,8 @@ class Floor(PrivacyModel):
             raise RuntimeError("boom")
         if FAULT == "quote" and len(window.indices):
             raise Infeasible("too rare: " + window.vocab.label(int(window.indices[0])))
+        if FAULT == "tids" and window.tids is not None:  # tids read as numbers, as in a FIMI file
+            np.asarray(window.tids, dtype=np.int64)
         if FAULT == "relax":  # a retry that lowers k until the window passes, left lowered
             self.params["k"] = 1
         rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
@@ -249,6 +251,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("loss", "information_loss must be a finite number, not 'none'"),
         # a loss that is no share (QA attacking the kit: the report documents a share in [0, 1])
         ("lossabove", "information_loss must be a share in [0, 1] (the report and the service read it as one)"),
+        # a model that reads its tids as numbers: every window of the service has text tids (QA
+        # attacking the kit: its windows had none, so it passed)
+        ("tids", "anonymize raised ValueError: invalid literal for int() with base 10: '0:"),
         # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
