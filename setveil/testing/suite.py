@@ -161,6 +161,9 @@ def _stat_value_problem(value: Any, window: Window, where: str) -> str | None:
                      if (problem := _stat_value_problem(each, window, f"{where}[{position}]")) is not None), None)
     if isinstance(value, str) and (named := labels_named(value, window)):
         return f"{where} is text that names items of the window ({', '.join(named[:3])})"
+    # an integer label as a number, which only the integer probe's distinctive labels can show
+    if isinstance(value, numbers.Integral) and (named := labels_named(str(value), window)):
+        return f"{where} is a number that is an item of the window ({', '.join(named[:3])})"
     if isinstance(value, numbers.Real) and not math.isfinite(value):
         return f"{where} is {value}, not a finite number, which anonymize --report cannot write"
     return None

@@ -106,6 +106,8 @@ class Floor(PrivacyModel):
             return released
         if FAULT == "statslabel" and len(rare):  # what a report shows, keyed by an item
             return Release(released, {}, {"support": {window.vocab.label(int(rare[0])): 1}})
+        if FAULT == "statsint" and len(rare) and window.vocab.label(int(rare[0])).isdecimal():  # numeric data's item
+            return Release(released, {}, {"first_rare": int(window.vocab.label(int(rare[0])))})
         if FAULT == "statsnan":
             return Release(released, {}, {"ratio": float("nan")})
         if FAULT == "statslist":
@@ -262,6 +264,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # stats keyed by an item, not finite, or not a dict (QA attacking the kit: none was looked
         # at, and anonymize --report wrote the labels, stopped, or crashed with a traceback)
         ("statslabel", "Release.stats['support'] has a key that names items of the window (p0)"),
+        ("statsint", "with its items relabeled as integers ("),
+        ("statsint", "Release.stats['first_rare'] is a number that is an item of the window"),
         ("statsnan", "Release.stats['ratio'] is nan, not a finite number, which anonymize --report cannot write"),
         ("statslist", "Release.stats is list, not a dict (anonymize --report reads its items)"),
         # metrics that write into the release, and a SystemExit, named with the policy (QA as a
