@@ -103,6 +103,13 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
     return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""
 
 
+def _changed(before: dict[str, Any], after: object) -> str:
+    """The names of the parameters ``after`` differs from ``before`` in (or what it became)."""
+    if not isinstance(after, dict):
+        return f"now a {type(after).__name__}"
+    return ", ".join(sorted(set(before) ^ set(after) | {name for name in before if after.get(name) != before[name]}))
+
+
 class Pipeline:
     """A configured model and policy with the hooks around them."""
 
@@ -117,6 +124,8 @@ class Pipeline:
         self.memory_limit = memory_limit
         #: whether the last window failed on MemoryError, after which a process may be left fragmented
         self.ran_out_of_memory = False
+        #: the model's parameters as configured: the check judges a release by them
+        self._params = copy.deepcopy(self.model.params)
 
     def run(self, window: Window, rng: np.random.Generator) -> Outcome:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""
@@ -135,6 +144,11 @@ class Pipeline:
                      or wrote_read_only(exc, "anonymize", "its input window's are; build a new Window") or type(exc).__name__)
             self._reject(window, f"model error: {named}", exc)
         anonymized = time.perf_counter()
+        if self.model.params != self._params:
+            # the check runs on this same model: one that lowered its own k in anonymize had its
+            # raw window pass its own check (QA attacking the conformance kit)
+            self._broken(window, f"model error: anonymize changed self.params ({_changed(self._params, self.model.params)}), "
+                                 "by which its release would have been checked")
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
             self._broken(window, f"model error: anonymize returned {got}, not a Release of a Window")

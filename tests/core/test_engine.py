@@ -331,6 +331,36 @@ def test_a_release_whose_stats_are_no_dict_is_rejected_as_the_models_error(recor
     assert rec.rejected == [rejected.value.reason]
 
 
+class RelaxingModel(LeakyModel):
+    """Lowers its own k to 1 before it releases the raw window, so its own check passes it."""
+
+    def anonymize(self, window, policy, rng):
+        self.params["k"] = 1
+        return Release(window)
+
+
+class ReplacingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        self.params = {"k": 1, "extra": True}
+        return Release(window)
+
+
+@pytest.mark.parametrize("model_class, changed", [(RelaxingModel, "k"), (ReplacingModel, "extra, k")])
+def test_a_model_that_changes_its_parameters_in_anonymize_fails_its_window_closed(recorder, model_class, changed):
+    # Regression (QA attacking the conformance kit): the check ran on the same model object, so a
+    # model that lowered its own k had its raw window checked at k=1 and released
+    rec, pm, registry = recorder
+    leaky = registry.configure("leaky", None, {"k": "2"}, Context())
+    configured = plugins.Configured(model_class(leaky.model.params, leaky.model.context), leaky.policy, leaky.params,
+                                    leaky.context)
+    window = Window.from_transactions([["a"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == (f"model error: anonymize changed self.params ({changed}), by which its release "
+                                     "would have been checked")
+    assert rec.rejected == [rejected.value.reason]
+
+
 class HungryModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         if len(window) == 2:
