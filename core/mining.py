@@ -85,7 +85,15 @@ def pattern_spectrum(rows: list[list[int]], min_support: int, max_size: int | No
     ``PyDict_SetItem`` and never releases its own references, so each call leaked every key
     and count, about 600 bytes a window in a worker's checks (QA soak: +0.7-1.5 MiB/h)."""
     return fim.fpgrowth(rows, target="s", supp=-max(1, int(min_support)), zmin=min_size,
-                        zmax=-1 if max_size is None else max_size, report="=")
+                        zmax=_zmax(rows, max_size, min_size), report="=")
+
+
+def _zmax(rows: list[list[int]], max_size: int | None, min_size: int) -> int:
+    """pyfim's ``zmax`` for ``max_size``: no itemset is longer than the longest row, and pyfim
+    takes a C long (QA: audit publish --max-size 2**63, which its option admits, ended in an
+    OverflowError traceback); never below ``zmin``, which pyfim refuses."""
+    longest = max(map(len, rows), default=0)
+    return -1 if max_size is None else max(min_size, min(max_size, longest))
 
 
 def itemset_spectrum(rows: list[list[int]], min_support: int, max_size: int | None, min_size: int = 1) -> dict[int, float]:
@@ -108,7 +116,7 @@ def _mine(window: Window, min_support: int, max_size: int | None, min_size: int,
         target=target,
         supp=-max(1, int(min_support)),
         zmin=min_size,
-        zmax=-1 if max_size is None else max_size,
+        zmax=_zmax(rows, max_size, min_size),
         report="a",
     )
 

@@ -600,3 +600,18 @@ def test_published_itemsets_from_a_pipe_are_read_once(runner, tmp_path, database
         os.close(read_end)
     assert result.exit_code == 0, result.output
     assert "accuracy 1.000" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["audit", "publish"], ["bench", "audit"]])
+def test_a_max_size_past_64_bits_mines_as_no_limit_does(runner, tmp_path, database, command):
+    # --max-size admits every integer >= 1; one past a C long reached pyfim and ended in an
+    # OverflowError traceback (QA)
+    def mined(*limit):
+        out = tmp_path / "out.json"
+        options = ["-o", tmp_path / "p.txt", "--seed", 0] if command[0] == "audit" else \
+            ["--runs", 1, "--methods", "lp", "--noise", "0", "--json", out]
+        result = invoke(runner, *command, database, "--sigma", 0.1, *limit, *options)
+        assert result.exit_code == 0, result.output
+        return (tmp_path / "p.txt").read_text() if command[0] == "audit" else json.loads(out.read_text())["itemsets"]
+
+    assert mined("--max-size", 2**64) == mined("--max-size", 2**63) == mined()
