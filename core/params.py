@@ -139,7 +139,10 @@ class Parameter:
         except (TypeError, ValueError):
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
         within = self._within_bounds(value)
-        if self.kind == "float" and isinstance(raw, str) and (
+        # how a float holds the decimal matters only when it or the decimal is allowed: h=2**63 is
+        # out of (0, 1], not a number with too many digits (QA: it was told to give it with at most
+        # 15 significant digits, and the range went unnamed)
+        if self.kind == "float" and isinstance(raw, str) and (within or self._within_bounds(Decimal(raw.strip()))) and (
                 problem := float_not_as_typed(raw, value, suggest=within)):
             raise ParameterError(self.name, problem)
         if self.kind == "int" and not -(2**63) <= value < 2**63:
@@ -149,7 +152,7 @@ class Parameter:
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         return value
 
-    def _within_bounds(self, value: int | float) -> bool:
+    def _within_bounds(self, value: int | float | Decimal) -> bool:
         if self.low is not None and (value < self.low or (value == self.low and not self.low_inclusive)):
             return False
         return self.high is None or value < self.high or (value == self.high and self.high_inclusive)

@@ -86,6 +86,15 @@ def test_a_decimal_held_only_as_a_value_out_of_range_is_not_told_to_give_that_va
                                     "significant digits")
 
 
+@pytest.mark.parametrize("raw", ["9223372036854775807", "18446744073709551617", "-1e-400", "1.00000000000000001e3"])
+def test_a_decimal_out_of_range_is_refused_with_the_range_not_its_digits(raw):
+    # QA: h=9223372036854775807 was told to give it with at most 15 significant digits, which
+    # leaves it out of (0, 1] all the same, and the range went unnamed
+    with pytest.raises(ParameterError) as info:
+        validate([H], {"h": raw}, "model m")
+    assert str(info.value) == f"parameter 'h': got {raw!r}, allowed: {H.allowed()}"
+
+
 @pytest.mark.parametrize("raw", ["1e-400", "4.9e-324", "1e-99999999", "0." + "0" * 5000 + "1"])
 def test_a_decimal_too_small_for_a_float_is_refused_at_once(raw):
     # Regression (QA re-check): the exact comparison built a Fraction, which computed 10**99999999
