@@ -45,6 +45,12 @@ class FloatRange(click.FloatRange):
 #: ``model.seed`` setting and every integer parameter is
 SEED = IntRange(0, 2**63 - 1)
 
+#: an option a benchmark passes on as a model's integer parameter (bench coherence and bench
+#: stream --k, --p): the parameter refuses more than 64 bits (core.params), so the option's range
+#: says so, and a larger value is refused by the option's name (QA: --k 2**63, which "x>=1"
+#: admitted, was refused as "parameter 'k'")
+MODEL_COUNT = IntRange(1, 2**63 - 1)
+
 
 def int_list(smallest: int):
     """A click callback that reads a comma-separated option into distinct integers >= ``smallest``

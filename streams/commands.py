@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
@@ -329,8 +329,8 @@ def demo(rate, batch, count, window, config, overrides):
               help="δ: share of items public (Xu et al. §4.1).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), default=0.4, show_default=True,
               help="Coherence h (when no -P is given), and the item split's frequency rule.")
-@click.option("--k", "k", type=IntRange(min=1), default=5, show_default=True, help="Coherence k (when no -P).")
-@click.option("--p", "p", type=IntRange(min=1), default=3, show_default=True, help="Coherence p (when no -P).")
+@click.option("--k", "k", type=MODEL_COUNT, default=5, show_default=True, help="Coherence k (when no -P).")
+@click.option("--p", "p", type=MODEL_COUNT, default=3, show_default=True, help="Coherence p (when no -P).")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the item split.")
 @click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
               help="Runs of each window size and worker count, one row each.")

@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, int_list, json_option
+from setveil.core.clitypes import MODEL_COUNT, FloatRange, check_bench_files, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import InputError, ParameterError, WindowRejected
 from setveil.core.formats import read_window
@@ -34,9 +34,9 @@ from setveil.core.verify import release_violations
 @click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True,
               help="h: the largest share of a public itemset's transactions that may hold one private item.")
-@click.option("--k", "k", type=IntRange(min=1), required=True,
+@click.option("--k", "k", type=MODEL_COUNT, required=True,
               help="k: the fewest transactions a public itemset that occurs must be held by.")
-@click.option("--p", "p", type=IntRange(min=1), required=True, help="p: the largest public itemset an attacker knows.")
+@click.option("--p", "p", type=MODEL_COUNT, required=True, help="p: the largest public itemset an attacker knows.")
 @click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0),
               help="Seeds of the item splits (distinct integers >= 0).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True, help="Policies to compare (comma-separated).")

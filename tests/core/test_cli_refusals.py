@@ -212,3 +212,16 @@ def test_an_empty_bootstrap_is_refused_not_taken_for_the_default(files):
     # QA: --bootstrap '' fell back to localhost:9092 and said no broker answered there
     result = run("replay", files / "fig1.dat", "--bootstrap", "")
     assert result.exit_code == 2 and "parameter 'kafka.bootstrap': '' is not host:port" in result.output
+
+
+@pytest.mark.parametrize("command", [["bench", "coherence", "--public-share", "0.5", "--h", "0.5"], ["bench", "stream"]])
+@pytest.mark.parametrize("option", ["--k", "--p"])
+def test_a_model_count_past_64_bits_is_refused_by_its_option_and_the_range_its_help_shows(files, command, option):
+    # QA: --k 2**63, which the help's "x>=1" admitted, was refused as "parameter 'k'" with the
+    # range [1, inf), which holds it
+    others = {"--k": "2", "--p": "2"}
+    del others[option]
+    result = run(*command[:2], files / "missing.dat", *command[2:], *others.popitem(), option, str(2**63))
+    assert result.exit_code == 2 and "missing" not in result.output
+    assert f"Invalid value for '{option}': {2**63} is not in the range 1<=x<=9223372036854775807" in result.output
+    assert "1<=x<=9223372036854775807" in run(*command[:2], "--help").output
