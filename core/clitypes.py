@@ -46,9 +46,9 @@ class FloatRange(click.FloatRange):
 SEED = IntRange(0, 2**63 - 1)
 
 #: an option a benchmark passes on as a model's integer parameter (bench coherence and bench
-#: stream --k, --p): the parameter refuses more than 64 bits (core.params), so the option's range
-#: says so, and a larger value is refused by the option's name (QA: --k 2**63, which "x>=1"
-#: admitted, was refused as "parameter 'k'")
+#: stream --k, --p, bench rho --qid-size): the parameter refuses more than 64 bits (core.params),
+#: so the option's range says so, and a larger value is refused by the option's name (QA: --k
+#: 2**63, which "x>=1" admitted, was refused as "parameter 'k'")
 MODEL_COUNT = IntRange(1, 2**63 - 1)
 
 

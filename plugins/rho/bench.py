@@ -37,7 +37,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.orphans import follow_parent, start_follower
 from setveil.core.engine import window_rng
@@ -253,7 +253,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
               help="Experiments to run (default: all).")
 @click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
 @click.option("--policy", "policies", default="mine,dist,global", show_default=True)
-@click.option("--qid-size", type=IntRange(min=1), default=4, show_default=True)
+@click.option("--qid-size", type=MODEL_COUNT, default=4, show_default=True)
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sensitive split and of every run.")

@@ -167,6 +167,15 @@ def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option
     assert "retail.dat" not in result.output and ("parameter" in result.output or "unknown policy" in result.output)
 
 
+def test_bench_refuses_a_qid_size_past_64_bits_by_its_option_and_the_range_its_help_shows(tmp_path):
+    # QA: --qid-size 2**63, which the help's "x>=1" admitted, was refused as "parameter 'qid_size'"
+    # with the range [1, inf), which holds it
+    result = run("bench", "rho", "--datasets", tmp_path, "--qid-size", 2**63)
+    assert result.exit_code == 2
+    assert f"Invalid value for '--qid-size': {2**63} is not in the range 1<=x<=9223372036854775807" in result.output
+    assert "1<=x<=9223372036854775807" in run("bench", "rho", "--help").output
+
+
 def test_a_benchmark_run_that_fails_or_dies_is_reported_not_waited_for():
     from setveil.core.errors import ParameterError, SetveilError
     from setveil.plugins.rho.bench import _in_child
