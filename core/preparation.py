@@ -30,11 +30,11 @@ def items():
 @click.option("--public-share", type=FloatRange(0, 1), help="δ: share of items made public (coherence).")
 @click.option("--sensitive-share", type=FloatRange(0, 1), help="Share of item types made sensitive (random).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
-@click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Seed of the random split.")
 @click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the sensitive items here ('-' for stdout).")
 @click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
     """Choose sensitive and public items of INPUT at random (seeded)."""
     if method == "coherence" and public_share is None:
@@ -80,7 +80,7 @@ def hierarchy():
 @click.option("--fanout", required=True, type=IntRange(min=2), help="Children per inner node (f of He & Naughton §5.1.2).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write child,parent lines here ('-' for stdout).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 def hierarchy_build(input_path, fanout, output, fmt):
     """Build the balanced hierarchy of fan-out f over the items of INPUT.
 

@@ -411,7 +411,8 @@ def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
               help="Comma-separated distinct methods.")
 @click.option("--runs", type=IntRange(min=1), default=10, show_default=True,
               help="Runs per setting, each with its own renaming and noise.")
-@click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True,
+              help="Seed of every run's renaming, noise, omitted and false itemsets.")
 @click.option("--tolerance-sds", type=FloatRange(0, MAX_TOLERANCE_SDS, min_open=True), default=4.0, show_default=True,
               help=f"The attacker's tolerance, in standard deviations of the noise (times the noise at most "
                    f"{MAX_TOLERANCE:g}).")

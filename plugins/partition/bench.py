@@ -35,10 +35,11 @@ from setveil.core.verify import release_violations
 @click.option("--fanout", "fanouts", default="4,5,6", show_default=True, callback=int_list(2),
               help="Fan-outs of the balanced hierarchy.")
 @click.option("-m", "ms", default="2,3,4", show_default=True, callback=int_list(1), help="Values of m for AA.")
-@click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True)
+@click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True,
+              help="Run Partition (kanonymity), AA (km-anonymity) or both.")
 @click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
               help="Timed runs per setting (median reported).")
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
 @json_option()
 def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     """NCP, time and memory of Partition vs AA over k, f and m (He & Naughton §5)."""

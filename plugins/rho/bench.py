@@ -252,8 +252,10 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 @click.option("--experiment", "experiments", multiple=True, type=click.Choice(EXPERIMENTS),
               help="Experiments to run (default: all).")
 @click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
-@click.option("--policy", "policies", default="mine,dist,global", show_default=True)
-@click.option("--qid-size", type=MODEL_COUNT, default=4, show_default=True)
+@click.option("--policy", "policies", default="mine,dist,global", show_default=True,
+              help="Policies to run (comma-separated).")
+@click.option("--qid-size", type=MODEL_COUNT, default=4, show_default=True,
+              help="qid_size of every run: most items an attacker knows about a person.")
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sensitive split and of every run.")

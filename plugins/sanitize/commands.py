@@ -147,7 +147,8 @@ def _refuse_sampling_with_patterns() -> None:
 @click.option("--sigma", type=FloatRange(0, 1, min_open=True), default=0.1, show_default=True, help="Mining support σ.")
 @click.option("--psi-step", type=FloatRange(0.001, 1), default=0.1, show_default=True,
               help="ψ runs from 0 to 1 in these steps (at most 1,001 values of ψ).")
-@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
+@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True,
+              help="Policies to compare (comma-separated).")
 @click.option("--drop-common", "common_share", type=FloatRange(0, 1, min_open=True),
               help="First remove the items held by at least this share of the transactions (near-constant "
                    "attributes of one-hot data, which the paper's synthetic data does not have).")
@@ -249,9 +250,10 @@ def _mean(rows: list[dict], key: str) -> float | None:
 @click.option("-n", "counts", multiple=True, type=IntRange(min=1), default=(10, 1000), show_default=True,
               help="Numbers of restrictive patterns (repeatable).")
 @sampling_options(0.001, 0.4)
-@click.option("--psi", type=FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--psi", type=FloatRange(0, 1), default=0.0, show_default=True, help="Privacy threshold ψ of every run.")
 @click.option("--runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs; the median is shown.")
-@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True)
+@click.option("--policies", "policy_text", default=",".join(POLICIES), show_default=True,
+              help="Policies to compare (comma-separated).")
 @json_option("json_out")
 def bench_speed(input_paths, counts, min_length, max_length, min_support, max_support, seed, fmt, psi, runs,
                 policy_text, json_out):

@@ -6,7 +6,10 @@ import os
 import subprocess
 import sys
 
+import click
 import pytest
+
+from setveil.core.cli import _load_plugin_commands, cli
 
 from .figure1 import FIGURE_1, MODEL, run
 
@@ -265,3 +268,18 @@ def test_the_package_loads_its_api_on_first_use():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[:2] == ["False", "setveil.core.window"]
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    # QA: eleven options (bench rho --qid-size, items split --seed, hierarchy build --format, ...)
+    # were listed in --help with no word of what they set
+    _load_plugin_commands()
+
+    def commands(command, path):
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from commands(sub, f"{path} {name}")
+
+    silent = [f"{path} {option.opts[0]}" for path, command in commands(cli, "setveil") for option in command.params
+              if isinstance(option, click.Option) and not option.hidden and not option.help]
+    assert silent == []
