@@ -211,8 +211,10 @@ class Bench:
 def _size(value: str) -> int | None:
     if value == "all":
         return None
-    if not (value.isascii() and value.isdigit()) or int(value) < 2:  # "²".isdigit(), and int() refuses it
-        raise click.BadParameter(f"expected an integer >= 2 or all, got {value!r}")
+    # "²".isdigit(), and int() refuses it; past 64 bits the rule_max_size parameter refuses it, once
+    # the datasets are read (QA: --rule-max-size 2**63 passed here)
+    if not (value.isascii() and value.isdigit()) or not 2 <= int(value) < 2**63:
+        raise click.BadParameter(f"expected an integer in [2, {2**63 - 1}] or all, got {value!r}")
     return int(value)
 
 
@@ -270,7 +272,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 @click.option("--rule-support", type=FloatRange(0, 1, min_open=True), default=0.0005, show_default=True,
               help="Minimum support of a mined rule (a share of the transactions), for the Jaccard of rules.")
 @click.option("--rule-max-size", default="5", show_default=True, callback=lambda _c, _p, v: _size(v),
-              help="Most items per mined rule, or all.")
+              help="Most items per mined rule (at least 2), or all.")
 @json_option()
 def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed, runs, speed_runs, workers, t_max,
               t_max_values, b_max_values, rule_support, rule_max_size, json_path):
