@@ -239,6 +239,10 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
     pair = ("dist", "mine")
     if "speed" in experiments:
         yield from ((policy, {"rho": "0.7"}) for policy in pair)
+    # an experiment with no value to run would print an empty table (QA: --t-max-values , did)
+    for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
+        if experiment in experiments and not _listed(values):
+            raise ParameterError(flag, "give at least one value (comma-separated)")
     if "tmax" in experiments:
         yield from ((policy, {"rho": "0.7", "t_max": value, "workers": count})
                     for value in _listed(t_max_values) for policy in pair for count in {"1", workers})

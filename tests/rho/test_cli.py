@@ -158,7 +158,10 @@ def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("option", [["--rho", "1"], ["--policy", "nope"], ["--workers", "0"],
-                                    ["--experiment", "tmax", "--t-max-values", "0,x"]])
+                                    ["--experiment", "tmax", "--t-max-values", "0,x"],
+                                    # QA: no value at all ran the experiment as an empty table
+                                    ["--experiment", "tmax", "--t-max-values", ","],
+                                    ["--experiment", "bmax", "--b-max-values", " , "]])
 def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option):
     # Regression (QA): the setting failed in the forked run, which the parent waited for for ever
     (tmp_path / "retail.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
