@@ -181,6 +181,16 @@ def test_lists_of_numbers_are_ascii_digits_too(files):
     assert result.exit_code == 2 and "expected comma-separated integers" in result.output
 
 
+@pytest.mark.parametrize("values", ["2,,3", "2,", ",", ""])
+def test_a_list_of_integers_with_an_empty_value_is_refused_as_bench_audits_lists_are(files, values):
+    # QA: bench windows --sizes 2,,3 ran sizes 2 and 3, where bench audit --noise 0,,0.1 is refused
+    result = run("bench", "windows", files / "missing.dat", *MODEL, "--sensitive", files / "private.txt",
+                 "--sizes", values)
+    assert result.exit_code == 2 and "missing" not in result.output
+    assert f"Invalid value for '--sizes': expected comma-separated integers, none of them empty, got {values!r}" \
+        in result.output
+
+
 def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_is(files):
     # QA re-check: -P h=0.29999999999999999 was refused, yet bench coherence --h and items split
     # --h ran it as 0.3, loosening the threshold as typed
