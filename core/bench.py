@@ -126,7 +126,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
 @click.argument("input_path", metavar="INPUT", type=click.Path())
 @model_options()
 @click.option("--sizes", "size_list", default="1000,5000,20000", show_default=True, callback=int_list(1),
-              help="Window sizes to compare (comma-separated).")
+              help="Window sizes to compare (comma-separated integers >= 1).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for every random choice.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @json_option()

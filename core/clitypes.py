@@ -52,9 +52,11 @@ SEED = IntRange(0, 2**63 - 1)
 MODEL_COUNT = IntRange(1, 2**63 - 1)
 
 
-def int_list(smallest: int):
-    """A click callback that reads a comma-separated option into distinct integers >= ``smallest``
-    (a repeated value would be measured twice and merged into one row); click names the option."""
+def int_list(smallest: int, largest: int | None = None):
+    """A click callback that reads a comma-separated option into distinct integers from
+    ``smallest`` to ``largest`` (a repeated value would be measured twice and merged into one
+    row); click names the option. A list of a model's parameter gives ``largest``, as
+    :data:`MODEL_COUNT` does."""
 
     def parse(_ctx, _param, text: str) -> list[int]:
         try:
@@ -65,8 +67,9 @@ def int_list(smallest: int):
             values = [int(part) for part in text.split(",")]
         except ValueError:
             raise click.BadParameter(f"expected comma-separated integers, none of them empty, got {text!r}") from None
-        if min(values) < smallest:
-            raise click.BadParameter(f"expected integers >= {smallest}, got {text!r}")
+        if min(values) < smallest or (largest is not None and max(values) > largest):
+            within = f">= {smallest}" if largest is None else f"in [{smallest}, {largest}]"
+            raise click.BadParameter(f"expected integers {within}, got {text!r}")
         if len(set(values)) != len(values):
             raise click.BadParameter(f"expected each value once, got {text!r}")
         return values

@@ -31,10 +31,12 @@ from setveil.core.verify import release_violations
 
 @click.command("partition")
 @click.argument("inputs", metavar="INPUT...", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-k", "ks", default="2,5,10,25,50,100", show_default=True, callback=int_list(1), help="Values of k.")
+@click.option("-k", "ks", default="2,5,10,25,50,100", show_default=True, callback=int_list(1, 2**63 - 1),
+              help="Values of k (integers from 1 to 2**63-1).")
 @click.option("--fanout", "fanouts", default="4,5,6", show_default=True, callback=int_list(2),
-              help="Fan-outs of the balanced hierarchy.")
-@click.option("-m", "ms", default="2,3,4", show_default=True, callback=int_list(1), help="Values of m for AA.")
+              help="Fan-outs of the balanced hierarchy (integers >= 2).")
+@click.option("-m", "ms", default="2,3,4", show_default=True, callback=int_list(1, 2**63 - 1),
+              help="Values of m for AA (integers from 1 to 2**63-1).")
 @click.option("--models", type=click.Choice(["both", "partition", "aa"]), default="both", show_default=True,
               help="Run Partition (kanonymity), AA (km-anonymity) or both.")
 @click.option("--runs", type=IntRange(min=1), default=1, show_default=True,

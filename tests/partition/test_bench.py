@@ -89,3 +89,12 @@ def test_standard_input_is_read_as_anonymize_reads_it_and_a_missing_file_is_name
     missing = run("bench", "partition", tmp_path / "none.dat")
     assert missing.exit_code == 2
     assert missing.stderr == f"setveil: error: {tmp_path / 'none.dat'}: cannot read: No such file or directory\n"
+
+
+@pytest.mark.parametrize("option", ["-k", "-m"])
+def test_a_k_or_m_past_64_bits_is_refused_by_its_option_before_reading(tmp_path, option):
+    # QA: -k 2**63 passed the list and was refused as "parameter 'k'" with the range [1, inf),
+    # which holds it, once the data was read
+    result = run("bench", "partition", tmp_path / "missing.dat", option, f"2,{2**63}")
+    assert result.exit_code == 2 and "missing" not in result.output
+    assert f"Invalid value for '{option}': expected integers in [1, {2**63 - 1}], got '2,{2**63}'" in result.output
