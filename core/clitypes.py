@@ -42,7 +42,8 @@ class FloatRange(click.FloatRange):
 
 #: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would
 #: repeat another's draws (QA: --seed 2**64 ran as --seed 0); within 63 bits, as the
-#: ``model.seed`` setting and every integer parameter is
+#: ``model.seed`` setting and every integer parameter is. Every command's seed takes this range,
+#: those seeding numpy directly too, so that a seed is refused the same way everywhere
 SEED = IntRange(0, 2**63 - 1)
 
 #: an option a benchmark passes on as a model's integer parameter (bench coherence and bench

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from .clitypes import FloatRange, IntRange
+from .clitypes import SEED, FloatRange, IntRange
 from .errors import InputError, ParameterError
 from .formats import FORMATS, read_window
 from .hierarchy import Hierarchy
@@ -30,7 +30,7 @@ def items():
 @click.option("--public-share", type=FloatRange(0, 1), help="δ: share of items made public (coherence).")
 @click.option("--sensitive-share", type=FloatRange(0, 1), help="Share of item types made sensitive (random).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), help="Make items in more than h of the transactions public (coherence).")
-@click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Seed of the random split.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random split.")
 @click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the sensitive items here ('-' for stdout).")
 @click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")

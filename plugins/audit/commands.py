@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text, read_utf8
@@ -75,7 +75,7 @@ _add = click.option("--add", type=FloatRange(0, MAX_ADD), default=0.0, show_defa
                    "FIMI for '-' and other suffixes; gzipped for .gz) unless --output-format says otherwise.")
 @click.option("--mapping", required=True, type=click.Path(dir_okay=False),
               help="Write f here: one 'original renamed' pair per line (keep it secret).")
-@click.option("--seed", type=IntRange(min=0),
+@click.option("--seed", type=SEED,
               help="Draw f from this seed, to repeat an experiment; whoever guesses the seed rebuilds f from f(D) "
                    "alone. Default: a fresh draw from the operating system's entropy.")
 @_format
@@ -104,7 +104,7 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
                    f"at most {MAX_NOISE:g}).")
 @_omit
 @_add
-@click.option("--seed", type=IntRange(min=0),
+@click.option("--seed", type=SEED,
               help="Draw the noise, omitted and false itemsets from this seed, to repeat an experiment; whoever "
                    "guesses the seed can take the noise off. Default: a fresh draw from the operating system's "
                    "entropy.")
@@ -149,7 +149,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
                    "exact frequencies and no --unmatched-cost the names the attacker can be sure of; otherwise the "
                    "names of the unique best naming, which may still be wrong), apart from the items an equally good naming names "
                    "otherwise and those whose test stopped at the time limit.")
-@click.option("--round", "round_seed", type=IntRange(min=0), metavar="SEED",
+@click.option("--round", "round_seed", type=SEED, metavar="SEED",
               help="With lp: write a naming drawn from the votes by §3's procedure (seeded) instead of the votes.")
 @click.option("--truth", type=click.Path(dir_okay=False), help="The true mapping (from `audit rename`): report the accuracy.")
 @click.option("--anonymized", is_flag=True,
@@ -411,7 +411,7 @@ def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
               help="Comma-separated distinct methods.")
 @click.option("--runs", type=IntRange(min=1), default=10, show_default=True,
               help="Runs per setting, each with its own renaming and noise.")
-@click.option("--seed", type=IntRange(min=0), default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of every run's renaming, noise, omitted and false itemsets.")
 @click.option("--tolerance-sds", type=FloatRange(0, MAX_TOLERANCE_SDS, min_open=True), default=4.0, show_default=True,
               help=f"The attacker's tolerance, in standard deviations of the noise (times the noise at most "

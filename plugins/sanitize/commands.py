@@ -14,7 +14,7 @@ from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import machine, print_markdown
-from setveil.core.clitypes import FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
+from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
@@ -46,7 +46,7 @@ def sampling_options(min_support: float, max_support: float):
                          help="Least support of a pattern (share of transactions)."),
             click.option("--max-support", type=FloatRange(0, 1, min_open=True), default=max_support, show_default=True,
                          help="Greatest support of a pattern (share of transactions)."),
-            click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Seed of the random picks."),
+            click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random picks."),
             click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix)."),
         ]
         for option in reversed(options):
@@ -320,7 +320,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
               help="Variance of the corruption level, which is normal.")
 @click.option("--item-weights", type=click.Choice(["exp", "uniform"]), default="exp", show_default=True,
               help="How an itemset's new items are drawn: by an Exp(1) weight per item, or uniformly.")
-@click.option("--seed", type=IntRange(min=0), default=1, show_default=True, help="Seed of every random draw.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of every random draw.")
 def bench_quest(output, **options):
     """Synthetic transactions the way §5.1's were made: IBM Quest's generator (Agrawal &
     Srikant, VLDB'94, §2.4.3), every transaction at least --min-length items long. The defaults
