@@ -54,7 +54,7 @@ def experiment(
     frequent = ItemsetCollection.mine(window, sigma, max_size)
     if not len(frequent):
         # an accuracy over no items would read 0 (0 of 0), as if the attack had failed
-        raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
+        raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     rows = []
     for run in range(runs):
         names = random_names(frequent.labels, np.random.default_rng([seed, run]))

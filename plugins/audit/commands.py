@@ -116,7 +116,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
     keep_stdout_for_data(output)
     frequent = _mine(read_window(input_path, fmt), sigma, max_size)
     if not len(frequent):
-        raise ParameterError("sigma", f"{sigma:g}: no itemset is that frequent, so there is nothing to publish")
+        raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, published.text().encode("utf-8"))
     # published.labels are every frequent item, also those whose itemsets were all omitted
@@ -191,7 +191,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     mined = _mine(window, sigma, size)
     if not len(mined):
         # every itemset would stay unmatched (or none could be): an empty naming that looks like a result
-        raise ParameterError("sigma", f"{sigma:g}: no itemset of {input_path} is that frequent, so there is "
+        raise ParameterError("sigma", f"{sigma!r}: no itemset of {input_path} is that frequent, so there is "
                                       "nothing to match the published itemsets with")
     absent = None if names is None else _check_mapping(truth, names, published, window, input_path, anonymized)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
@@ -395,7 +395,7 @@ def _refuse_repeats(name: str, values: list) -> None:
 
 def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:
     if tolerance_sds * max(noises) > MAX_TOLERANCE:
-        raise ParameterError("tolerance-sds", f"{tolerance_sds:g} standard deviations of noise {max(noises):g} is a "
+        raise ParameterError("tolerance-sds", f"{tolerance_sds!r} standard deviations of noise {max(noises)!r} is a "
                                               f"tolerance above {MAX_TOLERANCE:g}, wider than any two frequencies "
                                               "differ; give fewer or smaller noise levels")
 

@@ -73,7 +73,7 @@ def publish(
         published = canonical(collection.labels, indptr, items, frequencies)
     if n and not len(published):
         # deanonymize refuses a file without itemsets, so publishing one would be a release nobody can use
-        raise ParameterError("omit", f"{omit:g} leaves none of the {n} frequent itemsets to publish")
+        raise ParameterError("omit", f"{omit!r} leaves none of the {n} frequent itemsets to publish")
     if noise > 0:
         published = ItemsetCollection(published.labels, published.indptr, published.items,
                                       published.frequencies + rng.normal(0.0, noise, len(published)))

@@ -615,3 +615,15 @@ def test_a_max_size_past_64_bits_mines_as_no_limit_does(runner, tmp_path, databa
         return (tmp_path / "p.txt").read_text() if command[0] == "audit" else json.loads(out.read_text())["itemsets"]
 
     assert mined("--max-size", 2**64) == mined("--max-size", 2**63) == mined()
+
+
+@pytest.mark.parametrize("command, option, problem", [
+    (["audit", "publish"], ["--sigma", "0.1", "--omit", "0.999999999"], "parameter 'omit': 0.999999999 leaves none of the"),
+    (["audit", "publish"], ["--sigma", "0.999999999"], "parameter 'sigma': 0.999999999: no itemset is that frequent"),
+    (["bench", "audit"], ["--sigma", "0.999999999"], "parameter 'sigma': 0.999999999: no itemset is that frequent"),
+])
+def test_a_refused_value_is_quoted_as_given_not_rounded(runner, tmp_path, database, command, option, problem):
+    # QA: --omit 0.999999999, in [0, 1), was refused as "1 leaves none", a value out of its range
+    outputs = ["-o", tmp_path / "p.txt"] if command[0] == "audit" else []
+    result = invoke(runner, *command, database, *option, *outputs)
+    assert result.exit_code == 2 and problem in result.stderr
