@@ -84,9 +84,13 @@ def demo_settings(window: int, config: str | None, overrides: dict[str, Any],
     pairs.update(overrides)
     if "window.min_transactions" not in overrides:
         # the demo's minimum follows the size --set gave, not only --window's (QA: --set
-        # window.max_transactions=50 was refused for a minimum of 100 the user never set)
+        # window.max_transactions=50 was refused for a minimum of 100 the user never set); a size
+        # below the model's k keeps auto, so that the size is refused by its own name, as a
+        # worker's is (QA: --set window.max_transactions=3 was refused as window.min_transactions)
         with contextlib.suppress(TypeError, ValueError):  # a malformed size is load_settings' to name
-            pairs["window.min_transactions"] = min(100, int(pairs["window.max_transactions"]))
+            size = int(pairs["window.max_transactions"])
+            if size >= int(PARAMS["k"]):
+                pairs["window.min_transactions"] = min(100, size)
     # the worker gets the demo's model on its command line; the operator's model settings would
     # reach it through the environment and be merged with it (QA: a config's model.hierarchy
     # stopped the worker)

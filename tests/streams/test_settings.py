@@ -829,6 +829,16 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(no_broker):
     assert echoed == []
 
 
+@pytest.mark.parametrize("size", ["1", "4"])
+def test_demo_names_a_window_size_below_its_models_k_as_a_worker_does(no_broker, size):
+    # QA: --set window.max_transactions=3 was refused as window.min_transactions, a setting the
+    # user never gave (the demo derived it from the size); `serve` names window.max_transactions
+    with pytest.raises(ParameterError) as info:
+        demo.run_demo(print, 1000, 20, None, 1000, None, {"window.max_transactions": size})
+    assert info.value.name == "window.max_transactions"
+    assert f"{size} (from the command line) is fewer than the 5 transactions" in info.value.problem
+
+
 @pytest.mark.parametrize("name", demo.DEMO_MODEL)
 def test_demo_refuses_to_be_set_another_model(no_broker, name):
     # Regression (QA as a plugin author): `demo --set model.name=kmsup` ran coherence and said nothing
