@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 import signal
+import socket
 import sys
 import tempfile
 from dataclasses import asdict, replace
@@ -175,9 +177,21 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
     sys.exit(status)
 
 
+def _listen_address(_ctx, _param, host: str) -> str:
+    """A --host this machine can listen on, refused by name before the broker starts (QA: an empty
+    one let Tansu exit with status 2 "before it listened", and a malformed one was blamed on the
+    port: "another broker there? choose another --port")."""
+    if host.strip():
+        with contextlib.suppress(socket.gaierror, UnicodeError):
+            socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+            return host
+    raise click.BadParameter(f"{host!r} is not a host name or an IP address to listen on")
+
+
 @click.command("dev-broker")
 @click.option("--port", type=IntRange(1, 65535), default=9092, show_default=True, help="Port to listen on.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on and advertise.")
+@click.option("--host", default="127.0.0.1", show_default=True, callback=_listen_address,
+              help="Address to listen on and advertise.")
 def dev_broker(port, host):
     """Run the embedded Kafka-compatible broker (Tansu, memory storage) until Ctrl-C."""
     from .broker import BrokerError, start_tansu

@@ -188,6 +188,17 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
     assert line.endswith("ended by itself, killed by signal 9; what it held is gone (memory storage)")
 
 
+@pytest.mark.parametrize("host", ["", " ", "localhost:9092"])
+def test_dev_broker_refuses_a_host_it_cannot_listen_on_by_the_option(host):
+    # QA: --host '' let Tansu exit "with status 2 before it listened" (exit 1), and a malformed host
+    # was blamed on the port ("another broker there? choose another --port")
+    refused = subprocess.run([sys.executable, "-m", "setveil", "dev-broker", "--host", host, "--port", str(free_port())],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == (f"setveil: error: Invalid value for '--host': {host!r} is not a host name or an IP "
+                              "address to listen on\n")
+
+
 def test_dev_broker_refuses_a_port_another_program_listens_on():
     # Regression (QA as a consumer): Tansu, unable to bind, exits with status 0, and the other
     # broker's answers made dev-broker say "listening on" the port, then "ended by itself"
