@@ -37,7 +37,9 @@ class FloatRange(click.FloatRange):
         # as -P values are (QA re-check: bench coherence --h 0.29999999999999999 ran at 0.3)
         if isinstance(value, str) and (problem := float_not_as_typed(value, number)):
             self.fail(problem, param, ctx)
-        return number
+        # -0.0 is zero, as the range admits it; numpy refuses it as a negative scale (QA: bench
+        # sanitize quest --corruption-variance -0.0 ended in "ValueError: scale < 0")
+        return number + 0.0
 
 
 #: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would

@@ -133,7 +133,7 @@ class Parameter:
                     raise ValueError
                 value: float | int = int(raw) if not isinstance(raw, str) else int(raw.strip(), 10)
             else:
-                value = float(raw)
+                value = float(raw) + 0.0  # -0.0 is zero, as an option's is (core.clitypes)
                 if not math.isfinite(value):
                     raise ValueError
         except (TypeError, ValueError):

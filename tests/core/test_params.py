@@ -110,6 +110,13 @@ def test_decimals_a_float_holds_as_typed_are_taken(raw):
     assert validate([H], {"h": raw}, "m") == {"h": float(raw)}
 
 
+def test_a_negative_zero_is_taken_as_zero():
+    # QA: -0.0, which [0, 1] admits, reached numpy as a negative scale (an option's, bench sanitize
+    # quest --corruption-variance -0.0); a parameter's is zero too
+    value = validate([Parameter("psi", "threshold", "float", low=0, high=1)], {"psi": "-0.0"}, "m")["psi"]
+    assert value == 0 and math.copysign(1, value) == 1
+
+
 def test_an_infinite_bound_is_shown_open():
     # Regression (review): low=-math.inf, how a parameter says it takes any number, read
     # "[-inf, inf)", as if -inf were allowed

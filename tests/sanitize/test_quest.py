@@ -114,6 +114,15 @@ def test_the_command_writes_fimi_and_says_what_it_made(runner, tmp_path):
     assert runner.invoke(cli, args + ["-o", "-"]).stdout == (tmp_path / "q.dat").read_text()
 
 
+def test_a_negative_zero_variance_is_a_zero_one(runner, tmp_path):
+    # QA: --corruption-variance -0.0, which 0<=x<=1 admits, ended in "ValueError: scale < 0"
+    args = ["bench", "sanitize", "quest", "--transactions", "300", "--items", "60", "--mean-length", "8",
+            "--min-length", "6", "--large-itemset-size", "4", "--large-itemsets", "20", "-o", "-"]
+    result = runner.invoke(cli, args + ["--corruption-variance", "-0.0"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == runner.invoke(cli, args + ["--corruption-variance", "0"]).stdout
+
+
 @pytest.mark.parametrize("args, words", [
     (["--mean-length", "5"], "parameter 'min-length': 40 is out of reach of --mean-length 5 (a length reaches it "
                              "with chance 3.0e-25); allowed: at most 12"),
