@@ -10,17 +10,25 @@ from .output import STDOUT, check_output, refuse_reading_standard_output, reserv
 from .params import float_not_as_typed, written_plainly
 
 
-def _plain(value, kind: str, param, ctx, fail) -> None:
-    """Refuse an option's number as -P refuses a parameter's (QA: --window ٣ ran with windows of 3)."""
-    if isinstance(value, str) and not written_plainly(value):
-        fail(f"{value!r} is not {kind} written in ASCII digits", param, ctx)
+def _plain(value, kind: str, param, ctx, number_type) -> None:
+    """Refuse an option's number as -P refuses a parameter's (QA: --window ٣ ran with windows of
+    3), and text that is no number with the range, as -P does (QA: click said "'1e3' is not a
+    valid integer range", naming no range)."""
+    if not isinstance(value, str):
+        return
+    if not written_plainly(value):
+        number_type.fail(f"{value!r} is not {kind} written in ASCII digits", param, ctx)
+    try:
+        number_type._number_class(value)
+    except ValueError:
+        number_type.fail(f"{value!r} is not {kind} in the range {number_type._describe_range()}", param, ctx)
 
 
 class IntRange(click.IntRange):
     """``click.IntRange`` that takes ASCII digits alone."""
 
     def convert(self, value, param, ctx):
-        _plain(value, "an integer", param, ctx, self.fail)
+        _plain(value, "an integer", param, ctx, self)
         return super().convert(value, param, ctx)
 
 
@@ -30,10 +38,10 @@ class FloatRange(click.FloatRange):
     option that was wrong."""
 
     def convert(self, value, param, ctx):
-        _plain(value, "a number", param, ctx, self.fail)
+        _plain(value, "a number", param, ctx, self)
         number = super().convert(value, param, ctx)
         if math.isnan(number):
-            self.fail(f"{value!r} is not a number", param, ctx)
+            self.fail(f"{value!r} is not a number in the range {self._describe_range()}", param, ctx)
         # as -P values are (QA re-check: bench coherence --h 0.29999999999999999 ran at 0.3)
         if isinstance(value, str) and (problem := float_not_as_typed(value, number)):
             self.fail(problem, param, ctx)

@@ -172,6 +172,20 @@ def test_numbers_of_options_are_ascii_digits_as_those_of_parameters(files, optio
     assert f"Invalid value for '{option}': '{value}' is not an integer written in ASCII digits" in result.output
 
 
+@pytest.mark.parametrize("option, value, problem", [
+    ("--window", "1e3", "'1e3' is not an integer in the range x>=1"),
+    ("--window", "2.5", "'2.5' is not an integer in the range x>=1"),
+    ("--seed", "0x10", "'0x10' is not an integer in the range 0<=x<=9223372036854775807"),
+])
+def test_an_option_that_is_no_number_is_refused_with_its_range_as_a_parameter_is(files, option, value, problem):
+    # QA: click said "'1e3' is not a valid integer range", naming no range, where -P k=1e3 is told
+    # "allowed: an integer in [1, inf)"
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--sensitive", files / "private.txt",
+                 option, value)
+    assert result.exit_code == 2 and not (files / "o.dat").exists()
+    assert f"Invalid value for '{option}': {problem}" in result.output
+
+
 def test_lists_of_numbers_are_ascii_digits_too(files):
     result = run("items", "split", files / "fig1.dat", "--public-share", "٠.٥", "--sensitive-out", files / "s.txt")
     assert result.exit_code == 2 and "'٠.٥' is not a number written in ASCII digits" in result.output
