@@ -369,6 +369,10 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     from .broker import broker
     from .preflight import check_own_broker
 
+    for option, values in (("window", windows), ("workers", workers)):
+        # a repeated value would be measured twice, as bench sanitize speed -n refuses it (QA)
+        if len(set(values)) < len(values):
+            raise ParameterError(option, f"got {', '.join(map(str, values))}, which repeats a value")
     if max(workers) > partitions:
         raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
     if memory_limit and not time_limit:
