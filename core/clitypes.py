@@ -50,11 +50,13 @@ class FloatRange(click.FloatRange):
         return number + 0.0
 
 
-#: a seed: every run's generator takes 64 bits of it, so a larger one (or a negative one) would
-#: repeat another's draws (QA: --seed 2**64 ran as --seed 0); within 63 bits, as the
-#: ``model.seed`` setting and every integer parameter is. Every command's seed takes this range,
-#: those seeding numpy directly too, so that a seed is refused the same way everywhere
-SEED = IntRange(0, 2**63 - 1)
+#: a seed: within 32 bits, as the ``model.seed`` setting. numpy reads a window's [seed, key] as
+#: one list of 32-bit words, zero-padded, so a larger seed repeats another's draws (QA: seed
+#: 2**32 drew for window 0 what seed 0 draws for window 1; earlier, --seed 2**64 ran as --seed
+#: 0). Every command's seed takes this range, those seeding numpy directly too, so that a seed is
+#: refused the same way everywhere
+SEED_MAX = 2**32 - 1
+SEED = IntRange(0, SEED_MAX)
 
 #: an option a benchmark passes on as a model's integer parameter (bench coherence and bench
 #: stream --k, --p, bench rho --qid-size): the parameter refuses more than 64 bits (core.params),

@@ -76,10 +76,14 @@ def user_stop(exc: BaseException) -> bool:
 
 
 def window_rng(seed: int, key: int | str) -> np.random.Generator:
-    """The generator for one window: a function of the run's seed and the window's key only."""
+    """The generator for one window: a function of the run's seed and the window's key only. The
+    seed is within 32 bits: numpy reads [seed, key] as one list of 32-bit words, zero-padded, so
+    seed 2**32 would draw for key 0 what seed 0 draws for key 1."""
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"seed {seed} is not in [0, 2**32 - 1]")
     if isinstance(key, str):
         key = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
-    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, key])
+    return np.random.default_rng([seed, key])
 
 
 #: CPython's whole message when a thread cannot be started (no memory for its stack, or no more threads)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Literal, Protocol
 
+from setveil.core.clitypes import SEED_MAX
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
@@ -200,7 +201,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", _p("public", "file of public items, one per line; default: all non-sensitive", "path")),
     Setting("model", _p("hierarchy", "generalization hierarchy file (child,parent lines)", "path")),
     Setting("model", _p("seed", "seed of every random choice (per window: seed and window id)", "int", 0, low=0,
-                        high=2**63 - 1)),
+                        high=SEED_MAX)),
     Setting("model", _p("verify", "run the model's independent check on every window", "bool", True)),
     Setting("model", _p("time_limit", "seconds a window may take to anonymize and check, in a child process; past "
                         "it the window fails closed as a timeout. 0: no limit, in the worker's own thread", "float",

@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.clitypes import MODEL_COUNT, FloatRange, check_bench_files, int_list, json_option
+from setveil.core.clitypes import MODEL_COUNT, SEED_MAX, FloatRange, check_bench_files, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import InputError, ParameterError, WindowRejected
 from setveil.core.formats import read_window
@@ -37,8 +37,8 @@ from setveil.core.verify import release_violations
 @click.option("--k", "k", type=MODEL_COUNT, required=True,
               help="k: the fewest transactions a public itemset that occurs must be held by.")
 @click.option("--p", "p", type=MODEL_COUNT, required=True, help="p: the largest public itemset an attacker knows.")
-@click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0, 2**63 - 1),
-              help="Seeds of the item splits (distinct integers from 0 to 2**63-1).")
+@click.option("--seeds", "seed_list", default="1,2,3,4,5", show_default=True, callback=int_list(0, SEED_MAX),
+              help="Seeds of the item splits (distinct integers from 0 to 2**32-1).")
 @click.option("--policies", default="mm-il,mm,il", show_default=True, help="Policies to compare (comma-separated).")
 @click.option("--min-support-share", type=FloatRange(0, 1),
               help="Paper's preprocessing: drop items held by less than this share of the transactions "

@@ -535,13 +535,13 @@ def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
 
 
 
-@pytest.mark.parametrize("seed", ["-1", str(2**63)])
+@pytest.mark.parametrize("seed", ["-1", str(2**32)])
 @pytest.mark.parametrize("command", [["anonymize"], ["bench", "run"]])
-def test_a_negative_seed_or_one_past_63_bits_is_refused(runner, data, tmp_path, command, seed):
+def test_a_negative_seed_or_one_past_32_bits_is_refused(runner, data, tmp_path, command, seed):
     # Regression (QA, bad input): -1 and 2**64 were taken, and --seed 2**64 drew what --seed 0 draws
     out = ["-o", tmp_path / "o.dat"] if command == ["anonymize"] else []
     result = invoke(runner, *command, data, *out, *COHERENCE, "--sensitive", data.parent / "hiv.txt", "--seed", seed)
-    assert result.exit_code == 2 and "--seed" in result.stderr and "0<=x<=9223372036854775807" in result.stderr
+    assert result.exit_code == 2 and "--seed" in result.stderr and "0<=x<=4294967295" in result.stderr
 
 
 def test_bench_coherence_refuses_a_policy_named_twice(runner, data):

@@ -670,3 +670,13 @@ def test_a_release_over_a_vocabulary_with_a_label_twice_fails_its_window_closed(
         Pipeline(_with_model(registry, DoublesALabel), pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
     assert rejected.value.reason == ("model error: the release's vocabulary holds a label that is not a str, or one "
                                      "label twice")
+
+
+def test_no_two_seeds_draw_alike_for_any_windows():
+    # Regression (QA sweeping bounds): numpy reads [seed, key] as one zero-padded list of 32-bit
+    # words, so seed 2**32 drew for window 0 what seed 0 draws for window 1; seeds are 32-bit now
+    keys = [0, 1, 2, 2**32, 2**63, "in/0/0-9", "in/0/10-19"]
+    first = {(seed, key): window_rng(seed, key).integers(2**63) for seed in (0, 1, 2**32 - 1) for key in keys}
+    assert len(set(first.values())) == len(first)
+    with pytest.raises(ValueError, match=r"seed 4294967296 is not in \[0, 2\*\*32 - 1\]"):
+        window_rng(2**32, 0)
