@@ -603,7 +603,7 @@ class StreamService:
             outcome = self.processor.failed(
                 self.topic, partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
                 f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
-        if not outcome.emitted:
+        if not outcome.emitted and codec.message_bytes(key, outcome.value, outcome.headers) > limit:
             value, headers, reason = codec.fit_rejected_window(key, outcome.value, outcome.headers, limit)
             outcome = replace(outcome, value=value, headers=headers, reason=reason)
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
