@@ -401,6 +401,43 @@ def test_bench_windows_cuts_and_measures_as_anonymize_does(runner, tmp_path):
     assert (row["windows"], row["rejected"], row["info_loss"]) == (3, 3, None)
 
 
+def test_bench_windows_gives_the_latency_of_released_and_rejected_windows_apart(runner, tmp_path, monkeypatch):
+    # Regression (QA): the p50/p99 latencies counted rejected windows, so a run that rejected
+    # windows early reported its released windows as faster than they were
+    from setveil.core import bench
+    from setveil.core.engine import Pipeline
+    from setveil.core.errors import WindowRejected
+
+    clock = [0.0]
+    run = Pipeline.run
+
+    def timed_run(self, window, rng):
+        try:
+            outcome = run(self, window, rng)
+        except WindowRejected:
+            clock[0] += 100.0
+            raise
+        clock[0] += 1.0
+        return outcome
+
+    monkeypatch.setattr(Pipeline, "run", timed_run)
+    monkeypatch.setattr(bench, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: clock[0])}))
+    (tmp_path / "a.txt").write_text("a\n")
+    coherence = ["-m", "coherence", "-P", "h=0.3", "-P", "k=1", "-P", "p=1", "--sensitive", tmp_path / "a.txt"]
+    data, rows = tmp_path / "half-a.dat", tmp_path / "rows.json"
+    data.write_text("a b\nc d\na c\nb d\nc b\n")
+    assert invoke(runner, "bench", "windows", data, *coherence, "--sizes", "1", "--json", rows).exit_code == 0
+    (row,) = json.loads(rows.read_text())["rows"]
+    assert (row["windows"], row["rejected"]) == (5, 2)
+    assert row["p50_latency_s"] == row["p99_latency_s"] == 1.0
+    assert row["rejected_p50_latency_s"] == 100.0
+    (tmp_path / "none.txt").write_text("z\n")
+    coherence[-1] = tmp_path / "none.txt"
+    assert invoke(runner, "bench", "windows", data, *coherence, "--sizes", "1", "--json", rows).exit_code == 0
+    (row,) = json.loads(rows.read_text())["rows"]
+    assert (row["rejected"], row["rejected_p50_latency_s"], row["p50_latency_s"]) == (0, None, 1.0)
+
+
 def test_an_empty_output_path_is_named_as_such(runner, data):
     # Regression (QA): `-o ''` was "cannot write --output: it is a directory" (the empty path is '.')
     one_line_error(invoke(runner, "anonymize", data, "-o", "", *K), "'output'", "the path is empty")
