@@ -220,9 +220,16 @@ def dev_broker(port, host):
                       "held is gone (memory storage)")
 
 
+#: transactions per second that replay and demo pace their messages to, one range for both. A
+#: message of --batch records is followed by a wait of --batch / rate seconds, so any rate above
+#: 0 let a message wait about forever (QA: replay --rate 1e-320); at least 1, it waits at most
+#: --batch seconds
+RATE = FloatRange(min=1)
+
+
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("--rate", type=FloatRange(min=0, min_open=True), help="Transactions per second (default: unlimited).")
+@click.option("--rate", type=RATE, help="Transactions per second, at least 1 (default: unlimited).")
 @click.option("--batch", type=IntRange(min=1), default=1, show_default=True,
               help="Records per message; more than 1 sends msgpack arrays.")
 @click.option("--count", type=IntRange(min=1), help="Replay only the first N transactions.")
@@ -304,8 +311,8 @@ def tail_dead_letters(settings: Settings, idle: float | None) -> None:
 
 
 @click.command()
-@click.option("--rate", type=FloatRange(min=1), default=4000, show_default=True,
-              help="Transactions per second replayed.")
+@click.option("--rate", type=RATE, default=4000, show_default=True,
+              help="Transactions per second replayed, at least 1.")
 @click.option("--batch", type=IntRange(min=1), default=20, show_default=True, help="Records per message.")
 @click.option("--count", type=IntRange(min=1), help="Replay only the first N of the sample's 20,000 transactions.")
 @click.option("--window", type=IntRange(min=5), default=1000, show_default=True,
