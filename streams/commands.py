@@ -380,14 +380,15 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         # a repeated value would be measured twice, as bench sanitize speed -n refuses it (QA)
         if len(set(values)) < len(values):
             raise ParameterError(option, f"got {', '.join(map(str, values))}, which repeats a value")
+    # the hints are quoted as click quotes an option in its own errors of this command
     if max(workers) > partitions:
-        raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="--partitions")
+        raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="'--partitions'")
     if memory_limit and not time_limit:
         raise click.BadParameter(f"{memory_limit} needs --time-limit too (model.memory_limit needs model.time_limit)",
-                                 param_hint="--memory-limit")
+                                 param_hint="'--memory-limit'")
     if 0 < memory_limit < MEMORY_LIMIT_FLOOR:
         raise click.BadParameter(f"{memory_limit} is less than {MEMORY_LIMIT_FLOOR} MiB ({MEMORY_LIMIT_RATIONALE}); "
-                                 "allowed: 0 or at least that", param_hint="--memory-limit")
+                                 "allowed: 0 or at least that", param_hint="'--memory-limit'")
     check_own_broker(load_settings(None, {}, env=security_env()))
     model = model or "coherence"
     if model == "coherence" and not params:

@@ -157,8 +157,8 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
     refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--memory-limit", "64"],
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2
-    assert "Invalid value for --memory-limit: 64 needs --time-limit too" in refused.stderr
-    for value, said in (("32", "32 is less than 64 MiB"), (str(2**40 + 1), "is not in the range 0<=x<=1099511627776")):
+    assert "Invalid value for '--memory-limit': 64 needs --time-limit too" in refused.stderr
+    for value, said in (("32", "Invalid value for '--memory-limit': 32 is less than 64 MiB"), (str(2**40 + 1), "is not in the range 0<=x<=1099511627776")):
         # QA: a value the worker refuses started the broker first, then named model.memory_limit
         refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--time-limit", "5",
                                   "--memory-limit", value], capture_output=True, text=True, timeout=120)
@@ -168,6 +168,12 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stdout == ""
     assert "Invalid value for '--time-limit': inf is not in the range 0<=x<inf." in refused.stderr
+    # QA: this command's own refusals named --memory-limit and --partitions without the quotes
+    # of click's (--time-limit above)
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--workers", "3"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == "setveil: error: Invalid value for '--partitions': 3 workers need at least as many partitions\n"
 
 
 @pytest.mark.parametrize("options, problem", [(["--window", "10", "--window", "10"], "parameter 'window': got 10, 10"),
