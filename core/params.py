@@ -204,9 +204,23 @@ def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
         if not sep or not name:
             raise ParameterError(pair, "expected NAME=VALUE")
         if name in out:
-            raise ParameterError(name, "given twice")
+            raise ParameterError(name, given_more_than_once([name]))
         out[name] = value.strip()
     return out
+
+
+def refuse_repeats(name: str, values: Sequence) -> None:
+    """Refuse an option that lists a value more than once, naming the option and the values: a
+    benchmark would measure such a value twice and merge the runs into one row."""
+    repeated = sorted({v if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
+                       for v in values if values.count(v) > 1})
+    if repeated:
+        raise ParameterError(name, given_more_than_once(repeated))
+
+
+def given_more_than_once(repeated: Sequence[str]) -> str:
+    """The one wording of every refusal of a value given twice (-P, and the options of lists)."""
+    return f"{', '.join(repeated)} given more than once; give each once"
 
 
 def _fmt(x: float) -> str:

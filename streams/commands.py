@@ -25,7 +25,7 @@ from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
 from setveil.core.output import check_output, write_json
-from setveil.core.params import parse_assignments
+from setveil.core.params import parse_assignments, refuse_repeats
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
 
@@ -377,9 +377,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     from .preflight import check_own_broker
 
     for option, values in (("window", windows), ("workers", workers)):
-        # a repeated value would be measured twice, as bench sanitize speed -n refuses it (QA)
-        if len(set(values)) < len(values):
-            raise ParameterError(option, f"got {', '.join(map(str, values))}, which repeats a value")
+        refuse_repeats(option, values)  # as bench sanitize speed refuses -n 10 -n 10 (QA)
     # the hints are quoted as click quotes an option in its own errors of this command
     if max(workers) > partitions:
         raise click.BadParameter(f"{max(workers)} workers need at least as many partitions", param_hint="'--partitions'")

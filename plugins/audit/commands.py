@@ -16,7 +16,7 @@ from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, distinct_outputs, write_json, write_output, write_outputs
-from setveil.core.params import written_plainly
+from setveil.core.params import refuse_repeats, written_plainly
 
 from .bench import experiment, summary
 from .deadline import GRACE_SECONDS
@@ -373,7 +373,7 @@ def _noises(text: str) -> list[float]:
                                       "empty)") from None
     if not all(0 <= v <= MAX_NOISE for v in values):
         raise ParameterError("noise", f"{text!r}: give one or more standard deviations in [0, {MAX_NOISE:g}]")
-    _refuse_repeats("noise", values)
+    refuse_repeats("noise", values)
     return values
 
 
@@ -382,15 +382,8 @@ def _methods(text: str) -> list[str]:
     methods = [m.strip() for m in text.split(",")]
     if not methods or not set(methods) <= set(METHODS):
         raise ParameterError("methods", f"{text!r}: give a comma-separated subset of {', '.join(METHODS)}")
-    _refuse_repeats("methods", methods)
+    refuse_repeats("methods", methods)
     return methods
-
-
-def _refuse_repeats(name: str, values: list) -> None:
-    # a repeated setting would be measured twice and merged into one row of twice the runs
-    repeated = sorted({v if isinstance(v, str) else f"{v:g}" for v in values if values.count(v) > 1})
-    if repeated:
-        raise ParameterError(name, f"{', '.join(repeated)} given more than once; give each value once")
 
 
 def _check_tolerance(tolerance_sds: float, noises: list[float]) -> None:

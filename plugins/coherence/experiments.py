@@ -19,11 +19,12 @@ import numpy as np
 from setveil.core.bench import machine, print_table
 from setveil.core.clitypes import MODEL_COUNT, SEED_MAX, FloatRange, check_bench_files, int_list, json_option
 from setveil.core.engine import Pipeline, window_rng
-from setveil.core.errors import InputError, ParameterError, WindowRejected
+from setveil.core.errors import InputError, WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
 from setveil.core.output import write_json
+from setveil.core.params import refuse_repeats
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 from setveil.core.verify import release_violations
@@ -48,8 +49,7 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
     check_bench_files(json_path, (input_path,))
     policy_list = [s.strip() for s in policies.split(",") if s.strip()]
-    if len(set(policy_list)) < len(policy_list):  # QA re-check: each row then came twice
-        raise ParameterError("policies", f"got {policies!r}, which names a policy twice")
+    refuse_repeats("policies", policy_list)  # QA re-check: each row then came twice
     registry = get_registry()
     params = {"h": str(h), "k": str(k), "p": str(p)}
     for name in policy_list:

@@ -19,6 +19,7 @@ from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_json, write_text_output
+from setveil.core.params import refuse_repeats
 from setveil.core.plugins import get_registry
 
 from .bench import POLICIES, effectiveness, speed
@@ -117,8 +118,7 @@ def _policies(text: str) -> tuple[str, ...]:
     if not names or any(name not in installed for name in names):
         raise ParameterError("policies", f"got {text!r}, allowed: a comma-separated subset of the installed "
                              f"sanitize policies ({', '.join(sorted(installed))})")
-    if len(set(names)) < len(names):  # QA: each row then came twice
-        raise ParameterError("policies", f"got {text!r}, which names a policy twice")
+    refuse_repeats("policies", names)  # QA: each row then came twice
     return names
 
 
@@ -260,8 +260,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     """§5.2: index build and sanitization seconds, the check's seconds and peak memory."""
     _check_ranges(min_length, max_length, min_support, max_support)
     policies = _policies(policy_text)
-    if len(set(counts)) < len(counts):
-        raise ParameterError("n", f"got {', '.join(map(str, counts))}, which repeats a count")
+    refuse_repeats("n", counts)
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")

@@ -457,8 +457,8 @@ def test_an_unmatched_published_itemset_is_named_by_file_and_line(runner, tmp_pa
 
 
 @pytest.mark.parametrize("args, problem", [
-    (["--noise", "0,0.0"], "parameter 'noise': 0 given more than once"),
-    (["--methods", "ip,mip,ip"], "parameter 'methods': ip given more than once"),
+    (["--noise", "0,0.0"], "parameter 'noise': 0 given more than once; give each once"),
+    (["--methods", "ip,mip,ip"], "parameter 'methods': ip given more than once; give each once"),
     (["--methods", "foo"], "parameter 'methods': 'foo': give a comma-separated subset of ip, mip, lp"),
     # settings it would skip in silence (QA as an audit user)
     (["--methods", "lp", "--determined"], "parameter 'determined': needs a naming: --methods with ip or mip"),

@@ -584,7 +584,7 @@ def test_a_negative_seed_or_one_past_32_bits_is_refused(runner, data, tmp_path, 
 def test_bench_coherence_refuses_a_policy_named_twice(runner, data):
     # QA re-check: `--policies mm,mm` ran each row twice, where `--seeds 1,1` was refused
     one_line_error(invoke(runner, "bench", "coherence", data, "--public-share", "0.5", "--h", "0.5", "--k", "2",
-                          "--p", "2", "--policies", "mm,mm"), "parameter 'policies'", "names a policy twice")
+                          "--p", "2", "--policies", "mm,mm"), "parameter 'policies': mm given more than once; give each once")
 
 
 def test_a_benchmarks_json_writes_a_number_that_is_not_finite_as_null(tmp_path):

@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from setveil.core.errors import ParameterError
-from setveil.core.params import Parameter, parse_assignments, validate
+from setveil.core.params import Parameter, parse_assignments, refuse_repeats, validate
 
 H = Parameter("h", "breach bound", "float", low=0, high=1, low_inclusive=False)
 K = Parameter("k", "cohort size", "int", low=1)
@@ -49,8 +49,18 @@ def test_assignments():
     for bad in (["h"], ["=3"]):
         with pytest.raises(ParameterError):
             parse_assignments(bad)
-    with pytest.raises(ParameterError, match="given twice"):
+    with pytest.raises(ParameterError, match="^parameter 'k': k given more than once; give each once$"):
         parse_assignments(["k=1", "k=2"])
+
+
+def test_every_list_option_refuses_a_repeat_in_one_wording_naming_the_values():
+    # QA: -P, bench sanitize, bench audit and bench stream said "given twice", "names a policy
+    # twice", "given more than once; give each value once" and "which repeats a value"
+    refuse_repeats("window", [1000, 5000, 1000000])
+    for values, shown in (([1000000, 5, 1000000], "1000000"), ([0.0, 0, 0.25, 0.25], "0, 0.25"), (["ip", "ip"], "ip")):
+        with pytest.raises(ParameterError) as refused:
+            refuse_repeats("window", values)
+        assert str(refused.value) == f"parameter 'window': {shown} given more than once; give each once"
 
 
 @pytest.mark.parametrize("parameter, raw", [(K, "١"), (K, "٣"), (K, "３"), (K, "1\u00a0"), (H, "٠.٥"), (H, "０.5")])

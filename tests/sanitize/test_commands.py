@@ -247,8 +247,8 @@ def test_bad_parameters_exit_2_before_reading(runner, tmp_path):
     (["effectiveness", "{data}", "--patterns", "{patterns}", "--seeds", "3"], "seeds", "--patterns gives them"),
     (["effectiveness", "{data}", "--patterns", "{patterns}", "-n", "4"], "n", "--patterns gives them"),
     (["effectiveness", "{data}", "--patterns", "{patterns}", "--min-support", "0.1"], "min-support", "drop one"),
-    (["effectiveness", "{data}", "--policies", "iga,iga"], "policies", "names a policy twice"),
-    (["speed", "{data}", "-n", "1", "-n", "1"], "n", "repeats a count"),
+    (["effectiveness", "{data}", "--policies", "iga,iga"], "policies", "iga given more than once; give each once"),
+    (["speed", "{data}", "-n", "1", "-n", "1"], "n", "1 given more than once; give each once"),
 ])
 def test_bench_refuses_options_it_would_ignore_or_repeat(runner, database, tmp_path, args, name, words):
     patterns = write_patterns(tmp_path / "p.txt", "a b")
