@@ -386,6 +386,8 @@ def finite_loss(loss, model) -> float:
         raise PluginError(f"model {model.name!r}: information_loss returned a {type(loss).__name__}, not a number") from None
     if not math.isfinite(value):
         raise PluginError(f"model {model.name!r}: information_loss returned {value}")
+    if not 0 <= value <= 1:  # a share, as every window's loss is (core.engine)
+        raise PluginError(f"model {model.name!r}: information_loss returned {value}, outside [0, 1]")
     return value
 
 

@@ -200,6 +200,10 @@ class Pipeline:
         if not math.isfinite(info_loss):
             # NaN would make the report invalid JSON and the batch's metrics meaningless
             self._broken(window, f"model error: information_loss returned {info_loss}")
+        if not 0 <= info_loss <= 1:
+            # the report, a batch's metrics and the loss histogram read it as a share, as the
+            # conformance kit requires it to be (QA: a model's 7 was reported as a loss of 7)
+            self._broken(window, f"model error: information_loss returned {info_loss}, outside [0, 1]")
         report = {
             "transactions": len(window),
             "items_before": window.n_occurrences,

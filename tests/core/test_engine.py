@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from setveil.core import plugins
+from setveil.core.cli import finite_loss
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import ContractError, Infeasible, PluginError, WindowRejected
 from setveil.core.hookspecs import hookimpl
@@ -293,6 +294,11 @@ class NanLossModel(LeakyModel):
         return float("nan")
 
 
+class LossOfSevenModel(LeakyModel):
+    def information_loss(self, original, release):
+        return 7
+
+
 def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_error(recorder):
     # Regression (QA as a plugin author): both crashed the pipeline outside its fail-closed path
     # (a traceback naming the item on the command line, "service error" in the service) and no
@@ -313,6 +319,23 @@ def test_a_model_returning_no_release_or_failing_its_loss_is_rejected_as_its_err
         "model error: information_loss raised KeyError",
         "model error: information_loss returned nan",
     ]
+
+
+def test_a_loss_outside_zero_to_one_fails_the_window_closed_as_the_models_error(recorder):
+    # Regression (QA): only a finite loss was required, so a third-party model's loss of 7 was
+    # released and reported as 7, where the report documents a share and the kit requires one
+    rec, pm, registry = recorder
+    window = Window.from_transactions([["secret"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, LossOfSevenModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: information_loss returned 7.0, outside [0, 1]"
+    assert not rejected.value.refused and isinstance(rejected.value.__cause__, PluginError)
+    assert rec.rejected == ["model error: information_loss returned 7.0, outside [0, 1]"]
+    model = _with_model(registry, LossOfSevenModel).model
+    for loss in (7, -0.5):  # the whole run's loss, as anonymize --report and bench windows take it
+        with pytest.raises(PluginError, match=r"^model 'leaky': information_loss returned -?\d.*, outside \[0, 1\]$"):
+            finite_loss(loss, model)
+    assert finite_loss(1, model) == 1.0
 
 
 class ListStatsModel(LeakyModel):
