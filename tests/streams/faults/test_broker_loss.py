@@ -21,6 +21,16 @@ from ..kafkatools import produce, read_topic, records, wait_until
 from ..test_service import _health_until_exit, _inject_faults
 
 
+@pytest.fixture
+def own_broker(tmp_path):
+    """A Tansu broker of the test's own, which the test stops: the shared ``broker`` fixture
+    (tests/streams/conftest.py) serves the whole session, and a test that stopped it would take
+    it from every test after it. Stopping twice is harmless, so the test may stop it first."""
+    running = start_tansu(log_path=tmp_path / "own-broker.log")
+    yield running
+    running.stop()
+
+
 def _answered(request_timeout: float, failures: list[BaseException]):
     """What the reader's ``_answered`` makes of a read that fails with ``failures``, in turn, then
     answers; and how many attempts it made."""
@@ -71,23 +81,19 @@ def test_a_read_the_broker_refuses_for_good_is_not_tried_again():
 
 @pytest.mark.slow
 def test_a_broker_gone_as_a_partition_opens_stops_the_worker_with_the_documented_line(
-        make_settings, start_worker, monkeypatch, tmp_path):
+        make_settings, start_worker, own_broker, monkeypatch, tmp_path):
     # Regression (QA as an operator): a broker gone just as a partition's first message arrived
     # stopped the worker at once, "after an unexpected KafkaConnectionError" from the window log
     # reader's connect, where the documentation promises the ERROR line naming the topic and
-    # producer.request_timeout. The test broker is shared by the session, so this test stops a
-    # broker of its own.
+    # producer.request_timeout
     reached = tmp_path / "reading-the-window-log"
     _inject_faults(monkeypatch, FAULT_WINDOW_LOG_WAIT_FILE=str(reached))
-    own = start_tansu(log_path=tmp_path / "own-broker.log")
-    try:
-        # more than the 3 s the fault waits before the reader connects
-        settings = make_settings(kafka__bootstrap=own.bootstrap, producer__request_timeout=8.0)
-        worker = start_worker(settings)
-        produce(settings, records([["a", "b"]] * 20), partition=0)
-        wait_until(reached.exists, 30, "the window log reader's first read")
-    finally:
-        own.stop()
+    # more than the 3 s the fault waits before the reader connects
+    settings = make_settings(kafka__bootstrap=own_broker.bootstrap, producer__request_timeout=8.0)
+    worker = start_worker(settings)
+    produce(settings, records([["a", "b"]] * 20), partition=0)
+    wait_until(reached.exists, 30, "the window log reader's first read")
+    own_broker.stop()
     health = _health_until_exit(worker)
     assert worker.process.poll() == 1, "the worker did not exit with status 1 within 60 s"
     assert 503 in health
@@ -120,24 +126,20 @@ def test_a_broker_back_within_the_request_timeout_costs_the_window_log_reader_no
 
 
 @pytest.mark.slow
-def test_a_broker_gone_while_a_command_lists_its_topics_is_the_one_line_refusal(monkeypatch, tmp_path, caplog):
+def test_a_broker_gone_while_a_command_lists_its_topics_is_the_one_line_refusal(own_broker, monkeypatch, caplog):
     # Regression (QA, a broker that goes away): a broker that answered the admin client's start
     # and was gone for its next request made serve, replay and tail fail with aiokafka's
     # NodeNotReadyError and a traceback, where a broker that does not answer is one line
-    own = start_tansu(log_path=tmp_path / "own-broker.log")
     started = kafka._admin
 
     async def answered_then_gone(settings, timeout):
         admin = await started(settings, timeout)
-        own.stop()
+        own_broker.stop()
         return admin
 
     monkeypatch.setattr(kafka, "_admin", answered_then_gone)
-    settings = load_settings(None, {"kafka.bootstrap": own.bootstrap}, env={})
-    try:
-        with pytest.raises(SetveilError) as refused:
-            asyncio.run(kafka.ensure_topics(settings))
-    finally:
-        own.stop()
-    assert str(refused.value) == f"no Kafka broker answers at {own.bootstrap} (kafka.bootstrap)"
+    settings = load_settings(None, {"kafka.bootstrap": own_broker.bootstrap}, env={})
+    with pytest.raises(SetveilError) as refused:
+        asyncio.run(kafka.ensure_topics(settings))
+    assert str(refused.value) == f"no Kafka broker answers at {own_broker.bootstrap} (kafka.bootstrap)"
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
