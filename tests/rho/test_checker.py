@@ -40,6 +40,18 @@ def test_a_qid_grows_from_subsets_held_by_only_two_records():
     assert "1/1" in found[0].summary
 
 
+def test_qid_size_1_checks_every_free_item_against_rho_exactly():
+    # Mutation testing: a check of the empty qid alone at qid_size=1, or one that took an item held
+    # by every record but one for not free, passed these windows in every hand-made test
+    window = Window.from_transactions([["a", "hiv"], ["a"], ["b"], ["c"]])
+    assert not violations(window, window, rho="0.5", qid_size="1")  # {a} -> hiv is 1/2, rho itself
+    found = violations(window, window, rho="0.49", qid_size="1")
+    assert [(v.itemset, v.target) for v in found] == [(("a",), "hiv")]
+    held = Window.from_transactions([["a", "hiv"], ["a", "hiv"], ["a", "hiv"], ["b"]])
+    found = violations(held, held, rho="0.8", qid_size="1")  # the empty qid infers hiv at 3/4
+    assert [(v.itemset, v.target) for v in found] == [(("a",), "hiv")]
+
+
 def test_qid_size_all_reaches_qids_one_item_shorter_than_the_longest_record():
     # {a, b} -> hiv is the only unsafe rule: a and b alone are held twice, once with hiv
     window = Window.from_transactions([["a", "b", "hiv"], ["a"], ["b"], ["c"], ["d"]])

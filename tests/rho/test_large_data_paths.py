@@ -9,6 +9,7 @@
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +48,18 @@ def test_keys_round_trip_sort_as_the_rows_do_and_are_looked_up(case):
     assert len(distinct) == len(set(listed))
     assert (distinct[lookup(distinct, keys)] == keys).all()
     assert (lookup(np.unique(keys[1:]), keys[:1])[0] == -1) == (listed[0] not in set(listed[1:]))
+
+
+@pytest.mark.parametrize("n_items, size", [(1 << 21, 3), (40_000, 4)])
+def test_keys_at_the_edge_of_63_bits_sort_as_the_rows_do(n_items, size):
+    """63 bits of ids are one int64, 64 the rows' bytes. The random rows above draw a 64-bit
+    itemset (4 ids below 40,000) too rarely to notice a key that sets the sign bit: the rows
+    of the upper ids would then sort before the others (mutation testing)."""
+    rows = np.array([[n_items - size + i for i in range(size)], list(range(size))])
+    keys = itemset_keys(rows, n_items)
+    assert (decode_keys(keys, size, n_items) == rows).all()
+    assert np.argsort(keys, kind="stable").tolist() == [1, 0]
+    assert lookup(np.sort(keys), keys).tolist() == [1, 0]
 
 
 def padded(rows):
