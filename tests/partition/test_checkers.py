@@ -71,6 +71,14 @@ def test_km_checker_stops_at_the_longest_transaction():
     assert violation.itemset == ("z",)
 
 
+def test_km_checker_checks_a_window_of_one_nonempty_transaction():
+    # Mutation testing: a check that returned early on one non-empty transaction passed every
+    # hand-made test; only random examples noticed
+    (violation,) = km_violations(Window.from_transactions([["x"], []]), 2, 1)
+    assert violation.itemset == ("x",)
+    assert list(km_violations(Window.from_transactions([["x"], ["x"], []]), 2, 1)) == []
+
+
 def test_km_checker_takes_a_k_past_a_c_int():
     # Regression (the kit's parameter probe): pyfim takes the support as a C int, and k=2**31 (any
     # k the declared range admits) crashed the process; in a child, so that a crash fails one test
