@@ -40,6 +40,17 @@ def test_added_items_emptied_transactions_and_shape(fig3, fig3_patterns):
     assert rules(fig3, ["ABC", "ABC", "AB", "AC", "ABC"], fig3_patterns, 0.0) == ["shape"]
 
 
+def test_psi_allows_the_floor_of_its_share_and_an_emptied_transaction_is_named_with_the_rest(tmp_path):
+    # Mutation testing: rounding psi * |T[rp]| up, counting |T[rp]| one too many, sparing emptied
+    # transactions of one item, or stopping at an emptied one passed every hand-made test
+    original = Window.from_transactions([["a", "b"], ["a", "b"], ["a", "b"], ["c"]])
+    path = write_patterns(tmp_path / "patterns.txt", "a b")
+    # psi * |T[rp]| = 1.5: one of the three may still hold a b, two may not
+    assert rules(original, [["a", "b"], ["a"], ["b"], ["c"]], path, 0.5) == []
+    assert rules(original, [["a", "b"], ["a", "b"], ["b"], ["c"]], path, 0.5) == ["disclosed"]
+    assert rules(original, [["a", "b"], ["a", "b"], ["b"], []], path, 0.5) == ["emptied", "disclosed"]
+
+
 def test_a_release_over_another_vocabulary(fig3, fig3_patterns):
     release = Window.from_transactions([list(t) for t in ["ABC", "ABC", "AB", "AC", "ABC", "BD"]], vocab=Vocabulary(["D", "C"]))
     assert list(sanitize_violations(fig3, release, RestrictivePatterns.load(fig3_patterns), 0.0)) == []
