@@ -109,6 +109,47 @@ def test_a_share_just_above_h_as_typed_is_a_breach():
                                    np.random.default_rng(0))
 
 
+def test_a_mole_of_exactly_p_public_items_is_refused():
+    # Mutation testing: a checker that extended only the itemsets shorter than p - 1 passed the
+    # random examples above; {p0, p1} is held once, p0 and p1 three times each
+    window = Window.from_transactions([["p0", "p1"], ["p0"], ["p0"], ["p1"], ["p1"]])
+    found = coherence(h="1.0", k="2", p="2", schema=SCHEMA).model.violations(window, window)
+    assert [(v.rule, v.itemset) for v in found] == [("small-cohort", ("p0", "p1"))]
+    assert not list(coherence(h="1.0", k="2", p="1", schema=SCHEMA).model.violations(window, window))
+
+
+def test_a_private_item_above_h_in_the_whole_window_is_a_breach_whatever_its_id():
+    # Mutation testing: a checker that skipped the empty itemset's breach when the private item
+    # held most often has id 0 passed every test; s0 is that item here, and p0 hides nothing
+    configured = coherence(h="0.5", k="1", p="1", schema=SCHEMA)
+    window = Window.from_transactions([["s0"], ["s0"], ["p0"]])
+    found = list(configured.model.violations(window, window))
+    assert [(v.rule, v.itemset, v.target) for v in found] == [("breach", (), "s0")]
+    at_h = Window.from_transactions([["s0"], ["s0"], ["p0"], ["p0"]])  # 2/4 is h itself
+    assert not list(configured.model.violations(at_h, at_h))
+
+
+def test_a_breach_by_the_private_item_of_the_highest_id_is_found():
+    # Mutation testing: a checker whose breach test over a frequent itemset's cohort left out
+    # the last item id passed every test from a fresh hypothesis database; s0 is that id here
+    window = Window.from_transactions([["p0"], ["p1"], ["p1"], ["p0", "s0"], ["p0", "s0"], ["p1"]])
+    assert window.vocab.label(len(window.vocab) - 1) == "s0"
+    found = list(coherence(h="0.5", k="2", p="1", schema=SCHEMA).model.violations(window, window))
+    assert [(v.rule, v.itemset, v.target) for v in found] == [("breach", ("p0",), "s0")]  # 2/3 > h
+    assert not list(coherence(h="0.7", k="2", p="1", schema=SCHEMA).model.violations(window, window))
+
+
+def test_a_window_of_k_minus_1_transactions_and_a_removed_neutral_item_are_refused():
+    # Mutation testing: accepting a window of k-1 transactions, or the loss of a neutral item (R1
+    # keeps private and neutral items), was caught only late in the random examples
+    configured = coherence(h="1.0", k="3", p="1", schema=SCHEMA)
+    small = Window.from_transactions([["n0"], ["n0"]])
+    assert [v.rule for v in configured.model.violations(small, small)] == ["small-cohort"]
+    window = Window.from_transactions([["p0", "n0"], ["p0"], ["p0"]])
+    release = Window.from_transactions([["p0"], ["p0"], ["p0"]], vocab=window.vocab)
+    assert [v.rule for v in configured.model.violations(window, release)] == ["non-public-removed"]
+
+
 def test_windows_below_k_are_refused():
     configured = coherence(k="3")
     with pytest.raises(Infeasible, match="fewer than k=3"):
