@@ -842,11 +842,13 @@ def test_a_worker_whose_fetcher_ends_stops_rather_than_fetch_nothing(make_settin
     # WARNING, no traceback, as the symptoms above check): a race, so not asserted
 
 
-def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_settings, start_worker, tmp_path):
+def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_settings, start_worker, tmp_path,
+                                                                          monkeypatch):
     # Regression (QA as an operator): with the broker gone, a worker holding a window stayed
     # healthy for 20 minutes (Faust's producer request timeout, 1200 s), logged about 110 ERROR
     # lines a second, and then never exited: the consumer's thread kept retrying at exit.
     # The test broker is shared by the session, so this test stops a broker of its own.
+    _inject_faults(monkeypatch, FAULT_SLOW_WEB_STOP_SECONDS="2")  # the 503 lasts long enough to be seen
     own = start_tansu(log_path=tmp_path / "own-broker.log")
     try:
         settings = make_settings(kafka__bootstrap=own.bootstrap, producer__request_timeout=3.0,

@@ -55,6 +55,11 @@ FAULT_WINDOW_LOG_REFUSED_SECONDS=S: for S seconds from its first read, the windo
 clients connect to a port nothing listens on, so that every connection is refused as by a broker
 that is down; then to the broker again (a broker back within producer.request_timeout, which the
 embedded broker cannot be: a restart loses its topics).
+
+FAULT_SLOW_WEB_STOP_SECONDS=S: the worker's web server waits S seconds before it stops, as in a
+stop slowed by its Kafka clients, within the stop's 10 s. A worker whose clients stop at once
+closes its web server about 25 ms after a fatal error, and a test polling /healthz for the 503 it
+answers meanwhile missed it on a loaded machine.
 """
 
 import asyncio
@@ -247,3 +252,15 @@ if _window_log_refused is not None:
     _reader_consumer, _reader_admin = _windowlog.consumer, _windowlog._admin
     _windowlog.consumer = lambda settings, *topics, **extra: _reader_consumer(_reachable(settings), *topics, **extra)
     _windowlog._admin = lambda settings, timeout: _reader_admin(_reachable(settings), timeout)
+
+_slow_web_stop = os.environ.get("FAULT_SLOW_WEB_STOP_SECONDS")
+if _slow_web_stop is not None:
+    from faust.web.drivers import aiohttp as _web
+
+    _stop_server = _web.Web.stop_server
+
+    async def _stop_server_late(self):
+        await asyncio.sleep(float(_slow_web_stop))
+        return await _stop_server(self)
+
+    _web.Web.stop_server = _stop_server_late

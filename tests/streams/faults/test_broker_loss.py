@@ -87,7 +87,8 @@ def test_a_broker_gone_as_a_partition_opens_stops_the_worker_with_the_documented
     # reader's connect, where the documentation promises the ERROR line naming the topic and
     # producer.request_timeout
     reached = tmp_path / "reading-the-window-log"
-    _inject_faults(monkeypatch, FAULT_WINDOW_LOG_WAIT_FILE=str(reached))
+    # the slow web stop keeps the 503 long enough to be seen (faults/sitecustomize.py)
+    _inject_faults(monkeypatch, FAULT_WINDOW_LOG_WAIT_FILE=str(reached), FAULT_SLOW_WEB_STOP_SECONDS="2")
     # more than the 3 s the fault waits before the reader connects
     settings = make_settings(kafka__bootstrap=own_broker.bootstrap, producer__request_timeout=8.0)
     worker = start_worker(settings)
