@@ -444,9 +444,12 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     producer.join()
     wait_until(lambda: _whole_stream_out(settings), 90, "the whole stream")
     # the kept partition's re-delivery can come after the stream is out (a loaded machine starts
-    # the second worker late); what it might wrongly emit is checked once it has come
-    wait_until(lambda: first.metrics().get("setveil_messages_redelivered_total", 0) > 0, 30,
-               "the rebalance to re-deliver the kept partition")
+    # the second worker late); what it might wrongly emit is checked once it has come. Faust may
+    # instead deliver the kept partition past records not yet delivered, which the worker reads
+    # again from the offset due (a loaded CI run: offset 3000 where 2250 was due)
+    wait_until(lambda: first.metrics().get("setveil_messages_redelivered_total", 0) > 0
+               or first.metrics().get("setveil_partition_rereads_total", 0) > 0, 30,
+               "the rebalance to re-deliver the kept partition, or the worker to read it again")
     wait_until(lambda: all(v == 0 for k, v in first.metrics().items() if k.startswith("setveil_consumer_lag")), 30,
                "the re-delivery to be taken")
     found = batches(settings)  # also checks that every repeated window id carries the same batch
