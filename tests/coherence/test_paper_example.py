@@ -151,3 +151,59 @@ def test_the_greedy_keeps_no_pass_that_puts_back_an_item_it_did_not_need(policy)
     with_a = Window.from_transactions([[i for i in row if i in {"a", "e", "f", "g", "h", "i", "j"}] for row in VERTEX_COVER],
                                       vocab=window.vocab)
     assert list(configured.model.violations(window, with_a)) == []
+
+
+def test_deleting_b_first_updates_the_ancestors_of_its_nodes(figure1, schema):
+    # Fig. 6, Steps 8-9 on Fig. 5's tree with b taken first. Example 7 takes d, whose one node is
+    # a root's child, so it never reaches Step 9. b's node-link holds db and the root's child b.
+    # Step 8 at db: MM(b) 4 -> 3; Step 9: mole_num(d) and MM(d) 4 -> 3. Step 8 at b: MM(b) 3 -> 0,
+    # MM(a) and MM(g) 2 -> 1, MM(f) 1 -> 0. Left: the moles da, dg and dc.
+    tree = _tree(figure1, schema)
+    label = figure1.vocab.label
+    tree.delete(int(np.flatnonzero(tree.table.items == figure1.vocab.get("b"))[0]))
+    assert [(label(e), mm) for e, mm, _ in tree.table.entries()] == [("d", 3), ("a", 1), ("g", 1), ("c", 1)]
+    paths = [("".join(label(i) for i in path), n) for path, n in tree.paths()]
+    assert paths == [("d", 3), ("da", 1), ("dg", 1), ("dc", 1)]
+    assert [label(i) for i in eliminate(tree, lambda mm, il: mm / il)] == ["d"]
+    assert tree.table.entries() == []
+
+
+@pytest.mark.parametrize("policy", ["mm-il", "mm", "il"])
+def test_every_criterion_of_section_4_suppresses_d_then_b_in_figure_1(policy, figure1):
+    # On Fig. 5's Score table MM/IL is d 4/2, b 4/3, a and g 2/3, c and f 1/4: d; MM ties d and b
+    # at 4, and d is the earlier entry; 1/IL is highest for d (IL 2). After Fig. 7, b has the most
+    # MM/IL (3/3) and MM (3); for 1/IL b, a and g tie at 1/3 and b is the earlier entry.
+    configured = coherence(policy)
+    release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
+    assert release.details["suppressed"] == ["d", "b"]
+
+
+@pytest.mark.parametrize("policy, order", [("mm-il", ["x", "y", "z"]), ("mm", ["y", "x", "z"]), ("il", ["z", "x", "y"])])
+def test_the_three_criteria_of_section_4_choose_differently(policy, order):
+    # Pairs of public items each held once are the minimal moles (k=2, p=2, h=1): x is in 3 of
+    # them, y in 4, z in 1, each partner in one; Sup(x)=3, Sup(y)=8, Sup(z)=2 and each partner 9.
+    # MM/IL: x 1, y 1/2, z 1/2 (then y, the earlier entry at MM 4); MM: y 4, x 3, z 1; 1/IL:
+    # z 1/2, x 1/3, y 1/8. Deleting x, y or z deletes only its own moles.
+    rows = [["x", f"u{i}"] for i in range(3)] + [["y", f"v{i}"] for i in range(4)] + [["z", "w0"]]
+    rows += [["y"]] * 4 + [["z"]]
+    rows += [[f"{p}{i}"] for p, n in (("u", 3), ("v", 4), ("w", 1)) for i in range(n) for _ in range(8)]
+    configured = coherence(policy, h="1", schema=ItemSchema(private=frozenset()))
+    window = Window.from_transactions(rows)
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert release.details["size1_moles"] == []
+    assert release.details["suppressed"] == order
+
+
+def test_a_candidate_held_by_no_transaction_is_no_mole():
+    # Definition 1 needs Sup(β) > 0: p0p1, p0p2 and p1p2 are each held twice (k=2), so p0p1p2 is
+    # a candidate of Fig. 4 (Observation 4), but no transaction holds it. Nothing is a mole and
+    # nothing is suppressed.
+    rows = [["p0", "p1"], ["p0", "p1"], ["p0", "p2"], ["p0", "p2"], ["p1", "p2"], ["p1", "p2"]]
+    window = Window.from_transactions(rows)
+    schema = ItemSchema(private=frozenset())
+    classes = schema.classes(window.vocab)
+    search = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, 1.0, 2, 3)
+    assert search.candidates == [3, 3, 1] and search.count == 0
+    configured = coherence(h="1", k="2", p="3", schema=schema)
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert release.details["size1_moles"] == [] and release.details["suppressed"] == []
