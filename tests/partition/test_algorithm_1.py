@@ -1,0 +1,71 @@
+"""Algorithm 1's choices that Example 2 never exercises, each on a small database whose release is
+derived by hand from §4.1 and the choices of docs/partition.md: a tie in pick_node, a node whose
+children are inner nodes (the gain is the NCP before minus the NCP after), which transactions top
+up a leftover, and which bucket moves whole."""
+
+import numpy as np
+
+from setveil.plugins.partition.partition import _balance
+
+from .examples import FIGURE_2, as_sets
+from .test_paper_examples import run
+
+# Fig. 2 with A one level deeper: A -> {A1, A2}, A1 -> {a1, a2}, A2 -> {a3, a4}, B -> {b1, b2};
+# |I| = 6, so NCP is 4/6 for A and 2/6 for A1, A2 and B.
+DEEP = [("A", "ALL"), ("B", "ALL"), ("A1", "A"), ("A2", "A"), ("a1", "A1"), ("a2", "A1"), ("a3", "A2"),
+        ("a4", "A2"), ("b1", "B"), ("b2", "B")]
+
+
+def released(edges, rows, k=2):
+    _, _, release = run("kanonymity", {"k": str(k)}, edges, rows)
+    return [set(row) for row in as_sets(release)]
+
+
+def test_a_tie_in_pick_node_goes_to_the_node_first_in_preorder():
+    # Cut {A, B} for all four: A and B gain 4 * 2/4 each. A, first in preorder, splits them into
+    # {a1, B} (T1, T2) and {a2, B} (T3, T4); B then fails in both. Taking B first would give
+    # {A, b1} and {A, b2}.
+    rows = [["a1", "b1"], ["a1", "b2"], ["a2", "b1"], ["a2", "b2"]]
+    assert released(FIGURE_2, rows) == [{"a1", "B"}, {"a1", "B"}, {"a2", "B"}, {"a2", "B"}]
+
+
+def test_the_gain_of_a_node_is_its_ncp_less_its_childs():
+    # Cut {A, B} for all four. Expanding A takes 4 occurrences from 4/6 to 2/6 (gain 8/6), B takes 6
+    # from 2/6 to 0 (gain 12/6): B goes first, and A then fails (T1 is under A1, T3 under A2).
+    # Counting the NCP before only (A 16/6 against B 12/6) would take A first and release
+    # {a1, B}, {a1, B}, {a3, B}, {a3, B}.
+    rows = [["a1", "b1", "b2"], ["a1", "b1"], ["a3", "b1", "b2"], ["a3", "b1"]]
+    assert released(DEEP, rows) == [{"A", "b1", "b2"}, {"A", "b1"}, {"A", "b1", "b2"}, {"A", "b1"}]
+
+
+def test_the_leftover_is_topped_up_by_the_gain_of_the_expanded_node():
+    # Cut {A, B}: A gains 4 + 2 + 4 + 4 (in units of 1/6), B 2 + 4 + 2 + 2: A goes. T1-T3 land in
+    # {A1, B}, T4 alone in {A1, A2, B} and needs one more. The donor is T2, whose expansion of A
+    # gains least (2, against 4 for T1 and T3), not T1, whose whole transaction gains as little
+    # (6, as T2's and T3's). T1 and T3 then reach their leaves; the leftover keeps {A, B}.
+    rows = [["a1", "a2", "b1"], ["a1", "b1", "b2"], ["a1", "a2", "b1"], ["a1", "a3", "b1"]]
+    assert released(DEEP, rows) == [{"a1", "a2", "b1"}, {"A", "B"}, {"a1", "a2", "b1"}, {"A", "B"}]
+
+
+def test_a_bucket_that_can_spare_exactly_what_the_leftover_needs_gives_it():
+    # k = 2: T0 alone needs one more; the bucket T1-T3 can spare exactly one, its least gain (T2)
+    bucket = np.array([0, 1, 1, 1])
+    move = _balance(bucket, np.zeros(4, dtype=np.int64), np.array([0.0, 3.0, 1.0, 2.0]), 1, 2)
+    assert move.tolist() == [True, False, True, False]
+
+
+def test_equal_gains_give_the_earliest_transactions():
+    # k = 2: T0 and T3 are alone (a leftover of two, enough); T4 alone in the next partition needs
+    # one more from the bucket T5-T8, all of equal gain: T5, the first, goes
+    bucket = np.array([0, 1, 1, 2, 3, 4, 4, 4, 4])
+    tpart = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
+    move = _balance(bucket, tpart, np.array([1.0, 1, 1, 1, 1, 1, 1, 1, 1]), 2, 2)
+    assert np.flatnonzero(move).tolist() == [0, 3, 4, 5]
+
+
+def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_whole():
+    # k = 3: T0 alone needs two more; the buckets T1-T3 (gain 6) and T4-T6 (gain 3) can spare none,
+    # so T4-T6 moves whole
+    bucket = np.array([0, 1, 1, 1, 2, 2, 2])
+    move = _balance(bucket, np.zeros(7, dtype=np.int64), np.array([0.0, 2, 2, 2, 1, 1, 1]), 1, 3)
+    assert np.flatnonzero(move).tolist() == [0, 4, 5, 6]
