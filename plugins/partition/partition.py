@@ -26,7 +26,8 @@ Choices where the paper is silent (each is tested):
 - Topping up a leftover of 1..k-1 transactions: the donors are the transactions of buckets with
   more than k, each bucket giving at most (size - k), least gain first (ties: lower position).
   When all buckets together cannot spare enough, the bucket of least total gain moves whole
-  (Example 2's last step: T_5, T_6 cannot spare one, so all three go to the leftover).
+  (Example 2's last step: T_5, T_6 cannot spare one, so all three go to the leftover); ties go
+  to the lower bucket id, that is the smaller bitmask of the children touched (``_buckets``).
 - Ties in pick_node go to the node first in preorder (see ``Partition.pick_node``).
 """
 

@@ -69,3 +69,11 @@ def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_wh
     bucket = np.array([0, 1, 1, 1, 2, 2, 2])
     move = _balance(bucket, np.zeros(7, dtype=np.int64), np.array([0.0, 2, 2, 2, 1, 1, 1]), 1, 3)
     assert np.flatnonzero(move).tolist() == [0, 4, 5, 6]
+
+
+def test_a_tie_between_buckets_that_could_move_whole_goes_to_the_smallest_children_mask():
+    # k = 2, ALL expanded: T1 alone in {A, B} needs one more; {A} (T2, T3) and {B} (T4, T5) can
+    # spare none and gain alike (2 occurrences from 4/4 to 2/4). {A}, children mask 0b01 against
+    # 0b10, moves whole, and the leftover T1-T3 keeps {ALL}
+    rows = [["a1", "a2", "b1"], ["a1"], ["a1"], ["b1"], ["b1"]]
+    assert released(FIGURE_2, rows) == [{"ALL"}, {"ALL"}, {"ALL"}, {"b1"}, {"b1"}]
