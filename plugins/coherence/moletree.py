@@ -142,3 +142,8 @@ def eliminate(tree: MoleTree, score) -> list[int]:
         entry = int(alive[np.argmax(scores)])
         chosen.append(int(table.items[entry]))
         tree.delete(entry)
+        if table.mm[entry] != 0:
+            # every mole holding the item has a node on its link list, so none can be left; if the
+            # tree's counts were ever wrong, the entry would be chosen again for ever (QA mutants
+            # of Step 9 hung a worker's window instead of failing it)
+            raise RuntimeError(f"MOLE-tree: deleting an item's moles left {int(table.mm[entry])} of them")

@@ -65,6 +65,15 @@ def test_example_7_greedy_order_is_d_then_b(figure1, schema):
     assert tree.table.entries() == []
 
 
+def test_a_deletion_that_leaves_moles_of_its_item_fails_rather_than_loops(figure1, schema, monkeypatch):
+    # Regression (QA mutants of Fig. 6 Step 9): counts that a deletion left behind made the greedy
+    # choose the same entry for ever, hanging the window
+    tree = _tree(figure1, schema)
+    monkeypatch.setattr(MoleTree, "delete", lambda self, entry: None)
+    with pytest.raises(RuntimeError, match="left 4 of them"):  # d, with MM 4 in Fig. 5
+        eliminate(tree, lambda mm, il: mm / il)
+
+
 def test_release_is_the_papers(figure1):
     configured = coherence()
     release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
