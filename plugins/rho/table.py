@@ -124,7 +124,12 @@ class Table:
             self.delete_one(item, int(rows[0]))
             return
         lo, hi = self.inv_ptr[item], self.inv_ptr[item + 1]
-        occ = self.inv_occ[lo + np.searchsorted(self.inv_rows[lo:hi], rows)]
+        at = lo + np.searchsorted(self.inv_rows[lo:hi], rows)
+        if (at >= hi).any() or (self.inv_rows[at] != rows).any():
+            raise NotHeld(item)
+        occ = self.inv_occ[at]
+        if not self.alive[occ].all():
+            raise NotHeld(item)
         self.alive[occ] = False
         np.bitwise_and.at(self.bits, item * self.row_bytes + (rows >> 3), ~_bit(rows))
         k = len(rows)
@@ -139,7 +144,10 @@ class Table:
         """:meth:`delete` from the one record ``row``, in scalar steps: most deletions of
         SANITIZEBUFFER are of one item from one record, where array set-up would dominate."""
         lo, hi = int(self.inv_ptr[item]), int(self.inv_ptr[item + 1])
-        self.alive[self.inv_occ[bisect_left(self.inv_rows, row, lo, hi)]] = False
+        at = bisect_left(self.inv_rows, row, lo, hi)
+        if at == hi or self.inv_rows[at] != row or not self.alive[self.inv_occ[at]]:
+            raise NotHeld(item)
+        self.alive[self.inv_occ[at]] = False
         where = item * self.row_bytes + (row >> 3)
         self.bit_bytes[where] &= ~(1 << (row & 7)) & 0xFF
         self.sup[item] -= 1
@@ -153,3 +161,13 @@ class Table:
 def _bit(rows: np.ndarray) -> np.ndarray:
     """The mask of record r's bit inside its byte."""
     return np.left_shift(np.uint8(1), (rows & 7).astype(np.uint8))
+
+
+class NotHeld(RuntimeError):
+    """A deletion of an item from a record that does not hold it. The suppressor deletes only
+    from the records its cover says hold the rule; a cover out of step with the table would
+    corrupt the supports and could loop for ever (QA: mutants of Algorithm 2 hung), so the window
+    fails closed instead."""
+
+    def __init__(self, item: int):
+        super().__init__(f"the suppressor deleted item id {item} from a record that does not hold it")

@@ -174,6 +174,19 @@ def test_distinct_rows_keeps_exactly_the_first_of_each_group(rows):
     assert sorted(np.flatnonzero(keep).tolist()) == sorted(firsts.values())
 
 
+@pytest.mark.parametrize("rows", [[1], [2], [0, 1], [2, 3], [5]])
+def test_a_deletion_from_a_record_that_does_not_hold_the_item_fails(rows):
+    # Regression (QA mutants of Algorithm 2): a cover out of step with the table deleted items
+    # records no longer held, which drove the supports below the truth and looped for ever
+    from setveil.plugins.rho.table import NotHeld, Table
+
+    table = Table(np.array([0, 2, 3, 4, 5, 6]), np.array([0, 1, 0, 1, 0, 0]), 2, np.array([False, True]))
+    table.delete_one(0, 1)  # records 0, 3 and 4 hold item 0 now; record 1 held it, 2 and 5 never
+    with pytest.raises(NotHeld, match="item id 0 from a record that does not hold it"):
+        table.delete(0, np.array(rows))
+    assert table.total == 5 and table.sup[0] == 3
+
+
 @given(data=st.data())
 def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
     from setveil.plugins.rho.table import Table
