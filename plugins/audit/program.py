@@ -34,6 +34,11 @@ Choices where the paper is brief:
   one per pair: 19,566 against 63,120 on mushroom at σ = 0.3 with noisy frequencies (a row per
   pair and item of the pair would be 360,686, and its LP took 112 s). ``linking="aggregate"``
   keeps the paper's rows for comparison.
+- **No equation follows from the others** (ours, :func:`_independent_matches`): when every
+  itemset must be matched, the "matched exactly once" row of one mined itemset per connected
+  group of candidate pairs is left out, as the group's other rows imply it. HiGHS's presolve
+  would look for it under a clock of its own and remove it or not depending on how fast that
+  search ran, and the two programs can return different namings of equal cost.
 - **Determined names** (ours, :func:`determine_names`): one more solve per named item, with
   the pair forbidden and the cost held to the optimum; it proves the name forced, finds an
   equally good naming, or stops at the time limit, and the three are reported apart. A proof
@@ -511,6 +516,8 @@ def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, 
         col_parts.append(s0 + np.arange(n_p + n_m))
     rows, cols = np.concatenate(row_parts), np.concatenate(col_parts)
     matched = sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n_p + n_m, n_vars))
+    if not n_s:
+        matched = matched[_independent_matches(pairs, n_p, n_m)]
 
     u_vars = np.arange(n_u)
     one_name = sparse.csr_array((np.ones(2 * n_u), (np.concatenate([a_of, allowed.shape[0] + b_of]),
@@ -529,6 +536,34 @@ def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, 
         LinearConstraint(link, 0, np.inf),
     ]
     return _Program(cost, integrality, constraints, a_of, b_of)
+
+
+def _independent_matches(pairs, n_p, n_m) -> np.ndarray:
+    """The rows "matched exactly once" that the others do not imply: all but one of each
+    connected group of candidate pairs (the row of its last mined itemset).
+
+    Without unmatched itemsets, a group's published rows and its mined rows both sum to the
+    sum of its pairs' x, so any one of its rows follows from the rest. Left in, that row is
+    found by HiGHS's presolve, whose search for dependent equations has a clock of its own
+    (1 % of the time limit, within [1 s, 100 s]) and gives up when it expects to exceed it: on
+    BMS-WebView-1 it removed the row in some solves and gave up after 0.22 s in others, and
+    the two reduced programs returned different namings of equal cost, so the same command
+    named items differently from run to run. Without the row the search finds nothing to
+    remove, finished or not."""
+    from scipy.sparse.csgraph import connected_components
+
+    nodes = n_p + n_m
+    graph = sparse.csr_array((np.ones(len(pairs)), (pairs[:, 0], n_p + pairs[:, 1])), shape=(nodes, nodes))
+    _, group = connected_components(graph, directed=False)
+    paired = np.zeros(nodes, dtype=bool)
+    paired[pairs[:, 0]] = True
+    paired[n_p + pairs[:, 1]] = True
+    # a row of no pair (0 = 1, the caller refuses such a program first) follows from nothing: it stays
+    last = np.full(group.max() + 1, -1, dtype=np.int64)
+    np.maximum.at(last, group[paired], np.flatnonzero(paired))
+    keep = np.ones(nodes, dtype=bool)
+    keep[last[last >= 0]] = False
+    return np.flatnonzero(keep)
 
 
 def _linking(published, mined, pairs, u_index, x0, n_vars, linking) -> sparse.csr_array:
