@@ -540,10 +540,14 @@ def _build(published, mined, pairs, allowed, tolerance, unmatched_cost, method, 
 
 def _independent_matches(pairs, n_p, n_m) -> np.ndarray:
     """The rows "matched exactly once" that the others do not imply: all but one of each
-    connected group of candidate pairs (the row of its last mined itemset).
+    connected group of candidate pairs that holds as many published itemsets as mined ones (the
+    row of its last mined itemset).
 
     Without unmatched itemsets, a group's published rows and its mined rows both sum to the
-    sum of its pairs' x, so any one of its rows follows from the rest. Left in, that row is
+    sum of its pairs' x, so where the group holds as many of each, any one of its rows follows
+    from the rest. Where it does not, the rows contradict each other and the program has no
+    solution; all of them stay, since without one of them a mined itemset could be matched more
+    than once and the program would be solved. Left in, that row is
     found by HiGHS's presolve, whose search for dependent equations has a clock of its own
     (1 % of the time limit, within [1 s, 100 s]) and gives up when it expects to exceed it: on
     BMS-WebView-1 it removed the row in some solves and gave up after 0.22 s in others, and
@@ -561,8 +565,10 @@ def _independent_matches(pairs, n_p, n_m) -> np.ndarray:
     # a row of no pair (0 = 1, the caller refuses such a program first) follows from nothing: it stays
     last = np.full(group.max() + 1, -1, dtype=np.int64)
     np.maximum.at(last, group[paired], np.flatnonzero(paired))
+    side = np.where(np.arange(nodes) < n_p, 1, -1)  # published minus mined itemsets of each group
+    balanced = np.bincount(group[paired], weights=side[paired], minlength=len(last)) == 0
     keep = np.ones(nodes, dtype=bool)
-    keep[last[last >= 0]] = False
+    keep[last[(last >= 0) & balanced]] = False
     return np.flatnonzero(keep)
 
 

@@ -16,7 +16,8 @@ from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
 from setveil.plugins.audit.program import (MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming, ProgramTooLarge,
-                                           _votes, check_settings, deanonymize, determine_names, uniform_accuracy)
+                                           _independent_matches, _votes, check_settings, deanonymize, determine_names,
+                                           uniform_accuracy)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -304,6 +305,15 @@ def test_no_equation_of_the_program_follows_from_the_others(method, linking):
                                  unmatched_cost=unmatched_cost)
         equations = result.program.constraints[0].A.toarray()
         assert len(_independent_rows(equations)) == equations.shape[0] > 0
+
+
+def test_a_group_of_more_published_than_mined_itemsets_keeps_every_equation():
+    # Review of the row left out: p0 and p1 can each be matched only with m0, so "every itemset
+    # matched once" has no solution. Without m0's row, m0 could be matched twice and the program
+    # would be solved; only the balanced group {p2, m1} loses a row (m1's, the last)
+    pairs = np.array([[0, 0], [1, 0], [2, 1]])
+    assert _independent_matches(pairs, 3, 2).tolist() == [0, 1, 2, 3]
+    assert _independent_matches(np.array([[0, 0], [1, 1], [1, 0]]), 2, 2).tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize("method", METHODS)
