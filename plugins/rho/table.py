@@ -123,13 +123,10 @@ class Table:
         if len(rows) == 1:
             self.delete_one(item, int(rows[0]))
             return
+        if not self.has(np.full(len(rows), item), rows).all():
+            raise NotHeld(item)
         lo, hi = self.inv_ptr[item], self.inv_ptr[item + 1]
-        at = lo + np.searchsorted(self.inv_rows[lo:hi], rows)
-        if (at >= hi).any() or (self.inv_rows[at] != rows).any():
-            raise NotHeld(item)
-        occ = self.inv_occ[at]
-        if not self.alive[occ].all():
-            raise NotHeld(item)
+        occ = self.inv_occ[lo + np.searchsorted(self.inv_rows[lo:hi], rows)]
         self.alive[occ] = False
         np.bitwise_and.at(self.bits, item * self.row_bytes + (rows >> 3), ~_bit(rows))
         k = len(rows)
@@ -143,11 +140,10 @@ class Table:
     def delete_one(self, item: int, row: int) -> None:
         """:meth:`delete` from the one record ``row``, in scalar steps: most deletions of
         SANITIZEBUFFER are of one item from one record, where array set-up would dominate."""
-        lo, hi = int(self.inv_ptr[item]), int(self.inv_ptr[item + 1])
-        at = bisect_left(self.inv_rows, row, lo, hi)
-        if at == hi or self.inv_rows[at] != row or not self.alive[self.inv_occ[at]]:
+        if not self.holds_all([item], row):
             raise NotHeld(item)
-        self.alive[self.inv_occ[at]] = False
+        lo, hi = int(self.inv_ptr[item]), int(self.inv_ptr[item + 1])
+        self.alive[self.inv_occ[bisect_left(self.inv_rows, row, lo, hi)]] = False
         where = item * self.row_bytes + (row >> 3)
         self.bit_bytes[where] &= ~(1 << (row & 7)) & 0xFF
         self.sup[item] -= 1
