@@ -10,12 +10,18 @@ from setveil.plugins.rho.suppressor import PartialSuppressor
 from setveil.plugins.rho.table import Table
 
 
-def records_after(rows, n_items, sensitive, policy, rho, qid_size, seed):
+def suppressed(rows, n_items, sensitive, policy, rho, qid_size, seed):
+    """The release's records and the suppressor's statistics."""
     indptr = np.cumsum([0] + [len(r) for r in rows])
     table = Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
                   np.isin(np.arange(n_items), sensitive))
-    PartialSuppressor(table, policy, rho, qid_size, 1_000_000, np.random.default_rng(seed)).run()
-    return [[int(i) for i, alive in zip(r, table.alive[a:b]) if alive] for r, a, b in zip(rows, indptr, indptr[1:])]
+    stats = PartialSuppressor(table, policy, rho, qid_size, 1_000_000, np.random.default_rng(seed)).run()
+    release = [[int(i) for i, alive in zip(r, table.alive[a:b]) if alive] for r, a, b in zip(rows, indptr, indptr[1:])]
+    return release, stats
+
+
+def records_after(rows, n_items, sensitive, policy, rho, qid_size, seed):
+    return suppressed(rows, n_items, sensitive, policy, rho, qid_size, seed)[0]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -44,3 +50,36 @@ def test_the_consequent_loses_n_s_instances_not_the_qid_items_count(seed):
     assert after[0] == [0, 2]
     assert sum(1 in r for r in after) == 2
     assert all(0 in r for r in after[:4])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_buffer_visits_its_records_in_table_order(seed):
+    # Algorithm 1 fills B from T[1], T[2], ... and Algorithm 2 sanitizes its unsafe qids in that
+    # order. ρ = 0.5, qid size 3, sensitive 0 and 4, policy dist. The empty and single-item qids
+    # are safe (at most 2 of 4, 1 of 2). The buffer holds records 1 {0, 1, 3} and 3 {1, 2, 4};
+    # its unsafe pairs are {1, 3} -> 0 (record 1) and {1, 2} -> 4 (record 3), each 1/1 with
+    # N_s = 1 for every option. Record 1's comes first: nothing is deleted yet, every H_dist
+    # is 0, and the consequent 0 goes. Then T has 8 occurrences (9 in T0), items 1, 2 and 4
+    # all have T(t) = 2/8, and the tie goes to the consequent 4. Visited the other way round,
+    # 4 goes first (every H_dist 0) and then 0, at T(0) = 1/8, scores below 1 and 3 at 2/8, so
+    # record 1 would keep its sensitive 0 and lose 1 or 3.
+    rows = [[2, 3], [0, 1, 3], [4], [1, 2, 4]]
+    assert records_after(rows, 5, [0, 4], Dist(), 0.5, 3, seed) == [[2, 3], [1, 3], [4], [1, 2]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_buffer_settles_the_regression_its_own_deletions_cause(seed):
+    # §3.2.3 and Algorithm 2: SANITIZEBUFFER repeats until no qid of B is unsafe, so a rule the
+    # buffer's later deletions make unsafe again is settled before the pass moves on, and the
+    # next pass finds nothing. ρ = 0.7, qid size 2, sensitive 1 and 3, policy mine.
+    # Single items: 0 -> 1 is 3/3; N_s(1) = 1 against N_s(0) = 3 (deleting 0 keeps it at 1/1),
+    # so H_mine takes one 1, from the longest holder, record 3 -> {0, 2, 3}.
+    # The buffer (records 2 {0, 1, 3} and 3 {0, 2, 3}): {0, 3} -> 1 is 1/2, safe, but
+    # {0, 2} -> 3 is 1/1; every leftover is 1 and every N_s 1, so the consequent 3 goes from
+    # record 3. That leaves {0, 3} held by record 2 alone: {0, 3} -> 1 is now 1/1. Its options
+    # score leftover(0) = 1, leftover(3) = leftover(1) = 2/3, and the tie between 3 and the
+    # consequent 1 goes to the consequent: record 2 loses 1 in the same pass.
+    rows = [[0, 1], [3], [0, 1, 3], [0, 1, 2, 3], [2]]
+    release, stats = suppressed(rows, 4, [1, 3], Mine(), 0.7, 2, seed)
+    assert release == [[0, 1], [3], [0, 3], [0, 2], [2]]
+    assert stats["deletions_by_pass"] == [3, 0]
