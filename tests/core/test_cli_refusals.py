@@ -272,3 +272,16 @@ def test_every_seed_is_refused_past_32_bits_as_anonymizes_is(files, command):
     result = run(*[paths.get(arg, arg) for arg in command], 2**32)
     assert result.exit_code == 2 and "missing" not in result.output and not (files / "out.txt").exists()
     assert f"{2**32}" in result.output and f"{2**32 - 1}" in result.output
+
+
+@pytest.mark.parametrize("args, option, shown", [
+    (["windows", "{data}", *MODEL, "--sensitive", "{private}", "--sizes", "2,5,2,5"], "--sizes", "2, 5"),
+    (["partition", "{data}", "-k", "10,2,10"], "-k", "10"),
+])
+def test_a_list_of_integers_refuses_a_repeat_in_the_one_wording(files, args, option, shown):
+    # the integer lists said "expected each value once", every other list "given more than once"
+    args = [str(files / "fig1.dat") if a == "{data}" else str(files / "private.txt") if a == "{private}" else a
+            for a in args]
+    result = run("bench", *args)
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}': {shown} given more than once; give each once" in result.output
