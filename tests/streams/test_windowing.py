@@ -152,3 +152,44 @@ def test_the_minimum_outweighs_the_byte_bound():
         w.add(Message(offset, [RECORD], 0.0, size=60))
     (cut,) = w.cuts(now=0.0)
     assert cut.transactions == 3
+
+
+def test_a_planned_window_is_cut_as_soon_as_its_last_message_is_seen():
+    # a re-delivered window that ends at the partition's last message must not wait for a later one
+    # (none may come): it is emitted again with the boundaries, hence the id, it had
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=60)
+    windower.plan([2])
+    for offset in range(3):
+        windower.add(message(offset))
+    assert [(c.first_offset, c.last_offset, c.planned) for c in windower.cuts(now=0.0)] == [(0, 2, True)]
+
+
+def test_a_planned_window_of_one_message_is_cut_alone():
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=60)
+    windower.plan([0, 2])
+    for offset in range(3):
+        windower.add(message(offset))
+    cuts = windower.cuts(now=0.0)
+    assert [(c.first_offset, c.last_offset) for c in cuts] == [(0, 0), (1, 2)]
+
+
+def test_a_replan_keeps_a_cut_at_the_first_held_message():
+    # another worker emitted the window of offset 5 alone: this one must cut it there too
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=60)
+    for offset in (5, 6, 7):
+        windower.add(message(offset))
+    windower.replan([4, 5, 7])
+    cuts = windower.cuts(now=0.0)
+    assert [(c.first_offset, c.last_offset) for c in cuts] == [(5, 5), (6, 7)]
+
+
+def test_a_dead_letter_below_an_accepted_offset_does_not_move_seen_back():
+    # the service adds a fetch's accepted messages first and skips its dead letters after them:
+    # seen moving back would take a re-delivery of offset 2 for a new message (a transaction twice)
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=60)
+    windower.plan([2])
+    windower.add(message(0))
+    windower.add(message(2))
+    windower.skip(1)
+    assert windower.seen == 2
+    assert [(c.first_offset, c.last_offset) for c in windower.cuts(now=0.0)] == [(0, 2)]
