@@ -17,9 +17,14 @@ from setveil.streams.codec import (
     fit_rejected_window,
     largest_window_dead_letter,
     message_bytes,
+    rejected_message_headers,
     rejected_window_message,
     window_id,
 )
+from setveil.streams.causes import WINDOW_CAUSES
+
+MODEL = {"name": "rho", "policy": "mine", "parameters": {"rho": 0.5}, "context": {}}
+REF = WindowRef("in", 3, 10, 19, 10, 1.0, 2.0)
 
 
 def test_a_map_and_an_array_of_maps_decode_to_records():
@@ -114,6 +119,46 @@ def test_a_batch_round_trips():
         decode_batch(msgpack.packb({"schema": "something/2"}))
 
 
+def test_a_batch_is_what_docs_batch_format_shows_a_consumer():
+    # the literal values of docs/batch-format.md, decoded as a consumer does (plain msgpack), not
+    # through the constants and the decoder the encoder shares: a wrong version or two fields
+    # swapped would round-trip through them unseen
+    ref = WindowRef("transactions", 3, 1200, 1299, 100, 1764111111.25, 1764111113.8)
+    batch = msgpack.unpackb(encode_batch(ref, MODEL, True, {"transactions": 1}, [{"tid": 1200, "items": ["25"]}]),
+                            raw=False)
+    assert batch["schema"] == "setveil.batch/1"
+    assert batch["window"] == {"id": "transactions/3/1200-1299", "topic": "transactions", "partition": 3,
+                               "first_offset": 1200, "last_offset": 1299, "messages": 100,
+                               "opened": 1764111111.25, "closed": 1764111113.8}
+    assert (batch["model"], batch["verified"], batch["transactions"]) == (MODEL, True, [{"tid": 1200, "items": ["25"]}])
+
+
+def test_dead_letters_carry_the_headers_docs_batch_format_gives():
+    headers = dict(rejected_message_headers("invalid", "record has no 'items'", "in", 3, 41, "setveil/g"))
+    assert headers == {"ce_specversion": b"1.0", "ce_type": b"org.setveil.record.rejected.v1",
+                       "ce_source": b"setveil/g", "ce_id": b"in/3/41", "content-type": b"application/octet-stream",
+                       "setveil_kind": b"invalid", "setveil_reason": b"record has no 'items'",
+                       "setveil_topic": b"in", "setveil_partition": b"3", "setveil_offset": b"41"}
+    value, headers = rejected_window_message(REF, MODEL, "no safe release", "infeasible", 10, "setveil/g")
+    assert dict(headers) == {"ce_specversion": b"1.0", "ce_type": b"org.setveil.window.rejected.v1",
+                             "ce_source": b"setveil/g", "ce_id": b"in/3/10-19", "content-type": b"application/msgpack",
+                             "setveil_kind": b"window", "setveil_reason": b"no safe release",
+                             "setveil_cause": b"infeasible"}
+    assert msgpack.unpackb(value, raw=False) == {
+        "schema": "setveil.rejected-window/1", "window": REF.as_map(), "model": MODEL, "reason": "no safe release",
+        "cause": "infeasible", "transactions": 10}
+
+
+@pytest.mark.parametrize("cause", WINDOW_CAUSES)
+def test_a_window_dead_letter_with_a_reason_of_reason_room_bytes_fits_the_bound_whatever_its_cause(cause):
+    # the bound a worker checks its producer limit against at start-up: REASON_ROOM bytes of
+    # reason must fit with every cause, offsets and counts at their longest
+    longest = 2**63 - 1
+    ref = WindowRef("in", 2**31 - 1, longest, longest, longest, 0.0, 0.0)
+    value, headers = rejected_window_message(ref, MODEL, "é" * (REASON_ROOM // 2), cause, longest, "setveil/g")
+    assert message_bytes(f"in/{2**31 - 1}".encode(), value, headers) <= largest_window_dead_letter("in", MODEL, "setveil/g")
+
+
 def test_an_extension_value_is_named_as_one():
     with pytest.raises(MessageRejected, match="item 0 is a msgpack extension"):
         decode_message(msgpack.packb({"items": [msgpack.ExtType(1, b"x")]}), 64)
@@ -183,10 +228,6 @@ def test_tail_out_says_why_the_tids_do_not_line_up():
     with pytest.raises(ReleaseError, match="merged into another record's transaction"):
         release_window({0: ["a"], 2: ["b"]})
 
-
-
-MODEL = {"name": "rho", "policy": "mine", "parameters": {"rho": 0.5}, "context": {}}
-REF = WindowRef("in", 3, 10, 19, 10, 1.0, 2.0)
 
 
 @pytest.mark.parametrize("reason", ["x" * 5000, "é" * 3000 + "€" * 1000])
