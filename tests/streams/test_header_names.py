@@ -10,12 +10,13 @@ import sys
 
 import pytest
 from aiokafka.consumer import fetcher
+from aiokafka.errors import CorruptRecordException
 from aiokafka.record.default_records import DefaultRecordBase, _DefaultRecordBatchBuilderPy
 from aiokafka.structs import TopicPartition
 
 from setveil.streams.codec import REJECTED_RECORD_TYPE
 from setveil.streams import headers
-from setveil.streams.headers import tolerate_header_names, unreadable_name
+from setveil.streams.headers import tolerate_header_names, undecodable_name, unreadable_name
 
 from .kafkatools import produce, read_topic, records, wait_until
 from .test_cli import BAD_HEADER_NAME, REPO
@@ -38,6 +39,24 @@ def batch(base: int, size: int, bad: int, compression: int) -> bytes:
     data = bytearray(builder.build())
     data[:8] = base.to_bytes(8, "big")  # the broker sets a batch's base offset
     return bytes(data)
+
+
+def test_the_reason_names_the_first_header_that_is_not_utf8_and_counts_from_one():
+    # the names as the tolerant reader gives them: a byte that is not UTF-8 decoded surrogateescape
+    names = [("ok", b"1"), (b"\xffa".decode("utf-8", "surrogateescape"), b"2"),
+             (b"\xfeb".decode("utf-8", "surrogateescape"), b"3")]
+    rejection = unreadable_name(names)
+    assert (rejection.kind, rejection.reason) == ("malformed", "the name of header 2 of 3 is not UTF-8")
+    assert unreadable_name([("ok", b"1"), ("caf\u00e9", b"2")]) is None
+
+
+def test_only_a_header_name_that_is_not_utf8_is_read_again():
+    # a batch corrupt in any other way (a CRC that does not match) stays an error: read again
+    # with the tolerant reader, its records would be delivered as if they were sound
+    assert not undecodable_name(CorruptRecordException("Record is corrupt (stored crc = 1, computed crc = 2)"))
+    wrapped = CorruptRecordException("Failed to decode")
+    wrapped.__cause__ = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    assert undecodable_name(wrapped) and undecodable_name(wrapped.__cause__)
 
 
 @pytest.mark.parametrize("compression", [DefaultRecordBase.CODEC_NONE, DefaultRecordBase.CODEC_GZIP])
@@ -67,8 +86,9 @@ def test_the_reader_reads_past_header_names_that_are_not_utf8(monkeypatch, compr
 PURE_READER = """
 import sys
 from aiokafka.consumer import fetcher
+from aiokafka.errors import CorruptRecordException
 from aiokafka.structs import TopicPartition
-from setveil.streams.headers import tolerate_header_names, unreadable_name
+from setveil.streams.headers import tolerate_header_names, undecodable_name, unreadable_name
 from tests.streams.test_header_names import batch
 
 assert fetcher.MemoryRecords.__name__ == "_MemoryRecordsPy"
