@@ -69,3 +69,20 @@ def test_the_summary_escapes_forged_causes_and_kinds():
     out.records["x\ny"] += 1
     summary = DeadLetterDisplay(print).summary(out)
     assert summary.isprintable() and "- 1" in summary and "a\\r\\x1b[2J 1" in summary and "x\\ny 1" in summary
+
+
+def test_each_kind_of_letter_is_counted_under_its_own_name():
+    seen, out = set(), DeadLetters()
+    for letter in (read_dead_letter(headers(REJECTED_WINDOW_TYPE, "in/0/1-2", cause="timeout", reason="r"), None),
+                   read_dead_letter(headers(REJECTED_RECORD_TYPE, "in/0/3", kind="malformed", reason="r"), b""),
+                   read_dead_letter(headers("org.example.other", "x"), b"")):
+        take(letter, seen, out)
+    assert (out.letters, out.windows, out.records, out.unknown) == (3, {"timeout": 1}, {"malformed": 1}, 1)
+
+
+def test_a_header_value_that_is_not_utf8_is_shown_with_replacement_characters():
+    # as tail shows a header name that is not UTF-8 (setveil.streams.headers.names_not_utf8): a
+    # byte dropped in silence would show text the worker never wrote
+    letter = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3",
+                               "setveil_kind": b"malformed", "setveil_reason": b"bad \xff byte"}, b"")
+    assert letter.reason == "bad \ufffd byte"
