@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,3 +92,30 @@ def test_relabel_sorts_rows_that_were_not_sorted_even_when_the_ids_keep_their_or
     assert unsorted.relabel(Vocabulary(["a", "b", "c"])).indices.tolist() == [0, 1, 2]
     extended = Window(vocab, [0, 2, 3], [0, 2, 1]).relabel(Vocabulary(["a", "b", "c", "d"]))
     assert extended.indices.tolist() == [0, 2, 1] and list(extended) == [["a", "c"], ["b"]]
+
+
+def test_from_flat_takes_an_item_that_ends_one_transaction_and_starts_the_next():
+    # the duplicate test compares neighbours of the sorted occurrences: b ends row 0 and starts row 1
+    vocab = Vocabulary(["a", "b", "c"])
+    window = Window.from_flat(vocab, [2, 2], [1, 0, 2, 1])
+    assert list(window) == [["a", "b"], ["b", "c"]]
+
+
+def test_from_flat_names_the_first_transaction_that_repeats_an_item():
+    with pytest.raises(DuplicateItem) as info:
+        Window.from_flat(Vocabulary(["a", "b"]), [1, 2, 2], [0, 1, 1, 0, 0])
+    assert info.value.position == 1  # the line a file's reader names
+
+
+def test_concat_gives_windows_without_tids_their_positions_in_the_whole():
+    vocab = Vocabulary()
+    parts = [Window.from_transactions([["a"], ["b"]], vocab=vocab), Window.from_transactions([["c"]], vocab=vocab)]
+    assert Window.concat(parts).tids == [0, 1, 2]
+
+
+def test_an_item_interned_after_the_inverted_index_was_built_holds_no_transaction():
+    # the vocabulary a window shares only grows: a later label's id is past the cached index
+    window = Window.from_transactions([["a"], ["a", "b"]])
+    assert window.tidset(1).tolist() == [1]
+    later = window.vocab.intern("c")
+    assert window.tidset(later).tolist() == []
