@@ -231,6 +231,16 @@ def test_msgpack_named_as_fimi_is_refused_naming_its_format(tmp_path):
     assert list(read_window(path, "msgpack")) == [["a", "b"]]
 
 
+@pytest.mark.parametrize("value", [{}, [None] * 15])
+def test_msgpack_of_any_small_map_or_array_named_as_fimi_is_refused_naming_its_format(tmp_path, value):
+    # 0x80-0x8F open a map of up to 15 entries, 0x90-0x9F an array of up to 15: the bounds included
+    path = tmp_path / "records.dat"
+    path.write_bytes(msgpack.packb(value))
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert info.value.line == 1 and info.value.problem.endswith("but it starts like msgpack: give --format msgpack")
+
+
 def test_jsonl_named_as_fimi_is_refused(tmp_path):
     # QA as a CLI user: the check was made only when no suffix named a format
     path = tmp_path / "records.dat"
@@ -303,6 +313,12 @@ def test_map_pairs_may_come_as_a_generator():
         unique_map((k, v) for k, v in [("tid", 1), ("tid", 2)])
 
 
+def test_a_fimi_label_of_exactly_the_longest_length_is_read(tmp_path):
+    path = tmp_path / "in.dat"
+    path.write_text("a b\n" + "c " + "7" * 1024 + "\n")
+    assert [len(label) for label in read_window(path).labels(1)] == [1, 1024]
+
+
 def test_a_fimi_label_longer_than_a_record_may_hold_is_refused(tmp_path):
     # Regression (QA): FIMI took a label of 2,000 characters and wrote it to a JSONL release that
     # anonymize and verify then refused to read
@@ -350,3 +366,24 @@ def test_a_tid_msgpack_cannot_hold_is_refused_when_read(tmp_path):
     out = tmp_path / "t.msgpack"
     write_window(read_window(data), out)
     assert read_window(out).tids == [2**64 - 1, -(2**63)]
+
+
+def test_a_fimi_item_that_ends_one_line_and_starts_the_next_is_no_repeat(tmp_path):
+    path = tmp_path / "in.dat"
+    path.write_text("a b\nb c\n")
+    assert list(read_window(path)) == [["a", "b"], ["b", "c"]]
+
+
+def test_blank_jsonl_lines_are_skipped_whatever_their_blanks(tmp_path):
+    # "blank lines are skipped" (core.formats): a CRLF file's empty line is "\r", others hold blanks
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"items": ["a"]}\r\n\r\n \t\n{"items": ["b"]}\r\n')
+    assert list(read_window(path)) == [["a"], ["b"]]
+
+
+def test_a_truncated_msgpack_record_is_named_by_its_position(tmp_path):
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["a"]}) + msgpack.packb({"items": ["b"]})[:-1])
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (2, "truncated msgpack record")
