@@ -50,6 +50,8 @@ def test_a_map_and_an_array_of_maps_decode_to_records():
         (msgpack.packb({"items": [True]}), "invalid"),
         (msgpack.packb({"items": [b"raw"]}, use_bin_type=True), "invalid"),
         (msgpack.packb({"items": ["a"], "tid": [1]}), "invalid"),
+        (msgpack.packb({"items": ["a"], "tid": True}), "invalid"),  # a boolean is no integer tid
+        (msgpack.packb({"items": ["a"], "subject": False}), "invalid"),
         (msgpack.packb([]), "invalid"),
         (msgpack.packb([{"items": ["a"]}, "b"]), "invalid"),
         (msgpack.packb({"items": ["x" * 100]}), "oversize"),
@@ -77,7 +79,7 @@ def test_a_message_of_exactly_max_message_bytes_is_accepted_and_one_byte_more_is
     assert info.value.kind == "oversize"
 
 
-@pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["a", 3, "a"], ["a", "a"], ["a", "S "], ["\tS"]])
+@pytest.mark.parametrize("items", [["a", ""], ["a", "x" * 1025], ["x" * 1025], ["a", 3, "a"], ["a", "a"], ["a", "S "], ["\tS"]])
 def test_labels_are_checked_in_the_fast_path_too(items):
     with pytest.raises(MessageRejected) as info:
         decode_message(msgpack.packb({"items": items}), 1 << 20)
