@@ -106,3 +106,5 @@ def test_a_label_longer_than_a_transaction_allows_is_refused_in_every_file_of_la
             read(path)
         assert info.value.line == 2 and info.value.problem == f"field {field} is longer than {MAX_LABEL_LENGTH} characters"
         assert long not in str(info.value)
+    (tmp_path / "items.txt").write_text(f"a\n{long[1:]}\n")  # exactly the longest a label may be
+    assert read_label_file(tmp_path / "items.txt") == {"a", long[1:]}
