@@ -16,7 +16,8 @@
 - msgpack: a sequence of such records, one after another.
 
 gzip data is read whatever the file's name (or on standard input): it is known by its first two
-bytes, which neither UTF-8 text nor a stream of msgpack records (maps) can begin with.
+bytes, which neither UTF-8 text nor a stream of msgpack records (maps) can begin with. A path
+ending in ``.gz`` is written gzipped. Suffixes are read in any case (``OUT.JSONL.GZ``).
 
 Line i of a release is transaction i of the input. Writes are atomic: a failed write leaves
 nothing at the output path.
@@ -59,16 +60,25 @@ _SUFFIXES = {
 }
 
 
+def _gzipped(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names gzip data: it ends in ``.gz``, in any case, as the format's suffix may
+    be (``OUT.JSONL.GZ`` was written as plain FIMI, where ``OUT.JSONL`` was JSONL)."""
+    return os.fspath(path).lower().endswith(".gz")
+
+
+def _unzipped_name(path: str | os.PathLike) -> str:
+    name = os.fspath(path)
+    return name[:-3] if _gzipped(name) else name
+
+
 def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
-    """The format named by ``explicit``, else by the file's suffix (``.gz`` ignored), else FIMI."""
+    """The format named by ``explicit``, else by the file's suffix in any case (``.gz`` ignored),
+    else FIMI."""
     if explicit is not None:
         if explicit not in FORMATS:
             raise InputError(path, f"unknown format {explicit!r} (known: {', '.join(FORMATS)})")
         return explicit
-    name = os.fspath(path)
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return _SUFFIXES.get(Path(name).suffix.lower(), "fimi")
+    return _SUFFIXES.get(Path(_unzipped_name(path)).suffix.lower(), "fimi")
 
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -80,9 +90,7 @@ _JSON_OBJECT_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"')
 
 def _guessed(path: str | os.PathLike) -> bool:
     """Whether ``detect_format`` fell back to FIMI: no suffix it knows names the format."""
-    name = os.fspath(path)
-    name = name[:-3] if name.endswith(".gz") else name
-    return Path(name).suffix.lower() not in _SUFFIXES
+    return Path(_unzipped_name(path)).suffix.lower() not in _SUFFIXES
 
 
 def _read_bytes(path: str | os.PathLike) -> bytes:
@@ -97,7 +105,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as handle:
             data = handle.read()
     # without this, gzip data named .dat read as "not valid UTF-8" at line 1
-    if os.fspath(path).endswith(".gz") or data.startswith(GZIP_MAGIC):
+    if _gzipped(path) or data.startswith(GZIP_MAGIC):
         return gzip.decompress(data)
     return data
 
@@ -331,7 +339,7 @@ def render_window(window: Window, path: str | os.PathLike, fmt: str | None = Non
     outputs at once (:func:`setveil.core.output.write_outputs`)."""
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
-    if os.fspath(path).endswith(".gz"):
+    if _gzipped(path):
         with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
             _write(window, handle, fmt, path)
     else:

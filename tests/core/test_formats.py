@@ -49,6 +49,17 @@ def test_round_trips(tmp_path, name):
         assert back.tids == [10, 11, "t12"]
 
 
+@pytest.mark.parametrize("name", ["X.JSONL.GZ", "x.jsonl.Gz", "X.MSGPACK"])
+def test_suffixes_name_the_format_and_gzip_in_any_case(tmp_path, name):
+    # Regression (mutation pass): the format's suffix was read in any case but ".gz" only in lower
+    # case, so X.JSONL.GZ was written as plain FIMI
+    path = tmp_path / name
+    write_window(Window.from_transactions([["a", "b"]], tids=["t0"]), path)
+    data = path.read_bytes()
+    assert data.startswith(b"\x1f\x8b") == name.lower().endswith(".gz")
+    assert read_window(path).tids == ["t0"]
+
+
 def test_integer_items_are_labels_by_their_text(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"items": [1, "2"]}\n{"tid": 7, "items": ["1"]}\n')
