@@ -108,3 +108,15 @@ def test_a_label_longer_than_a_transaction_allows_is_refused_in_every_file_of_la
         assert long not in str(info.value)
     (tmp_path / "items.txt").write_text(f"a\n{long[1:]}\n")  # exactly the longest a label may be
     assert read_label_file(tmp_path / "items.txt") == {"a", long[1:]}
+
+
+def test_a_byte_order_mark_opening_a_file_of_labels_is_no_part_of_its_first_label(tmp_path):
+    # README: item lists may start with one (Notepad writes it); kept, it would make the first
+    # listed item "\ufeffHIV", which names no item, and HIV would be released as a public one
+    from setveil.core.labeltext import label_lines
+
+    path = tmp_path / "items.txt"
+    path.write_bytes("HIV\nflu\n".encode("utf-8-sig"))
+    assert read_label_file(path) == {"HIV", "flu"}
+    path.write_bytes("HIV flu\n".encode("utf-8-sig"))
+    assert list(label_lines(path)) == [(1, ["HIV", "flu"])]
