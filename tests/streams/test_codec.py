@@ -14,6 +14,7 @@ from setveil.streams.codec import (
     decode_batch,
     decode_message,
     encode_batch,
+    event_source,
     fit_rejected_window,
     largest_window_dead_letter,
     message_bytes,
@@ -149,6 +150,10 @@ def test_dead_letters_carry_the_headers_docs_batch_format_gives():
     assert msgpack.unpackb(value, raw=False) == {
         "schema": "setveil.rejected-window/1", "window": REF.as_map(), "model": MODEL, "reason": "no safe release",
         "cause": "infeasible", "transactions": 10}
+
+
+def test_the_event_source_is_setveil_and_the_consumer_group():
+    assert event_source("anonymizer") == "setveil/anonymizer"
 
 
 @pytest.mark.parametrize("cause", WINDOW_CAUSES)
