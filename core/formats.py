@@ -340,6 +340,7 @@ def render_window(window: Window, path: str | os.PathLike, fmt: str | None = Non
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
     if _gzipped(path):
+        # no time in the header: the same release is the same bytes, whenever it is written
         with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
             _write(window, handle, fmt, path)
     else:

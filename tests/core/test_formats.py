@@ -60,6 +60,12 @@ def test_suffixes_name_the_format_and_gzip_in_any_case(tmp_path, name):
     assert read_window(path).tids == ["t0"]
 
 
+def test_a_gzipped_release_holds_no_time_so_the_same_release_is_the_same_bytes(tmp_path):
+    path = tmp_path / "x.dat.gz"
+    write_window(Window.from_transactions([["a", "b"]]), path)
+    assert path.read_bytes()[4:8] == bytes(4)  # gzip's MTIME field (RFC 1952)
+
+
 def test_integer_items_are_labels_by_their_text(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"items": [1, "2"]}\n{"tid": 7, "items": ["1"]}\n')
