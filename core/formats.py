@@ -222,13 +222,12 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
 
-def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Window, list[str | int | None]]:
+def _records_to_window(path, records, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
     intern = vocab.intern
     lengths: list[int] = []
     flat: list[int] = []
     tids: list[Any] = []
     subjects: list[str | int | None] = []
-    lines: list[int] = []
     seen: dict[Any, int] = {}
     for line, obj in records:
         try:
@@ -246,11 +245,8 @@ def _records_to_window(path, records, vocab: Vocabulary, unit: str) -> tuple[Win
         flat.extend(intern(label) for label in record.items)
         tids.append(tid)
         subjects.append(record.subject)
-        lines.append(line)
-    try:
-        return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids), subjects
-    except DuplicateItem as exc:
-        raise InputError(path, f"an item is repeated in this {unit}", lines[exc.position]) from None
+    # parse_record has refused a repeated item, so from_flat finds none
+    return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids), subjects
 
 
 def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
@@ -275,7 +271,7 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str
                 _reject_lone_surrogates(path, obj, number)
             yield number, obj
 
-    return _records_to_window(path, records(), vocab, "record")
+    return _records_to_window(path, records(), vocab)
 
 
 def _reject_lone_surrogates(path, obj, line: int) -> None:
@@ -324,7 +320,7 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[s
             consumed = unpacker.tell()
             yield number, obj
 
-    return _records_to_window(path, records(), vocab, "record")
+    return _records_to_window(path, records(), vocab)
 
 
 def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> None:
