@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from setveil.core.mining import MiningTooLarge
 from setveil.core.window import Window
 from setveil.core.metrics import suppressed_share as info_loss
 from setveil.plugins.rho.metrics import association_rules, compare_rules, rule_comparison, symmetric_kl
@@ -81,3 +82,42 @@ def test_rule_size_bound_and_keys_of_different_widths_compare():
 def test_no_rules_on_either_side_is_full_similarity():
     empty = Window.from_transactions([["a"], ["b"]])
     assert rule_comparison(empty, empty, 0.5, 0.5, None)["rules_jaccard"] == 1.0
+
+
+def test_rule_support_is_a_share_of_the_transactions_rounded_up_and_of_the_whole_rule():
+    # docs/rho.md: support of X ∪ {y} at least min_support of the transactions. 30% of 4 is
+    # 1.2, so a rule needs 2 transactions. Supports: a 3, b 2, c 2, ab 2, ac 1.
+    # a -> b: support 2, confidence 2/3; b -> a: 2, 2/2. c -> a has confidence 1/2 >= 0.5 but a
+    # support of 1 (its body c alone has 2), and a -> c has 1 and 1/3: R(T) = {a -> b, b -> a}.
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["a", "c"], ["c"]])
+    a, b = window.vocab.ids(["a", "b"]).tolist()
+    rules = association_rules(window, 0.3, 0.5, None)
+    assert sorted(rules.view(">i4").reshape(len(rules), -1).tolist()) == sorted([[b, a], [a, b]])
+
+
+def test_a_rule_is_the_same_key_whatever_order_of_frequency_its_items_have():
+    # a is more frequent than c in T (5 against 4), less in T' (3 against 4), which changes the
+    # order pyfim lists a body in. Every rule of ab, ac, bc, abc has support >= 2 and confidence
+    # >= 2/5 in both (a -> b is 2/5 in T), so R(T) = R(T'): 2 + 2 + 2 + 3 = 9 rules.
+    original = Window.from_transactions([["a", "b", "c"], ["a", "b", "c"], ["a", "c"], ["a"], ["a"], ["c"]])
+    release = Window.from_transactions([["a", "b", "c"], ["a", "b", "c"], ["a", "c"], [], [], ["c"]],
+                                       vocab=original.vocab)
+    result = rule_comparison(original, release, 0.1, 0.1, None)
+    assert (result["rules_original"], result["rules_common"], result["rules_jaccard"]) == (9, 9, 1.0)
+
+
+def test_keys_compare_whichever_side_is_wider():
+    # T' can hold longer rules than T (a rule whose confidence rose): the same 6 pair rules in
+    # common, read the other way round from the test above
+    window = Window.from_transactions([["a", "b", "c"]] * 3)
+    result = compare_rules(association_rules(window, 0.1, 0.5, 2), association_rules(window, 0.1, 0.5, None))
+    assert (result["rules_common"], result["rules_lost"], result["rules_spurious"]) == (6, 0, 3)
+
+
+def test_the_rule_budget_bounds_each_itemset_by_its_size():
+    # docs/rho.md: an itemset of z items gives at most z rules. [abc] x 3: ab, ac, bc give 2
+    # each and abc 3, a bound of 9, which is also the number of rules
+    window = Window.from_transactions([["a", "b", "c"]] * 3)
+    assert len(association_rules(window, 0.1, 0.5, None, budget=9)) == 9
+    with pytest.raises(MiningTooLarge, match="up to 9 rules"):
+        association_rules(window, 0.1, 0.5, None, budget=8)
