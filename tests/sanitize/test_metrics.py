@@ -99,3 +99,29 @@ def test_sigma_asks_for_the_support_meant_with_a_tolerance_of_1e_9(sigma, n, sup
     # a sigma typed to ten digits is read to nine (QA)
     window = Window.from_transactions([["a", "b"]] * n)
     assert PatternMetrics(window, sigma).min_support == support
+
+
+def test_a_measure_with_no_pattern_to_count_is_null(tmp_path, fig3):
+    # docs/sanitize.md: HF, MC and AP are null when undefined. At σ=1 of [a] [b] nothing is
+    # frequent: no restrictive, no legitimate pattern in P, and P' is empty
+    pair = write_patterns(tmp_path / "ab.txt", "a b")
+    original = Window.from_transactions([["a"], ["b"]])
+    figures = PatternMetrics(original, 1.0).evaluate(original, RestrictivePatterns.load(pair))
+    assert (figures["hiding_failure"], figures["misses_cost"], figures["artifactual_patterns"]) == (None, None, None)
+    # Fig. 3 at σ=0.3 (support 2): ABCD is in T1 alone, so R_P(D) is empty; nothing changed
+    whole = write_patterns(tmp_path / "abcd.txt", "A B C D")
+    figures = PatternMetrics(fig3, 0.3).evaluate(fig3, RestrictivePatterns.load(whole))
+    assert (figures["hiding_failure"], figures["misses_cost"], figures["artifactual_patterns"]) == (None, 0.0, 0.0)
+    # [ab] [ab] at σ=1: P = {a, b, ab}, R_P(D) = {ab}; the release [a] [b] has P' empty:
+    # HF = 0/1, MC = 2/2 (a and b lost), AP undefined
+    original = Window.from_transactions([["a", "b"], ["a", "b"]])
+    release = Window.from_transactions([["a"], ["b"]], vocab=original.vocab)
+    figures = PatternMetrics(original, 1.0).evaluate(release, RestrictivePatterns.load(pair))
+    assert (figures["hiding_failure"], figures["misses_cost"], figures["artifactual_patterns"]) == (0.0, 1.0, None)
+
+
+def test_dissimilarity_counts_items_the_original_does_not_have():
+    # Σ|f_D(i) - f_D'(i)| / Σ f_D(i) with f_D(z) = 0: (|1-1| + |1-1| + |0-1|) / 2
+    original = Window.from_transactions([["a"], ["b"]])
+    release = Window.from_transactions([["a", "z"], ["b"]])
+    assert PatternMetrics(original, None).evaluate(release, RestrictivePatterns("none", (), ()))["dissimilarity"] == 0.5
