@@ -34,3 +34,13 @@ def test_an_uncovered_item_costs_one():
     h = hierarchy(FIGURE_1)
     original = Window.from_transactions([["Beer", "Diapers"]])
     assert ncp(original, Window.from_transactions([["Beer"]]), h) == pytest.approx(0.5)
+
+
+def test_an_uncovered_item_counts_as_generalized_and_no_occurrence_costs_nothing():
+    # docs/partition.md: generalized_share counts the occurrences whose NCP is above 0; Diapers,
+    # covered by no label, is charged 1 (1 of 2 occurrences)
+    h = hierarchy(FIGURE_1)
+    original = Window.from_transactions([["Beer", "Diapers"]])
+    assert generalized_share(original, Window.from_transactions([["Beer"]]), h) == pytest.approx(0.5)
+    empty = Window.from_transactions([[]])
+    assert ncp(empty, empty, h) == 0.0 and generalized_share(empty, empty, h) == 0.0
