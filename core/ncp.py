@@ -31,6 +31,9 @@ def covering_nodes(original: Window, release: Window, hierarchy: Hierarchy) -> n
     known = released >= 0
     keys = release.owners()[known] * n_nodes + released[known]
     keys.sort()
+    if len(keys) == 0:
+        # no released node to search: every occurrence is uncovered
+        return np.full(original.n_occurrences, -1, dtype=np.int64)
     wanted = original.owners() * n_nodes + leaves
     at = np.searchsorted(keys, wanted, side="right") - 1
     candidate = np.where(at >= 0, keys[np.maximum(at, 0)], -1)

@@ -44,3 +44,19 @@ def test_an_uncovered_item_counts_as_generalized_and_no_occurrence_costs_nothing
     assert generalized_share(original, Window.from_transactions([["Beer"]]), h) == pytest.approx(0.5)
     empty = Window.from_transactions([[]])
     assert ncp(empty, empty, h) == 0.0 and generalized_share(empty, empty, h) == 0.0
+
+
+def test_a_release_with_no_label_of_the_hierarchy_charges_every_occurrence_one():
+    # Regression (QA, mutation testing): with no released node to search, covering_nodes indexed
+    # an empty array (IndexError) instead of charging each uncovered occurrence 1
+    h = hierarchy(FIGURE_1)
+    original = Window.from_transactions([["Beer", "Wine"], ["Diapers"]])
+    for rows in ([[], []], [["Unknown"], []]):
+        release = Window.from_transactions(rows)
+        assert covering_nodes(original, release, h).tolist() == [-1, -1, -1]
+        assert ncp(original, release, h) == 1.0 and generalized_share(original, release, h) == 1.0
+    # a hierarchy of one leaf: the root covers one item, and an uncovered occurrence is still
+    # generalized (its NCP, 1/1, is above 0)
+    single = hierarchy([("Beer", "ALL")])
+    beer = Window.from_transactions([["Beer"]])
+    assert generalized_share(beer, Window.from_transactions([[]]), single) == 1.0
