@@ -121,3 +121,9 @@ def test_the_rule_budget_bounds_each_itemset_by_its_size():
     assert len(association_rules(window, 0.1, 0.5, None, budget=9)) == 9
     with pytest.raises(MiningTooLarge, match="up to 9 rules"):
         association_rules(window, 0.1, 0.5, None, budget=8)
+
+
+def test_info_loss_of_a_window_with_no_occurrence_is_zero():
+    # nothing to delete is nothing lost (S/N with N = 0)
+    empty = Window.from_transactions([[], []])
+    assert info_loss(empty, empty) == 0.0
