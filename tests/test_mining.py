@@ -107,3 +107,12 @@ def test_counting_by_the_pattern_spectrum_keeps_no_memory(count):
         count(window)
     gc.collect()
     assert sys.getallocatedblocks() - before < calls
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=databases, min_support=st.integers(1, 3), max_size=st.integers(1, 7))
+def test_a_size_bound_keeps_every_itemset_up_to_it(rows, min_support, max_size):
+    # the bound pyfim is given is clipped to the longest row, which must stay reachable
+    window = Window.from_transactions(rows)
+    expected = {s: c for s, c in brute_force(window, min_support).items() if len(s) <= max_size}
+    assert frequent_itemsets(window, min_support, max_size=max_size) == expected
