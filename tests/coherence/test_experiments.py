@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from ..core.figure1 import run
 from ..core.test_cli import rising_load
 
@@ -40,3 +42,34 @@ def test_the_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
                  "--seeds", "1,2", "--json", out)
     assert result.exit_code == 0, result.output
     assert "load average 1.00 1.00 1.00," in json.loads(out.read_text())["machine"]
+
+
+def test_rmall_distortion_is_the_share_of_public_occurrences_and_summed_as_documented(tmp_path):
+    # a is in 60 of the 100 transactions, b in the other 40; a public share of 50% makes one
+    # of them public: a for seeds 1 and 2 (RmAll removes 60 of 100 occurrences), b for 3 and 4
+    # (40 of 100). docs/coherence.md: mean ± population s.d., 0.5 ± sqrt(4 * 0.1² / 4) = 0.1
+    data = tmp_path / "d.dat"
+    data.write_text("a\n" * 60 + "b\n" * 40, encoding="utf-8")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "2", "--p", "1",
+                 "--seeds", "1,2,3,4", "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    rmall = [(r["seed"], r["public"], r["distortion"]) for r in body["rows"] if r["approach"] == "rmall"]
+    assert rmall == [(1, 1, 0.6), (2, 1, 0.6), (3, 1, 0.4), (4, 1, 0.4)]
+    summary = next(s for s in body["summary"] if s["approach"] == "rmall")
+    assert summary["distortion_mean"] == pytest.approx(0.5) and summary["distortion_sd"] == pytest.approx(0.1)
+
+
+def test_runs_that_failed_the_check_are_left_out_of_the_means(tmp_path):
+    # k=5 of 4 transactions: the empty itemset is a mole (Theorem 1), so every policy refuses and
+    # RmAll's release fails the check; no run is averaged
+    data = tmp_path / "d.dat"
+    data.write_text("a b\nb c\na c\na b c\n", encoding="utf-8")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "5", "--p", "2",
+                 "--seeds", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    assert not any(r["verified"] for r in body["rows"])
+    assert body["summary"] == [{"approach": name, "runs": 0} for name in ("mm-il", "mm", "il", "rmall")]
