@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 from setveil.core.mining import MiningTooLarge
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
+from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.core.metrics import suppressed_share as info_loss
 from setveil.plugins.rho.metrics import association_rules, compare_rules, rule_comparison, symmetric_kl
@@ -127,3 +130,25 @@ def test_info_loss_of_a_window_with_no_occurrence_is_zero():
     # nothing to delete is nothing lost (S/N with N = 0)
     empty = Window.from_transactions([[], []])
     assert info_loss(empty, empty) == 0.0
+
+
+@pytest.mark.parametrize("params, rules", [
+    ({}, 9),  # ρ = 0.5 as the confidence: every rule of [abc] x 3 has confidence 1
+    ({"rule_max_size": "2"}, 6),  # the six x -> y only
+    ({"rule_max_size": "all", "rule_confidence": "1"}, 9),
+])
+def test_the_report_mines_the_rules_its_parameters_name(params, rules):
+    window = Window.from_transactions([["a", "b", "c"]] * 3)
+    model = get_registry().configure("rho", None, {"rho": "0.5", "rule_support": "0.5", **params},
+                                     Context(schema=ItemSchema(private=frozenset({"c"})))).model
+    assert model.metrics(window, window)["rules_original"] == rules
+
+
+@pytest.mark.parametrize("confidence, support, rules", [("rho", "0.5", 1), ("0.5", "0.5", 2), ("0.5", "0.9", 0)])
+def test_the_report_mines_at_its_rule_support_and_at_rho_unless_told_another_confidence(confidence, support, rules):
+    # [ab] [ab] [a]: a -> b has confidence 2/3, b -> a 1; ρ = 0.7 keeps b -> a only, 0.5 both;
+    # a support of 0.9 of 3 transactions is 3, which ab (2) lacks
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["a"]])
+    params = {"rho": "0.7", "rule_support": support, "rule_confidence": confidence}
+    model = get_registry().configure("rho", None, params, Context(schema=ItemSchema(private=frozenset({"b"})))).model
+    assert model.metrics(window, window)["rules_original"] == rules
