@@ -11,6 +11,7 @@ from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.core.metrics import suppressed_share as info_loss
+from setveil.plugins.rho.bench import Data, _anonymize
 from setveil.plugins.rho.metrics import association_rules, compare_rules, rule_comparison, symmetric_kl
 
 
@@ -152,3 +153,21 @@ def test_the_report_mines_at_its_rule_support_and_at_rho_unless_told_another_con
     params = {"rho": "0.7", "rule_support": support, "rule_confidence": confidence}
     model = get_registry().configure("rho", None, params, Context(schema=ItemSchema(private=frozenset({"b"})))).model
     assert model.metrics(window, window)["rules_original"] == rules
+
+
+def test_a_bench_row_gives_the_loss_the_sensitive_share_deleted_and_the_divergence():
+    # Table 1 at ρ = 0.5 with `mine`: the condoms of {bread, beer, condom} and {flour, condom} go,
+    # 2 of 15 occurrences and 2 of the 4 condoms. H1 = (bread 2, beer 2, condom 4, coffee 3,
+    # fruits 3, flour 1)/15, H2 = (2, 2, 2, 3, 3, 1)/13
+    rows = [line.split() for line in ["bread beer condom", "coffee fruits", "beer condom", "coffee fruits",
+                                      "flour condom", "bread coffee", "fruits condom"]]
+    window = Window.from_transactions(rows)
+    data = Data("table1", window, Context(schema=ItemSchema(private=frozenset({"condom"}))), window.vocab.mask({"condom"}))
+    row = _anonymize(data, "mine", {"rho": "0.5"}, 0, 1)
+    h1 = [c / 15 for c in (2, 2, 4, 3, 3, 1)]
+    h2 = [c / 13 for c in (2, 2, 2, 3, 3, 1)]
+    m = [(p + q) / 2 for p, q in zip(h1, h2)]
+    expected = 0.5 * sum(p * math.log(p / r) for p, r in zip(h1, m) if p) + 0.5 * sum(
+        q * math.log(q / r) for q, r in zip(h2, m) if q)
+    assert row["info_loss_%"] == pytest.approx(100 * 2 / 15) and row["sensitive_deleted_%"] == 50.0
+    assert row["sym_kl"] == pytest.approx(expected)
