@@ -125,3 +125,23 @@ def test_dissimilarity_counts_items_the_original_does_not_have():
     original = Window.from_transactions([["a"], ["b"]])
     release = Window.from_transactions([["a", "z"], ["b"]])
     assert PatternMetrics(original, None).evaluate(release, RestrictivePatterns("none", (), ()))["dissimilarity"] == 0.5
+
+
+def test_an_empty_database_loses_nothing():
+    empty = Window.from_transactions([])
+    assert PatternMetrics(empty, None).evaluate(empty, RestrictivePatterns("none", (), ())) == {
+        "dissimilarity": 0.0, "size_loss": 0.0}
+
+
+def test_patterns_new_to_the_release_past_64_frequent_items_are_told_apart(tmp_path):
+    # not a sanitization: 64 items, each alone in 2 of 128 transactions, are P at support 2
+    # (σ = 1/64) and fill one 64-bit word; the release adds y to both i0 and z to both i1. P' =
+    # P + {y}, {z}, {i0, y}, {i1, z}: AP = 4/68, and no frequent itemset holds the restrictive y z
+    rows = [[f"i{k}"] for k in range(64) for _ in range(2)]
+    original = Window.from_transactions(rows)
+    release = Window.from_transactions([rows[0] + ["y"], rows[1] + ["y"], rows[2] + ["z"], rows[3] + ["z"], *rows[4:]])
+    patterns = RestrictivePatterns.load(write_patterns(tmp_path / "p.txt", "y z"))
+    figures = PatternMetrics(original, 1 / 64).evaluate(release, patterns)
+    assert (figures["frequent_before"], figures["frequent_after"]) == (64, 68)
+    assert (figures["restrictive_before"], figures["restrictive_after"], figures["hiding_failure"]) == (0, 0, None)
+    assert figures["artifactual_patterns"] == pytest.approx(4 / 68) and figures["misses_cost"] == 0.0
