@@ -7,7 +7,7 @@ import math
 import click
 
 from .output import STDOUT, check_output, refuse_reading_standard_output, reserve_stdout
-from .params import float_not_as_typed, given_more_than_once, written_plainly
+from .params import float_not_as_typed, given_more_than_once, repeats, written_plainly
 
 
 def _plain(value, kind: str, param, ctx, number_type) -> None:
@@ -83,7 +83,7 @@ def int_list(smallest: int, largest: int | None = None):
         if min(values) < smallest or (largest is not None and max(values) > largest):
             within = f">= {smallest}" if largest is None else f"in [{smallest}, {largest}]"
             raise click.BadParameter(f"expected integers {within}, got {text!r}")
-        repeated = sorted({str(v) for v in values if values.count(v) > 1}, key=int)
+        repeated = repeats(values)
         if repeated:
             raise click.BadParameter(given_more_than_once(repeated))
         return values

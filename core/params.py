@@ -212,10 +212,15 @@ def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
 def refuse_repeats(name: str, values: Sequence) -> None:
     """Refuse an option that lists a value more than once, naming the option and the values: a
     benchmark would measure such a value twice and merge the runs into one row."""
-    repeated = sorted({v if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
-                       for v in values if values.count(v) > 1})
+    repeated = repeats(values)
     if repeated:
         raise ParameterError(name, given_more_than_once(repeated))
+
+
+def repeats(values: Sequence) -> list[str]:
+    """The values that ``values`` lists more than once, each once, in order, as text."""
+    return [v if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
+            for v in sorted({v for v in values if values.count(v) > 1})]
 
 
 def given_more_than_once(repeated: Sequence[str]) -> str:
