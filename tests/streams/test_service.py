@@ -650,15 +650,19 @@ def test_two_workers_in_one_group_share_the_partitions(make_settings, start_work
             and not parts[0] & parts[1] and parts
 
     parts = wait_until(assignments, 60, "both workers to own partitions")
-    produce(settings, records(transactions, batch=20), partition=lambda i: i % 4)
-    wait_until(lambda: sum(w.metrics().get("setveil_transactions_emitted_total", 0) for w in (first, second)) >= 8000,
-               60, "all transactions")
-    # Read until every window is there: once (CI, 2026-12-02) a read right after the metrics
-    # reached 8000 missed one batch, acknowledged 250 ms earlier, though the workers' logs showed
-    # all 8 windows emitted once; it had gone to the same output partition in the same
-    # millisecond as a batch of the other worker. A batch lost for good still fails here.
-    found = wait_until(lambda: (read := batches(settings)) and len(released_tids(read)) >= 8000 and read, 30,
-                       "every emitted window in the output topic")
+    messages = records(transactions, batch=20)
+    # One worker's input first, then the other's: the embedded Tansu 0.6.0 can hide an
+    # acknowledged record when two producers write the first records of an empty partition at
+    # once (CI, 2026-12-02: one of these windows' batches, at offset 0 of an output partition the
+    # two workers' keys share, never came back to a reader; docs/operations.md, Brokers).
+    emitted = 0
+    for owned in parts:
+        mine = [i for i in range(len(messages)) if i % 4 in owned]
+        produce(settings, [messages[i] for i in mine], partition=lambda j, mine=mine: mine[j] % 4)
+        emitted += 20 * len(mine)
+        wait_until(lambda: sum(w.metrics().get("setveil_transactions_emitted_total", 0) for w in (first, second))
+                   >= emitted, 60, f"the transactions of partitions {sorted(owned)}")
+    found = batches(settings)
     assert sorted(released_tids(found)) == list(range(8000))
     for worker, owned in zip((first, second), parts):
         assert worker.metrics()["setveil_windows_emitted_total"] == sum(
