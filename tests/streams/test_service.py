@@ -654,7 +654,7 @@ def test_two_workers_in_one_group_share_the_partitions(make_settings, start_work
     # One worker's input first, then the other's: the embedded Tansu 0.6.0 can hide an
     # acknowledged record when two producers write the first records of an empty partition at
     # once (CI, 2026-12-02: one of these windows' batches, at offset 0 of an output partition the
-    # two workers' keys share, never came back to a reader; docs/operations.md, Brokers).
+    # two workers' keys share, was missing from the read; docs/operations.md, Brokers).
     emitted = 0
     for owned in parts:
         mine = [i for i in range(len(messages)) if i % 4 in owned]
