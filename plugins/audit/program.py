@@ -35,8 +35,9 @@ Choices where the paper is brief:
   pair and item of the pair would be 360,686, and its LP took 112 s). ``linking="aggregate"``
   keeps the paper's rows for comparison.
 - **No equation follows from the others** (ours, :func:`_independent_matches`): when every
-  itemset must be matched, the "matched exactly once" row of one mined itemset per connected
-  group of candidate pairs is left out, as the group's other rows imply it. HiGHS's presolve
+  itemset must be matched, the "matched exactly once" row of one mined itemset is left out of
+  each connected group of candidate pairs with as many published itemsets as mined ones, as
+  the group's other rows imply it. HiGHS's presolve
   would look for it under a clock of its own and remove it or not depending on how fast that
   search ran, and the two programs can return different namings of equal cost.
 - **Determined names** (ours, :func:`determine_names`): one more solve per named item, with
@@ -547,12 +548,12 @@ def _independent_matches(pairs, n_p, n_m) -> np.ndarray:
     sum of its pairs' x, so where the group holds as many of each, any one of its rows follows
     from the rest. Where it does not, the rows contradict each other and the program has no
     solution; all of them stay, since without one of them a mined itemset could be matched more
-    than once and the program would be solved. Left in, that row is
-    found by HiGHS's presolve, whose search for dependent equations has a clock of its own
-    (1 % of the time limit, within [1 s, 100 s]) and gives up when it expects to exceed it: on
-    BMS-WebView-1 it removed the row in some solves and gave up after 0.22 s in others, and
-    the two reduced programs returned different namings of equal cost, so the same command
-    named items differently from run to run. Without the row the search finds nothing to
+    than once and the program would be solved. Left in, that row is found by HiGHS's
+    presolve, whose search for dependent equations has a clock of its own (1 % of the time
+    limit, within [1 s, 100 s]) and gives up when it expects to exceed it: on BMS-WebView-1 it
+    removed the row in some solves and gave up after 0.22 s in others, and the two reduced
+    programs returned different namings of equal cost, so the same command named items
+    differently from run to run. Without the row the search finds nothing to
     remove, finished or not."""
     from scipy.sparse.csgraph import connected_components
 
