@@ -107,7 +107,7 @@ class BenchConfig:
         # Checked before a broker starts: a worker would refuse such a window at start-up.
         need = smallest_window(self.model_args)
         if min(self.windows) < need:
-            raise ParameterError("--window", f"{min(self.windows)} is fewer than the {need} transactions model "
+            raise ParameterError("window", f"{min(self.windows)} is fewer than the {need} transactions model "
                                  f"{self.model_args[1]!r} needs of a window ({self.described or 'its defaults'})")
 
 
