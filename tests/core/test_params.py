@@ -148,3 +148,27 @@ def test_a_file_that_cannot_be_reached_is_not_called_missing(tmp_path):
     assert str(refused.value).endswith("cannot be reached: Not a directory")
     with pytest.raises(ParameterError, match="does not exist"):
         Parameter("restrictive", "patterns", "path").parse(str(tmp_path / "missing.txt"))
+
+
+def test_an_int_parameter_takes_exactly_the_64_bit_integers_docs_plugins_promises():
+    # docs/plugins.md: "a value outside -2**63 to 2**63 - 1 is refused (larger than a 64-bit
+    # integer) whatever low and high say"; both ends, as text and as a typed value
+    anything = Parameter("shift", "offset", "int")
+    for value in (2**63 - 1, -(2**63)):
+        assert validate([anything], {"shift": str(value)}, "m") == {"shift": value}
+        assert validate([anything], {"shift": value}, "m") == {"shift": value}
+    for value in (2**63, -(2**63) - 1):
+        for raw in (str(value), value):
+            with pytest.raises(ParameterError) as info:
+                validate([anything], {"shift": raw}, "m")
+            assert str(info.value) == f"parameter 'shift': got {raw!r}, larger than a 64-bit integer; allowed: an integer"
+
+
+@pytest.mark.parametrize("parameter, raw", [(K, True), (K, False), (H, True), (K, 2.5), (K, 1e300)])
+def test_a_typed_value_is_a_number_of_the_kind_or_refused(parameter, raw):
+    # parse() takes typed values too (a mapping given to load_settings, the Python API): a bool is
+    # no number, though int(True) is 1, and an int parameter does not round 2.5 down to 2
+    with pytest.raises(ParameterError) as info:
+        validate([parameter], {parameter.name: raw}, "model m")
+    assert info.value.name == parameter.name and parameter.allowed() in str(info.value)
+    assert validate([K], {"k": 3.0}, "m") == {"k": 3}
