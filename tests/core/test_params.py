@@ -172,3 +172,14 @@ def test_a_typed_value_is_a_number_of_the_kind_or_refused(parameter, raw):
         validate([parameter], {parameter.name: raw}, "model m")
     assert info.value.name == parameter.name and parameter.allowed() in str(info.value)
     assert validate([K], {"k": 3.0}, "m") == {"k": 3}
+
+
+def test_a_bool_takes_true_or_false_in_any_case_and_nothing_else():
+    # docs/plugins.md: true or false, in any case (a SETVEIL_MODEL_VERIFY=True from a shell script)
+    strict = Parameter("strict", "strict", "bool", default="false")
+    for raw, value in (("true", True), ("FALSE", False), (" True ", True), (True, True), (False, False)):
+        assert validate([strict], {"strict": raw}, "m") == {"strict": value}
+    for raw in ("1", "0", "yes", "no", "", "t", 1):
+        with pytest.raises(ParameterError) as info:
+            validate([strict], {"strict": raw}, "model m")
+        assert str(info.value) == f"parameter 'strict': got {raw!r}, allowed: true or false"
