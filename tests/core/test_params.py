@@ -183,3 +183,17 @@ def test_a_bool_takes_true_or_false_in_any_case_and_nothing_else():
         with pytest.raises(ParameterError) as info:
             validate([strict], {"strict": raw}, "model m")
         assert str(info.value) == f"parameter 'strict': got {raw!r}, allowed: true or false"
+
+
+def test_a_refused_choice_names_the_parameter_and_every_choice():
+    method = Parameter("method", "matching", "choice", default="mm", choices=("mm-il", "mm"))
+    with pytest.raises(ParameterError) as info:
+        validate([method], {"method": "MM"}, "model m")
+    assert str(info.value) == "parameter 'method': got 'MM', allowed: one of mm-il, mm"
+
+
+def test_a_missing_file_is_named_in_the_error(tmp_path):
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(ParameterError) as info:
+        validate([Parameter("restrictive", "patterns", "path")], {"restrictive": str(missing)}, "model m")
+    assert str(info.value) == f"parameter 'restrictive': file {str(missing)!r} does not exist"
