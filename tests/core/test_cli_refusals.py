@@ -285,3 +285,24 @@ def test_a_list_of_integers_refuses_a_repeat_in_the_one_wording(files, args, opt
     result = run("bench", *args)
     assert result.exit_code == 2
     assert f"Invalid value for '{option}': {shown} given more than once; give each once" in result.output
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan"])
+def test_a_float_option_refuses_nan_with_its_range(files, value):
+    # nan compares false with both bounds, so click's FloatRange alone lets it through
+    result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", value)
+    assert result.exit_code == 2 and "missing" not in result.output
+    assert f"Invalid value for '--psi-step': {value!r} is not a number in the range 0.001<=x<=1" in result.output
+
+
+@pytest.mark.parametrize("args, option, within", [
+    (["windows", "{data}", *MODEL, "--sensitive", "{private}", "--sizes", "0,5"], "--sizes", ">= 1"),
+    (["partition", "{data}", "--fanout", "1,4"], "--fanout", ">= 2"),
+    (["partition", "{data}", "-k", "0,2"], "-k", "in [1, 9223372036854775807]"),
+])
+def test_a_list_of_integers_refuses_a_value_below_its_least_with_the_range(files, args, option, within):
+    args = [str(files / "missing.dat") if a == "{data}" else str(files / "private.txt") if a == "{private}" else a
+            for a in args]
+    result = run("bench", *args)
+    assert result.exit_code == 2 and "missing" not in result.output
+    assert f"Invalid value for '{option}': expected integers {within}, got '{args[-1]}'" in result.output
