@@ -982,3 +982,23 @@ def test_a_memory_limit_needs_a_time_limit():
     settings = load_settings(overrides=["model.memory_limit=512", "model.time_limit=300"], env={})
     assert (settings.model.memory_limit, settings.model.time_limit) == (512, 300.0)
     assert load_settings(env={}).model.memory_limit == 0
+
+
+def test_the_config_option_wins_over_setveil_config(tmp_path):
+    # docs/operations.md: "--config file (or $SETVEIL_CONFIG)": the variable names the file only
+    # when no --config does
+    given, other = tmp_path / "given.toml", tmp_path / "other.toml"
+    given.write_text("[window]\nmax_transactions = 300\n")
+    other.write_text("[window]\nmax_transactions = 400\n")
+    values = load_settings(given, env={"SETVEIL_CONFIG": str(other)})
+    assert values.window.max_transactions == 300 and values.source("window.max_transactions") == str(given)
+    values = load_settings(env={"SETVEIL_CONFIG": str(other)})
+    assert values.window.max_transactions == 400 and values.source("window.max_transactions") == str(other)
+
+
+def test_a_commands_own_option_wins_over_set_of_the_same_setting():
+    # docs/operations.md: --set, then the command's own options (serve's model options, --bootstrap)
+    values = load_settings(None, ["kafka.bootstrap=a:1", "model.name=rho", "model.params=k=5,h=0.4"], env={},
+                           options={"kafka.bootstrap": "b:2", "model.name": "coherence", "model.params": {"k": "7"}})
+    assert (values.kafka.bootstrap, values.model.name) == ("b:2", "coherence")
+    assert values.model.params == {"k": "7", "h": "0.4"}
