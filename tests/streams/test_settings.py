@@ -1002,3 +1002,29 @@ def test_a_commands_own_option_wins_over_set_of_the_same_setting():
                            options={"kafka.bootstrap": "b:2", "model.name": "coherence", "model.params": {"k": "7"}})
     assert (values.kafka.bootstrap, values.model.name) == ("b:2", "coherence")
     assert values.model.params == {"k": "7", "h": "0.4"}
+
+
+@pytest.fixture
+def coherence_k5(tmp_path):
+    (tmp_path / "s.txt").write_text("a\n")
+    return configure("coherence", None, ["h=0.4", "k=5", "p=3"], tmp_path / "s.txt", None, None, None).model
+
+
+def test_the_window_limits_may_meet(coherence_k5):
+    # docs: a least number of transactions more than the most is refused; as many is a window of one size
+    fixed = load_settings(overrides=["window.min_transactions=5", "window.max_transactions=5"], env={})
+    assert fit_to_model(fixed, coherence_k5).window.min_transactions == 5
+    # auto takes exactly what the model needs, which the most may equal
+    assert fit_to_model(load_settings(overrides=["window.max_transactions=5"], env={}),
+                        coherence_k5).window.min_transactions == 5
+    with pytest.raises(ParameterError, match="^parameter 'window.min_transactions': 4 is fewer than the 5 "):
+        fit_to_model(load_settings(overrides=["window.min_transactions=4"], env={}), coherence_k5)
+    with pytest.raises(ParameterError, match="^parameter 'window.min_transactions': 6 .* is more than "
+                                             "window.max_transactions=5 "):
+        load_settings(overrides=["window.min_transactions=6", "window.max_transactions=5"], env={})
+
+
+def test_the_auto_window_minimum_names_its_source_in_the_startup_log(coherence_k5):
+    settings = fit_to_model(load_settings(env={}), coherence_k5)
+    assert settings.source("window.min_transactions") == "the auto value for model 'coherence'"
+    assert "min_transactions=5 (from the auto value for model 'coherence')" in "\n".join(describe(settings))
