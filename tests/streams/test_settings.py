@@ -1028,3 +1028,12 @@ def test_the_auto_window_minimum_names_its_source_in_the_startup_log(coherence_k
     settings = fit_to_model(load_settings(env={}), coherence_k5)
     assert settings.source("window.min_transactions") == "the auto value for model 'coherence'"
     assert "min_transactions=5 (from the auto value for model 'coherence')" in "\n".join(describe(settings))
+
+
+def test_a_linger_of_exactly_half_the_margin_is_taken_where_the_float_product_falls_short():
+    # a heartbeat of 2.01 s leaves a margin of 2.01 s, half of it 1005 ms; 2.01 * 500 is
+    # 1004.9999999999999 as a float, which must not refuse the 1005 the docs allow
+    env = {"SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "2.01"}
+    assert load_settings(overrides=["producer.linger_ms=1005"], env=env).producer.linger_ms == 1005
+    with pytest.raises(ParameterError, match="allowed: at most 1005$"):
+        load_settings(overrides=["producer.linger_ms=1006"], env=env)
