@@ -1037,3 +1037,40 @@ def test_a_linger_of_exactly_half_the_margin_is_taken_where_the_float_product_fa
     assert load_settings(overrides=["producer.linger_ms=1005"], env=env).producer.linger_ms == 1005
     with pytest.raises(ParameterError, match="allowed: at most 1005$"):
         load_settings(overrides=["producer.linger_ms=1006"], env=env)
+
+
+@pytest.mark.parametrize("topic", [".", ".."])
+def test_dot_and_dot_dot_are_no_topic_names(topic):
+    # Kafka refuses them though they match the characters it allows
+    with pytest.raises(ParameterError) as info:
+        load_settings(env={"SETVEIL_TOPICS_WINDOWS": topic})
+    assert info.value.name == "topics.windows" and info.value.problem.startswith(f"{topic!r} (from $SETVEIL")
+
+
+@pytest.mark.parametrize("env, name, other", [
+    ({"SETVEIL_TOPICS_DLQ": "transactions"}, "topics.dlq", "topics.input"),
+    ({"SETVEIL_TOPICS_WINDOWS": "transactions"}, "topics.windows", "topics.input"),
+    ({"SETVEIL_TOPICS_WINDOWS": "transactions.anonymized"}, "topics.windows", "topics.output"),
+])
+def test_every_two_of_the_four_topics_differ(env, name, other):
+    with pytest.raises(ParameterError) as info:
+        load_settings(env=env)
+    assert info.value.name == name and f"is {other} too; input, output, dlq and windows must be four" in str(info.value)
+
+
+@pytest.mark.parametrize("bind", ["x..y", "a" * 64])
+def test_a_bind_address_the_resolver_cannot_encode_is_refused_by_name(bind):
+    # getaddrinfo raises UnicodeError, not gaierror, for an empty or overlong label
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=[f"web.bind={bind}"], env={})
+    assert str(info.value) == (f"parameter 'web.bind': {bind!r} (from the command line) is no address of this "
+                               "machine to listen on")
+
+
+def test_a_bootstrap_host_name_of_254_characters_is_refused():
+    # docs/operations.md: each label at most 63 characters, 253 in all (the trailing dot aside)
+    longest = ".".join(["a" * 63] * 3) + "." + "b" * 61
+    assert load_settings(overrides=[f"kafka.bootstrap={longest}.:1"], env={}).kafka.bootstrap == f"{longest}.:1"
+    with pytest.raises(ParameterError, match="^parameter 'kafka.bootstrap': host ") as info:
+        load_settings(overrides=[f"kafka.bootstrap={longest}b:1"], env={})
+    assert info.value.problem.startswith(f"host {longest + 'b'!r} of")
