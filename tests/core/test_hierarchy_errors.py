@@ -56,3 +56,41 @@ def test_a_release_generalized_to_a_long_label_is_never_written(tmp_path):
     result = run("anonymize", data, "-o", out, "--model", "kanonymity", "-P", "k=3", "--hierarchy", hierarchy)
     assert result.exit_code == 2 and not out.exists()
     assert result.output == f"setveil: error: {hierarchy}:1: field 2 is longer than 1024 characters\n"
+
+
+def test_a_label_of_1024_characters_is_taken_and_one_of_1025_refused(tmp_path):
+    # the limit is an item's (MAX_LABEL_LENGTH), exactly: a longer node could not be read back
+    path = tmp_path / "h.csv"
+    path.write_text("a," + "P" * 1024 + "\nb," + "P" * 1024 + "\n")
+    assert Hierarchy.read(path).labels[0] == "P" * 1024
+    path.write_text("a,ALL\n" + "Q" * 1025 + ",ALL\n")
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert str(info.value) == f"{path}:2: field 1 is longer than 1024 characters"
+
+
+@pytest.mark.parametrize("text, roots", [
+    # roots are taken in the order of their lines, not of their labels
+    ("HIV,SECRET\nDiabetes,ALL\n", 2),
+    # the first two are named, not the first and the last
+    ("HIV,ALL\nMRN-7,SECRET\nDiabetes,Diabetes-2\n", 3),
+])
+def test_several_roots_name_the_first_two_by_their_lines(tmp_path, text, roots):
+    path = tmp_path / "h.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert str(info.value) == (f"{path}:2: {roots} roots: the parent on line 1 and the one on this line have no "
+                               "parent; a hierarchy has one root")
+
+
+def test_lines_end_at_newline_alone(tmp_path):
+    # as in the data and the item lists (core/labeltext.py): a label may hold U+2028 or U+0085
+    # (NEL), written as a JSON string, and the lines after it keep their numbers
+    path = tmp_path / "h.csv"
+    path.write_text('"HIV\u2028Diabetes",ALL\n"MRN\x857",ALL\n')
+    assert Hierarchy.read(path).labels == ["ALL", "HIV\u2028Diabetes", "MRN\x857"]
+    path.write_text('"HIV\u2028Diabetes",ALL\n"MRN\x857",ALL\nSECRET\n')
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert str(info.value) == f"{path}:3: expected one edge 'child,parent'"
