@@ -29,18 +29,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from decimal import Decimal
+from typing import TypeVar
 
 #: Kafka API keys of the requests that restart a member's session: SyncGroup and Heartbeat
 SYNC_GROUP, HEARTBEAT = 14, 12
 
+#: seconds: a float, or the decimal a setting was typed as, in which streams.settings checks its rules
+Seconds = TypeVar("Seconds", float, Decimal)
 
-def lease_margin(session_timeout: float, heartbeat_interval: float) -> float:
+
+def lease_margin(session_timeout: Seconds, heartbeat_interval: Seconds) -> Seconds:
     """Seconds left for a send to reach the broker after the lease was checked: a heartbeat
     interval, at least a tenth of the session timeout."""
     return max(heartbeat_interval, session_timeout / 10)
 
 
-def lease_term(session_timeout: float, heartbeat_interval: float) -> float:
+def lease_term(session_timeout: Seconds, heartbeat_interval: Seconds) -> Seconds:
     """Seconds a confirmation is good for: the session timeout less the margin."""
     return session_timeout - lease_margin(session_timeout, heartbeat_interval)
 

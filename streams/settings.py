@@ -21,6 +21,7 @@ import sys
 import tomllib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Context, Decimal
 from types import SimpleNamespace
 from typing import Any, Literal, Protocol
 
@@ -519,6 +520,18 @@ def _env_text(value: Any) -> str:
     return str(value)
 
 
+def _typed(value: float) -> Decimal:
+    """A float setting as the decimal it was typed as, which its float's shortest decimal is (core.params
+    refuses any other): the rules that tie settings together compare what the operator wrote, where
+    floats refused a heartbeat of exactly a third (0.4 * 3 is 1.2000000000000002)."""
+    return Decimal(repr(value))
+
+
+def _decimal_text(value: Decimal) -> str:
+    """``value`` in plain digits, without trailing zeros (27, not 27.0 or 2.7E+1)."""
+    return format(value.normalize(), "f")
+
+
 def _has_codec(codec: str) -> bool:
     from aiokafka import codec as aiokafka_codec  # here: importing aiokafka costs every command 0.1 s
 
@@ -562,17 +575,20 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     if values["window.min_transactions"] != "auto" and values["window.min_transactions"] > values["window.max_transactions"]:
         raise ParameterError("window.min_transactions", f"{given('window.min_transactions')} is more than "
                              f"window.max_transactions={given('window.max_transactions')}; allowed: at most that")
-    if values["consumer.heartbeat_interval"] * 3 > values["consumer.session_timeout"]:
+    session, heartbeat = _typed(values["consumer.session_timeout"]), _typed(values["consumer.heartbeat_interval"])
+    if heartbeat * 3 > session:
+        # rounded down, so that the value suggested is allowed (a third of 2 is not at most 0.6667)
+        most = Context(prec=4, rounding=ROUND_FLOOR).divide(session, 3)
         raise ParameterError("consumer.heartbeat_interval", f"{given('consumer.heartbeat_interval')} must be at most a "
                              f"third of consumer.session_timeout={given('consumer.session_timeout')}, so at most "
-                             f"{values['consumer.session_timeout'] / 3:.4g}")
-    term = lease_term(values["consumer.session_timeout"], values["consumer.heartbeat_interval"])
-    if values["consumer.rebalance_timeout"] < term:
+                             f"{_decimal_text(most)}")
+    term = lease_term(session, heartbeat)
+    if _typed(values["consumer.rebalance_timeout"]) < term:
         # a group that forms without a paused worker after rebalance_timeout would move its
         # partitions while its lease still runs, and the lease would not fence it
         raise ParameterError("consumer.rebalance_timeout", f"{given('consumer.rebalance_timeout')} is less than the "
                              f"lease, consumer.session_timeout less max(consumer.heartbeat_interval, a tenth of it) "
-                             f"= {term:.4g} s; allowed: at least that")
+                             f"= {_decimal_text(term)} s; allowed: at least that")
     margin = lease_margin(values["consumer.session_timeout"], values["consumer.heartbeat_interval"])
     # in whole milliseconds, rounded first: 0.1 s * 500 is 50.00000000000001
     most = math.floor(round(margin * 500, 6))

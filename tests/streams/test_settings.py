@@ -1074,3 +1074,30 @@ def test_a_bootstrap_host_name_of_254_characters_is_refused():
     with pytest.raises(ParameterError, match="^parameter 'kafka.bootstrap': host ") as info:
         load_settings(overrides=[f"kafka.bootstrap={longest}b:1"], env={})
     assert info.value.problem.startswith(f"host {longest + 'b'!r} of")
+
+
+@pytest.mark.parametrize("session, heartbeat", [("1.2", "0.4"), ("6.3", "2.1"), ("9.6", "3.2")])
+def test_exactly_a_third_of_the_session_timeout_as_typed_is_a_valid_heartbeat(session, heartbeat):
+    # Regression (mutation testing): 0.4 * 3 is 1.2000000000000002 as floats, so a heartbeat of
+    # exactly a third, which docs/operations.md allows, was refused for these sessions
+    env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": session, "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": heartbeat,
+           "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": session}
+    assert load_settings(env=env).consumer.heartbeat_interval == float(heartbeat)
+
+
+def test_the_most_heartbeat_a_refusal_gives_is_allowed():
+    # Regression (mutation testing): a third of 2 s was given as "at most 0.6667", which is more
+    # than a third, and refused
+    env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": "2", "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "2"}
+    with pytest.raises(ParameterError, match=r"so at most 0\.6666$"):
+        load_settings(env={**env, "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "0.7"})
+    assert load_settings(env={**env, "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "0.6666"})
+
+
+def test_the_least_rebalance_timeout_a_refusal_gives_is_the_lease_exactly():
+    # Regression (mutation testing): the lease of 10 - 3.3328 = 6.6672 s was given as "= 6.667 s;
+    # allowed: at least that", and 6.667 was refused
+    env = {"SETVEIL_CONSUMER_SESSION_TIMEOUT": "10", "SETVEIL_CONSUMER_HEARTBEAT_INTERVAL": "3.3328"}
+    with pytest.raises(ParameterError, match=r"= 6\.6672 s; allowed: at least that$"):
+        load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "6.667"})
+    assert load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "6.6672"}).consumer.rebalance_timeout == 6.6672
