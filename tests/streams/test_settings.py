@@ -1101,3 +1101,17 @@ def test_the_least_rebalance_timeout_a_refusal_gives_is_the_lease_exactly():
     with pytest.raises(ParameterError, match=r"= 6\.6672 s; allowed: at least that$"):
         load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "6.667"})
     assert load_settings(env={**env, "SETVEIL_CONSUMER_REBALANCE_TIMEOUT": "6.6672"}).consumer.rebalance_timeout == 6.6672
+
+
+def test_a_model_parameter_named_like_a_secret_is_masked_in_any_case():
+    # parameter names are identifiers, and an API_Token is as secret as an api_token
+    settings = load_settings(overrides=["model.params=API_Token=t0k3n,Db_PASSWORD=hunter2"], env={})
+    text = "\n".join(describe(settings))
+    assert "t0k3n" not in text and "hunter2" not in text
+    assert "API_Token=*** (from the command line), Db_PASSWORD=*** (from the command line)" in text
+
+
+def test_a_malformed_model_parameter_pair_is_named_with_its_source():
+    with pytest.raises(ParameterError) as info:
+        load_settings(env={"SETVEIL_MODEL_PARAMS": "h=0.4 k"})
+    assert str(info.value) == "parameter 'model.params': 'k': expected NAME=VALUE (from $SETVEIL_MODEL_PARAMS)"
