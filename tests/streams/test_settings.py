@@ -1115,3 +1115,31 @@ def test_a_malformed_model_parameter_pair_is_named_with_its_source():
     with pytest.raises(ParameterError) as info:
         load_settings(env={"SETVEIL_MODEL_PARAMS": "h=0.4 k"})
     assert str(info.value) == "parameter 'model.params': 'k': expected NAME=VALUE (from $SETVEIL_MODEL_PARAMS)"
+
+
+@pytest.mark.parametrize("codec", ["snappy", "lz4", "zstd"])
+def test_each_codec_that_needs_cramjam_is_refused_without_it(monkeypatch, codec):
+    # cramjam may be installed here: the check is made to find it missing
+    monkeypatch.setattr("setveil.streams.settings._has_codec", lambda name: False)
+    with pytest.raises(ParameterError) as info:
+        load_settings(env={"SETVEIL_PRODUCER_COMPRESSION": codec})
+    assert info.value.name == "producer.compression"
+    assert info.value.problem.startswith(f"{codec} (from $SETVEIL_PRODUCER_COMPRESSION) needs the cramjam library")
+    assert load_settings(env={"SETVEIL_PRODUCER_COMPRESSION": "gzip"}).producer.compression == "gzip"
+
+
+def test_a_memory_limit_is_refused_off_linux(monkeypatch):
+    # the limit is RLIMIT_DATA as Linux counts it (docs/operations.md: "Linux")
+    monkeypatch.setattr("setveil.streams.settings.sys.platform", "darwin")
+    with pytest.raises(ParameterError, match=r"^parameter 'model.memory_limit': 512 \(from the command line\) needs "
+                                             r"Linux, .*\(this is darwin\); allowed here: 0$"):
+        load_settings(overrides=["model.memory_limit=512", "model.time_limit=300"], env={})
+    assert load_settings(overrides=["model.time_limit=300"], env={}).model.memory_limit == 0
+
+
+@pytest.mark.parametrize("server", ["h:", "h:x", "h:90 92", "h:٩٠٩٢", "h:+1", "h"])
+def test_a_bootstrap_port_that_is_no_ascii_number_is_no_host_port(server):
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=[f"kafka.bootstrap=localhost:9092,{server}"], env={})
+    assert str(info.value) == (f"parameter 'kafka.bootstrap': {server!r} is not host:port (a comma-separated list of "
+                               "them; from the command line)")
