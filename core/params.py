@@ -136,7 +136,8 @@ class Parameter:
                 value = float(raw) + 0.0  # -0.0 is zero, as an option's is (core.clitypes)
                 if not math.isfinite(value):
                     raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
+            # OverflowError: an int beyond a float's range, as a TOML file gives one to a float setting
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
         within = self._within_bounds(value)
         # how a float holds the decimal matters only when it or the decimal is allowed: h=2**63 is

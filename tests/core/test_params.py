@@ -197,3 +197,11 @@ def test_a_missing_file_is_named_in_the_error(tmp_path):
     with pytest.raises(ParameterError) as info:
         validate([Parameter("restrictive", "patterns", "path")], {"restrictive": str(missing)}, "model m")
     assert str(info.value) == f"parameter 'restrictive': file {str(missing)!r} does not exist"
+
+
+def test_an_integer_beyond_a_floats_range_is_refused_by_a_float_parameter():
+    # Regression (mutation testing): float(10**400) raises OverflowError, which a TOML file's
+    # integer for a float setting let out as a traceback
+    with pytest.raises(ParameterError) as info:
+        validate([H], {"h": 10**400}, "model m")
+    assert str(info.value) == f"parameter 'h': got {10**400!r}, allowed: {H.allowed()}"

@@ -1143,3 +1143,13 @@ def test_a_bootstrap_port_that_is_no_ascii_number_is_no_host_port(server):
         load_settings(overrides=[f"kafka.bootstrap=localhost:9092,{server}"], env={})
     assert str(info.value) == (f"parameter 'kafka.bootstrap': {server!r} is not host:port (a comma-separated list of "
                                "them; from the command line)")
+
+
+def test_a_toml_integer_beyond_a_floats_range_is_refused_naming_the_setting_and_file(tmp_path):
+    # Regression (mutation testing): float() of it raised OverflowError, a traceback from serve
+    config = tmp_path / "setveil.toml"
+    config.write_text(f"[window]\nmax_seconds = {10**400}\n")
+    with pytest.raises(ParameterError) as info:
+        load_settings(config, env={})
+    assert info.value.name == "window.max_seconds"
+    assert info.value.problem.endswith(f", allowed: a number in [0.01, inf) (from {config})")
