@@ -449,7 +449,10 @@ def _require_every_itemset_matched(published, mined, levels, tolerance) -> None:
         matched_m[pairs[:, 1]] = True
     advice = _unmatched_advice(tolerance)
     if not matched_p.all():
-        first = int(np.flatnonzero(~matched_p)[0])
+        unmatched = np.flatnonzero(~matched_p)
+        # the file's first such line: the collection is ordered by size, then items
+        first = int(unmatched[np.argmin(np.asarray(published.lines)[unmatched])]) if published.lines \
+            else int(unmatched[0])
         origin = published.origin(first)
         where = f"on {origin}, " if origin else ""
         raise Infeasible(f"{int((~matched_p).sum())} published itemset(s) match no itemset mined from the renamed data "

@@ -456,6 +456,20 @@ def test_an_unmatched_published_itemset_is_named_by_file_and_line(runner, tmp_pa
     assert f"(the first on line 3 of {published}, of 1 item(s))" in result.stderr
 
 
+def test_the_first_unmatched_published_itemset_named_is_the_first_in_the_file(runner, tmp_path, database):
+    # Regression (mutation testing): the message named the first in the collection's order (by
+    # size, then items), line 3 here, although line 2 comes first. Neither {y, zz} at 0.25 nor
+    # {nowhere} at 0.2 matches: the database's pairs have 3, 5, 9 or 12 of its 15 transactions
+    # (0.2, 0.33, 0.6, 0.8) and its items 5, 9, 12 or 14 (0.33, 0.6, 0.8, 0.93); a at 0.6 matches c
+    published = tmp_path / "p.txt"
+    published.write_text("0.6 a\n0.25 zz y\n0.2 nowhere\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt")
+    assert result.exit_code == 1
+    assert f"2 published itemset(s) match no itemset mined from the renamed data (the first on line 2 of " \
+           f"{published}, of 2 item(s))" in result.stderr
+
+
 @pytest.mark.parametrize("args, problem", [
     (["--noise", "0,0.0"], "parameter 'noise': 0 given more than once; give each once"),
     (["--methods", "ip,mip,ip"], "parameter 'methods': ip given more than once; give each once"),
