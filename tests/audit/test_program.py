@@ -375,3 +375,20 @@ def test_the_uniform_baseline_needs_no_program(noise):
     published = publish(frequent, rng, noise=noise)
     result = deanonymize(published, mined, method="lp", tolerance=5 * noise)
     assert uniform_accuracy(published, mined, 5 * noise, names) == result.uniform_accuracy(names)
+
+
+@pytest.mark.parametrize("unmatched_cost, objective, matched", [(0.25, 0.5, False), (0.35, 0.64, True)])
+def test_a_pair_costs_its_squared_difference_in_tolerances_against_the_unmatched_cost(tmp_path, unmatched_cost,
+                                                                                     objective, matched):
+    # §2's maximum-likelihood cost, in units of a pair at the tolerance: {a} published at 0.5, {1}
+    # mined at 29/50 = 0.58, tolerance 0.1, so matching them costs ((0.5 - 0.58) / 0.1)^2 = 0.64
+    # and leaving both unmatched 2 * cost: 0.5 at a cost of 0.25 (cheaper), 0.7 at 0.35 (dearer).
+    # Unscaled, the pair would cost 0.0064; as |difference| / tolerance, 0.8 (dearer than 0.7)
+    path = tmp_path / "published.txt"
+    path.write_text("0.5 a\n")
+    mined = ItemsetCollection.mine(Window.from_transactions([["1"]] * 29 + [["2"]] * 21), 0.5)
+    assert itemsets(mined) == {frozenset({"1"}): 0.58}
+    result = deanonymize(ItemsetCollection.load(path), mined, method="ip", tolerance=0.1, unmatched_cost=unmatched_cost)
+    assert result.optimal and result.objective == pytest.approx(objective)
+    if matched:
+        assert naming_of(result) == {"a": "1"}
