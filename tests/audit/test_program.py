@@ -392,3 +392,29 @@ def test_a_pair_costs_its_squared_difference_in_tolerances_against_the_unmatched
     assert result.optimal and result.objective == pytest.approx(objective)
     if matched:
         assert naming_of(result) == {"a": "1"}
+
+
+#: {a b}, {a}, {b c} renamed a -> 3, b -> 1, c -> 2: a and b in 2 of 3 transactions, c, {a b}
+#: and {b c} in 1; published with 12 decimals, 3.3e-13 from the miner's 2/3 and 1/3
+TWELVE_DECIMALS = """\
+0.666666666667 a
+0.666666666667 b
+0.333333333333 c
+0.333333333333 a b
+0.333333333333 b c
+"""
+
+
+def test_frequencies_written_to_fewer_digits_are_equal_within_the_exact_tolerance(tmp_path):
+    # docs/audit.md: frequencies are compared exactly up to 1e-9, what a decimal read back from
+    # text differs by; at tolerance 0 every pair and candidate here rests on that
+    path = tmp_path / "published.txt"
+    path.write_text(TWELVE_DECIMALS)
+    published = ItemsetCollection.load(path)
+    mined = ItemsetCollection.mine(Window.from_transactions([["3", "1"], ["3"], ["1", "2"]]), 0.3)
+    truth = {"a": "3", "b": "1", "c": "2"}
+    result = deanonymize(published, mined, method="ip")
+    assert result.optimal and naming_of(result) == truth
+    # a and b each have 3 and 1 as candidates (both at 2/3), c only 2: (1/2 + 1/2 + 1) / 3
+    assert result.uniform_accuracy(truth) == pytest.approx(2 / 3)
+    assert uniform_accuracy(published, mined, 0.0, truth) == pytest.approx(2 / 3)
