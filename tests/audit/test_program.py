@@ -15,9 +15,9 @@ from setveil.core.errors import Infeasible, ParameterError
 from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
-from setveil.plugins.audit.program import (MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming, ProgramTooLarge,
-                                           _independent_matches, _votes, check_settings, deanonymize, determine_names,
-                                           uniform_accuracy)
+from setveil.plugins.audit.program import (MAX_TIME_LIMIT, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
+                                           ProgramTooLarge, SolverStopped, _independent_matches, _votes, check_settings,
+                                           deanonymize, determine_names, uniform_accuracy)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -354,7 +354,7 @@ def test_linear_program_votes_within_the_tolerance_of_0_or_1_are_exact():
     assert _votes(np.array([0.4, 0.6]), "ip").tolist() == [0.0, 1.0]
 
 
-@pytest.mark.parametrize("cost", [MAX_UNMATCHED_COST * 2, 1e20, float("inf"), float("nan")])
+@pytest.mark.parametrize("cost", [MAX_UNMATCHED_COST * 2, 1e20, float("inf"), float("nan"), 0.0, -1.0])
 def test_an_unmatched_cost_past_the_bound_is_refused_by_name(cost):
     with pytest.raises(ParameterError) as caught:
         check_settings("ip", 0.0, cost, None)
@@ -418,3 +418,26 @@ def test_frequencies_written_to_fewer_digits_are_equal_within_the_exact_toleranc
     # a and b each have 3 and 1 as candidates (both at 2/3), c only 2: (1/2 + 1/2 + 1) / 3
     assert result.uniform_accuracy(truth) == pytest.approx(2 / 3)
     assert uniform_accuracy(published, mined, 0.0, truth) == pytest.approx(2 / 3)
+
+
+def test_a_program_of_exactly_the_budget_is_built():
+    # the asymmetric graph's 6 vertices share one frequency and its 6 edges another, so at
+    # tolerance 0 every singleton pairs with every singleton and every edge with every edge:
+    # 6 * 6 + 6 * 6 = 72 pairs, within a budget of 72 and past one of 71
+    window = graph_database(ASYMMETRIC)
+    published = ItemsetCollection.mine(window, sigma_of(window))
+    assert deanonymize(published, published, max_pairs=72).pairs_before_pruning == 72
+    with pytest.raises(ProgramTooLarge, match="more than 71 itemset pairs"):
+        deanonymize(published, published, max_pairs=71)
+
+
+@pytest.mark.parametrize("time_limit, refused", [(MAX_TIME_LIMIT, False), (MAX_TIME_LIMIT * 2, True), (0.0, True)])
+def test_the_time_limit_is_refused_outside_its_range_only(time_limit, refused):
+    # (0, 86,400] s: a day is allowed
+    if refused:
+        with pytest.raises(ParameterError) as caught:
+            check_settings("ip", 0.0, None, time_limit)
+        assert caught.value.name == "time-limit" and "(0, 86400]" in caught.value.problem
+    else:
+        check_settings("ip", 0.0, None, time_limit)
+
