@@ -441,3 +441,40 @@ def test_the_time_limit_is_refused_outside_its_range_only(time_limit, refused):
     else:
         check_settings("ip", 0.0, None, time_limit)
 
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_time_limit_reached_before_any_naming_is_no_infeasible_verdict(method):
+    # HiGHS checks its limit before any work, so a nanosecond stops the first solve with nothing
+    # found: exit 1 as "time limit", which bench audit counts apart from infeasible programs
+    window = graph_database(ASYMMETRIC)
+    with pytest.raises(SolverStopped, match="reached the time limit before it found a naming"):
+        attack(window, sigma_of(window), method=method, time_limit=1e-9)
+
+
+def test_a_naming_found_by_the_time_limit_is_not_optimal_and_its_names_are_not_tested(monkeypatch):
+    # what HiGHS returns when its limit stops it after it found a naming: status 1 with a solution
+    real = scipy.optimize.milp
+
+    def stopped_after_a_naming(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if result.x is not None:
+            result.status, result.message = 1, "Time limit reached. (HiGHS Status 13)"
+        return result
+
+    monkeypatch.setattr(scipy.optimize, "milp", stopped_after_a_naming)
+    window = graph_database(ASYMMETRIC)
+    _, _, names, result = attack(window, sigma_of(window), method="mip", determine=True, time_limit=30)
+    assert naming_of(result) == names
+    assert not result.optimal
+    assert result.determined is None and result.named_otherwise is None and result.unsettled is None
+
+
+def test_every_itemset_mined_from_the_renamed_data_must_be_matched_too():
+    # {1} matches the published {a} (both in every transaction); {2} and {1 2}, in half of them,
+    # match nothing published
+    path_text = "1.0 a\n"
+    published = ItemsetCollection.load("published.txt", path_text)
+    mined = ItemsetCollection.mine(Window.from_transactions([["1"], ["1", "2"]]), 0.5)
+    with pytest.raises(Infeasible, match="^2 itemset\\(s\\) mined from the renamed data match no published itemset"):
+        deanonymize(published, mined, method="ip")
+
