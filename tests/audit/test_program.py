@@ -478,3 +478,12 @@ def test_every_itemset_mined_from_the_renamed_data_must_be_matched_too():
     with pytest.raises(Infeasible, match="^2 itemset\\(s\\) mined from the renamed data match no published itemset"):
         deanonymize(published, mined, method="ip")
 
+
+def test_the_rounding_leaves_a_renamed_item_unused_when_no_free_item_votes_for_it():
+    # renamed item 2 has no vote (its itemsets unmatched, say): §3's procedure names nobody by it
+    votes = Naming(method="lp", published_labels=("a",), renamed_labels=("1", "2"),
+                   weights=sparse.csr_array(np.array([[1.0, 0.0]])), candidates=sparse.csr_array(np.ones((1, 2))),
+                   optimal=True, status="", objective=0.0, variables=2, constraints=1, pairs_before_pruning=1,
+                   seconds=0.0)
+    for seed in range(4):
+        assert votes.rounded(np.random.default_rng(seed)) == {"a": "1"}
