@@ -487,3 +487,30 @@ def test_the_rounding_leaves_a_renamed_item_unused_when_no_free_item_votes_for_i
                    seconds=0.0)
     for seed in range(4):
         assert votes.rounded(np.random.default_rng(seed)) == {"a": "1"}
+
+
+def test_the_pruning_to_a_fixpoint_leaves_only_the_true_pairs_of_items_told_apart():
+    # §3's pruning, by hand. Of 15 transactions, a is in 14, b 12, c 9, d and e 5 each; the
+    # frequent pairs ab 12, ac 9, bc 9, ad bd cd ae 5, be 3; triples abc 9, abd acd bcd 5, abe 3;
+    # abcd 5. Equal frequencies give 7 + 22 + 11 + 1 = 41 itemset pairs (sizes 1 to 4: 1+1+1+2*2;
+    # 1 + 2*2 + 4*4 + 1; 1 + 3*3 + 1; 1). d and e share their frequency, but {b e}, at 3, has only
+    # {b e}'s image as a partner, which holds no image of d: e can only be e's image, and d d's.
+    # Once every item has one candidate, each itemset has one partner: 5 u and 19 x variables
+    rows = [["a", "b", "c", "d"]] * 5 + [["a", "b", "c"]] * 4 + [["a", "b", "e"]] * 3 + [["a", "e"]] * 2 + [["f"]]
+    published, mined, names, result = attack(Window.from_transactions(rows), 0.1, method="lp")
+    assert len(published) == 19 and result.pairs_before_pruning == 41
+    assert result.variables == 5 + 19
+    assert result.accuracy(names) == 1.0
+
+
+def test_an_itemset_pair_is_pruned_when_an_item_of_either_side_has_no_partner_in_the_other():
+    # {a d}, {a c}, {d} renamed a -> 3, d -> 1, c -> 2: a and d in 2 of 3 transactions, so each
+    # may be 1 or 3; c and both pairs in 1. The pair ({a d}, {2 3}) has a partner for a and d
+    # (3 for both) but none for 2 in {a d}: pruned, so nothing ties d to 3 but ({d}, {3}), and
+    # the mined {2 3}, whose only partner is then {a c}, holds no d: (d, 3) goes too. What is
+    # left is the true naming: 3 u and 3 singleton + 2 pair x variables
+    published = ItemsetCollection.mine(Window.from_transactions([["a", "d"], ["a", "c"], ["d"]]), 0.3)
+    mined = ItemsetCollection.mine(Window.from_transactions([["3", "1"], ["3", "2"], ["1"]]), 0.3)
+    result = deanonymize(published, mined, method="lp")
+    assert result.pairs_before_pruning == 5 + 4 and result.variables == 3 + 5
+    assert naming_of(result) == {"a": "3", "d": "1", "c": "2"}
