@@ -560,6 +560,10 @@ def test_an_itemset_file_past_the_pair_budget_is_refused_before_it_is_parsed(run
     assert f"{published}: 4 itemsets, more than the program's budget of 2 itemset pairs" in result.stderr
     # within --max-size 1 there are two, so the file is parsed (and its malformed line found)
     assert "p.txt:5: an itemset line starts with its frequency" in invoke(runner, *args, "--max-size", 1).stderr
+    # within --max-size 2 all four count, two of exactly 2 items (line 4's and line 5's): refused unparsed
+    refused = invoke(runner, *args, "--max-size", 2)
+    assert refused.exit_code == 2
+    assert f"{published}: 4 itemsets of at most 2 items, more than the program's budget of 2" in refused.stderr
 
 
 def test_publish_counts_the_items_of_the_itemsets_it_writes(runner, tmp_path, database):
