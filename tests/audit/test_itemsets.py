@@ -30,6 +30,22 @@ def test_mining_gives_every_itemset_at_or_above_sigma_with_its_frequency():
     }
 
 
+def test_mining_at_sigma_1_gives_the_itemsets_of_every_transaction():
+    # sigma is in (0, 1]: at 1, only a (in 3 of 3 transactions) is frequent; b is in 2
+    window = Window.from_transactions([["a", "b"], ["a", "b", "c"], ["a"]])
+    assert as_dict(ItemsetCollection.mine(window, 1.0)) == {frozenset("a"): 1.0}
+
+
+def test_a_renamed_collection_orders_its_labels_by_the_new_names():
+    # otherwise label i of the mined collection would be the image of label i of the published
+    # one, and the solver's ties among equally good namings would lean on the secret f
+    collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["b", "c"], ["c"]]), 0.3)
+    renamed = collection.renamed({"a": "3", "b": "1", "c": "2"})
+    assert renamed.labels == ("1", "2", "3")
+    assert as_dict(renamed) == {frozenset("3"): 1 / 3, frozenset("1"): 2 / 3, frozenset("2"): 2 / 3,
+                                frozenset("31"): 1 / 3, frozenset("12"): 1 / 3}
+
+
 @settings(max_examples=60, deadline=None)
 @given(windows(max_transactions=30), st.integers(0, 2**32 - 1), st.sampled_from([0.1, 0.2, 0.34]))
 def test_mining_the_renamed_data_gives_the_renamed_itemsets(window, seed, sigma):
