@@ -143,6 +143,7 @@ def test_false_itemsets_among_many_possible_are_drawn_distinct_and_unlisted():
 @pytest.mark.parametrize("kwargs, name", [
     ({"noise": float("inf")}, "noise"), ({"noise": 1.5}, "noise"), ({"noise": float("nan")}, "noise"),
     ({"add": float("inf")}, "add"), ({"add": 1e308}, "add"), ({"omit": 1.0}, "omit"),
+    ({"omit": 1.0, "add": 1.0}, "omit"),
 ])
 def test_a_perturbation_out_of_range_is_refused_by_name(kwargs, name):
     collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"]]), 0.5)
@@ -165,3 +166,39 @@ def test_the_largest_noise_gives_finite_frequencies_that_read_back(tmp_path):
     path = tmp_path / "noisy.txt"
     path.write_text(noisy.text())
     assert as_dict(ItemsetCollection.load(path)) == as_dict(noisy)
+
+
+#: 20 transactions: a, b, c, d in 12 (0.6), e in 4; pairs ab bc cd at 8 (0.4), ac ad bd ce de
+#: at 4; triples abc bcd cde at 4. 16 itemsets; 2 pairs and 7 triples over a..e are not frequent
+FIVE_ITEMS = [["a", "b", "c"], ["a", "b"], ["b", "c", "d"], ["a", "d"], ["c", "d", "e"]] * 4
+
+
+def test_a_false_itemset_takes_the_frequency_of_a_true_itemset_of_its_size():
+    # all 9 itemsets not frequent are added: pairs take 0.4 or 0.2, triples 0.2, never a
+    # singleton's 0.6 (a quarter of the true itemsets have it)
+    collection = ItemsetCollection.mine(Window.from_transactions(FIVE_ITEMS), 0.2)
+    assert len(collection) == 16
+    by_size = {size: {float(f) for f in collection.frequencies[collection.sizes == size]} for size in (1, 2, 3)}
+    assert by_size == {1: {0.6, 0.2}, 2: {0.4, 0.2}, 3: {0.2}}
+    original = as_dict(collection)
+    for seed in range(3):
+        released = as_dict(publish(collection, np.random.default_rng(seed), add=9 / 16))
+        false = set(released) - set(original)
+        assert len(false) == 9
+        assert all(released[itemset] in by_size[len(itemset)] for itemset in false)
+
+
+def test_the_false_itemsets_are_the_share_asked_for_rounded_to_the_nearest():
+    # --add 0.1 of 16 itemsets is 1.6: 2 false itemsets
+    collection = ItemsetCollection.mine(Window.from_transactions(FIVE_ITEMS), 0.2)
+    assert len(publish(collection, np.random.default_rng(0), add=0.1)) == 16 + 2
+
+
+def test_the_noise_is_zero_mean_with_the_standard_deviation_asked_for():
+    # 1,023 itemsets of one transaction of 10 items, all at frequency 1: the mean of 1,023 draws
+    # of sd 0.1 lies within 4 standard errors (4 * 0.1 / 32 = 0.0125) of 0, as it does here
+    collection = ItemsetCollection.mine(Window.from_transactions([list("abcdefghij")]), 1.0)
+    assert len(collection) == 2**10 - 1
+    noise = publish(collection, np.random.default_rng(0), noise=0.1).frequencies - 1.0
+    assert abs(noise.mean()) < 0.0125
+    assert 0.09 < noise.std() < 0.11
