@@ -645,3 +645,28 @@ def test_a_refused_value_is_quoted_as_given_not_rounded(runner, tmp_path, databa
     outputs = ["-o", tmp_path / "p.txt"] if command[0] == "audit" else []
     result = invoke(runner, *command, database, *option, *outputs)
     assert result.exit_code == 2 and problem in result.stderr
+
+
+def test_anonymized_without_truth_is_refused_before_anything_is_read(runner, tmp_path):
+    result = invoke(runner, "audit", "deanonymize", tmp_path / "missing.dat", "--itemsets", tmp_path / "missing.txt",
+                    "--sigma", 0.1, "-o", tmp_path / "n.txt", "--anonymized")
+    assert result.exit_code == 2
+    assert "parameter 'anonymized'" in result.stderr and "give --truth" in result.stderr
+    assert "missing" not in result.stderr
+
+
+@pytest.mark.parametrize("published_size, attacked_size", [(None, 3), (2, 3), (2, 9)])
+def test_renamed_data_is_mined_up_to_the_largest_published_itemset_used(runner, tmp_path, database, published_size,
+                                                                       attacked_size):
+    # the database's itemsets go up to {a b c d}; --max-size of deanonymize caps the published
+    # itemsets used and RENAMED is mined to the same size, never past the largest published
+    # one: otherwise one side would hold itemsets the other cannot match, and no naming exists
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 0)
+    limit = [] if published_size is None else ["--max-size", published_size]
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, *limit, "-o", published, "--seed", 0)
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
+                    "--max-size", attacked_size, "-o", tmp_path / "n.txt", "--truth", mapping)
+    assert result.exit_code == 0, result.output
+    assert "accuracy 1.000" in result.stderr
+
