@@ -670,3 +670,35 @@ def test_renamed_data_is_mined_up_to_the_largest_published_itemset_used(runner, 
     assert result.exit_code == 0, result.output
     assert "accuracy 1.000" in result.stderr
 
+
+def test_an_anonymized_releases_mapping_must_hold_every_item_of_the_release(runner, tmp_path, database):
+    # --anonymized lets the mapping lack the published items RENAMED lost (d here), not one it holds
+    release = tmp_path / "release.dat"
+    release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
+                               for line in database.read_text().splitlines()))
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    partial = tmp_path / "partial.txt"
+    partial.write_text("".join(line + "\n" for line in mapping.read_text().splitlines() if not line.startswith("e ")))
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
+                    "--unmatched-cost", 1, "-o", tmp_path / "n.txt", "--truth", partial, "--anonymized")
+    assert result.exit_code == 2
+    assert "2 of the 5 published items have no line in the mapping" in result.stderr
+
+
+def test_determined_names_are_not_called_certain_with_a_tolerance(runner, tmp_path):
+    # noisy frequencies matched within a tolerance: the unique best naming may still be wrong
+    data = write_graph(tmp_path)
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", data, "-o", renamed, "--mapping", mapping, "--seed", 0)
+    invoke(runner, "audit", "publish", data, "--sigma", 0.05, "-o", published, "--noise", 0.004, "--seed", 4)
+    report = tmp_path / "r.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05,
+                    "--tolerance", 0.02, "--determined", "-o", tmp_path / "n.txt", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["determined_certain"] is False and body["tolerance"] == 0.02 and body["unmatched_cost"] is None
+    assert "names determined (the unique best naming's: not certain with --tolerance or --unmatched-cost)" \
+        in result.stderr
+
