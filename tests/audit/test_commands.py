@@ -702,3 +702,20 @@ def test_determined_names_are_not_called_certain_with_a_tolerance(runner, tmp_pa
     assert "names determined (the unique best naming's: not certain with --tolerance or --unmatched-cost)" \
         in result.stderr
 
+
+def test_one_noisy_share_past_two_is_read(runner, tmp_path, database):
+    # only a file whose frequencies are all above 2 is taken for counts; noise of sd 1 may give 2.5
+    shares = tmp_path / "p.txt"
+    shares.write_text("2.5 a\n0.6 b\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", shares, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt", "--tolerance", 1, "--unmatched-cost", 3)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_the_benchmarks_tolerance_may_reach_one(runner, tmp_path):
+    # 10 standard deviations of noise 0.1 is a tolerance of exactly 1, the largest allowed
+    out = tmp_path / "bench.json"
+    result = invoke(runner, "bench", "audit", write_graph(tmp_path), "--sigma", 0.05, "--noise", 0.1,
+                    "--tolerance-sds", 10, "--runs", 1, "--methods", "lp", "--json", out)
+    assert result.exit_code == 0, result.output
+
