@@ -719,3 +719,23 @@ def test_the_benchmarks_tolerance_may_reach_one(runner, tmp_path):
                     "--tolerance-sds", 10, "--runs", 1, "--methods", "lp", "--json", out)
     assert result.exit_code == 0, result.output
 
+
+def test_the_rounded_namings_accuracy_is_over_every_published_item(runner, tmp_path, database):
+    # the release lost d: the 8 published itemsets holding d (d, ad, bd, cd, abd, acd, bcd, abcd)
+    # stay unmatched at cost 1 each, the LP's votes name a, b, c and e right, and the rounded
+    # naming names 4 of the 5 published items: 4 / 5, not 4 of the 4 it names
+    release = tmp_path / "release.dat"
+    release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
+                               for line in database.read_text().splitlines()))
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
+                    "--unmatched-cost", 1, "--method", "lp", "--round", 0, "-o", tmp_path / "n.txt",
+                    "--truth", mapping, "--anonymized", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["objective"] == pytest.approx(8.0) and body["named_items"] == 4
+    assert body["accuracy"] == pytest.approx(0.8) and body["rounded_accuracy"] == pytest.approx(0.8)
+    assert "rounded naming's accuracy 0.800" in result.stderr
