@@ -6,9 +6,11 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 from setveil.plugins.audit import bench
-from setveil.plugins.audit.bench import experiment
-from setveil.plugins.audit.owner import publish
+from setveil.plugins.audit.bench import experiment, level_rng
+from setveil.plugins.audit.owner import publish, random_names
 
 from .helpers import ASYMMETRIC, graph_database, sigma_of
 
@@ -47,8 +49,7 @@ def test_the_solvers_import_is_not_counted_in_the_first_solves_seconds():
         import sys, time
         from setveil.plugins.audit import program
         from setveil.plugins.audit.itemsets import ItemsetCollection
-        from setveil.core.window import Window
-        window = Window.from_transactions([["a", "b"], ["a"]])
+                window = Window.from_transactions([["a", "b"], ["a"]])
         collection = ItemsetCollection.mine(window, 0.5)
         assert "scipy.optimize" not in sys.modules
         loaded = []
@@ -65,3 +66,30 @@ def test_the_solvers_import_is_not_counted_in_the_first_solves_seconds():
     readings, all_loaded = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
                                           text=True).stdout.split()
     assert int(readings) >= 2 and all_loaded == "True"
+
+
+def test_a_noise_level_of_minus_zero_draws_the_release_of_level_zero():
+    # --noise -0 is the level 0 (-0.0 has other bits)
+    assert level_rng(5, 1, -0.0).random(4).tolist() == level_rng(5, 1, 0.0).random(4).tolist()
+
+
+def test_a_levels_release_is_drawn_apart_from_the_runs_renaming():
+    # without the trailing word, the level 0 (bits 0, 0) would seed [seed, run, 0, 0], which
+    # SeedSequence reads as [seed, run]: the omitted itemsets drawn from the stream f was drawn from
+    assert level_rng(5, 1, 0.0).random(4).tolist() != np.random.default_rng([5, 1]).random(4).tolist()
+
+
+def test_each_run_draws_its_own_renaming(monkeypatch):
+    drawn = []
+
+    def recording(labels, rng):
+        names = random_names(labels, rng)
+        drawn.append(tuple(names[label] for label in labels))
+        return names
+
+    monkeypatch.setattr(bench, "random_names", recording)
+    window = graph_database(ASYMMETRIC)
+    experiment(window, sigma_of(window), max_size=None, noises=[0.0], methods=["lp"], runs=3, seed=5,
+               tolerance_sds=4.0, time_limit=None)
+    assert len(drawn) == 3 and len(set(drawn)) == 3
+
