@@ -7,9 +7,11 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
+from setveil.core.window import Window
 from setveil.plugins.audit import bench
-from setveil.plugins.audit.bench import experiment, level_rng
+from setveil.plugins.audit.bench import experiment, level_rng, summary
 from setveil.plugins.audit.owner import publish, random_names
 
 from .helpers import ASYMMETRIC, graph_database, sigma_of
@@ -49,7 +51,8 @@ def test_the_solvers_import_is_not_counted_in_the_first_solves_seconds():
         import sys, time
         from setveil.plugins.audit import program
         from setveil.plugins.audit.itemsets import ItemsetCollection
-                window = Window.from_transactions([["a", "b"], ["a"]])
+        from setveil.core.window import Window
+        window = Window.from_transactions([["a", "b"], ["a"]])
         collection = ItemsetCollection.mine(window, 0.5)
         assert "scipy.optimize" not in sys.modules
         loaded = []
@@ -93,3 +96,33 @@ def test_each_run_draws_its_own_renaming(monkeypatch):
                tolerance_sds=4.0, time_limit=None)
     assert len(drawn) == 3 and len(set(drawn)) == 3
 
+
+#: 15 transactions: a in 14, b 12, c 9, d and e 5 each; f, in 1, is not frequent at 0.1
+FIVE_FREQUENCIES = [["a", "b", "c", "d"]] * 5 + [["a", "b", "c"]] * 4 + [["a", "b", "e"]] * 3 + [["a", "e"]] * 2 + [["f"]]
+
+
+def test_each_noise_levels_uniform_vote_is_over_the_candidates_within_its_own_tolerance():
+    # level 0: tolerance 0, so each item's candidates are the items of its own frequency: a, b
+    # and c one each, d and e two each: (1 + 1 + 1 + 1/2 + 1/2) / 5 = 0.8 (with level 0.05's
+    # tolerance of 0.2, a's candidates would be a and b). Level 0.05: within 4 sd = 0.2 each
+    # item's noisy singleton has its own image among its candidates; at tolerance 0 no noisy
+    # frequency equals a mined one and the vote would be 0
+    rows = experiment(Window.from_transactions(FIVE_FREQUENCIES), 0.1, max_size=None, noises=[0.0, 0.05],
+                      methods=["lp"], runs=1, seed=0, tolerance_sds=4.0, time_limit=None)[1]
+    uniform = {row["noise"]: row["uniform"] for row in rows}
+    assert uniform[0.0] == pytest.approx(0.8)
+    assert uniform[0.05] > 0
+
+
+def test_runs_without_a_naming_are_not_counted_as_not_optimal():
+    def row(run, **outcome):
+        return {"run": run, "noise": 0.0, "method": "ip", "uniform": 0.5, "determined": None, "unsettled": None,
+                **outcome}
+
+    failed = {"accuracy": 0.0, "optimal": False, "seconds": None, "variables": None}
+    rows = [row(0, infeasible=True, timed_out=False, **failed), row(1, infeasible=False, timed_out=True, **failed),
+            row(2, accuracy=0.9, optimal=False, infeasible=False, timed_out=False, seconds=2.0, variables=10)]
+    (line,) = summary(rows)
+    assert (line["not_optimal"], line["no_naming_in_time"], line["infeasible"]) == (1, 1, 1)
+    assert line["accuracy"] == pytest.approx(0.3) and line["uniform"] == 0.5
+    assert line["seconds"] == 2.0 and line["variables"] == 10
