@@ -513,4 +513,18 @@ def test_an_itemset_pair_is_pruned_when_an_item_of_either_side_has_no_partner_in
     mined = ItemsetCollection.mine(Window.from_transactions([["3", "1"], ["3", "2"], ["1"]]), 0.3)
     result = deanonymize(published, mined, method="lp")
     assert result.pairs_before_pruning == 5 + 4 and result.variables == 3 + 5
+    # rows: each of the 5 pairs is a group of one published and one mined itemset, so one of its
+    # 2 "matched once" rows is implied (5 left); "at most one name" per item, 3 + 3; cover rows,
+    # one per itemset and item of its partners, 1 + 1 + 1 + 2 + 2 per side (14)
+    assert result.constraints == 5 + 6 + 14
     assert naming_of(result) == {"a": "3", "d": "1", "c": "2"}
+
+
+def test_the_naming_file_lists_the_heaviest_vote_first_per_item():
+    votes = Naming(method="lp", published_labels=("a", "b"), renamed_labels=("1", "2"),
+                   weights=sparse.csr_array(np.array([[0.25, 0.75], [0.75, 0.25]])),
+                   candidates=sparse.csr_array(np.ones((2, 2))), optimal=True, status="", objective=0.0,
+                   variables=4, constraints=4, pairs_before_pruning=4, seconds=0.0)
+    assert votes.pairs() == [("a", "2", 0.75), ("a", "1", 0.25), ("b", "1", 0.75), ("b", "2", 0.25)]
+    # a truth that names none of the published items scores 0 (of 2), for the votes and the uniform vote
+    assert votes.accuracy({"x": "1"}) == 0.0 and votes.uniform_accuracy({}) == 0.0
