@@ -418,6 +418,8 @@ def test_publish_at_the_largest_noise_writes_what_deanonymize_reads(runner, tmp_
 
 @pytest.mark.parametrize("text, where", [
     ("1 2\n3 2\n", "f.txt:2: the renamed label is also the image of line 1"),
+    ("a 1\na 2\n", "f.txt:2: the original label is mapped twice"),
+    ("a 1 extra\n", "f.txt:1: a mapping line holds an original and a renamed label"),
     ("", "f.txt: no mapping lines"),
     ("\n\n", "f.txt: no mapping lines"),
     ("foo bar\n", "f.txt: 2 of the 2 published items have no line in the mapping"),
@@ -445,6 +447,8 @@ def test_the_accuracy_is_printed_to_three_decimals(runner, tmp_path):
     assert result.exit_code == 0, result.output
     accuracy = json.loads(report.read_text())["accuracy"]
     assert f"; accuracy {accuracy:.3f} (uniform vote 0.250)" in result.stderr
+    # the LP's weights are votes, not names: it names nothing until --round draws a naming
+    assert json.loads(report.read_text())["named_items"] is None
 
 
 def test_an_unmatched_published_itemset_is_named_by_file_and_line(runner, tmp_path, database):
@@ -499,6 +503,8 @@ def test_the_benchmarks_uniform_baseline_is_one_per_noise_level_and_counts_every
         baselines = [row["uniform"] for row in body["summary"] if row["noise"] == noise]
         assert len(baselines) == 3 and len(set(baselines)) == 1
         assert baselines[0] == pytest.approx(sum(per_run.values()) / 3)
+    # an infeasible run's progress line says no naming exists, not that the time ran out
+    assert ", lp: no naming\n" in result.stderr and "within the time limit" not in result.stderr
 
 
 def test_a_truth_mapping_of_other_integer_labelled_data_is_refused(runner, tmp_path):
@@ -739,3 +745,14 @@ def test_the_rounded_namings_accuracy_is_over_every_published_item(runner, tmp_p
     assert body["objective"] == pytest.approx(8.0) and body["named_items"] == 4
     assert body["accuracy"] == pytest.approx(0.8) and body["rounded_accuracy"] == pytest.approx(0.8)
     assert "rounded naming's accuracy 0.800" in result.stderr
+
+
+def test_an_itemset_file_whose_frequencies_are_all_exactly_two_is_read(runner, tmp_path):
+    # 2 is not above 2: at tolerance 1 it matches an item in every transaction (frequency 1)
+    data, shares = tmp_path / "d.dat", tmp_path / "p.txt"
+    data.write_text("x\nx\n")
+    shares.write_text("2 a\n")
+    result = invoke(runner, "audit", "deanonymize", data, "--itemsets", shares, "--sigma", 0.5,
+                    "-o", tmp_path / "n.txt", "--tolerance", 1)
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "n.txt").read_text() == "a x 1\n"
