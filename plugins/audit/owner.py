@@ -100,7 +100,7 @@ def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, cou
     room = np.array([min(math.comb(n_items, int(s)) - int(f), count) for s, f in zip(sizes, frequent)], dtype=np.int64)
     if count > room.sum():
         n = len(collection)
-        largest = math.floor(room.sum() / n * 1e4) / 1e4
+        largest = _largest_share(int(room.sum()), n)
         raise ParameterError("add", f"asks for {count:,} false itemsets, but only {int(room.sum()):,} itemset(s) "
                                     f"of the published sizes over the {n_items} frequent items are not frequent "
                                     f"(--add {largest:g} at most)")
@@ -113,6 +113,15 @@ def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, cou
         frequencies = collection.frequencies[positions[rng.integers(len(positions), size=wanted)]]
         false += zip(_unlisted(n_items, int(size), listed, int(wanted), rng), frequencies.tolist())
     return false
+
+
+def _largest_share(room: int, n: int) -> float:
+    """The largest share of 4 decimals whose count of false itemsets, round(share * n) as
+    :func:`publish` takes it, is at most ``room``: below (room + 1/2) / n, not room / n."""
+    steps = math.floor((room + 0.5) / n * 1e4) + 1
+    while round(steps / 1e4 * n) > room:
+        steps -= 1
+    return steps / 1e4
 
 
 def _counts_per_size(frequent: np.ndarray, room: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:

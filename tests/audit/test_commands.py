@@ -756,3 +756,16 @@ def test_an_itemset_file_whose_frequencies_are_all_exactly_two_is_read(runner, t
                     "-o", tmp_path / "n.txt", "--tolerance", 1)
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "n.txt").read_text() == "a x 1\n"
+
+
+def test_the_largest_add_share_named_by_the_refusal_is_accepted_and_the_next_one_is_not(runner, tmp_path, database):
+    # The database's 19 itemsets at sigma 0.1 (5 items, 8 pairs, 5 triples, {a b c d}) leave
+    # 0 + (10 - 8) + (10 - 5) + (5 - 1) = 11 itemsets to claim. --add s asks for round(19 s):
+    # 0.6052 gives round(11.4988) = 11, 0.6053 gives round(11.5007) = 12
+    out = tmp_path / "p.txt"
+    refused = invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 10, "-o", out, "--seed", 0)
+    assert refused.exit_code == 2 and "only 11 itemset(s)" in refused.stderr and "(--add 0.6052 at most)" in refused.stderr
+    assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 0.6052, "-o", out,
+                  "--seed", 0).exit_code == 0
+    assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 0.6053, "-o", out,
+                  "--seed", 0).exit_code == 2
