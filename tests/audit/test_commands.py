@@ -144,15 +144,22 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
         in result.stderr
 
 
-def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(runner, tmp_path, database):
-    # Regression (QA as a privacy researcher): the mapping of an anonymized release lacks the items
-    # the anonymization removed, and --truth refused it as the mapping of other data
+def _release_without_d(runner, tmp_path, database):
+    """The files of an attack on an anonymized release: the database with item d removed,
+    renamed (its mapping written), and the itemsets the owner publishes of the whole database."""
     release = tmp_path / "release.dat"
     release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
                                for line in database.read_text().splitlines()))
     renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
     invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
     invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    return renamed, mapping, published
+
+
+def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(runner, tmp_path, database):
+    # Regression (QA as a privacy researcher): the mapping of an anonymized release lacks the items
+    # the anonymization removed, and --truth refused it as the mapping of other data
+    renamed, mapping, published = _release_without_d(runner, tmp_path, database)
     report = tmp_path / "report.json"
     args = ["audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "--unmatched-cost", 1,
             "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report]
@@ -679,12 +686,7 @@ def test_renamed_data_is_mined_up_to_the_largest_published_itemset_used(runner, 
 
 def test_an_anonymized_releases_mapping_must_hold_every_item_of_the_release(runner, tmp_path, database):
     # --anonymized lets the mapping lack the published items RENAMED lost (d here), not one it holds
-    release = tmp_path / "release.dat"
-    release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
-                               for line in database.read_text().splitlines()))
-    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
-    invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
-    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    renamed, mapping, published = _release_without_d(runner, tmp_path, database)
     partial = tmp_path / "partial.txt"
     partial.write_text("".join(line + "\n" for line in mapping.read_text().splitlines() if not line.startswith("e ")))
     result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
@@ -730,12 +732,7 @@ def test_the_rounded_namings_accuracy_is_over_every_published_item(runner, tmp_p
     # the release lost d: the 8 published itemsets holding d (d, ad, bd, cd, abd, acd, bcd, abcd)
     # stay unmatched at cost 1 each, the LP's votes name a, b, c and e right, and the rounded
     # naming names 4 of the 5 published items: 4 / 5, not 4 of the 4 it names
-    release = tmp_path / "release.dat"
-    release.write_text("".join(" ".join(i for i in line.split() if i != "d") + "\n"
-                               for line in database.read_text().splitlines()))
-    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
-    invoke(runner, "audit", "rename", release, "-o", renamed, "--mapping", mapping, "--seed", 1)
-    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    renamed, mapping, published = _release_without_d(runner, tmp_path, database)
     report = tmp_path / "report.json"
     result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1,
                     "--unmatched-cost", 1, "--method", "lp", "--round", 0, "-o", tmp_path / "n.txt",
