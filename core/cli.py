@@ -217,7 +217,7 @@ def refuse_unwritable_nodes(configured: Configured, original: Window, source, ou
     """A generalized release may hold any node above its items, so one whose label FIMI cannot
     carry is refused before anything is anonymized (QA: "Health Care" failed the write after the
     whole run, naming line 1 of a file never written). A label holding a NUL (a hierarchy file's
-    quoted ``"\u0000"``) is refused whatever the format: JSONL and msgpack carry it, but no
+    quoted ``"\\u0000"``) is refused whatever the format: JSONL and msgpack carry it, but no
     record may hold it, so `verify` could not read the release back (QA)."""
     if not configured.model.needs_hierarchy:
         return

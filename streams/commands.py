@@ -99,7 +99,10 @@ def configure_model(settings: Settings) -> Configured:
     try:
         _refuse_unread_files(settings, m.name)
         # a worker's batches name every parameter file by digest
-        return configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None, named_files=True)
+        configured = configure(m.name, m.policy or None, assignments, m.sensitive, m.public, m.hierarchy, None,
+                               named_files=True)
+        _refuse_nul_nodes(configured, settings)
+        return configured
     except ParameterError as exc:
         # the registry's hints name the command line's options, and the model may be set up by settings
         if exc.name == "hierarchy" and m.hierarchy is None:  # its hint offers --fanout, which a worker refuses
@@ -125,6 +128,23 @@ def configure_model(settings: Settings) -> Configured:
             if path is not None and exc.path == os.fspath(path):
                 raise ParameterError(f"model.{key}", f"{exc} (from {settings.source(f'model.{key}')})") from None
         raise
+
+
+def _refuse_nul_nodes(configured: Configured, settings: Settings) -> None:
+    """A hierarchy node whose label holds a NUL (a quoted ``"\\u0000"``) is refused at start-up, as
+    ``anonymize`` refuses one above a file's items: a batch could carry it, but no record may
+    hold one, so a consumer could not feed the batch back (``setveil verify``). A worker cannot
+    tell which nodes its windows will reach, and a leaf holding one matches no item anyway, so
+    every node is checked."""
+    hierarchy = configured.model.context.file_hierarchy if configured.model.needs_hierarchy else None
+    if hierarchy is None:
+        return
+    for label in hierarchy.labels:
+        if "\0" in label:
+            line = hierarchy.lines.get(label)
+            raise ParameterError("model.hierarchy", f"{hierarchy.source}{f':{line}' if line else ''}: a node has a "
+                                 "label with a NUL, which no record may hold, so a batch holding it would not read "
+                                 f"back (from {settings.source('model.hierarchy')})")
 
 
 def _refuse_unread_files(settings: Settings, model: str) -> None:

@@ -1153,3 +1153,19 @@ def test_a_toml_integer_beyond_a_floats_range_is_refused_naming_the_setting_and_
         load_settings(config, env={})
     assert info.value.name == "window.max_seconds"
     assert info.value.problem.endswith(f", allowed: a number in [0.01, inf) (from {config})")
+
+
+@pytest.mark.parametrize("node", ['"SECRET\\u0000"', '"a\\u0000"'])
+def test_a_hierarchy_node_labelled_with_a_nul_is_refused_before_serve_connects(tmp_path, node):
+    # Regression: anonymize refused such a node above a file's items, but serve started and would
+    # have put it into a batch, which no consumer could feed back (no record may hold a NUL). A
+    # worker cannot know which nodes its windows reach, so an inner node and a leaf are both refused.
+    tree = tmp_path / "h.csv"
+    tree.write_text(f"a,ALL\nb,ALL\n{node},ALL\n" if node.startswith('"a') else f"a,{node}\nb,{node}\n")
+    line = 3 if node.startswith('"a') else 1
+    result = CliRunner().invoke(cli, ["serve", "-m", "kanonymity", "-P", "k=2", "--hierarchy", str(tree),
+                                      "--bootstrap", "127.0.0.1:1"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr == (f"setveil: error: parameter 'model.hierarchy': {tree}:{line}: a node has a label with a "
+                             "NUL, which no record may hold, so a batch holding it would not read back (from the "
+                             "command line)\n")
