@@ -598,3 +598,29 @@ def test_a_benchmarks_json_writes_a_number_that_is_not_finite_as_null(tmp_path):
 
     assert json.loads(out.read_text(), parse_constant=refuse) == {
         "rows": [{"stat": None, "rate": None, "seconds": 1.5}], "tail": [None, 2]}
+
+
+def test_an_output_naming_an_input_by_a_link_or_another_spelling_is_refused(runner, data, tmp_path, monkeypatch):
+    # mutation pass: the check compared the paths as given, so a symbolic link or a relative path
+    # to the input, or to an item list or hierarchy file, was replaced with the release
+    monkeypatch.chdir(tmp_path)
+    link = tmp_path / "link.dat"
+    link.symlink_to(data)
+    (tmp_path / "sub").mkdir()
+    public = tmp_path / "public.txt"
+    public.write_text("a\n")
+    tree = tmp_path / "h.csv"
+    tree.write_text("a,ab\nb,ab\nc,cd\nd,cd\nHIV,cd\nab,all\ncd,all\n")
+    coherence = [*COHERENCE, "--sensitive", "hiv.txt"]
+    refused = [
+        (data, "-o", link, K), (data, "-o", "s.dat", K), (data, "-o", "sub/../s.dat", K), ("s.dat", "-o", data, K),
+        (link, "-o", data, K), (data, "-o", "out.dat", "--report", link, K),
+        (data, "-o", tmp_path / "hiv.txt", coherence),
+        (data, "-o", "./public.txt", [*coherence, "--public", public]),
+        (data, "-o", tree, ["-m", "kanonymity", "-P", "k=2", "--hierarchy", "./h.csv"]),
+    ]
+    before = {path: path.read_text() for path in (data, tmp_path / "hiv.txt", public, tree)}
+    for source, *outputs, model in refused:
+        flag = outputs[-2].lstrip("-") if outputs[-2] == "--report" else "output"
+        one_line_error(invoke(runner, "anonymize", source, *outputs, *model), f"'{flag}'", "also read by this run")
+    assert {path: path.read_text() for path in before} == before and not (tmp_path / "out.dat").exists()
