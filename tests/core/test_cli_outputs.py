@@ -624,3 +624,15 @@ def test_an_output_naming_an_input_by_a_link_or_another_spelling_is_refused(runn
         flag = outputs[-2].lstrip("-") if outputs[-2] == "--report" else "output"
         one_line_error(invoke(runner, "anonymize", source, *outputs, *model), f"'{flag}'", "also read by this run")
     assert {path: path.read_text() for path in before} == before and not (tmp_path / "out.dat").exists()
+
+
+def test_two_outputs_naming_one_new_file_by_two_spellings_are_refused(runner, data, tmp_path, monkeypatch):
+    # mutation pass: a file that did not exist yet was told apart by the path as given, so the
+    # report replaced the release written under another spelling of its name
+    monkeypatch.chdir(tmp_path)
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "out.dat")
+    for report in ("./out.dat", f"{tmp_path}/out.dat", dangling):
+        one_line_error(invoke(runner, "anonymize", data, "-o", "out.dat", "--report", report, *K), "'report'",
+                       "--output writes the same file")
+    assert not (tmp_path / "out.dat").exists()
