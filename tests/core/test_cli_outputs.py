@@ -636,3 +636,21 @@ def test_two_outputs_naming_one_new_file_by_two_spellings_are_refused(runner, da
         one_line_error(invoke(runner, "anonymize", data, "-o", "out.dat", "--report", report, *K), "'report'",
                        "--output writes the same file")
     assert not (tmp_path / "out.dat").exists()
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_whole_and_nothing_beside_it(runner, data, tmp_path,
+                                                                                   monkeypatch):
+    # mutation pass: neither a write in place (half a release over the old file) nor a stand-in
+    # left behind when writing it failed was caught
+    from setveil.core import output
+
+    def half_then_full(handle, chunk):
+        handle.write(bytes(chunk)[: len(chunk) // 2])
+        raise OSError(28, "No space left on device")
+
+    out = tmp_path / "out.dat"
+    out.write_text("old\n")
+    monkeypatch.setattr(output, "_write_all", half_then_full)
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *K), str(out), "cannot write: No space left on device")
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hiv.txt", "out.dat", "s.dat"]
