@@ -1,6 +1,7 @@
 """Outputs and argument checks of the command line: where a run writes, what it refuses before
 reading anything, and how it names what is wrong (regressions from an adversarial QA pass)."""
 
+import io
 import json
 import math
 import os
@@ -654,3 +655,23 @@ def test_a_write_that_fails_midway_leaves_the_old_file_whole_and_nothing_beside_
     one_line_error(invoke(runner, "anonymize", data, "-o", out, *K), str(out), "cannot write: No space left on device")
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hiv.txt", "out.dat", "s.dat"]
+
+
+def test_a_write_cut_short_is_continued_and_one_that_makes_no_progress_is_an_error():
+    # mutation pass: writing once and ignoring how much was written passed every test; a write a
+    # signal cuts short (a pipe's reader going away) then ended the release early with status 0
+    from setveil.core.output import _write_all
+
+    class Trickle(io.BytesIO):
+        def write(self, data):
+            return super().write(bytes(data)[:3])
+
+    class Stuck(io.BytesIO):
+        def write(self, data):
+            return 0
+
+    out = Trickle()
+    _write_all(out, b"a b\nc d\n")
+    assert out.getvalue() == b"a b\nc d\n"
+    with pytest.raises(OSError, match="the write made no progress"):
+        _write_all(Stuck(), b"a b\n")
