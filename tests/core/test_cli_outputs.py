@@ -675,3 +675,13 @@ def test_a_write_cut_short_is_continued_and_one_that_makes_no_progress_is_an_err
     assert out.getvalue() == b"a b\nc d\n"
     with pytest.raises(OSError, match="the write made no progress"):
         _write_all(Stuck(), b"a b\n")
+
+
+def test_the_stand_in_is_made_beside_the_output_whatever_tmpdir_says(runner, data, tmp_path, monkeypatch):
+    # mutation pass: a stand-in made in TMPDIR is renamed across file systems (EXDEV), or not
+    # atomically; none of the tests' outputs lay outside TMPDIR's file system
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmpdir"))
+    out = tmp_path / "out.dat"
+    result = invoke(runner, "anonymize", data, "-o", out, *K)
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) == 4
