@@ -685,3 +685,17 @@ def test_the_stand_in_is_made_beside_the_output_whatever_tmpdir_says(runner, dat
     result = invoke(runner, "anonymize", data, "-o", out, *K)
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 4
+
+
+def test_a_fifo_is_written_to_never_replaced(runner, data, tmp_path):
+    # mutation pass: nothing checked that a pipe named as the output stays a pipe
+    fifo = tmp_path / "release.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so that opening it to write does not wait
+    try:
+        result = invoke(runner, "anonymize", data, "-o", fifo, *K)
+        assert result.exit_code == 0, result.output
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+        assert len(os.read(reader, 1 << 16).decode().splitlines()) == 4
+    finally:
+        os.close(reader)
