@@ -699,3 +699,22 @@ def test_a_fifo_is_written_to_never_replaced(runner, data, tmp_path):
         assert len(os.read(reader, 1 << 16).decode().splitlines()) == 4
     finally:
         os.close(reader)
+
+
+def test_a_writable_file_in_a_directory_the_user_may_not_write_is_refused_before_the_run(unprivileged):
+    # mutation pass: only a new file in such a directory was tried; an existing one is replaced by
+    # a rename there too, which failed only once the data had been read and anonymized
+    prefix, base = unprivileged
+    broken = base / "broken.dat"
+    broken.write_text("a a\n")  # an item repeated: reading the data would fail, naming it
+    locked = base / "locked"
+    locked.mkdir()
+    existing = locked / "o.dat"
+    existing.write_text("keep\n")
+    existing.chmod(0o666)
+    locked.chmod(0o555)
+    result = subprocess.run([*prefix, sys.executable, "-m", "setveil", "anonymize", str(broken), "-o", str(existing), *K],
+                            capture_output=True, text=True, cwd=base)
+    assert result.returncode == 2 and result.stderr == (f"setveil: error: {existing}: cannot write --output: directory "
+                                                        f"{locked} is not writable\n"), result.stderr
+    assert existing.read_text() == "keep\n"
