@@ -718,3 +718,10 @@ def test_a_writable_file_in_a_directory_the_user_may_not_write_is_refused_before
     assert result.returncode == 2 and result.stderr == (f"setveil: error: {existing}: cannot write --output: directory "
                                                         f"{locked} is not writable\n"), result.stderr
     assert existing.read_text() == "keep\n"
+
+
+def test_hierarchy_build_checks_its_output_before_reading_the_input(runner, tmp_path):
+    # mutation pass: checking -o after reading went unnoticed; a missing input must not hide it
+    result = invoke(runner, "hierarchy", "build", tmp_path / "missing.dat", "--fanout", "2", "-o",
+                    tmp_path / "no" / "h.csv")
+    one_line_error(result, "--output", "no directory")
