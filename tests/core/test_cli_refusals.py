@@ -306,3 +306,21 @@ def test_a_list_of_integers_refuses_a_value_below_its_least_with_the_range(files
     result = run("bench", *args)
     assert result.exit_code == 2 and "missing" not in result.output
     assert f"Invalid value for '{option}': expected integers {within}, got '{args[-1]}'" in result.output
+
+
+def test_verify_lists_at_most_max_violations_each_named_by_its_window(files):
+    # mutation pass: listing one violation past --max-violations, or dropping the "window i: " a
+    # windowed check puts before each, went unnoticed
+    release = files / "r.dat"
+    release.write_text(FIGURE_1)  # the original as its own release: it breaks the model more than once
+    private = ["--sensitive", files / "private.txt"]
+    every = run("verify", files / "fig1.dat", release, *MODEL, *private)
+    assert every.exit_code == 1 and every.output.count("violation: ") >= 2
+    first = run("verify", files / "fig1.dat", release, *MODEL, *private, "--max-violations", "1")
+    assert first.exit_code == 1 and first.output.count("violation: ") == 1
+    assert f"{release}: FAILS coherence: 1 violation(s) (stopped at --max-violations)" in first.output
+    lines = FIGURE_1.splitlines()
+    lines[3] += " w"  # transaction 3, in the second window of 2 (which takes the fifth as well)
+    release.write_text("\n".join(lines) + "\n")
+    windowed = run("verify", files / "fig1.dat", release, *MODEL, *private, "--window", "2")
+    assert windowed.exit_code == 1 and "violation: window 1: " in windowed.output
