@@ -324,3 +324,13 @@ def test_verify_lists_at_most_max_violations_each_named_by_its_window(files):
     release.write_text("\n".join(lines) + "\n")
     windowed = run("verify", files / "fig1.dat", release, *MODEL, *private, "--window", "2")
     assert windowed.exit_code == 1 and "violation: window 1: " in windowed.output
+
+
+def test_the_report_records_the_window_and_the_seed(files):
+    # mutation pass: the report's "window" and "seed" (README) were not compared with the run's
+    report = files / "r.json"
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--sensitive", files / "private.txt",
+                 "--window", "2", "--seed", "7", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["window"] == 2 and body["seed"] == 7 and body["windows"] == 2
