@@ -725,3 +725,20 @@ def test_hierarchy_build_checks_its_output_before_reading_the_input(runner, tmp_
     result = invoke(runner, "hierarchy", "build", tmp_path / "missing.dat", "--fanout", "2", "-o",
                     tmp_path / "no" / "h.csv")
     one_line_error(result, "--output", "no directory")
+
+
+def test_items_split_refuses_an_output_naming_its_input_before_reading_it(runner, data, tmp_path, monkeypatch):
+    # mutation pass: dropping items split's output check passed every test, while
+    # --sensitive-out naming the input replaced the data with the list
+    monkeypatch.chdir(tmp_path)
+    before = data.read_text()
+    for flag in ("--sensitive-out", "--public-out"):
+        outputs = {"--sensitive-out": tmp_path / "s.txt", flag: "./s.dat"}
+        result = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0.5",
+                        *(word for pair in outputs.items() for word in pair))
+        one_line_error(result, f"'{flag[2:]}'", "also read by this run")
+    assert data.read_text() == before and not (tmp_path / "s.txt").exists()
+    result = invoke(runner, "items", "split", tmp_path / "missing.dat", "--method", "random", "--sensitive-share", "0.5",
+                    "--sensitive-out", tmp_path / "no" / "s.txt")
+    one_line_error(result, "--sensitive-out", "no directory")
+
