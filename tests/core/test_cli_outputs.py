@@ -742,3 +742,12 @@ def test_items_split_refuses_an_output_naming_its_input_before_reading_it(runner
                     "--sensitive-out", tmp_path / "no" / "s.txt")
     one_line_error(result, "--sensitive-out", "no directory")
 
+
+def test_a_symlinked_output_whose_target_cannot_be_written_is_refused_before_the_run(runner, tmp_path):
+    # mutation pass: checking the link's directory instead of its target's passed every test; a
+    # link into a missing directory then failed only after the run
+    broken = tmp_path / "broken.dat"
+    broken.write_text("a a\n")  # an item repeated: reading the data would fail, naming it
+    link = tmp_path / "link.dat"
+    link.symlink_to(tmp_path / "no" / "o.dat")
+    one_line_error(invoke(runner, "anonymize", broken, "-o", link, *K), str(link), f"no directory {tmp_path / 'no'}")
