@@ -283,3 +283,13 @@ def test_every_option_of_every_command_says_what_it_does():
     silent = [f"{path} {option.opts[0]}" for path, command in commands(cli, "setveil") for option in command.params
               if isinstance(option, click.Option) and not option.hidden and not option.help]
     assert silent == []
+
+
+def test_a_usage_error_of_the_console_script_is_one_line_and_status_2(files):
+    # mutation pass: the console script's status for click's errors was tested through no
+    # process (CliRunner calls the group, not main), and exiting 1 passed every test
+    result = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(files / "fig1.dat"), "-o",
+                             str(files / "o.dat"), "--model", "rho", "--sensitve", "s.txt"], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("setveil: error: No such option: --sensitve") and result.stderr.count("\n") == 1
+    assert not (files / "o.dat").exists()
