@@ -399,7 +399,11 @@ def _finite(value: object) -> object:
 def _stage(target: Path, data: bytes, mode: int | None, text: str) -> str:
     """``data`` in a new temporary file beside ``target``, with the permissions ``target`` should have."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        # named after the start of the output's name alone: the whole name, plus the dots and
+        # mkstemp's 8 characters, is too long for the file system when the name is near its limit
+        # (a name of 246 to 255 bytes failed once the run was done); 32 characters are at most
+        # 128 bytes
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:32]}.", dir=target.parent)
     except OSError as exc:
         # the file may well exist: what failed is the file that would replace it (/proc/version
         # said "No such file or directory")

@@ -751,3 +751,15 @@ def test_a_symlinked_output_whose_target_cannot_be_written_is_refused_before_the
     link = tmp_path / "link.dat"
     link.symlink_to(tmp_path / "no" / "o.dat")
     one_line_error(invoke(runner, "anonymize", broken, "-o", link, *K), str(link), f"no directory {tmp_path / 'no'}")
+
+
+@pytest.mark.parametrize("name", ["o" * 251 + ".dat", "é" * 125 + ".dat"])
+def test_an_output_whose_name_is_as_long_as_a_file_system_allows_is_written(runner, data, tmp_path, name):
+    # Regression (mutation pass): the stand-in was named after the whole output name plus 10
+    # characters, so a name of 246 to 255 bytes passed the check and failed once the run was done
+    # ("File name too long")
+    out = tmp_path / name
+    result = invoke(runner, "anonymize", data, "-o", out, *K)
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["hiv.txt", "s.dat", name])
