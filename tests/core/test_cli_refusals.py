@@ -334,3 +334,15 @@ def test_the_report_records_the_window_and_the_seed(files):
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["window"] == 2 and body["seed"] == 7 and body["windows"] == 2
+
+
+def test_the_report_says_a_release_made_with_no_verify_was_not_verified(files):
+    # mutation pass: a report saying "verified": true of every run passed every test
+    report = files / "r.json"
+    model = [*MODEL, "--sensitive", files / "private.txt", "--window", "2", "--report", report]
+    assert run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *model).exit_code == 0
+    checked = json.loads(report.read_text())
+    assert run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *model, "--no-verify").exit_code == 0
+    unchecked = json.loads(report.read_text())
+    assert checked["verified"] is True and [w["verified"] for w in checked["per_window"]] == [True, True]
+    assert unchecked["verified"] is False and [w["verified"] for w in unchecked["per_window"]] == [False, False]
