@@ -179,6 +179,19 @@ def test_plugins_text_shows_each_models_guarantee():
     assert lines[model + 2] == "    guarantee: every released transaction is identical to at least k-1 others"
 
 
+def test_plugins_text_marks_each_models_default_policy_and_it_alone():
+    # mutation pass: the text listing's "(default)" mark could be dropped without a test failing
+    rows = {row["model"]: row for row in json.loads(run("plugins", "--json").output)}
+    marked = {}
+    model = None
+    for line in run("plugins").output.splitlines():
+        if not line.startswith(" "):
+            model = line.split()[0]
+        elif line.startswith("    policy ") and " (default) from " in line:
+            marked.setdefault(model, []).append(line.split()[1])
+    assert marked == {name: [row["default_policy"]] for name, row in rows.items()}
+
+
 def test_items_split_follows_the_paper(files):
     data = files / "d.dat"
     data.write_text("a b\na c\nb c d\ne\n")
