@@ -6,8 +6,10 @@ file descriptors 0 and 1."""
 
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -219,3 +221,28 @@ def test_json_to_standard_output_is_json_alone(data):
     assert result.returncode == 0, result.stderr
     assert set(json.loads(result.stdout)) == {"machine", "rows", "summary"}
     assert "| run " in result.stderr
+
+
+def test_data_typed_into_the_terminal_standard_output_is_on_is_read(tmp_path):
+    # mutation pass: a terminal taken for a file to destroy (standard input and output on one
+    # terminal) refused `anonymize - -o -` typed at a prompt, and no test ran on a terminal
+    master, terminal = os.openpty()
+    child = subprocess.Popen([*SETVEIL, "anonymize", "-", "-o", "-", *K], stdin=terminal, stdout=terminal,
+                             stderr=subprocess.PIPE, text=True)
+    os.close(terminal)
+    os.write(master, b"a b\na b\nc d\nc d\n\x04")  # four lines, then Ctrl-D
+    shown = b""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # what the terminal shows: the lines typed, echoed, then the release
+        if not select.select([master], [], [], 1)[0]:
+            continue
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child has closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert child.wait(timeout=120) == 0, child.stderr.read()
+    assert shown.decode().replace("\r\n", "\n").count("a b\n") == 4
