@@ -13,6 +13,10 @@ everything first and then writes it in one go, so an error never leaves half an 
 - anything else that exists (``/dev/null``, a FIFO, a terminal) is opened and written, never
   replaced: replacing ``/dev/null`` with a regular file would break the machine.
 
+One exception: of two outputs that cannot be replaced, such as ``-o - --report /dev/full``, the
+one written first stays written when the other fails, since what went to standard output or a
+device cannot be taken back.
+
 Failures are :class:`~setveil.core.errors.InputError` naming the path and the reason (exit 2).
 """
 
