@@ -271,6 +271,15 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
     ),
+    # the mutation pass of the plugin registry: each class attribute docs/plugins.md names is required
+    **{f"model without a {attribute}": (
+        GOOD_MODELS.replace("register(Cap)", f"del Cap.{attribute}\n    register(Cap)") + GOOD_POLICIES,
+        f"model class brokenplugin.Cap of brokenplugin-dist: class attribute {attribute!r} must be set (a str)",
+    ) for attribute in ("summary", "guarantee", "default_policy")},
+    **{f"policy without a {attribute}": (
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", f"del {owner}.{attribute}\n    register(Keep)"),
+        f"policy class brokenplugin.Keep of brokenplugin-dist: class attribute {attribute!r} must be set (a str)",
+    ) for owner, attribute in (("Keep", "summary"), ("CapPolicy", "model"))},
 }
 
 
