@@ -280,6 +280,10 @@ CASES = {
         GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", f"del {owner}.{attribute}\n    register(Keep)"),
         f"policy class brokenplugin.Keep of brokenplugin-dist: class attribute {attribute!r} must be set (a str)",
     ) for owner, attribute in (("Keep", "summary"), ("CapPolicy", "model"))},
+    "model with an empty name": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.name = ''\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'name' must be set (a str)",
+    ),
 }
 
 
