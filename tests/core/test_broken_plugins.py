@@ -284,6 +284,12 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.name = ''\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'name' must be set (a str)",
     ),
+    "observer declared as an old-style hookwrapper": (
+        # pluggy's hookwrapper=True is a wrapper too, and wraps nothing in an observer
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(hookwrapper=True)\ndef setveil_window_anonymized(report):\n"
+        "    yield\n",
+        "implements setveil_window_anonymized as a wrapper; only setveil_anonymize_window takes wrappers",
+    ),
 }
 
 
