@@ -297,8 +297,8 @@ def install(site, source: str) -> dict:
     return install_plugin(site, "brokenplugin-dist", "brokenplugin", HEADER + textwrap.dedent(source), "broken")
 
 
-def setveil(env, *args):
-    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True)
+def setveil(env, *args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -481,6 +481,18 @@ def test_an_entry_point_named_like_another_distributions_is_refused(tmp_path):
     # QA (as a plugin author): the message led with setveil's own entry point, as if it were the one to rename
     assert lines[0] == ("setveil: error: entry point 'rho' of clashing-dist (clashing) clashes with setveil's "
                         "(setveil.plugins.rho); rename one")
+
+
+def test_an_entry_point_clash_names_the_same_entry_point_in_either_path_order(tmp_path):
+    # The mutation pass: run from the checkout, whose setveil.egg-info the path lists first,
+    # setveil was always found before the plugin, and dropping the swap that leads with the
+    # other distribution went unnoticed; run from the plugin's folder, the plugin is found first
+    env = install_plugin(tmp_path, "clashing-dist", "clashing", HEADER + GOOD_MODELS + GOOD_POLICIES, "rho")
+    expected = ("setveil: error: entry point 'rho' of clashing-dist (clashing) clashes with setveil's "
+                "(setveil.plugins.rho); rename one\n")
+    for cwd in (None, tmp_path):
+        result = setveil(env, "plugins", cwd=cwd)
+        assert (result.returncode, result.stderr) == (2, expected)
 
 
 def test_an_entry_point_that_names_a_function_is_told_to_name_the_module(tmp_path):
