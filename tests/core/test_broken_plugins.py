@@ -495,6 +495,17 @@ def test_an_entry_point_clash_names_the_same_entry_point_in_either_path_order(tm
         assert (result.returncode, result.stderr) == (2, expected)
 
 
+def test_an_entry_point_named_like_the_cores_own_plugin_is_refused(tmp_path):
+    # The mutation pass: the core's built-in hook implementations are a plugin named
+    # setveil.core.builtin, registered before any entry point, so that an entry point cannot take
+    # the name (registered after, they failed every command with pluggy's traceback)
+    env = install_plugin(tmp_path, "clashing-dist", "clashing", HEADER + GOOD_MODELS + GOOD_POLICIES,
+                         "setveil.core.builtin")
+    result = setveil(env, "plugins")
+    assert (result.returncode, result.stderr) == (2, "setveil: error: plugin 'setveil.core.builtin' (clashing) of "
+                                                  "clashing-dist: the name is taken by a plugin setveil registers itself\n")
+
+
 def test_an_entry_point_that_names_a_function_is_told_to_name_the_module(tmp_path):
     # Regression (QA as a plugin author): "implements no setveil hook", of a function that is one
     env = install_plugin(tmp_path, "function-dist", "functional", HEADER + GOOD_MODELS + GOOD_POLICIES, "functional")
