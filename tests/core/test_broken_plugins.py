@@ -284,6 +284,11 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.name = ''\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'name' must be set (a str)",
     ),
+    "model whose policy_base is no Policy": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.policy_base = object\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
+        "subclass its policies extend",
+    ),
     "observer declared as an old-style hookwrapper": (
         # pluggy's hookwrapper=True is a wrapper too, and wraps nothing in an observer
         GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(hookwrapper=True)\ndef setveil_window_anonymized(report):\n"
