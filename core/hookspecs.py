@@ -68,7 +68,8 @@ def setveil_anonymize_window(
     """Produce the release of one window.
 
     Called once per window, offline and in the service. The first non-None result wins; the
-    core's built-in implementation, which calls ``model.anonymize``, runs last. Implement it
+    core's built-in implementation, which calls ``model.anonymize``, runs last (a plugin's
+    marked ``trylast`` would run after it, and is refused at start-up). Implement it
     with ``wrapper=True`` to observe every window (timing, tracing); the result is then
     checked by ``model.violations`` whatever produced it.
     """

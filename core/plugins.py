@@ -110,11 +110,17 @@ WRAPPABLE_HOOK = "setveil_anonymize_window"
 def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
     callers = pm.get_hookcallers(plugin) or []
     for caller in callers:
-        wrappers = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin and (impl.wrapper or impl.hookwrapper)]
+        own = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+        wrappers = [impl for impl in own if impl.wrapper or impl.hookwrapper]
         if wrappers and caller.name != WRAPPABLE_HOOK:
             raise PluginError(f"{where}: implements {caller.name} as a wrapper; only {WRAPPABLE_HOOK} takes "
                               "wrappers (every implementation of the others is called on its own)")
-        if caller.has_spec() or all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
+        if caller.name == WRAPPABLE_HOOK and any(impl.trylast for impl in own if impl not in wrappers):
+            # pluggy calls the trylast implementations registered later after those registered
+            # earlier, and the core's (trylast, registered first) answers every window
+            raise PluginError(f"{where}: implements {WRAPPABLE_HOOK} with trylast=True, so it would run after the "
+                              "core's implementation, which answers every window, and never be called; drop trylast")
+        if caller.has_spec() or all(impl.optionalhook for impl in own):
             continue
         close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"

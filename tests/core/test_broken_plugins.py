@@ -284,6 +284,15 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.name = ''\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'name' must be set (a str)",
     ),
+    "override marked trylast": (
+        # regression (mutation pass of the registry): pluggy calls the trylast implementations
+        # registered later after those registered earlier, so this one came after the core's, which
+        # answers every window, and was never called, where the docs say the core's runs last
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(trylast=True)\ndef setveil_anonymize_window(window):\n"
+        "    return Release(window.keep_occurrences(np.zeros(window.n_occurrences, dtype=bool)))\n",
+        "implements setveil_anonymize_window with trylast=True, so it would run after the core's "
+        "implementation, which answers every window, and never be called; drop trylast",
+    ),
     "model whose policy_base is no Policy": (
         GOOD_MODELS.replace("register(Cap)", "Cap.policy_base = object\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
