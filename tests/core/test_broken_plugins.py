@@ -298,6 +298,10 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
         "subclass its policies extend",
     ),
+    "peak_stats that names no stat": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = frozenset({1})\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a set of stat names, not frozenset({1})",
+    ),
     "observer declared as an old-style hookwrapper": (
         # pluggy's hookwrapper=True is a wrapper too, and wraps nothing in an observer
         GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(hookwrapper=True)\ndef setveil_window_anonymized(report):\n"
