@@ -65,7 +65,7 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
     loaded: dict[str, tuple[str, str]] = {}
     for dist in importlib.metadata.distributions():
         for ep in dist.entry_points:
-            if ep.group != ENTRY_POINT_GROUP or pm.is_blocked(ep.name):
+            if ep.group != ENTRY_POINT_GROUP:
                 continue
             where = f"plugin {ep.name!r} ({ep.value}) of {dist.metadata['Name']}"
             if ep.name in loaded:
