@@ -214,6 +214,12 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: __init__(self, params) cannot be called as "
         "__init__(self, params, context)",
     ),
+    "policy __init__ with another signature": (
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "Keep.__init__ = lambda self, params, context: None\n"
+                                            "    register(Keep)"),
+        "policy class brokenplugin.Keep of brokenplugin-dist: __init__(self, params, context) cannot be called as "
+        "__init__(self, params)",
+    ),
     "peak_stats that is not a set": (
         GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = 'workers'\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a set of stat names, not 'workers'",
