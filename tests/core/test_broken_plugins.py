@@ -214,6 +214,16 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: __init__(self, params) cannot be called as "
         "__init__(self, params, context)",
     ),
+    # the mutation pass: each method the core calls is held to the arguments it passes, an extra
+    # required argument included
+    **{f"model {method} that takes another argument": (
+        GOOD_MODELS.replace("register(Cap)", f"Cap.{method} = lambda {', '.join(('self', *args, 'extra'))}: None\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        f"model class brokenplugin.Cap of brokenplugin-dist: {method}({', '.join(('self', *args, 'extra'))}) cannot be "
+        f"called as {method}({', '.join(('self', *args))})",
+    ) for method, args in (("anonymize", ("window", "policy", "rng")), ("smallest_window", ()),
+                           ("information_loss", ("original", "release")), ("input_notes", ("original", "source")),
+                           ("metrics", ("original", "release")))},
     "policy __init__ with another signature": (
         GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "Keep.__init__ = lambda self, params, context: None\n"
                                             "    register(Keep)"),
