@@ -443,6 +443,16 @@ def test_the_well_formed_plugin_loads(tmp_path):
     assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
 
 
+def test_static_and_class_methods_the_core_can_call_load(tmp_path):
+    # The mutation pass: looked up on the class, a static or class method takes no self, and one
+    # that takes what the core passes is a good plugin
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.smallest_window = staticmethod(lambda: 1)\n"
+                                 "    Cap.metrics = classmethod(lambda cls, original, release: {})\n    register(Cap)")
+    result = setveil(install(tmp_path, source + GOOD_POLICIES), "plugins")
+    assert result.returncode == 0, result.stderr
+    assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
+
+
 def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
     source = GOOD_MODELS + (
         "\nclass Tuned(CapPolicy):\n    name = 'tuned'\n    summary = 's'\n"
