@@ -540,6 +540,16 @@ def test_an_entry_point_clash_names_the_same_entry_point_in_either_path_order(tm
         assert (result.returncode, result.stderr) == (2, expected)
 
 
+def test_setveils_model_registered_again_names_the_plugin_in_either_path_order(tmp_path):
+    # The mutation pass: run from the checkout, setveil's entry points load first and register
+    # last, so the plugin's registration came first and leading with it was never needed
+    source, expected = CASES["setveil's own model registered again"]
+    env = install(tmp_path, source)
+    for cwd in (None, tmp_path):
+        result = setveil(env, "plugins", cwd=cwd)
+        assert (result.returncode, result.stderr) == (2, f"setveil: error: {expected}\n")
+
+
 def test_an_entry_point_named_like_the_cores_own_plugin_is_refused(tmp_path):
     # The mutation pass: the core's built-in hook implementations are a plugin named
     # setveil.core.builtin, registered before any entry point, so that an entry point cannot take
