@@ -284,6 +284,10 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "register(Cap.name)") + GOOD_POLICIES,
         "model 'cap' registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
     ),
+    "policy registered as a model": (
+        GOOD_MODELS.replace("register(Cap)", "register(Cap)\n    register(Keep)") + GOOD_POLICIES,
+        "model <class 'brokenplugin.Keep'> registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
+    ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'transformation' must be set",
