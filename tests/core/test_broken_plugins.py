@@ -284,6 +284,14 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "register(Cap.name)") + GOOD_POLICIES,
         "model 'cap' registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
     ),
+    **{f"model without {missing}": (
+        # the mutation pass: PrivacyModel's abstract methods are what refuses a model missing one
+        f"\nclass Unfinished(PrivacyModel):\n    name = 'cap'\n    summary = 's'\n    guarantee = 'g'\n"
+        f"    transformation = Transformation.PARTIAL_SUPPRESSION\n    default_policy = 'keep'\n"
+        f"    policy_base = CapPolicy\n    {kept} = getattr(Cap, {kept!r})\n"
+        + GOOD_MODELS.replace("register(Cap)", "register(Unfinished)") + GOOD_POLICIES,
+        f"model class brokenplugin.Unfinished of brokenplugin-dist: does not implement {missing}",
+    ) for missing, kept in (("anonymize", "violations"), ("violations", "anonymize"))},
     "policy registered as a model": (
         GOOD_MODELS.replace("register(Cap)", "register(Cap)\n    register(Keep)") + GOOD_POLICIES,
         "model <class 'brokenplugin.Keep'> registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
