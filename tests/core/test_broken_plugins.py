@@ -465,6 +465,15 @@ def test_static_and_class_methods_the_core_can_call_load(tmp_path):
     assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
 
 
+def test_a_model_that_sets_no_flags_gets_the_documented_defaults(tmp_path):
+    # The mutation pass: PrivacyModel's defaults (union-safe, no --sensitive, no hierarchy) were
+    # read by no test of a model that leaves them unset, as a third party's may
+    result = setveil(install(tmp_path, GOOD_MODELS + GOOD_POLICIES), "plugins", "--json")
+    assert result.returncode == 0, result.stderr
+    cap = next(row for row in json.loads(result.stdout) if row["model"] == "cap")
+    assert (cap["union_safe"], cap["needs"]) == (True, [])
+
+
 def test_an_unknown_parameter_names_the_policy_that_has_it(tmp_path):
     source = GOOD_MODELS + (
         "\nclass Tuned(CapPolicy):\n    name = 'tuned'\n    summary = 's'\n"
