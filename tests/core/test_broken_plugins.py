@@ -180,6 +180,13 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: path parameter 'sensitive' takes a name of the "
         "context's item lists (sensitive, public, hierarchy); name it otherwise",
     ),
+    **{f"file parameter named {name}": (
+        # the mutation pass: each of the context's names, not only the first, is refused
+        GOOD_MODELS.replace("register(Cap)", f"Cap.parameters = (Parameter({name!r}, 'x', 'path'),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        f"model class brokenplugin.Cap of brokenplugin-dist: path parameter {name!r} takes a name of the "
+        "context's item lists (sensitive, public, hierarchy); name it otherwise",
+    ) for name in ("public", "hierarchy")},
     "policy parameter declared twice": (
         GOOD_MODELS + "\nclass Twice(CapPolicy):\n    name = 'twice'\n    summary = 's'\n"
         "    parameters = (Parameter('a', 'x', 'int'), Parameter('a', 'y', 'int'))\n    def order(self, window):\n        return None\n"
