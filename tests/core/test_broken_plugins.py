@@ -472,6 +472,15 @@ def test_static_and_class_methods_the_core_can_call_load(tmp_path):
     assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
 
 
+def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
+    # only an implementation of setveil_anonymize_window that answers is refused for trylast: a
+    # wrapper wraps the core's anyway, and every observer is called
+    trylast = ("\n@hookimpl(wrapper=True, trylast=True)\ndef setveil_anonymize_window(window):\n"
+               "    return (yield)\n\n@hookimpl(trylast=True)\ndef setveil_window_rejected(reason):\n    pass\n")
+    result = setveil(install(tmp_path, GOOD_MODELS + GOOD_POLICIES + trylast), "plugins")
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_model_that_sets_no_flags_gets_the_documented_defaults(tmp_path):
     # The mutation pass: PrivacyModel's defaults (union-safe, no --sensitive, no hierarchy) were
     # read by no test of a model that leaves them unset, as a third party's may
