@@ -65,3 +65,11 @@ def test_a_violation_built_from_a_list_and_a_numpy_position_holds_a_tuple_and_an
     found = Violation("too-long", "a transaction holds too many items", ["a", "b"], np.flatnonzero([0, 1])[0])
     assert found.itemset == ("a", "b") and type(found.transaction) is int and hash(found) == hash(
         Violation("too-long", "a transaction holds too many items", ("a", "b"), 1))
+
+
+def test_a_violation_is_described_with_its_itemset_target_and_transaction():
+    # The mutation pass: `setveil verify` shows the user these, and dropping the target or the
+    # transaction from the line went unnoticed
+    assert Violation("rule", "a share above h", ["a", "b"], np.int64(3), "c").describe() == (
+        "rule: a share above h; itemset {a, b} -> c; transaction 3")
+    assert Violation("rule", "too rare").describe() == "rule: too rare"
