@@ -39,3 +39,12 @@ def test_hook_is_documented_with_its_signature(name, func):
     says = "The first non-None result wins" if firstresult else "Every implementation is called"
     assert says in func.__doc__, f"{name}'s docstring must say {says!r}"
     assert f"### `{signature_text(name, func)}`" in DOC, f"docs/plugins.md lacks the heading for {name}"
+
+
+def test_the_register_command_callback_is_documented_with_its_signature():
+    # The mutation pass: the hook's heading names RegisterCommand alone, so the callback's
+    # documented signature could drift from the code unnoticed
+    sig = inspect.signature(hookspecs.RegisterCommand.__call__)
+    params = ", ".join(f"{p.name}: {p.annotation}" + ("" if p.default is p.empty else f" = {p.default}")
+                       for p in list(sig.parameters.values())[1:])
+    assert f"`register({params}) -> {sig.return_annotation}`" in DOC
