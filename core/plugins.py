@@ -232,6 +232,10 @@ class Registry:
                               "True: the core checks each released label against the hierarchy")
         _check_parameters(cls, where)
         _check_methods(cls, where)
+        for flag in ("needs_schema", "needs_hierarchy", "union_safe"):
+            # a string is truthy: union_safe = "False" would count as union-safe, unwarned (mutation pass)
+            if not isinstance(getattr(cls, flag), bool):
+                raise PluginError(f"{where}: class attribute {flag!r} must be True or False, not {getattr(cls, flag)!r}")
         if not (isinstance(cls.peak_stats, (set, frozenset)) and all(isinstance(s, str) for s in cls.peak_stats)):
             raise PluginError(f"{where}: peak_stats must be a set of stat names, not {cls.peak_stats!r}")
         if cls.name in self.models:

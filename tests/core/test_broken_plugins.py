@@ -334,6 +334,12 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'policy_base' must be the Policy "
         "subclass its policies extend",
     ),
+    # Regression (mutation pass): a string is truthy, so "False" counted as union-safe, and the
+    # service's warning of a model whose windows' union may be unsafe was never given
+    "a flag that is no bool": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.union_safe = 'False'\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: class attribute 'union_safe' must be True or False, not 'False'",
+    ),
     "peak_stats that names no stat": (
         GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = frozenset({1})\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a set of stat names, not frozenset({1})",
