@@ -589,15 +589,14 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         raise ParameterError("consumer.rebalance_timeout", f"{given('consumer.rebalance_timeout')} is less than the "
                              f"lease, consumer.session_timeout less max(consumer.heartbeat_interval, a tenth of it) "
                              f"= {_decimal_text(term)} s; allowed: at least that")
-    margin = lease_margin(values["consumer.session_timeout"], values["consumer.heartbeat_interval"])
-    # in whole milliseconds, rounded first: 0.1 s * 500 is 50.00000000000001
-    most = math.floor(round(margin * 500, 6))
-    if values["producer.linger_ms"] > most:
+    margin = lease_margin(session, heartbeat)
+    longest = math.floor(margin * 500)  # in whole milliseconds, of the decimals typed
+    if values["producer.linger_ms"] > longest:
         # a window's sends start under the lease and must reach the broker within its margin; a
         # producer that lingers longer sends after another worker may own the partition
         raise ParameterError("producer.linger_ms", f"{given('producer.linger_ms')} is more than half the lease's "
                              f"margin for a send, max(consumer.heartbeat_interval, a tenth of "
-                             f"consumer.session_timeout) = {margin:.4g} s; allowed: at most {most}")
+                             f"consumer.session_timeout) = {_decimal_text(margin)} s; allowed: at most {longest}")
     protocol = values["kafka.security_protocol"]
     if protocol.startswith("SASL"):
         # PLAIN and both SCRAM mechanisms (all that are offered) need a user name and a password;
