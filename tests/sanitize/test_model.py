@@ -60,6 +60,7 @@ def test_worked_example_counters(fig3, fig3_patterns):
     assert release.stats["sanitized_transactions"] == 3  # T1, T3 for ABD; T4 for ACD
     assert release.stats["already_sanitized"] == 1  # T1 for ACD
     assert release.stats["removed_items"] == 3
+    assert release.stats["sanitizations"] == 3  # ABD over T3 and T1, ACD over T4 only
     assert release.details["victims"] == {"1": ["D"], "2": ["D"]}
     naive = run("naive", fig3, fig3_patterns, "0")
     assert naive.stats["kept_to_avoid_empty"] == 2
@@ -74,6 +75,32 @@ def test_sanitized_transactions_count_transactions_and_sanitizations_pairs(tmp_p
     assert release.stats["sensitive_transactions"] == 3
     assert release.stats["sanitized_transactions"] == 3
     assert release.stats["sanitizations"] == 4  # abcd loses a for "a b" and c for "c d"
+
+
+def test_a_transaction_left_with_only_victims_keeps_the_one_of_highest_support(tmp_path):
+    # supports a 2, b 3: both "a b" transactions would be emptied; each keeps b (§4.1), not the
+    # pattern's first item
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["b"]])
+    release = run("naive", window, write_patterns(tmp_path / "p.txt", "a b"), "0")
+    assert as_text(release.window) == ["b", "b", "b"]
+    assert release.stats["kept_to_avoid_empty"] == 2
+
+
+def test_transactions_an_earlier_pattern_broke_count_as_sanitized(tmp_path):
+    # supports a 8, b 8, c 4; IGA: one group {ab, ac} labelled a (the only shared item), and the
+    # four abc (conflict 2) come first. "a b": 8 sensitive, ⌊0.5·8⌋ = 4 may keep it, so the four
+    # abc lose a. "a c": all 4 of its sensitive transactions are broken, more than the 2 it needs.
+    window = Window.from_transactions([["a", "b"]] * 4 + [["a", "b", "c"]] * 4)
+    release = run("iga", window, write_patterns(tmp_path / "p.txt", "a b", "a c"), "0.5")
+    assert as_text(release.window) == ["ab"] * 4 + ["bc"] * 4
+    assert release.stats["sanitizations"] == 4
+    assert release.stats["already_sanitized"] == 4
+
+
+def test_the_documented_defaults(fig3_patterns):
+    configured = get_registry().configure("sanitize", None, {"restrictive": fig3_patterns})
+    assert (configured.model.params["psi"], configured.model.params["sigma"]) == (0.0, 0.1)
+    assert configured.policy.name == "iga"
 
 
 @pytest.mark.parametrize("policy", ["naive", "minfia", "maxfia", "iga"])
@@ -257,6 +284,9 @@ def test_the_sanitizer_reads_psi_as_the_decimal_typed():
     assert allowed_to_hold(0.9999999999, np.array([10, 7])).tolist() == [9, 6]
     assert allowed_to_hold(0.3, np.array([10, 20, 3])).tolist() == [3, 6, 0]
     assert allowed_to_hold(0.7, np.array(10)).tolist() == 7
+    # where the binary product falls below the integer: 0.29·100 is 28.999999999999996
+    assert allowed_to_hold(0.29, np.array([100])).tolist() == [29]
+    assert allowed_to_hold(0.58, np.array([50])).tolist() == [29]
 
 
 @pytest.mark.parametrize("policy", ["naive", "minfia", "maxfia", "iga"])
