@@ -51,13 +51,51 @@ def test_iga_groups_resolve_overlaps_by_size_then_label_support(tmp_path):
     assert labels == ["b", "b", "e", "e"]
 
 
-def test_iga_compares_group_sizes_as_earlier_comparisons_left_them(tmp_path):
+# the order in which items first occur (their ids) must not change Task 3's order of comparisons
+@pytest.mark.parametrize("reverse", [False, True])
+def test_iga_compares_group_sizes_as_earlier_comparisons_left_them(tmp_path, reverse):
     # Regression (QA): sizes were taken once, before any overlap was removed. G_X {XY,XB,XC} takes
     # XY from G_Y {XY,YZ}, so G_Y (now 1) loses YZ to G_Z {YZ,ZD} (2) by size (3.1): YZ and ZD
     # share the victim Z. Sorting once by the old sizes tied G_Y and G_Z and gave YZ the victim Y.
-    window = Window.from_transactions([["X", "Y"], ["X", "B"], ["X", "C"], ["Y", "Z"], ["Z", "D"], ["Y"], ["Y"]])
+    rows = [["X", "Y"], ["X", "B"], ["X", "C"], ["Y", "Z"], ["Z", "D"], ["Y"], ["Y"]]
+    window = Window.from_transactions(rows[::-1] if reverse else rows)
     path = write_patterns(tmp_path / "p.txt", "X Y", "X B", "X C", "Y Z", "Z D")
     assert victims_of(IGA(), window, path) == [["X"], ["X"], ["X"], ["Z"], ["Z"]]
+
+
+def test_iga_groups_of_equal_size_at_their_comparison_lose_by_label_support(tmp_path):
+    # supports X 4, A 3, B 4, the others 1. Task 2: G_X {XA,XC,XD,XE} (label X), G_A {XA,AB,AF}
+    # (A), G_B {AB,BG} (B), then the groups of one. G_X takes XA from G_A, which is then as large
+    # as G_B, and of lower label support (3 < 4), so AB leaves G_A although G_A came first.
+    window = Window.from_transactions(
+        [["X", "A"], ["X", "C"], ["X", "D"], ["X", "E"], ["A", "B"], ["A", "F"], ["B", "G"], ["B"], ["B"]]
+    )
+    path = write_patterns(tmp_path / "p.txt", "X A", "X C", "X D", "X E", "A B", "A F", "B G")
+    assert victims_of(IGA(), window, path) == [["X"]] * 4 + [["B"], ["A"], ["B"]]
+
+
+def test_iga_groups_of_equal_size_and_label_support_lose_by_the_later_label(tmp_path):
+    # every support 1: G_a {ab,ac} and G_b {ab,bd} tie, and ab leaves G_b (b after a); G_b {bd}
+    # then ties G_d {bd}, and bd leaves G_d, so bd keeps the victim b
+    window = Window.from_transactions([["a", "b", "c", "d"]])
+    path = write_patterns(tmp_path / "p.txt", "a b", "a c", "b d")
+    assert victims_of(IGA(), window, path) == [["a"], ["a"], ["b"]]
+
+
+def test_iga_groups_of_equal_size_and_label_support_are_compared_in_label_order(tmp_path):
+    # every support 1; G_a {ab,ae}, G_b {ab,bc}, G_c {bc,cd} are taken in label order: G_b loses
+    # ab to G_a, and then, smaller, bc to G_c. Taken from G_c down, G_b would have won bc (b before c).
+    window = Window.from_transactions([["a", "b", "c", "d", "e"]])
+    path = write_patterns(tmp_path / "p.txt", "a b", "b c", "c d", "a e")
+    assert victims_of(IGA(), window, path) == [["a"], ["c"], ["c"], ["a"]]
+
+
+def test_equal_supports_tie_on_label_text_not_on_first_occurrence(tmp_path):
+    # c, a, b get the ids 0, 1, 2 and all have support 2: the first label, a, wins
+    window = Window.from_transactions([["c", "a", "b"], ["a", "b", "c"]])
+    path = write_patterns(tmp_path / "p.txt", "a b c")
+    assert victims_of(MinFIA(), window, path) == [["a"]]
+    assert victims_of(MaxFIA(), window, path) == [["a"]]
 
 
 def test_iga_pattern_alone_gets_its_least_supported_item(tmp_path):
