@@ -13,9 +13,11 @@ from setveil.core.errors import WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.window import Window
+from setveil.plugins.sanitize.index import sensitive_index
 from setveil.plugins.sanitize.metrics import PatternMetrics
-from setveil.plugins.sanitize.policies import MinFIA, Victims
-from setveil.plugins.sanitize.sanitizer import allowed_to_hold
+from setveil.plugins.sanitize.patterns import RestrictivePatterns
+from setveil.plugins.sanitize.policies import ItemOrder, MinFIA, Victims
+from setveil.plugins.sanitize.sanitizer import allowed_to_hold, sanitize
 
 from .helpers import as_text, configure, write_patterns
 
@@ -198,6 +200,39 @@ def test_a_policy_that_breaks_the_contract_fails_closed(third_party, fig3, tmp_p
     pipeline = Pipeline(get_registry().configure("sanitize", "wrong", {"restrictive": path}), third_party)
     with pytest.raises(WindowRejected, match="model error"):
         pipeline.run(fig3, np.random.default_rng(0))
+
+
+def sanitize_fig3(window, path, victims=None, order=None):
+    table = RestrictivePatterns.load(path).table(window.vocab)
+    index = sensitive_index(window, table)
+    items = ItemOrder.of(window)
+    victims = MinFIA().victims(table, items) if victims is None else victims
+    order = MinFIA().transaction_order(index.conflict, window.lengths) if order is None else order
+    return index, sanitize(window, table, index, victims, order, items, 0.0)
+
+
+D = 3  # the id of D in the Fig. 3 database
+
+
+@pytest.mark.parametrize(
+    "victims, order, problem",
+    [
+        (Victims(np.array([0, 0, 1]), np.array([D])), None, "not distinct items"),  # none for ABD
+        (Victims(np.array([0, 2, 3]), np.array([D, D, D])), None, "not distinct items"),
+        (None, np.zeros(6, dtype=np.int64), "not a permutation"),
+    ],
+)
+def test_the_sanitizer_refuses_victims_or_an_order_outside_the_contract(fig3, fig3_patterns, victims, order, problem):
+    with pytest.raises(ValueError, match=problem):
+        sanitize_fig3(fig3, fig3_patterns, victims, order)
+
+
+def test_the_sanitizer_leaves_the_index_as_built(fig3, fig3_patterns):
+    # the tidsets it keeps current are a copy: the index can serve another policy or ψ
+    index, first = sanitize_fig3(fig3, fig3_patterns)
+    built = sensitive_index(fig3, RestrictivePatterns.load(fig3_patterns).table(fig3.vocab))
+    assert np.array_equal(index.bitsets, built.bitsets)
+    assert not first.keep.all()
 
 
 # -- properties on random databases ---------------------------------------------------------
