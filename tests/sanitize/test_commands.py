@@ -52,6 +52,12 @@ def test_patterns_sample_is_seeded_and_within_the_ranges(runner, database, tmp_p
     assert not any(set(p) < set(q) for p in patterns for q in patterns)
 
 
+def test_patterns_sample_support_range_includes_both_ends():
+    # ab has support 2 of 5 = 0.4 exactly, the bottom and the top of [0.4, 0.4]
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["a"], ["b"], ["c"]])
+    assert sample_patterns(window, 1, 2, 2, 0.4, 0.4, seed=0) == [("a", "b")]
+
+
 def test_patterns_sample_with_the_frequent_supersets_of_section_5_1(runner, database, tmp_path):
     from itertools import combinations
 
