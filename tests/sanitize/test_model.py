@@ -99,6 +99,14 @@ def test_transactions_an_earlier_pattern_broke_count_as_sanitized(tmp_path):
     assert release.stats["already_sanitized"] == 4
 
 
+def test_the_least_conflicting_transaction_goes_first_even_when_longer(tmp_path):
+    # ψ=0.5, MinFIA (ties to the first label: a, c). abcd holds both patterns (conflict 2),
+    # abxyz only "a b" (conflict 1, but longer), so abxyz loses a; of abcd and cd, cd loses c.
+    window = Window.from_transactions([list("abcd"), list("abxyz"), list("cd")])
+    release = run("minfia", window, write_patterns(tmp_path / "p.txt", "a b", "c d"), "0.5")
+    assert as_text(release.window) == ["abcd", "bxyz", "d"]
+
+
 def test_the_documented_defaults(fig3_patterns):
     configured = get_registry().configure("sanitize", None, {"restrictive": fig3_patterns})
     assert (configured.model.params["psi"], configured.model.params["sigma"]) == (0.0, 0.1)
