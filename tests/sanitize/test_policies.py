@@ -98,6 +98,15 @@ def test_equal_supports_tie_on_label_text_not_on_first_occurrence(tmp_path):
     assert victims_of(MaxFIA(), window, path) == [["a"]]
 
 
+def test_iga_every_pattern_two_groups_share_leaves_the_loser(tmp_path):
+    # supports a 3, b 2, the others 1. G_a {abc,abd,ae} (label a) and G_b {abc,abd} (label b)
+    # share two patterns: both leave G_b, so G_b, empty, gives abd no victim b when it meets
+    # G_d {abd} (label d, support 1)
+    window = Window.from_transactions([["a", "b", "c", "d", "e"], ["a", "b"], ["a"]])
+    path = write_patterns(tmp_path / "p.txt", "a b c", "a b d", "a e")
+    assert victims_of(IGA(), window, path) == [["a"], ["a"], ["a"]]
+
+
 def test_iga_pattern_alone_gets_its_least_supported_item(tmp_path):
     window = Window.from_transactions([["a", "b", "x", "y"], ["a", "b", "x"], ["a", "x"]])
     path = write_patterns(tmp_path / "p.txt", "a b", "x y")
