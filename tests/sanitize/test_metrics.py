@@ -28,6 +28,17 @@ def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
     assert figures["dissimilarity"] == pytest.approx(3 / 18)
 
 
+def test_a_release_with_its_own_vocabulary_is_measured_by_label(fig3, fig3_patterns):
+    # the worked example's release, rows reordered so that its own ids (B D A C) differ from the
+    # original's (A B C D): the figures are those above
+    release = Window.from_transactions(["BD", "ABC", "ABC", "AB", "AC", "ABC"])
+    figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
+    assert (figures["frequent_after"], figures["restrictive_after"]) == (7, 0)
+    assert figures["misses_cost"] == pytest.approx(4 / 11)
+    assert figures["artifactual_patterns"] == 0.0
+    assert figures["dissimilarity"] == pytest.approx(3 / 18)
+
+
 def test_unchanged_release_and_sigma_off(fig3, fig3_patterns):
     patterns = RestrictivePatterns.load(fig3_patterns)
     figures = PatternMetrics(fig3, 0.3).evaluate(fig3, patterns)
