@@ -80,11 +80,11 @@ def test_sanitized_transactions_count_transactions_and_sanitizations_pairs(tmp_p
 
 
 def test_a_transaction_left_with_only_victims_keeps_the_one_of_highest_support(tmp_path):
-    # supports a 2, b 3: both "a b" transactions would be emptied; each keeps b (§4.1), not the
-    # pattern's first item
-    window = Window.from_transactions([["a", "b"], ["a", "b"], ["b"]])
+    # supports a 3, b 4, c 1: the two "a b" transactions would be emptied, and each keeps b
+    # (§4.1), not the pattern's first item; abc, sanitized with them, keeps c and loses both
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["b"], ["a", "b", "c"]])
     release = run("naive", window, write_patterns(tmp_path / "p.txt", "a b"), "0")
-    assert as_text(release.window) == ["b", "b", "b"]
+    assert as_text(release.window) == ["b", "b", "b", "c"]
     assert release.stats["kept_to_avoid_empty"] == 2
 
 
