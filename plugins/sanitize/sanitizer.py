@@ -18,7 +18,8 @@ current): a sensitive transaction still holds a pattern iff its bit is set in th
 item of the pattern, one vectorized gather per pattern with no search; the mask of kept
 occurrences is read off the tidsets once at the end. ``⌊ψ·m⌋`` is computed exactly with ψ as
 the decimal it was typed as (``repr`` of the float: 0.3 is 3/10, not the binary double just
-below it, which would lose a unit at m = 10; and 0.9999999999 allows 9 of 10, not 10).
+below it, whose exact product with 10 floors to 2; a float product loses a unit too, as
+0.29 · 100 is 28.999999999999996; and 0.9999999999 allows 9 of 10, not 10).
 """
 
 from __future__ import annotations

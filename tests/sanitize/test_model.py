@@ -119,12 +119,12 @@ def test_psi_one_changes_nothing(fig3, fig3_patterns, policy):
 
 
 def test_rounding_of_decimal_psi(tmp_path):
-    # 10 sensitive transactions, ψ=0.3: ⌊0.3·10⌋ = 3 may keep the pattern (0.3·10 is
-    # 2.9999999999999996 in binary floating point)
-    window = Window.from_transactions([["a", "b"]] * 10)
+    # 100 sensitive transactions, ψ=0.29: ⌊0.29·100⌋ = 29 may keep the pattern (the float
+    # product 0.29 * 100 is 28.999999999999996)
+    window = Window.from_transactions([["a", "b"]] * 100)
     path = write_patterns(tmp_path / "p.txt", "a b")
-    release = run("minfia", window, path, "0.3")
-    assert sum(1 for t in release.window if {"a", "b"} <= set(t)) == 3
+    release = run("minfia", window, path, "0.29")
+    assert sum(1 for t in release.window if {"a", "b"} <= set(t)) == 29
 
 
 def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
