@@ -209,6 +209,40 @@ def test_windows_failed_outside_the_pipeline_are_observed_too(sample, rejections
     assert rejections == [(30, "the rest of a window")]
 
 
+def test_a_merged_window_counts_its_input_records_and_opens_when_its_first_message_arrived(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:200]
+    # the first two records are one subject's: 200 records, 199 transactions
+    records = [Record(list(items), tid=i, subject="u" if i < 2 else None) for i, items in enumerate(transactions)]
+    cut = Cut([Message(offset, [record], 100.0 + offset) for offset, record in enumerate(records)])
+    outcome = processor(sample, merge=True).process("in", 0, cut)
+    assert outcome.emitted, outcome.reason
+    batch = decode_batch(outcome.value)
+    assert batch["metrics"]["records"] == 200 and batch["metrics"]["transactions"] == 199
+    assert batch["window"]["opened"] == 100.0
+
+
+class _PreparesBadly(WindowProcessor):
+    """A service bug outside the pipeline whose message quotes the window's contents."""
+
+    def prepare(self, topic, partition, cut):
+        raise ValueError(f"cannot take item {cut.messages[0].records[0].items[0]}")
+
+
+def test_a_window_that_breaks_outside_the_pipeline_is_rejected_without_its_contents(sample, rejections):
+    good = processor(sample)
+    broken = _PreparesBadly(good.pipeline, 3, False, "test")
+    outcome = process_in_thread(broken, "in", 0, cut_of([["secret-item", "b"]] * 3))
+    assert not outcome.emitted and outcome.cause == "error"
+    assert outcome.reason == "service error: ValueError" and b"secret-item" not in outcome.value
+    # a window whose transactions cannot even be built is rejected too, counting its input records
+    unbuildable = cut_of([["a", ["not", "a", "label"]]] * 3)
+    outcome = process_in_thread(good, "in", 0, unbuildable)
+    assert not outcome.emitted and outcome.cause == "error" and outcome.reason == "service error: TypeError"
+    assert outcome.transactions == 3 and msgpack.unpackb(outcome.value)["transactions"] == 3
+    assert rejections == [(3, "service error: ValueError"), (None, "service error: TypeError")]
+
+
 def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
     data, _, _ = sample
     restrictive = tmp_path / "restrictive.txt"
