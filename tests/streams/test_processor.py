@@ -69,6 +69,14 @@ def test_a_window_becomes_a_verified_batch_aligned_by_tid(sample):
     assert dict(outcome.headers)["ce_id"] == b"in/1/7-46"
 
 
+def test_a_window_not_checked_under_model_verify_false_is_still_released(sample):
+    data, _, _ = sample
+    pipeline = Pipeline(processor(sample).pipeline.configured, get_plugin_manager(), verify=False)
+    outcome = WindowProcessor(pipeline, 3, False, "test").process("in", 0, cut_of(list(read_window(data))[:100]))
+    assert outcome.emitted, outcome.reason
+    assert decode_batch(outcome.value)["verified"] is False
+
+
 def test_a_rho_window_becomes_a_verified_batch(sample):
     data, sensitive, public = sample
     worker = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public)
