@@ -394,6 +394,8 @@ def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_g
     dies = isolated(with_model(_Dies, good))
     try:
         outcome = dies.process("in", 0, cut_of(transactions))
+        # started on the dead window's time, not the next window's
+        assert dies._child is not None and dies._child.is_alive(), "no child is ready for the next window"
     finally:
         dies.close()
     assert not outcome.emitted and outcome.cause == "error"
