@@ -9,7 +9,9 @@ import warnings
 import pytest
 
 from setveil.streams import kafka
-from setveil.streams.windowlog import WindowLogError, WindowLogReader
+from setveil.streams.windowlog import FIRST_READ, WindowLogError, WindowLogReader, encode_entry, log_partition
+
+from .kafkatools import produce, records
 
 pytestmark = pytest.mark.slow
 
@@ -29,6 +31,55 @@ def _unclosed_clients(run) -> list[str]:
 async def _reader(settings) -> WindowLogReader:
     counts = await kafka.ensure_topics(settings)
     return WindowLogReader(settings, counts[settings.topics.windows])
+
+
+async def _log(settings, log_partitions: int, windows: list[tuple[int, int, int]]) -> None:
+    """Window log entries ``(input partition, first, last)``, in order, as workers write them."""
+    await kafka.ensure_topics(settings)
+    producer = kafka.producer(settings)
+    await producer.start()
+    try:
+        for partition, first, last in windows:
+            await producer.send_and_wait(settings.topics.windows, encode_entry(first, last),
+                                         key=str(partition).encode(), partition=log_partition(partition, log_partitions))
+    finally:
+        await producer.stop()
+
+
+def test_the_cut_points_are_the_ends_of_a_partitions_windows_from_the_start_on(make_settings):
+    settings = make_settings()
+    # partition 0 in windows of 10, more than the first read holds; partition 1's windows end
+    # elsewhere, in the same log partition (a log with fewer partitions than the input)
+    zero = [(0, 10 * i, 10 * i + 9) for i in range(2 * FIRST_READ)]
+    one = [(1, 7 * i, 7 * i + 6) for i in range(2 * FIRST_READ)]
+    everything = [entry for pair in zip(zero, one) for entry in pair]
+    produce(settings, records([["a"]] * 200))  # partition 0 ends at offset 200
+
+    async def run():
+        await _log(settings, 1, everything)
+        reader = WindowLogReader(settings, 1)
+        try:
+            return [await reader.cut_points(0, 12, None), await reader.cut_points(0, 10, 200),
+                    await reader.cut_points(0, 19, 199), await reader.cut_points(0, 0, 200),
+                    await reader.first_offset(0, 3)]
+        finally:
+            await reader.stop()
+
+    from_12, from_10, from_19, from_0, first = asyncio.run(run())
+    ends = [10 * i + 9 for i in range(2 * FIRST_READ)]
+    # window 10-19 straddles offset 12; the ends of windows 0-9 and of partition 1 are not cut points
+    assert from_12 == (ends[1:], (10, 19))
+    # a window that begins at the start straddles nothing; ends at or past the input's end are stale
+    assert from_10 == ([19 + 10 * i for i in range(19)], None)
+    assert from_19 == ([19 + 10 * i for i in range(18)], (10, 19))
+    assert from_0 == (ends[:20], None)
+    assert first == 3
+
+
+def test_a_partitions_windows_are_logged_to_the_log_partition_of_its_number():
+    # where workers of every version look for them: the log's partition of the same number, or
+    # modulo the log's partition count
+    assert [log_partition(p, 4) for p in range(6)] == [0, 1, 2, 3, 0, 1]
 
 
 def test_a_stopped_reader_reads_nothing_and_opens_no_client(make_settings):
