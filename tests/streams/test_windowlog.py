@@ -7,6 +7,7 @@ import gc
 import warnings
 
 import pytest
+from aiokafka import TopicPartition
 
 from setveil.streams import kafka
 from setveil.streams.windowlog import FIRST_READ, WindowLogError, WindowLogReader, encode_entry, log_partition
@@ -74,6 +75,29 @@ def test_the_cut_points_are_the_ends_of_a_partitions_windows_from_the_start_on(m
     assert from_19 == ([19 + 10 * i for i in range(18)], (10, 19))
     assert from_0 == (ends[:20], None)
     assert first == 3
+
+
+def test_delivery_resumes_at_the_groups_committed_offset_or_at_the_partitions_first(make_settings):
+    settings = make_settings()
+    produce(settings, records([["a"]] * 10))
+
+    async def run():
+        reader = await _reader(settings)
+        try:
+            before = await reader.resume_offset(0)
+            committer = kafka.consumer(settings, group_id=settings.consumer.group_id, enable_auto_commit=False)
+            await committer.start()
+            try:
+                tp = TopicPartition(settings.topics.input, 0)
+                committer.assign([tp])
+                await committer.commit({tp: 5})  # offset 5 is the first not yet acknowledged
+            finally:
+                await committer.stop()
+            return before, await reader.resume_offset(0)
+        finally:
+            await reader.stop()
+
+    assert asyncio.run(run()) == (0, 5)
 
 
 def test_a_partitions_windows_are_logged_to_the_log_partition_of_its_number():

@@ -56,8 +56,10 @@ def _answered(request_timeout: float, failures: list[BaseException]):
     return asyncio.run(run()), len(attempts)
 
 
-def test_a_read_refused_by_a_broker_out_of_reach_is_tried_again():
+def test_a_read_refused_by_a_broker_out_of_reach_is_tried_again(caplog):
     assert _answered(5.0, [KafkaConnectionError("refused")] * 2) == ("answer", 3)
+    # one warning for the read, not one per attempt
+    assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
 
 
 def test_a_read_refused_for_the_request_timeout_ends_naming_the_failure():
