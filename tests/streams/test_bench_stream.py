@@ -19,7 +19,8 @@ from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.formats import read_window
 from setveil.streams.bench import MAX_SECONDS, BenchConfig, _watch, run_bench, throughput_clock
 from setveil.streams.broker import free_port
-from setveil.streams.process import WorkerFailed, logs_folder
+from setveil.streams.process import WorkerFailed, WorkerProcess, logs_folder
+from setveil.streams.settings import load_settings
 from setveil.streams.tail import WindowSummary
 
 COHERENCE = ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
@@ -117,6 +118,17 @@ def test_the_logs_folder_is_kept_only_for_a_failure_that_names_a_log_in_it(tmp_p
         with pytest.raises(type(failure)), logs_folder("setveil-demo-") as other:
             raise failure
         assert not other.exists()
+
+
+def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tmp_path):
+    # not after the wait for readiness runs out, which tells neither that it exited nor how
+    worker = WorkerProcess(load_settings(None, {}, env={}), ["--model", "no-such-model"], tmp_path / "w.log").start()
+    try:
+        with pytest.raises(WorkerFailed, match=re.escape(f"the worker exited with status 2 (log: {tmp_path / 'w.log'})")):
+            worker.wait_ready(timeout=60)
+    finally:
+        worker.stop()
+    assert "unknown model 'no-such-model'" in worker.log_text()
 
 
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
