@@ -120,7 +120,9 @@ def test_the_logs_folder_is_kept_only_for_a_failure_that_names_a_log_in_it(tmp_p
         assert not other.exists()
 
 
-def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tmp_path):
+def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tmp_path, monkeypatch):
+    # the worker runs on the settings it was given, not on a SETVEIL_ variable of the caller's
+    monkeypatch.setenv("SETVEIL_CONSUMER_SESSION_TIMEOUT", "not-a-number")
     # not after the wait for readiness runs out, which tells neither that it exited nor how
     worker = WorkerProcess(load_settings(None, {}, env={}), ["--model", "no-such-model"], tmp_path / "w.log").start()
     try:
