@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from setveil.core.cli import configure
-from setveil.core.engine import Pipeline
+from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import Infeasible, PluginError
 from setveil.core.formats import read_window
 from setveil.core.hookspecs import hookimpl
@@ -97,6 +97,16 @@ def test_the_same_window_gives_the_same_release(sample):
     first = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
     second = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
     assert first["transactions"] == second["transactions"]
+
+
+def test_a_windows_random_choices_are_drawn_for_its_id(sample):
+    # model.seed's docs: per window, seed and window id (the same offsets of two partitions draw apart)
+    data, sensitive, public = sample
+    worker = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public)
+    transactions = list(read_window(data))[:200]
+    released = decode_batch(worker.process("in", 1, cut_of(transactions, per_message=20)).value)
+    expected = worker.pipeline.run(Window.from_transactions(transactions), window_rng(3, "in/1/0-9")).release.window
+    assert [t["items"] for t in released["transactions"]] == [list(items) for items in expected]
 
 
 def test_an_infeasible_window_is_a_rejection_without_contents(sample):
