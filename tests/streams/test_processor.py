@@ -67,6 +67,7 @@ def test_a_window_becomes_a_verified_batch_aligned_by_tid(sample):
     assert batch["metrics"]["items_in"] == before.n_occurrences
     assert batch["metrics"]["items_out"] == after.n_occurrences
     assert dict(outcome.headers)["ce_id"] == b"in/1/7-46"
+    assert batch["window"]["messages"] == 40
 
 
 def test_a_window_not_checked_under_model_verify_false_is_still_released(sample):
@@ -432,6 +433,20 @@ def test_a_window_whose_child_died_with_it_is_not_tried_again(sample, helper_pid
     assert helper_pid.exists()
     assert not outcome.emitted and outcome.cause == "error"
     assert "the anonymizing process died (killed by signal 9)" in outcome.reason
+
+
+def test_a_service_error_in_the_window_process_fails_its_window_closed_and_the_child_lives(sample):
+    data, _, _ = sample
+    transactions = list(read_window(data))[:50]
+    # a tid the batch cannot encode: the error comes after the pipeline, in the child
+    cut = Cut([Message(i, [Record(list(items), tid=frozenset([i]))], 100.0) for i, items in enumerate(transactions)])
+    child = isolated(processor(sample).pipeline.configured)
+    try:
+        outcome = child.process("in", 0, cut)
+        assert child._child is not None and child._child.is_alive()
+    finally:
+        child.close()
+    assert not outcome.emitted and outcome.cause == "error" and outcome.reason == "service error: TypeError"
 
 
 def _gone(pids, seconds: float = 10.0) -> bool:
