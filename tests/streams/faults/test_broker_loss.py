@@ -15,7 +15,7 @@ from setveil.core.errors import SetveilError
 from setveil.streams import kafka
 from setveil.streams.broker import start_tansu
 from setveil.streams.settings import load_settings
-from setveil.streams.windowlog import BrokerSilent, WindowLogReader
+from setveil.streams.windowlog import BrokerSilent, WindowLogError, WindowLogReader
 
 from ..kafkatools import produce, read_topic, records, wait_until
 from ..test_service import _health_until_exit, _inject_faults
@@ -73,6 +73,27 @@ def test_a_read_the_broker_never_answers_ends_at_the_request_timeout_without_a_r
     failure, attempts = _answered(1.0, [None])
     assert isinstance(failure, BrokerSilent) and failure.failure == "TimeoutError" and attempts == 1
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_a_read_refused_while_the_worker_stops_is_not_tried_again():
+    # a stopping worker would otherwise wait out producer.request_timeout for a broker out of reach
+    reader = WindowLogReader(load_settings(None, {"producer.request_timeout": 5.0}, env={}), 1)
+    attempts = []
+
+    async def read():
+        attempts.append(asyncio.create_task(reader.stop()))
+        await asyncio.sleep(0)  # the stop begins: the reader is stopping, its read under way
+        raise KafkaConnectionError("refused")
+
+    async def run():
+        try:
+            await reader._answered("log", read)
+        except WindowLogError as exc:
+            await asyncio.gather(*attempts)
+            return exc
+
+    failure = asyncio.run(run())
+    assert type(failure) is WindowLogError and "stopped" in str(failure) and len(attempts) == 1
 
 
 def test_a_read_the_broker_refuses_for_good_is_not_tried_again():
