@@ -532,6 +532,27 @@ class NegativePositionChecker(LeakyModel):
         yield Violation("rare", "an item is rarer than k", ("a",), -5)
 
 
+class StrItemsetChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", "ab")
+
+
+class IdTargetChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", ("a",), None, 0)
+
+
+class BoolPositionChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", ("a",), True)
+
+
+class PastTheEndChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", "an item is rarer than k", ("a",), len(release))
+
+
+
 def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_and_says_so(recorder):
     # Regression (QA as a plugin author): a checker yielding a string made the pipeline raise
     # AttributeError outside its error handling (the service called it its own error); one
@@ -543,7 +564,12 @@ def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_an
                                              "window.vocab"),
                                  # the same re-check: verify printed "transaction -5"
                                  (NegativePositionChecker, "a Violation whose transaction is outside the "
-                                                           "window's 2 positions")):
+                                                           "window's 2 positions"),
+                                 (PastTheEndChecker, "a Violation whose transaction is outside the window's 2 positions"),
+                                 (BoolPositionChecker, "a Violation whose transaction is a bool, not a position (int)"),
+                                 # describe() would show "itemset {a, b}" and "-> 0"
+                                 (StrItemsetChecker, "a Violation whose itemset is a str, not a tuple of labels"),
+                                 (IdTargetChecker, "a Violation whose target is an int, not a str")):
         with pytest.raises(WindowRejected) as rejected:
             Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
         assert rejected.value.reason == f"checker error: model 'leaky': its checker yielded {problem}"
@@ -700,3 +726,115 @@ def test_no_two_seeds_draw_alike_for_any_windows():
     assert len(set(first.values())) == len(first)
     with pytest.raises(ValueError, match=r"seed 4294967296 is not in \[0, 2\*\*32 - 1\]"):
         window_rng(2**32, 0)
+
+
+class NoWindowModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(list(window))
+
+
+class ShortModel(LeakyModel):
+    """Releases all but the last transaction: every later line of the release would be another's."""
+
+    def anonymize(self, window, policy, rng):
+        last = int(window.indptr[-2])
+        return Release(Window(window.vocab, window.indptr[:-1], window.indices[:last]))
+
+
+@pytest.mark.parametrize("verify", [True, False])
+@pytest.mark.parametrize("model_class, reason", [
+    (NoWindowModel, "model error: anonymize returned a Release of list, not a Release of a Window"),
+    (ShortModel, "release has 1 transactions for 2 in the window"),
+])
+def test_a_release_that_is_no_window_of_the_inputs_length_is_rejected_unchecked_or_not(recorder, model_class, reason,
+                                                                                      verify):
+    # --no-verify skips the model's check, not these: a shorter release emitted would misalign
+    # every later transaction with its input line
+    rec, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, model_class), pm, verify=verify).run(
+            Window.from_transactions([["a"], ["b", "a"]]), window_rng(0, 0))
+    assert rejected.value.reason == reason and isinstance(rejected.value.__cause__, PluginError)
+    assert rec.rejected == [reason]
+
+
+class DroppingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(window.suppress(np.array([window.vocab.get("b")])))
+
+
+def test_the_report_counts_the_released_items_and_says_whether_they_were_checked(recorder):
+    # README: items_after counts the release's occurrences, a window's seconds are its anonymize
+    # and verify seconds summed, and verified is false under --no-verify
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a", "b"], ["b"], ["a"]])
+    for verify in (True, False):
+        report = Pipeline(_with_model(registry, DroppingModel), pm, verify=verify).run(window, window_rng(0, 0)).report
+        assert (report["transactions"], report["items_before"], report["items_after"]) == (3, 4, 2)
+        assert report["verified"] is verify
+        assert report["seconds"] == pytest.approx(report["anonymize_seconds"] + report["verify_seconds"], rel=1e-9)
+
+
+class Listening:
+    def __init__(self, heard, name):
+        self.heard, self.name = heard, name
+
+    @hookimpl
+    def setveil_window_anonymized(self, report):
+        self.heard.append(self.name)
+
+
+def test_observers_hear_of_a_window_in_pluggys_order(recorder):
+    # docs/plugins.md: the pipeline calls them one by one to survive a raising one, in the order
+    # pluggy would (the last registered first)
+    _, pm, registry = recorder
+    heard = []
+    for name in ("first", "second", "third"):
+        pm.register(Listening(heard, name), name=name)
+    pm.hook.setveil_window_anonymized(window=None, release=None, report={})
+    expected, heard[:] = list(heard), []
+    Pipeline(_with_model(registry, LeakyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert heard == expected == ["third", "second", "first"]
+
+
+class ReenablingObserver:
+    """Sets the arrays it is shown writable again and writes into them (as ReenablingModel does
+    to its input): the release emitted and the caller's window must not change."""
+
+    @hookimpl
+    def setveil_window_anonymized(self, window, release):
+        for shown in (window, release.window):
+            shown.indices.flags.writeable = True
+            shown.indices[:] = shown.vocab.intern("secret")
+
+    @hookimpl
+    def setveil_window_rejected(self, window):
+        window.indices.flags.writeable = True
+        window.indices[:] = window.vocab.intern("secret")
+
+
+def test_an_observer_that_makes_its_arrays_writable_changes_no_window_but_its_own(recorder):
+    _, pm, registry = recorder
+    pm.register(ReenablingObserver(), name="reenabling-observer")
+    window = Window.from_transactions([["a"], ["a", "b"]])
+    outcome = Pipeline(_with_model(registry, LeakyModel), pm).run(window, window_rng(0, 0))
+    assert list(outcome.release.window) == list(window) == [["a"], ["a", "b"]]
+    with pytest.raises(WindowRejected):
+        Pipeline(_with_model(registry, LeakyModel, k="2"), pm).run(window, window_rng(0, 0))
+    assert list(window) == [["a"], ["a", "b"]]
+
+
+class WritingChecker(LeakyModel):
+    def violations(self, original, release):
+        original.indices[:] = release.indices
+        return iter(())
+
+
+def test_a_checker_cannot_write_into_the_window_it_judges(recorder):
+    # the original it is given is the caller's window, whose loss and observers come after it
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, WritingChecker), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == ("checker error: ValueError: the checker wrote into a read-only array (the windows "
+                                     "it is given are; compute on a copy)")
