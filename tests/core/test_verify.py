@@ -6,7 +6,7 @@ import pytest
 from setveil.core.model import Context, Violation
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
-from setveil.core.verify import malformed_violation, release_violations
+from setveil.core.verify import added_occurrences, malformed_violation, release_violations, removed_occurrences
 from setveil.core.window import Window
 
 ORIGINAL = [["a", "s"], ["a"], ["c"], ["d"]]
@@ -73,3 +73,33 @@ def test_a_violation_is_described_with_its_itemset_target_and_transaction():
     assert Violation("rule", "a share above h", ["a", "b"], np.int64(3), "c").describe() == (
         "rule: a share above h; itemset {a, b} -> c; transaction 3")
     assert Violation("rule", "too rare").describe() == "rule: too rare"
+
+
+@pytest.mark.parametrize("indptr, ids", [
+    ([0, 2, 1, 2], [0, 1]),  # an offset going back: transaction 1 would run backwards
+    ([1, 2], [0, 1]),  # item 0 would belong to no transaction
+])
+def test_offsets_that_do_not_cover_the_ids_in_order_are_malformed(indptr, ids):
+    original = Window.from_transactions([["a", "b"]] * (len(indptr) - 1))
+    broken = Window(original.vocab, np.array(indptr), np.array(ids, dtype=np.int32))
+    assert "offsets" in malformed_violation(broken).summary
+
+
+def test_the_first_id_past_the_vocabulary_is_outside_it():
+    original = Window.from_transactions([["a"], ["b"]])
+    assert malformed_violation(built(original, [[0], [2]])).summary.endswith("outside its vocabulary")
+
+
+def test_added_and_removed_occurrences_are_counted_and_located():
+    # against [[a, s], [a], [c], [d]], the release adds c to transaction 1 and d to 2, and
+    # drops s (protected) from 0 and c (not protected) from 2
+    original = Window.from_transactions(ORIGINAL)
+    a, s, c, d = (original.vocab.get(label) for label in "ascd")
+    release = built(original, [[a], sorted([a, c]), [d], [d]])
+    [added] = added_occurrences(original, release)
+    assert (added.summary.split()[0], added.itemset, added.transaction) == ("2", ("c",), 1)
+    protected = np.zeros(len(original.vocab), dtype=bool)
+    protected[s] = True
+    [lost] = removed_occurrences(original, release, protected, "lost", "private items")
+    assert (lost.summary, lost.itemset, lost.transaction) == ("1 occurrence(s) of private items were removed", ("s",), 0)
+    assert list(removed_occurrences(original, original, ~protected, "lost", "public items")) == []
