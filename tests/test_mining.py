@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.mining import MiningTooLarge, _rows, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum
+from setveil.core.errors import own_words
+from setveil.core.mining import (MiningTooLarge, _rows, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum,
+                                 within_budget)
 from setveil.core.window import Window
 from setveil.plugins.partition.checker import km_violations
 
@@ -116,3 +118,28 @@ def test_a_size_bound_keeps_every_itemset_up_to_it(rows, min_support, max_size):
     window = Window.from_transactions(rows)
     expected = {s: c for s, c in brute_force(window, min_support).items() if len(s) <= max_size}
     assert frequent_itemsets(window, min_support, max_size=max_size) == expected
+
+
+def test_mining_restricted_to_some_items_counts_only_those():
+    window = Window.from_transactions([["a", "b", "c"], ["b", "c"], ["a", "c"]])
+    keep = np.zeros(len(window.vocab), dtype=bool)
+    keep[[window.vocab.get("a"), window.vocab.get("c")]] = True
+    found = {frozenset(window.vocab.label(i) for i in s): n for s, n in frequent_itemsets(window, 1, items=keep).items()}
+    assert found == {frozenset("a"): 2, frozenset("c"): 3, frozenset("ac"): 2}
+
+
+def test_a_size_bound_past_a_c_long_mines_as_none():
+    # QA: audit publish --max-size 2**63, which its option admits, ended in an OverflowError
+    window = Window.from_transactions([["a", "b"], ["a"]])
+    assert frequent_itemsets(window, 1, max_size=2**63) == frequent_itemsets(window, 1)
+
+
+def test_a_budgets_message_is_setveils_own_only_when_setveil_asked():
+    # the caller's `what` may quote data: a plugin calling within_budget gets no words the
+    # pipeline would give as a window's reason; setveil's own mining does
+    with pytest.raises(MiningTooLarge) as caught:
+        within_budget(3, 2, 1, "itemsets holding HIV")
+    assert own_words(caught.value) is None
+    with pytest.raises(MiningTooLarge) as caught:
+        frequent_itemsets(Window.from_transactions([["a", "b"]]), 1, budget=2)
+    assert own_words(caught.value) == str(caught.value)
