@@ -97,3 +97,8 @@ def test_km_checker_takes_a_k_past_a_c_int():
 def test_empty_transactions_form_their_own_class():
     assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], [], []], [["A"], ["A"], [], []]) == []
     assert rules("kanonymity", {"k": "2"}, [["a1"], ["a2"], []], [["A"], ["A"], []]) == ["small-class"]
+
+
+def test_items_released_into_an_empty_window_break_the_generalization():
+    # nothing generalizes to an item where the original held none, at any k
+    assert rules("kanonymity", {"k": "1"}, [[], []], [["A"], []]) == ["foreign-label"]
