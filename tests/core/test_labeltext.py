@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.labeltext import LabelSyntaxError, label_text, split_labels
-from setveil.core.schema import read_label_file, write_label_file
+from setveil.core.labeltext import LabelSyntaxError, label_order, label_text, split_labels
+from setveil.core.schema import ItemClass, ItemSchema, read_label_file, write_label_file
 
 # what the data may hold (setveil.core.records.item_label): not empty, no whitespace at the ends
 labels = st.text(min_size=1, max_size=12).filter(lambda s: s == s.strip())
@@ -120,3 +120,18 @@ def test_a_byte_order_mark_opening_a_file_of_labels_is_no_part_of_its_first_labe
     assert read_label_file(path) == {"HIV", "flu"}
     path.write_bytes("HIV flu\n".encode("utf-8-sig"))
     assert list(label_lines(path)) == [(1, ["HIV", "flu"])]
+
+
+def test_integer_labels_come_first_in_numeric_order():
+    assert sorted(["b", "10", "9", "-1", "a"], key=label_order) == ["-1", "9", "10", "a", "b"]
+
+
+def test_without_a_public_list_every_item_but_the_sensitive_is_public(tmp_path):
+    # Xu et al. §2: no public list means the attacker may know every non-sensitive item
+    assert ItemSchema(frozenset({"s"})).class_of("a") is ItemClass.PUBLIC
+    listed = ItemSchema(frozenset({"s"}), frozenset({"p"}))
+    assert [listed.class_of(label) for label in "spa"] == [ItemClass.PRIVATE, ItemClass.PUBLIC, ItemClass.NEUTRAL]
+    write_label_file(tmp_path / "private", ["s"])
+    write_label_file(tmp_path / "public", ["p", "s"])
+    with pytest.raises(InputError, match="1 item"):
+        ItemSchema.from_files(tmp_path / "private", tmp_path / "public")
