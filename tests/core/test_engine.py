@@ -368,7 +368,14 @@ class ReplacingModel(LeakyModel):
         return Release(window)
 
 
-@pytest.mark.parametrize("model_class, changed", [(RelaxingModel, "k"), (ReplacingModel, "extra, k")])
+class DroppingItsParameters(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        self.params = None
+        return Release(window)
+
+
+@pytest.mark.parametrize("model_class, changed", [(RelaxingModel, "k"), (ReplacingModel, "extra, k"),
+                                                  (DroppingItsParameters, "now a NoneType")])
 def test_a_model_that_changes_its_parameters_in_anonymize_fails_its_window_closed(recorder, model_class, changed):
     # Regression (QA attacking the conformance kit): the check ran on the same model object, so a
     # model that lowered its own k had its raw window checked at k=1 and released
@@ -838,3 +845,60 @@ def test_a_checker_cannot_write_into_the_window_it_judges(recorder):
         Pipeline(_with_model(registry, WritingChecker), pm).run(window, window_rng(0, 0))
     assert rejected.value.reason == ("checker error: ValueError: the checker wrote into a read-only array (the windows "
                                      "it is given are; compute on a copy)")
+
+
+class NumpyHungryModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(Window(window.vocab, window.indptr, np.empty(2**62, dtype=np.int8)))
+
+
+class WritingLossModel(LeakyModel):
+    def information_loss(self, original, release):
+        original.indices[:] = 0
+        return 0.0
+
+
+class RestatingLossModel(LeakyModel):
+    """Keeps the stats it returned and rewrites them when asked for its loss."""
+
+    def anonymize(self, window, policy, rng):
+        self.stats = {"deletions": 1}
+        return Release(window, {}, self.stats)
+
+    def information_loss(self, original, release):
+        self.stats["deletions"] = 99
+        return 0.0
+
+
+def test_what_the_model_does_after_anonymize_changes_no_outcome_but_its_own(recorder):
+    # numpy's "Unable to allocate" is a subclass of MemoryError: still a window out of memory
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    pipeline = Pipeline(_with_model(registry, NumpyHungryModel), pm)
+    with pytest.raises(WindowRejected) as rejected:
+        pipeline.run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: MemoryError (out of memory)" and pipeline.ran_out_of_memory
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, WritingLossModel), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == ("model error: information_loss raised ValueError: information_loss wrote into a "
+                                     "read-only array (the windows it is given are; compute on a copy)")
+    outcome = Pipeline(_with_model(registry, RestatingLossModel), pm).run(window, window_rng(0, 0))
+    assert outcome.release.stats == outcome.report["stats"] == {"deletions": 1}
+
+
+class WordyError(Exception):
+    """A plugin's own error carrying a `words` attribute, as setveil's errors do."""
+
+    words = "secret label HIV"
+
+
+class WordyModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise WordyError()
+
+
+def test_only_setveils_errors_give_their_words_as_a_reason(recorder):
+    _, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, WordyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == "model error: WordyError"
