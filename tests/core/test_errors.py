@@ -61,3 +61,8 @@ def test_a_pool_process_error_reaches_the_parent_as_itself():
         with pytest.raises(InputError) as raised:
             pool.submit(fails, InputError("data.dat", "an item is empty", line=3)).result()
     assert (raised.value.path, raised.value.line, raised.value.problem) == ("data.dat", 3, "an item is empty")
+
+
+def test_an_input_error_names_its_file_and_line_or_the_input():
+    assert str(InputError("data.dat", "an item is empty", line=3)) == "data.dat:3: an item is empty"
+    assert str(InputError(None, "no transactions")) == "<input>: no transactions"
