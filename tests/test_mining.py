@@ -143,3 +143,9 @@ def test_a_budgets_message_is_setveils_own_only_when_setveil_asked():
     with pytest.raises(MiningTooLarge) as caught:
         frequent_itemsets(Window.from_transactions([["a", "b"]]), 1, budget=2)
     assert own_words(caught.value) == str(caught.value)
+
+
+def test_a_budget_counts_only_the_itemsets_of_the_sizes_asked_for():
+    # [a, b] holds a, b and ab: one itemset of size 2, within a budget of 1
+    window = Window.from_transactions([["a", "b"]])
+    assert list(frequent_itemsets(window, 1, min_size=2, budget=1).values()) == [1]
