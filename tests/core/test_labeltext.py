@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
-from setveil.core.labeltext import LabelSyntaxError, label_order, label_text, split_labels
+from setveil.core.labeltext import LabelSyntaxError, label_order, label_text, split_fields, split_labels
 from setveil.core.schema import ItemClass, ItemSchema, read_label_file, write_label_file
 
 # what the data may hold (setveil.core.records.item_label): not empty, no whitespace at the ends
@@ -135,3 +135,16 @@ def test_without_a_public_list_every_item_but_the_sensitive_is_public(tmp_path):
     write_label_file(tmp_path / "public", ["p", "s"])
     with pytest.raises(InputError, match="1 item"):
         ItemSchema.from_files(tmp_path / "private", tmp_path / "public")
+
+
+def test_hierarchy_fields_drop_the_blanks_around_them_and_stop_at_a_comma():
+    assert split_fields(" New York , USA") == ["New York", "USA"]
+    assert split_fields('"a,b" , c') == ["a,b", "c"]
+    with pytest.raises(LabelSyntaxError, match="label 1 is a JSON string followed by more text"):
+        split_fields('"a" b, c')
+
+
+def test_an_item_list_is_never_read_from_standard_input():
+    # item lists are read before the data, which may be standard input
+    with pytest.raises(InputError, match=r"standard input \('-'\) is not supported"):
+        read_label_file("-")
