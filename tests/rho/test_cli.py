@@ -50,6 +50,8 @@ def test_anonymize_reports_the_metrics_and_verify_accepts_the_release(files):
         assert key in metrics
     result = run("verify", files / "table1.dat", out, *MODEL, "--sensitive", files / "sensitive.txt")
     assert result.exit_code == 0 and "satisfies rho" in result.output
+    # the parameters as -P takes them: a flag is true, not Python's True
+    assert "rule_metrics=true" in result.output
     assert "rule_metrics=true" in result.output  # as -P takes it (QA as a CLI user: it said True)
 
 
