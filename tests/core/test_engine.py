@@ -5,7 +5,7 @@ import pytest
 
 from setveil.core import plugins
 from setveil.core.cli import finite_loss
-from setveil.core.engine import Pipeline, window_rng
+from setveil.core.engine import Pipeline, overriders_note, window_rng
 from setveil.core.errors import ContractError, Infeasible, PluginError, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
@@ -118,6 +118,19 @@ def test_a_failed_check_names_the_plugins_that_answer_for_the_model(recorder):
     assert rejected.value.reason.startswith("release failed the coherence check: ")
     assert rejected.value.reason.endswith(" (setveil_anonymize_window is also implemented by plugin 'overrider' and "
                                           "wrapped by plugin 'recorder')")
+
+
+class OldStyleWrapper:
+    @hookimpl(hookwrapper=True)
+    def setveil_anonymize_window(self):
+        yield
+
+
+def test_an_old_style_hookwrapper_is_named_as_a_wrapper(recorder):
+    # it does not answer for the model, but it may replace the release it wraps (force_result)
+    _, pm, _ = recorder
+    pm.register(OldStyleWrapper(), name="timer")
+    assert overriders_note(pm.hook) == " (setveil_anonymize_window is wrapped by plugin 'recorder', 'timer')"
 
 
 def test_an_erring_model_is_rejected_without_contents(recorder):
