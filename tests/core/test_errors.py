@@ -6,7 +6,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from setveil.core.errors import Infeasible, InputError, ParameterError, PluginError, WindowRejected
+from setveil.core.errors import Infeasible, InputError, ParameterError, PluginError, WindowRejected, wrote_read_only
 from setveil.core.mining import MiningTooLarge
 from setveil.core.window import DuplicateItem
 from setveil.streams.codec import MessageRejected
@@ -66,3 +66,9 @@ def test_a_pool_process_error_reaches_the_parent_as_itself():
 def test_an_input_error_names_its_file_and_line_or_the_input():
     assert str(InputError("data.dat", "an item is empty", line=3)) == "data.dat:3: an item is empty"
     assert str(InputError(None, "no transactions")) == "<input>: no transactions"
+
+
+def test_only_numpys_read_only_messages_are_taken_for_a_write_into_a_given_window():
+    assert wrote_read_only(ValueError("assignment destination is read-only"), "the checker") == (
+        "ValueError: the checker wrote into a read-only array (the windows it is given are; compute on a copy)")
+    assert wrote_read_only(ValueError("invalid literal for int() with base 10: 'HIV'")) is None
