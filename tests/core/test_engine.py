@@ -131,6 +131,9 @@ def test_an_old_style_hookwrapper_is_named_as_a_wrapper(recorder):
     _, pm, _ = recorder
     pm.register(OldStyleWrapper(), name="timer")
     assert overriders_note(pm.hook) == " (setveil_anonymize_window is wrapped by plugin 'recorder', 'timer')"
+    pm.unregister(name="recorder")
+    pm.unregister(name="timer")
+    assert overriders_note(pm.hook) == "", "the core's own implementation alone is no other plugin's"
 
 
 def test_an_erring_model_is_rejected_without_contents(recorder):
@@ -537,6 +540,33 @@ def test_a_plugin_calling_sys_exit_fails_the_window_closed(recorder):
         assert rejected.value.reason == reason and not rejected.value.refused
 
 
+class ExitingObserver:
+    @hookimpl
+    def setveil_window_anonymized(self):
+        raise SystemExit(0)
+
+
+def test_an_observer_calling_sys_exit_changes_no_outcome(recorder, caplog):
+    rec, pm, registry = recorder
+    pm.register(ExitingObserver(), name="exiting-observer")
+    outcome = Pipeline(_with_model(registry, LeakyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert outcome.report["verified"] is True and len(rec.anonymized) == 1
+    assert caplog.records[0].getMessage().endswith("raised SystemExit; the window's outcome stands")
+
+
+class InterruptedModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_during_anonymize_stops_the_run_rather_than_rejecting_the_window(recorder):
+    # in the main thread of a process signals reach, a KeyboardInterrupt is the user's
+    rec, pm, registry = recorder
+    with pytest.raises(KeyboardInterrupt):
+        Pipeline(_with_model(registry, InterruptedModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert rec.rejected == []
+
+
 class StringChecker(LeakyModel):
     def violations(self, original, release):
         yield "rare: a"
@@ -746,6 +776,8 @@ def test_no_two_seeds_draw_alike_for_any_windows():
     assert len(set(first.values())) == len(first)
     with pytest.raises(ValueError, match=r"seed 4294967296 is not in \[0, 2\*\*32 - 1\]"):
         window_rng(2**32, 0)
+    with pytest.raises(ValueError, match=r"seed -1 is not in \[0, 2\*\*32 - 1\]"):
+        window_rng(-1, 0)
 
 
 class NoWindowModel(LeakyModel):
