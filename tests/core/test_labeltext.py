@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.labeltext import LabelSyntaxError, label_order, label_text, split_fields, split_labels
-from setveil.core.schema import ItemClass, ItemSchema, read_label_file, write_label_file
+from setveil.core.schema import ItemClass, ItemSchema, read_label_file, read_label_list, write_label_file
 
 # what the data may hold (setveil.core.records.item_label): not empty, no whitespace at the ends
 labels = st.text(min_size=1, max_size=12).filter(lambda s: s == s.strip())
@@ -148,3 +148,15 @@ def test_an_item_list_is_never_read_from_standard_input():
     # item lists are read before the data, which may be standard input
     with pytest.raises(InputError, match=r"standard input \('-'\) is not supported"):
         read_label_file("-")
+
+
+def test_a_label_listed_both_private_and_public_is_refused_however_the_schema_is_built():
+    with pytest.raises(ValueError, match="1 item"):
+        ItemSchema(frozenset({"s"}), frozenset({"s", "p"}))
+
+
+def test_the_lines_that_quote_a_label_are_remembered_indented_or_not(tmp_path):
+    # for the refusal of a list that quotes a label the data spells with its quotes
+    listed = tmp_path / "items"
+    listed.write_text('  "x"\ny\n"x"\n')
+    assert read_label_list(listed) == (frozenset({"x", "y"}), {"x": (1, 3)})
