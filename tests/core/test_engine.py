@@ -746,6 +746,40 @@ def test_what_is_emitted_is_fixed_when_anonymize_returns(recorder):
     assert list(outcome.release.window) == [["a"], ["a"]]
 
 
+class _TwoFaced(Window):
+    """Shows the raw window until its items are first read, then a safe release of it."""
+
+    def __init__(self, raw, safe):
+        self.vocab, self.tids = raw.vocab, None
+        self._faces, self._shown = (raw, safe), False
+
+    @property
+    def indptr(self):
+        return self._faces[self._shown].indptr
+
+    @property
+    def indices(self):
+        face = self._faces[self._shown]
+        self._shown = True
+        return face.indices
+
+
+class TwoFacedModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        rare = np.flatnonzero(window.supports < self.params["k"])
+        return Release(_TwoFaced(window, window.suppress(rare)))
+
+
+def test_the_check_judges_the_release_that_is_emitted(recorder):
+    # QA as a hostile plugin author: a release read twice, once to emit and once to check, could
+    # show each reading another window
+    rec, pm, registry = recorder
+    with pytest.raises(WindowRejected, match="failed the leaky check: 2 violation"):
+        Pipeline(_with_model(registry, TwoFacedModel, k="2"), pm).run(
+            Window.from_transactions([["a", "b"], ["a", "c"]]), window_rng(0, 0))
+    assert rec.anonymized == []
+
+
 class _Twice(Vocabulary):
     """A vocabulary whose labels list one label twice, so that two ids would be written alike."""
 
