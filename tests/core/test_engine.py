@@ -592,6 +592,11 @@ class IdTargetChecker(LeakyModel):
         yield Violation("rare", "an item is rarer than k", ("a",), None, 0)
 
 
+class NumberSummaryChecker(LeakyModel):
+    def violations(self, original, release):
+        yield Violation("rare", 3)
+
+
 class BoolPositionChecker(LeakyModel):
     def violations(self, original, release):
         yield Violation("rare", "an item is rarer than k", ("a",), True)
@@ -619,7 +624,8 @@ def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_an
                                  (BoolPositionChecker, "a Violation whose transaction is a bool, not a position (int)"),
                                  # describe() would show "itemset {a, b}" and "-> 0"
                                  (StrItemsetChecker, "a Violation whose itemset is a str, not a tuple of labels"),
-                                 (IdTargetChecker, "a Violation whose target is an int, not a str")):
+                                 (IdTargetChecker, "a Violation whose target is an int, not a str"),
+                                 (NumberSummaryChecker, "a Violation whose summary is an int, not a str")):
         with pytest.raises(WindowRejected) as rejected:
             Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
         assert rejected.value.reason == f"checker error: model 'leaky': its checker yielded {problem}"
@@ -848,6 +854,9 @@ class DroppingModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         return Release(window.suppress(np.array([window.vocab.get("b")])))
 
+    def information_loss(self, original, release):
+        return 1 - release.n_occurrences / original.n_occurrences
+
 
 def test_the_report_counts_the_released_items_and_says_whether_they_were_checked(recorder):
     # README: items_after counts the release's occurrences, a window's seconds are its anonymize
@@ -857,7 +866,7 @@ def test_the_report_counts_the_released_items_and_says_whether_they_were_checked
     for verify in (True, False):
         report = Pipeline(_with_model(registry, DroppingModel), pm, verify=verify).run(window, window_rng(0, 0)).report
         assert (report["transactions"], report["items_before"], report["items_after"]) == (3, 4, 2)
-        assert report["verified"] is verify
+        assert report["verified"] is verify and report["info_loss"] == 0.5
         assert report["seconds"] == pytest.approx(report["anonymize_seconds"] + report["verify_seconds"], rel=1e-9)
 
 
@@ -981,3 +990,19 @@ def test_only_setveils_errors_give_their_words_as_a_reason(recorder):
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(_with_model(registry, WordyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
     assert rejected.value.reason == "model error: WordyError"
+
+
+class RepeatingModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(Window(window.vocab, [0, 2], [0, 0]))
+
+
+def test_a_release_listing_an_item_twice_fails_even_a_checker_that_only_counts(recorder):
+    # the core's structural check runs before the model's: this one's supports would count a twice
+    _, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, RepeatingModel, k="2"), pm).run(Window.from_transactions([["a"]]),
+                                                                        window_rng(0, 0))
+    assert rejected.value.reason == ("release failed the leaky check: 1 violation(s); first: malformed: a released "
+                                     "transaction lists an item twice or out of order (setveil_anonymize_window is "
+                                     "wrapped by plugin 'recorder')")
