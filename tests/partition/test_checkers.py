@@ -5,11 +5,14 @@ import sys
 
 import pytest
 
-from setveil.core.model import Context
-from setveil.core.plugins import get_registry
+from setveil.core.engine import Pipeline, window_rng
+from setveil.core.errors import WindowRejected
+from setveil.core.model import Context, Release
+from setveil.core.plugins import Configured, get_plugin_manager, get_registry
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 from setveil.plugins.partition.checker import km_violations
+from setveil.plugins.partition.models import KAnonymity
 
 from .examples import FIGURE_2, hierarchy
 
@@ -102,3 +105,19 @@ def test_empty_transactions_form_their_own_class():
 def test_items_released_into_an_empty_window_break_the_generalization():
     # nothing generalizes to an item where the original held none, at any k
     assert rules("kanonymity", {"k": "1"}, [[], []], [["A"], []]) == ["foreign-label"]
+
+
+class OwnHierarchy(KAnonymity):
+    """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""
+
+    def anonymize(self, window, policy, rng):
+        self.context = Context(hierarchy=hierarchy([("X", "ALL"), ("a1", "X"), ("b1", "X")]))
+        return Release(Window.from_transactions([["X"]] * len(window), vocab=window.vocab.copy()))
+
+
+def test_a_generalization_is_checked_against_the_hierarchy_setveil_gave_the_model():
+    configured = get_registry().configure("kanonymity", None, {"k": "2"}, Context(hierarchy=hierarchy(FIGURE_2)))
+    model = OwnHierarchy(configured.model.params, configured.model.context)
+    pipeline = Pipeline(Configured(model, configured.policy, configured.params, configured.context), get_plugin_manager())
+    with pytest.raises(WindowRejected, match="failed the kanonymity check: .* first: unknown-label"):
+        pipeline.run(Window.from_transactions([["a1"], ["b1"]]), window_rng(0, 0))
