@@ -326,6 +326,20 @@ def test_verify_lists_at_most_max_violations_each_named_by_its_window(files):
     assert windowed.exit_code == 1 and "violation: window 1: " in windowed.output
 
 
+def test_verify_counts_input_positions_across_every_window_before(files):
+    # the third window's transaction 1 is input transaction 9: windows of 4, 4 and 2
+    # a release holding the private items alone leaves an attacker nothing to know, bar the w added
+    data, release = files / "twice.dat", files / "r.dat"
+    data.write_text(FIGURE_1 * 2)
+    private = ["--sensitive", files / "private.txt"]
+    lines = [line.split()[-1] for line in (FIGURE_1 * 2).splitlines()]
+    lines[9] += " w"
+    release.write_text("\n".join(lines) + "\n")
+    result = run("verify", data, release, *MODEL, *private, "--window", "4")
+    assert result.exit_code == 1 and "violation: window 2: added-item" in result.output
+    assert result.output.count("violation: ") == 1 and "transaction 9" in result.output
+
+
 def test_the_report_records_the_window_and_the_seed(files):
     # mutation pass: the report's "window" and "seed" (README) were not compared with the run's
     report = files / "r.json"
