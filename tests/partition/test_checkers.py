@@ -121,3 +121,12 @@ def test_a_generalization_is_checked_against_the_hierarchy_setveil_gave_the_mode
     pipeline = Pipeline(Configured(model, configured.policy, configured.params, configured.context), get_plugin_manager())
     with pytest.raises(WindowRejected, match="failed the kanonymity check: .* first: unknown-label"):
         pipeline.run(Window.from_transactions([["a1"], ["b1"]]), window_rng(0, 0))
+
+
+def test_a_window_generalized_by_a_fanout_hierarchy_is_checked_against_the_hierarchy_of_its_original():
+    # the service builds a --fanout hierarchy per window over the window's items; one built over
+    # the release's labels instead would hold its nodes as leaves
+    configured = get_registry().configure("kanonymity", None, {"k": "2"}, Context(fanout=2))
+    window = Window.from_transactions([["a"], ["b"], ["c"], ["d"]])
+    outcome = Pipeline(configured, get_plugin_manager()).run(window, window_rng(0, 0))
+    assert outcome.report["verified"] is True and outcome.report["info_loss"] > 0
