@@ -51,7 +51,6 @@ class InputError(SetveilError):
         super().__init__(f"{where}: {problem}")
 
 
-
 class ParameterError(SetveilError):
     """A parameter is missing, unknown, malformed or out of range; names the parameter."""
 

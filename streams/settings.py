@@ -671,7 +671,6 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
                                  f"topics.{other} too; input, output, dlq and windows must be four different topics")
 
 
-
 def describe(settings: Settings) -> list[str]:
     """The settings in force, one line per section, each value that is not a default followed
     by where it came from; secrets masked. Paths are shown, never the contents of any file."""

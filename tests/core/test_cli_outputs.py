@@ -572,7 +572,6 @@ def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
             _report_bytes({"stats": stats}, Model())
 
 
-
 @pytest.mark.parametrize("seed", ["-1", str(2**32)])
 @pytest.mark.parametrize("command", [["anonymize"], ["bench", "run"]])
 def test_a_negative_seed_or_one_past_32_bits_is_refused(runner, data, tmp_path, command, seed):

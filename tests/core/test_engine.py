@@ -607,7 +607,6 @@ class PastTheEndChecker(LeakyModel):
         yield Violation("rare", "an item is rarer than k", ("a",), len(release))
 
 
-
 def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_and_says_so(recorder):
     # Regression (QA as a plugin author): a checker yielding a string made the pipeline raise
     # AttributeError outside its error handling (the service called it its own error); one

@@ -350,7 +350,6 @@ def _write(path, text):
     return path
 
 
-
 def test_a_tid_msgpack_cannot_hold_is_refused_when_read(tmp_path):
     # QA: JSONL took tid 2**64, and writing the release as msgpack ended in a traceback
     data = tmp_path / "t.jsonl"

@@ -104,7 +104,6 @@ def test_global_suppression_stays_global_and_unsplit():
     )
 
 
-
 @pytest.mark.parametrize("seed", range(8))
 def test_global_prefers_the_consequent_on_a_tie(seed):
     # Regression (QA as a researcher): every type was offered as a consequent, so the tie between

@@ -86,7 +86,6 @@ def test_verdict_matches_brute_force(tmp_path_factory, rows, patterns, psi, seed
         assert found[0].transaction == emptied[0] and found[0].summary.startswith(f"{len(emptied)} transaction(s)")
 
 
-
 def test_psi_is_the_decimal_typed(tmp_path):
     # Regression (QA): ⌊ψ·m + 1e-9⌋ let ψ = 0.9999999999 keep a pattern in all 10 of its
     # transactions (10 > 9.999999999); ψ = 0.3 must still allow 3 of 10 (0.3·10 is 2.9999... in binary).

@@ -313,7 +313,6 @@ def test_bench_effectiveness_can_drop_near_universal_items_first(runner, tmp_pat
     assert all(r["violations"] == 0 for r in body["rows"])
 
 
-
 def test_bench_effectiveness_refuses_to_drop_an_item_of_a_given_pattern(runner, tmp_path):
     """QA: --drop-common removed every given pattern's item and the run reported 0 restrictive."""
     database, patterns = tmp_path / "universal.dat", tmp_path / "restrictive.txt"

@@ -236,7 +236,6 @@ def test_tail_out_says_why_the_tids_do_not_line_up():
         release_window({0: ["a"], 2: ["b"]})
 
 
-
 @pytest.mark.parametrize("reason", ["x" * 5000, "é" * 3000 + "€" * 1000])
 def test_a_window_dead_letter_past_the_limit_has_its_reason_cut_short_to_fit(reason):
     # A plugin's reason can be of any length, and a dead letter the client refused stopped the

@@ -167,7 +167,6 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
     assert "secret" not in worker.log_text()
 
 
-
 def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make_settings, start_worker):
     # Regression (QA as a consumer): with producer.max_request_bytes under the dead letters'
     # 4,096 bytes of headroom, every dead-lettered message counted as too large to produce again,
@@ -773,7 +772,6 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert sum(msgpack.unpackb(r.value)["transactions"] for r in rejections) == 400
     assert worker.process.poll() is None
     assert worker.stop(timeout=30) == 0
-
 
 
 def test_a_batch_whose_value_fits_but_whose_message_does_not_fails_closed(make_settings, start_worker):

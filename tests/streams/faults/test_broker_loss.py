@@ -101,7 +101,6 @@ def test_a_read_the_broker_refuses_for_good_is_not_tried_again():
     assert isinstance(failure, TopicAuthorizationFailedError) and attempts == 1
 
 
-
 @pytest.mark.slow
 def test_a_broker_gone_as_a_partition_opens_stops_the_worker_with_the_documented_line(
         make_settings, start_worker, own_broker, monkeypatch, tmp_path):
