@@ -60,3 +60,17 @@ def test_global_removes_the_type_that_settles_most_per_occurrence():
     offered = options([0, 1], [1, 6], [False, False])
     assert Global().score(offered, now).tolist() == pytest.approx([2.0, 0.5])
     assert Global().choose(offered, now) == 0
+
+
+def records_state(lengths, ranks):
+    now = state([1], [1])
+    now.record_length, now.record_rank = np.array(lengths, dtype=np.int64), np.array(ranks, dtype=np.int64)
+    return now
+
+
+def test_the_longest_records_lose_the_victim_and_ties_go_by_the_seeded_record_rank():
+    # record 3 is the longest; records 0, 1 and 2 tie on length and rank 2, 0, 1
+    now = records_state([2, 2, 2, 5], [2, 0, 1, 3])
+    records = np.arange(4)
+    assert Dist().pick_records(records, 1, now).tolist() == [3]
+    assert Dist().pick_records(records, 3, now).tolist() == [3, 1, 2]
