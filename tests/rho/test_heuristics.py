@@ -74,3 +74,19 @@ def test_the_longest_records_lose_the_victim_and_ties_go_by_the_seeded_record_ra
     records = np.arange(4)
     assert Dist().pick_records(records, 1, now).tolist() == [3]
     assert Dist().pick_records(records, 3, now).tolist() == [3, 1, 2]
+
+
+def many_global_options(unsafe, support):
+    """Global's offer of every item type (more than the 32 options that choose sorts whole), with the
+    seeded ranks reversed so that the lowest item id is not the first by rank."""
+    now = state(support, support)
+    now.unsafe_rules = np.array(unsafe, dtype=np.int64)
+    now.item_rank = np.arange(len(support))[::-1].copy()
+    return options(np.arange(len(support)), support, [False] * len(support)), now
+
+
+def test_among_many_options_the_tie_breaks_still_apply():
+    # 40 types, each settling one rule with one occurrence: a tie that the seeded rank breaks,
+    # for the last item, which ranks first
+    offered, now = many_global_options([1] * 40, [1] * 40)
+    assert Global().choose(offered, now) == 39
