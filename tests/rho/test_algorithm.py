@@ -55,6 +55,21 @@ def test_cost_is_equation_8():
     assert math.isinf(cost(1, 5000, 3))
 
 
+def test_a_part_whose_cost_equals_t_max_is_not_split():
+    # eq. 8 for four records [a b]: 4 · 2^(8/4) / 2 = 8; Algorithm 3 splits only while Cost > t_max
+    window = Window.from_transactions([["a", "b"]] * 4)
+    assert len(split(window, 8.0, np.random.default_rng(0))) == 1
+    assert sorted(map(len, split(window, 7.9, np.random.default_rng(0)))) == [2, 2]
+
+
+def test_split_assigns_a_random_half_of_the_records_to_each_part():
+    # 16 records [a b] cost 16 · 4 / 2 = 32; at t_max 20 each half costs 16 and stays whole. Which
+    # records go together is the seed's choice, not the first half of the window.
+    window = Window.from_transactions([["a", "b"]] * 16)
+    firsts = {tuple(split(window, 20.0, np.random.default_rng(seed))[0].tolist()) for seed in range(4)}
+    assert all(len(first) == 8 for first in firsts) and len(firsts) > 1
+
+
 def test_split_halves_until_cheap_enough_and_keeps_every_record_once():
     rng = np.random.default_rng(3)
     rows = [[f"i{x}" for x in rng.choice(40, size=4, replace=False)] for _ in range(400)]
