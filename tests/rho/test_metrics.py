@@ -171,3 +171,10 @@ def test_a_bench_row_gives_the_loss_the_sensitive_share_deleted_and_the_divergen
         q * math.log(q / r) for q, r in zip(h2, m) if q)
     assert row["info_loss_%"] == pytest.approx(100 * 2 / 15) and row["sensitive_deleted_%"] == 50.0
     assert row["sym_kl"] == pytest.approx(expected)
+
+
+def test_a_rule_held_by_exactly_the_minimum_support_is_mined_though_the_product_rounds_up():
+    # 0.07 · 100 is 7.000000000000001 in floating point; the threshold is still 7 transactions,
+    # which {a, b} has: a -> b and b -> a
+    window = Window.from_transactions([["a", "b"]] * 7 + [["c"]] * 93)
+    assert len(association_rules(window, 0.07, 0.5, None)) == 2
