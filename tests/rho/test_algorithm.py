@@ -227,3 +227,29 @@ def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
         items, counts = scalar.sensitive_counts(np.array([r]), np.array(held[:1], dtype=np.int64))
         assert np.array_equal(np.sort(scalar.sensitive_items(r, held[:1])), items)
         assert np.all(counts == 1)
+
+
+def table_of(rows, n_items, sensitive):
+    from setveil.plugins.rho.table import Table
+
+    indptr = np.cumsum([0] + [len(r) for r in rows])
+    return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
+                 np.isin(np.arange(n_items), sensitive))
+
+
+def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions():
+    # Every pair of {0, 1, 2} has support 4 (records 0, 1, 2 and one more). Record 2 then loses
+    # item 2, as a sanitized pair would make it, before the triples are generated: {0, 1, 2} is
+    # held by records 0 and 1 only. It is counted from its parent {1, 2}, whose cover was taken
+    # before the deletion and still lists record 2.
+    from setveil.plugins.rho.qids import QidBuffer
+
+    rows = [[0, 1, 2, 5], [0, 1, 2, 5], [0, 1, 2], [0, 1], [0, 2], [1, 2], [0], [1], [2]]
+    table = table_of(rows, 6, [5])
+    buffer = QidBuffer(table, np.array([0, 1]), 1_000_000)
+    pairs = buffer.extend(buffer.singletons())
+    assert pairs.sets.tolist() == [[0, 1], [0, 2], [1, 2]] and pairs.sup.tolist() == [4, 4, 4]
+    table.delete_one(2, 2)
+    triples = buffer.extend(pairs)
+    assert triples.sets.tolist() == [[0, 1, 2]] and triples.sup.tolist() == [2]
+    assert sorted(triples.cover(0).tolist()) == [0, 1]
