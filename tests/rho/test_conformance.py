@@ -23,5 +23,7 @@ class TestRhoConformance(ConformanceSuite):
         {"rule_support": "0"},
         {"rule_support": "1.5"},
         {"rule_confidence": "2"},
+        {"rule_confidence": "0"},
+        {"rule_max_size": "1"},
         {"rule_metrics": "maybe"},
     ]
