@@ -260,6 +260,14 @@ def test_a_buffer_generates_the_free_pairs_of_its_records_that_leave_a_sensitive
     assert buffer.extend(pairs) is None
 
 
+def test_the_defaults_are_the_documented_ones():
+    params = get_registry().configure("rho", None, {"rho": "0.5"}, CONTEXT).model.params
+    assert {name: params[name] for name in ("qid_size", "b_max", "t_max", "workers", "rule_support",
+                                            "rule_confidence", "rule_max_size", "rule_metrics")} == {
+        "qid_size": 4, "b_max": 1_000_000, "t_max": 500.0, "workers": "auto", "rule_support": 0.0005,
+        "rule_confidence": "rho", "rule_max_size": 5, "rule_metrics": True}
+
+
 def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions():
     # Every pair of {0, 1, 2} has support 4 (records 0, 1, 2 and one more). Record 2 then loses
     # item 2, as a sanitized pair would make it, before the triples are generated: {0, 1, 2} is
