@@ -284,3 +284,12 @@ def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions(
     triples = buffer.extend(pairs)
     assert triples.sets.tolist() == [[0, 1, 2]] and triples.sup.tolist() == [2]
     assert sorted(triples.cover(0).tolist()) == [0, 1]
+
+
+@pytest.mark.parametrize("t_max, noted", [("4", False), ("3.9", True)])
+def test_dense_records_are_noted_only_when_t_max_is_below_their_cost_floor(t_max, noted):
+    # records of 4 items: a part's domain holds at most its 4·|T| occurrences, so eq. 8 gives
+    # every part at least 2^4 / 4 = 4, which t_max 4 allows
+    window = Window.from_transactions([["a", "b", "c", "d"], ["a", "b", "e", "f"]])
+    model = get_registry().configure("rho", "mine", {"rho": "0.5", "t_max": t_max}, CONTEXT).model
+    assert bool(model.input_notes(window, "in.dat")) == noted
