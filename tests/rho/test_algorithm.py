@@ -16,7 +16,9 @@ from setveil.core.schema import ItemSchema
 from setveil.core.share import Share
 from setveil.core.window import Window
 from setveil.plugins.rho.dnc import cost, split
+from setveil.plugins.rho.qids import QidBuffer
 from setveil.plugins.rho.suppressor import deletions_needed
+from setveil.plugins.rho.table import NotHeld, Table
 
 SENSITIVE = frozenset({"s0", "s1", "s2"})
 CONTEXT = Context(schema=ItemSchema(private=SENSITIVE))
@@ -192,8 +194,6 @@ def test_distinct_rows_keeps_exactly_the_first_of_each_group(rows):
 def test_a_deletion_from_a_record_that_does_not_hold_the_item_fails(rows):
     # Regression (QA mutants of Algorithm 2): a cover out of step with the table deleted items
     # records no longer held, which drove the supports below the truth and looped for ever
-    from setveil.plugins.rho.table import NotHeld, Table
-
     table = Table(np.array([0, 2, 3, 4, 5, 6]), np.array([0, 1, 0, 1, 0, 0]), 2, np.array([False, True]))
     table.delete_one(0, 1)  # records 0, 3 and 4 hold item 0 now; record 1 held it, 2 and 5 never
     with pytest.raises(NotHeld, match="item id 0 from a record that does not hold it"):
@@ -203,8 +203,6 @@ def test_a_deletion_from_a_record_that_does_not_hold_the_item_fails(rows):
 
 @given(data=st.data())
 def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
-    from setveil.plugins.rho.table import Table
-
     n_items = data.draw(st.integers(1, 12))
     rows = data.draw(st.lists(st.sets(st.integers(0, n_items - 1), min_size=1, max_size=6), min_size=1, max_size=20))
     sensitive = np.array(data.draw(st.lists(st.booleans(), min_size=n_items, max_size=n_items)))
@@ -230,8 +228,6 @@ def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
 
 
 def table_of(rows, n_items, sensitive):
-    from setveil.plugins.rho.table import Table
-
     indptr = np.cumsum([0] + [len(r) for r in rows])
     return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
                  np.isin(np.arange(n_items), sensitive))
@@ -245,8 +241,6 @@ def test_a_buffer_generates_the_free_pairs_of_its_records_that_leave_a_sensitive
     # {0, 1} has the support of {1} (3: every record with 1 holds 0), so it is not free.
     # Visited by first record: {0, 1} (record 0), {0, 2} and {1, 2} (record 2), {0, 3} (record 4).
     # b_max only slices the work (3 cuts the pairs of record 2 in two), never the result.
-    from setveil.plugins.rho.qids import QidBuffer
-
     rows = [[0, 1, 4], [0, 1, 2], [0, 1, 2, 4], [2, 3], [0, 3, 4]]
     buffer = QidBuffer(table_of(rows, 5, [4]), np.array([0, 2, 4]), b_max)
     pairs = buffer.extend(buffer.singletons())
@@ -273,8 +267,6 @@ def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions(
     # item 2, as a sanitized pair would make it, before the triples are generated: {0, 1, 2} is
     # held by records 0 and 1 only. It is counted from its parent {1, 2}, whose cover was taken
     # before the deletion and still lists record 2.
-    from setveil.plugins.rho.qids import QidBuffer
-
     rows = [[0, 1, 2, 5], [0, 1, 2, 5], [0, 1, 2], [0, 1], [0, 2], [1, 2], [0], [1], [2]]
     table = table_of(rows, 6, [5])
     buffer = QidBuffer(table, np.array([0, 1]), 1_000_000)
