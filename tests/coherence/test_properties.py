@@ -172,3 +172,40 @@ def test_an_empty_window_reports_the_fields_of_any_other(figure1):
     assert len(empty.window) == 0
     assert empty.details == {"size1_moles": [], "suppressed": []}
     assert empty.stats.keys() == full.stats.keys() and empty.stats["suppressed_items"] == 0
+
+
+def _moles_by_size(rows, h, k, p):
+    """The search's size-1 moles, then its minimal moles of each size 2..p, as sorted label
+    strings (a list, so that a mole listed twice shows), and its candidates per level."""
+    window = Window.from_transactions(rows)
+    classes = SCHEMA.classes(window.vocab)
+    search = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, h, k, p)
+    label = window.vocab.label
+    levels = [search.size1[:, None]] + search.moles
+    return [sorted(" ".join(sorted(label(int(i)) for i in row)) for row in level) for level in levels], search.candidates
+
+
+def test_a_breach_above_an_h_close_to_1_is_found():
+    # Mutation testing: a search that skipped breaches unless h < 0.9 passed, as the random
+    # examples draw no h between 0.75 and 1. p0's cohort is all s0: 2/2 > 0.95
+    moles, _ = _moles_by_size([["p0", "s0"], ["p0", "s0"], ["p1"], ["p1"]], 0.95, 2, 1)
+    assert moles == [["p0"]]
+
+
+def test_a_breach_of_size_3_is_found_through_the_bounds_of_its_parents():
+    # Mutation testing: bounds kept for every pair of support >= k, breaching or not, slid
+    # against the extendible pairs after p0p1, and p1p2p3 was tested with p0p3's bound
+    # (no s0, so none) and missed. With k=2, h=0.5: p0p1 is held 3 times, 2 with s0 (a
+    # breach); p1p2, p1p3 and p2p3 4 times, 2 with s0 (not above h); p1p2p3 3 times, 2 with
+    # s0. No single item has s0 in more than half its cohort, and p0p2 is held by none.
+    rows = [["p0", "p1", "s0"], ["p0", "p1", "s0"], ["p0", "p1"], ["p1", "p2", "p3", "s0"], ["p1", "p2", "p3", "s0"],
+            ["p1", "p2"], ["p1", "p3"], ["p2", "p3"], ["p1", "p2", "p3"], ["p0", "p3"], ["p0", "p3"]]
+    assert _moles_by_size(rows, 0.5, 2, 3) == ([[], ["p0 p1"], ["p1 p2 p3"]], [4, 5, 1])
+
+
+def test_each_minimal_mole_is_found_once():
+    # Mutation testing: grouping triples by any shared prefix item instead of their whole prefix
+    # joined p0p1p2 with p0p1p3, p0p2p3 and p1p2p3 and listed p0p1p2p3 three times, which the
+    # set-based comparisons above cannot see; it is held once (k=2), every triple twice
+    rows = [["p0", "p1", "p2", "p3"], ["p0", "p1", "p2"], ["p0", "p1", "p3"], ["p0", "p2", "p3"], ["p1", "p2", "p3"]]
+    assert _moles_by_size(rows, 1.0, 2, 4) == ([[], [], [], ["p0 p1 p2 p3"]], [4, 6, 4, 1])
