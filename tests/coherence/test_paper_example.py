@@ -216,3 +216,16 @@ def test_a_candidate_held_by_no_transaction_is_no_mole():
     configured = coherence(h="1", k="2", p="3", schema=schema)
     release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
     assert release.details["size1_moles"] == [] and release.details["suppressed"] == []
+
+
+def test_an_item_the_window_does_not_hold_is_no_mole(figure1, schema):
+    # Mutation testing: a search over every public item of the vocabulary, held or not, made x a
+    # size-1 mole here (Definition 1 needs Sup > 0). A window cut from a longer input keeps its
+    # vocabulary: Fig. 1 without T3 still knows x, which only T3 holds. d, y and z are held once;
+    # of the pairs of a, b, c, f and g only ab, bf and bg are held once, and no cohort of two or
+    # more has one disease in more than 80% of it, so b, in all three, goes
+    window = figure1.take([0, 1, 3, 4])
+    assert sorted(window.vocab.label(int(i)) for i in _search(window, schema).size1) == ["d", "y", "z"]
+    configured = coherence()
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert release.details == {"size1_moles": ["d", "y", "z"], "suppressed": ["b"]}
