@@ -41,6 +41,19 @@ def test_the_budget_counts_each_level_before_listing_it():
         find_minimal_moles(window, public, private, 0.4, 5, 3)
 
 
+def test_the_pairs_are_bounded_before_the_product_that_lists_them():
+    # With k=1 each of 8,946 public items is extendible: at most C(8946, 2) = 40,010,985 pairs, and
+    # 8,100 transactions of the same 100 items hold 8,100 * C(100, 2) = 40,095,000 with repeats.
+    # The lesser is past the budget of 40,000,000, though the product would list only 4,950 pairs:
+    # a bound, not a count, so that no product can grow past it (mutation testing: a budget 100
+    # times larger passed every test)
+    shared = [f"t{i}" for i in range(100)]
+    window = Window.from_transactions([shared] * 8_100 + [[f"u{i}"] for i in range(8_846)])
+    classes = SCHEMA.classes(window.vocab)
+    with pytest.raises(MiningTooLarge, match="up to 40,010,985 candidate itemsets of size 2 .* budget of 40,000,000$"):
+        find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, 0.4, 1, 2)
+
+
 def test_the_check_stops_at_the_mining_budget():
     window = wide(2_000)
     with pytest.raises(MiningTooLarge, match="would list up to 1,333,335,000 itemsets, more than the budget of 25,000,000"):
