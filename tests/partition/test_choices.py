@@ -38,3 +38,42 @@ def test_aa_fixes_the_failing_itemset_of_least_support_first():
     _, _, release = run("km-anonymity", {"k": "3", "m": "2"}, FIGURE_2, rows)
     assert as_sets(release) == [frozenset(row) for row in
                                 [["A"], ["A", "b1"], ["A", "b1", "b2"], ["A", "b1", "b2"], ["A"], ["A", "b1", "b2"]]]
+
+
+def test_aa_prices_a_generalization_net_of_the_cut_below_it():
+    # k = 2, m = 2 over ALL -> {C, A}, C -> {B, D}, B -> {b1, b2}, D -> {d1, d2}, A -> {a1, a2}
+    # (|I| = 6). Size 1: b2 and d2 are held once, and B (NCP 2/6 over 3 occurrences: 6 units)
+    # and D (6 units) are cheaper than C (4 x 6 = 24). Size 2: {B, a1}, first in preorder, and {D, a1} are held once;
+    # {B, A} is held 3 times at 2 x 7 = 14 more units, {C, a1} twice at 24 less the 12 that B
+    # and D already cost: 12, so C. Mutation testing: pricing C at its whole 24 chose A, then
+    # {D, A} still failed and took C as well.
+    edges = [("C", "ALL"), ("A", "ALL"), ("B", "C"), ("D", "C"), ("b1", "B"), ("b2", "B"), ("d1", "D"), ("d2", "D"),
+             ("a1", "A"), ("a2", "A")]
+    rows = [["a1", "d1"], ["a1", "b1"], ["a2", "b2"], ["a2", "b1"], ["d2"], ["d1"], ["a2"], ["a2"], ["a2"]]
+    _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, edges, rows)
+    assert as_sets(release) == [frozenset(row) for row in
+                                [["C", "a1"], ["C", "a1"], ["C", "a2"], ["C", "a2"], ["C"], ["C"], ["a2"], ["a2"], ["a2"]]]
+
+
+def test_aa_takes_the_cheapest_generalization_even_if_it_changes_more_items():
+    # k = 2, m = 2 over Fig. 2: {a1, b1} and {a2, b2} are held once. Of the generalizations of
+    # {a1, b1}, only {A, B} (2 x 4 + 2 x 4 = 16 units) and those through ALL (4 x 8 = 32) reach
+    # support 2: fewer items changed breaks ties of cost only (mutation testing: ranking by
+    # items changed first released everything as ALL)
+    rows = [["a1", "b1"], ["a2", "b2"], ["a1"], ["a2"], ["b1"], ["b2"]]
+    _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, FIGURE_2, rows)
+    assert as_sets(release) == [frozenset(row) for row in [["A", "B"], ["A", "B"], ["A"], ["A"], ["B"], ["B"]]]
+
+
+def test_aa_breaks_a_tie_of_cost_by_fewer_items_changed():
+    # k = 2, m = 2 over ALL -> {C, B}, C -> {A, a3}, A -> {a1, a2}, B -> {b1, b2} (|I| = 5).
+    # {a1, b1} and {a3, b1} are held once. Of the generalizations of {a1, b1}, {A, b1} and
+    # {a1, B} are still held once; {A, B} (2 x 4 + 2 x 5 = 18 units, two items changed) and
+    # {C, b1} (3 x 6 = 18, one item) are held 3 and 2 times, and the tie goes to C, which fixes
+    # {a3, b1} too. Mutation testing: the first of the tie in enumeration order, {A, B}, left
+    # {a3, B} held once, and took C on top.
+    edges = [("C", "ALL"), ("B", "ALL"), ("A", "C"), ("a3", "C"), ("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B")]
+    rows = [["a1", "b1"], ["a2", "b2"], ["a3", "b1"], ["a1"], ["a2", "b2"], ["a3"], ["b2"]]
+    _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, edges, rows)
+    assert as_sets(release) == [frozenset(row) for row in
+                                [["C", "b1"], ["C", "b2"], ["C", "b1"], ["C"], ["C", "b2"], ["C"], ["b2"]]]
