@@ -51,6 +51,22 @@ def test_aa_reproduces_the_global_2_2_column_of_table_2():
     assert as_sets(release) == [frozenset(glob) for _, _, glob in TABLE_2.values()]
 
 
+def test_aa_on_table_2_counts_its_rounds_subsets_and_cut_nodes():
+    # k = 2, m = 5 (past the longest transaction). Size 1: every item is held at least 3 times.
+    # Size 2: a1b1 and a2b1 are held once (T7); a1b1 first makes b1 -> B, then a2B is held 3
+    # times: one round, one generalization. Size 3: a1a2B is held 3 times, and no generalized
+    # transaction has 4 labels, so AA stops there. Subsets counted: 17 occurrences; 15 pairs of
+    # the original, 10 of the generalized transactions; 3 triples. The window is released as a1,
+    # a2 and B; B covers the 8 occurrences of b1 and b2.
+    rows = [original for original, _, _ in TABLE_2.values()]
+    configured = get_registry().configure("km-anonymity", None, {"k": "2", "m": "5"}, Context(hierarchy=hierarchy(FIGURE_2)))
+    release = configured.model.anonymize(window(rows), configured.policy, np.random.default_rng(0))
+    assert as_sets(release.window) == [frozenset(glob) for _, _, glob in TABLE_2.values()]
+    stats = {key: value for key, value in release.stats.items() if not key.endswith("_seconds")}
+    assert stats == {"aa_rounds_by_size": {"1": 0, "2": 1, "3": 0}, "aa_generalizations": 1, "aa_subsets_counted": 45,
+                     "aa_cut_nodes": 3, "hierarchy_nodes": 7, "hierarchy_height": 2, "generalized_occurrences": 8}
+
+
 class RecordingPartition(Partition):
     """Algorithm 1 with pick_node observed: a third party's variant overrides only pick_node."""
 
