@@ -253,12 +253,9 @@ def _prefix_pairs(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     :class:`MiningTooLarge` before listing more than :data:`CANDIDATE_BUDGET` (``k``: the support
     the candidates need, for its message)."""
     f = len(rows)
-    if rows.shape[1] == 1:
-        new_group = np.ones(f, dtype=bool)
-        new_group[1:] = False
-    else:
-        new_group = np.ones(f, dtype=bool)
-        new_group[1:] = (rows[1:, :-1] != rows[:-1, :-1]).any(axis=1)
+    new_group = np.ones(f, dtype=bool)
+    # rows of one item share the empty prefix: the comparison over no columns is all False
+    new_group[1:] = (rows[1:, :-1] != rows[:-1, :-1]).any(axis=1)
     starts = np.flatnonzero(new_group)
     ends = np.append(starts[1:], f)
     group_end = np.repeat(ends, ends - starts)
