@@ -18,7 +18,7 @@ import math
 import os
 
 import numpy as np
-from setveil import Infeasible, Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+from setveil import Infeasible, Parameter, ParameterError, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
 
 FAULT = os.environ.get("FLOOR_FAULT", "")
 if FAULT == "unloadable":
@@ -55,13 +55,18 @@ class Floor(PrivacyModel):
     summary = "every item that occurs is held by at least k transactions"
     guarantee = "every released item is held by at least k transactions"
     transformation = Transformation.GLOBAL_SUPPRESSION
-    parameters = (Parameter("k", "least support", "int", **({} if FAULT == "unbounded" else {"low": 1})),) + {
+    parameters = (Parameter("k", "least support", "int", **({} if FAULT in ("unbounded", "misnamed") else {"low": 1})),) + {
         # parameters the model does not use, declared as a model may: any number, or a ceiling alone
         "signed": (Parameter("shift", "a signed offset", "float", default=0.0, low=-math.inf),),
         "high-only": (Parameter("logp", "a log-probability", "float", default=-1.0, high=0.0),),
     }.get(FAULT, ())
     default_policy = "rare-only"
     policy_base = FloorPolicy
+
+    def __init__(self, params, context):
+        super().__init__(params, context)
+        if FAULT == "misnamed" and self.params["k"] < 1:  # the range checked by hand, naming another parameter
+            raise ParameterError("m", "must be at least 1")
 
     def anonymize(self, window, policy, rng):
         if FAULT == "refuse":
@@ -77,6 +82,8 @@ class Floor(PrivacyModel):
         if FAULT == "relax":  # a retry that lowers k until the window passes, left lowered
             self.params["k"] = 1
         rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
+        if FAULT == "unsaid" and len(rare):
+            raise Infeasible("")
         if FAULT == "forget" and len(rare):
             rare = rare[1:]
         released = window.suppress(np.union1d(rare, policy.extra(window)))
@@ -108,6 +115,12 @@ class Floor(PrivacyModel):
             return Release(released, {}, {"support": {window.vocab.label(int(rare[0])): 1}})
         if FAULT == "statsint" and len(rare) and window.vocab.label(int(rare[0])).isdecimal():  # numeric data's item
             return Release(released, {}, {"first_rare": int(window.vocab.label(int(rare[0])))})
+        if FAULT == "statskey":
+            return Release(released, {}, {len(rare): "rare items"})
+        if FAULT == "statstext" and len(rare):
+            return Release(released, {}, {"first_rare": window.vocab.label(int(rare[0]))})
+        if FAULT == "statsarray":  # a share per rare item, not a number where it is undefined
+            return Release(released, {}, {"shares": np.full(len(rare), np.nan)})
         if FAULT == "statsnan":
             return Release(released, {}, {"ratio": float("nan")})
         if FAULT == "statslist":
@@ -117,6 +130,8 @@ class Floor(PrivacyModel):
     def information_loss(self, original, release):
         if FAULT == "lossabove":  # a count, not a share
             return float(original.n_occurrences - release.n_occurrences) + 2.0
+        if FAULT == "lossbelow":  # the share kept, negated
+            return super().information_loss(original, release) - 1.0
         return "none" if FAULT == "loss" else super().information_loss(original, release)
 
     def smallest_window(self):
@@ -127,6 +142,8 @@ class Floor(PrivacyModel):
     def input_notes(self, original, source):
         if FAULT == "notes" and len(original.indices):
             original.indices.sort()
+        if FAULT == "notestr":
+            return "a note"
         return ["a note with p0 in it"] if FAULT == "notelabel" else []
 
     def metrics(self, original, release):
@@ -141,6 +158,8 @@ class Floor(PrivacyModel):
             raise IndexError("no transaction 0")
         if FAULT == "forget":
             return
+        if FAULT == "checkwrite" and len(release.indices):
+            release.indices.sort()
         if FAULT == "ceiling":
             for item in np.flatnonzero(release.supports > 3):
                 yield Violation("common", "an item is held by more than 3 transactions", (release.vocab.label(int(item)),))
@@ -253,6 +272,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("loss", "information_loss must be a finite number, not 'none'"),
         # a loss that is no share (QA attacking the kit: the report documents a share in [0, 1])
         ("lossabove", "information_loss must be a share in [0, 1] (the report and the service read it as one)"),
+        # ... and a negative one (mutation pass: the kit held the loss to 1 alone)
+        ("lossbelow", "information_loss must be a share in [0, 1] (the report and the service read it as one), "
+                      "not -0."),
         # a model that reads its tids as numbers: every window of the service has text tids (QA
         # attacking the kit: its windows had none, so it passed)
         ("tids", "anonymize raised ValueError: invalid literal for int() with base 10: '0:"),
@@ -260,6 +282,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
         ("quote", "Infeasible's reason names items of the window"),
+        # a refusal of an unsafe window that gives no reason: the pipeline logs and dead-letters it
+        # (mutation pass: the kit passed it)
+        ("unsaid", "floor with policy 'also-top': Infeasible must say why"),
         ("metrics", "metrics must return a dict, not list"),
         # stats keyed by an item, not finite, or not a dict (QA attacking the kit: none was looked
         # at, and anonymize --report wrote the labels, stopped, or crashed with a traceback)
@@ -268,6 +293,11 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("statsint", "Release.stats['first_rare'] is a number that is an item of the window"),
         ("statsnan", "Release.stats['ratio'] is nan, not a finite number, which anonymize --report cannot write"),
         ("statslist", "Release.stats is list, not a dict (anonymize --report reads its items)"),
+        # ... keyed by a number, holding an item as text, or nan in an array at the second level
+        # (mutation pass: each check could go with no test failing)
+        ("statskey", "Release.stats has a key of type int, not str"),
+        ("statstext", "Release.stats['first_rare'] is text that names items of the window (p0)"),
+        ("statsarray", "Release.stats['shares'][0] is nan, not a finite number"),
         # metrics that write into the release, and a SystemExit, named with the policy (QA as a
         # hostile plugin author: the kit gave metrics the release it had checked, writable)
         ("rewrite", "metrics wrote into a window it was given, which is read-only (sort array is read-only)"),
@@ -275,6 +305,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # input notes that write into the window or name an item (QA re-check: the kit never asked)
         ("notes", "input_notes wrote into the window it was given, which is read-only"),
         ("notelabel", "input_notes: a note names items of the window (p0)"),
+        # a note that is one str, not a list of them: every str of it is a character (mutation pass)
+        ("notestr", "input_notes must return a list of str, not str"),
         # a violation whose summary names an item: the first is logged and dead-lettered (QA as a
         # plugin author: the kit let it through, and a worker logged "public item p10 reveals S3")
         ("summary", "a Violation's rule or summary names items of the window (p0)"),
@@ -288,6 +320,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         # not a Violation, or one of item ids (the same QA pass: a traceback in the pipeline, a
         # TypeError from describe() in verify, exit 1 as if the release had failed)
         ("string", "model 'floor': its checker yielded a str, not a Violation"),
+        # a checker that writes into the release it checks (mutation pass: a bare ValueError)
+        ("checkwrite", "policy 'also-top': violations wrote into a window it was given, which is read-only (sort array is "
+                       "read-only)"),
         ("ids", "model 'floor': its checker yielded a Violation whose itemset holds an int, not labels (str)"),
         # a union_safe claim the check does not bear out: each window is cut down to items held by
         # at most 3 transactions, and two such windows can hold an item 4 times between them
@@ -328,6 +363,19 @@ def test_a_parameter_without_bounds_fails_the_kit(installed, tmp_path):
     result = run_kit(installed, tmp_path, "unbounded", SUITE.replace('{"k": "0"}, ', ""), "-x")
     assert result.returncode == 1, result.stdout[-3000:]
     assert "policy 'also-top': parameter 'k' accepts '-1' (negative, and no range is declared); declare its range" in result.stdout
+
+
+@pytest.mark.parametrize(("suite", "message"), [
+    (SUITE, "policy 'also-top': the error names 'm', expected one of ['k']"),
+    (SUITE.replace('{"k": "0"}, ', ""),
+     "policy 'also-top': k=-1 (negative, and no range is declared) is refused naming 'm'"),
+])
+def test_a_refusal_that_names_another_parameter_fails_the_kit(installed, tmp_path, suite, message):
+    # an error must name the parameter to fix (mutation pass: any ParameterError passed, in
+    # invalid_params and in the kit's own out-of-range values)
+    result = run_kit(installed, tmp_path, "misnamed", suite, "-x")
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert message in result.stdout
 
 
 @pytest.mark.parametrize("declared", ["signed", "high-only"])
