@@ -75,13 +75,17 @@ class Floor(PrivacyModel):
             pass
         if FAULT == "crash":
             raise RuntimeError("boom")
-        if FAULT == "quote" and len(window.indices):
-            raise Infeasible("too rare: " + window.vocab.label(int(window.indices[0])))
+        if FAULT == "chatty":  # progress on standard output, flushed at once
+            print("anonymizing a window", flush=True)
         if FAULT == "tids" and window.tids is not None:  # tids read as numbers, as in a FIMI file
             np.asarray(window.tids, dtype=np.int64)
         if FAULT == "relax":  # a retry that lowers k until the window passes, left lowered
             self.params["k"] = 1
-        rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"]))
+        rare = np.flatnonzero((window.supports > 0) & (window.supports < self.params["k"] + (FAULT == "strict")))
+        if FAULT == "refuserare" and len(rare):  # a refusal of a window its check rejects, which is safe
+            raise Infeasible("an item is held by fewer than k transactions")
+        if FAULT == "quote" and len(rare):
+            raise Infeasible("too rare: " + window.vocab.label(int(rare[0])))
         if FAULT == "unsaid" and len(rare):
             raise Infeasible("")
         if FAULT == "forget" and len(rare):
@@ -130,6 +134,8 @@ class Floor(PrivacyModel):
     def information_loss(self, original, release):
         if FAULT == "lossabove":  # a count, not a share
             return float(original.n_occurrences - release.n_occurrences) + 2.0
+        if FAULT == "losswrite" and len(original.indices):
+            original.indices.sort()
         if FAULT == "lossbelow":  # the share kept, negated
             return super().information_loss(original, release) - 1.0
         return "none" if FAULT == "loss" else super().information_loss(original, release)
@@ -163,7 +169,7 @@ class Floor(PrivacyModel):
         if FAULT == "ceiling":
             for item in np.flatnonzero(release.supports > 3):
                 yield Violation("common", "an item is held by more than 3 transactions", (release.vocab.label(int(item)),))
-        for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"])):
+        for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"] + (FAULT == "strict"))):
             label = release.vocab.label(int(item))
             if FAULT == "string":
                 yield f"rare: {label}"
@@ -238,6 +244,10 @@ def test_a_sound_model_passes(installed, tmp_path):
     [
         # a check that finds nothing, with an anonymizer that leaves rare items in
         ("forget", "unsafe_windows[0] passes the 'floor' check as it is"),
+        # a check and a model both off by one, stricter than the guarantee: the suite's safe window is
+        # the only evidence (mutation pass: the kit passed it once that assert was gone, as every
+        # policy released the window)
+        ("strict", "safe_windows[0] fails the 'floor' check as it is"),
         # a model that refuses every window
         ("refuse", "refused a window that its own check accepts unchanged"),
         # items added: the core checks that, whatever the model's own check looks at
@@ -256,7 +266,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # worker whose str hashes are salted otherwise (QA as a plugin author: the kit passed it)
         ("hashorder", "in a process with PYTHONHASHSEED=1: the release depends on the order of a set or dict"),
         # the input changed in place (regression, QA as a plugin author: "cover" passed the kit)
-        ("write", "anonymize wrote into its input window, which is read-only"),
+        # (mutation pass: the message matched the kit's source in the traceback, not its failure)
+        ("write", "anonymize wrote into its input window, which is read-only (assignment destination is read-only)"),
         ("cover", "added-item"),
         ("reenable", "added-item"),
         # a model that lowers its own k in anonymize: the check of that instance passes the window
@@ -281,7 +292,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         # an exception, named with the policy (QA re-check as a plugin author: a bare traceback)
         ("crash", "floor with policy 'also-top': anonymize raised RuntimeError: boom"),
         # a refusal that names an item (QA as a security reviewer: logged and dead-lettered as is)
-        ("quote", "Infeasible's reason names items of the window"),
+        # (mutation pass: the kit failed a refusal of every window, and this one passed it once the
+        # check of the reason was gone)
+        ("quote", "Infeasible's reason names items of the window (p0)"),
         # a refusal of an unsafe window that gives no reason: the pipeline logs and dead-letters it
         # (mutation pass: the kit passed it)
         ("unsaid", "floor with policy 'also-top': Infeasible must say why"),
@@ -300,10 +313,11 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("statsarray", "Release.stats['shares'][0] is nan, not a finite number"),
         # metrics that write into the release, and a SystemExit, named with the policy (QA as a
         # hostile plugin author: the kit gave metrics the release it had checked, writable)
+        ("losswrite", "information_loss wrote into a window it was given, which is read-only (sort array is read-only)"),
         ("rewrite", "metrics wrote into a window it was given, which is read-only (sort array is read-only)"),
         ("exit", "metrics raised SystemExit: 3"),
         # input notes that write into the window or name an item (QA re-check: the kit never asked)
-        ("notes", "input_notes wrote into the window it was given, which is read-only"),
+        ("notes", "input_notes wrote into the window it was given, which is read-only (sort array is read-only)"),
         ("notelabel", "input_notes: a note names items of the window (p0)"),
         # a note that is one str, not a list of them: every str of it is a character (mutation pass)
         ("notestr", "input_notes must return a list of str, not str"),
@@ -348,6 +362,14 @@ def test_a_model_that_never_finishes_on_the_largest_value_fails_in_time(installe
 
 def test_the_seeded_generator_is_allowed(installed, tmp_path):
     assert run_kit(installed, tmp_path, "random").returncode == 0
+
+
+@pytest.mark.parametrize("fault", ["refuserare", "chatty"])
+def test_a_model_that_refuses_what_its_check_rejects_or_prints_passes_the_kit(installed, tmp_path, fault):
+    # mutation pass: the sound model never refuses and prints nothing, so the kit could fail every
+    # refusal, and the other-process test could read what the model printed as its releases
+    result = run_kit(installed, tmp_path, fault)
+    assert result.returncode == 0, result.stdout[-3000:]
 
 
 def test_numbers_in_a_message_are_no_labels(installed, tmp_path):
