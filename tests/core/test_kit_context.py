@@ -61,3 +61,21 @@ def test_the_kit_gives_an_item_schema_only_to_a_model_that_needs_one():
     kanonymity, coherence = _Suite().context(), _Coherence().context()
     assert kanonymity.schema is None and kanonymity.hierarchy is not None
     assert coherence.schema is not None and coherence.schema.private and coherence.hierarchy is None
+
+
+def _integer_probe(model):
+    suite = type("_Probe", (ConformanceSuite,), {"model": model, "unsafe_windows": [[["p0", "s0"]]],
+                                                  "safe_windows": [[["p1"]]]})
+    return suite().integer_probe()
+
+
+def test_the_integer_probe_relabels_the_item_schema_and_the_hierarchy_as_its_items():
+    # mutation pass: with the context left as it was, coherence's and partition's suites passed a
+    # probe in which no item was private and none was in the hierarchy
+    probes, context, stands_for = _integer_probe("coherence")
+    numbers = {label for window in probes for label in window.vocab.labels}
+    private = {number for number in numbers if stands_for[number].startswith("s")}
+    assert private and numbers & context.schema.private == private
+    probes, context, stands_for = _integer_probe("kanonymity")
+    numbers = {label for window in probes for label in window.vocab.labels}
+    assert numbers <= set(context.hierarchy.labels)
