@@ -18,7 +18,7 @@ import math
 import os
 
 import numpy as np
-from setveil import Infeasible, Parameter, ParameterError, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+from setveil import Infeasible, InputError, Parameter, ParameterError, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
 
 FAULT = os.environ.get("FLOOR_FAULT", "")
 if FAULT == "unloadable":
@@ -148,6 +148,8 @@ class Floor(PrivacyModel):
     def input_notes(self, original, source):
         if FAULT == "notes" and len(original.indices):
             original.indices.sort()
+        if FAULT == "selectsnothing":  # parameters that leave nothing to protect: a refusal of the input
+            raise InputError(source, "the parameters select no item of it")
         if FAULT == "notestr":
             return "a note"
         return ["a note with p0 in it"] if FAULT == "notelabel" else []
@@ -364,10 +366,11 @@ def test_the_seeded_generator_is_allowed(installed, tmp_path):
     assert run_kit(installed, tmp_path, "random").returncode == 0
 
 
-@pytest.mark.parametrize("fault", ["refuserare", "chatty"])
+@pytest.mark.parametrize("fault", ["refuserare", "chatty", "selectsnothing"])
 def test_a_model_that_refuses_what_its_check_rejects_or_prints_passes_the_kit(installed, tmp_path, fault):
-    # mutation pass: the sound model never refuses and prints nothing, so the kit could fail every
-    # refusal, and the other-process test could read what the model printed as its releases
+    # mutation pass: the sound model never refuses, prints nothing and has no input to refuse, so
+    # the kit could fail every refusal and every InputError of input_notes, and the other-process
+    # test could read what the model printed as its releases
     result = run_kit(installed, tmp_path, fault)
     assert result.returncode == 0, result.stdout[-3000:]
 
