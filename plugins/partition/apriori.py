@@ -71,7 +71,13 @@ def apriori_anonymize(leaves: LeafWindow, hierarchy: Hierarchy, k: int, m: int) 
                 break
             done += 1
             order = np.lexsort([itemsets[:, c] for c in range(size - 1, -1, -1)] + [supports])
+            before = cut.image.copy()
             cut.fix_round(itemsets[order], k)
+            if np.array_equal(before, cut.image):
+                # each fix raises a node, so the cut climbs to the root in finitely many rounds;
+                # a round that left it as it was would find the same itemsets for ever (QA
+                # mutants of the merge and touched marks hung the window instead of failing it)
+                raise RuntimeError(f"AA: a round fixing {len(itemsets)} failing {size}-itemsets changed no cut node")
         rounds.append(done)
         if cut.longest() <= size:
             break

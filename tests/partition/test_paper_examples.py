@@ -12,6 +12,7 @@ from setveil.core.ncp import ncp
 from setveil.core.plugins import get_registry
 from setveil.core.window import Window
 from setveil.plugins.partition import Partition
+from setveil.plugins.partition.apriori import GlobalCut
 from setveil.plugins.partition.checker import kanonymity_violations, km_violations
 from setveil.plugins.partition.recoding import LeafWindow
 
@@ -49,6 +50,15 @@ def test_aa_reproduces_the_global_2_2_column_of_table_2():
     rows = [original for original, _, _ in TABLE_2.values()]
     _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, FIGURE_2, rows)
     assert as_sets(release) == [frozenset(glob) for _, _, glob in TABLE_2.values()]
+
+
+def test_a_round_of_aa_that_changes_no_cut_node_fails_rather_than_loops(monkeypatch):
+    # Regression (QA mutants of the merge and touched marks): the same failing pairs of Table 2
+    # were found again after every round that fixed nothing, hanging the window
+    monkeypatch.setattr(GlobalCut, "fix", lambda self, itemset, k: None)
+    rows = [original for original, _, _ in TABLE_2.values()]
+    with pytest.raises(RuntimeError, match="a round fixing 2 failing 2-itemsets changed no cut node"):
+        run("km-anonymity", {"k": "2", "m": "2"}, FIGURE_2, rows)
 
 
 def test_aa_on_table_2_counts_its_rounds_subsets_and_cut_nodes():
