@@ -935,20 +935,24 @@ class WritingChecker(LeakyModel):
         return iter(())
 
 
-def test_a_checker_cannot_write_into_the_window_it_judges(recorder):
-    # the original it is given is the caller's window, whose loss and observers come after it
-    _, pm, registry = recorder
-    window = Window.from_transactions([["a"], ["b"]])
-    with pytest.raises(WindowRejected) as rejected:
-        Pipeline(_with_model(registry, WritingChecker), pm).run(window, window_rng(0, 0))
-    assert rejected.value.reason == ("checker error: ValueError: the checker wrote into a read-only array (the windows "
-                                     "it is given are; compute on a copy)")
-
-
 class WritingLossModel(LeakyModel):
     def information_loss(self, original, release):
         original.indices[:] = 0
         return 0.0
+
+
+@pytest.mark.parametrize("model_class, reason", [
+    # the original a checker is given is the caller's window, whose loss and observers come after it
+    (WritingChecker, "checker error: ValueError: the checker wrote into a read-only array (the windows it is given "
+                     "are; compute on a copy)"),
+    (WritingLossModel, "model error: information_loss raised ValueError: information_loss wrote into a read-only array "
+                       "(the windows it is given are; compute on a copy)"),
+])
+def test_a_check_or_loss_cannot_write_into_the_windows_it_is_given(recorder, model_class, reason):
+    _, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, model_class), pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert rejected.value.reason == reason
 
 
 class RestatingLossModel(LeakyModel):
@@ -963,14 +967,10 @@ class RestatingLossModel(LeakyModel):
         return 0.0
 
 
-def test_what_the_model_does_after_anonymize_changes_no_outcome_but_its_own(recorder):
+def test_stats_rewritten_after_anonymize_change_no_outcome(recorder):
     _, pm, registry = recorder
-    window = Window.from_transactions([["a"], ["b"]])
-    with pytest.raises(WindowRejected) as rejected:
-        Pipeline(_with_model(registry, WritingLossModel), pm).run(window, window_rng(0, 0))
-    assert rejected.value.reason == ("model error: information_loss raised ValueError: information_loss wrote into a "
-                                     "read-only array (the windows it is given are; compute on a copy)")
-    outcome = Pipeline(_with_model(registry, RestatingLossModel), pm).run(window, window_rng(0, 0))
+    outcome = Pipeline(_with_model(registry, RestatingLossModel), pm).run(Window.from_transactions([["a"], ["b"]]),
+                                                                          window_rng(0, 0))
     assert outcome.release.stats == outcome.report["stats"] == {"deletions": 1}
 
 
