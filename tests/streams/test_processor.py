@@ -355,6 +355,17 @@ def helper_pid(tmp_path, monkeypatch):
     return path
 
 
+def _one_window_in_child(sample, model_class, transactions: int, **limits) -> Outcome:
+    """The outcome of the sample's first ``transactions`` through a child process running
+    ``model_class`` (with ``limits``, as isolated takes them); the child is closed afterwards."""
+    data, _, _ = sample
+    child = isolated(with_model(model_class, processor(sample).pipeline.configured), **limits)
+    try:
+        return child.process("in", 0, cut_of(list(read_window(data))[:transactions]))
+    finally:
+        child.close()
+
+
 @contextlib.contextmanager
 def _window_in_child(sample, model_class, time_limit: float):
     """50 transactions through a child process running ``model_class``: the processor, the
@@ -424,12 +435,7 @@ def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_g
 def test_a_window_whose_child_died_with_it_is_not_tried_again(sample, helper_pid):
     # the docs' "fails its window closed": a second child that survived the window would release
     # what made the first one die
-    data, _, _ = sample
-    child = isolated(with_model(_DiesOnce, processor(sample).pipeline.configured))
-    try:
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:50]))
-    finally:
-        child.close()
+    outcome = _one_window_in_child(sample, _DiesOnce, 50)
     assert helper_pid.exists()
     assert not outcome.emitted and outcome.cause == "error"
     assert "the anonymizing process died (killed by signal 9)" in outcome.reason
@@ -587,12 +593,7 @@ class _OutOfMemoryInItsRejection(Coherence):
 
 
 def test_a_child_out_of_memory_beyond_its_rejection_is_named_so(sample):
-    data, _, _ = sample
-    child = isolated(with_model(_OutOfMemoryInItsRejection, processor(sample).pipeline.configured), memory_limit=256)
-    try:
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:20]))
-    finally:
-        child.close()
+    outcome = _one_window_in_child(sample, _OutOfMemoryInItsRejection, 20, memory_limit=256)
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == "service error: MemoryError (over model.memory_limit=256 MiB), in its rejection too"
 
@@ -641,12 +642,7 @@ def test_a_stop_raised_by_a_model_in_the_window_thread_fails_its_window_closed(s
 def test_a_stop_raised_by_a_model_in_the_window_process_fails_its_window_closed(sample, model, capfd):
     # QA re-check: the window process died of it, and multiprocessing printed a traceback that
     # quoted the data; the process is in a group of its own, which no Ctrl-C reaches
-    data, _, _ = sample
-    child = isolated(with_model(model, processor(sample).pipeline.configured))
-    try:
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:20]))
-    finally:
-        child.close()
+    outcome = _one_window_in_child(sample, model, 20)
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == f"model error: {STOPS[model]}"
     assert "secret" not in capfd.readouterr().err
