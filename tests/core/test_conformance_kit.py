@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from setveil.testing import ConformanceSuite
+
 from .distributions import install_plugin
 
 MODEL = '''
@@ -463,6 +465,18 @@ def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_p
     result = run_kit(installed, tmp_path, suite=SUITE.replace('{"q": "4"}', '{"q": "1"}'))
     assert result.returncode == 1
     assert "policy 'also-top': invalid_params entry {'q': '1'} was accepted" in result.stdout
+
+
+def test_a_policys_own_parameter_wins_over_the_suites():
+    # documented in docs/plugins.md (mutation pass: the kit merged params over policy_params, so a
+    # policy ran with the value every other policy gets)
+    class Suite(ConformanceSuite):
+        model = "floor"
+        params = {"k": "2", "q": "0.5"}
+        policy_params = {"also-top": {"q": "1"}}
+
+    assert Suite().params_for("also-top") == {"k": "2", "q": "1"}
+    assert Suite().params_for("rare-only") == {"k": "2", "q": "0.5"}
 
 
 def test_the_kit_reads_labels_joined_by_punctuation_and_skips_numbers():
