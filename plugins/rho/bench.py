@@ -46,6 +46,7 @@ from setveil.core.itemsplit import random_split
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
 from setveil.core.output import write_json
+from setveil.core.params import refuse_repeats
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
@@ -287,6 +288,14 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
     for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
         get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
+    # a value given twice would be run twice, two rows of one setting (by value: 0.5 and 0.50 are one ρ)
+    if "quality" in experiments or "cutoff" in experiments:
+        refuse_repeats("rho", [float(rho) for rho in rhos])
+        refuse_repeats("policy", policies)
+    refuse_repeats("dataset", names)
+    for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
+        if experiment in experiments:
+            refuse_repeats(flag, _listed(values))
     check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
     started_on = machine()  # the load average as the runs start, not as they end
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}

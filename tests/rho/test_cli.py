@@ -163,7 +163,11 @@ def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
                                     ["--experiment", "tmax", "--t-max-values", "0,x"],
                                     # QA: no value at all ran the experiment as an empty table
                                     ["--experiment", "tmax", "--t-max-values", ","],
-                                    ["--experiment", "bmax", "--b-max-values", " , "]])
+                                    ["--experiment", "bmax", "--b-max-values", " , "],
+                                    # QA: a value given twice was run twice, as two rows of one setting
+                                    ["--rho", "0.5,0.50"], ["--policy", "mine,mine"], ["--dataset", "retail"],
+                                    ["--experiment", "tmax", "--t-max-values", "5,5"],
+                                    ["--experiment", "bmax", "--b-max-values", "10,10"]])
 def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option):
     # Regression (QA): the setting failed in the forked run, which the parent waited for for ever
     (tmp_path / "retail.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
