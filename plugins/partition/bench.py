@@ -25,6 +25,7 @@ from setveil.core.errors import InputError
 from setveil.core.formats import read_window
 from setveil.core.model import Context
 from setveil.core.output import write_json
+from setveil.core.params import refuse_repeats
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 
@@ -54,11 +55,13 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     for model, m in settings:  # every setting's parameters, before any dataset is read
         for k in ks:
             registry.validate(model, None, _params(k, m))
+    names = [Path(path).name.removesuffix(".gz").rsplit(".", 1)[0] for path in inputs]
+    # rows are told apart, and grouped for the means and the shape, by this name alone
+    refuse_repeats("INPUT", names)
     check_bench_files(json_path, inputs)
     rows: list[dict[str, Any]] = []
-    for path in inputs:
+    for path, name in zip(inputs, names):
         window = read_window(path, format_option=None)
-        name = Path(path).name.removesuffix(".gz").rsplit(".", 1)[0]
         for fanout in fanouts:
             try:
                 context = Context(fanout=fanout).pinned(window)

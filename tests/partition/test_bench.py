@@ -98,3 +98,12 @@ def test_a_k_or_m_past_64_bits_is_refused_by_its_option_before_reading(tmp_path,
     result = run("bench", "partition", tmp_path / "missing.dat", option, f"2,{2**63}")
     assert result.exit_code == 2 and "missing" not in result.output
     assert f"Invalid value for '{option}': expected integers in [1, {2**63 - 1}], got '2,{2**63}'" in result.output
+
+
+@pytest.mark.parametrize("other", ["small.dat", "elsewhere/small.dat", "elsewhere/small.dat.gz"])
+def test_two_inputs_the_table_would_name_alike_are_refused_before_reading(data, other):
+    # QA: the same file twice was run twice, and two files of one name were merged in the means
+    # and the shape, which group rows by that name
+    result = run("bench", "partition", data, data.parent / other, "-k", "2", "--fanout", "2")
+    assert result.exit_code == 2
+    assert result.output == "setveil: error: parameter 'INPUT': small given more than once; give each once\n"
