@@ -279,7 +279,13 @@ def _mine(window, sigma, max_size) -> ItemsetCollection:
     try:
         return ItemsetCollection.mine(window, sigma, max_size)
     except MiningTooLarge as exc:
-        raise ParameterError("sigma", f"{exc}: raise it or set --max-size") from None
+        raise _too_many_itemsets(exc, max_size) from None
+
+
+def _too_many_itemsets(exc: MiningTooLarge, max_size) -> ParameterError:
+    # "set --max-size" would tell a user who gave one to give it again
+    advice = "set --max-size" if max_size is None else "give a smaller --max-size"
+    return ParameterError("sigma", f"{exc}: raise it or {advice}")
 
 
 def _load_mapping(path: str) -> dict[str, str]:
@@ -439,7 +445,7 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
                                     add=add, unmatched_cost=unmatched_cost, linking=linking,
                                     determine=determined, progress=_progress(runs))
     except MiningTooLarge as exc:
-        raise ParameterError("sigma", f"{exc}: raise it or set --max-size") from None
+        raise _too_many_itemsets(exc, max_size) from None
     table = summary(rows)
     sizes = np.bincount(frequent.sizes)
     click.echo(f"# {Path(input_path).name}: {len(window)} transactions; sigma={sigma:g}: {len(frequent)} frequent "

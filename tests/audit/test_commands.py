@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.formats import read_window
 from setveil.core.records import MAX_LABEL_LENGTH
-from setveil.plugins.audit import commands
+from setveil.plugins.audit import commands, itemsets
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database
 
@@ -766,3 +766,14 @@ def test_the_largest_add_share_named_by_the_refusal_is_accepted_and_the_next_one
                   "--seed", 0).exit_code == 0
     assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 0.6053, "-o", out,
                   "--seed", 0).exit_code == 2
+
+
+@pytest.mark.parametrize("size, advice", [([], "set --max-size"), (["--max-size", 2], "give a smaller --max-size")])
+def test_mining_past_the_budget_advises_a_max_size_by_whether_one_was_given(runner, tmp_path, database, monkeypatch,
+                                                                            size, advice):
+    # QA: with --max-size given, the advice was still to "set --max-size"
+    monkeypatch.setattr(itemsets, "ITEMSET_BUDGET", 2)
+    for command in (["audit", "publish", database, "-o", tmp_path / "p.txt"], ["bench", "audit", database]):
+        result = invoke(runner, *command, "--sigma", 0.1, *size)
+        assert result.exit_code == 2
+        assert result.stderr.endswith(f"more than the budget of 2: raise it or {advice}\n")
