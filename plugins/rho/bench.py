@@ -42,6 +42,7 @@ from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.orphans import follow_parent, start_follower
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
+from setveil.core.mining import MiningTooLarge
 from setveil.core.itemsplit import random_split
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
@@ -52,7 +53,7 @@ from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
-from .metrics import association_rules, compare_rules, symmetric_kl
+from .metrics import association_rules, compare_rules, rules_within_budget, symmetric_kl
 
 DATASETS = ("BMS-WebView-2", "retail", "BMS-WebView-1")
 EXPERIMENTS = ("quality", "cutoff", "speed", "tmax", "bmax")
@@ -299,6 +300,14 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
     started_on = machine()  # the load average as the runs start, not as they end
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
+    if "quality" in experiments or "cutoff" in experiments:
+        # the cutoff copies only lose items, so the full datasets bound their rules too
+        for name, data in full.items():
+            try:
+                rules_within_budget(data.window, rule_support, rule_max_size)
+            except MiningTooLarge as exc:
+                raise ParameterError("rule-support", f"{bench.folder / f'{name}.dat'}: {exc}: raise --rule-support "
+                                                     "or lower --rule-max-size") from None
     if "quality" in experiments:
         bench.grid("quality", list(full.values()), rhos, policies, rules=True)
     if "cutoff" in experiments:

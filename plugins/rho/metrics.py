@@ -63,14 +63,9 @@ def association_rules(window: Window, min_support: float, confidence: float, max
     :class:`MiningTooLarge` when the rules could be more than ``budget``."""
     if len(window) == 0:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
-    ind, ptr = window.indices.tolist(), window.indptr.tolist()
-    # pyfim reports no itemset held by every transaction; one more, empty, transaction changes
-    # no support, so with an absolute threshold the rules are the same and all are reported
-    rows = [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]]
-    threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
+    rows, threshold = _rows(window, min_support)
     if budget is not None:
-        bound = sum(size * count for size, count in itemset_spectrum(rows, threshold, max_size, 2).items())
-        within_budget(int(bound), budget, threshold, "rules")
+        within_budget(_rule_bound(rows, threshold, max_size), budget, threshold, "rules")
     limit = {} if max_size is None else {"zmax": max_size}
     found = fim.arules(rows, supp=-threshold, conf=100.0 * confidence, zmin=2, report="", mode="o", **limit)
     width = max((len(body) for _, body in found), default=0) + 1
@@ -79,6 +74,29 @@ def association_rules(window: Window, min_support: float, confidence: float, max
         table[row, 0] = head
         table[row, 1 : 1 + len(body)] = sorted(body)
     return _rule_keys(table)
+
+
+def rules_within_budget(window: Window, min_support: float, max_size: int | None) -> None:
+    """:class:`MiningTooLarge` when :func:`association_rules` would refuse ``window``. A window
+    made from it by deleting items has no more rules to bound, so a benchmark can settle every
+    run's mining from the original before it runs any."""
+    if len(window):
+        rows, threshold = _rows(window, min_support)
+        within_budget(_rule_bound(rows, threshold, max_size), ITEMSET_BUDGET, threshold, "rules")
+
+
+def _rows(window: Window, min_support: float) -> tuple[list[list[int]], int]:
+    """pyfim's transactions and the absolute support threshold of ``min_support``."""
+    ind, ptr = window.indices.tolist(), window.indptr.tolist()
+    # pyfim reports no itemset held by every transaction; one more, empty, transaction changes
+    # no support, so with an absolute threshold the rules are the same and all are reported
+    rows = [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]]
+    return rows, max(1, math.ceil(min_support * len(window) - 1e-9))
+
+
+def _rule_bound(rows: list[list[int]], threshold: int, max_size: int | None) -> int:
+    """At most this many rules: an itemset of s items heads s of them."""
+    return int(sum(size * count for size, count in itemset_spectrum(rows, threshold, max_size, 2).items()))
 
 
 def _rule_keys(table: np.ndarray) -> np.ndarray:

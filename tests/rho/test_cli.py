@@ -176,6 +176,23 @@ def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option
     assert "retail.dat" not in result.output and ("parameter" in result.output or "unknown policy" in result.output)
 
 
+def test_bench_refuses_rules_past_the_budget_before_any_run(tmp_path):
+    # QA: on a dataset of the user's, the quality grid ran and printed its first run, then failed on
+    # mining R(T), with no word of which option to change; a release only deletes, so its rules
+    # are never more than the original's, and the original's bound settles it before any run
+    wide = [" ".join(str(40 * record + i) for i in range(40)) for record in range(8)]  # disjoint
+    (tmp_path / "wide.dat").write_text("\n".join(wide) + "\n")
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "wide", "--experiment", "quality",
+                 "--rho", "0.5", "--policy", "mine")
+    assert result.exit_code == 2
+    assert "info loss" not in result.output
+    # at a support of 1 every subset of a record is frequent: 8 * sum of s * C(40, s) for s = 2..5
+    assert result.output.endswith(
+        f"parameter 'rule-support': {tmp_path / 'wide.dat'}: mining at a support of 1 transaction(s) would list "
+        "up to 29,494,400 rules, more than the budget of 25,000,000: raise --rule-support or lower "
+        "--rule-max-size\n")
+
+
 def test_bench_refuses_a_qid_size_past_64_bits_by_its_option_and_the_range_its_help_shows(tmp_path):
     # QA: --qid-size 2**63, which the help's "x>=1" admitted, was refused as "parameter 'qid_size'"
     # with the range [1, inf), which holds it
