@@ -9,7 +9,8 @@ everything first and then writes it in one go, so an error never leaves half an 
 - ``-`` is standard output;
 - a regular file (or a new one) is replaced atomically through a temporary file in its directory,
   keeping the permissions an existing file had;
-- a symbolic link is followed, and the file it points to replaced;
+- a symbolic link is followed, and the file it points to replaced, except a name of standard
+  output (``/dev/stdout``, ``/dev/fd/1``), which is written as ``-`` is;
 - anything else that exists (``/dev/null``, a FIFO, a terminal) is opened and written, never
   replaced: replacing ``/dev/null`` with a regular file would break the machine.
 
@@ -103,10 +104,14 @@ def _stat(text: str) -> os.stat_result:
     """``os.stat`` of a path, where a name of descriptor 1 (``/dev/stdout``) is the data's
     descriptor while :func:`reserve_stdout` has moved it (QA re-check: `bench run /dev/stdout
     --json -` read standard error's file as its input)."""
-    if _moved is not None and os.path.abspath(text) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1",
-                                                        f"/proc/{os.getpid()}/fd/1"):
+    if _moved is not None and _names_standard_output(text):
         return os.fstat(_moved.fileno())
     return os.stat(text)
+
+
+def _names_standard_output(text: str) -> bool:
+    """Whether ``text`` is a name of descriptor 1 (``/dev/stdout``)."""
+    return os.path.abspath(text) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", f"/proc/{os.getpid()}/fd/1")
 
 
 def _refuse_reading_back(text: str, flag: str, inputs) -> None:
@@ -189,7 +194,10 @@ def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
         direct = []
         for path, data in outputs:
             text = os.fspath(path)
-            target = None if text == STDOUT else Path(os.path.realpath(text))
+            # a name of descriptor 1 is written there as "-" is: replacing the file it resolves to
+            # would drop what the shell wrote to that file before and send what it writes after
+            # to the replaced one (QA: `-o /dev/stdout >> log` lost the log)
+            target = None if text == STDOUT or _names_standard_output(text) else Path(os.path.realpath(text))
             # stat the path as given: /dev/stdout on a pipe resolves to a name that is no file
             # (/proc/self/fd/pipe:[...]), yet opening the path itself writes to the pipe
             mode = _mode_of(None if target is None else Path(text), text)

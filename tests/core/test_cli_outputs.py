@@ -501,6 +501,24 @@ def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refu
         assert not (tmp_path / "o.dat").exists()
 
 
+@pytest.mark.parametrize("flag", ["-o", "--report"])
+def test_dev_stdout_on_a_file_is_written_as_standard_output_not_replaced(data, tmp_path, flag):
+    # Regression (QA): /dev/stdout was followed to the file standard output was open on and that
+    # file replaced, so `>> log` lost the log, and `{ echo a; setveil ...; echo b; } > log` both lines
+    log = tmp_path / "log.txt"
+    log.write_text("old line\n")
+    outputs = ["-o", "/dev/stdout", "--report", tmp_path / "r.json"] if flag == "-o" else \
+        ["-o", tmp_path / "o.dat", "--report", "/dev/stdout"]
+    with open(log, "ab") as appended:
+        done = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), *map(str, outputs), *K],
+                              stdout=appended, stderr=subprocess.PIPE, text=True)
+        appended.write(b"next line\n")
+    assert done.returncode == 0, done.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == "old line" and lines[-1] == "next line"
+    assert len(lines) == 6 if flag == "-o" else lines[1] == "{"
+
+
 def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_with_release_format(runner, data,
                                                                                                     tmp_path):
     # Regression (QA): --format named both files' format, so such a release could not be checked
