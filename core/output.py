@@ -9,8 +9,9 @@ everything first and then writes it in one go, so an error never leaves half an 
 - ``-`` is standard output;
 - a regular file (or a new one) is replaced atomically through a temporary file in its directory,
   keeping the permissions an existing file had;
-- a symbolic link is followed, and the file it points to replaced, except a name of standard
-  output (``/dev/stdout``, ``/dev/fd/1``), which is written as ``-`` is;
+- a symbolic link is followed, and the file it points to replaced, except a name of an open
+  descriptor (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/3``), which is written to (descriptor
+  1 as ``-`` is);
 - anything else that exists (``/dev/null``, a FIFO, a terminal) is opened and written, never
   replaced: replacing ``/dev/null`` with a regular file would break the machine.
 
@@ -111,7 +112,21 @@ def _stat(text: str) -> os.stat_result:
 
 def _names_standard_output(text: str) -> bool:
     """Whether ``text`` is a name of descriptor 1 (``/dev/stdout``)."""
-    return os.path.abspath(text) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", f"/proc/{os.getpid()}/fd/1")
+    return _descriptor_named(text) == 1
+
+
+def _descriptor_named(text: str) -> int | None:
+    """The open descriptor a name such as ``/dev/stdout``, ``/dev/stderr`` or ``/dev/fd/3``
+    stands for, else None."""
+    path = os.path.abspath(text)
+    streams = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+    if path in streams:
+        return streams[path]
+    for prefix in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        number = path.removeprefix(prefix)
+        if number != path and number.isascii() and number.isdigit():
+            return int(number)
+    return None
 
 
 def _refuse_reading_back(text: str, flag: str, inputs) -> None:
@@ -194,10 +209,14 @@ def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
         direct = []
         for path, data in outputs:
             text = os.fspath(path)
-            # a name of descriptor 1 is written there as "-" is: replacing the file it resolves to
-            # would drop what the shell wrote to that file before and send what it writes after
-            # to the replaced one (QA: `-o /dev/stdout >> log` lost the log)
-            target = None if text == STDOUT or _names_standard_output(text) else Path(os.path.realpath(text))
+            # a name of an open descriptor is written there (descriptor 1 as "-" is): replacing the
+            # file it resolves to would drop what the shell wrote to that file before and send
+            # what it writes after to the replaced one (QA: `-o /dev/stdout >> log` lost the log)
+            descriptor = None if text == STDOUT else _descriptor_named(text)
+            if descriptor is not None and descriptor != 1:
+                direct.append((text, descriptor, data))
+                continue
+            target = None if text == STDOUT or descriptor == 1 else Path(os.path.realpath(text))
             # stat the path as given: /dev/stdout on a pipe resolves to a name that is no file
             # (/proc/self/fd/pipe:[...]), yet opening the path itself writes to the pipe
             mode = _mode_of(None if target is None else Path(text), text)
@@ -290,8 +309,15 @@ def _move_descriptor(stdout: TextIO) -> TextIO | None:
     return open(data, "w", encoding=stdout.encoding, errors=stdout.errors, closefd=True)
 
 
-def _write_direct(text: str, target: Path | None, data: bytes) -> None:
+def _write_direct(text: str, target: Path | int | None, data: bytes) -> None:
     try:
+        if isinstance(target, int):
+            for stream in (sys.stdout, sys.stderr):  # what the command printed there comes first
+                if stream is not None:
+                    stream.flush()
+            with open(os.dup(target), "wb") as handle:
+                _write_all(handle, data)
+            return
         if target is None:
             out = _reserved if _reserved is not None else sys.stdout
             if out is None:

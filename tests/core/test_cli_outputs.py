@@ -501,19 +501,22 @@ def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refu
         assert not (tmp_path / "o.dat").exists()
 
 
-@pytest.mark.parametrize("flag", ["-o", "--report"])
-def test_dev_stdout_on_a_file_is_written_as_standard_output_not_replaced(data, tmp_path, flag):
+@pytest.mark.parametrize("flag, name", [("-o", "/dev/stdout"), ("--report", "/dev/stdout"),
+                                        ("--report", "/dev/stderr"), ("-o", "/dev/fd/{log}")])
+def test_a_name_of_a_descriptor_on_a_file_is_written_to_not_replaced(data, tmp_path, flag, name):
     # Regression (QA): /dev/stdout was followed to the file standard output was open on and that
     # file replaced, so `>> log` lost the log, and `{ echo a; setveil ...; echo b; } > log` both lines
     log = tmp_path / "log.txt"
     log.write_text("old line\n")
-    outputs = ["-o", "/dev/stdout", "--report", tmp_path / "r.json"] if flag == "-o" else \
-        ["-o", tmp_path / "o.dat", "--report", "/dev/stdout"]
     with open(log, "ab") as appended:
-        done = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), *map(str, outputs), *K],
-                              stdout=appended, stderr=subprocess.PIPE, text=True)
+        named = name.format(log=appended.fileno())
+        outputs = {"-o": tmp_path / "o.dat", "--report": tmp_path / "r.json", flag: named}
+        streams = {"/dev/stdout": {"stdout": appended}, "/dev/stderr": {"stderr": appended}}.get(
+            named, {"pass_fds": (appended.fileno(),)})
+        done = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data),
+                               *(str(part) for pair in outputs.items() for part in pair), *K], **streams)
         appended.write(b"next line\n")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0
     lines = log.read_text().splitlines()
     assert lines[0] == "old line" and lines[-1] == "next line"
     assert len(lines) == 6 if flag == "-o" else lines[1] == "{"
