@@ -5,7 +5,11 @@ up a leftover, and which bucket moves whole."""
 
 import numpy as np
 
+from setveil.core.hierarchy import Hierarchy
+from setveil.core.window import Window
+from setveil.plugins.partition import Partition
 from setveil.plugins.partition.partition import _balance
+from setveil.plugins.partition.recoding import LeafWindow
 
 from .examples import FIGURE_2, as_sets
 from .test_paper_examples import run
@@ -77,3 +81,13 @@ def test_a_tie_between_buckets_that_could_move_whole_goes_to_the_smallest_childr
     # 0b10, moves whole, and the leftover T1-T3 keeps {ALL}
     rows = [["a1", "a2", "b1"], ["a1"], ["a1"], ["b1"], ["b1"]]
     assert released(FIGURE_2, rows) == [{"ALL"}, {"ALL"}, {"ALL"}, {"b1"}, {"b1"}]
+
+
+def test_a_hierarchy_of_one_item_releases_it_as_is_in_one_class():
+    # `--fanout` over data of a single item builds a one-node hierarchy: the root is the leaf, no
+    # round runs, and the transactions holding it are one class of identical releases
+    h = Hierarchy.balanced(["x"], 5)
+    original = Window.from_transactions([["x"], ["x"], ["x"]])
+    recoding = Partition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
+    assert recoding.stats["equivalence_classes"] == 1 and recoding.stats["partition_rounds"] == 0
+    assert as_sets(recoding.release(original, h)) == [frozenset({"x"})] * 3
