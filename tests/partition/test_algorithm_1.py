@@ -67,6 +67,15 @@ def test_equal_gains_give_the_earliest_transactions():
     assert np.flatnonzero(move).tolist() == [0, 3, 4, 5]
 
 
+def test_equal_gains_give_the_earliest_transaction_across_buckets():
+    # k = 2: T0 alone needs one more; buckets 2 (T1-T3) and 1 (T4-T6) can each spare one, all of
+    # equal gain. Bucket ids follow the children mask, not input order, so T1, the earliest, goes
+    # although its bucket's id is the larger.
+    bucket = np.array([0, 2, 2, 2, 1, 1, 1])
+    move = _balance(bucket, np.zeros(7, dtype=np.int64), np.ones(7), 1, 2)
+    assert np.flatnonzero(move).tolist() == [0, 1]
+
+
 def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_whole():
     # k = 3: T0 alone needs two more; the buckets T1-T3 (gain 6) and T4-T6 (gain 3) can spare none,
     # so T4-T6 moves whole
