@@ -121,6 +121,29 @@ def test_a_pick_node_that_skips_a_partition_is_refused_not_looped():
         LazyPartition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
 
 
+
+class RepeatingPartition(Partition):
+    """Names the first partition twice in place of the second, once: as many rows as partitions."""
+
+    name = "repeating"
+    repeated = False
+
+    def pick_node(self, partitions, nodes, gains):
+        rows = super().pick_node(partitions, nodes, gains)
+        if len(rows) > 1 and not self.repeated:
+            self.repeated = True
+            rows = np.concatenate([rows[:1], rows[:1], rows[2:]])
+        return rows
+
+
+def test_a_pick_node_that_names_a_partition_twice_is_refused():
+    # mutation pass: counting the rows alone let the second partition of Example 2's round 2 go
+    # unexpanded; a pick_node doing so every round would loop for ever
+    h = hierarchy(FIGURE_2)
+    original = window([original for original, _, _ in TABLE_2.values()])
+    with pytest.raises(ValueError, match="one candidate row per partition"):
+        RepeatingPartition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
+
 # Example 1 (§3.1): "the original dataset in Table 1a actually satisfies 2²-anonymity" and "is not 2-anonymous".
 def test_example_1_table_1a_is_2_2_anonymous_but_not_2_anonymous():
     original = window(TABLE_1A)
