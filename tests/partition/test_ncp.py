@@ -60,3 +60,24 @@ def test_a_release_with_no_label_of_the_hierarchy_charges_every_occurrence_one()
     single = hierarchy([("Beer", "ALL")])
     beer = Window.from_transactions([["Beer"]])
     assert generalized_share(beer, Window.from_transactions([[]]), single) == 1.0
+
+
+def test_a_label_of_another_transaction_covers_nothing():
+    # T1's Beer sorts right after T0's Alcohol, which is above Beer, but T1 holds no label: Beer
+    # is charged 1 (mutation pass: without the same-transaction check it was charged 2/4)
+    h = hierarchy(FIGURE_1)
+    original = Window.from_transactions([["Beer"], ["Beer"]])
+    release = Window.from_transactions([["Alcohol"], []])
+    assert covering_nodes(original, release, h).tolist() == [h.index["Alcohol"], -1]
+    assert ncp(original, release, h) == pytest.approx((2 / 4 + 1) / 2)
+
+
+def test_a_label_outside_the_hierarchy_covers_nothing():
+    # Pregnancy Test is the last node in preorder: a label that is no node (-1), taken as one,
+    # would land on T0's Pregnancy Test from T1 (mutation pass: NCP 1/2 instead of 1)
+    h = hierarchy(FIGURE_1)
+    assert h.labels[-1] == "Pregnancy Test"
+    original = Window.from_transactions([["Pregnancy Test"], ["Beer"]])
+    release = Window.from_transactions([[], ["Unknown"]])
+    assert covering_nodes(original, release, h).tolist() == [-1, -1]
+    assert ncp(original, release, h) == 1.0
