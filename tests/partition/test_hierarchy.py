@@ -62,6 +62,9 @@ def test_preorder_arrays_of_figure_2():
     assert h.leaf_counts.tolist() == [4, 2, 1, 1, 2, 1, 1]
     assert h.ncp.tolist() == [1.0, 0.5, 0, 0, 0.5, 0, 0]
     assert h.ancestor_table[h.index["b2"]].tolist() == [0, 4, 6]
+    # among its siblings, not in the whole children array (mutation pass: that gave a1, a2 and b1, b2
+    # ranks 2, 3 and 4, 5, and Partition bitmasks a word per 64 nodes of the hierarchy)
+    assert h.child_rank.tolist() == [0, 0, 0, 1, 1, 0, 1]
     a, b2 = h.index["A"], h.index["b2"]
     assert h.is_ancestor_or_self(np.array([0, a, a, b2]), np.array([b2, h.index["a2"], b2, b2])).tolist() == [
         True, True, False, True]
