@@ -139,6 +139,10 @@ def test_balanced_single_item_and_no_items():
     assert h.labels == ["x"] and h.n_leaves == 1 and h.ncp.tolist() == [0.0]
     with pytest.raises(InputError, match="no items"):
         Hierarchy.balanced([], 4)
+    # a run of one node is carried up as is, so with fan-out 1 no level would ever shrink; the
+    # API refuses it even where it would terminate (mutation pass: it then built one node)
+    with pytest.raises(ValueError, match="fanout must be at least 2"):
+        Hierarchy.balanced(["x"], 1)
 
 
 def test_balanced_refuses_labels_that_look_like_generated_nodes():
