@@ -111,6 +111,8 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
         t, base, bottom, depth, where = (a[keep] for a in (t, base, bottom, depth, where))
         part = new_part[local[keep]]
         classes += n_parts - int(np.count_nonzero(np.bincount(part, minlength=n_parts)))
+    # the empty transactions release as empty: one class of their own, never a partition's
+    classes += int((leaves.lengths == 0).any())
     return Recoding(
         released,
         {"partition_rounds": rounds, "equivalence_classes": classes, "partition_seconds": time.perf_counter() - started},

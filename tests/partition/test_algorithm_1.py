@@ -11,7 +11,7 @@ from setveil.plugins.partition import Partition
 from setveil.plugins.partition.partition import _balance
 from setveil.plugins.partition.recoding import LeafWindow
 
-from .examples import FIGURE_2, as_sets
+from .examples import FIGURE_2, as_sets, hierarchy
 from .test_paper_examples import run
 
 # Fig. 2 with A one level deeper: A -> {A1, A2}, A1 -> {a1, a2}, A2 -> {a3, a4}, B -> {b1, b2};
@@ -100,3 +100,14 @@ def test_a_hierarchy_of_one_item_releases_it_as_is_in_one_class():
     recoding = Partition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
     assert recoding.stats["equivalence_classes"] == 1 and recoding.stats["partition_rounds"] == 0
     assert as_sets(recoding.release(original, h)) == [frozenset({"x"})] * 3
+
+
+def test_the_empty_transactions_are_one_more_equivalence_class():
+    # docs/partition.md: `equivalence_classes` counts groups of identical released transactions,
+    # and the empty ones release as empty, identical only to each other. Regression: the stat
+    # counted Partition's partitions alone and gave 1 here.
+    h = hierarchy(FIGURE_2)
+    original = Window.from_transactions([["a1"], [], ["a1"], []])
+    recoding = Partition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
+    assert as_sets(recoding.release(original, h)) == [frozenset({"a1"}), frozenset(), frozenset({"a1"}), frozenset()]
+    assert recoding.stats["equivalence_classes"] == 2
