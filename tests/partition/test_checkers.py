@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from setveil.core.engine import Pipeline, window_rng
+from setveil.core.generalization import generalization_violations
 from setveil.core.errors import WindowRejected
 from setveil.core.model import Context, Release
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry
@@ -106,6 +107,16 @@ def test_items_released_into_an_empty_window_break_the_generalization():
     # nothing generalizes to an item where the original held none, at any k
     assert rules("kanonymity", {"k": "1"}, [[], []], [["A"], []]) == ["foreign-label"]
 
+
+
+def test_a_foreign_label_is_named_with_its_transaction():
+    # T1 holds B (over b1) and a2, which covers nothing of T1: the violation names a2, not the
+    # label before it in T1's row (mutation pass: indexing the row order with the sorted one)
+    h = hierarchy(FIGURE_2)
+    original = Window.from_transactions([["a1"], ["b1"]])
+    release = Window.from_transactions([["A"], ["B", "a2"]])
+    [violation] = generalization_violations(original, release, h)
+    assert (violation.rule, violation.itemset, violation.transaction) == ("foreign-label", ("a2",), 1)
 
 class OwnHierarchy(KAnonymity):
     """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""
