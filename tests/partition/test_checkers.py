@@ -108,7 +108,6 @@ def test_items_released_into_an_empty_window_break_the_generalization():
     assert rules("kanonymity", {"k": "1"}, [[], []], [["A"], []]) == ["foreign-label"]
 
 
-
 def test_a_foreign_label_is_named_with_its_transaction():
     # T1 holds B (over b1) and a2, which covers nothing of T1: the violation names a2, not the
     # label before it in T1's row (mutation pass: indexing the row order with the sorted one)

@@ -121,7 +121,6 @@ def test_a_pick_node_that_skips_a_partition_is_refused_not_looped():
         LazyPartition().recode(LeafWindow.of(original, h), h, 2, np.random.default_rng(0))
 
 
-
 class RepeatingPartition(Partition):
     """Names the first partition twice in place of the second, once: as many rows as partitions."""
 
