@@ -10,12 +10,12 @@ from setveil.plugins.rho.suppressor import PartialSuppressor
 from setveil.plugins.rho.table import Table
 
 
-def suppressed(rows, n_items, sensitive, policy, rho, qid_size, seed):
+def suppressed(rows, n_items, sensitive, policy, rho, qid_size, seed, b_max=1_000_000):
     """The release's records and the suppressor's statistics."""
     indptr = np.cumsum([0] + [len(r) for r in rows])
     table = Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
                   np.isin(np.arange(n_items), sensitive))
-    stats = PartialSuppressor(table, policy, rho, qid_size, 1_000_000, np.random.default_rng(seed)).run()
+    stats = PartialSuppressor(table, policy, rho, qid_size, b_max, np.random.default_rng(seed)).run()
     release = [[int(i) for i, alive in zip(r, table.alive[a:b]) if alive] for r, a, b in zip(rows, indptr, indptr[1:])]
     return release, stats
 
@@ -83,3 +83,15 @@ def test_a_buffer_settles_the_regression_its_own_deletions_cause(seed):
     release, stats = suppressed(rows, 4, [1, 3], Mine(), 0.7, 2, seed)
     assert release == [[0, 1], [3], [0, 3], [0, 2], [2]]
     assert stats["deletions_by_pass"] == [3, 0]
+
+
+@pytest.mark.parametrize("b_max, buffers", [(3, 3), (4, 2), (6, 2), (7, 1)])
+def test_a_buffer_takes_records_until_their_pairs_reach_b_max(b_max, buffers):
+    # Algorithm 1, lines 4-8: records are read into B until their qid instances reach b_max, the
+    # record that reaches it included. Records 0, 1 and 2 hold the sensitive 6 and 3 pairs each
+    # (cumulated 3, 6, 9); the others make every rule safe at ρ = 0.5 (6 -> 3/9, each item -> 1/3,
+    # each pair of a record with 6 -> 1/3), so one pass deletes nothing and reads each record once.
+    rows = [[0, 1, 6], [2, 3, 6], [4, 5, 6], [0, 1], [0, 1], [2, 3], [2, 3], [4, 5], [4, 5]]
+    release, stats = suppressed(rows, 7, [6], Mine(), 0.5, 2, 0, b_max=b_max)
+    assert release == rows
+    assert (stats["passes"], stats["buffers"]) == (1, buffers)
