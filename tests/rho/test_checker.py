@@ -91,3 +91,21 @@ def test_reports_are_capped():
     window = Window.from_transactions(rows)
     found = violations(window, window, rho="0.1")
     assert len(found) == 101 and found[-1].rule == "more"
+
+
+def test_qid_size_all_checks_records_holding_a_sensitive_item_of_exactly_the_budget():
+    # 2^22 subsets is the budget itself, not more: a record of 21 items and hiv is checked (at 21
+    # items), and its 21 items, each held once with hiv, are unsafe at 1/1
+    record = [f"p{i:02d}" for i in range(21)] + ["hiv"]
+    window = Window.from_transactions([record, ["x"]])
+    found = violations(window, window, qid_size="all")
+    assert sorted((v.itemset, v.target) for v in found) == [((item,), "hiv") for item in record[:-1]]
+
+
+def test_qid_size_all_counts_only_the_subsets_of_records_holding_a_sensitive_item():
+    # a record of 40 public items infers nothing (no sensitive item outside any of its qids), so
+    # its 2^40 subsets do not count against the budget
+    window = Window.from_transactions([[f"p{i}" for i in range(40)], ["a", "hiv"], ["a"], ["b"]])
+    assert not violations(window, window, qid_size="all")
+    found = violations(window, window, rho="0.49", qid_size="all")
+    assert [(v.itemset, v.target) for v in found] == [(("a",), "hiv")]
