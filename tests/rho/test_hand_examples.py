@@ -5,7 +5,7 @@ shows that the suppressor is the paper's."""
 import numpy as np
 import pytest
 
-from setveil.plugins.rho.policies import Dist, Mine
+from setveil.plugins.rho.policies import Dist, Mine, RhoPolicy
 from setveil.plugins.rho.suppressor import PartialSuppressor
 from setveil.plugins.rho.table import Table
 
@@ -95,3 +95,24 @@ def test_a_buffer_takes_records_until_their_pairs_reach_b_max(b_max, buffers):
     release, stats = suppressed(rows, 7, [6], Mine(), 0.5, 2, 0, b_max=b_max)
     assert release == rows
     assert (stats["passes"], stats["buffers"]) == (1, buffers)
+
+
+class QidItemFirst(RhoPolicy):
+    """A third party's policy that deletes an item of the qid whenever it may."""
+
+    name = "qid-item-first"
+
+    def score(self, options, state):
+        return options.in_qid.astype(np.float64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_item_of_the_qid_is_deleted_only_from_records_that_also_hold_the_consequent(seed):
+    # Algorithm 2, line 13: d is deleted from records of C(q ∪ {e}), not of C(q). ρ = 0.5, qid
+    # size 1, sensitive 1 (0 = a, 1 = s). a -> s is 2/3 (the empty qid: 2 of 7, safe), and
+    # N_s(a) = (2 - 0.5·3)/(1 - 0.5) = 1: one a goes from record 0 or 1, leaving 1/2. The longest
+    # holder of a, record 2, lacks s: deleting a there would raise a -> s to 2/2.
+    rows = [[0, 1], [0, 1], [0, 2, 3, 4], [2], [3], [4], [5]]
+    release = records_after(rows, 6, [1], QidItemFirst(), 0.5, 1, seed)
+    assert release[2:] == rows[2:]
+    assert sorted(release[:2]) == [[0, 1], [1]]
