@@ -116,3 +116,12 @@ def test_an_item_of_the_qid_is_deleted_only_from_records_that_also_hold_the_cons
     release = records_after(rows, 6, [1], QidItemFirst(), 0.5, 1, seed)
     assert release[2:] == rows[2:]
     assert sorted(release[:2]) == [[0, 1], [1]]
+
+
+def test_records_of_the_same_length_lose_the_victim_in_a_seeded_random_order():
+    # line 13's record choice: a -> s is 2/2 at ρ = 0.5, N_s(s) = 1 against N_s(a) = 2, so one s
+    # goes, from record 0 or record 1, both of length 2; the seeded record rank decides, and the
+    # seeds disagree
+    rows = [[0, 1], [0, 1], [2], [3]]
+    releases = {tuple(map(tuple, records_after(rows, 4, [1], Mine(), 0.5, 1, seed))) for seed in range(8)}
+    assert releases == {((0,), (0, 1), (2,), (3,)), ((0, 1), (0,), (2,), (3,))}
