@@ -125,3 +125,21 @@ def test_records_of_the_same_length_lose_the_victim_in_a_seeded_random_order():
     rows = [[0, 1], [0, 1], [2], [3]]
     releases = {tuple(map(tuple, records_after(rows, 4, [1], Mine(), 0.5, 1, seed))) for seed in range(8)}
     assert releases == {((0,), (0, 1), (2,), (3,)), ((0, 1), (0,), (2,), (3,))}
+
+
+@pytest.mark.parametrize("rows, rho, release", [
+    # a -> s1 and a -> s2 are 1/3 > 0.3 over records 0-2 (the empty qid: 1 of 4 each, safe);
+    # every option needs one deletion, so each rule loses its consequent
+    ([[0, 1], [0, 2], [0, 3], [4]], 0.3, [[0], [0], [0, 3], [4]]),
+    # a, held by record 0 alone, infers s1 and s2 at 1/1 (the empty qid: 3 of 7 each; s1 -> s2
+    # and s2 -> s1 are 1/3)
+    ([[0, 1, 2], [1], [2], [1], [2], [3], [3]], 0.5, [[0], [1], [2], [1], [2], [3], [3]]),
+])
+@pytest.mark.parametrize("seed", range(2))
+def test_a_qid_with_two_unsafe_consequents_is_sanitized_until_safe_in_one_pass(rows, rho, release, seed):
+    # Algorithm 2, lines 3-17 repeat on q until it is safe: with qid size 1 and sensitive 1 and 2,
+    # a = 0 loses neither (every leftover is 1 and the tie goes to the consequent), both
+    # consequents go in the first pass, and the second deletes nothing
+    after, stats = suppressed(rows, 1 + max(map(max, rows)), [1, 2], Mine(), rho, 1, seed)
+    assert after == release
+    assert stats["deletions_by_pass"] == [2, 0]
