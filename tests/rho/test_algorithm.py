@@ -227,6 +227,10 @@ def test_one_record_steps_of_the_table_agree_with_its_array_steps(data):
         vector.delete(x, np.array(sorted(r for y, r in deleted if y == x), dtype=np.int64))
     for name in ("alive", "bits", "sup", "length", "nsens"):
         assert np.array_equal(getattr(scalar, name), getattr(vector, name)), name
+    for x in range(n_items):
+        # only global suppression reads tidlists today, and it deletes whole types, so a partial
+        # deletion must be seen here
+        assert scalar.tidlist(x).tolist() == [r for r, row in enumerate(rows) if x in row and (x, r) not in deleted]
     assert (scalar.total, scalar.deleted) == (vector.total, vector.deleted)
     for r in range(len(rows)):
         held = [x for x in range(n_items) if scalar.has(np.array([x]), np.array([r]))[0]]
