@@ -143,3 +143,16 @@ def test_a_qid_with_two_unsafe_consequents_is_sanitized_until_safe_in_one_pass(r
     after, stats = suppressed(rows, 1 + max(map(max, rows)), [1, 2], Mine(), rho, 1, seed)
     assert after == release
     assert stats["deletions_by_pass"] == [2, 0]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_consequent_at_exactly_rho_is_left_alone_while_another_is_sanitized(seed):
+    # ρ = 0.7 as typed, compared exactly (docs/rho.md): in floating point 0.7·90 is
+    # 62.99999999999999. Of 90 records, 64 hold s0 and 63 hold s1 (37 both). The empty qid infers
+    # s0 at 64/90 > 0.7, N_s = 1, and s1 at 63/90 = 0.7, safe; one s0 goes from a longest record,
+    # one of the first 37. Then s0 -> s1 and s1 -> s0 are 36/63, safe, and nothing else is deleted.
+    rows = [[0, 1]] * 37 + [[0]] * 27 + [[1]] * 26
+    after, stats = suppressed(rows, 2, [0, 1], Mine(), 0.7, 1, seed)
+    assert after[37:] == rows[37:]
+    assert sorted(after[:37]) == [[0, 1]] * 36 + [[1]]
+    assert stats["deletions_by_pass"] == [1, 0]
