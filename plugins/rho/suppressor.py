@@ -250,6 +250,12 @@ class PartialSuppressor:
             settled = np.bincount(rule_item[stale], minlength=t.n_items)
             count -= settled
             consequent -= settled
+            if count[victim]:
+                # every qid holding the victim and every rule inferring it is gone, so a count
+                # left for it is a bookkeeping slip, which would offer it again for ever (QA:
+                # three mutants hung the window instead of failing it)
+                raise RuntimeError(f"global: removing item type {victim} left {int(count[victim])} "
+                                   "unsafe qid(s) or rule(s) counted for it")
 
     # -- SANITIZEBUFFER ----------------------------------------------------------------------
     def _sanitize_level(self, sets: np.ndarray, unsafe: np.ndarray, cover_ptr: np.ndarray, cover_rows: np.ndarray) -> None:

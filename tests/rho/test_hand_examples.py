@@ -5,7 +5,8 @@ shows that the suppressor is the paper's."""
 import numpy as np
 import pytest
 
-from setveil.plugins.rho.policies import Dist, Mine, RhoPolicy
+from setveil.plugins.rho import suppressor
+from setveil.plugins.rho.policies import Dist, Global, Mine, RhoPolicy
 from setveil.plugins.rho.suppressor import PartialSuppressor
 from setveil.plugins.rho.table import Table
 
@@ -156,3 +157,14 @@ def test_a_consequent_at_exactly_rho_is_left_alone_while_another_is_sanitized(se
     assert after[37:] == rows[37:]
     assert sorted(after[:37]) == [[0, 1]] * 36 + [[1]]
     assert stats["deletions_by_pass"] == [1, 0]
+
+
+def test_global_fails_rather_than_removing_a_settled_type_for_ever(monkeypatch):
+    # a -> s1 and a -> s2 are 1/1 at ρ = 0.5 (every other rule at most 1/2), and removing a, one
+    # occurrence for both rules, goes first. A slip that left those rules counted for s1 and s2
+    # (here, the rules of the qids that die with a never found) offered s1 again after its
+    # removal, for ever; now the window fails
+    monkeypatch.setattr(suppressor, "concat_ranges", lambda starts, stops: np.zeros(0, dtype=np.int64))
+    rows = [[0, 1, 2], [1], [2], [3], [3], [3]]
+    with pytest.raises(RuntimeError, match="global: removing item type [12] left 1 unsafe qid"):
+        suppressed(rows, 4, [1, 2], Global(), 0.5, 1, 0)
