@@ -206,7 +206,7 @@ def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
     later one fails cannot be taken back; a run has at most one such output in practice.)"""
     staged: list[tuple[str, str, Path]] = []
     try:
-        direct = []
+        direct: list[tuple[str, Path | int | None, bytes]] = []
         for path, data in outputs:
             text = os.fspath(path)
             # a name of an open descriptor is written there (descriptor 1 as "-" is): replacing the
@@ -224,8 +224,8 @@ def write_outputs(outputs: list[tuple[str | os.PathLike, bytes]]) -> None:
                 direct.append((text, None if target is None else Path(text), data))
             else:
                 staged.append((text, _stage(target, data, None if mode is None else stat.S_IMODE(mode), text), target))
-        for text, target, data in direct:
-            _write_direct(text, target, data)
+        for text, where, data in direct:
+            _write_direct(text, where, data)
         for text, tmp, target in staged:
             try:
                 os.replace(tmp, target)
