@@ -86,7 +86,8 @@ def _cell(value) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e5 else f"{value:.0f}"
+        # .4g writes 10,000 and more with an exponent; from 1,000 on it gives whole numbers anyway
+        return f"{value:.4g}" if abs(value) < 1e3 else f"{value:.0f}"
     return str(value)
 
 

@@ -439,6 +439,16 @@ def test_bench_windows_gives_the_latency_of_released_and_rejected_windows_apart(
     assert (row["rejected"], row["rejected_p50_latency_s"], row["p50_latency_s"]) == (0, None, 1.0)
 
 
+def test_a_benchmark_table_writes_every_rate_in_plain_digits(capsys):
+    # Regression (QA as an operator): `.4g` goes to an exponent from 10,000, so bench windows gave
+    # 88,100 transactions/s as 8.81e+04 and, in the next row, 132,595 as 132595
+    from setveil.core.bench import print_table
+
+    print_table([{"tx_per_second": 88100.4}, {"tx_per_second": 132595.2}, {"tx_per_second": 9999.6}],
+                ["tx_per_second"])
+    assert capsys.readouterr().out.split()[-9:] == ["|", "88100", "|", "|", "132595", "|", "|", "10000", "|"]
+
+
 def test_an_empty_output_path_is_named_as_such(runner, data):
     # Regression (QA): `-o ''` was "cannot write --output: it is a directory" (the empty path is '.')
     one_line_error(invoke(runner, "anonymize", data, "-o", "", *K), "'output'", "the path is empty")
