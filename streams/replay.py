@@ -8,7 +8,9 @@ records into one msgpack array per message (much less per-message overhead in th
 Messages go to the input partitions in turn, except that a subject's records all go to one
 partition, the one Kafka's default partitioner gives the subject's text as a message key (and a
 message of one record carries that key), so that a worker with ``window.merge_subjects`` can
-merge them as it would a keyed producer's; ``--rate`` caps transactions per second.
+merge them as it would a keyed producer's; ``--rate`` caps transactions per second. Every message
+is made before the first is sent, so that a message the workers would dead-letter as larger than
+``records.max_message_bytes`` refuses the replay with nothing sent.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import msgpack
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
 
+from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 
 from . import kafka
@@ -38,10 +41,22 @@ class ReplayStats:
 
 
 def messages(window: Window, batch: int, count: int | None = None, partitions: int = 1,
-             subjects: Sequence[str | int | None] | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
+             subjects: Sequence[str | int | None] | None = None,
+             max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
     """(partition, key, transactions, value) of each message: one record, or an array of
-    ``batch`` records of one partition."""
-    pack = msgpack.Packer(use_bin_type=True).pack
+    ``batch`` records of one partition. A :class:`ParameterError` for a message longer than
+    ``max_bytes``."""
+    packer = msgpack.Packer(use_bin_type=True)
+
+    def pack(records: list[dict]) -> bytes:
+        value = packer.pack(records if batch > 1 else records[0])
+        if max_bytes is not None and len(value) > max_bytes:
+            # no tid in the reason: a record's own may be the producer's id for a person
+            raise ParameterError("batch", f"a message of {len(records)} record(s) would be {len(value)} bytes, over "
+                                          f"records.max_message_bytes={max_bytes}, which the workers dead-letter: "
+                                          + ("give a smaller --batch" if batch > 1 else "raise that setting"))
+        return value
+
     total = len(window) if count is None else min(count, len(window))
     chunks: list[list[dict]] = [[] for _ in range(partitions)]
     unkeyed = 0  # records without a subject so far: a message's worth to each partition in turn
@@ -60,24 +75,25 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         chunk = chunks[partition]
         chunk.append(record)
         if len(chunk) == batch:
-            yield partition, key if batch == 1 else None, batch, pack(chunk if batch > 1 else chunk[0])
+            yield partition, key if batch == 1 else None, batch, pack(chunk)
             chunk.clear()
     for partition, chunk in enumerate(chunks):
         if chunk:
-            yield partition, None, len(chunk), pack(chunk if batch > 1 else chunk[0])
+            yield partition, None, len(chunk), pack(chunk)
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
                  count: int | None = None, subjects: Sequence[str | int | None] | None = None) -> ReplayStats:
     counts = await kafka.ensure_topics(settings, [settings.topics.input])
     partitions = counts[settings.topics.input]
+    planned = list(messages(window, batch, count, partitions, subjects, settings.records.max_message_bytes))
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
     await producer.start()
     sent = sent_messages = 0
     started = time.monotonic()
     pending: list[asyncio.Future] = []
     try:
-        for partition, key, size, value in messages(window, batch, count, partitions, subjects):
+        for partition, key, size, value in planned:
             pending.append(await producer.send(settings.topics.input, value, key=key, partition=partition))
             sent += size
             sent_messages += 1

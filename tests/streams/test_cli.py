@@ -449,6 +449,19 @@ def test_the_image_gives_its_user_a_home():
     assert "--create-home" in useradd and "--home-dir /home/setveil" in useradd
 
 
+def test_replay_refuses_a_message_the_workers_would_dead_letter_with_nothing_sent(make_settings, sample):
+    # Regression (QA as an operator): `replay --batch 30000` reported success while the workers
+    # dead-lettered each of its 1.8 MB messages
+    data, _, _ = sample
+    settings = make_settings(records__max_message_bytes=1024)
+    refused = setveil("replay", data, "--count", 300, "--batch", 100, env=env_of(settings), check=False)
+    assert refused.returncode == 2
+    [line] = refused.stderr.splitlines()
+    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 100 record\(s\) would be \d+ bytes, over "
+                        r"records\.max_message_bytes=1024, which the workers dead-letter: give a smaller --batch", line)
+    assert read_topic(settings, settings.topics.input) == []
+
+
 def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, tmp_path):
     # Regression (QA re-check as an operator): a broker killed under `setveil replay` ended it in
     # a traceback (aiokafka's NodeNotReadyError) after 40 s of retries

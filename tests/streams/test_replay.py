@@ -7,6 +7,7 @@ import msgpack
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
+from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 from setveil.streams.replay import messages
 
@@ -52,3 +53,17 @@ def test_a_subjects_records_all_go_to_the_partition_of_its_key(batch):
     assert len(where) == 9
     # records without a subject still take the partitions in turn
     assert {p for p, _, rs in sent for r in rs if "subject" not in r} == {0, 1, 2}
+
+
+
+@pytest.mark.parametrize("batch, sent, advice", [(3, 2, "give a smaller --batch"), (1, 4, "raise that setting")])
+def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, sent, advice):
+    # Regression (QA as an operator): `replay --batch 30000` sent 1.8 MB messages, reported
+    # success, and the workers dead-lettered every one. The limit is that of records.max_message_bytes:
+    # a message of exactly that many bytes is taken
+    window = Window.from_transactions([["aaaa"], ["bbbb"], ["cccc"], ["dddd"]])
+    largest = max(len(value) for *_, value in messages(window, batch))
+    with pytest.raises(ParameterError, match=f"a message of {batch} record\\(s\\) would be {largest} bytes, over "
+                                             f"records.max_message_bytes={largest - 1}, .*: {advice}"):
+        list(messages(window, batch, max_bytes=largest - 1))
+    assert len(list(messages(window, batch, max_bytes=largest))) == sent
