@@ -242,6 +242,13 @@ class ConformanceSuite:
             policies = self.policy_names()
         except (PluginError, UnknownPluginError) as broken:
             pytest.fail(f"{type(self).__name__}: {broken}", pytrace=False)
+        # a misspelled policy here left that policy on the suite's params alone, silently (QA as
+        # a plugin author: the value the suite was written to test was never run)
+        installed = get_registry().policies[self.model]
+        unknown = sorted(set(self.policy_params) - set(installed))
+        if unknown:
+            pytest.fail(f"{type(self).__name__}.policy_params names policy {', '.join(map(repr, unknown))}, which model "
+                        f"{self.model!r} does not have (its policies: {', '.join(sorted(installed))})", pytrace=False)
         for policy in policies:
             try:
                 configured = self.configured(policy)

@@ -452,6 +452,15 @@ def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tm
     assert "Traceback" not in result.stdout and "hypothesis" not in result.stdout
 
 
+def test_policy_params_naming_no_policy_of_the_model_fail_every_test_in_one_line(installed, tmp_path):
+    # Regression (QA as a plugin author): a misspelled policy in policy_params was ignored, and the
+    # suite passed without ever running that policy with the value it was written to test
+    result = run_kit(installed, tmp_path, suite=SUITE.replace('{"also-top": {"q": "1"}}', '{"also_top": {"q": "1"}}'))
+    assert result.returncode == 1 and "15 errors" in result.stdout
+    assert ("TestFloor.policy_params names policy 'also_top', which model 'floor' does not have (its policies: "
+            "also-top, rare-only)") in result.stdout
+
+
 def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
     suite = SUITE.replace('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}')
     result = run_kit(installed, tmp_path, suite=suite)
