@@ -100,8 +100,9 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
     release that fails the check may be theirs rather than the model's. Wrappers are named apart:
     most only time the call, but one may replace its result (QA)."""
     impls = [impl for impl in hook.setveil_anonymize_window.get_hookimpls() if impl.plugin is not builtin]
-    answers = [impl.plugin_name for impl in impls if not (impl.wrapper or impl.hookwrapper)]
-    wrappers = [impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper]
+    # a plugin may implement the hook more than once (specname), and is named once
+    answers = list(dict.fromkeys(impl.plugin_name for impl in impls if not (impl.wrapper or impl.hookwrapper)))
+    wrappers = list(dict.fromkeys(impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper))
     parts = ([f"also implemented by plugin {', '.join(map(repr, answers))}"] if answers else []) + (
         [f"wrapped by plugin {', '.join(map(repr, wrappers))}"] if wrappers else [])
     return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""

@@ -136,6 +136,24 @@ def test_an_old_style_hookwrapper_is_named_as_a_wrapper(recorder):
     assert overriders_note(pm.hook) == "", "the core's own implementation alone is no other plugin's"
 
 
+class TwoWrappers:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        return (yield)
+
+    @hookimpl(wrapper=True, specname="setveil_anonymize_window")
+    def time_windows(self):
+        return (yield)
+
+
+def test_a_plugin_with_two_wrappers_is_named_once(recorder):
+    # Regression (QA as a plugin author): the note said "wrapped by plugin 'timer', 'timer'"
+    _, pm, _ = recorder
+    pm.unregister(name="recorder")
+    pm.register(TwoWrappers(), name="timer")
+    assert overriders_note(pm.hook) == " (setveil_anonymize_window is wrapped by plugin 'timer')"
+
+
 def test_an_erring_model_is_rejected_without_contents(recorder):
     rec, pm, registry = recorder
     configured = registry.configure("leaky", None, {"k": "1"}, Context())
