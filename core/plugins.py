@@ -250,10 +250,12 @@ class Registry:
         _check_methods(cls, where, POLICY_METHODS)
         model = self.models.get(cls.model)
         if model is None:
+            remedy = f"install the distribution that provides it, or uninstall {entry.distribution}"
+            close = difflib.get_close_matches(cls.model, list(self.models), n=1)
+            if close:  # a typo is likelier than a missing distribution
+                remedy = f"did you mean {close[0]!r}? (or {remedy})"
             raise PluginError(
-                f"policy {cls.name!r} of {entry.distribution} serves model {cls.model!r}, which is not installed: "
-                f"install the distribution that provides it, or uninstall {entry.distribution}"
-            )
+                f"policy {cls.name!r} of {entry.distribution} serves model {cls.model!r}, which is not installed: {remedy}")
         if not issubclass(cls, model.cls.policy_base):
             base = model.cls.policy_base
             raise PluginError(f"{where}: a policy of model {cls.model!r} must subclass {base.__module__}.{base.__qualname__}")

@@ -95,6 +95,15 @@ CASES = {
         "policy 'orphan' of brokenplugin-dist serves model 'absent', which is not installed: "
         "install the distribution that provides it, or uninstall brokenplugin-dist",
     ),
+    "policy of a misspelt model": (
+        # regression (QA as a plugin author): a typo in the model's name was told to install a
+        # distribution that provides it, or to uninstall the plugin
+        GOOD_MODELS + GOOD_POLICIES + "\nclass Typo(CapPolicy):\n    name = 'typo'\n    model = 'cpa'\n    summary = 's'\n"
+        "    def order(self, window):\n        return None\n"
+        "\n@hookimpl(specname='setveil_register_policies')\ndef more_policies(register):\n    register(Typo)\n",
+        "policy 'typo' of brokenplugin-dist serves model 'cpa', which is not installed: did you mean 'cap'? "
+        "(or install the distribution that provides it, or uninstall brokenplugin-dist)",
+    ),
     "default policy not registered": (
         GOOD_MODELS.replace("register(Cap)", "Cap.default_policy = 'missing'\n    register(Cap)") + GOOD_POLICIES,
         "model 'cap' of brokenplugin-dist: its default policy 'missing' is not registered (registered: keep)",
