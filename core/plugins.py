@@ -120,6 +120,14 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
             # earlier, and the core's (trylast, registered first) answers every window
             raise PluginError(f"{where}: implements {WRAPPABLE_HOOK} with trylast=True, so it would run after the "
                               "core's implementation, which answers every window, and never be called; drop trylast")
+        for impl in own:
+            unpassed = _unpassed(impl)
+            if not unpassed:
+                continue
+            hint = (f": an entry point names a module or an instance (e.g. 'module:observer' with observer = "
+                    f"{plugin.__name__}()), not a class" if inspect.isclass(plugin) else
+                    "; declare them as ordinary parameters (pluggy passes nothing to a keyword-only one)")
+            raise PluginError(f"{where}: {caller.name} takes {', '.join(unpassed)}, which no call passes{hint}")
         if caller.has_spec() or all(impl.optionalhook for impl in own):
             continue
         close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
@@ -134,6 +142,18 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
             raise PluginError(f"{where}: names the function {plugin.__name__}; an entry point names the module (or "
                               "object) whose attributes are the hook implementations, e.g. 'package.module'")
         raise PluginError(f"{where}: implements no setveil hook (setveil's hooks: {', '.join(_hook_names())})")
+
+
+def _unpassed(impl: pluggy.HookImpl) -> list[str]:
+    """The required parameters of ``impl`` that pluggy passes nothing for: the ``self`` of a
+    method looked up on its class, which pluggy leaves out of the arguments it checks, and a
+    keyword-only one, which it does not see."""
+    try:
+        parameters = inspect.signature(impl.function).parameters.values()
+    except (TypeError, ValueError):  # a callable with no signature to read: pluggy's own check stands
+        return []
+    return [p.name for p in parameters if p.default is p.empty and p.name not in impl.argnames
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 @functools.cache

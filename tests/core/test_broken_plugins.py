@@ -645,6 +645,20 @@ def test_an_entry_point_that_names_a_function_is_told_to_name_the_module(tmp_pat
         "hook implementations, e.g. 'package.module'\n")
 
 
+def test_an_entry_point_that_names_a_class_is_told_to_name_an_instance(tmp_path):
+    # Regression (QA as a plugin author): pluggy passes nothing for `self`, so the plugin loaded
+    # and each call raised TypeError, logged as the observer's error (or the model's, of an override)
+    observer = "\nclass Observer:\n    @hookimpl\n    def setveil_window_rejected(self, window, model, reason):\n        pass\n"
+    env = install_plugin(tmp_path, "class-dist", "classy", HEADER + GOOD_MODELS + GOOD_POLICIES + observer, "classy")
+    (tmp_path / "class_dist-1.0.dist-info" / "entry_points.txt").write_text("[setveil]\nclassy = classy:Observer\n")
+    result = setveil(env, "plugins")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "setveil: error: plugin 'classy' (classy:Observer) of class-dist: setveil_window_rejected takes self, which "
+        "no call passes: an entry point names a module or an instance (e.g. 'module:observer' with observer = "
+        "Observer()), not a class\n")
+
+
 def _quoting(site, *methods: str) -> dict:
     """A plugin whose model's ``methods`` raise KeyError('HIV')."""
     assigned = " = ".join(f"Cap.{method}" for method in methods)
