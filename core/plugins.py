@@ -111,6 +111,11 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
     callers = pm.get_hookcallers(plugin) or []
     for caller in callers:
         own = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+        # first, so that a misspelt hook is named as such whatever else is wrong with it
+        if not caller.has_spec() and not all(impl.optionalhook for impl in own):
+            close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
+            raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}")
         wrappers = [impl for impl in own if impl.wrapper or impl.hookwrapper]
         if wrappers and caller.name != WRAPPABLE_HOOK:
             raise PluginError(f"{where}: implements {caller.name} as a wrapper; only {WRAPPABLE_HOOK} takes "
@@ -128,11 +133,6 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
                     f"{plugin.__name__}()), not a class" if inspect.isclass(plugin) else
                     "; declare them as ordinary parameters (pluggy passes nothing to a keyword-only one)")
             raise PluginError(f"{where}: {caller.name} takes {', '.join(unpassed)}, which no call passes{hint}")
-        if caller.has_spec() or all(impl.optionalhook for impl in own):
-            continue
-        close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
-        raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}")
     implemented = {caller.name for caller in callers}
     unmarked = [name for name in _hook_names() if name not in implemented and callable(getattr(plugin, name, None))]
     if unmarked:

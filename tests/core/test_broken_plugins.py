@@ -353,6 +353,13 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.peak_stats = frozenset({1})\n    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: peak_stats must be a set of stat names, not frozenset({1})",
     ),
+    "wrapper of a misspelt hook": (
+        # regression (QA as a plugin author): told that only setveil_anonymize_window takes
+        # wrappers, of a wrapper meant for it, rather than that the name is no hook
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(wrapper=True)\ndef setveil_anonymise_window(model):\n"
+        "    return (yield)\n",
+        "implements 'setveil_anonymise_window', which is not a setveil hook; did you mean 'setveil_anonymize_window'?",
+    ),
     "observer declared as an old-style hookwrapper": (
         # pluggy's hookwrapper=True is a wrapper too, and wraps nothing in an observer
         GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(hookwrapper=True)\ndef setveil_window_anonymized(report):\n"
