@@ -481,11 +481,12 @@ def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..
 def _twice(first: Entry, second: Entry) -> str:
     # by the registering distributions: a plugin that registers setveil's own class again is the
     # one to name (QA: "both times by setveil")
+    remedy = "register each class once" if first.cls is second.cls else "rename one"
     if first.registered_by == second.registered_by:
-        return f"both times by {first.registered_by}"
+        return f"both times by {first.registered_by}; {remedy}"
     if first.registered_by == "setveil":  # lead with the other: the order entry points load in is the path's
         first, second = second, first
-    return f"by {first.registered_by} and by {second.registered_by}"
+    return f"by {first.registered_by} and by {second.registered_by}; {remedy}"
 
 
 #: the model methods the core calls, with the arguments it passes (after ``self``)

@@ -211,7 +211,7 @@ CASES = {
     ),
     "policy registered twice": (
         GOOD_MODELS + "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Keep)\n",
-        "policy 'keep' of model 'cap' is registered twice: both times by brokenplugin-dist",
+        "policy 'keep' of model 'cap' is registered twice: both times by brokenplugin-dist; register each class once",
     ),
     "command in a group that is not registered": (
         GOOD_MODELS + GOOD_POLICIES + "\nimport click\n\n@click.command('hello')\ndef hello():\n    pass\n"
@@ -294,7 +294,13 @@ CASES = {
         # regression (QA re-check): "both times by setveil" named not the plugin that did it
         GOOD_MODELS.replace("register(Cap)", "from setveil.plugins.coherence.model import Coherence\n"
                             "    register(Cap)\n    register(Coherence)") + GOOD_POLICIES,
-        "model 'coherence' is registered twice: by brokenplugin-dist and by setveil",
+        "model 'coherence' is registered twice: by brokenplugin-dist and by setveil; register each class once",
+    ),
+    "model named like setveil's": (
+        # regression (QA as a plugin author): the line named both distributions but not what to do
+        GOOD_MODELS.replace("register(Cap)", "Cap.name = 'rho'\n    register(Cap)")
+        + GOOD_POLICIES.replace("register(Keep)", "Keep.model = 'rho'\n    register(Keep)"),
+        "model 'rho' is registered twice: by brokenplugin-dist and by setveil; rename one",
     ),
     "model that is not a class": (
         GOOD_MODELS.replace("register(Cap)", "register(Cap.name)") + GOOD_POLICIES,
