@@ -197,6 +197,12 @@ class WindowArgs(TypedDict, total=False):
     max_length: int
 
 
+def _cause(broken: PluginError) -> str:
+    """What the plugin raised, for its author: the command line names its type alone."""
+    raised = broken.__cause__ or broken.__context__
+    return "" if raised is None else f" ({raised!r})"
+
+
 class ConformanceSuite:
     """Inherit, set ``model``, ``params``, ``safe_windows`` and ``unsafe_windows``; override
     :meth:`context` if the model needs more than an item schema (sensitive items are the labels
@@ -255,16 +261,16 @@ class ConformanceSuite:
             except ParameterError as refused:
                 pytest.fail(f"policy {policy!r} refuses the suite's parameters {self.params_for(policy)} ({refused}): "
                             "set params (and policy_params) to values the model and each policy take", pytrace=False)
+            except PluginError as broken:  # an __init__ that raised, or left self.params unset
+                pytest.fail(f"policy {policy!r}: {broken}{_cause(broken)}", pytrace=False)
             # every command and a worker's start-up size windows by it before reading any (QA
             # attacking the kit: a smallest_window that returned 0 or raised passed the kit, and
             # every command stopped on it)
             try:
                 smallest_window_of(configured.model)
             except PluginError as broken:
-                raised = broken.__cause__ or broken.__context__  # the command names its type alone
-                cause = "" if raised is None else f" ({raised!r})"
-                pytest.fail(f"policy {policy!r}: {broken}{cause}; every command stops on it before reading a window",
-                            pytrace=False)
+                pytest.fail(f"policy {policy!r}: {broken}{_cause(broken)}; every command stops on it before reading a "
+                            "window", pytrace=False)
 
     def context(self) -> Context:
         """The context every run gets; by default, as the command line and the service give it,

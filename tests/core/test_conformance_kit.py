@@ -69,6 +69,8 @@ class Floor(PrivacyModel):
         super().__init__(params, context)
         if FAULT == "misnamed" and self.params["k"] < 1:  # the range checked by hand, naming another parameter
             raise ParameterError("m", "must be at least 1")
+        if FAULT == "initcrash":
+            raise ValueError("no k")
 
     def anonymize(self, window, policy, rng):
         if FAULT == "refuse":
@@ -442,6 +444,14 @@ def test_a_smallest_window_every_command_refuses_fails_every_test_in_one_line(in
     assert result.returncode == 1 and "15 errors" in result.stdout
     assert message in result.stdout
 
+
+def test_a_model_whose_init_raises_fails_every_test_in_one_line(installed, tmp_path):
+    # Regression (QA as a plugin author): a PluginError from configuring the model (an __init__
+    # that raised, or left self.params unset) errored each test with the kit's fixture's traceback
+    result = run_kit(installed, tmp_path, "initcrash")
+    assert result.returncode == 1 and "15 errors" in result.stdout
+    assert "policy 'also-top': model 'floor': __init__ raised ValueError (ValueError('no k'))" in result.stdout
+    assert "def _params_taken" not in result.stdout
 
 def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
     # QA as a plugin author: each test failed on the PluginError, with hypothesis's and pluggy's frames
