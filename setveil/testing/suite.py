@@ -261,8 +261,8 @@ class ConformanceSuite:
             except ParameterError as refused:
                 pytest.fail(f"policy {policy!r} refuses the suite's parameters {self.params_for(policy)} ({refused}): "
                             "set params (and policy_params) to values the model and each policy take", pytrace=False)
-            except PluginError as broken:  # an __init__ that raised, or left self.params unset
-                pytest.fail(f"policy {policy!r}: {broken}{_cause(broken)}", pytrace=False)
+            except PluginError as broken:  # an __init__ that raised, or left self.params unset: it names the class
+                pytest.fail(f"{type(self).__name__}: {broken}{_cause(broken)}", pytrace=False)
             # every command and a worker's start-up size windows by it before reading any (QA
             # attacking the kit: a smallest_window that returned 0 or raised passed the kit, and
             # every command stopped on it)

@@ -450,7 +450,7 @@ def test_a_model_whose_init_raises_fails_every_test_in_one_line(installed, tmp_p
     # that raised, or left self.params unset) errored each test with the kit's fixture's traceback
     result = run_kit(installed, tmp_path, "initcrash")
     assert result.returncode == 1 and "15 errors" in result.stdout
-    assert "policy 'also-top': model 'floor': __init__ raised ValueError (ValueError('no k'))" in result.stdout
+    assert "TestFloor: model 'floor': __init__ raised ValueError (ValueError('no k'))" in result.stdout
     assert "def _params_taken" not in result.stdout
 
 def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
