@@ -475,7 +475,10 @@ def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..
         who = distribution_of(impl.function)
         # a bad call of register() is the plugin's error too (a TypeError)
         with plugin_errors(f"{hook.name} of {who}"):
-            impl.function(**{name: register_for(who) for name in impl.argnames})
+            returned = impl.function(**{name: register_for(who) for name in impl.argnames})
+        if returned is not None:  # as many pluggy hooks do: what it returns is registered by no one
+            raise PluginError(f"{hook.name} of {who} returned a {type(returned).__name__}; a registration hook "
+                              "calls register(...) once for each and returns nothing")
 
 
 def _twice(first: Entry, second: Entry) -> str:

@@ -73,6 +73,13 @@ CASES = {
         GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register, extra):\n    register(Cap)\n",
         "{'extra'} are declared in the hookimpl but can not be found in the hookspec; the hook takes (register)",
     ),
+    "registration hook that returns its classes": (
+        # regression (QA as a plugin author): as many pluggy hooks do; the model went unregistered
+        # and its policy was said to serve a model not installed
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register):\n    return [Cap]\n",
+        "setveil_register_privacy_models of brokenplugin-dist returned a list; a registration hook calls "
+        "register(...) once for each and returns nothing",
+    ),
     "hookimpl forgotten": (
         GOOD_POLICIES + "\ndef setveil_register_privacy_models(register):\n    register(Cap)\n",
         "setveil_register_privacy_models must be marked with @setveil.hookimpl to be called",
