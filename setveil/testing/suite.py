@@ -248,6 +248,9 @@ class ConformanceSuite:
             policies = self.policy_names()
         except (PluginError, UnknownPluginError) as broken:
             pytest.fail(f"{type(self).__name__}: {broken}", pytrace=False)
+        if not policies:  # every test would pass without running the model (QA as a plugin author)
+            pytest.fail(f"{type(self).__name__}.policies is empty: list the policies to exercise, or leave it unset "
+                        "for every installed policy of the model", pytrace=False)
         # a misspelled policy here left that policy on the suite's params alone, silently (QA as
         # a plugin author: the value the suite was written to test was never run)
         installed = get_registry().policies[self.model]

@@ -471,6 +471,14 @@ def test_policy_params_naming_no_policy_of_the_model_fail_every_test_in_one_line
             "also-top, rare-only)") in result.stdout
 
 
+def test_a_suite_that_exercises_no_policy_fails_every_test_in_one_line(installed, tmp_path):
+    # Regression (QA as a plugin author): with policies = [], 14 tests passed without running the
+    # model, and the 15th said the model's own k belonged to no one
+    suite = SUITE.replace('    params = {"k": "2"}\n', '    params = {"k": "2"}\n    policies = []\n')
+    result = run_kit(installed, tmp_path, suite=suite)
+    assert result.returncode == 1 and "15 errors" in result.stdout
+    assert "TestFloor.policies is empty: list the policies to exercise" in result.stdout
+
 def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
     suite = SUITE.replace('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}')
     result = run_kit(installed, tmp_path, suite=suite)
