@@ -608,7 +608,8 @@ class ConformanceSuite:
                 policy for policy in self.policy_names()
                 if set(bad) <= model_names | {p.name for p in registry.policy_class(self.model, policy).parameters}
             ]
-            assert takers, f"invalid_params entry {bad} names a parameter that neither the model nor a policy has"
+            assert takers, (f"invalid_params entry {bad} names a parameter that neither the model nor a policy the suite "
+                            f"exercises ({', '.join(self.policy_names())}) has")
             for policy in takers:
                 try:
                     self.configured(policy, params={**self.params_for(policy), **bad})
