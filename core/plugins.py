@@ -592,6 +592,11 @@ def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> Non
             # a value is given as text and compared with them (QA: choices=(2, 3) failed as a bare TypeError)
             raise PluginError(f"{where}: parameter {parameter.name!r} has choices {parameter.choices!r}; choices are "
                               "a tuple of strings")
+        if parameter.choices and parameter.kind in ("str", "path", "bool"):
+            # a str took any value, its choices neither shown nor checked; a path or a bool took them unshown
+            raise PluginError(f"{where}: parameter {parameter.name!r} of kind {parameter.kind!r} has choices; only a "
+                              "'choice' (its values) and an 'int' or 'float' (the words it takes besides numbers) have "
+                              "them: make it kind 'choice'")
         if parameter.kind == "choice" and not parameter.choices:
             raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
         _check_bounds(parameter, where)

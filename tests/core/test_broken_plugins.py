@@ -174,6 +174,14 @@ CASES = {
                             "choices=(2, 3)),)\n    register(Cap)") + GOOD_POLICIES,
         "parameter 'm' has choices (2, 3); choices are a tuple of strings",
     ),
+    "text parameter with choices": (
+        # regression (QA as a plugin author): a str parameter took any value, its choices unshown and unchecked
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('mode', 'how', 'str', default='fast', "
+                            "choices=('fast', 'slow')),)\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'mode' of kind 'str' has choices; only a "
+        "'choice' (its values) and an 'int' or 'float' (the words it takes besides numbers) have them: make it kind "
+        "'choice'",
+    ),
     "generalizing model without a hierarchy": (
         # regression (QA as a hostile plugin author): the core's "nothing added" check is off for a
         # generalizing model, and one without a hierarchy added a made-up label to every transaction
