@@ -660,31 +660,24 @@ def test_an_optional_hook_this_version_lacks_is_loaded_and_excuses_no_other_plug
             "setveil hook") in result.stderr
 
 
-def test_an_entry_point_that_names_a_function_is_told_to_name_the_module(tmp_path):
+@pytest.mark.parametrize("extra, attribute, problem", [
     # Regression (QA as a plugin author): "implements no setveil hook", of a function that is one
-    env = install_plugin(tmp_path, "function-dist", "functional", HEADER + GOOD_MODELS + GOOD_POLICIES, "functional")
-    (tmp_path / "function_dist-1.0.dist-info" / "entry_points.txt").write_text(
-        "[setveil]\nfunctional = functional:setveil_register_policies\n")
-    result = setveil(env, "plugins")
-    assert result.returncode == 2
-    assert result.stderr == (
-        "setveil: error: plugin 'functional' (functional:setveil_register_policies) of function-dist: names the "
-        "function setveil_register_policies; an entry point names the module (or object) whose attributes are the "
-        "hook implementations, e.g. 'package.module'\n")
-
-
-def test_an_entry_point_that_names_a_class_is_told_to_name_an_instance(tmp_path):
+    ("", "setveil_register_policies",
+     "names the function setveil_register_policies; an entry point names the module (or object) whose attributes are "
+     "the hook implementations, e.g. 'package.module'"),
     # Regression (QA as a plugin author): pluggy passes nothing for `self`, so the plugin loaded
     # and each call raised TypeError, logged as the observer's error (or the model's, of an override)
-    observer = "\nclass Observer:\n    @hookimpl\n    def setveil_window_rejected(self, window, model, reason):\n        pass\n"
-    env = install_plugin(tmp_path, "class-dist", "classy", HEADER + GOOD_MODELS + GOOD_POLICIES + observer, "classy")
-    (tmp_path / "class_dist-1.0.dist-info" / "entry_points.txt").write_text("[setveil]\nclassy = classy:Observer\n")
+    ("\nclass Observer:\n    @hookimpl\n    def setveil_window_rejected(self, window, model, reason):\n        pass\n",
+     "Observer",
+     "setveil_window_rejected takes self, which no call passes: an entry point names a module or an instance "
+     "(e.g. 'module:observer' with observer = Observer()), not a class"),
+])
+def test_an_entry_point_that_names_a_function_or_a_class_is_told_what_to_name(tmp_path, extra, attribute, problem):
+    env = install_plugin(tmp_path, "entry-dist", "entry", HEADER + GOOD_MODELS + GOOD_POLICIES + extra, "entry")
+    (tmp_path / "entry_dist-1.0.dist-info" / "entry_points.txt").write_text(f"[setveil]\nentry = entry:{attribute}\n")
     result = setveil(env, "plugins")
     assert result.returncode == 2
-    assert result.stderr == (
-        "setveil: error: plugin 'classy' (classy:Observer) of class-dist: setveil_window_rejected takes self, which "
-        "no call passes: an entry point names a module or an instance (e.g. 'module:observer' with observer = "
-        "Observer()), not a class\n")
+    assert result.stderr == f"setveil: error: plugin 'entry' (entry:{attribute}) of entry-dist: {problem}\n"
 
 
 def _quoting(site, *methods: str) -> dict:
