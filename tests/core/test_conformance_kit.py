@@ -453,6 +453,7 @@ def test_a_model_whose_init_raises_fails_every_test_in_one_line(installed, tmp_p
     assert "TestFloor: model 'floor': __init__ raised ValueError (ValueError('no k'))" in result.stdout
     assert "def _params_taken" not in result.stdout
 
+
 def test_a_plugin_setveil_cannot_load_fails_every_test_in_one_line(installed, tmp_path):
     # QA as a plugin author: each test failed on the PluginError, with hypothesis's and pluggy's frames
     result = run_kit(installed, tmp_path, "unloadable")
@@ -478,6 +479,7 @@ def test_a_suite_that_exercises_no_policy_fails_every_test_in_one_line(installed
     result = run_kit(installed, tmp_path, suite=suite)
     assert result.returncode == 1 and "15 errors" in result.stdout
     assert "TestFloor.policies is empty: list the policies to exercise" in result.stdout
+
 
 def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
     suite = SUITE.replace('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}')

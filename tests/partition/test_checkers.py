@@ -117,6 +117,7 @@ def test_a_foreign_label_is_named_with_its_transaction():
     [violation] = generalization_violations(original, release, h)
     assert (violation.rule, violation.itemset, violation.transaction) == ("foreign-label", ("a2",), 1)
 
+
 class OwnHierarchy(KAnonymity):
     """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""
 

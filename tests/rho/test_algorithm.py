@@ -168,6 +168,7 @@ def test_choose_looks_among_the_best_scores_as_a_sort_of_every_option_would(data
     expected = np.lexsort((ranks[victim], in_qid, deletions, -scores))[0]
     assert Fixed().choose(options, state) == expected
 
+
 def test_qid_size_all_is_refused_up_front_when_records_are_too_long():
     long_record = [f"p{i}" for i in range(40)] + ["s0"]
     window = Window.from_transactions([long_record, ["p1", "s0"]])

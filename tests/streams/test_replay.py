@@ -55,7 +55,6 @@ def test_a_subjects_records_all_go_to_the_partition_of_its_key(batch):
     assert {p for p, _, rs in sent for r in rs if "subject" not in r} == {0, 1, 2}
 
 
-
 @pytest.mark.parametrize("batch, sent, advice", [(3, 2, "give a smaller --batch"), (1, 4, "raise that setting")])
 def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, sent, advice):
     # Regression (QA as an operator): `replay --batch 30000` sent 1.8 MB messages, reported
