@@ -481,23 +481,19 @@ def test_a_suite_that_exercises_no_policy_fails_every_test_in_one_line(installed
     assert "TestFloor.policies is empty: list the policies to exercise" in result.stdout
 
 
-def test_invalid_policy_parameters_are_tried_with_their_policy(installed, tmp_path):
-    suite = SUITE.replace('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}')
-    result = run_kit(installed, tmp_path, suite=suite)
-    assert result.returncode == 1
-    assert ("invalid_params entry {'no_one': '1'} names a parameter that neither the model nor a policy the suite "
-            "exercises (also-top, rare-only) has") in result.stdout
-    assert "1 failed, 14 passed" in result.stdout
-
-
-def test_an_invalid_parameter_of_a_policy_left_out_names_the_policies_exercised(installed, tmp_path):
+@pytest.mark.parametrize("given, instead, entry, exercised", [
+    ('{"q": "4"}', '{"q": "4"}, {"no_one": "1"}', "{'no_one': '1'}", "also-top, rare-only"),
     # Regression (QA as a plugin author): with policies = ["rare-only"], also-top's q was said to
     # be a parameter no policy has
-    suite = SUITE.replace('    params = {"k": "2"}\n', '    params = {"k": "2"}\n    policies = ["rare-only"]\n')
-    result = run_kit(installed, tmp_path, suite=suite)
+    ('    params = {"k": "2"}\n', '    params = {"k": "2"}\n    policies = ["rare-only"]\n', "{'q': '4'}", "rare-only"),
+])
+def test_invalid_policy_parameters_are_tried_with_the_policies_exercised(installed, tmp_path, given, instead, entry,
+                                                                         exercised):
+    result = run_kit(installed, tmp_path, suite=SUITE.replace(given, instead))
     assert result.returncode == 1
-    assert ("invalid_params entry {'q': '4'} names a parameter that neither the model nor a policy the suite "
-            "exercises (rare-only) has") in result.stdout
+    assert (f"invalid_params entry {entry} names a parameter that neither the model nor a policy the suite "
+            f"exercises ({exercised}) has") in result.stdout
+    assert "1 failed, 14 passed" in result.stdout
 
 
 def test_an_invalid_parameter_that_is_accepted_names_the_policy(installed, tmp_path):
