@@ -105,14 +105,9 @@ def _stat(text: str) -> os.stat_result:
     """``os.stat`` of a path, where a name of descriptor 1 (``/dev/stdout``) is the data's
     descriptor while :func:`reserve_stdout` has moved it (QA re-check: `bench run /dev/stdout
     --json -` read standard error's file as its input)."""
-    if _moved is not None and _names_standard_output(text):
+    if _moved is not None and _descriptor_named(text) == 1:
         return os.fstat(_moved.fileno())
     return os.stat(text)
-
-
-def _names_standard_output(text: str) -> bool:
-    """Whether ``text`` is a name of descriptor 1 (``/dev/stdout``)."""
-    return _descriptor_named(text) == 1
 
 
 def _descriptor_named(text: str) -> int | None:
