@@ -31,7 +31,7 @@ from setveil.core.schema import ItemSchema
 
 from . import interrupt
 from .clientlog import quiet_repeats
-from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, load_settings
+from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, load_settings
 
 
 def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -174,7 +174,9 @@ def _required_parameters(model: str, policy: str | None) -> set[str]:
 @config_option
 @set_option
 @bootstrap_option
-def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, overrides, bootstrap):
+@click.option("--check", is_flag=True, help="Make every check a worker makes before it connects, print the "
+              "settings in force as a settings file (secrets left out) and exit without connecting.")
+def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, overrides, bootstrap, check):
     """Run a worker: window, anonymize, check and emit batches until SIGINT/SIGTERM.
 
     The model options are those of `setveil anonymize`; every other setting comes from
@@ -188,9 +190,18 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
         settings = resolve_settings(config, overrides, bootstrap,
                                     model_settings(model, policy, params, sensitive, public, hierarchy, fanout))
         configured = configure_model(settings)
-        from .worker import run_worker
+        # faust loads in about a second, which every other command (and a refused setting) spares
+        from .worker import item_file_notes, prepare_worker, run_worker, union_notes
 
-        status = run_worker(settings, configured)
+        settings = prepare_worker(settings, configured)
+        if check:
+            click.echo(as_toml(settings), nl=False)
+            for line in item_file_notes(settings, configured) + union_notes(configured):
+                note(line)
+            click.echo("setveil: serve --check: every check passed; nothing was connected", err=True)
+            status = 0
+        else:
+            status = run_worker(settings, configured)
     except interrupt.Stopped as stopped:
         click.echo(f"setveil: stopped by {stopped.signal} before the worker started (nothing was read)", err=True)
         status = 0

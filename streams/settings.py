@@ -690,8 +690,59 @@ def describe(settings: Settings) -> list[str]:
     return lines
 
 
+def as_toml(settings: Settings) -> str:
+    """The settings in force as a settings file that ``--config`` reads back to the same values,
+    each value not at its default followed by a comment naming its source. A secret (a password,
+    a model parameter named like one) is never written, nor a setting that is not set: a comment
+    names it instead, so that the text is safe to paste into a ticket."""
+    lines = ["# the settings in force; a comment names where each value not at its default came from"]
+    for section in SECTIONS:
+        lines.append(f"\n[{section}]")
+        tables = []
+        for setting in (s for s in SETTINGS if s.section == section):
+            if setting.pairs:
+                tables.append(f"\n[{setting.name}]")
+                tables += [_toml_line(key, value, _secret_parameter(key), settings.source(f"{setting.name}.{key}"))
+                           for key, value in settings[setting.name].items()]
+            else:
+                lines.append(_toml_line(setting.key, settings[setting.name], setting.secret,
+                                        settings.source(setting.name)))
+        lines += tables
+    return "\n".join(lines) + "\n"
+
+
+def _toml_line(key: str, value: Any, secret: bool, source: str) -> str:
+    key = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+    if value is None:
+        return f"# {key}: not set"
+    comment = "" if source == "default" else f"  # from {source}"
+    if secret:
+        return f"# {key}: set (from {source}), not shown"
+    if isinstance(value, (bool, int, float)):
+        return f"{key} = {_env_text(value)}{comment}"
+    return f"{key} = {_toml_string(str(value))}{comment}"
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: TOML takes no control character but tab unescaped, and
+    only whole code points in ``\\u`` escapes (JSON's surrogate pairs are not TOML)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif (char < " " and char != "\t") or char == "\x7f":
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _secret_parameter(name: str) -> bool:
+    return any(word in name.lower() for word in _SECRET_WORDS)
+
+
 def _masked(name: str, value: str) -> str:
-    return "***" if any(word in name.lower() for word in _SECRET_WORDS) else value
+    return "***" if _secret_parameter(name) else value
 
 
 def _from(settings: Settings, name: str) -> str:

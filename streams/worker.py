@@ -115,8 +115,9 @@ def check_dead_letter_room(settings: Settings, configured: Configured) -> None:
                              f"{settings.topics.input!r} and model {configured.model.name!r}; give at least {need}")
 
 
-def run_worker(settings: Settings, configured: Configured) -> int:
-    """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch)."""
+def prepare_worker(settings: Settings, configured: Configured) -> Settings:
+    """Every check a worker makes before it connects (``setveil serve --check`` stops after
+    them); the settings fitted to the model."""
     settings = fit_to_model(settings, configured.model)
     check_web_listen(settings)
     check_data_dir(settings)
@@ -124,6 +125,12 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     check_dead_letter_room(settings, configured)
     if settings.model.time_limit:
         check_picklable(configured)
+    return settings
+
+
+def run_worker(settings: Settings, configured: Configured) -> int:
+    """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch).
+    ``settings`` are those :func:`prepare_worker` returned."""
     counts = interrupt.run_stoppable(ensure_topics(settings))
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:

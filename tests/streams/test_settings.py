@@ -9,6 +9,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tomllib
 import typing
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,13 +20,13 @@ from click.testing import CliRunner
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.cli import configure
-from setveil.streams import commands, demo
+from setveil.streams import commands, demo, worker
 from setveil.streams.broker import Broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
 from setveil.streams.worker import union_notes
-from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, describe, fit_to_model, load_settings,
-                                      settings_table)
+from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, as_toml, describe, fit_to_model,
+                                      load_settings, settings_table)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -789,6 +790,53 @@ def test_the_startup_log_shows_every_setting_its_source_and_no_secret(tmp_path):
     assert "ssl_password=(none)," in text and "max_transactions=5000," in text  # defaults: no source
     for setting in SETTINGS:
         assert f"{setting.key}=" in text
+
+
+def test_the_settings_in_force_as_toml_read_back_to_the_same_values_and_no_secret(tmp_path):
+    config = tmp_path / "setveil.toml"
+    config.write_text('[kafka]\nsecurity_protocol = "SASL_PLAINTEXT"\nsasl_username = "svc"\n'
+                      '[model.params]\nh = 0.4\n[window]\nmax_seconds = 1_0.5\n')
+    # a path may hold anything a TOML string must escape, and a character JSON would write as a surrogate pair
+    odd = 'a"b\\c\x01\x7f\tz é😀'
+    secrets = {"SETVEIL_KAFKA_SASL_PASSWORD": "hunter2", "SETVEIL_MODEL_PARAMS": "api_token=t0k3n"}
+    settings = load_settings(config, ["model.params=k=5", f"worker.data_dir={odd}"],
+                             env={**secrets, "SETVEIL_CONSUMER_COMMIT_INTERVAL": "1e-1"})
+    text = as_toml(settings)
+    assert "hunter2" not in text and "t0k3n" not in text
+    assert "# sasl_password: set (from $SETVEIL_KAFKA_SASL_PASSWORD), not shown" in text
+    assert "# api_token: set (from $SETVEIL_MODEL_PARAMS), not shown" in text
+    assert f'security_protocol = "SASL_PLAINTEXT"  # from {config}' in text
+    assert "max_transactions = 5000\n" in text and "# ssl_cafile: not set" in text  # defaults: no source
+    again = tmp_path / "again.toml"
+    again.write_text(text)
+    # the secrets come from where a deployment keeps them, as before
+    read_back = load_settings(again, env=secrets)
+    for setting in SETTINGS:
+        assert read_back[setting.name] == settings[setting.name], setting.name
+    assert read_back.worker.data_dir == odd and read_back.consumer.commit_interval == 0.1
+
+
+def test_serve_check_prints_the_settings_in_force_and_connects_nothing(tmp_path, monkeypatch):
+    def refused(*args):
+        raise AssertionError("the worker was started")
+
+    monkeypatch.setattr(worker, "run_worker", refused)
+    (tmp_path / "s.txt").write_text("x\n")
+    args = ["serve", "--check", "--model", "rho", "-P", "rho=0.7", "--sensitive", str(tmp_path / "s.txt"),
+            "--bootstrap", "127.0.0.1:1"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith("setveil: serve --check: every check passed; nothing was connected\n")
+    settings = tomllib.loads(result.stdout)
+    assert settings["kafka"]["bootstrap"] == "127.0.0.1:1" and settings["model"]["params"] == {"rho": "0.7"}
+    # as the worker would run: min_transactions auto is resolved for the model
+    assert "min_transactions = 1  # from the auto value for model 'rho'" in result.stdout
+    # a check only a worker makes (serve's, not load_settings'): the web port another process holds
+    with socket.socket() as held:
+        held.bind(("0.0.0.0", 0))
+        held.listen()
+        result = CliRunner().invoke(cli, [*args, "--set", f"web.port={held.getsockname()[1]}"])
+    assert result.exit_code == 2 and "web.port" in result.stderr and result.stdout == ""
 
 
 def test_replay_and_tail_need_not_find_the_workers_item_files(tmp_path, monkeypatch):
