@@ -33,7 +33,7 @@ from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
 from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
-                      plugin_errors, plugin_prints_to_stderr, smallest_window_of)
+                      plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema
 from .verify import release_violations
 from .window import Window, detached
@@ -499,8 +499,13 @@ def _param_text(params: dict[str, Any]) -> str:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def plugins(as_json):
+@click.option("--hooks", is_flag=True, help="List every registered plugin and the hooks it implements instead "
+              "(also those that only observe or wrap windows).")
+def plugins(as_json, hooks):
     """List installed privacy models and policies and the distribution of each."""
+    if hooks:
+        _plugin_hooks(as_json)
+        return
     registry = get_registry()
     rows: list[dict[str, Any]] = []
     for name, entry in sorted(registry.models.items()):
@@ -547,6 +552,16 @@ def plugins(as_json):
                 click.echo(f"        -P {_parameter_line(p)}")
         extended = row["policy_base"]
         click.echo(f"    new policies subclass {extended['class']} (implement: {', '.join(extended['implement']) or 'nothing'})")
+
+
+def _plugin_hooks(as_json: bool) -> None:
+    rows = plugin_hooks()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        hooks = ", ".join(f"{h['hook']}{' (wrapper)' if h['wrapper'] else ''}" for h in row["hooks"])
+        click.echo(f"{row['plugin']}  from {row['distribution']}: {hooks or 'no hooks'}")
 
 
 def _parameter_rows(parameters: Sequence[Parameter]) -> list[dict[str, Any]]:

@@ -650,12 +650,31 @@ def _float_holds(bound: numbers.Real) -> bool:
     return True
 
 
+def plugin_hooks() -> list[dict[str, Any]]:
+    """Every registered plugin, setveil's own first, with the distribution that installed it and
+    the hooks it implements (``wrapper`` true for a wrapper): a plugin that only observes or wraps
+    windows registers no model or policy to be listed by."""
+    pm = get_plugin_manager()
+    rows = []
+    for name, plugin in pm.list_name_plugin():
+        module = plugin.__name__ if inspect.ismodule(plugin) else type(plugin).__module__
+        hooks = sorted((caller.name, bool(impl.wrapper or impl.hookwrapper))
+                       for caller in pm.get_hookcallers(plugin) or () for impl in caller.get_hookimpls()
+                       if impl.plugin is plugin)
+        rows.append({"plugin": name, "distribution": _module_distribution(module),
+                     "hooks": [{"hook": hook, "wrapper": wrapper} for hook, wrapper in hooks]})
+    return rows
+
+
 def distribution_of(thing: Any) -> str:
     """The distribution that installed the module defining ``thing`` (a class, a function), or
     that module's name when no distribution did."""
-    top = thing.__module__.partition(".")[0]
-    dists = _packages_distributions().get(top)
-    return dists[0] if dists else thing.__module__
+    return _module_distribution(thing.__module__)
+
+
+def _module_distribution(module: str) -> str:
+    dists = _packages_distributions().get(module.partition(".")[0])
+    return dists[0] if dists else module
 
 
 @functools.cache

@@ -524,6 +524,25 @@ def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def test_a_plugin_that_only_wraps_and_observes_is_listed_with_its_hooks(tmp_path):
+    # Regression (QA as a plugin author): it registers no model or policy, so `setveil plugins`
+    # gave its author no sign that it was loaded
+    timing = ("\n@hookimpl(wrapper=True)\ndef setveil_anonymize_window(window):\n    return (yield)\n\n"
+              "@hookimpl\ndef setveil_window_rejected(reason):\n    pass\n")
+    env = install(tmp_path, timing)
+    result = setveil(env, "plugins", "--hooks")
+    assert result.returncode == 0, result.stderr
+    assert ("broken  from brokenplugin-dist: setveil_anonymize_window (wrapper), setveil_window_rejected"
+            in result.stdout.splitlines())
+    assert "setveil.core.builtin  from setveil: setveil_anonymize_window, setveil_register_commands" in result.stdout
+    rows = json.loads(setveil(env, "plugins", "--hooks", "--json").stdout)
+    assert {"plugin": "broken", "distribution": "brokenplugin-dist",
+            "hooks": [{"hook": "setveil_anonymize_window", "wrapper": True},
+                      {"hook": "setveil_window_rejected", "wrapper": False}]} in rows
+    assert rows[0]["plugin"] == "setveil.core.builtin"  # setveil's own before any entry point's
+    assert "broken" not in setveil(env, "plugins").stdout
+
+
 def test_a_model_that_sets_no_flags_gets_the_documented_defaults(tmp_path):
     # The mutation pass: PrivacyModel's defaults (union-safe, no --sensitive, no hierarchy) were
     # read by no test of a model that leaves them unset, as a third party's may
