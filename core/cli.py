@@ -595,7 +595,8 @@ def _load_plugin_commands() -> None:
     get_registry()
     asked: list[tuple[str, click.Command, str | None]] = []
     # a callback of its own for each implementation, so that an error names who asked
-    call_each(get_plugin_manager().hook.setveil_register_commands, lambda who: _collector(asked, who))
+    call_each(get_plugin_manager().hook.setveil_register_commands, lambda who: _collector(asked, who),
+              "register(command) or register(command, group=NAME)")
     # top-level commands first, setveil's own first of all, then the members of groups: which
     # names are taken and which groups exist does not depend on the order plugins are found in
     asked.sort(key=lambda entry: (entry[2] is not None, entry[0] != "setveil"))

@@ -229,8 +229,10 @@ class Registry:
         self.pm = pm
         self.models: dict[str, Entry[PrivacyModel]] = {}
         self.policies: dict[str, dict[str, Entry[Policy]]] = {}
-        call_each(pm.hook.setveil_register_privacy_models, lambda who: functools.partial(self._add_model, who=who))
-        call_each(pm.hook.setveil_register_policies, lambda who: functools.partial(self._add_policy, who=who))
+        call_each(pm.hook.setveil_register_privacy_models, lambda who: functools.partial(self._add_model, who=who),
+                  "register(ModelClass), once per model")
+        call_each(pm.hook.setveil_register_policies, lambda who: functools.partial(self._add_policy, who=who),
+                  "register(PolicyClass), once per policy")
         for name, entry in self.models.items():
             if entry.cls.default_policy not in self.policies[name]:
                 known = ", ".join(sorted(self.policies[name])) or "none"
@@ -467,18 +469,34 @@ def _checked_entry(kind: str, cls: Any, base: type, who: str) -> tuple[str, Entr
     return where, entry
 
 
-def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..., None]]) -> None:
+def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..., None]], usage: str) -> None:
     """Call each implementation of a registration hook on its own, in pluggy's order, with the
     ``register`` callback ``register_for(distribution)`` makes for it, so that what one raises is
-    one line naming its distribution (pluggy's call would end in a traceback)."""
+    one line naming its distribution (pluggy's call would end in a traceback). ``usage`` is how
+    the hook's docs call ``register``, for an error that calls it otherwise."""
     for impl in reversed(hook.get_hookimpls()):
         who = distribution_of(impl.function)
-        # a bad call of register() is the plugin's error too (a TypeError)
         with plugin_errors(f"{hook.name} of {who}"):
-            returned = impl.function(**{name: register_for(who) for name in impl.argnames})
+            returned = impl.function(**{name: _called_as(register_for(who), f"{hook.name} of {who}", usage)
+                                        for name in impl.argnames})
         if returned is not None:  # as many pluggy hooks do: what it returns is registered by no one
             raise PluginError(f"{hook.name} of {who} returned a {type(returned).__name__}; a registration hook "
                               "calls register(...) once for each and returns nothing")
+
+
+def _called_as(register: Callable[..., None], where: str, usage: str) -> Callable[..., None]:
+    """``register``, refusing a call its signature does not take in words: as the plugin's own
+    TypeError it was a bare "raised TypeError" (QA as a plugin author: ``register(Model, extra)``)."""
+    signature = inspect.signature(register)
+
+    def checked(*args: Any, **kwargs: Any) -> None:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise PluginError(f"{where}: register() {exc}; call it as {usage}") from None
+        register(*args, **kwargs)
+
+    return checked
 
 
 def _twice(first: Entry, second: Entry) -> str:

@@ -73,6 +73,17 @@ CASES = {
         GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register, extra):\n    register(Cap)\n",
         "{'extra'} are declared in the hookimpl but can not be found in the hookspec; the hook takes (register)",
     ),
+    "register called with an extra argument": (
+        # regression (QA as a plugin author): it was "raised TypeError", the call not named
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register):\n    register(Cap, Keep)\n",
+        "setveil_register_privacy_models of brokenplugin-dist: register() too many positional arguments; call it "
+        "as register(ModelClass), once per model",
+    ),
+    "register of a command called without it": (
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_commands(register):\n    register(group='bench')\n",
+        "setveil_register_commands of brokenplugin-dist: register() missing a required argument: 'command'; call it "
+        "as register(command) or register(command, group=NAME)",
+    ),
     "registration hook that returns its classes": (
         # regression (QA as a plugin author): as many pluggy hooks do; the model went unregistered
         # and its policy was said to serve a model not installed
