@@ -406,6 +406,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     from .bench import BenchConfig, run_bench, security_env
     from .broker import broker
     from .preflight import check_own_broker
+    from .replay import refuse_oversize
 
     for option, values in (("window", windows), ("workers", workers)):
         refuse_repeats(option, values)  # as bench sanitize speed refuses -n 10 -n 10 (QA)
@@ -418,7 +419,9 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if 0 < memory_limit < MEMORY_LIMIT_FLOOR:
         raise click.BadParameter(f"{memory_limit} is less than {MEMORY_LIMIT_FLOOR} MiB ({MEMORY_LIMIT_RATIONALE}); "
                                  "allowed: 0 or at least that", param_hint="'--memory-limit'")
-    check_own_broker(load_settings(None, {}, env=security_env()))
+    # the settings of every run but those the benchmark gives
+    settings = load_settings(None, {}, env=security_env())
+    check_own_broker(settings)
     model = model or "coherence"
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
@@ -435,6 +438,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     original = read_window(dataset, format_option=None)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
+    refuse_oversize(original, batch, settings.records.max_message_bytes)
     scratch = tempfile.TemporaryDirectory(prefix="setveil-bench-stream-")
     if fanout is not None:
         # workers take no --fanout (PER_WINDOW_HIERARCHY): one hierarchy over the dataset, as

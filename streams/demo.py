@@ -31,7 +31,7 @@ from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .process import WorkerFailed, WorkerProcess, logs_folder
-from .replay import replay
+from .replay import refuse_oversize, replay
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
 from .tail import collect, release_window
@@ -122,12 +122,13 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         fit_to_model(settings, configured.model)
         check_web_listen(settings)
         check_own_broker(settings)
+        original = read_window(data)
+        if count is not None:
+            original = original.take(list(range(min(count, len(original)))))
+        refuse_oversize(original, batch, settings.records.max_message_bytes)
         broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)
         try:
             echo(f"broker: {broker.kind} at {broker.bootstrap}")
-            original = read_window(data)
-            if count is not None:
-                original = original.take(list(range(min(count, len(original)))))
             model_args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public)]
             for name, value in PARAMS.items():
                 model_args += ["-P", f"{name}={value}"]

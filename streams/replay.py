@@ -82,6 +82,16 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
             yield partition, None, len(chunk), pack(chunk)
 
 
+def refuse_oversize(window: Window, batch: int, max_bytes: int) -> None:
+    """Refuse, before any broker or worker starts, a replay of ``window``'s records (without
+    subjects) of which the workers would dead-letter a message: ``setveil demo`` and ``bench
+    stream`` said so only after their wait for the batches that never came (QA as an operator).
+    Records without a subject go to the partitions in runs of ``batch``, so their messages are
+    the same however many partitions the topic has."""
+    for _ in messages(window, batch, max_bytes=max_bytes):
+        pass
+
+
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
                  count: int | None = None, subjects: Sequence[str | int | None] | None = None) -> ReplayStats:
     counts = await kafka.ensure_topics(settings, [settings.topics.input])

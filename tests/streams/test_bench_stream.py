@@ -191,6 +191,19 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
     assert refused.stderr == "setveil: error: Invalid value for '--partitions': 3 workers need at least as many partitions\n"
 
 
+def test_a_batch_the_workers_would_dead_letter_is_refused_before_any_broker(tmp_path):
+    # Regression (QA as an operator): the run started a broker and its workers, and named the
+    # message only after its 60 s wait for batches that never came
+    data = tmp_path / "wide.dat"
+    data.write_text("".join(" ".join(str(1000 + (t + i) % 500) for i in range(20)) + "\n" for t in range(12_000)))
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--batch", "12000"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 12000 record\(s\) would be \d+ bytes, over "
+                        r"records.max_message_bytes=1048576, which the workers dead-letter: give a smaller --batch\n",
+                        refused.stderr)
+
+
 @pytest.mark.parametrize("options, problem", [(["--window", "10", "--window", "10"], "parameter 'window': 10"),
                                               (["--workers", "1", "--workers", "1"], "parameter 'workers': 1")])
 def test_a_repeated_window_size_or_worker_count_is_refused_before_any_broker(sample, options, problem):

@@ -887,6 +887,16 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(no_broker):
     assert echoed == []
 
 
+def test_demo_refuses_a_batch_the_workers_would_dead_letter_before_it_starts_a_broker(no_broker):
+    # Regression (QA as an operator): the demo started a broker and a worker, replayed nothing,
+    # and named the message only after its wait for batches that never came
+    with pytest.raises(ParameterError) as info:
+        demo.run_demo(print, 1000, 100, None, 1000, None, {"records.max_message_bytes": "1024"})
+    assert info.value.name == "batch"
+    assert re.fullmatch(r"a message of 100 record\(s\) would be \d+ bytes, over records.max_message_bytes=1024, "
+                        "which the workers dead-letter: give a smaller --batch", info.value.problem)
+
+
 @pytest.mark.parametrize("size", ["1", "4"])
 def test_demo_names_a_window_size_below_its_models_k_as_a_worker_does(no_broker, size):
     # QA: --set window.max_transactions=3 was refused as window.min_transactions, a setting the
