@@ -4,6 +4,9 @@ after.
 
 - info loss (§4): (Items(T) - Items(T')) / Items(T), which is the core's
   :func:`~setveil.core.metrics.suppressed_share` (S/N of Xu et al.).
+- sensitive loss: the share of the sensitive items' occurrences deleted. Not one of the paper's
+  measures, but what a release's reader of the sensitive items loses (its Figs. 2-4 show it for
+  no policy; `setveil bench rho` gives it beside info loss).
 - symmetric K-L divergence (§4.1): S(H1||H2) = ½ KL(H1||M) + ½ KL(H2||M) with H the item
   distribution (support over all occurrences) and M = (H1 + H2)/2, natural logarithm. The
   paper calls M "the union of distributions"; the mean is what keeps every ratio finite when
@@ -26,12 +29,21 @@ after.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import fim
 import numpy as np
 
 from setveil.core.mining import ITEMSET_BUDGET, itemset_spectrum, within_budget
 from setveil.core.window import Window
+
+
+def sensitive_loss(original: Window, release: Window, sensitive: Collection[str]) -> float:
+    """The share of the occurrences of the ``sensitive`` labels in ``original`` that ``release``
+    lacks; 0 when ``original`` holds none."""
+    before = int(original.supports[original.vocab.mask(sensitive)].sum())
+    after = int(release.supports[release.vocab.mask(sensitive)].sum())
+    return 0.0 if before == 0 else (before - after) / before
 
 
 def symmetric_kl(original: Window, release: Window) -> float:

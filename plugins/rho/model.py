@@ -33,7 +33,7 @@ from setveil.core.window import Window
 
 from .checker import ALL_SUBSETS_BUDGET, all_qids_size, rho_violations
 from .dnc import available_cpus, cost, job_for, run_jobs, split
-from .metrics import rule_comparison, symmetric_kl
+from .metrics import rule_comparison, sensitive_loss, symmetric_kl
 from .policies import RhoPolicy
 
 
@@ -159,7 +159,10 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         return rho_violations(original, release, self.context.schema.private, self.rho, self.params["qid_size"])
 
     def metrics(self, original, release):
-        out: dict = {"info_loss": suppressed_share(original, release), "symmetric_kl": symmetric_kl(original, release)}
+        assert self.context.schema is not None  # needs_schema: Registry.configure refuses a context without one
+        out: dict = {"info_loss": suppressed_share(original, release),
+                     "sensitive_loss": sensitive_loss(original, release, self.context.schema.private),
+                     "symmetric_kl": symmetric_kl(original, release)}
         if self.params["rule_metrics"]:
             confidence = self.rho if self.params["rule_confidence"] == "rho" else float(self.params["rule_confidence"])
             support = float(self.params["rule_support"])
