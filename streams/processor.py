@@ -20,6 +20,7 @@ import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.plugins import Configured
+from setveil.core.subjects import merge_records
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
 
@@ -60,42 +61,17 @@ def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
 
 
 def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
-    transactions: list[list[str]] = []
-    fields: list[dict[str, Any]] = []
-    by_subject: dict[Any, tuple[int, set[str]]] = {}
-    records = 0
-    for message in cut.messages:
-        single = len(message.records) == 1
-        for index, record in enumerate(message.records):
-            records += 1
-            tid = record.tid if record.tid is not None else default_tid(partition, message.offset, index, single)
-            if merge_subjects and record.subject is not None:
-                seen = by_subject.get(record.subject)
-                if seen is not None:
-                    position, present = seen
-                    # a subject's items, in order of first appearance, grow in place: a subject
-                    # with many records costs linear, not quadratic, time
-                    merged = transactions[position]
-                    for item in record.items:
-                        if item not in present:
-                            present.add(item)
-                            merged.append(item)
-                    fields[position]["tids"].append(tid)
-                    continue
-                by_subject[record.subject] = (len(transactions), set(record.items))
-                # no subject in the release: it would link a subject's transactions across windows,
-                # and no model protects the union of one subject's windows
-                fields.append({"tid": tid, "tids": [tid]})
-                transactions.append(list(record.items))
-                continue
-            fields.append({"tid": tid})
-            transactions.append(record.items)
+    records = [(record.tid if record.tid is not None else default_tid(partition, message.offset, index,
+                                                                        len(message.records) == 1),
+                record.items, record.subject if merge_subjects else None)
+               for message in cut.messages for index, record in enumerate(message.records)]
+    transactions, fields = merge_records(records)
     # Interning in one pass over a plain dict: labels of a record are unique (parse_record checks).
     interned: dict[str, int] = {}
     ids = [interned.setdefault(label, len(interned)) for items in transactions for label in items]
     lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
     window = Window.from_flat(Vocabulary(interned), lengths, np.array(ids, dtype=np.int32), [f["tid"] for f in fields])
-    return Built(window, fields, records)
+    return Built(window, fields, len(records))
 
 
 def model_map(configured: Configured) -> dict[str, Any]:

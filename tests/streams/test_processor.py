@@ -16,6 +16,8 @@ from pathlib import Path
 import msgpack
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline, window_rng
@@ -25,6 +27,7 @@ from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
 from setveil.core.plugins import Configured, get_plugin_manager
 from setveil.core.records import Record
+from setveil.core.subjects import merge_window
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
@@ -141,6 +144,19 @@ def test_a_subjects_transactions_merge_into_one():
     unmerged = build_window(cut, partition=0, merge_subjects=False)
     assert len(unmerged.window) == 4
 
+
+
+@given(st.lists(st.tuples(st.lists(st.sampled_from("abcde"), unique=True), st.sampled_from([None, "u", "v", 7, "7"])),
+                min_size=1, max_size=12))
+def test_a_window_and_a_file_of_the_same_records_merge_alike(rows):
+    # the service and `anonymize --merge-subjects` release a subject as the same transaction
+    cut = Cut([Message(offset, [Record(items, tid=offset, subject=who)], 0.0) for offset, (items, who) in enumerate(rows)])
+    built = build_window(cut, partition=0, merge_subjects=True)
+    merged, tids = merge_window(Window.from_transactions([items for items, _ in rows], tids=range(len(rows))),
+                                [who for _, who in rows])
+    assert [set(items) for items in merged] == [set(items) for items in built.window]
+    assert merged.tids == built.window.tids
+    assert tids == [extra.get("tids") for extra in built.fields]
 
 def test_a_window_rejected_outside_the_pipeline_counts_its_transactions_after_merging(sample):
     # Regression (QA as a consumer): an oversize or overlap rejection counted the window's input
