@@ -35,8 +35,9 @@ from .params import Parameter, parse_assignments
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema
+from .subjects import Subject, merge_window
 from .verify import release_violations
-from .window import Window, detached
+from .window import Tid, Window, detached
 
 
 def printable(message: object) -> str:
@@ -191,17 +192,41 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
         note(line)
 
 
-def note_shared_subjects(subjects: Sequence[str | int | None], source) -> None:
-    """Note records that share a ``subject``: a file is anonymized a record per transaction, so a
-    person with several records is several transactions to every model, and the guarantee is
-    then per record, not per person (QA as a new user: a clinic's JSONL with a subject per
-    patient was protected visit by visit, with no word). Counts only, never a subject."""
+def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:
+    """Note records that share a ``subject`` when they are not merged: each record is then a
+    transaction of its own to every model, so a person with several records is several
+    transactions, and the guarantee is per record, not per person (QA as a new user: a clinic's
+    JSONL with a subject per patient was protected visit by visit, with no word). Counts only,
+    never a subject."""
     given = [subject for subject in subjects if subject is not None]
     distinct = len(set(given))
     if distinct < len(given):
-        note(f"{len(given)} records of {shown_path(source)} carry a subject, {distinct} distinct: anonymize reads no "
-             "subject, so each record is a transaction of its own and the guarantee holds per record, not per "
-             "subject; merge each subject's records into one to protect subjects")
+        note(f"{len(given)} records of {shown_path(source)} carry a subject, {distinct} distinct: each record is a "
+             "transaction of its own and the guarantee holds per record, not per subject; give --merge-subjects "
+             "to make each subject's records one transaction")
+
+
+def merge_option(func):
+    """``--merge-subjects``, shared by anonymize and verify."""
+    return click.option("--merge-subjects", is_flag=True,
+                        help="Merge the records of each subject into one transaction before the model sees them, "
+                             "as the service's window.merge_subjects does (JSONL and msgpack input).")(func)
+
+
+def refuse_merging_fimi(path, fmt: str | None) -> None:
+    """FIMI holds no subjects, so --merge-subjects on it would merge nothing while the user
+    expects a guarantee per subject: refused before the data is read."""
+    if detect_format(path, fmt) == "fimi":
+        raise ParameterError("merge-subjects", f"{shown_path(path)} is read as FIMI, which holds no subjects: "
+                             "give a JSONL or msgpack file whose records carry a 'subject' (--format)")
+
+
+def merged_input(window: Window, subjects: Sequence[Subject | None], source) -> tuple[Window, list[list[Tid] | None]]:
+    """``window`` with each subject's records merged (:func:`~setveil.core.subjects.merge_window`),
+    noting a file whose records carry no subject at all (a misnamed field merges nothing)."""
+    if all(subject is None for subject in subjects):
+        note(f"no record of {shown_path(source)} carries a subject: each record stays a transaction of its own")
+    return merge_window(window, subjects)
 
 
 def read_paths(configured: Configured, *paths) -> tuple:
@@ -283,15 +308,22 @@ def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: from the suffix).")
 @click.option("--no-verify", is_flag=True, help="Skip the independent check (benchmarks only).")
-def anonymize(input_path, output, model, policy, params, sensitive, public, hierarchy, fanout, window_size, seed, report, fmt, output_format, no_verify):
+@merge_option
+def anonymize(input_path, output, model, policy, params, sensitive, public, hierarchy, fanout, window_size, seed, report,
+              fmt, output_format, no_verify, merge_subjects):
     """Anonymize INPUT and write the release to -o OUTPUT.
 
     Line i of the release is transaction i of the input; a transaction emptied by
-    suppression stays as an empty line.
+    suppression stays as an empty line. With --merge-subjects the transactions are the input's
+    subjects, the records of each merged into one where its first record is, and its records
+    without a subject, one each: line i of the release is transaction i of those, and --window
+    counts them.
     """
     with plugin_prints_to_stderr():  # the model's __init__ runs here
         configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     smallest = smallest_window(configured, window_size)
+    if merge_subjects:
+        refuse_merging_fimi(input_path, fmt)
     inputs = read_paths(configured, input_path, sensitive, public, hierarchy)
     check_output(output, "--output", inputs)
     if report is not None:
@@ -302,7 +334,12 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
     original, subjects = read_window_and_subjects(input_path, fmt)
-    note_shared_subjects(subjects, input_path)
+    records = len(original)
+    merged_tids = None
+    if merge_subjects:
+        original, merged_tids = merged_input(original, subjects, input_path)
+    else:
+        note_shared_subjects(subjects, input_path)
     check_listed_items(configured, original, sensitive, public, input_path)
     pin_hierarchy(configured, original, input_path)
     refuse_unwritable_nodes(configured, original, input_path, output, detect_format(output, output_format))
@@ -322,8 +359,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     files = {"input": input_path, "output": output, "sensitive": sensitive, "public": public, "hierarchy": hierarchy}
     formats = {"input": detect_format(input_path, fmt), "output": detect_format(output, output_format)}
     body = None if report is None else _report(configured, files, formats, fanout, original, released, outcomes,
-                                               read_seconds, window_size, seed)
-    outputs = [(output, render_window(released, output, output_format))]
+                                               read_seconds, window_size, seed, merge_subjects, records)
+    outputs = [(output, render_window(released, output, output_format, merged_tids=merged_tids))]
     if body is not None:
         outputs.append((report, _report_bytes({**body, "seconds": time.perf_counter() - started}, configured.model)))
     write_outputs(outputs)
@@ -356,7 +393,7 @@ def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
 
 
 def _report(configured, files, formats, fanout, original, released, outcomes, read_seconds, window_size,
-            seed) -> dict[str, Any]:
+            seed, merge_subjects, records) -> dict[str, Any]:
     model = configured.model
     # the model's loss and metrics get copies: `released` is written after them (QA: a metrics
     # that renumbered its release's ids wrote suppressed items into the file)
@@ -379,7 +416,9 @@ def _report(configured, files, formats, fanout, original, released, outcomes, re
         "context": configured.digests(),
         "seed": seed,
         "window": window_size,
+        "merge_subjects": merge_subjects,
         "windows": len(outcomes),
+        "records": records,
         "transactions": len(original),
         "items_before": original.n_occurrences,
         "items_after": released.n_occurrences,
@@ -442,8 +481,9 @@ def _json_default(value):
                    "(default: --format, else from the suffix).")
 @click.option("--max-violations", type=IntRange(min=1), default=10, show_default=True,
               help="Stop after this many violations.")
+@merge_option
 def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt,
-           release_format, max_violations):
+           release_format, max_violations, merge_subjects):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
@@ -455,7 +495,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     Valid: the same transactions, with items only deleted (coherence, rho, sanitize) or only
     generalized along the hierarchy. How an algorithm chose them is not checked: coherence
     suppresses globally per window, and a release made in windows may drop an item from some
-    of its transactions only.
+    of its transactions only. With --merge-subjects, ORIGINAL's records are merged by subject
+    first, as `anonymize --merge-subjects` merged them.
     """
     if policy is None:
         # the release is checked against the model alone, so the parameters of whichever policy
@@ -465,7 +506,11 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     smallest = smallest_window(configured, window_size)
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
-    original = read_window(original_path, fmt)
+    if merge_subjects:
+        refuse_merging_fimi(original_path, fmt)
+    original, subjects = read_window_and_subjects(original_path, fmt)
+    if merge_subjects:
+        original = merged_input(original, subjects, original_path)[0]
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",
@@ -473,7 +518,11 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     # a release that does not pair with the original is a file verify cannot take (exit 2), not
     # a release that fails the model (exit 1)
     if len(release) != len(original):
-        raise InputError(release_path, f"{len(release)} transactions, but {original_path} has {len(original)}")
+        # a release of merged subjects has fewer: the likeliest cause when ORIGINAL's records share one
+        hint = ("; give --merge-subjects for a release of `anonymize --merge-subjects`"
+                if not merge_subjects and len(release) < len(original)
+                and len({s for s in subjects if s is not None}) < sum(s is not None for s in subjects) else "")
+        raise InputError(release_path, f"{len(release)} transactions, but {original_path} has {len(original)}{hint}")
     if release.tids is not None:
         # a FIMI original's tids are its positions (Window.tid), as anonymize writes them in a
         # JSONL or msgpack release (QA: "y", "x", "z" there went unchecked)

@@ -19,7 +19,8 @@ gzip data is read whatever the file's name (or on standard input): it is known b
 bytes, which neither UTF-8 text nor a stream of msgpack records (maps) can begin with. A path
 ending in ``.gz`` is written gzipped. Suffixes are read in any case (``OUT.JSONL.GZ``).
 
-Line i of a release is transaction i of the input. Writes are atomic: a failed write leaves
+Line i of a release is transaction i of the input (with ``anonymize --merge-subjects``, of the
+input with each subject's records merged into one: :mod:`.subjects`). Writes are atomic: a failed write leaves
 nothing at the output path.
 """
 
@@ -33,6 +34,7 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,7 +46,7 @@ from .labeltext import STDIN, check_text, not_utf8
 from .output import refuse_reading_standard_output, write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
-from .window import DuplicateItem, Window
+from .window import DuplicateItem, Tid, Window
 
 FORMATS = ("fimi", "jsonl", "msgpack")
 _SUFFIXES = {
@@ -330,21 +332,25 @@ def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None
     write_output(path, render_window(window, path, fmt))
 
 
-def render_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> bytes:
+def render_window(window: Window, path: str | os.PathLike, fmt: str | None = None, *,
+                  merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> bytes:
     """The bytes :func:`write_window` would write to ``path``, for a command that writes several
-    outputs at once (:func:`setveil.core.output.write_outputs`)."""
+    outputs at once (:func:`setveil.core.output.write_outputs`). ``merged_tids``, one entry per
+    transaction, gives a JSONL or msgpack record the ``tids`` of the records merged into it (None
+    for one that merges none), as a batch does (:mod:`.subjects`); FIMI carries items only."""
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
     if _gzipped(path):
         # no time in the header: the same release is the same bytes, whenever it is written
         with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
-            _write(window, handle, fmt, path)
+            _write(window, handle, fmt, path, merged_tids)
     else:
-        _write(window, rendered, fmt, path)
+        _write(window, rendered, fmt, path, merged_tids)
     return rendered.getvalue()
 
 
-def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path: str | os.PathLike) -> None:
+def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path: str | os.PathLike,
+           merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> None:
     buffered = io.BufferedWriter(handle, buffer_size=1 << 20) if not isinstance(handle, io.BufferedIOBase) else handle
     if fmt == "fimi":
         vocabulary = window.vocab.labels
@@ -364,11 +370,19 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
     elif fmt == "jsonl":
         encode = json.JSONEncoder(ensure_ascii=False).encode
         for position, labels in enumerate(window):
-            buffered.write((encode({"tid": window.tid(position), "items": labels}) + "\n").encode("utf-8"))
+            buffered.write((encode(_record(window, position, labels, merged_tids)) + "\n").encode("utf-8"))
     else:
         pack = msgpack.Packer(use_bin_type=True).pack
         for position, labels in enumerate(window):
-            buffered.write(pack({"tid": window.tid(position), "items": labels}))
+            buffered.write(pack(_record(window, position, labels, merged_tids)))
     buffered.flush()
     if buffered is not handle:
         buffered.detach()
+
+
+def _record(window: Window, position: int, labels: list[str],
+            merged_tids: Sequence[Sequence[Tid] | None] | None) -> dict[str, Any]:
+    tids = None if merged_tids is None else merged_tids[position]
+    if tids is None:
+        return {"tid": window.tid(position), "items": labels}
+    return {"tid": window.tid(position), "tids": list(tids), "items": labels}

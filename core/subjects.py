@@ -18,7 +18,8 @@ from .window import Tid, Window
 Subject = str | int
 
 
-def merge_records(records: Iterable[tuple[Tid, list[str], Subject | None]]) -> tuple[list[list[str]], list[dict[str, Any]]]:
+def merge_records(records: Iterable[tuple[Tid, list[str], Subject | None]]
+                  ) -> tuple[list[list[str]], list[dict[str, Any]]]:
     """The transactions of ``records`` (each its tid, items and subject, None for none) and what
     each released transaction carries besides its items, in the order of each one's first
     record. A subject's records become one transaction whose items are the union of theirs, in

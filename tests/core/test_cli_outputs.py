@@ -149,7 +149,8 @@ def test_a_quoted_label_in_a_piped_item_list_is_refused_as_in_a_file(runner, tmp
 
 def test_records_that_share_a_subject_are_noted_without_naming_it(runner, tmp_path):
     # Regression (QA as a new user): a clinic's JSONL of visits with a subject per patient was
-    # protected visit by visit, with no word that anonymize reads no subject
+    # protected visit by visit, with no word that anonymize reads no subject (now: that it merges
+    # them only when told to)
     visits = tmp_path / "visits.jsonl"
     records = [("patient-7", ["a", "HIV"]), ("patient-7", ["a", "b"]), ("patient-9", ["a", "HIV"]), (None, ["a", "b"])]
     visits.write_text("".join(json.dumps({"items": items, **({"subject": who} if who else {})}) + "\n"
@@ -158,10 +159,12 @@ def test_records_that_share_a_subject_are_noted_without_naming_it(runner, tmp_pa
     rho = ["-m", "rho", "-P", "rho=0.7", "--sensitive", tmp_path / "hiv.txt"]
     result = invoke(runner, "anonymize", visits, "-o", tmp_path / "o.jsonl", *rho)
     assert result.exit_code == 0, result.output
-    assert (f"setveil: note: 3 records of {visits} carry a subject, 2 distinct: anonymize reads no subject, so each "
-            "record is a transaction of its own and the guarantee holds per record, not per subject; merge each "
-            "subject's records into one to protect subjects\n") in result.stderr
+    assert (f"setveil: note: 3 records of {visits} carry a subject, 2 distinct: each record is a transaction of its "
+            "own and the guarantee holds per record, not per subject; give --merge-subjects to make each subject's "
+            "records one transaction\n") in result.stderr
     assert "patient" not in result.stderr
+    result = invoke(runner, "anonymize", visits, "-o", tmp_path / "o.jsonl", *rho, "--merge-subjects")
+    assert result.exit_code == 0 and "subject" not in result.stderr
     # a subject per record is a file of one record per person already
     visits.write_text(visits.read_text().replace('"patient-7"}', '"patient-8"}', 1))
     result = invoke(runner, "anonymize", visits, "-o", tmp_path / "o.jsonl", *rho)

@@ -1,8 +1,28 @@
 """One transaction per subject (core/subjects.py): the merge the service's window.merge_subjects
-and `anonymize --merge-subjects` share, worked by hand."""
+and `anonymize --merge-subjects` share, worked by hand, and the command line's option on a
+clinic's visits, several per patient."""
+
+import json
+import tempfile
+from pathlib import Path
+
+import msgpack
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from setveil.core.subjects import merge_records, merge_window
 from setveil.core.window import Window
+
+from ..rho.rho_reference import unsafe_rules
+from .figure1 import MODEL, PRIVATE, run
+
+# Figure 1 of Xu et al. as nine visits: anna's two, bob's three and carl's two merge into the
+# paper's T1, T2 and T4; v3 and v9, without a subject, are T3 and T5
+VISITS = [("v1", "patient-anna", ["a", "c", "d"]), ("v2", "patient-bob", ["a", "b"]),
+          ("v3", None, ["b", "d", "f", "x", "Hepatitis"]), ("v4", "patient-anna", ["f", "g", "Diabetes"]),
+          ("v5", "patient-carl", ["b", "c", "g"]), ("v6", "patient-bob", ["c", "f", "Hepatitis"]),
+          ("v7", "patient-carl", ["y", "z", "HIV"]), ("v8", "patient-bob", ["b", "f"]),
+          ("v9", None, ["a", "c", "f", "g", "HIV"])]
 
 # tid, items, subject: "u" has three records, "v" one, 7 and "7" are two subjects, tid 2 has none
 RECORDS = [(1, ["a", "b"], "u"), (2, ["c"], None), (3, ["b", "d"], "u"), (4, ["e"], "v"),
@@ -24,3 +44,140 @@ def test_a_files_window_merges_over_its_own_vocabulary():
     assert list(merged) == [["a", "b", "d", "f"], ["c"], ["e"], ["g"], ["h"]]
     assert merged.tids == [1, 2, 4, 6, 7]
     assert tids == [[1, 3, 5], None, [4], [6], [7]]
+
+
+def write_visits(folder: Path, visits, name="visits.jsonl") -> Path:
+    path = folder / name
+    path.write_text("".join(json.dumps({"tid": tid, **({"subject": who} if who is not None else {}), "items": items})
+                            + "\n" for tid, who, items in visits))
+    return path
+
+
+def clinic(tmp_path) -> tuple[Path, list]:
+    """The visits as JSONL, and the options of the paper's coherence run (h=0.8, k=2, p=2)."""
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    return write_visits(tmp_path, VISITS), [*MODEL, "--sensitive", tmp_path / "private.txt"]
+
+
+def test_anonymize_merges_each_patients_visits_into_one_transaction(tmp_path):
+    visits, model = clinic(tmp_path)
+    out, report = tmp_path / "out.jsonl", tmp_path / "r.json"
+    result = run("anonymize", visits, "-o", out, *model, "--merge-subjects", "--report", report)
+    assert result.exit_code == 0, result.output
+    # the paper's release of Figure 1 (b, d, x, y, z suppressed), each patient where its first
+    # visit is; items in the order the file first names them (a c d b x f Hepatitis g ...)
+    assert out.read_text().splitlines() == [
+        '{"tid": "v1", "tids": ["v1", "v4"], "items": ["a", "c", "f", "g", "Diabetes"]}',
+        '{"tid": "v2", "tids": ["v2", "v6", "v8"], "items": ["a", "c", "f", "Hepatitis"]}',
+        '{"tid": "v3", "items": ["f", "Hepatitis"]}',
+        '{"tid": "v5", "tids": ["v5", "v7"], "items": ["c", "g", "HIV"]}',
+        '{"tid": "v9", "items": ["a", "c", "f", "g", "HIV"]}']
+    body = json.loads(report.read_text())
+    assert (body["merge_subjects"], body["records"], body["transactions"]) == (True, 9, 5)
+    assert (body["items_before"], body["items_after"]) == (27, 19)
+    packed = tmp_path / "out.msgpack"
+    assert run("anonymize", visits, "-o", packed, *model, "--merge-subjects").exit_code == 0
+    assert list(msgpack.Unpacker(packed.open("rb")))[1] == {"tid": "v2", "tids": ["v2", "v6", "v8"],
+                                                             "items": ["a", "c", "f", "Hepatitis"]}
+    fimi = tmp_path / "out.dat"
+    assert run("anonymize", visits, "-o", fimi, *model, "--merge-subjects").exit_code == 0
+    assert fimi.read_text() == "a c f g Diabetes\na c f Hepatitis\nf Hepatitis\nc g HIV\na c f g HIV\n"
+    # the note of shared subjects is for a run that does not merge them
+    assert "patient" not in out.read_text() + report.read_text() + result.stderr + result.output
+    assert "note" not in result.stderr
+
+
+def test_verify_merges_the_original_as_anonymize_did(tmp_path):
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model, "--merge-subjects").exit_code == 0
+    result = run("verify", visits, out, *model, "--merge-subjects")
+    assert result.exit_code == 0 and "satisfies coherence" in result.output
+    result = run("verify", visits, out, *model)
+    assert result.exit_code == 2
+    assert result.stderr == (f"setveil: error: {out}: 5 transactions, but {visits} has 9; give --merge-subjects for a "
+                             "release of `anonymize --merge-subjects`\n")
+    # a release of every visit is not one of the merged patients'
+    visit_release = tmp_path / "visits-out.jsonl"
+    visit_release.write_text("".join(json.dumps({"tid": tid, "items": []}) + "\n" for tid, _, _ in VISITS))
+    result = run("verify", visits, visit_release, *model, "--merge-subjects")
+    assert result.exit_code == 2 and "9 transactions, but" in result.stderr and "patient" not in result.stderr
+
+
+def test_windows_count_the_transactions_after_merging(tmp_path):
+    visits, model = clinic(tmp_path)
+    report = tmp_path / "r.json"
+    result = run("anonymize", visits, "-o", tmp_path / "out.jsonl", *model, "--merge-subjects", "--window", "2",
+                 "--report", report)
+    assert result.exit_code == 0, result.output
+    # five transactions in windows of 2 at k=2: 2, then 3, as a last window of 1 joins the one
+    # before it (nine visits would be windows of 2, 2, 2 and 3)
+    body = json.loads(report.read_text())
+    assert [window["transactions"] for window in body["per_window"]] == [2, 3]
+    assert (body["windows"], body["records"], body["transactions"]) == (2, 9, 5)
+
+
+def test_a_fimi_input_is_refused_before_anything_is_written(tmp_path):
+    data, out = tmp_path / "fig1.dat", tmp_path / "out.dat"
+    data.write_text("a b\nc d\n")
+    (tmp_path / "s.txt").write_text("b\n")
+    for args in (["anonymize", data, "-o", out, "-m", "rho", "-P", "rho=0.5"],
+                 ["verify", data, data, "-m", "rho", "-P", "rho=0.5"]):
+        result = run(*args, "--sensitive", tmp_path / "s.txt", "--merge-subjects")
+        assert result.exit_code == 2
+        assert result.stderr == (f"setveil: error: parameter 'merge-subjects': {data} is read as FIMI, which holds no "
+                                 "subjects: give a JSONL or msgpack file whose records carry a 'subject' (--format)\n")
+    assert not out.exists()
+
+
+def merged_by_hand(visits) -> list[frozenset]:
+    """The visits' transactions, one per subject (where its first visit is) and per lone visit."""
+    order: list = []
+    items: dict = {}
+    for position, (_, who, labels) in enumerate(visits):
+        key = ("subject", who) if who is not None else ("visit", position)
+        if key not in items:
+            order.append(key)
+            items[key] = set()
+        items[key] |= set(labels)
+    return [frozenset(items[key]) for key in order]
+
+
+visit_tables = st.lists(st.tuples(st.sampled_from([None, "p1", "p2", "p3", "p4", "p5"]),
+                                  st.lists(st.sampled_from(["a", "b", "c", "d", "HIV", "TB"]), unique=True)),
+                        max_size=16).map(lambda rows: [*rows, (None, ["HIV", "TB"])])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(visit_tables)
+def test_rho_holds_per_subject_after_merging(rows):
+    visits = [(f"v{position}", who, items) for position, (who, items) in enumerate(rows)]
+    with tempfile.TemporaryDirectory() as folder:
+        path, sensitive = write_visits(Path(folder), visits), Path(folder) / "s.txt"
+        sensitive.write_text("HIV\nTB\n")
+        out = Path(folder) / "out.jsonl"
+        model = ["-m", "rho", "-P", "rho=0.5", "-P", "qid_size=2", "--sensitive", sensitive]
+        result = run("anonymize", path, "-o", out, *model, "--merge-subjects")
+        assert result.exit_code == 0, result.output
+        released = [json.loads(line) for line in out.read_text().splitlines()]
+        assert run("verify", path, out, *model, "--merge-subjects").exit_code == 0
+    merged = merged_by_hand(visits)
+    assert len(released) == len(merged)
+    assert all(set(record["items"]) <= original for record, original in zip(released, merged))
+    assert unsafe_rules([record["items"] for record in released], {"HIV", "TB"}, 0.5, 2) == set()
+    firsts = {who: tid for tid, who, _ in reversed(visits)}
+    assert [(record["tid"], record.get("tids")) for record in released] == [
+        (tid, None) if who is None else (tid, [other for other, owner, _ in visits if owner == who])
+        for tid, who, _ in visits if who is None or firsts[who] == tid]
+
+
+def test_records_without_any_subject_are_noted_and_each_stays_a_transaction(tmp_path):
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    lone = write_visits(tmp_path, [(tid, None, items) for tid, _, items in VISITS], "lone.jsonl")
+    out = tmp_path / "out.jsonl"
+    result = run("anonymize", lone, "-o", out, "-m", "rho", "-P", "rho=0.9", "--sensitive", tmp_path / "private.txt",
+                 "--merge-subjects")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"setveil: note: no record of {lone} carries a subject: each record stays a transaction "
+                             "of its own\n")
+    assert [json.loads(line)["tid"] for line in out.read_text().splitlines()] == [tid for tid, _, _ in VISITS]
