@@ -20,8 +20,8 @@ bytes, which neither UTF-8 text nor a stream of msgpack records (maps) can begin
 ending in ``.gz`` is written gzipped. Suffixes are read in any case (``OUT.JSONL.GZ``).
 
 Line i of a release is transaction i of the input (with ``anonymize --merge-subjects``, of the
-input with each subject's records merged into one: :mod:`.subjects`). Writes are atomic: a failed write leaves
-nothing at the output path.
+input with each subject's records merged into one: :mod:`.subjects`). Writes are atomic: a
+failed write leaves nothing at the output path.
 """
 
 from __future__ import annotations
