@@ -816,6 +816,19 @@ def test_the_settings_in_force_as_toml_read_back_to_the_same_values_and_no_secre
     assert read_back.worker.data_dir == odd and read_back.consumer.commit_interval == 0.1
 
 
+def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_line_break(tmp_path):
+    # Regression (QA): the path, named in each value's comment, ended the comment at its line
+    # break, and the rest of it was read as TOML: not valid, or a setting of its own
+    config = tmp_path / 'a\n[kafka]\nbootstrap = "evil:1"\n\x01.toml'
+    config.write_text("[window]\nmax_seconds = 2\n")
+    text = as_toml(load_settings(config, env={}))
+    again = tmp_path / "again.toml"
+    again.write_text(text)
+    read_back = load_settings(again, env={})
+    assert read_back.window.max_seconds == 2.0 and read_back.kafka.bootstrap == "localhost:9092"
+    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u000a[kafka]" in text
+
+
 def test_serve_check_prints_the_settings_in_force_and_connects_nothing(tmp_path, monkeypatch):
     def refused(*args):
         raise AssertionError("the worker was started")
