@@ -675,7 +675,10 @@ def plugin_hooks() -> list[dict[str, Any]]:
     pm = get_plugin_manager()
     rows = []
     for name, plugin in pm.list_name_plugin():
-        module = plugin.__name__ if inspect.ismodule(plugin) else type(plugin).__module__
+        # an entry point may name a class as well as a module or an instance: a class's own
+        # module is where it was defined, its type's is builtins
+        module = (plugin.__name__ if inspect.ismodule(plugin)
+                  else getattr(plugin, "__module__", type(plugin).__module__))
         hooks = sorted((caller.name, bool(impl.wrapper or impl.hookwrapper))
                        for caller in pm.get_hookcallers(plugin) or () for impl in caller.get_hookimpls()
                        if impl.plugin is plugin)

@@ -554,6 +554,19 @@ def test_a_plugin_that_only_wraps_and_observes_is_listed_with_its_hooks(tmp_path
     assert "broken" not in setveil(env, "plugins").stdout
 
 
+def test_a_plugin_that_is_a_class_is_listed_with_its_distribution(tmp_path):
+    # Regression (QA): an entry point naming a class (hooks as static methods) was listed "from
+    # builtins", the module of the class's type
+    observer = ("\nclass Observer:\n    @staticmethod\n    @hookimpl\n"
+                "    def setveil_window_rejected(reason):\n        pass\n")
+    env = install(tmp_path, observer)
+    entry_points = tmp_path / "brokenplugin_dist-1.0.dist-info" / "entry_points.txt"
+    entry_points.write_text("[setveil]\nbroken = brokenplugin:Observer\n")
+    result = setveil(env, "plugins", "--hooks")
+    assert result.returncode == 0, result.stderr
+    assert "broken  from brokenplugin-dist: setveil_window_rejected" in result.stdout.splitlines()
+
+
 def test_a_model_that_sets_no_flags_gets_the_documented_defaults(tmp_path):
     # The mutation pass: PrivacyModel's defaults (union-safe, no --sensitive, no hierarchy) were
     # read by no test of a model that leaves them unset, as a third party's may
