@@ -714,8 +714,9 @@ def as_toml(settings: Settings) -> str:
 def _toml_line(key: str, value: Any, secret: bool, source: str) -> str:
     key = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
     # a comment ends at a line break and takes no other control character: a config path with
-    # one would end the comment early and leave the rest of the path as a line of TOML
-    source = re.sub(r"[\x00-\x08\x0a-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04x}", source)
+    # one would end the comment early and leave the rest of the path as a line of TOML; a path's
+    # bytes that are not UTF-8 (surrogates here) would make the whole text a file --config refuses
+    source = re.sub(r"[\x00-\x08\x0a-\x1f\x7f\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", source)
     if value is None:
         return f"# {key}: not set"
     comment = "" if source == "default" else f"  # from {source}"

@@ -829,6 +829,18 @@ def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_line_br
     assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u000a[kafka]" in text
 
 
+def test_the_settings_as_toml_are_utf_8_from_a_config_whose_path_is_not(tmp_path):
+    # Regression (QA): a config path of Latin-1 bytes was written into its comment as those
+    # bytes, and --config refused the whole text as not UTF-8
+    config = tmp_path / os.fsdecode(b"caf\xe9.toml")
+    config.write_text("[window]\nmax_seconds = 2\n")
+    text = as_toml(load_settings(config, env={}))
+    again = tmp_path / "again.toml"
+    again.write_bytes(os.fsencode(text))
+    assert load_settings(again, env={}).window.max_seconds == 2.0
+    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/caf\\udce9.toml" in text
+
+
 def test_serve_check_prints_the_settings_in_force_and_connects_nothing(tmp_path, monkeypatch):
     def refused(*args):
         raise AssertionError("the worker was started")
