@@ -145,7 +145,6 @@ def test_a_subjects_transactions_merge_into_one():
     assert len(unmerged.window) == 4
 
 
-
 @given(st.lists(st.tuples(st.lists(st.sampled_from("abcde"), unique=True), st.sampled_from([None, "u", "v", 7, "7"])),
                 min_size=1, max_size=12))
 def test_a_window_and_a_file_of_the_same_records_merge_alike(rows):
@@ -157,6 +156,7 @@ def test_a_window_and_a_file_of_the_same_records_merge_alike(rows):
     assert [set(items) for items in merged] == [set(items) for items in built.window]
     assert merged.tids == built.window.tids
     assert tids == [extra.get("tids") for extra in built.fields]
+
 
 def test_a_window_rejected_outside_the_pipeline_counts_its_transactions_after_merging(sample):
     # Regression (QA as a consumer): an oversize or overlap rejection counted the window's input
