@@ -198,12 +198,17 @@ def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:
     transactions, and the guarantee is per record, not per person (QA as a new user: a clinic's
     JSONL with a subject per patient was protected visit by visit, with no word). Counts only,
     never a subject."""
-    given = [subject for subject in subjects if subject is not None]
-    distinct = len(set(given))
-    if distinct < len(given):
-        note(f"{len(given)} records of {shown_path(source)} carry a subject, {distinct} distinct: each record is a "
+    given, distinct = subject_counts(subjects)
+    if distinct < given:
+        note(f"{given} records of {shown_path(source)} carry a subject, {distinct} distinct: each record is a "
              "transaction of its own and the guarantee holds per record, not per subject; give --merge-subjects "
              "to make each subject's records one transaction")
+
+
+def subject_counts(subjects: Sequence[Subject | None]) -> tuple[int, int]:
+    """How many records carry a subject, and how many subjects they carry."""
+    given = [subject for subject in subjects if subject is not None]
+    return len(given), len(set(given))
 
 
 def merge_option(func):
@@ -519,9 +524,9 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     # a release that fails the model (exit 1)
     if len(release) != len(original):
         # a release of merged subjects has fewer: the likeliest cause when ORIGINAL's records share one
+        given, distinct = subject_counts(subjects)
         hint = ("; give --merge-subjects for a release of `anonymize --merge-subjects`"
-                if not merge_subjects and len(release) < len(original)
-                and len({s for s in subjects if s is not None}) < sum(s is not None for s in subjects) else "")
+                if not merge_subjects and len(release) < len(original) and distinct < given else "")
         raise InputError(release_path, f"{len(release)} transactions, but {original_path} has {len(original)}{hint}")
     if release.tids is not None:
         # a FIMI original's tids are its positions (Window.tid), as anonymize writes them in a
