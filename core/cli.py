@@ -218,20 +218,23 @@ def merge_option(func):
                              "as the service's window.merge_subjects does (JSONL and msgpack input).")(func)
 
 
-def refuse_merging_fimi(path, fmt: str | None) -> None:
-    """FIMI holds no subjects, so --merge-subjects on it would merge nothing while the user
-    expects a guarantee per subject: refused before the data is read."""
-    if detect_format(path, fmt) == "fimi":
+def read_records(path, fmt: str | None, merge_subjects: bool
+                 ) -> tuple[Window, list[Subject | None], list[list[Tid] | None] | None]:
+    """The transactions of ``path``, its records' subjects, and each transaction's tids when
+    merged: a transaction per record, or with ``merge_subjects`` the records of each subject merged
+    into one (:func:`~setveil.core.subjects.merge_window`). FIMI holds no subjects, so merging
+    one would merge nothing while the user expects a guarantee per subject: it is refused before
+    it is read; a file whose records carry no subject at all is noted (a misnamed field)."""
+    if merge_subjects and detect_format(path, fmt) == "fimi":
         raise ParameterError("merge-subjects", f"{shown_path(path)} is read as FIMI, which holds no subjects: "
                              "give a JSONL or msgpack file whose records carry a 'subject' (--format)")
-
-
-def merged_input(window: Window, subjects: Sequence[Subject | None], source) -> tuple[Window, list[list[Tid] | None]]:
-    """``window`` with each subject's records merged (:func:`~setveil.core.subjects.merge_window`),
-    noting a file whose records carry no subject at all (a misnamed field merges nothing)."""
+    window, subjects = read_window_and_subjects(path, fmt)
+    if not merge_subjects:
+        return window, subjects, None
     if all(subject is None for subject in subjects):
-        note(f"no record of {shown_path(source)} carries a subject: each record stays a transaction of its own")
-    return merge_window(window, subjects)
+        note(f"no record of {shown_path(path)} carries a subject: each record stays a transaction of its own")
+    merged, tids = merge_window(window, subjects)
+    return merged, subjects, tids
 
 
 def read_paths(configured: Configured, *paths) -> tuple:
@@ -327,8 +330,6 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     with plugin_prints_to_stderr():  # the model's __init__ runs here
         configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     smallest = smallest_window(configured, window_size)
-    if merge_subjects:
-        refuse_merging_fimi(input_path, fmt)
     inputs = read_paths(configured, input_path, sensitive, public, hierarchy)
     check_output(output, "--output", inputs)
     if report is not None:
@@ -338,12 +339,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     keep_stdout_for_data(output, report)
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
-    original, subjects = read_window_and_subjects(input_path, fmt)
-    records = len(original)
-    merged_tids = None
-    if merge_subjects:
-        original, merged_tids = merged_input(original, subjects, input_path)
-    else:
+    original, subjects, merged_tids = read_records(input_path, fmt, merge_subjects)
+    if not merge_subjects:
         note_shared_subjects(subjects, input_path)
     check_listed_items(configured, original, sensitive, public, input_path)
     pin_hierarchy(configured, original, input_path)
@@ -364,7 +361,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     files = {"input": input_path, "output": output, "sensitive": sensitive, "public": public, "hierarchy": hierarchy}
     formats = {"input": detect_format(input_path, fmt), "output": detect_format(output, output_format)}
     body = None if report is None else _report(configured, files, formats, fanout, original, released, outcomes,
-                                               read_seconds, window_size, seed, merge_subjects, records)
+                                               read_seconds, window_size, seed, merge_subjects, len(subjects))
     outputs = [(output, render_window(released, output, output_format, merged_tids=merged_tids))]
     if body is not None:
         outputs.append((report, _report_bytes({**body, "seconds": time.perf_counter() - started}, configured.model)))
@@ -511,11 +508,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     smallest = smallest_window(configured, window_size)
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
-    if merge_subjects:
-        refuse_merging_fimi(original_path, fmt)
-    original, subjects = read_window_and_subjects(original_path, fmt)
-    if merge_subjects:
-        original = merged_input(original, subjects, original_path)[0]
+    original, subjects, _ = read_records(original_path, fmt, merge_subjects)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",
