@@ -23,7 +23,7 @@ import pluggy
 from . import builtin
 from .errors import Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
 from .model import Release
-from .plugins import Configured
+from .plugins import Configured, is_wrapper
 from .verify import release_violations
 from .window import Window, detached
 
@@ -101,8 +101,8 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
     most only time the call, but one may replace its result (QA)."""
     impls = [impl for impl in hook.setveil_anonymize_window.get_hookimpls() if impl.plugin is not builtin]
     # a plugin may implement the hook more than once (specname), and is named once
-    answers = list(dict.fromkeys(impl.plugin_name for impl in impls if not (impl.wrapper or impl.hookwrapper)))
-    wrappers = list(dict.fromkeys(impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper))
+    answers = list(dict.fromkeys(impl.plugin_name for impl in impls if not is_wrapper(impl)))
+    wrappers = list(dict.fromkeys(impl.plugin_name for impl in impls if is_wrapper(impl)))
     parts = ([f"also implemented by plugin {', '.join(map(repr, answers))}"] if answers else []) + (
         [f"wrapped by plugin {', '.join(map(repr, wrappers))}"] if wrappers else [])
     return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""

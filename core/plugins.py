@@ -116,7 +116,7 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
             close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
             raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}")
-        wrappers = [impl for impl in own if impl.wrapper or impl.hookwrapper]
+        wrappers = [impl for impl in own if is_wrapper(impl)]
         if wrappers and caller.name != WRAPPABLE_HOOK:
             raise PluginError(f"{where}: implements {caller.name} as a wrapper; only {WRAPPABLE_HOOK} takes "
                               "wrappers (every implementation of the others is called on its own)")
@@ -142,6 +142,11 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
             raise PluginError(f"{where}: names the function {plugin.__name__}; an entry point names the module (or "
                               "object) whose attributes are the hook implementations, e.g. 'package.module'")
         raise PluginError(f"{where}: implements no setveil hook (setveil's hooks: {', '.join(_hook_names())})")
+
+
+def is_wrapper(impl: pluggy.HookImpl) -> bool:
+    """A wrapper, new style (``wrapper=True``) or old (``hookwrapper=True``)."""
+    return bool(impl.wrapper or impl.hookwrapper)
 
 
 def _unpassed(impl: pluggy.HookImpl) -> list[str]:
@@ -679,7 +684,7 @@ def plugin_hooks() -> list[dict[str, Any]]:
         # module is where it was defined, its type's is builtins
         module = (plugin.__name__ if inspect.ismodule(plugin)
                   else getattr(plugin, "__module__", type(plugin).__module__))
-        hooks = sorted((caller.name, bool(impl.wrapper or impl.hookwrapper))
+        hooks = sorted((caller.name, is_wrapper(impl))
                        for caller in pm.get_hookcallers(plugin) or () for impl in caller.get_hookimpls()
                        if impl.plugin is plugin)
         rows.append({"plugin": name, "distribution": _module_distribution(module),
