@@ -693,8 +693,8 @@ def describe(settings: Settings) -> list[str]:
 def as_toml(settings: Settings) -> str:
     """The settings in force as a settings file that ``--config`` reads back to the same values,
     each value not at its default followed by a comment naming its source. A secret (a password,
-    a model parameter named like one) is never written, nor a setting that is not set: a comment
-    names it instead, so that the text is safe to paste into a ticket."""
+    a model parameter named like one) is never written, nor a setting that is not set, nor a value
+    that is not UTF-8: a comment names it instead, so that the text is safe to paste into a ticket."""
     lines = ["# the settings in force; a comment names where each value not at its default came from"]
     for section in SECTIONS:
         lines.append(f"\n[{section}]")
@@ -722,6 +722,10 @@ def _toml_line(key: str, value: Any, secret: bool, source: str) -> str:
     comment = "" if source == "default" else f"  # from {source}"
     if secret:
         return f"# {key}: set (from {source}), not shown"
+    if isinstance(value, str) and re.search(r"[\ud800-\udfff]", value):
+        # a value of bytes that are not UTF-8 (a path, from the environment or --set) is one the
+        # worker takes, but no TOML file can hold it: written as it is, --config refused the text
+        return f"# {key}: set (from {source}) to bytes that are not UTF-8, which a settings file cannot hold"
     if isinstance(value, (bool, int, float)):
         return f"{key} = {_env_text(value)}{comment}"
     return f"{key} = {_toml_string(str(value))}{comment}"

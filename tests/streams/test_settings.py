@@ -841,6 +841,20 @@ def test_the_settings_as_toml_are_utf_8_from_a_config_whose_path_is_not(tmp_path
     assert "max_seconds = 2.0  # from " + str(tmp_path) + "/caf\\udce9.toml" in text
 
 
+def test_the_settings_as_toml_name_a_value_that_is_not_utf_8_and_read_back(tmp_path):
+    # Regression (QA): a data_dir of Latin-1 bytes from the environment was written as those
+    # bytes, and --config refused the whole text; no TOML string can hold them
+    odd = os.fsdecode(b"/var/lib/caf\xe9")
+    env = {"SETVEIL_WORKER_DATA_DIR": odd}
+    text = as_toml(load_settings(None, ["window.max_seconds=3"], env=env))
+    assert ("# data_dir: set (from $SETVEIL_WORKER_DATA_DIR) to bytes that are not UTF-8, "
+            "which a settings file cannot hold") in text
+    again = tmp_path / "again.toml"
+    again.write_bytes(text.encode("utf-8"))
+    read_back = load_settings(again, env=env)
+    assert read_back.worker.data_dir == odd and read_back.window.max_seconds == 3.0
+
+
 def test_serve_check_prints_the_settings_in_force_and_connects_nothing(tmp_path, monkeypatch):
     def refused(*args):
         raise AssertionError("the worker was started")
