@@ -181,3 +181,18 @@ def test_records_without_any_subject_are_noted_and_each_stays_a_transaction(tmp_
     assert result.stderr == (f"setveil: note: no record of {lone} carries a subject: each record stays a transaction "
                              "of its own\n")
     assert [json.loads(line)["tid"] for line in out.read_text().splitlines()] == [tid for tid, _, _ in VISITS]
+
+
+def test_a_file_of_fewer_subjects_than_k_is_told_it_needs_subjects_not_windows(tmp_path):
+    # the clinic's nine visits are five transactions merged; at k=6 no window can be safe, and the
+    # models' own advice (windows of at least k transactions) is one no --window can follow
+    visits, model = clinic(tmp_path)
+    model[model.index("k=2")] = "k=6"
+    out = tmp_path / "out.jsonl"
+    result = run("anonymize", visits, "-o", out, *model, "--merge-subjects")
+    assert result.exit_code == 1 and not out.exists()
+    assert result.stderr == (f"setveil: error: {visits}: --merge-subjects made its 9 records 5 transactions (3 subjects, "
+                             "2 records without one), fewer than the 6 model 'coherence' needs of a window, nothing "
+                             "written: the guarantee is per subject, so the file needs at least 6 subjects (a record "
+                             "without a subject counts as one)\n")
+    assert "patient" not in result.stderr
