@@ -26,7 +26,8 @@ from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
-from .formats import FORMATS, detect_format, fimi_carries, read_window, read_window_and_subjects, render_window
+from .formats import (FORMATS, detect_format, fimi_carries, read_window, read_window_and_subjects, render_window,
+                      written_compression)
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
@@ -234,22 +235,22 @@ def merge_option(func):
 
 
 def read_records(path, fmt: str | None, merge_subjects: bool
-                 ) -> tuple[Window, list[Subject | None], list[list[Tid] | None] | None]:
-    """The transactions of ``path``, its records' subjects, and each transaction's tids when
-    merged: a transaction per record, or with ``merge_subjects`` the records of each subject merged
+                 ) -> tuple[Window, list[Subject | None], list[list[Tid] | None] | None, str | None]:
+    """The transactions of ``path``, its records' subjects, each transaction's tids when merged,
+    and the file's compression (``"gzip"`` or None): a transaction per record, or with ``merge_subjects`` the records of each subject merged
     into one (:func:`~setveil.core.subjects.merge_window`). FIMI holds no subjects, so merging
     one would merge nothing while the user expects a guarantee per subject: it is refused before
     it is read; a file whose records carry no subject at all is noted (a misnamed field)."""
     if merge_subjects and detect_format(path, fmt) == "fimi":
         raise ParameterError("merge-subjects", f"{shown_path(path)} is read as FIMI, which holds no subjects: "
                              "give a JSONL or msgpack file whose records carry a 'subject' (--format)")
-    window, subjects = read_window_and_subjects(path, fmt)
+    window, subjects, compression = read_window_and_subjects(path, fmt)
     if not merge_subjects:
-        return window, subjects, None
+        return window, subjects, None, compression
     if all(subject is None for subject in subjects):
         note(f"no record of {shown_path(path)} carries a subject: each record stays a transaction of its own")
     merged, tids = merge_window(window, subjects)
-    return merged, subjects, tids
+    return merged, subjects, tids, compression
 
 
 def read_paths(configured: Configured, *paths) -> tuple:
@@ -354,7 +355,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     keep_stdout_for_data(output, report)
     pipeline = Pipeline(configured, get_plugin_manager(), verify=not no_verify)
     started = time.perf_counter()
-    original, subjects, merged_tids = read_records(input_path, fmt, merge_subjects)
+    original, subjects, merged_tids, compression = read_records(input_path, fmt, merge_subjects)
     if merge_subjects:
         refuse_too_few_subjects(original, subjects, smallest, configured, input_path)
     else:
@@ -377,7 +378,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     # the report is measured before anything is written, so its failure leaves no release behind
     files = {"input": input_path, "output": output, "sensitive": sensitive, "public": public, "hierarchy": hierarchy}
     formats = {"input": detect_format(input_path, fmt), "output": detect_format(output, output_format)}
-    body = None if report is None else _report(configured, files, formats, fanout, original, released, outcomes,
+    compressions = {"input": compression, "output": written_compression(output)}
+    body = None if report is None else _report(configured, files, formats, compressions, fanout, original, released, outcomes,
                                                read_seconds, window_size, seed, merge_subjects, len(subjects))
     outputs = [(output, render_window(released, output, output_format, merged_tids=merged_tids))]
     if body is not None:
@@ -411,7 +413,7 @@ def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
     return None
 
 
-def _report(configured, files, formats, fanout, original, released, outcomes, read_seconds, window_size,
+def _report(configured, files, formats, compressions, fanout, original, released, outcomes, read_seconds, window_size,
             seed, merge_subjects, records) -> dict[str, Any]:
     model = configured.model
     # the model's loss and metrics get copies: `released` is written after them (QA: a metrics
@@ -428,6 +430,7 @@ def _report(configured, files, formats, fanout, original, released, outcomes, re
         "setveil_version": __version__,
         "files": files,
         "formats": formats,
+        "compression": compressions,
         "fanout": fanout,
         "model": model.name,
         "policy": configured.policy.name,
@@ -525,7 +528,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     smallest = smallest_window(configured, window_size)
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
-    original, subjects, _ = read_records(original_path, fmt, merge_subjects)
+    original, subjects, _, _ = read_records(original_path, fmt, merge_subjects)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",

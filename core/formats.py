@@ -95,8 +95,14 @@ def _guessed(path: str | os.PathLike) -> bool:
     return Path(_unzipped_name(path)).suffix.lower() not in _SUFFIXES
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
-    """The bytes of ``path`` (``-``: standard input), unzipped when they are gzip data."""
+def written_compression(path: str | os.PathLike) -> str | None:
+    """``"gzip"`` for an output :func:`write_window` gzips (a ``.gz`` name), else None."""
+    return "gzip" if _gzipped(path) else None
+
+
+def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
+    """The bytes of ``path`` (``-``: standard input), unzipped when they are gzip data, and
+    ``"gzip"`` then, else None."""
     if os.fspath(path) == STDIN:
         if sys.stdin is None:
             raise InputError(STDIN, "cannot read: standard input is closed")
@@ -108,8 +114,8 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
             data = handle.read()
     # without this, gzip data named .dat read as "not valid UTF-8" at line 1
     if _gzipped(path) or data.startswith(GZIP_MAGIC):
-        return gzip.decompress(data)
-    return data
+        return gzip.decompress(data), "gzip"
+    return data, None
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
@@ -123,21 +129,22 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
     return _read(path, fmt, vocab, format_option, release)[0]
 
 
-def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None,
-                             vocab: Vocabulary | None = None) -> tuple[Window, list[str | int | None]]:
-    """Read a whole transaction file, and each transaction's subject (None where its record has
-    none; FIMI has none)."""
-    window, subjects = _read(path, fmt, vocab)
-    return window, [None] * len(window) if subjects is None else subjects
+def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None
+                             ) -> tuple[Window, list[str | int | None], str | None]:
+    """Read a whole transaction file, each transaction's subject (None where its record has
+    none; FIMI has none), and the file's compression: ``"gzip"`` when its data was gzipped,
+    whatever its name, else None."""
+    window, subjects, compression = _read(path, fmt, vocab)
+    return window, [None] * len(window) if subjects is None else subjects, compression
 
 
 def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | None = "--format",
-          release: bool = False) -> tuple[Window, list[str | int | None] | None]:
+          release: bool = False) -> tuple[Window, list[str | int | None] | None, str | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     # gzip's own messages can quote the file's first bytes: these say what is wrong without them
     try:
-        data = _read_bytes(path)
+        data, compression = _read_bytes(path)
     except (gzip.BadGzipFile, zlib.error):
         raise InputError(path, "cannot read: not valid gzip data") from None
     except EOFError:
@@ -150,7 +157,7 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
     window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
         raise InputError(path, "no transactions")
-    return window, subjects
+    return window, subjects, compression
 
 
 def _refuse_other_formats(path, data: bytes, option: str | None, release: bool) -> None:

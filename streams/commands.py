@@ -277,7 +277,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     from .replay import replay as produce
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
-    window, subjects = read_window_and_subjects(input_path, fmt)
+    window, subjects, _ = read_window_and_subjects(input_path, fmt)
     stats = run(produce(settings, window, batch, rate, count, subjects))
     speed = stats.transactions / stats.seconds if stats.seconds else 0.0
     click.echo(f"{stats.transactions} transactions in {stats.messages} messages to {settings.topics.input} "

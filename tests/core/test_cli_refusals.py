@@ -2,6 +2,7 @@
 tids), which status it exits with, when it is given (before the data is read) and what the
 report records (core/cli.py, core/output.py, core/labeltext.py)."""
 
+import gzip
 import json
 
 import pytest
@@ -138,6 +139,17 @@ def test_the_report_says_what_was_run_on_what(files):
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["formats"] == {"input": "fimi", "output": "jsonl"} and body["fanout"] == 3
+    assert body["compression"] == {"input": None, "output": None}
+    # QA: a gzipped input and output were reported as plain fimi; gzip data is known by its
+    # bytes whatever its name (and on standard input), an output by its .gz name
+    (files / "fig1.gz.dat").write_bytes(gzip.compress((files / "fig1.dat").read_bytes()))
+    for source, stdin in ((files / "fig1.gz.dat", None), ("-", (files / "fig1.gz.dat").read_bytes())):
+        result = run("anonymize", source, "-o", files / "o.DAT.GZ", "-m", "kanonymity", "-P", "k=2", "--fanout", "3",
+                     "--report", report, input=stdin)
+        assert result.exit_code == 0, result.output
+        body = json.loads(report.read_text())
+        assert body["formats"] == {"input": "fimi", "output": "fimi"}
+        assert body["compression"] == {"input": "gzip", "output": "gzip"}
 
 
 def test_serve_names_the_settings_of_a_model_set_up_by_settings(files, monkeypatch):

@@ -171,8 +171,8 @@ def test_a_records_subject_is_read_for_the_producers_that_send_it(tmp_path, fmt)
         path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     else:
         path.write_bytes(b"".join(msgpack.packb(row) for row in rows))
-    window, subjects = read_window_and_subjects(path)
-    assert subjects == ["p1", None, 7] and window.tids == [5, 1, 2]
+    window, subjects, compression = read_window_and_subjects(path)
+    assert subjects == ["p1", None, 7] and window.tids == [5, 1, 2] and compression is None
 
 
 def test_fimi_has_no_subjects(tmp_path):
