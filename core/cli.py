@@ -569,13 +569,18 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         more = " (stopped at --max-violations)" if len(found) >= max_violations else ""
         click.echo(printable(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}"), err=True)
         sys.exit(1)
-    click.echo(printable(f"{release_path}: satisfies {configured.model.name} ({_param_text(configured.params)})"))
+    click.echo(printable(f"{release_path}: satisfies {configured.model.name} ({_checked_param_text(configured)})"))
 
 
-def _param_text(params: dict[str, Any]) -> str:
-    """The parameters as ``-P`` takes them (a flag ``true``, not Python's ``True``). An optional
-    parameter not given is left out: ``keep=None`` would read as a file named None."""
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items() if v is not None)
+def _checked_param_text(configured: Configured) -> str:
+    """The parameters the check read, as ``-P`` takes them (a flag ``true``, not Python's
+    ``True``): the model's that are ``checked``. The verdict claims the release holds at these;
+    one the check never reads (sanitize's sigma, a policy's) would read as part of the claim
+    (QA: ``sigma=0.1``, a default, after a run at 0.002). An optional parameter not given is
+    left out: ``keep=None`` would read as a file named None."""
+    checked = {p.name for p in configured.model.parameters if p.checked}
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in configured.params.items()
+                     if k in checked and v is not None)
 
 
 @cli.command()

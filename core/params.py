@@ -52,6 +52,9 @@ class Parameter:
     low_inclusive: bool = True
     high_inclusive: bool = True
     choices: tuple[str, ...] = field(default_factory=tuple)
+    #: whether the model's checker reads it (the guarantee depends on it); False for a parameter
+    #: that only steers the algorithm or the metrics, which `verify` then leaves out of its verdict
+    checked: bool = True
 
     @property
     def required(self) -> bool:

@@ -620,6 +620,9 @@ def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> Non
             raise PluginError(f"{where}: parameter {parameter.name!r} of kind {parameter.kind!r} has choices; only a "
                               "'choice' (its values) and an 'int' or 'float' (the words it takes besides numbers) have "
                               "them: make it kind 'choice'")
+        if not isinstance(parameter.checked, bool):
+            raise PluginError(f"{where}: parameter {parameter.name!r} has checked {parameter.checked!r}; it is "
+                              "True or False")
         if parameter.kind == "choice" and not parameter.choices:
             raise PluginError(f"{where}: parameter {parameter.name!r} is a choice with no choices")
         _check_bounds(parameter, where)

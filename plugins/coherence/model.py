@@ -49,6 +49,7 @@ class Coherence(PrivacyModel[CoherencePolicy]):
             "choice",
             default="support",
             choices=("support", "unit"),
+            checked=False,
         ),
     )
     default_policy = "mm-il"

@@ -51,22 +51,23 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         Parameter("qid_size", "most items an attacker knows about a person (a qid), or all", "int", default=4,
                   low=1, choices=("all",)),
         Parameter("b_max", "qid buffer capacity, in qid instances: larger buffers mean fewer refills (faster) "
-                  "and more memory", "int", default=1_000_000, low=1),
+                  "and more memory", "int", default=1_000_000, low=1, checked=False),
         Parameter("t_max", "divide and conquer: split while Cost(T) (eq. 8) exceeds it; smaller means more, "
                   "smaller parts (faster, in parallel) and a little more loss; off never splits", "float",
-                  default=500.0, low=0, low_inclusive=False, choices=("off",)),
+                  default=500.0, low=0, low_inclusive=False, choices=("off",), checked=False),
         # bounded: each process forks the window, and a mistyped 1000 would start that many
         Parameter("workers", "processes suppressing the parts of a split window (at most as many as parts); "
-                  "auto = the CPUs available", "int", default="auto", low=1, high=256, choices=("auto",)),
+                  "auto = the CPUs available", "int", default="auto", low=1, high=256, choices=("auto",),
+                  checked=False),
         Parameter("rule_support", "metrics: minimum support of a mined rule, as a share of the transactions",
-                  "float", default=0.0005, low=0, high=1, low_inclusive=False),
+                  "float", default=0.0005, low=0, high=1, low_inclusive=False, checked=False),
         Parameter("rule_confidence", "metrics: minimum confidence of a mined rule; rho = the model's rho",
-                  "float", default="rho", low=0, high=1, low_inclusive=False, choices=("rho",)),
+                  "float", default="rho", low=0, high=1, low_inclusive=False, choices=("rho",), checked=False),
         Parameter("rule_max_size", "metrics: most items in a mined rule (body and head); all = any size, "
                   "which can exhaust memory on data with long repeated records", "int", default=5, low=2,
-                  choices=("all",)),
+                  choices=("all",), checked=False),
         Parameter("rule_metrics", "metrics: mine rules to report their Jaccard similarity (slow on big data)",
-                  "bool", default=True),
+                  "bool", default=True, checked=False),
     )
     default_policy = "mine"
     policy_base = RhoPolicy

@@ -63,6 +63,7 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
             high=1,
             low_inclusive=False,
             choices=("off",),
+            checked=False,
         ),
     )
     default_policy = "iga"

@@ -5,11 +5,13 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import click
 import pytest
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil import Parameter
+from setveil.core.cli import _checked_param_text, _load_plugin_commands, cli
 
 from .figure1 import FIGURE_1, MODEL, run
 
@@ -306,3 +308,12 @@ def test_a_usage_error_of_the_console_script_is_one_line_and_status_2(files):
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("setveil: error: No such option: --sensitve") and result.stderr.count("\n") == 1
     assert not (files / "o.dat").exists()
+
+
+def test_verify_names_the_checked_parameters_as_p_takes_them():
+    # a flag as -P takes it, true, not Python's True (QA as a CLI user); an optional parameter not
+    # given is left out, and so is one the check does not read
+    model = SimpleNamespace(parameters=(Parameter("strict", "s", "bool"), Parameter("keep", "k", "path", default=None),
+                                        Parameter("speed", "s", "int", default=1, checked=False)))
+    configured = SimpleNamespace(model=model, params={"strict": True, "keep": None, "speed": 8})
+    assert _checked_param_text(configured) == "strict=true"
