@@ -35,6 +35,16 @@ def written_plainly(text: str) -> bool:
     return text.isascii() and "_" not in text
 
 
+#: a parameter whose name holds one of these may hold a secret: its value is shown in no log,
+#: settings text or error
+SECRET_WORDS = ("password", "secret", "token")
+
+
+def names_a_secret(name: str) -> bool:
+    """Whether a parameter named ``name`` may hold a secret (:data:`SECRET_WORDS`, in any case)."""
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One parameter: ``kind`` says how raw text is parsed; bounds and choices say what is allowed.
@@ -97,7 +107,20 @@ class Parameter:
     def parse(self, raw: Any) -> Any:
         """The value a run gets for ``raw`` (text from the command line or the settings, or a
         typed value), checked against the kind, the bounds and the choices; anything else is a
-        :class:`ParameterError` that names the parameter and what it allows."""
+        :class:`ParameterError` that names the parameter and what it allows. The error of a
+        parameter named like a secret does not show the value (QA: ``api_token=hunter2`` for an
+        integer said ``got 'hunter2'``); it says what is allowed instead."""
+        try:
+            return self._parse(raw)
+        except ParameterError:
+            if not names_a_secret(self.name):
+                raise
+        what = ("the file given does not exist, cannot be reached or is standard input" if self.kind == "path"
+                else f"the value given is not allowed; allowed: {self.allowed()}"
+                + {"float": ", with at most 15 significant digits", "int": ", of 64 bits"}.get(self.kind, ""))
+        raise ParameterError(self.name, f"{what} (the value is not shown: the name says it may be a secret)")
+
+    def _parse(self, raw: Any) -> Any:
         if self.choices and isinstance(raw, str) and raw in self.choices:
             return raw
         if self.kind == "choice":

@@ -29,7 +29,7 @@ from setveil.core.clitypes import SEED_MAX
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
-from setveil.core.params import Parameter, parse_assignments
+from setveil.core.params import Parameter, names_a_secret, parse_assignments
 from setveil.core.plugins import smallest_window_of
 
 from .lease import lease_margin, lease_term
@@ -46,8 +46,6 @@ INT32_MAX_MS = INT32_MAX / 1000
 TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: the model's item files: only the worker opens them (``replay`` and ``tail`` share its config)
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
-#: a model parameter whose name holds one of these is masked in the startup log like a secret setting
-_SECRET_WORDS = ("password", "secret", "token")
 #: ``SETVEIL_*`` variables that are no setting: the settings file (``--config``) and the folder
 #: of the benchmark datasets (``setveil bench rho --datasets``, the tests)
 OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
@@ -702,7 +700,7 @@ def as_toml(settings: Settings) -> str:
         for setting in (s for s in SETTINGS if s.section == section):
             if setting.pairs:
                 tables.append(f"\n[{setting.name}]")
-                tables += [_toml_line(key, value, _secret_parameter(key), settings.source(f"{setting.name}.{key}"))
+                tables += [_toml_line(key, value, names_a_secret(key), settings.source(f"{setting.name}.{key}"))
                            for key, value in settings[setting.name].items()]
             else:
                 lines.append(_toml_line(setting.key, settings[setting.name], setting.secret,
@@ -745,12 +743,8 @@ def _toml_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _secret_parameter(name: str) -> bool:
-    return any(word in name.lower() for word in _SECRET_WORDS)
-
-
 def _masked(name: str, value: str) -> str:
-    return "***" if _secret_parameter(name) else value
+    return "***" if names_a_secret(name) else value
 
 
 def _from(settings: Settings, name: str) -> str:

@@ -205,3 +205,28 @@ def test_an_integer_beyond_a_floats_range_is_refused_by_a_float_parameter():
     with pytest.raises(ParameterError) as info:
         validate([H], {"h": 10**400}, "model m")
     assert str(info.value) == f"parameter 'h': got {10**400!r}, allowed: {H.allowed()}"
+
+
+@pytest.mark.parametrize("parameter, raw, allowed", [
+    (Parameter("api_token", "t", "int", low=1), "hunter2", "allowed: an integer in [1, inf), of 64 bits"),
+    (Parameter("api_token", "t", "int", low=1), "9" * 30, "allowed: an integer in [1, inf), of 64 bits"),
+    (Parameter("Db_PASSWORD", "p", "choice", choices=("a", "b")), "hunter2", "allowed: one of a, b"),
+    (Parameter("secret_mode", "s", "bool"), "hunter2", "allowed: true or false"),
+    (Parameter("token", "t", "float", low=0, high=1), "0.29999999999999999",
+     "allowed: a number in [0, 1], with at most 15 significant digits"),
+    (Parameter("token_file", "t", "path"), "/no/such/hunter2",
+     "the file given does not exist, cannot be reached or is standard input"),
+])
+def test_a_parameter_named_like_a_secret_is_refused_without_its_value(parameter, raw, allowed):
+    # Regression (QA): `-P api_token=hunter2` for an integer was refused with "got 'hunter2'",
+    # where the startup log and the settings text mask it
+    with pytest.raises(ParameterError) as info:
+        validate([parameter], {parameter.name: raw}, "model m")
+    message = str(info.value)
+    assert info.value.name == parameter.name and allowed in message and "not shown" in message
+    assert raw not in message and "hunter2" not in repr(info.value.__context__)
+
+
+def test_a_parameter_not_named_like_a_secret_still_shows_what_was_given():
+    with pytest.raises(ParameterError, match="got 'x', allowed: an integer in \\[1, inf\\)$"):
+        K.parse("x")
