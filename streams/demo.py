@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import importlib.resources
 import secrets
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .process import WorkerFailed, WorkerProcess, logs_folder
-from .replay import refuse_oversize, replay
+from .replay import refuse_oversize, replay, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
 from .tail import collect, release_window
@@ -108,6 +109,27 @@ def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], N
     return broker, settings.replace("the demo's broker", kafka__bootstrap=broker.bootstrap)
 
 
+def refuse_held_count(count: int, available: int, batch: int, partitions: int, least: int) -> None:
+    """Refuse, before any broker starts, a ``--count`` that leaves a partition fewer than
+    ``least`` (window.min_transactions) transactions: a worker holds them for more input, which
+    never comes, and the demo ended after its idle wait with "5 transactions did not come back"
+    (QA). The sample's records carry no subject, so they go ``batch`` at a time to each partition in
+    turn; the last partition has ``least`` once every other one has had as many messages as
+    ``least`` takes. ``available``: the sample's transactions, of which ``count`` replays at most all."""
+    got = Counter(unkeyed_partition(position, batch, partitions) for position in range(min(count, available)))
+    short = next((partition for partition in sorted(got) if got[partition] < least), None)
+    if short is None:
+        return
+    enough = least + (partitions - 1) * batch * -(-least // batch)
+    advice = (f"give --count {enough} or more" if enough <= available else
+              f"even the sample's {available} are too few: give a smaller --batch, window.min_transactions or "
+              "topics.partitions")
+    raise ParameterError("count", f"--count {count} leaves {got[short]} transaction(s) on partition {short} (the demo "
+                         f"deals them --batch {batch} at a time to each of its {partitions} partitions in turn), fewer "
+                         f"than the {least} a worker holds until a window has (window.min_transactions), so they "
+                         f"would not come back: {advice}")
+
+
 def coherence(sensitive: Path, public: Path) -> Configured:
     return configure("coherence", None, [f"{k}={v}" for k, v in PARAMS.items()], sensitive, public, None, None)
 
@@ -119,11 +141,13 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         settings = demo_settings(window, config, overrides or {})
         configured = coherence(sensitive, public)
         # what the worker would refuse at its start, refused before a broker starts
-        fit_to_model(settings, configured.model)
+        least = fit_to_model(settings, configured.model).window.min_transactions
+        assert least != "auto"  # fit_to_model resolves it
         check_web_listen(settings)
         check_own_broker(settings)
         original = read_window(data)
         if count is not None:
+            refuse_held_count(count, len(original), batch, settings.topics.partitions, least)
             original = original.take(list(range(min(count, len(original)))))
         refuse_oversize(original, batch, settings.records.max_message_bytes)
         broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)

@@ -40,6 +40,12 @@ class ReplayStats:
     seconds: float
 
 
+def unkeyed_partition(position: int, batch: int, partitions: int) -> int:
+    """The partition of the record at ``position`` among the records without a subject: a
+    message's worth (``batch``) to each partition in turn."""
+    return position // batch % partitions
+
+
 def messages(window: Window, batch: int, count: int | None = None, partitions: int = 1,
              subjects: Sequence[str | int | None] | None = None,
              max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
@@ -66,7 +72,7 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         record = {"tid": window.tid(position), "items": labels}
         subject = None if subjects is None else subjects[position]
         if subject is None:
-            partition, key = unkeyed // batch % partitions, None
+            partition, key = unkeyed_partition(unkeyed, batch, partitions), None
             unkeyed += 1
         else:
             record["subject"] = subject

@@ -16,6 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
+import hypothesis
+from hypothesis import strategies as st
 
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
@@ -934,6 +936,40 @@ def test_demo_refuses_a_batch_the_workers_would_dead_letter_before_it_starts_a_b
     assert info.value.name == "batch"
     assert re.fullmatch(r"a message of 100 record\(s\) would be \d+ bytes, over records.max_message_bytes=1024, "
                         "which the workers dead-letter: give a smaller --batch", info.value.problem)
+
+
+def test_demo_refuses_a_count_a_partition_would_hold_before_it_starts_a_broker(no_broker):
+    # Regression (QA as a new user): --count 5 started a broker and a worker and ended after the
+    # idle wait with "5 transactions did not come back": the 5 went to partition 0, fewer than the
+    # 100 a worker holds until a window has. 20 at a time to each of 2 partitions, partition 1
+    # has 100 once partition 0 has had 5 messages: 200 transactions
+    echoed: list[str] = []
+    with pytest.raises(ParameterError) as info:
+        demo.run_demo(echoed.append, 1000, 20, 5, 1000)
+    assert (info.value.name, echoed) == ("count", [])
+    assert info.value.problem == ("--count 5 leaves 5 transaction(s) on partition 0 (the demo deals them --batch 20 at "
+                                  "a time to each of its 2 partitions in turn), fewer than the 100 a worker holds until "
+                                  "a window has (window.min_transactions), so they would not come back: give --count "
+                                  "200 or more")
+    with pytest.raises(ParameterError, match="leaves 90 transaction\\(s\\) on partition 1 "):
+        demo.run_demo(echoed.append, 1000, 20, 190, 1000)
+
+
+@hypothesis.given(st.integers(1, 30), st.integers(1, 4), st.integers(2, 60))
+def test_the_count_the_demo_asks_for_is_the_fewest_from_which_every_count_comes_back(batch, partitions, least):
+    with pytest.raises(ParameterError) as info:
+        demo.refuse_held_count(1, 20_000, batch, partitions, least)
+    enough = int(re.search(r"give --count (\d+) or more$", info.value.problem)[1])
+    with pytest.raises(ParameterError):
+        demo.refuse_held_count(enough - 1, 20_000, batch, partitions, least)
+    for count in range(enough, enough + 2 * batch * partitions):
+        demo.refuse_held_count(count, 20_000, batch, partitions, least)
+
+
+def test_the_demo_says_when_no_count_of_its_sample_comes_back():
+    with pytest.raises(ParameterError, match="even the sample's 20000 are too few: give a smaller --batch, "
+                                             "window.min_transactions or topics.partitions$"):
+        demo.refuse_held_count(20_000, 20_000, 20, 300, 100)
 
 
 @pytest.mark.parametrize("size", ["1", "4"])
