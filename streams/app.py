@@ -54,7 +54,7 @@ from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
-from .processor import Outcome, WindowProcessor, process_in_thread
+from .processor import Outcome, WindowProcessor, process_in_thread, repeated_tids
 from .settings import Settings
 from .windowing import Cut, Message, Windower
 from .windowlog import BrokerSilent, WindowLogReader, encode_entry, log_partition
@@ -609,6 +609,14 @@ class StreamService:
         topic = self.settings.topics.output if outcome.emitted else self.settings.topics.dlq
         if not await self._leased(state, outcome.ref.id, topic):
             return False
+        # the messages the window left out (build_window), each to the dead-letter topic as a
+        # malformed one, so that every record ends in a batch or there
+        invalid = repeated_tids(cut)
+        for message in cut.messages:
+            if (repeat := invalid.get(message.offset)) is not None:
+                await self._dead_letter_message(partition, message.handle, codec.MessageRejected(causes.INVALID, repeat))
+                self.metrics.dead_lettered(causes.INVALID)
+                log.warning("dead-lettered %s/%d/%d: %s", self.topic, partition, message.offset, repeat)
         await self._send(topic, key, outcome.value, outcome.headers)
         self._keep_gap_off_records(state, (message.offset for message in cut.messages), later)
         for message in cut.messages:

@@ -78,11 +78,17 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
         if not obj:
             raise MessageRejected(causes.INVALID, "the message is an empty array")
         records = []
+        first: dict = {}  # tid -> the position of the record that has it
         for position, item in enumerate(obj):
             try:
                 records.append(parse_record(item))
             except RecordError as exc:
                 raise MessageRejected(causes.INVALID, f"record {position} of the array: {exc.reason}") from None
+            tid = records[-1].tid
+            # a producer's retry or a bug: two records of one transaction would count twice for k
+            if tid is not None and first.setdefault(tid, position) != position:
+                raise MessageRejected(causes.INVALID, f"record {position} of the array: 'tid' repeats record "
+                                      f"{first[tid]}'s")
         return records
     try:
         return [parse_record(obj)]

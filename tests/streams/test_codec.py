@@ -87,6 +87,16 @@ def test_labels_are_checked_in_the_fast_path_too(items):
     assert info.value.kind == "invalid"
 
 
+def test_a_message_whose_records_repeat_a_tid_is_invalid_and_7_is_not_seven():
+    # a merged subject carried tids [5, 5], and two records of one transaction count twice for k
+    with pytest.raises(MessageRejected) as info:
+        decode_message(msgpack.packb([{"tid": 5, "items": ["a"]}, {"items": ["b"]}, {"tid": 5, "items": ["c"]}]), 1024)
+    assert (info.value.kind, info.value.reason) == ("invalid", "record 2 of the array: 'tid' repeats record 0's")
+    records = decode_message(msgpack.packb([{"tid": 7, "items": ["a"]}, {"tid": "7", "items": ["a"]}, {"items": []},
+                                            {"items": []}]), 1024)
+    assert [record.tid for record in records] == [7, "7", None, None]
+
+
 def test_long_labels_that_are_each_short_enough_pass():
     (record,) = decode_message(msgpack.packb({"items": ["x" * 1024, "y" * 1000]}), 1 << 20)
     assert [len(i) for i in record.items] == [1024, 1000]

@@ -32,7 +32,7 @@ from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
-from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
+from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread, repeated_tids
 from setveil.streams.windowing import Cut, Message
 
 
@@ -143,6 +143,23 @@ def test_a_subjects_transactions_merge_into_one():
     assert built.records == 4
     unmerged = build_window(cut, partition=0, merge_subjects=False)
     assert len(unmerged.window) == 4
+
+
+def test_a_message_that_repeats_a_tid_of_its_window_is_left_out_for_the_dead_letter_topic():
+    # Regression (QA): the service took tid 5 twice into one window, so a merged subject carried
+    # tids [5, 5], and two records of one transaction counted twice towards k
+    cut = Cut([Message(3, [Record(["a"], tid=5, subject="u"), Record(["b"], tid="5")], 0.0),
+               Message(4, [Record(["c"], tid=6), Record(["d"], tid=5, subject="u")], 0.0),
+               Message(5, [Record(["e"], tid=6)], 0.0),
+               Message(6, [Record(["f"], tid=7, subject="u"), Record(["g"])], 0.0)])
+    # message 5 repeats tid 6 of message 4, which is left out itself: only what is windowed counts
+    assert repeated_tids(cut) == {4: "record 1 of the array: 'tid' repeats that of a record at offset 3, in the same "
+                                     "window"}
+    built = build_window(cut, partition=0, merge_subjects=True)
+    assert built.fields == [{"tid": 5, "tids": [5, 7]}, {"tid": "5"}, {"tid": 6}, {"tid": "0:6:1"}]
+    assert (built.records, len(built.window)) == (5, 4)
+    assert repeated_tids(Cut([Message(0, [Record(["a"], tid=1)], 0.0), Message(1, [Record(["b"], tid=1)], 0.0)])) == {
+        1: "'tid' repeats that of a record at offset 0, in the same window"}
 
 
 @given(st.lists(st.tuples(st.lists(st.sampled_from("abcde"), unique=True), st.sampled_from([None, "u", "v", 7, "7"])),

@@ -167,6 +167,30 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
     assert "secret" not in worker.log_text()
 
 
+def test_a_message_that_repeats_a_tid_of_its_window_is_dead_lettered_and_the_window_released(make_settings,
+                                                                                            start_worker):
+    # Regression (QA): the service took tid 7 twice into one window (files refuse it at read), so
+    # a merged subject could carry tids [7, 7] and one transaction count twice towards k
+    settings = make_settings(topics__partitions=1, window__max_transactions=102, window__min_transactions=5,
+                             window__max_seconds=60)
+    worker = start_worker(settings)
+    good = records(NEUTRAL[:99])
+    again = [msgpack.packb({"tid": 7, "items": ["n1"]}), msgpack.packb([{"tid": 100, "items": ["n2"]},
+                                                                         {"tid": 20, "items": ["n3"]}])]
+    # 40 records, the two repeats at offsets 40 and 41, 59 records: 102 pending cut one window
+    produce(settings, good[:40] + again + good[40:])
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 99, 60, "the window")
+    dead = read_topic(settings, settings.topics.dlq)
+    assert [(m.value, m.headers["setveil_kind"], m.headers["setveil_offset"], m.headers["setveil_reason"])
+            for m in dead] == [
+        (again[0], "invalid", "40", "'tid' repeats that of a record at offset 7, in the same window"),
+        (again[1], "invalid", "41", "record 1 of the array: 'tid' repeats that of a record at offset 20, in the same "
+                                    "window")]
+    found = batches(settings)
+    assert len(found) == 1 and sorted(released_tids(found)) == list(range(99))
+    assert worker.metrics()['setveil_records_dead_lettered_total{kind="invalid"}'] == 2
+
+
 def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make_settings, start_worker):
     # Regression (QA as a consumer): with producer.max_request_bytes under the dead letters'
     # 4,096 bytes of headroom, every dead-lettered message counted as too large to produce again,
