@@ -234,9 +234,9 @@ class Registry:
         self.pm = pm
         self.models: dict[str, Entry[PrivacyModel]] = {}
         self.policies: dict[str, dict[str, Entry[Policy]]] = {}
-        call_each(pm.hook.setveil_register_privacy_models, lambda who: functools.partial(self._add_model, who=who),
+        call_each(pm.hook.setveil_register_privacy_models, lambda who: _registrar(self._add_model, who),
                   "register(ModelClass), once per model")
-        call_each(pm.hook.setveil_register_policies, lambda who: functools.partial(self._add_policy, who=who),
+        call_each(pm.hook.setveil_register_policies, lambda who: _registrar(self._add_policy, who),
                   "register(PolicyClass), once per policy")
         for name, entry in self.models.items():
             if entry.cls.default_policy not in self.policies[name]:
@@ -502,6 +502,17 @@ def _called_as(register: Callable[..., None], where: str, usage: str) -> Callabl
         register(*args, **kwargs)
 
     return checked
+
+
+def _registrar(add: Callable[[Any, str], None], who: str) -> Callable[[Any], None]:
+    """The ``register`` callback of a registration hook: the class alone, positionally. A partial
+    with ``who=`` bound let a plugin pass ``who="setveil"`` and be named as another distribution
+    in every error about its classes (review of the registry's API)."""
+
+    def register(cls: Any, /) -> None:
+        add(cls, who)
+
+    return register
 
 
 def _twice(first: Entry, second: Entry) -> str:

@@ -79,6 +79,18 @@ CASES = {
         "setveil_register_privacy_models of brokenplugin-dist: register() too many positional arguments; call it "
         "as register(ModelClass), once per model",
     ),
+    "register told who registers": (
+        # regression (review of the registry's API): the callback was a partial with who= bound, so
+        # a plugin could name another distribution as the one registering its classes
+        GOOD_MODELS + "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep, who='setveil')\n",
+        "setveil_register_policies of brokenplugin-dist: register() got an unexpected keyword argument 'who'; call "
+        "it as register(PolicyClass), once per policy",
+    ),
+    "register given the class by keyword": (
+        GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_privacy_models(register):\n    register(cls=Cap)\n",
+        # (the words between are inspect's, which differ between Python versions)
+        "'cls' parameter is positional only" if sys.version_info < (3, 13) else "positional-only arguments passed",
+    ),
     "register of a command called without it": (
         GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl\ndef setveil_register_commands(register):\n    register(group='bench')\n",
         "setveil_register_commands of brokenplugin-dist: register() missing a required argument: 'command'; call it "
