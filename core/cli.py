@@ -646,8 +646,14 @@ def _plugin_hooks(as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        hooks = ", ".join(f"{h['hook']}{' (wrapper)' if h['wrapper'] else ''}" for h in row["hooks"])
+        hooks = ", ".join(_hook_text(h) for h in row["hooks"])
         click.echo(f"{row['plugin']}  from {row['distribution']}: {hooks or 'no hooks'}")
+
+
+def _hook_text(hook: dict[str, Any]) -> str:
+    # a function named otherwise implements its hook through specname, as a second one of a hook may
+    named = f" as {hook['function']}" if hook["function"] != hook["hook"] else ""
+    return f"{hook['hook']}{named}{' (wrapper)' if hook['wrapper'] else ''}"
 
 
 def _parameter_rows(parameters: Sequence[Parameter]) -> list[dict[str, Any]]:

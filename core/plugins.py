@@ -689,8 +689,10 @@ def _float_holds(bound: numbers.Real) -> bool:
 
 def plugin_hooks() -> list[dict[str, Any]]:
     """Every registered plugin, setveil's own first, with the distribution that installed it and
-    the hooks it implements (``wrapper`` true for a wrapper): a plugin that only observes or wraps
-    windows registers no model or policy to be listed by."""
+    each of its hook implementations (``wrapper`` true for a wrapper, ``function`` its name): a
+    plugin that only observes or wraps windows registers no model or policy to be listed by. A
+    hook a plugin implements twice (``specname``) is listed twice, once by each function's name,
+    since both are called."""
     pm = get_plugin_manager()
     rows = []
     for name, plugin in pm.list_name_plugin():
@@ -698,11 +700,12 @@ def plugin_hooks() -> list[dict[str, Any]]:
         # module is where it was defined, its type's is builtins
         module = (plugin.__name__ if inspect.ismodule(plugin)
                   else getattr(plugin, "__module__", type(plugin).__module__))
-        hooks = sorted((caller.name, is_wrapper(impl))
+        hooks = sorted((caller.name, getattr(impl.function, "__name__", caller.name), is_wrapper(impl))
                        for caller in pm.get_hookcallers(plugin) or () for impl in caller.get_hookimpls()
                        if impl.plugin is plugin)
         rows.append({"plugin": name, "distribution": _module_distribution(module),
-                     "hooks": [{"hook": hook, "wrapper": wrapper} for hook, wrapper in hooks]})
+                     "hooks": [{"hook": hook, "function": function, "wrapper": wrapper}
+                               for hook, function, wrapper in hooks]})
     return rows
 
 

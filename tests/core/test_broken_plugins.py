@@ -566,10 +566,26 @@ def test_a_plugin_that_only_wraps_and_observes_is_listed_with_its_hooks(tmp_path
     assert "setveil.core.builtin  from setveil: setveil_anonymize_window, setveil_register_commands" in result.stdout
     rows = json.loads(setveil(env, "plugins", "--hooks", "--json").stdout)
     assert {"plugin": "broken", "distribution": "brokenplugin-dist",
-            "hooks": [{"hook": "setveil_anonymize_window", "wrapper": True},
-                      {"hook": "setveil_window_rejected", "wrapper": False}]} in rows
+            "hooks": [{"hook": "setveil_anonymize_window", "function": "setveil_anonymize_window", "wrapper": True},
+                      {"hook": "setveil_window_rejected", "function": "setveil_window_rejected", "wrapper": False}]} in rows
     assert rows[0]["plugin"] == "setveil.core.builtin"  # setveil's own before any entry point's
     assert "broken" not in setveil(env, "plugins").stdout
+
+
+def test_a_hook_implemented_twice_is_listed_by_each_function(tmp_path):
+    # Regression (review of the registry's API): a wrapper and a second one through specname were
+    # listed as the same hook twice, as if a line were repeated; both are called, so both are listed
+    twice = ("\n@hookimpl(wrapper=True)\ndef setveil_anonymize_window(window):\n    return (yield)\n\n"
+             "@hookimpl(specname='setveil_anonymize_window')\ndef answer(window):\n    return None\n")
+    env = install(tmp_path, GOOD_MODELS + GOOD_POLICIES + twice)
+    result = setveil(env, "plugins", "--hooks")
+    assert result.returncode == 0, result.stderr
+    assert ("broken  from brokenplugin-dist: setveil_anonymize_window as answer, setveil_anonymize_window (wrapper), "
+            "setveil_register_policies, setveil_register_privacy_models" in result.stdout.splitlines())
+    rows = json.loads(setveil(env, "plugins", "--hooks", "--json").stdout)
+    hooks = next(row["hooks"] for row in rows if row["plugin"] == "broken")
+    assert hooks[:2] == [{"hook": "setveil_anonymize_window", "function": "answer", "wrapper": False},
+                         {"hook": "setveil_anonymize_window", "function": "setveil_anonymize_window", "wrapper": True}]
 
 
 def test_a_plugin_that_is_a_class_is_listed_with_its_distribution(tmp_path):
