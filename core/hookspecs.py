@@ -3,6 +3,10 @@
 Hooks are for discovery and lifecycle; hot loops call the chosen model and policy objects
 directly. Plugins implement them with :data:`hookimpl` and are found through the
 ``setveil`` entry-point group.
+
+A new hook needs a name no closer to an existing one's than ``plugins.MISSPELLING``: a plugin's
+``optionalhook`` implementation that close to a hook is refused as its misspelling, so a plugin
+written for the new hook would be refused by this version.
 """
 
 from __future__ import annotations

@@ -102,6 +102,12 @@ def _signature_problem(pm: pluggy.PluginManager, exc: pluggy.PluginValidationErr
     return f"{'; '.join(lines[1:])}; the hook takes ({', '.join(spec.argnames)})"
 
 
+#: how close (difflib's ratio) an unknown hook name must be to a setveil hook to be taken for its
+#: misspelling even when marked optionalhook: setveil_window_anonymised (0.96) and
+#: setveil_register_policy (0.92) are, a hook another version might add, setveil_register_metrics
+#: (0.82 to setveil_register_policies) or setveil_window_released (0.87), is not
+MISSPELLING = 0.9
+
 #: the one hook whose implementations may be wrappers: the others are called one by one
 #: (observers, registrations), so a wrapper would have nothing to wrap
 WRAPPABLE_HOOK = "setveil_anonymize_window"
@@ -112,10 +118,15 @@ def _check_hooks(pm: pluggy.PluginManager, plugin: object, where: str) -> None:
     for caller in callers:
         own = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
         # first, so that a misspelt hook is named as such whatever else is wrong with it
-        if not caller.has_spec() and not all(impl.optionalhook for impl in own):
-            close = difflib.get_close_matches(caller.name, _hook_names(), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
-            raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}")
+        if not caller.has_spec():
+            optional = all(impl.optionalhook for impl in own)
+            misspelt = difflib.get_close_matches(caller.name, _hook_names(), n=1, cutoff=MISSPELLING)
+            if not optional or misspelt:
+                close = misspelt or difflib.get_close_matches(caller.name, _hook_names(), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f" (setveil's hooks: {', '.join(_hook_names())})"
+                why = (" (optionalhook=True is for a hook another setveil version defines, not for one spelt "
+                       "otherwise: this one would never be called)" if optional else "")
+                raise PluginError(f"{where}: implements {caller.name!r}, which is not a setveil hook{hint}{why}")
         wrappers = [impl for impl in own if is_wrapper(impl)]
         if wrappers and caller.name != WRAPPABLE_HOOK:
             raise PluginError(f"{where}: implements {caller.name} as a wrapper; only {WRAPPABLE_HOOK} takes "

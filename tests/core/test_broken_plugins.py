@@ -410,6 +410,15 @@ CASES = {
         "    return (yield)\n",
         "implements 'setveil_anonymise_window', which is not a setveil hook; did you mean 'setveil_anonymize_window'?",
     ),
+    "misspelt hook marked optional": (
+        # regression (review of the registry's API): optionalhook=True, meant for a hook of another
+        # setveil version, let a misspelling load, never called and never reported
+        GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(optionalhook=True)\ndef setveil_window_anonymised(report):\n"
+        "    pass\n",
+        "implements 'setveil_window_anonymised', which is not a setveil hook; did you mean "
+        "'setveil_window_anonymized'? (optionalhook=True is for a hook another setveil version defines, not for one "
+        "spelt otherwise: this one would never be called)",
+    ),
     "observer declared as an old-style hookwrapper": (
         # pluggy's hookwrapper=True is a wrapper too, and wraps nothing in an observer
         GOOD_MODELS + GOOD_POLICIES + "\n@hookimpl(hookwrapper=True)\ndef setveil_window_anonymized(report):\n"
