@@ -59,8 +59,14 @@ def note(message: str) -> None:
     click.echo(f"setveil: note: {printable(message)}", err=True)
 
 
+def warning(message: str) -> None:
+    click.echo(f"setveil: warning: {printable(message)}", err=True)
+
+
 class SetveilGroup(click.Group):
-    """A group that turns :class:`SetveilError` into a one-line message and its exit status."""
+    """A group that turns :class:`SetveilError` into a one-line message and its exit status, and
+    loads the plugins when a command is named: ``--version`` and the group's own help run without
+    them, so that a broken plugin leaves the user the help that says how to find it."""
 
     def invoke(self, ctx):
         try:
@@ -68,6 +74,18 @@ class SetveilGroup(click.Group):
         except SetveilError as exc:
             click.echo(error_line(exc), err=True)
             ctx.exit(exc.exit_code)
+
+    def resolve_command(self, ctx, args):
+        _load_plugins()
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        try:
+            _load_plugins()
+        except PluginError as exc:
+            warning(f"{exc} (every command stops on it until it is fixed or uninstalled; commands that plugins add "
+                    "may be missing below)")
+        super().format_commands(ctx, formatter)
 
 
 @click.group(cls=SetveilGroup)
@@ -703,6 +721,16 @@ def _load_plugin_commands() -> None:
             owners.update({(command.name, name): who for name in command.commands})
 
 
+def _load_plugins() -> None:
+    """The plugins' commands, loaded with a stop signal held (setveil/__main__.py). Inside click a
+    Ctrl-C would first print a blank line; as click.Abort it ends in main's one line."""
+    try:
+        with signals_held():
+            _load_plugin_commands()
+    except KeyboardInterrupt:
+        raise click.Abort() from None
+
+
 def _collector(asked: list, who: str) -> Callable[..., None]:
     def register(command: click.Command, group: str | None = None) -> None:
         asked.append((who, command, group))
@@ -740,8 +768,6 @@ def main(argv: list[str] | None = None) -> None:
     """The console script: every error ends in one line on stderr and a documented status."""
     guard_standard_streams()
     try:
-        with signals_held():  # the plugins' imports: a Ctrl-C raised inside one can be dropped (setveil/__main__.py)
-            _load_plugin_commands()
         try:
             code = cli.main(args=argv, prog_name="setveil", standalone_mode=False)
         except SystemExit:  # a command's own status (verify: 1); what it wrote must still reach stdout

@@ -449,6 +449,33 @@ def test_a_broken_plugin_is_named_in_one_line(tmp_path, case):
         assert "(brokenplugin) of brokenplugin-dist" in lines[0]
 
 
+@pytest.mark.parametrize("source, expected", [
+    ("import setveil_no_such_module\n", "plugin 'broken' (brokenplugin) of brokenplugin-dist: cannot be imported: "
+     "ModuleNotFoundError: No module named 'setveil_no_such_module'"),
+    CASES["model registration that raises"],
+])
+def test_a_broken_plugin_leaves_the_version_and_the_help(tmp_path, source, expected):
+    # Regression (review of the registry's API): --version and --help stopped on a broken plugin
+    # too, so its user could not read the help that names `setveil plugins`
+    env = install(tmp_path, source)
+    version = setveil(env, "--version")
+    assert (version.returncode, version.stderr) == (0, "") and "version" in version.stdout
+    shown = setveil(env, "--help")
+    assert shown.returncode == 0 and shown.stdout.startswith("Usage: setveil [OPTIONS] COMMAND [ARGS]...\n")
+    assert "  plugins " in shown.stdout and "  anonymize " in shown.stdout
+    warning, = shown.stderr.splitlines()
+    assert warning.startswith("setveil: warning: ") and expected in warning and "HIV" not in warning
+    assert warning.endswith("(every command stops on it until it is fixed or uninstalled; commands that plugins add "
+                            "may be missing below)")
+    bare = setveil(env)  # a group without its command shows its help, on standard error
+    assert bare.returncode == 2 and bare.stderr.startswith(warning + "\nUsage: setveil ")
+    for command in (["plugins"], ["bench", "--help"]):
+        result = setveil(env, *command)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.startswith("setveil: error: ") and expected in result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
 def test_a_broken_class_stops_commands_that_use_no_model(tmp_path):
     # Regression (QA as a plugin author): a class the registry refuses stopped only the commands
     # that build it; `setveil items --help` and `hierarchy build` ran
