@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 import logging
 import math
 import threading
@@ -108,6 +109,24 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
     return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""
 
 
+def _wrapper_raising(exc: BaseException, hook: pluggy.HookCaller) -> pluggy.HookImpl | None:
+    """The wrapper of ``hook`` whose own code raised ``exc``, if one did: of the hook's
+    implementations in the traceback, the innermost is where it was raised (an error a wrapper
+    lets pass keeps the frames of the implementation below it, one it raises starts in it)."""
+    impls = {_code(impl): impl for impl in hook.get_hookimpls()}
+    raising = None
+    tb = exc.__traceback__
+    while tb is not None:
+        raising = impls.get(tb.tb_frame.f_code, raising)
+        tb = tb.tb_next
+    return raising if raising is not None and is_wrapper(raising) else None
+
+
+def _code(impl: pluggy.HookImpl) -> object:
+    function = inspect.unwrap(getattr(impl.function, "__func__", impl.function))
+    return getattr(function, "__code__", None)
+
+
 def _changed(before: dict[str, Any], after: object) -> str:
     """The names of the parameters ``after`` differs from ``before`` in (or what it became)."""
     if not isinstance(after, dict):
@@ -137,6 +156,7 @@ class Pipeline:
         started = time.perf_counter()
         self.ran_out_of_memory = False
         given, = detached(window)  # the check compares against `window`, which no plugin holds
+        builtin.take_answer()  # another caller of the hook (the conformance kit) may have left one
         try:
             release = self.hook.setveil_anonymize_window(model=self.model, policy=self.policy, window=given, rng=rng)
         except Infeasible as exc:
@@ -145,23 +165,30 @@ class Pipeline:
             self._pass_stop(exc)  # a GeneratorExit out of a call is plugin code's, as any other error
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
+            wrapper = _wrapper_raising(exc, self.hook.setveil_anonymize_window)
+            if wrapper is not None:
+                named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, "the wrapper") or type(exc).__name__
+                self._reject(window, f"wrapper error: plugin {wrapper.plugin_name!r} raised {named}", exc)
             named = (self._out_of_memory(exc) or own_words(exc)
                      or wrote_read_only(exc, "anonymize", "its input window's are; build a new Window") or type(exc).__name__)
             self._reject(window, f"model error: {named}", exc)
+        finally:
+            answer = builtin.take_answer()
         anonymized = time.perf_counter()
         if self.model.params != self._params:
             # the check runs on this same model: one that lowered its own k in anonymize had its
             # raw window pass its own check (QA attacking the conformance kit)
             self._broken(window, f"model error: anonymize changed self.params ({_changed(self._params, self.model.params)}), "
                                  "by which its release would have been checked")
+        returned = self._returner(answer, release)
         if not isinstance(release, Release) or not isinstance(release.window, Window):
             got = type(release).__name__ if not isinstance(release, Release) else f"a Release of {type(release.window).__name__}"
-            self._broken(window, f"model error: anonymize returned {got}, not a Release of a Window")
+            self._broken(window, f"{returned} returned {got}, not a Release of a Window")
         if not isinstance(release.stats, dict):
             # --report reads the stats' items after every window is released: a list there crashed
             # it with a traceback (QA attacking the conformance kit)
-            self._broken(window, f"model error: anonymize returned a Release whose stats are a "
-                                 f"{type(release.stats).__name__}, not a dict")
+            self._broken(window, f"{returned} returned a Release whose stats are a {type(release.stats).__name__}, "
+                                 "not a dict")
         if len(release.window) != len(window):
             self._broken(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
         # What is checked and emitted is a copy no plugin holds: the model's own arrays may be
@@ -218,6 +245,15 @@ class Pipeline:
         }
         notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
         return Outcome(Release(released, details, stats), report)
+
+    def _returner(self, answer: object, release: object) -> str:
+        """Who returned ``release``, as a reason names it: the model, unless the core's
+        implementation answered something else, which only a wrapper can have put in its place."""
+        if answer is builtin.NOT_ANSWERED or answer is release:
+            return "model error: anonymize"
+        wrappers = ", ".join(dict.fromkeys(repr(impl.plugin_name) for impl in
+                                           self.hook.setveil_anonymize_window.get_hookimpls() if is_wrapper(impl)))
+        return f"wrapper error: setveil_anonymize_window, wrapped by plugin {wrappers},"
 
     @staticmethod
     def _pass_stop(exc: BaseException) -> None:

@@ -162,6 +162,69 @@ def test_an_erring_model_is_rejected_without_contents(recorder):
     assert "secret" not in rec.rejected[0]
 
 
+class RaisingWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self, window):
+        try:
+            return (yield)
+        finally:
+            raise KeyError(window.labels(0)[0])
+
+
+class OldStyleRaisingWrapper:
+    @hookimpl(hookwrapper=True)
+    def setveil_anonymize_window(self, window):
+        yield
+        raise KeyError(window.labels(0)[0])
+
+
+class DroppingWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        yield
+
+
+class StatsWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        release = yield
+        return Release(release.window, stats=["seconds", 1])
+
+
+@pytest.mark.filterwarnings("ignore::pluggy.PluggyTeardownRaisedWarning")
+@pytest.mark.parametrize("wrapper, reason", [
+    (RaisingWrapper, "wrapper error: plugin 'timing' raised KeyError"),
+    (OldStyleRaisingWrapper, "wrapper error: plugin 'timing' raised KeyError"),
+    (DroppingWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned "
+                      "NoneType, not a Release of a Window"),
+    (StatsWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
+                   "Release whose stats are a list, not a dict"),
+])
+def test_a_wrappers_error_is_reported_as_the_wrappers(recorder, wrapper, reason):
+    # Regression (review of the registry's API): an exception a wrapper raised, or a result it put
+    # in place of the model's release, failed the window as the model's error; the recorder's own
+    # wrapper lets the model's release pass, and is named only where a result cannot tell which
+    rec, pm, registry = recorder
+    pm.register(wrapper(), name="timing")
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == reason and rec.rejected == [reason]
+    assert rejected.value.cause is not None, "a plugin's error, not a release that failed the check"
+
+
+def test_an_error_a_wrapper_lets_pass_stays_the_models(recorder):
+    _, pm, registry = recorder
+    pm.register(TwoWrappers(), name="timer")
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(registry.configure("leaky", None, {"k": "1"}, Context()), pm).run(
+            Window.from_transactions([["a"], ["b"], ["c"]]), window_rng(0, 0))
+    assert rejected.value.reason == "model error: RuntimeError"
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, NoWindowModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == "model error: anonymize returned a Release of list, not a Release of a Window"
+
+
 class QuotingModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         raise KeyError(window.labels(0)[0])
