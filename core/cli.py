@@ -6,6 +6,7 @@ Core commands live here; plugins and the streaming service add theirs through th
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -78,6 +79,14 @@ class SetveilGroup(click.Group):
     def resolve_command(self, ctx, args):
         _load_plugins()
         return super().resolve_command(ctx, args)
+
+    def list_commands(self, ctx):
+        # shell completion lists the commands without resolving one: without the plugins it
+        # offered anonymize, bench, plugins and verify, not serve, demo or a plugin's own. A broken
+        # plugin is for the help's warning and for the command named to report, not a completion's
+        with contextlib.suppress(PluginError):
+            _load_plugins()
+        return super().list_commands(ctx)
 
     def format_commands(self, ctx, formatter):
         try:

@@ -893,3 +893,35 @@ def test_a_ctrl_c_that_a_plugins_import_would_drop_still_stops_the_command(tmp_p
     # commands loaded, and `setveil anonymize` ran to its end and wrote its release (2 of 250 runs)
     result = setveil(install(tmp_path, DROPS_A_CTRL_C + GOOD_MODELS + GOOD_POLICIES), "plugins")
     assert (result.returncode, result.stderr) == (130, "setveil: aborted\n")
+
+
+def completed_commands(env) -> list[str]:
+    """The command names bash completion offers after ``setveil ``."""
+    result = subprocess.run([sys.executable, "-m", "setveil"], capture_output=True, text=True,
+                            env={**env, "_SETVEIL_COMPLETE": "bash_complete", "COMP_WORDS": "setveil ", "COMP_CWORD": "1"})
+    assert (result.returncode, result.stderr) == (0, "")
+    return [line.split(",", 1)[1] for line in result.stdout.splitlines()]
+
+
+def test_shell_completion_offers_the_commands_plugins_add(tmp_path):
+    # Regression (adversarial pass): once plugins were loaded only when a command was resolved,
+    # completion offered anonymize, bench, plugins and verify, not serve, demo or a plugin's own
+    env = install_plugin(tmp_path, "extra-dist", "extracommands", textwrap.dedent("""\
+        import click
+        from setveil import hookimpl
+
+        @click.command("extra")
+        def extra():
+            pass
+
+        @hookimpl
+        def setveil_register_commands(register):
+            register(extra)
+        """), "extra")
+    offered = completed_commands(env)
+    assert {"anonymize", "serve", "demo", "patterns", "audit", "extra"} <= set(offered)
+
+
+def test_shell_completion_with_a_broken_plugin_offers_what_loaded_and_says_nothing(tmp_path):
+    source, _ = CASES["model registration that raises"]
+    assert {"anonymize", "plugins", "verify"} <= set(completed_commands(install(tmp_path, source)))
