@@ -33,7 +33,7 @@ from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
-from .params import Parameter, parse_assignments
+from .params import Parameter, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema
@@ -604,10 +604,11 @@ def _checked_param_text(configured: Configured) -> str:
     ``True``): the model's that are ``checked``. The verdict claims the release holds at these;
     one the check never reads (sanitize's sigma, a policy's) would read as part of the claim
     (QA: ``sigma=0.1``, a default, after a run at 0.002). An optional parameter not given is
-    left out: ``keep=None`` would read as a file named None."""
+    left out: ``keep=None`` would read as a file named None. One named like a secret is masked,
+    as in the startup log (:func:`~setveil.core.params.shown_value`)."""
     checked = {p.name for p in configured.model.parameters if p.checked}
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in configured.params.items()
-                     if k in checked and v is not None)
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else shown_value(k, v)}"
+                     for k, v in configured.params.items() if k in checked and v is not None)
 
 
 @cli.command()

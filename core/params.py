@@ -45,6 +45,16 @@ def names_a_secret(name: str) -> bool:
     return any(word in name.lower() for word in SECRET_WORDS)
 
 
+#: what a log, a batch, a report or a verdict shows for the value of a parameter named like a secret
+MASKED = "***"
+
+
+def shown_value(name: str, value: Any) -> Any:
+    """``value`` as parameter ``name`` is shown outside the run: :data:`MASKED` when the name says
+    it may be a secret (a value not given, None, stays None: nothing is hidden)."""
+    return MASKED if value is not None and names_a_secret(name) else value
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One parameter: ``kind`` says how raw text is parsed; bounds and choices say what is allowed.

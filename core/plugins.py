@@ -32,7 +32,7 @@ from . import builtin, hookspecs
 from .errors import (NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError,
                      own_words, wrote_read_only)
 from .model import CONTEXT_NAMES, Context, Policy, PrivacyModel, Transformation, file_digest
-from .params import KINDS, Parameter, validate
+from .params import KINDS, Parameter, shown_value, validate
 
 ENTRY_POINT_GROUP = "setveil"
 
@@ -229,8 +229,10 @@ class Configured:
         self.model.context = context.copied()
 
     def shown_params(self) -> dict[str, Any]:
-        """The parsed parameters as a report and a batch show them (a path as its text)."""
-        return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.params.items()}
+        """The parsed parameters as a report and a batch show them (a path as its text), the
+        value of one named like a secret masked: a batch goes to every consumer of the output
+        topic and the dead-letter topic, where the startup log had masked it (adversarial pass)."""
+        return {k: shown_value(k, str(v) if isinstance(v, Path) else v) for k, v in self.params.items()}
 
     def digests(self) -> dict[str, str]:
         """What made a release besides the parameters: the context's item lists and hierarchy and

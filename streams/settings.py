@@ -29,7 +29,7 @@ from setveil.core.clitypes import SEED_MAX
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
-from setveil.core.params import Parameter, names_a_secret, parse_assignments
+from setveil.core.params import Parameter, names_a_secret, parse_assignments, shown_value
 from setveil.core.plugins import smallest_window_of
 
 from .lease import lease_margin, lease_term
@@ -677,7 +677,7 @@ def describe(settings: Settings) -> list[str]:
         shown = []
         for setting in (s for s in SETTINGS if s.section == section):
             if setting.pairs:
-                params = ", ".join(f"{key}={_masked(key, value)}{_from(settings, f'{setting.name}.{key}')}"
+                params = ", ".join(f"{key}={shown_value(key, value)}{_from(settings, f'{setting.name}.{key}')}"
                                    for key, value in settings[setting.name].items())
                 shown.append(f"{setting.key}={{{params}}}")
                 continue
@@ -741,10 +741,6 @@ def _toml_string(text: str) -> str:
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
-
-
-def _masked(name: str, value: str) -> str:
-    return "***" if names_a_secret(name) else value
 
 
 def _from(settings: Settings, name: str) -> str:

@@ -925,3 +925,23 @@ def test_shell_completion_offers_the_commands_plugins_add(tmp_path):
 def test_shell_completion_with_a_broken_plugin_offers_what_loaded_and_says_nothing(tmp_path):
     source, _ = CASES["model registration that raises"]
     assert {"anonymize", "plugins", "verify"} <= set(completed_commands(install(tmp_path, source)))
+
+
+VAULT = HEADER.replace('parameters = (Parameter("m", "most items", "int", low=1),)',
+                       'parameters = (Parameter("m", "most items", "int", low=1), '
+                       'Parameter("api_token", "a token the model checks with", "str"))') + GOOD_POLICIES + GOOD_MODELS
+
+
+def test_a_parameter_named_like_a_secret_is_masked_in_the_report_and_the_verdict(tmp_path):
+    # Regression (adversarial pass): the startup log and serve --check masked api_token, but a
+    # report's params, every batch's model.parameters (the same function) and verify's verdict
+    # line showed it
+    env = install(tmp_path, VAULT)
+    (tmp_path / "d.dat").write_text("a b\nb c\n")
+    model = ["--model", "cap", "-P", "m=2", "-P", "api_token=hunter2"]
+    ran = setveil(env, "anonymize", "d.dat", "-o", "r.dat", *model, "--report", "r.json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["params"] == {"m": 2, "api_token": "***"}
+    verdict = setveil(env, "verify", "d.dat", "r.dat", *model, cwd=tmp_path)
+    assert (verdict.returncode, verdict.stdout) == (0, "r.dat: satisfies cap (m=2, api_token=***)\n")
+    assert "hunter2" not in ran.stderr + verdict.stderr
