@@ -171,7 +171,10 @@ class WindowProcessor:
         """Nothing to release: windows run in the caller's thread."""
 
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
-        return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, len(cut.messages),
+        # a message dead-lettered for a repeated tid is no message of the window's, as the batch's
+        # window.messages says of dead letters: counted, it was counted twice by a reconciliation
+        windowed = len(cut.messages) - len(repeated_tids(cut))
+        return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, windowed,
                                cut.messages[0].received, time.time())
 
     def _observe_rejection(self, window: Window | None, reason: str) -> None:

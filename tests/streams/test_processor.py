@@ -162,6 +162,19 @@ def test_a_message_that_repeats_a_tid_of_its_window_is_left_out_for_the_dead_let
         1: "'tid' repeats that of a record at offset 0, in the same window"}
 
 
+def test_a_batch_counts_no_message_dead_lettered_for_a_repeated_tid(sample):
+    # Regression (adversarial pass): window.messages, "dead letters excluded", counted a message
+    # that was dead-lettered for repeating a tid, so it was counted in a batch and in the DLQ
+    data, _, _ = sample
+    transactions = list(read_window(data))[:400]
+    cut = cut_of(transactions, per_message=10)
+    cut.messages.append(Message(40, [Record(["a"], tid=0)], 100.0))
+    outcome = processor(sample).process("in", 0, cut)
+    batch = decode_batch(outcome.value)
+    assert (batch["window"]["messages"], batch["window"]["last_offset"]) == (40, 40)
+    assert [t["tid"] for t in batch["transactions"]] == list(range(400))
+
+
 @given(st.lists(st.tuples(st.lists(st.sampled_from("abcde"), unique=True), st.sampled_from([None, "u", "v", 7, "7"])),
                 min_size=1, max_size=12))
 def test_a_window_and_a_file_of_the_same_records_merge_alike(rows):
