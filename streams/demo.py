@@ -35,7 +35,7 @@ from .process import WorkerFailed, WorkerProcess, logs_folder
 from .replay import refuse_oversize, replay, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
-from .tail import collect, release_window
+from .tail import collect
 
 SAMPLE = "T10I4D100K-20k.dat.gz"
 PARAMS = {"h": "0.4", "k": "5", "p": "3"}
@@ -174,7 +174,8 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
             broker.stop()
         rejected = sum(v for k, v in metrics.items() if k.startswith("setveil_windows_rejected_total"))
         echo(f"worker: {metrics.get('setveil_windows_emitted_total', 0):.0f} windows emitted, {rejected:.0f} rejected")
-        return _check_union(echo, original, collected.release, configured)
+        held = round(sum(v for k, v in metrics.items() if k.startswith("setveil_held_transactions")))
+        return _check_union(echo, original, collected.release, configured, held, least)
 
 
 async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo, worker: WorkerProcess) -> Any:
@@ -200,12 +201,22 @@ async def _stream(settings: Settings, original: Window, rate: float, batch: int,
     return collected
 
 
-def _check_union(echo, original: Window, release: dict, configured: Configured) -> int:
-    if len(release) != len(original):
-        echo(f"{len(original) - len(release)} transactions did not come back (held or dead-lettered)")
+def _check_union(echo, original: Window, release: dict, configured: Configured, held: int, least: int) -> int:
+    """Check the union of the batches against the transactions they release; ``held``, the
+    worker's setveil_held_transactions at the end, are a tail a service holds, not a loss: a
+    --count above every partition's minimum can still leave a partition, after its last full
+    window, fewer than ``least`` (1,060 on one partition at windows of 100 to 1,000 holds 60)."""
+    missing = len(original) - len(release)
+    if held:
+        echo(f"{held} transactions are held by the worker in an open window of fewer than window.min_transactions="
+             f"{least}, as a service holds a window's tail until more input fills it: not lost, not checked")
+    if missing > held:
+        echo(f"{missing - held} transactions did not come back (dead-lettered)")
         return 1
-    released = release_window(release)
-    problems = list(release_violations(configured.model, original, released, configured.context))
+    # the replay's tids are the sample's positions; a held tail leaves gaps in them
+    tids = sorted(release)
+    released = Window.from_transactions((release[t] for t in tids), tids=tids)
+    problems = list(release_violations(configured.model, original.take(tids), released, configured.context))
     if problems:
         echo(f"the union of the batches FAILS coherence: {problems[0].rule}: {problems[0].summary}")
         return 1
