@@ -15,6 +15,7 @@ import logging
 import math
 import threading
 import time
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,18 +114,26 @@ def _wrapper_raising(exc: BaseException, hook: pluggy.HookCaller) -> pluggy.Hook
     """The wrapper of ``hook`` whose own code raised ``exc``, if one did: of the hook's
     implementations in the traceback, the innermost is where it was raised (an error a wrapper
     lets pass keeps the frames of the implementation below it, one it raises starts in it)."""
-    impls = {_code(impl): impl for impl in hook.get_hookimpls()}
+    impls = hook.get_hookimpls()
     raising = None
     tb = exc.__traceback__
     while tb is not None:
-        raising = impls.get(tb.tb_frame.f_code, raising)
+        raising = next((impl for impl in impls if _runs(impl, tb.tb_frame)), raising)
         tb = tb.tb_next
     return raising if raising is not None and is_wrapper(raising) else None
 
 
-def _code(impl: pluggy.HookImpl) -> object:
+def _runs(impl: pluggy.HookImpl, frame: types.FrameType) -> bool:
+    """Whether ``frame`` runs ``impl``: its code, and for a method its instance, since two
+    plugins may be instances of one class (adversarial pass: of two timers, the one registered
+    last was named for the other's error)."""
     function = inspect.unwrap(getattr(impl.function, "__func__", impl.function))
-    return getattr(function, "__code__", None)
+    if getattr(function, "__code__", None) is not frame.f_code:
+        return False
+    instance = getattr(impl.function, "__self__", None)
+    code = frame.f_code
+    # a decorator's (*args, **kwargs) holds the instance where it cannot be read: its code decides
+    return instance is None or code.co_argcount == 0 or frame.f_locals.get(code.co_varnames[0]) is instance
 
 
 def _changed(before: dict[str, Any], after: object) -> str:

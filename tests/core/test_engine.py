@@ -213,6 +213,34 @@ def test_a_wrappers_error_is_reported_as_the_wrappers(recorder, wrapper, reason)
     assert rejected.value.cause is not None, "a plugin's error, not a release that failed the check"
 
 
+class Timer:
+    """A wrapper plugin of which a distribution may register two instances, one misconfigured."""
+
+    def __init__(self, broken: bool):
+        self.broken = broken
+
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        release = yield
+        if self.broken:
+            raise IndexError("the timer's own bug")
+        return release
+
+
+@pytest.mark.filterwarnings("ignore::pluggy.PluggyTeardownRaisedWarning")
+@pytest.mark.parametrize("broken_first", [True, False])
+def test_of_two_instances_of_one_wrapper_class_the_one_that_raised_is_named(recorder, broken_first):
+    # Regression (adversarial pass): wrappers were told apart by their code alone, so the
+    # instance registered last was named for the error of either
+    _, pm, registry = recorder
+    for name, broken in [("timer-broken", True), ("timer-fine", False)][::1 if broken_first else -1]:
+        pm.register(Timer(broken), name=name)
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert rejected.value.reason == "wrapper error: plugin 'timer-broken' raised IndexError"
+
+
 def test_an_error_a_wrapper_lets_pass_stays_the_models(recorder):
     _, pm, registry = recorder
     pm.register(TwoWrappers(), name="timer")
