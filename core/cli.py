@@ -239,6 +239,11 @@ def subject_counts(subjects: Sequence[Subject | None]) -> tuple[int, int]:
     return len(given), len(set(given))
 
 
+def counted(number: int, noun: str) -> str:
+    """``1 record``, ``2 records``: a message's counts read as English whatever the file."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def refuse_too_few_subjects(merged: Window, subjects: Sequence[Subject | None], smallest: int,
                             configured: Configured, source) -> None:
     """A merged file of fewer transactions than the model needs of a window has no safe release,
@@ -247,9 +252,10 @@ def refuse_too_few_subjects(merged: Window, subjects: Sequence[Subject | None], 
     if len(merged) >= smallest:
         return
     given, distinct = subject_counts(subjects)
-    raise SetveilError(f"{shown_path(source)}: --merge-subjects made its {len(subjects)} records "
-                       f"{len(merged)} transactions ({distinct} subjects, {len(subjects) - given} records without "
-                       f"one), fewer than the {smallest} model {configured.model.name!r} needs of a window, nothing "
+    raise SetveilError(f"{shown_path(source)}: --merge-subjects made its {counted(len(subjects), 'record')} "
+                       f"{counted(len(merged), 'transaction')} ({counted(distinct, 'subject')}, "
+                       f"{counted(len(subjects) - given, 'record')} without one), fewer than the {smallest} model "
+                       f"{configured.model.name!r} needs of a window, nothing "
                        f"written: the guarantee is per subject, so the file needs at least {smallest} subjects "
                        "(a record without a subject counts as one)")
 

@@ -196,3 +196,15 @@ def test_a_file_of_fewer_subjects_than_k_is_told_it_needs_subjects_not_windows(t
                              "written: the guarantee is per subject, so the file needs at least 6 subjects (a record "
                              "without a subject counts as one)\n")
     assert "patient" not in result.stderr
+
+
+def test_the_refusal_of_too_few_subjects_counts_in_english(tmp_path):
+    # Regression (adversarial pass): one patient's two visits said "2 records 1 transactions
+    # (1 subjects, ...)"
+    visits = tmp_path / "visits.jsonl"
+    visits.write_text('{"subject": "p", "items": ["a"]}\n{"subject": "p", "items": ["b"]}\n')
+    result = run("anonymize", visits, "-o", tmp_path / "out.jsonl", "--model", "kanonymity", "-P", "k=2",
+                 "--fanout", "2", "--merge-subjects")
+    assert result.exit_code == 1
+    assert f"{visits}: --merge-subjects made its 2 records 1 transaction (1 subject, 0 records without one), " \
+           "fewer than the 2 model 'kanonymity' needs" in result.stderr
