@@ -54,7 +54,7 @@ from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
-from .processor import Outcome, WindowProcessor, process_in_thread, repeated_tids
+from .processor import Outcome, WindowProcessor, process_in_thread
 from .settings import Settings
 from .windowing import Cut, Message, Windower
 from .windowlog import BrokerSilent, WindowLogReader, encode_entry, log_partition
@@ -611,7 +611,7 @@ class StreamService:
             return False
         # the messages the window left out (build_window), each to the dead-letter topic as a
         # malformed one, so that every record ends in a batch or there
-        invalid = repeated_tids(cut)
+        invalid = cut.repeated_tids
         for message in cut.messages:
             if (repeat := invalid.get(message.offset)) is not None:
                 await self._dead_letter_message(partition, message.handle, codec.MessageRejected(causes.INVALID, repeat))

@@ -60,30 +60,8 @@ def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
     return f"{partition}:{offset}" if single else f"{partition}:{offset}:{index}"
 
 
-def repeated_tids(cut: Cut) -> dict[int, str]:
-    """The messages of ``cut`` that are dead-lettered as malformed rather than windowed, by offset,
-    with the reason: those with a record whose tid a record of an earlier message of the window
-    has. Two records of one transaction would count twice for k and make the window look safer
-    than it is (a producer's retry), and a merged subject would carry ``tids`` ``[5, 5]``. A
-    message's own records repeat none (:func:`.codec.decode_message` refuses it), and generated
-    tids never repeat; tids in other windows are not compared. A function of the cut alone, so a
-    window cut again after a restart leaves out the same messages."""
-    seen: dict = {}  # tid -> the offset of the message that has it
-    out: dict[int, str] = {}
-    for message in cut.messages:
-        clash = next(((index, seen[record.tid]) for index, record in enumerate(message.records)
-                      if record.tid is not None and record.tid in seen), None)
-        if clash is None:
-            seen.update((record.tid, message.offset) for record in message.records if record.tid is not None)
-            continue
-        index, offset = clash
-        prefix = f"record {index} of the array: " if len(message.records) > 1 else ""
-        out[message.offset] = f"{prefix}'tid' repeats that of a record at offset {offset}, in the same window"
-    return out
-
-
 def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
-    invalid = repeated_tids(cut)
+    invalid = cut.repeated_tids
     records = [(record.tid if record.tid is not None else default_tid(partition, message.offset, index,
                                                                         len(message.records) == 1),
                 record.items, record.subject if merge_subjects else None)
@@ -173,7 +151,7 @@ class WindowProcessor:
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
         # a message dead-lettered for a repeated tid is no message of the window's, as the batch's
         # window.messages says of dead letters: counted, it was counted twice by a reconciliation
-        windowed = len(cut.messages) - len(repeated_tids(cut))
+        windowed = len(cut.messages) - len(cut.repeated_tids)
         return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, windowed,
                                cut.messages[0].received, time.time())
 

@@ -39,6 +39,7 @@ window is; anything older was emitted or dead-lettered already and only needs ac
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -79,6 +80,29 @@ class Cut:
     @property
     def transactions(self) -> int:
         return sum(len(m.records) for m in self.messages)
+
+    @functools.cached_property
+    def repeated_tids(self) -> dict[int, str]:
+        """The messages that are dead-lettered as malformed rather than windowed, by offset, with
+        the reason: those with a record whose tid a record of an earlier message of the window
+        has. Two records of one transaction would count twice for k and make the window look
+        safer than it is (a producer's retry), and a merged subject would carry ``tids`` ``[5,
+        5]``. A message's own records repeat none (:func:`.codec.decode_message` refuses it), and
+        generated tids never repeat; tids in other windows are not compared. A function of the cut
+        alone, so a window cut again after a restart leaves out the same messages; computed once,
+        for the window, its batch's message count and the dead letters."""
+        seen: dict = {}  # tid -> the offset of the message that has it
+        out: dict[int, str] = {}
+        for message in self.messages:
+            clash = next(((index, seen[record.tid]) for index, record in enumerate(message.records)
+                          if record.tid is not None and record.tid in seen), None)
+            if clash is None:
+                seen.update((record.tid, message.offset) for record in message.records if record.tid is not None)
+                continue
+            index, offset = clash
+            prefix = f"record {index} of the array: " if len(message.records) > 1 else ""
+            out[message.offset] = f"{prefix}'tid' repeats that of a record at offset {offset}, in the same window"
+        return out
 
 
 @dataclass

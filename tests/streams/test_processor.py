@@ -32,7 +32,7 @@ from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
-from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread, repeated_tids
+from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
 from setveil.streams.windowing import Cut, Message
 
 
@@ -153,12 +153,12 @@ def test_a_message_that_repeats_a_tid_of_its_window_is_left_out_for_the_dead_let
                Message(5, [Record(["e"], tid=6)], 0.0),
                Message(6, [Record(["f"], tid=7, subject="u"), Record(["g"])], 0.0)])
     # message 5 repeats tid 6 of message 4, which is left out itself: only what is windowed counts
-    assert repeated_tids(cut) == {4: "record 1 of the array: 'tid' repeats that of a record at offset 3, in the same "
+    assert cut.repeated_tids == {4: "record 1 of the array: 'tid' repeats that of a record at offset 3, in the same "
                                      "window"}
     built = build_window(cut, partition=0, merge_subjects=True)
     assert built.fields == [{"tid": 5, "tids": [5, 7]}, {"tid": "5"}, {"tid": 6}, {"tid": "0:6:1"}]
     assert (built.records, len(built.window)) == (5, 4)
-    assert repeated_tids(Cut([Message(0, [Record(["a"], tid=1)], 0.0), Message(1, [Record(["b"], tid=1)], 0.0)])) == {
+    assert Cut([Message(0, [Record(["a"], tid=1)], 0.0), Message(1, [Record(["b"], tid=1)], 0.0)]).repeated_tids == {
         1: "'tid' repeats that of a record at offset 0, in the same window"}
 
 
