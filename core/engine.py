@@ -24,7 +24,7 @@ import pluggy
 
 from . import builtin
 from .errors import Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
-from .model import Release
+from .model import PrivacyModel, Release
 from .plugins import Configured, is_wrapper
 from .verify import release_violations
 from .window import Window, detached
@@ -110,27 +110,32 @@ def overriders_note(hook: pluggy.HookRelay) -> str:
     return f" (setveil_anonymize_window is {' and '.join(parts)})" if parts else ""
 
 
-def _wrapper_raising(exc: BaseException, hook: pluggy.HookCaller) -> pluggy.HookImpl | None:
-    """The wrapper of ``hook`` whose own code raised ``exc``, if one did: of the hook's
-    implementations in the traceback, the innermost is where it was raised (an error a wrapper
-    lets pass keeps the frames of the implementation below it, one it raises starts in it)."""
+def _plugin_raising(exc: BaseException, hook: pluggy.HookCaller, model: PrivacyModel[Any]) -> pluggy.HookImpl | None:
+    """The plugin's implementation of ``hook`` (a wrapper, or one answering in place of the
+    model) whose own code raised ``exc``, if one did: of the hook's implementations and the
+    model's ``anonymize`` in the traceback, the innermost is where it was raised (an error a
+    wrapper lets pass keeps the frames of the implementation below it, one it raises starts in
+    it; a plugin that hands a window on to ``model.anonymize`` passes the model's errors on)."""
     impls = hook.get_hookimpls()
     raising = None
     tb = exc.__traceback__
     while tb is not None:
-        raising = next((impl for impl in impls if _runs(impl, tb.tb_frame)), raising)
+        if _runs(model.anonymize, tb.tb_frame):
+            raising = None
+        else:
+            raising = next((impl for impl in impls if _runs(impl.function, tb.tb_frame)), raising)
         tb = tb.tb_next
-    return raising if raising is not None and is_wrapper(raising) else None
+    return raising if raising is not None and raising.plugin is not builtin else None
 
 
-def _runs(impl: pluggy.HookImpl, frame: types.FrameType) -> bool:
-    """Whether ``frame`` runs ``impl``: its code, and for a method its instance, since two
+def _runs(callable_: Any, frame: types.FrameType) -> bool:
+    """Whether ``frame`` runs ``callable_``: its code, and for a method its instance, since two
     plugins may be instances of one class (adversarial pass: of two timers, the one registered
     last was named for the other's error)."""
-    function = inspect.unwrap(getattr(impl.function, "__func__", impl.function))
+    function = inspect.unwrap(getattr(callable_, "__func__", callable_))
     if getattr(function, "__code__", None) is not frame.f_code:
         return False
-    instance = getattr(impl.function, "__self__", None)
+    instance = getattr(callable_, "__self__", None)
     code = frame.f_code
     # a decorator's (*args, **kwargs) holds the instance where it cannot be read: its code decides
     return instance is None or code.co_argcount == 0 or frame.f_locals.get(code.co_varnames[0]) is instance
@@ -174,10 +179,11 @@ class Pipeline:
             self._pass_stop(exc)  # a GeneratorExit out of a call is plugin code's, as any other error
             # A plugin's message may quote the data (KeyError('HIV')), and the reason is logged and
             # sent with the dead letter; the exception stays chained as the cause, never logged.
-            wrapper = _wrapper_raising(exc, self.hook.setveil_anonymize_window)
-            if wrapper is not None:
-                named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, "the wrapper") or type(exc).__name__
-                self._reject(window, f"wrapper error: plugin {wrapper.plugin_name!r} raised {named}", exc)
+            plugin = _plugin_raising(exc, self.hook.setveil_anonymize_window, self.model)
+            if plugin is not None:
+                role = "wrapper" if is_wrapper(plugin) else "plugin"
+                named = self._out_of_memory(exc) or own_words(exc) or wrote_read_only(exc, f"the {role}") or type(exc).__name__
+                self._reject(window, f"{role} error: plugin {plugin.plugin_name!r} raised {named}", exc)
             named = (self._out_of_memory(exc) or own_words(exc)
                      or wrote_read_only(exc, "anonymize", "its input window's are; build a new Window") or type(exc).__name__)
             self._reject(window, f"model error: {named}", exc)
@@ -256,13 +262,19 @@ class Pipeline:
         return Outcome(Release(released, details, stats), report)
 
     def _returner(self, answer: object, release: object) -> str:
-        """Who returned ``release``, as a reason names it: the model, unless the core's
-        implementation answered something else, which only a wrapper can have put in its place."""
-        if answer is builtin.NOT_ANSWERED or answer is release:
+        """Who returned ``release``, as a reason names it: the model when the core's
+        implementation answered it; the wrappers when it answered something else, which only a
+        wrapper can have put in its place; and when it did not answer, a plugin answering in
+        place of the model, or a wrapper around it (a result does not say which)."""
+        if answer is release:
             return "model error: anonymize"
-        wrappers = ", ".join(dict.fromkeys(repr(impl.plugin_name) for impl in
-                                           self.hook.setveil_anonymize_window.get_hookimpls() if is_wrapper(impl)))
-        return f"wrapper error: setveil_anonymize_window, wrapped by plugin {wrappers},"
+        impls = [impl for impl in self.hook.setveil_anonymize_window.get_hookimpls() if impl.plugin is not builtin]
+        wrappers = ", ".join(dict.fromkeys(repr(impl.plugin_name) for impl in impls if is_wrapper(impl)))
+        if answer is not builtin.NOT_ANSWERED:
+            return f"wrapper error: setveil_anonymize_window, wrapped by plugin {wrappers},"
+        answering = ", ".join(dict.fromkeys(repr(impl.plugin_name) for impl in impls if not is_wrapper(impl)))
+        return (f"plugin error: setveil_anonymize_window, implemented by plugin {answering}"
+                + (f" and wrapped by plugin {wrappers}," if wrappers else ","))
 
     @staticmethod
     def _pass_stop(exc: BaseException) -> None:

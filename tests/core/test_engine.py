@@ -253,6 +253,63 @@ def test_an_error_a_wrapper_lets_pass_stays_the_models(recorder):
     assert rejected.value.reason == "model error: anonymize returned a Release of list, not a Release of a Window"
 
 
+class RaisingOverrider:
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        raise KeyError(window.labels(0)[0])
+
+
+class WindowOverrider:
+    """Answers with the window itself, not a Release of it."""
+
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        return window
+
+
+class StatsOverrider:
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        return Release(window, stats=["seconds", 1])
+
+
+@pytest.mark.parametrize("overrider, reason", [
+    (RaisingOverrider, "plugin error: plugin 'floor' raised KeyError"),
+    (WindowOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
+                      "'recorder', returned Window, not a Release of a Window"),
+    (StatsOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
+                     "'recorder', returned a Release whose stats are a list, not a dict"),
+])
+def test_an_overriding_plugins_error_is_reported_as_the_plugins(recorder, overrider, reason):
+    # Regression (review): a plugin answering in place of the model that raised, or answered with
+    # something else than a Release of a Window, failed the window as 'model error: KeyError' or
+    # 'model error: anonymize returned Window', sending the model's author after another's bug
+    rec, pm, registry = recorder
+    pm.register(overrider(), name="floor")
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
+    assert rejected.value.reason == reason and rec.rejected == [reason]
+    assert rejected.value.cause is not None, "a plugin's error, not a release that failed the check"
+
+
+class DelegatingOverrider:
+    """Answers for the model itself: hands the window on to the model's own anonymize."""
+
+    @hookimpl
+    def setveil_anonymize_window(self, model, policy, window, rng):
+        return model.anonymize(window, policy, rng)
+
+
+def test_a_model_error_an_overriding_plugin_passes_on_stays_the_models(recorder):
+    _, pm, registry = recorder
+    pm.register(DelegatingOverrider(), name="floor")
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(registry.configure("leaky", None, {"k": "1"}, Context()), pm).run(
+            Window.from_transactions([["a"], ["b"], ["c"]]), window_rng(0, 0))
+    assert rejected.value.reason == "model error: RuntimeError"
+
+
 class QuotingModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         raise KeyError(window.labels(0)[0])
