@@ -641,14 +641,14 @@ def plugins(as_json, hooks):
                 "default_policy": cls.default_policy,
                 "needs": [flag for flag, needed in (("--sensitive", cls.needs_schema), ("--hierarchy or --fanout", cls.needs_hierarchy)) if needed],
                 "union_safe": cls.union_safe,
-                "parameters": _parameter_rows(cls.parameters),
+                "parameters": _parameter_rows(cls.parameters, of_policy=False),
                 "policy_base": {"class": f"{base.__module__}.{base.__qualname__}", "implement": sorted(base.__abstractmethods__)},
                 "policies": [
                     {
                         "policy": pname,
                         "distribution": pentry.distribution,
                         "summary": pentry.cls.summary,
-                        "parameters": _parameter_rows(pentry.cls.parameters),
+                        "parameters": _parameter_rows(pentry.cls.parameters, of_policy=True),
                     }
                     for pname, pentry in sorted(registry.policies[name].items())
                 ],
@@ -690,11 +690,13 @@ def _hook_text(hook: dict[str, Any]) -> str:
     return f"{hook['hook']}{named}{' (wrapper)' if hook['wrapper'] else ''}"
 
 
-def _parameter_rows(parameters: Sequence[Parameter]) -> list[dict[str, Any]]:
+def _parameter_rows(parameters: Sequence[Parameter], of_policy: bool) -> list[dict[str, Any]]:
     # the default as a run gets it (QA: a bool's "false" was listed as declared, an optional
-    # parameter without a default as required)
+    # parameter without a default as required); a policy's parameter is never checked, as the
+    # check uses the model alone, whatever the policy declares
     return [{"name": p.name, "allowed": p.allowed(), "required": p.required,
-             "default": None if p.required else p.default_value(), "help": p.help} for p in parameters]
+             "default": None if p.required else p.default_value(), "help": p.help,
+             "checked": p.checked and not of_policy} for p in parameters]
 
 
 def _parameter_line(row: dict[str, Any]) -> str:

@@ -11,7 +11,10 @@ import click
 import pytest
 
 from setveil import Parameter
+from setveil.core import plugins
 from setveil.core.cli import _checked_param_text, _load_plugin_commands, cli
+from setveil.core.hookspecs import hookimpl
+from setveil.plugins.coherence.policies import MaxMM
 
 from .figure1 import FIGURE_1, MODEL, run
 
@@ -169,9 +172,42 @@ def test_plugins_lists_each_default_as_a_run_gets_it():
     from setveil.core.params import Parameter
 
     rows = _parameter_rows([Parameter("b", "x", "bool", default="false"), Parameter("m", "x", "int", default=2.0),
-                            Parameter("cap", "x", "int", default=None), Parameter("k", "x", "int")])
+                            Parameter("cap", "x", "int", default=None), Parameter("k", "x", "int")], of_policy=False)
     assert [(r["default"], r["required"]) for r in rows] == [(False, False), (2, False), (None, False), (None, True)]
     assert [_parameter_line(r).rsplit(", ", 1)[1] for r in rows] == ["default false", "default 2", "optional", "required"]
+
+
+def test_plugins_json_says_which_parameters_the_check_reads():
+    # Regression (review): Parameter.checked, which decides what verify's verdict names, was not
+    # listed; a policy's parameters are never read by the check, which uses the model alone
+    rows = {row["model"]: row for row in json.loads(run("plugins", "--json").output)}
+    assert {p["name"]: p["checked"] for p in rows["rho"]["parameters"]}["rho"] is True
+    assert {p["name"]: p["checked"] for p in rows["sanitize"]["parameters"]}["sigma"] is False
+
+
+class Tuned(MaxMM):
+    name = "tuned"
+    summary = "MM with a knob"
+    parameters = (Parameter("q", "a knob", "float", low=0),)
+
+
+class TunedPlugin:
+    @hookimpl
+    def setveil_register_policies(self, register):
+        register(Tuned)
+
+
+def test_plugins_json_lists_a_policys_parameters_as_unchecked():
+    # the check uses the model alone, so verify's verdict never names a policy's parameter
+    plugins.reset()
+    try:
+        plugins.get_plugin_manager().register(TunedPlugin(), name="tuned")
+        rows = {row["model"]: row for row in json.loads(run("plugins", "--json").output)}
+    finally:
+        plugins.reset()
+    tuned = next(policy for policy in rows["coherence"]["policies"] if policy["policy"] == "tuned")
+    assert tuned["parameters"] == [{"name": "q", "allowed": "a number in [0, inf)", "required": True, "default": None,
+                                    "help": "a knob", "checked": False}]
 
 
 def test_plugins_text_shows_each_models_guarantee():
