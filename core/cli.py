@@ -77,7 +77,15 @@ class SetveilGroup(click.Group):
             ctx.exit(exc.exit_code)
 
     def resolve_command(self, ctx, args):
-        _load_plugins()
+        try:
+            _load_plugins()
+        except PluginError as exc:
+            # the help of setveil's own command says how to run it, `setveil plugins` included,
+            # which finds the broken plugin; the command itself, and a plugin's, stops on it
+            command = self.commands.get(args[0]) if args and args[0] in _own_commands() else None
+            if command is None or not _asks_for_help(ctx, command, args[0], args[1:]):
+                raise
+            warning(_broken_plugin_note(exc, isinstance(command, click.Group)))
         return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx):
@@ -92,9 +100,29 @@ class SetveilGroup(click.Group):
         try:
             _load_plugins()
         except PluginError as exc:
-            warning(f"{exc} (every command stops on it until it is fixed or uninstalled; commands that plugins add "
-                    "may be missing below)")
+            warning(_broken_plugin_note(exc, lists_commands=True))
         super().format_commands(ctx, formatter)
+
+
+def _broken_plugin_note(exc: PluginError, lists_commands: bool) -> str:
+    """The warning above a help that a broken plugin leaves shown."""
+    missing = "; commands that plugins add may be missing below" if lists_commands else ""
+    return f"{exc} (every command stops on it until it is fixed or uninstalled{missing})"
+
+
+def _asks_for_help(ctx: click.Context, command: click.Command, name: str, args: list[str]) -> bool:
+    """Whether ``args`` ask ``command`` for its help as click's parser reads them: a ``--help``
+    that is an option's value (``-o --help``) or a subcommand's (``bench run --help``) does not,
+    nor does one among arguments the command refuses, on which click stops before any help."""
+    own = click.Context(command, info_name=name, parent=ctx)
+    help_option = command.get_help_option(own)
+    if help_option is None:
+        return False
+    try:
+        given, _, _ = command.make_parser(own).parse_args(list(args))
+    except click.UsageError:
+        return False
+    return help_option.name is not None and bool(given.get(help_option.name))
 
 
 @click.group(cls=SetveilGroup)
@@ -717,7 +745,15 @@ def bench():
 
 
 @functools.cache
+def _own_commands() -> frozenset[str]:
+    """The names of setveil's own top-level commands: those the group has before any plugin's
+    are added (a plugin found broken part of the way through adding them leaves some added)."""
+    return frozenset(cli.commands)
+
+
+@functools.cache
 def _load_plugin_commands() -> None:
+    _own_commands()  # taken before any plugin's command is added
     # the registry too, though not every command needs it, so that a broken model or policy
     # class stops every command at start-up as a broken hook does
     get_registry()

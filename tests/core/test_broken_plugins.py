@@ -469,9 +469,31 @@ def test_a_broken_plugin_leaves_the_version_and_the_help(tmp_path, source, expec
                             "may be missing below)")
     bare = setveil(env)  # a group without its command shows its help, on standard error
     assert bare.returncode == 2 and bare.stderr.startswith(warning + "\nUsage: setveil ")
-    for command in (["plugins"], ["bench", "--help"]):
+    for command in (["plugins"], ["bench", "run", "--help"]):
         result = setveil(env, *command)
         assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.startswith("setveil: error: ") and expected in result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_a_broken_plugin_leaves_the_help_of_setveils_own_commands(tmp_path):
+    # Regression (review): `setveil anonymize --help` and `setveil plugins --help` stopped on a
+    # broken plugin, though the top-level help went on; the commands themselves still stop
+    env = install(tmp_path, "import setveil_no_such_module\n")
+    expected = "plugin 'broken' (brokenplugin) of brokenplugin-dist: cannot be imported"
+    for command, usage, missing in ((["anonymize"], "anonymize [OPTIONS] INPUT\n", False),
+                                    (["plugins"], "plugins [OPTIONS]", False), (["bench"], "bench [OPTIONS] COMMAND", True)):
+        shown = setveil(env, *command, "--help")
+        assert shown.returncode == 0 and shown.stdout.startswith(f"Usage: setveil {usage}")
+        warning, = shown.stderr.splitlines()
+        assert warning.startswith("setveil: warning: ") and expected in warning
+        assert warning.endswith("may be missing below)" if missing else "until it is fixed or uninstalled)")
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    # a --help that click reads as an option's value runs the command, which stops
+    for command in (["plugins"], ["anonymize", str(data), "--model", "cap", "-o", "--help"]):
+        result = setveil(env, *command, cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == "" and not (tmp_path / "--help").exists()
         assert result.stderr.startswith("setveil: error: ") and expected in result.stderr
         assert len(result.stderr.splitlines()) == 1, result.stderr
 
