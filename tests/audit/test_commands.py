@@ -163,8 +163,13 @@ def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(run
     report = tmp_path / "report.json"
     args = ["audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "--unmatched-cost", 1,
             "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report]
-    # the user says so: the files cannot tell it from another data's mapping of as many items
-    assert "1 of the 5 published items have no line in the mapping" in invoke(runner, *args).stderr
+    # the user says so: the files cannot tell it from another data's mapping of as many items,
+    # but the refusal offers the flag (QA as an auditor: it did not name it)
+    refused = invoke(runner, *args)
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "1 of the 5 published items have no line in the mapping: is it the mapping of this data? (or, if " \
+           "RENAMED is an anonymized release of the published data that lost those items, give --anonymized)" \
+        in refused.stderr
     result = invoke(runner, *args, "--anonymized")
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
@@ -177,6 +182,7 @@ def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(run
                              enumerate(line.split()[1] for line in mapping.read_text().splitlines())))
     refused = invoke(runner, *args[:-4], "--truth", other, "--anonymized")
     assert refused.exit_code == 2 and "5 of the 5 published items have no line in the mapping" in refused.stderr
+    assert "--anonymized" not in refused.stderr
 
 
 def test_noisy_frequencies_are_matched_within_the_tolerance(runner, tmp_path):
@@ -527,6 +533,8 @@ def test_a_truth_mapping_of_other_integer_labelled_data_is_refused(runner, tmp_p
                     "--sigma", 0.3, "-o", tmp_path / "n.txt", "--truth", tmp_path / "g.txt")
     assert result.exit_code == 2
     assert "g.txt: 3 of the 3 published items have no line in the mapping" in result.stderr
+    # holding none of the published items, it cannot be a release's mapping: no --anonymized offered
+    assert "--anonymized" not in result.stderr
     assert not (tmp_path / "n.txt").exists()
 
 
