@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
+from setveil.core.cli import counted
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
@@ -268,8 +269,8 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
     if "accuracy" in body:
         line += f"; accuracy {body['accuracy']:.3f} (uniform vote {body['uniform_accuracy']:.3f})"
         if body["published_items_not_renamed"]:
-            line += (f", counting as not named the {body['published_items_not_renamed']} published items RENAMED "
-                     "does not hold")
+            line += (f", counting as not named the {counted(body['published_items_not_renamed'], 'published item')} "
+                     "RENAMED does not hold")
     if "rounded_accuracy" in body:
         line += f"; rounded naming's accuracy {body['rounded_accuracy']:.3f}"
     return line
@@ -346,15 +347,20 @@ def _check_mapping(path, names: dict[str, str], published, window, input_path, a
         # the flag is offered only where it would be accepted, and as a question: the user, not
         # the files, knows whether RENAMED is a release of the published data (QA as an auditor:
         # the owner's audit of a coherence release met this refusal with no word of --anonymized)
-        hint = " (or, if RENAMED is an anonymized release of the published data that lost those items, " \
+        hint = " (or, if RENAMED is an anonymized release of the published data that lost them, " \
                "give --anonymized)" if could_be_release and not anonymized else ""
-        raise InputError(path, f"{missing} of the {len(published.labels)} published items have no line in the "
-                               f"mapping: is it the mapping of this data?{hint}")
+        raise InputError(path, f"{missing} of the {len(published.labels)} published items {_verb(missing, 'has')} no "
+                               f"line in the mapping: is it the mapping of this data?{hint}")
     foreign = sum(1 for label in published.labels if label in names and names[label] not in items)
     if foreign:
-        raise InputError(path, f"{foreign} of the {len(published.labels)} published items are renamed to no item "
-                               f"of {input_path}: is it the mapping of this data?")
+        raise InputError(path, f"{foreign} of the {len(published.labels)} published items {_verb(foreign, 'is')} "
+                               f"renamed to no item of {input_path}: is it the mapping of this data?")
     return missing
+
+
+def _verb(count: int, singular: str) -> str:
+    """``1 of the 5 items has``, ``2 of the 5 items have``: the verb agrees with the count."""
+    return singular if count == 1 else {"has": "have", "is": "are"}[singular]
 
 
 def _progress(runs: int):

@@ -167,15 +167,15 @@ def test_the_owner_scores_the_attack_on_a_release_that_lost_a_published_item(run
     # but the refusal offers the flag (QA as an auditor: it did not name it)
     refused = invoke(runner, *args)
     assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert "1 of the 5 published items have no line in the mapping: is it the mapping of this data? (or, if " \
-           "RENAMED is an anonymized release of the published data that lost those items, give --anonymized)" \
+    assert "1 of the 5 published items has no line in the mapping: is it the mapping of this data? (or, if " \
+           "RENAMED is an anonymized release of the published data that lost them, give --anonymized)" \
         in refused.stderr
     result = invoke(runner, *args, "--anonymized")
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["published_items"] == 5 and body["published_items_not_renamed"] == 1
     assert body["accuracy"] == 0.8
-    assert "counting as not named the 1 published items RENAMED does not hold" in result.stderr
+    assert "counting as not named the 1 published item RENAMED does not hold" in result.stderr
     # a mapping of other data of as many items holds none of the published items (QA re-checker)
     other = tmp_path / "other.txt"
     other.write_text("".join(f"w{i} {renamed_label}\n" for i, renamed_label in
@@ -437,9 +437,9 @@ def test_publish_at_the_largest_noise_writes_what_deanonymize_reads(runner, tmp_
     ("\n\n", "f.txt: no mapping lines"),
     ("foo bar\n", "f.txt: 2 of the 2 published items have no line in the mapping"),
     # a partial mapping would count the missing item as named wrong
-    ("a b\n", "f.txt: 1 of the 2 published items have no line in the mapping"),
+    ("a b\n", "f.txt: 1 of the 2 published items has no line in the mapping"),
     ("a zz\nb yy\n", "f.txt: 2 of the 2 published items are renamed to no item of"),
-    ("a b\nb zz\n", "f.txt: 1 of the 2 published items are renamed to no item of"),
+    ("a b\nb zz\n", "f.txt: 1 of the 2 published items is renamed to no item of"),
 ])
 def test_a_truth_that_is_no_bijection_onto_the_data_is_refused(runner, tmp_path, database, text, where):
     (tmp_path / "p.txt").write_text("0.6 a\n0.6 b\n")
