@@ -77,6 +77,15 @@ class ItemsetCollection:
         return ItemsetCollection(self.labels, indptr, self.items[keep[owners]], self.frequencies[keep], lines,
                                  self.source)
 
+    def over_held_labels(self) -> ItemsetCollection:
+        """The same itemsets over only the labels some itemset holds, in their order (so each
+        itemset's items stay ascending and the itemsets in order)."""
+        held = np.unique(self.items)
+        position = np.full(len(self.labels), -1, dtype=np.int64)
+        position[held] = np.arange(len(held))
+        return ItemsetCollection(tuple(self.labels[i] for i in held), self.indptr, position[self.items],
+                                 self.frequencies, self.lines, self.source)
+
     def renamed(self, names: dict[str, str]) -> ItemsetCollection:
         """The same itemsets with every label replaced through ``names``, the labels ordered
         by their new text (so no position carries the old naming) and each itemset's items

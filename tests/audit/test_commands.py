@@ -487,6 +487,22 @@ def test_the_first_unmatched_published_itemset_named_is_the_first_in_the_file(ru
            f"{published}, of 2 item(s))" in result.stderr
 
 
+def test_an_item_held_only_by_itemsets_past_max_size_is_not_published_to_the_attack(runner, tmp_path, database):
+    # Regression (QA as an auditor): zz, held only by an itemset of 3 items, stayed a published
+    # item under --max-size 2, so --truth had to name it and the accuracy counted it as missed
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.3, "--max-size", 2, "-o", published)
+    published.write_text(published.read_text() + "0.4 a b zz\n")
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.3,
+                    "--max-size", 2, "-o", tmp_path / "n.txt", "--truth", mapping, "--report", report)
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(report.read_text())
+    assert body["published_items"] == 5 and body["published_itemsets"] == len(published.read_text().splitlines()) - 1
+    assert body["accuracy"] == 1.0
+
+
 @pytest.mark.parametrize("sigma, than", [(0.1, "higher"), (0.5, "lower")])
 def test_itemsets_published_at_another_sigma_are_named_as_the_likely_cause(runner, tmp_path, database, sigma,
                                                                            than):
