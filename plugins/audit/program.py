@@ -287,8 +287,13 @@ def deanonymize(
             raise Infeasible("no naming of the items matches the published itemsets with the mined ones "
                              f"{_unmatched_advice(tolerance)}")
         if result.status == 1:
-            raise SolverStopped(f"the solver reached the time limit before it found a naming "
-                                f"({len(program.cost):,} variables, {program.rows:,} constraints)")
+            # say what to change (QA as an auditor: the message named the size alone); scipy's
+            # status 1 is an iteration limit as well, which no option here sets
+            limit = "" if time_limit is None else f" of {time_limit:g} s"
+            raise SolverStopped(f"the solver reached the time limit{limit} before it found a naming "
+                                f"({len(program.cost):,} variables, {program.rows:,} constraints): raise "
+                                "--time-limit, or shrink the program (a higher sigma, a smaller --max-size or a "
+                                "narrower tolerance)")
         raise Infeasible(f"the solver found no naming: {result.message}")
     u = _votes(result.x[: len(program.item_a)], method)
     weights = sparse.csr_array((u, (program.item_a, program.item_b)), shape=(n_a, n_b))

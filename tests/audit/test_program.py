@@ -447,7 +447,8 @@ def test_a_time_limit_reached_before_any_naming_is_no_infeasible_verdict(method)
     # HiGHS checks its limit before any work, so a nanosecond stops the first solve with nothing
     # found: exit 1 as "time limit", which bench audit counts apart from infeasible programs
     window = graph_database(ASYMMETRIC)
-    with pytest.raises(SolverStopped, match="reached the time limit before it found a naming"):
+    with pytest.raises(SolverStopped, match="reached the time limit of 1e-09 s before it found a naming "
+                                            r"\(.*\): raise --time-limit, or shrink the program"):
         attack(window, sigma_of(window), method=method, time_limit=1e-9)
 
 
