@@ -120,9 +120,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
         raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, published.text().encode("utf-8"))
-    # published.labels are every frequent item, also those whose itemsets were all omitted
-    items = len(np.unique(published.items))
-    click.echo(f"{len(published)} itemsets over {items} items written to {output}", err=True)
+    click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {output}", err=True)
 
 
 @audit.command("deanonymize")

@@ -113,6 +113,16 @@ def test_publishing_omits_and_adds_the_shares_asked_for():
     assert all(released[itemset] in true_frequencies for itemset in false)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_a_release_names_only_the_items_its_itemsets_hold(seed):
+    # Regression (QA as an auditor): c, held only by {c}, stayed a published item when {c} was
+    # omitted, so bench audit's attack knew a name the release does not hold and counted it
+    window = Window.from_transactions([["a", "b"], ["a", "b"], ["c"]])
+    published = publish(ItemsetCollection.mine(window, 0.3), np.random.default_rng(seed), omit=0.25)
+    held = {published.labels[i] for i in np.unique(published.items)}
+    assert set(published.labels) == held and len(published.labels) == len(held)
+
+
 def test_random_names_are_a_bijection():
     names = random_names(("a", "b", "c"), np.random.default_rng(0))
     assert sorted(names.values()) == ["1", "2", "3"]
