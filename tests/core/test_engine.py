@@ -204,8 +204,14 @@ def test_a_wrappers_error_is_reported_as_the_wrappers(recorder, wrapper, reason)
     # Regression (review of the registry's API): an exception a wrapper raised, or a result it put
     # in place of the model's release, failed the window as the model's error; the recorder's own
     # wrapper lets the model's release pass, and is named only where a result cannot tell which
+    _assert_plugins_error(recorder, wrapper(), "timing", reason)
+
+
+def _assert_plugins_error(recorder, plugin, name: str, reason: str) -> None:
+    """A coherence window run with ``plugin`` registered as ``name`` fails for ``reason``, told to
+    the observers too, as a plugin's error (with a cause), not as a release that failed the check."""
     rec, pm, registry = recorder
-    pm.register(wrapper(), name="timing")
+    pm.register(plugin, name=name)
     configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
@@ -284,13 +290,7 @@ def test_an_overriding_plugins_error_is_reported_as_the_plugins(recorder, overri
     # Regression (review): a plugin answering in place of the model that raised, or answered with
     # something else than a Release of a Window, failed the window as 'model error: KeyError' or
     # 'model error: anonymize returned Window', sending the model's author after another's bug
-    rec, pm, registry = recorder
-    pm.register(overrider(), name="floor")
-    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
-    with pytest.raises(WindowRejected) as rejected:
-        Pipeline(configured, pm).run(Window.from_transactions([["secret"], ["a"]]), window_rng(0, 0))
-    assert rejected.value.reason == reason and rec.rejected == [reason]
-    assert rejected.value.cause is not None, "a plugin's error, not a release that failed the check"
+    _assert_plugins_error(recorder, overrider(), "floor", reason)
 
 
 class DelegatingOverrider:
