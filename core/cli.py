@@ -283,9 +283,9 @@ def refuse_too_few_subjects(merged: Window, subjects: Sequence[Subject | None], 
     raise SetveilError(f"{shown_path(source)}: --merge-subjects made its {counted(len(subjects), 'record')} "
                        f"{counted(len(merged), 'transaction')} ({counted(distinct, 'subject')}, "
                        f"{counted(len(subjects) - given, 'record')} without one), fewer than the {smallest} model "
-                       f"{configured.model.name!r} needs of a window, nothing "
-                       f"written: the guarantee is per subject, so the file needs at least {smallest} subjects "
-                       "(a record without a subject counts as one)")
+                       f"{configured.model.name!r} needs of a window, nothing written: the guarantee is per "
+                       f"subject, so the file needs at least {smallest} subjects (a record without a subject "
+                       "counts as one)")
 
 
 def merge_option(func):
@@ -298,8 +298,9 @@ def merge_option(func):
 def read_records(path, fmt: str | None, merge_subjects: bool
                  ) -> tuple[Window, list[Subject | None], list[list[Tid] | None] | None, str | None]:
     """The transactions of ``path``, its records' subjects, each transaction's tids when merged,
-    and the file's compression (``"gzip"`` or None): a transaction per record, or with ``merge_subjects`` the records of each subject merged
-    into one (:func:`~setveil.core.subjects.merge_window`). FIMI holds no subjects, so merging
+    and the file's compression (``"gzip"`` or None): a transaction per record, or with
+    ``merge_subjects`` the records of each subject merged into one
+    (:func:`~setveil.core.subjects.merge_window`). FIMI holds no subjects, so merging
     one would merge nothing while the user expects a guarantee per subject: it is refused before
     it is read; a file whose records carry no subject at all is noted (a misnamed field)."""
     if merge_subjects and detect_format(path, fmt) == "fimi":
