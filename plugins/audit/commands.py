@@ -261,8 +261,9 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
         else:
             assert naming.named_otherwise is not None and naming.unsettled is not None  # determine_names sets all three
             limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
-            kind = "names determined" if body["determined_certain"] else "names determined (the unique best naming's: not certain " \
-                                                    "with --tolerance or --unmatched-cost)"
+            kind = "names determined" if body["determined_certain"] else \
+                f"names determined (the unique best naming's: not certain with " \
+                f"{_uncertainty(body['tolerance'], body['unmatched_cost'])})"
             line += (f"; {len(naming.determined)} of {items} {kind}, {len(naming.named_otherwise)} named "
                      f"otherwise by an equally good naming, {len(naming.unsettled)} not settled within the time "
                      f"limit{limit}")
@@ -275,6 +276,14 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
     if "rounded_accuracy" in body:
         line += f"; rounded naming's accuracy {body['rounded_accuracy']:.3f}"
     return line
+
+
+def _uncertainty(tolerance: float, unmatched_cost: float | None) -> str:
+    """The options given that make a determined name the unique best naming's rather than
+    certain: naming one not given sent users looking for it (privacy-auditor review)."""
+    given = [option for option, makes_uncertain in (("--tolerance", tolerance > 0),
+                                                    ("--unmatched-cost", unmatched_cost is not None)) if makes_uncertain]
+    return " and ".join(given)
 
 
 def _mine(window, sigma, max_size) -> ItemsetCollection:

@@ -140,8 +140,7 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
     body = json.loads(report.read_text())
     assert body["determined"] == ["c"] and body["accuracy"] == 0.0
     assert not body["determined_certain"] and body["unmatched_cost"] == 1 and body["tolerance"] == 0
-    assert "1 of 3 names determined (the unique best naming's: not certain with --tolerance or --unmatched-cost)" \
-        in result.stderr
+    assert "1 of 3 names determined (the unique best naming's: not certain with --unmatched-cost)" in result.stderr
 
 
 def _release_without_d(runner, tmp_path, database):
@@ -758,8 +757,14 @@ def test_determined_names_are_not_called_certain_with_a_tolerance(runner, tmp_pa
     assert result.exit_code == 0, result.output
     body = json.loads(report.read_text())
     assert body["determined_certain"] is False and body["tolerance"] == 0.02 and body["unmatched_cost"] is None
-    assert "names determined (the unique best naming's: not certain with --tolerance or --unmatched-cost)" \
-        in result.stderr
+    assert "names determined (the unique best naming's: not certain with --tolerance)" in result.stderr
+
+
+def test_the_uncertainty_note_names_only_the_options_that_cause_it():
+    # regression (privacy-auditor review): it named --tolerance and --unmatched-cost whichever was given
+    assert commands._uncertainty(0.02, None) == "--tolerance"
+    assert commands._uncertainty(0.0, 1.0) == "--unmatched-cost"  # --tolerance 0 matches exactly: no cause
+    assert commands._uncertainty(0.02, 1.0) == "--tolerance and --unmatched-cost"
 
 
 def test_one_noisy_share_past_two_is_read(runner, tmp_path, database):
