@@ -132,23 +132,34 @@ class ItemsetCollection:
         frequencies: list[float] = []
         lines: list[int] = []
         seen: dict[frozenset[int], int] = {}
+        # whether a frequency written as a whole number, and one written as a share (0.25, 1e-05),
+        # has been read: a file of whole numbers alone is no file `audit publish` writes
+        whole = shares = False
         for number, (head, *tokens) in label_lines(path, text):
             try:
                 if not written_plainly(head):  # float() reads 0_5 as 5 and other scripts' digits
                     raise ValueError
                 frequency = float(head)
             except ValueError:
+                if whole and not shares:  # a FIMI line after lines that began with integer labels
+                    raise _transactions(path, number) from None
                 raise InputError(path, "an itemset line starts with its frequency, a decimal number in ASCII digits",
                                  number) from None
             if not math.isfinite(frequency):
                 raise InputError(path, "the frequency is not a finite number", number)
             if not tokens:
+                if _whole(head) and not shares:  # a transaction of one integer label
+                    raise _transactions(path, number)
                 raise InputError(path, "the itemset has no items", number)
+            whole = whole or _whole(head)
+            shares = shares or not _whole(head)
             itemset = [ids.setdefault(token, len(ids)) for token in tokens]
             key = frozenset(itemset)
             if len(key) != len(itemset):
                 raise InputError(path, "an item is repeated in this itemset", number)
             if key in seen:
+                if not shares:  # transactions repeat, itemsets never do
+                    raise _transactions(path, number)
                 raise InputError(path, f"repeats the itemset of line {seen[key]}", number)
             seen[key] = number
             lengths.append(len(itemset))
@@ -157,6 +168,10 @@ class ItemsetCollection:
             lines.append(number)
         if not lengths:
             raise InputError(path, "no itemsets")
+        if not shares and min(frequencies) <= 1 < max(frequencies):
+            # whole numbers on both sides of 1 are neither shares nor counts but a transaction file's
+            # first labels (whole numbers all above 1 are left to deanonymize's refusal of counts)
+            raise _transactions(path, next(line for line, f in zip(lines, frequencies) if f > 1))
         labels = sorted(ids)
         new_id = np.empty(len(ids), dtype=np.int64)
         new_id[[ids[label] for label in labels]] = np.arange(len(labels))
@@ -164,6 +179,20 @@ class ItemsetCollection:
         np.cumsum(lengths, out=indptr[1:])
         return canonical(tuple(labels), indptr, new_id[np.array(flat, dtype=np.int64)],
                          np.array(frequencies, dtype=np.float64), tuple(lines), path)
+
+
+def _whole(head: str) -> bool:
+    """Whether a frequency is written as a whole number, as a transaction file's first label may
+    be and no share ``audit publish`` writes is (``repr`` of a float has a point or an exponent)."""
+    return head.lstrip("+-").isdigit()
+
+
+def _transactions(path: str, number: int) -> InputError:
+    """The error for a file that reads as a transaction file rather than itemsets, at line
+    ``number``; the line itself is not quoted (it holds transaction data)."""
+    return InputError(path, "looks like a transaction file, not itemsets: an itemsets line is the itemset's "
+                            "frequency as a share of the transactions with a decimal point or exponent (0.25, "
+                            "as `audit publish` writes it), then its labels", number)
 
 
 def count_itemsets(text: str, max_size: int | None) -> int:

@@ -225,6 +225,18 @@ def test_an_itemset_file_of_counts_is_refused_as_such(runner, tmp_path, database
                              "number), not as a count\n")
 
 
+def test_a_transaction_file_as_itemsets_is_one_line_naming_file_and_line(runner, tmp_path, database):
+    # regression (privacy-auditor review): "line 50: the itemset has no items", line 1 having read as frequency 0
+    transactions = tmp_path / "t.dat"
+    transactions.write_text("".join(f"{i} {i + 1} {i + 2}\n" for i in range(49)) + "7\n")
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", transactions, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt")
+    assert result.exit_code == 2 and not (tmp_path / "n.txt").exists()
+    assert result.stderr.startswith(f"setveil: error: {transactions}:50: looks like a transaction file, not "
+                                    "itemsets: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_noisy_shares_past_one_are_read(runner, tmp_path, database):
     shares = tmp_path / "p.txt"
     shares.write_text("1.05 a\n0.6 b\n")

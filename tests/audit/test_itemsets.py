@@ -94,6 +94,36 @@ def test_a_malformed_itemset_file_names_the_line(tmp_path, text, line, problem):
     assert problem in caught.value.problem
 
 
+TRANSACTIONS = "looks like a transaction file, not itemsets: an itemsets line is the itemset's frequency as a share"
+
+
+@pytest.mark.parametrize("text, line", [
+    # regression (privacy-auditor review): line 1 of a FIMI file read as frequency 0, and a
+    # transaction of one item further down was "the itemset has no items"
+    ("0 1 2\n3 4\n5\n", 3),
+    ("1 2\n7 8\nbread milk\n", 3),  # a label that is no number, after integer labels
+    ("0 1 2\n30 31\n", 2),  # every line holds two items or more: caught by its whole numbers
+    ("2 3\n2 3\n", 2),  # a repeated transaction
+])
+def test_a_transaction_file_given_as_itemsets_is_named_as_such(tmp_path, text, line):
+    path = tmp_path / "retail.dat"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        ItemsetCollection.load(path)
+    assert (caught.value.line, caught.value.path) == (line, str(path))
+    assert caught.value.problem.startswith(TRANSACTIONS)
+    assert not any(label in caught.value.problem for label in ("bread", "31"))
+
+
+@pytest.mark.parametrize("text", ["1 a\n0.5 b\n3 a b\n", "1 a\n0 b\n1 a b\n", "14 a\n12 b\n8 a b\n"])
+def test_whole_frequencies_that_are_shares_or_counts_are_not_taken_for_transactions(tmp_path, text):
+    # a share written as 1 or 0, or any frequency written as a share, reads; counts are left to
+    # deanonymize's refusal of counts
+    path = tmp_path / "p.txt"
+    path.write_text(text)
+    assert len(ItemsetCollection.load(path)) == 3
+
+
 def test_an_empty_itemset_file_is_an_error(tmp_path):
     path = tmp_path / "empty.txt"
     path.write_text("\n\n")
