@@ -26,7 +26,7 @@ from .owner import MAX_ADD, MAX_NOISE
 from .owner import publish as publish_itemsets
 from .owner import rename as rename_items
 from .program import (LINKINGS, MAX_PAIRS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UNMATCHED_COST, METHODS,
-                      VOTE_TOLERANCE, Naming, check_settings, deanonymize as solve)
+                      VOTE_TOLERANCE, Naming, check_settings, deanonymize as solve, unique_singletons)
 
 #: largest --tolerance-sds of bench audit; the paper's attacker uses 4
 MAX_TOLERANCE_SDS = 10.0
@@ -234,6 +234,7 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
         "seconds": naming.seconds,
         "tolerance": tolerance,
         "unmatched_cost": unmatched_cost,
+        "unique_singleton_items": unique_singletons(published, tolerance),
     }
     if determined:
         # a unique best naming is certain only when every published itemset is true and none is
@@ -254,7 +255,8 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
 
 def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | None) -> str:
     line = f"{naming.method}: {'optimal' if naming.optimal else 'not proven optimal'}, {naming.variables} variables, " \
-           f"{naming.seconds:.2f} s"
+           f"{naming.seconds:.2f} s; {body['unique_singleton_items']} of {items} published items " \
+           f"{_verb(body['unique_singleton_items'], 'has')} a unique singleton frequency"
     if "determined" in body:
         if naming.determined is None:
             line += "; names not tested (the naming is not proven optimal)"

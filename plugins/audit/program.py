@@ -191,6 +191,19 @@ def uniform_accuracy(published: ItemsetCollection, mined: ItemsetCollection, tol
     return _weight_on_truth(_uniform_votes(candidates), published.labels, mined.labels, truth)
 
 
+def unique_singletons(published: ItemsetCollection, tolerance: float) -> int:
+    """How many published items have a singleton frequency that no other published singleton's
+    is within ``tolerance`` of. When the renamed data holds them at those frequencies, these are
+    the items a uniform vote over singleton frequencies (§4's baseline) names alone, with no
+    program: the release names them by their frequency."""
+    positions, _ = published.level(1)
+    frequencies = np.sort(published.frequencies[positions])
+    apart = np.diff(frequencies) > tolerance + EXACT
+    # an item is alone when it is apart from its neighbours on both sides of the sorted order
+    alone = np.concatenate([[True], apart]) & np.concatenate([apart, [True]])
+    return int(alone.sum())
+
+
 def _uniform_votes(candidates: sparse.csr_array) -> sparse.csr_array:
     counts = np.asarray(candidates.sum(axis=1)).ravel()
     share = np.divide(1.0, counts, out=np.zeros(len(counts)), where=counts > 0)

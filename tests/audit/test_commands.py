@@ -772,6 +772,18 @@ def test_determined_names_are_not_called_certain_with_a_tolerance(runner, tmp_pa
     assert "names determined (the unique best naming's: not certain with --tolerance)" in result.stderr
 
 
+def test_deanonymize_reports_the_items_of_a_unique_singleton_frequency(runner, tmp_path, database):
+    # the privacy-auditor's request: the items the release names by their frequency alone. database's
+    # frequent items a, b, c, d, e are in 14, 12, 9, 5 and 5 of its 15 transactions
+    published, report = tmp_path / "p.txt", tmp_path / "r.json"
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0)
+    result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
+                    "-o", tmp_path / "n.txt", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text())["unique_singleton_items"] == 3
+    assert "; 3 of 5 published items have a unique singleton frequency" in result.stderr
+
+
 def test_the_uncertainty_note_names_only_the_options_that_cause_it():
     # regression (privacy-auditor review): it named --tolerance and --unmatched-cost whichever was given
     assert commands._uncertainty(0.02, None) == "--tolerance"

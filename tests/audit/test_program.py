@@ -17,7 +17,7 @@ from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
 from setveil.plugins.audit.program import (MAX_TIME_LIMIT, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
                                            ProgramTooLarge, SolverStopped, _independent_matches, _votes, check_settings,
-                                           deanonymize, determine_names, uniform_accuracy)
+                                           deanonymize, determine_names, uniform_accuracy, unique_singletons)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -375,6 +375,26 @@ def test_the_uniform_baseline_needs_no_program(noise):
     published = publish(frequent, rng, noise=noise)
     result = deanonymize(published, mined, method="lp", tolerance=5 * noise)
     assert uniform_accuracy(published, mined, 5 * noise, names) == result.uniform_accuracy(names)
+
+
+@pytest.mark.parametrize("edges", [ASYMMETRIC, SQUARE])
+def test_unique_singleton_frequencies_are_the_items_the_uniform_vote_names_alone(edges):
+    # exact frequencies: an item's one candidate is the renamed item of its frequency when no
+    # other published item shares it (Theorem 1's databases: every vertex one frequency, edges another)
+    window = Window.from_transactions([*graph_database(edges)] + [["x"]] * 5 + [["y"]] * 6)
+    published, mined, names, result = attack(window, sigma_of(window), method="lp")
+    alone = np.flatnonzero(np.asarray(result.candidates.sum(axis=1)).ravel() == 1)
+    assert unique_singletons(published, 0.0) == len(alone) == 2
+    assert {published.labels[a] for a in alone} == {"x", "y"}
+
+
+def test_unique_singleton_frequencies_are_unique_within_the_tolerance(tmp_path):
+    path = tmp_path / "published.txt"
+    path.write_text("0.9 a\n0.8 b\n0.6 c\n0.3 d\n0.3 e\n0.2 a b\n")
+    published = ItemsetCollection.load(path)
+    assert unique_singletons(published, 0.0) == 3  # d and e share 0.3; {a, b} is no singleton
+    assert unique_singletons(published, 0.15) == 1  # a and b are within 0.15 too: c alone
+    assert unique_singletons(published, 1.0) == 0
 
 
 @pytest.mark.parametrize("unmatched_cost, objective, matched", [(0.25, 0.5, False), (0.35, 0.64, True)])
