@@ -26,14 +26,12 @@ failed write leaves nothing at the output path.
 
 from __future__ import annotations
 
-import gzip
 import io
 import itertools
 import json
 import os
 import re
 import sys
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -42,8 +40,8 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .labeltext import STDIN, check_text, not_utf8
-from .output import refuse_reading_standard_output, write_output
+from .labeltext import STDIN, check_text, not_utf8, unzipped
+from .output import gzip_writer, gzipped_name, refuse_reading_standard_output, write_output
 from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Tid, Window
@@ -62,15 +60,9 @@ _SUFFIXES = {
 }
 
 
-def _gzipped(path: str | os.PathLike) -> bool:
-    """Whether ``path`` names gzip data: it ends in ``.gz``, in any case, as the format's suffix may
-    be (``OUT.JSONL.GZ`` was written as plain FIMI, where ``OUT.JSONL`` was JSONL)."""
-    return os.fspath(path).lower().endswith(".gz")
-
-
 def _unzipped_name(path: str | os.PathLike) -> str:
     name = os.fspath(path)
-    return name[:-3] if _gzipped(name) else name
+    return name[:-3] if gzipped_name(name) else name
 
 
 def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
@@ -81,9 +73,6 @@ def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
             raise InputError(path, f"unknown format {explicit!r} (known: {', '.join(FORMATS)})")
         return explicit
     return _SUFFIXES.get(Path(_unzipped_name(path)).suffix.lower(), "fimi")
-
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 #: a line that opens a JSON object with a key, after an optional byte-order mark and blanks
@@ -97,7 +86,7 @@ def _guessed(path: str | os.PathLike) -> bool:
 
 def written_compression(path: str | os.PathLike) -> str | None:
     """``"gzip"`` for an output :func:`write_window` gzips (a ``.gz`` name), else None."""
-    return "gzip" if _gzipped(path) else None
+    return "gzip" if gzipped_name(path) else None
 
 
 def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
@@ -113,9 +102,7 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
         with open(path, "rb") as handle:
             data = handle.read()
     # without this, gzip data named .dat read as "not valid UTF-8" at line 1
-    if _gzipped(path) or data.startswith(GZIP_MAGIC):
-        return gzip.decompress(data), "gzip"
-    return data, None
+    return unzipped(path, data)
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
@@ -142,13 +129,8 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
           release: bool = False) -> tuple[Window, list[str | int | None] | None, str | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
-    # gzip's own messages can quote the file's first bytes: these say what is wrong without them
     try:
         data, compression = _read_bytes(path)
-    except (gzip.BadGzipFile, zlib.error):
-        raise InputError(path, "cannot read: not valid gzip data") from None
-    except EOFError:
-        raise InputError(path, "cannot read: gzip data ends early") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     if fmt == "fimi" and explicit_fmt is None:
@@ -347,9 +329,8 @@ def render_window(window: Window, path: str | os.PathLike, fmt: str | None = Non
     for one that merges none), as a batch does (:mod:`.subjects`); FIMI carries items only."""
     fmt = detect_format(path, fmt)
     rendered = io.BytesIO()
-    if _gzipped(path):
-        # no time in the header: the same release is the same bytes, whenever it is written
-        with gzip.GzipFile(fileobj=rendered, mode="wb", mtime=0) as handle:
+    if gzipped_name(path):
+        with gzip_writer(rendered) as handle:
             _write(window, handle, fmt, path, merged_tids)
     else:
         _write(window, rendered, fmt, path, merged_tids)

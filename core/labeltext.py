@@ -16,13 +16,15 @@ have such a label.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterator
 
 from .errors import InputError, ParameterError
-from .output import refuse_reading_standard_output
+from .output import gzipped_name, refuse_reading_standard_output
 from .records import MAX_LABEL_LENGTH
 
 _DECODER = json.JSONDecoder()
@@ -172,9 +174,9 @@ def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
 
 def read_utf8(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
-    byte-order mark; :class:`InputError` names the file, and the line of bytes that are not UTF-8
-    (gzip data among them: unlike the data, these files are never read compressed) or of a lone
-    carriage return or a NUL."""
+    byte-order mark, unzipped when it is gzip data as the data is (:func:`unzipped`), since a
+    ``.gz`` output is written gzipped; :class:`InputError` names the file, and the line of bytes
+    that are not UTF-8 or of a lone carriage return or a NUL."""
     check_user_file(path)
     refuse_reading_standard_output(path)
     try:
@@ -182,17 +184,31 @@ def read_utf8(path: str | os.PathLike) -> str:
             data = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    data, _ = unzipped(path, data)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        if data.startswith(b"\x1f\x8b"):
-            # gzip's magic, which no UTF-8 text begins with: "not valid UTF-8" would not say that
-            # the data files are read compressed and this one is not (QA)
-            raise InputError(path, "gzip data: only transaction files are read compressed; give this file "
-                                   "uncompressed", 1) from None
         raise not_utf8(path, data, exc) from None
     check_text(path, text)
     return text
+
+
+#: the first two bytes of gzip data, which neither UTF-8 text nor a stream of msgpack records (maps) begins with
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def unzipped(path: str | os.PathLike, data: bytes) -> tuple[bytes, str | None]:
+    """``data``, read from ``path``, unzipped when it is gzip data, known by its first two bytes or
+    a ``.gz`` name, and ``"gzip"`` then, else None. Damaged gzip data is :class:`InputError` with a
+    fixed message: gzip's own can quote the file's first bytes."""
+    if not (gzipped_name(path) or data.startswith(GZIP_MAGIC)):
+        return data, None
+    try:
+        return gzip.decompress(data), "gzip"
+    except (gzip.BadGzipFile, zlib.error):
+        raise InputError(path, "cannot read: not valid gzip data") from None
+    except EOFError:
+        raise InputError(path, "cannot read: gzip data ends early") from None
 
 
 def label_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tuple[int, list[str]]]:

@@ -15,6 +15,10 @@ everything first and then writes it in one go, so an error never leaves half an 
 - anything else that exists (``/dev/null``, a FIFO, a terminal) is opened and written, never
   replaced: replacing ``/dev/null`` with a regular file would break the machine.
 
+A path ending in ``.gz``, in any case, is written gzipped, whatever the output: a release
+(:func:`setveil.core.formats.render_window`) or text (:func:`text_bytes`), with no time in the
+gzip header, so the same output is the same bytes whenever it is written.
+
 One exception: of two outputs that cannot be replaced, such as ``-o - --report /dev/full``, the
 one written first stays written when the other fails, since what went to standard output or a
 device cannot be taken back.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import gzip
 import io
 import json
 import math
@@ -408,8 +413,34 @@ def guard_standard_streams() -> None:
     sys.stderr = _guarded_stream(sys.stderr, _StderrBuffer)
 
 
+def gzipped_name(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names gzip data: it ends in ``.gz``, in any case, as the format's suffix may
+    be (``OUT.JSONL.GZ`` was written as plain FIMI, where ``OUT.JSONL`` was JSONL)."""
+    return os.fspath(path).lower().endswith(".gz")
+
+
+def gzip_writer(fileobj: BinaryIO) -> gzip.GzipFile:
+    """A gzip stream into ``fileobj`` with no time in its header: the same output is the same
+    bytes, whenever it is written."""
+    return gzip.GzipFile(fileobj=fileobj, mode="wb", mtime=0)
+
+
+def text_bytes(path: str | os.PathLike, text: str) -> bytes:
+    """``text`` as the output ``path`` holds it: UTF-8, gzipped for a ``.gz`` name as a release is
+    (privacy-auditor review: an itemsets file, a mapping and an item list named ``.gz`` were plain
+    text, and a file gzipped by hand under that name was refused where it was read back)."""
+    data = text.encode("utf-8")
+    if not gzipped_name(path):
+        return data
+    rendered = io.BytesIO()
+    with gzip_writer(rendered) as handle:
+        handle.write(data)
+    return rendered.getvalue()
+
+
 def write_text_output(path: str | os.PathLike, text: str) -> None:
-    write_output(path, text.encode("utf-8"))
+    """Write ``text`` to ``path`` as :func:`text_bytes` renders it."""
+    write_output(path, text_bytes(path, text))
 
 
 def write_json(path: str | os.PathLike, body: object) -> None:

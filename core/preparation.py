@@ -63,9 +63,9 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
             ("sensitive-share", "--sensitive-share")
         raise ParameterError(name, f"the split of {input_path} makes no item sensitive; every run would refuse the "
                              f"list it wrote: change {option}")
-    outputs = [(sensitive_out, label_file_bytes(split.private))]
+    outputs = [(sensitive_out, label_file_bytes(sensitive_out, split.private))]
     if public_out is not None:
-        outputs.append((public_out, label_file_bytes(split.public)))
+        outputs.append((public_out, label_file_bytes(public_out, split.public)))
     write_outputs(outputs)
     click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import InputError
 from .labeltext import label_lines, label_text, read_utf8
-from .output import write_output
+from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
 
 
@@ -101,9 +101,10 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:
-    write_output(path, label_file_bytes(labels))
+    write_output(path, label_file_bytes(path, labels))
 
 
-def label_file_bytes(labels: Iterable[str]) -> bytes:
-    """An item list as :func:`read_label_file` reads it: one label per line."""
-    return "".join(f"{label_text(label)}\n" for label in labels).encode("utf-8")
+def label_file_bytes(path: str | os.PathLike, labels: Iterable[str]) -> bytes:
+    """An item list as :func:`read_label_file` reads it, one label per line, as the output ``path``
+    holds it (:func:`setveil.core.output.text_bytes`: gzipped for a ``.gz`` name)."""
+    return text_bytes(path, "".join(f"{label_text(label)}\n" for label in labels))

@@ -468,8 +468,8 @@ def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
     """The settings of a TOML file, ``section.key`` to value. The file may start with a UTF-8
     byte-order mark, as the data and the item lists may: editors that save "UTF-8 with BOM" write
     one, and tomllib alone calls it an invalid statement at line 1."""
-    # read as an item list is: '-', a file that cannot be read and one that is not UTF-8 (gzip,
-    # UTF-16) are each refused for what they are, where tomllib.load let a traceback out (QA)
+    # read as an item list is (gzip data unzipped): '-', a file that cannot be read and one that is
+    # not UTF-8 (UTF-16) are each refused for what they are, where tomllib.load let a traceback out (QA)
     text = read_utf8(path)
     try:
         data = tomllib.loads(text, parse_float=_TomlFloat)

@@ -16,7 +16,7 @@ from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import MiningTooLarge
-from setveil.core.output import check_output, distinct_outputs, write_json, write_output, write_outputs
+from setveil.core.output import check_output, distinct_outputs, text_bytes, write_json, write_output, write_outputs
 from setveil.core.params import refuse_repeats, written_plainly
 
 from .bench import experiment, summary
@@ -91,7 +91,7 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
     window = read_window(input_path, fmt)
     renamed, names = rename_items(window, np.random.default_rng(seed))
     key = "".join(f"{label_text(a)} {label_text(b)}\n" for a, b in names.items())
-    write_outputs([(output, render_window(renamed, output, output_format)), (mapping, key.encode("utf-8"))])
+    write_outputs([(output, render_window(renamed, output, output_format)), (mapping, text_bytes(mapping, key))])
 
 
 @audit.command("publish")
@@ -119,7 +119,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
     if not len(frequent):
         raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
-    write_output(output, published.text().encode("utf-8"))
+    write_output(output, text_bytes(output, published.text()))
     click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {output}", err=True)
 
 
@@ -204,9 +204,9 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
     body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names, absent, tolerance,
                         unmatched_cost)
-    outputs = [(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs).encode("utf-8"))]
+    outputs = [(output, text_bytes(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs)))]
     if report is not None:
-        outputs.append((report, (json.dumps(body, indent=2) + "\n").encode("utf-8")))
+        outputs.append((report, text_bytes(report, json.dumps(body, indent=2) + "\n")))
     write_outputs(outputs)
     click.echo(_summary_line(naming, body, len(published.labels), time_limit), err=True)
 

@@ -1,6 +1,7 @@
 """The audit commands end to end: the owner renames and publishes, the attacker names the items
 back; bad input and bad parameters end in one line that names the file or the parameter."""
 
+import gzip
 import json
 import os
 import subprocess
@@ -123,6 +124,24 @@ def test_f_and_the_noise_come_from_fresh_entropy_unless_a_seed_is_given(runner, 
     for command in ("rename", "publish"):
         assert drawn(command) != drawn(command)
         assert drawn(command, "--seed", 3) == drawn(command, "--seed", 3)
+
+
+def test_every_audit_output_named_gz_is_gzipped_and_read_back(runner, tmp_path, database):
+    # regression (privacy-auditor review): publish -o x.txt.gz and rename --mapping m.txt.gz wrote
+    # plain text under a .gz name, which a release named .gz is not; any case, as for a release
+    renamed, mapping, published = tmp_path / "r.dat.gz", tmp_path / "f.TXT.GZ", tmp_path / "p.txt.gz"
+    naming, report = tmp_path / "n.txt.gz", tmp_path / "r.json.gz"
+    assert invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 7).exit_code == 0
+    assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 0).exit_code == 0
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o", naming,
+                    "--truth", mapping, "--report", report)
+    assert result.exit_code == 0, result.output
+    names = dict(line.split() for line in gzip.decompress(mapping.read_bytes()).decode().splitlines())
+    assert len(gzip.decompress(published.read_bytes()).decode().splitlines()) == len(itemsets.ItemsetCollection.load(
+        published))
+    assert {line.split()[0]: line.split()[1] for line in gzip.decompress(naming.read_bytes()).decode().splitlines()} \
+        == {a: names[a] for a in "abcde"}
+    assert json.loads(gzip.decompress(report.read_bytes()))["accuracy"] == 1.0
 
 
 def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or_false(runner, tmp_path):

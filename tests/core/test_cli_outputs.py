@@ -1,6 +1,7 @@
 """Outputs and argument checks of the command line: where a run writes, what it refuses before
 reading anything, and how it names what is wrong (regressions from an adversarial QA pass)."""
 
+import gzip
 import io
 import json
 import math
@@ -93,6 +94,26 @@ def test_dash_is_standard_output_for_every_written_list(runner, data):
                      "-o", "-")
     assert sampled.exit_code == 0 and len(sampled.stdout.split()) == 2
     assert not os.path.exists("-")
+
+
+def test_every_written_list_named_gz_is_gzipped_and_read_back(runner, data, tmp_path):
+    # regression (privacy-auditor review): items split --sensitive-out x.gz wrote plain text under
+    # a .gz name, as a release named .gz is not; the suffix counts in any case, as a release's does
+    sensitive, public, built = tmp_path / "s.gz", tmp_path / "p.TXT.GZ", tmp_path / "h.csv.gz"
+    split = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-share", "0.5",
+                   "--sensitive-out", sensitive, "--public-out", public)
+    assert split.exit_code == 0, split.output
+    assert set(gzip.decompress(sensitive.read_bytes()).decode().split()) | \
+        set(gzip.decompress(public.read_bytes()).decode().split()) == set("abcd") | {"HIV"}
+    assert invoke(runner, "hierarchy", "build", data, "--fanout", "2", "-o", built).exit_code == 0
+    assert gzip.decompress(built.read_bytes()).count(b",") > 0
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *K[:-2], "--hierarchy", built)
+    assert result.exit_code == 0, result.output
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive", sensitive)
+    assert result.exit_code == 0, result.output
+    json_path = tmp_path / "rows.json.gz"
+    write_json(json_path, {"rows": [1]})
+    assert json.loads(gzip.decompress(json_path.read_bytes())) == {"rows": [1]}
 
 
 def test_parameters_come_before_item_files_and_conflicts_exit_2(runner, data, tmp_path):
