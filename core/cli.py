@@ -32,7 +32,7 @@ from .formats import (FORMATS, detect_format, fimi_carries, read_window, read_wi
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
-from .output import check_output, distinct_outputs, guard_standard_streams, write_outputs
+from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
 from .params import Parameter, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, model_call, path_parameters,
                       plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
@@ -445,7 +445,8 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
                                                read_seconds, window_size, seed, merge_subjects, len(subjects))
     outputs = [(output, render_window(released, output, output_format, merged_tids=merged_tids))]
     if body is not None:
-        outputs.append((report, _report_bytes({**body, "seconds": time.perf_counter() - started}, configured.model)))
+        outputs.append((report, _report_bytes(report, {**body, "seconds": time.perf_counter() - started},
+                                              configured.model)))
     write_outputs(outputs)
     if body is not None:
         for group, reason in body["metrics"].get("skipped", {}).items():
@@ -530,15 +531,16 @@ def finite_loss(loss, model) -> float:
     return value
 
 
-def _json_bytes(body) -> bytes:
-    return (json.dumps(body, indent=2, sort_keys=False, default=_json_default, allow_nan=False) + "\n").encode("utf-8")
+def _json_text(body) -> str:
+    return json.dumps(body, indent=2, sort_keys=False, default=_json_default, allow_nan=False) + "\n"
 
 
-def _report_bytes(body, model) -> bytes:
-    """The report as JSON; what the model put in its stats or metrics that JSON cannot hold (NaN,
-    infinity, keys that are not text) stops the run in one line, before anything is written."""
+def _report_bytes(path, body, model) -> bytes:
+    """The report as JSON, as the output ``path`` holds it (gzipped for a ``.gz`` name); what the
+    model put in its stats or metrics that JSON cannot hold (NaN, infinity, keys that are not
+    text) stops the run in one line, before anything is written."""
     try:
-        return _json_bytes(body)
+        return text_bytes(path, _json_text(body))
     except (TypeError, ValueError) as exc:
         # json raises ValueError for NaN and infinity (allow_nan=False), TypeError for the rest
         problem = "a number that is not finite" if isinstance(exc, ValueError) else "a value JSON cannot hold (TypeError)"

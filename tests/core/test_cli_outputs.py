@@ -96,7 +96,7 @@ def test_dash_is_standard_output_for_every_written_list(runner, data):
     assert not os.path.exists("-")
 
 
-def test_every_written_list_named_gz_is_gzipped_and_read_back(runner, data, tmp_path):
+def test_every_text_output_named_gz_is_gzipped_and_read_back(runner, data, tmp_path):
     # regression (privacy-auditor review): items split --sensitive-out x.gz wrote plain text under
     # a .gz name, as a release named .gz is not; the suffix counts in any case, as a release's does
     sensitive, public, built = tmp_path / "s.gz", tmp_path / "p.TXT.GZ", tmp_path / "h.csv.gz"
@@ -109,8 +109,11 @@ def test_every_written_list_named_gz_is_gzipped_and_read_back(runner, data, tmp_
     assert gzip.decompress(built.read_bytes()).count(b",") > 0
     result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *K[:-2], "--hierarchy", built)
     assert result.exit_code == 0, result.output
-    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive", sensitive)
+    report = tmp_path / "r.json.gz"
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive", sensitive,
+                    "--report", report)
     assert result.exit_code == 0, result.output
+    assert json.loads(gzip.decompress(report.read_bytes()))["files"]["sensitive"] == str(sensitive)
     json_path = tmp_path / "rows.json.gz"
     write_json(json_path, {"rows": [1]})
     assert json.loads(gzip.decompress(json_path.read_bytes())) == {"rows": [1]}
@@ -611,10 +614,10 @@ def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
     # regression (review): per_window now carries every stat, and an array made --report crash
     import numpy as np
 
-    from setveil.core.cli import _json_bytes
+    from setveil.core.cli import _json_text
 
     body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7)}}
-    assert json.loads(_json_bytes(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
+    assert json.loads(_json_text(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
 
 
 def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():
@@ -645,7 +648,7 @@ def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
     for stats, problem in (({"a": float("nan")}, "a number that is not finite"), ({"a": [float("inf")]}, "not finite"),
                            ({(1, 2): 1}, r"a value JSON cannot hold \(TypeError\)")):
         with pytest.raises(PluginError, match=problem):
-            _report_bytes({"stats": stats}, Model())
+            _report_bytes("r.json", {"stats": stats}, Model())
 
 
 @pytest.mark.parametrize("seed", ["-1", str(2**32)])
