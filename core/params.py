@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,26 @@ def shown_value(name: str, value: Any) -> Any:
     """``value`` as parameter ``name`` is shown outside the run: :data:`MASKED` when the name says
     it may be a secret (a value not given, None, stays None: nothing is hidden)."""
     return MASKED if value is not None and names_a_secret(name) else value
+
+
+#: a NAME=VALUE inside a value, after a comma or a blank: the service's ``model.params`` syntax
+#: (``m=2,api_token=x``) typed into one ``-P``, where it is all the first parameter's value
+_ANOTHER_PARAMETER = re.compile(r"[,\s]+([^\s,=]+)\s*=")
+
+
+def holds_another_parameter(raw: str) -> str | None:
+    """Why ``raw``, a refused value, may hold another parameter, or None.
+    The text is quoted up to the first parameter named like a secret inside it, whose value and
+    whatever follows it (it may hold a comma) show as :data:`MASKED` (QA: ``-P
+    m=2,api_token=hunter2`` was refused quoting ``'2,api_token=hunter2'``)."""
+    others = list(_ANOTHER_PARAMETER.finditer(raw))
+    if not others:
+        return None
+    secret = next((m for m in others if names_a_secret(m.group(1))), None)
+    shown = raw if secret is None else raw[:secret.end()] + MASKED
+    names = [m.group(1) for m in others if secret is None or m.start() <= secret.start()]
+    return (f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)}): give each "
+            "parameter its own NAME=VALUE (-P takes one each)")
 
 
 @dataclass(frozen=True)
@@ -124,6 +145,8 @@ class Parameter:
             return self._parse(raw)
         except ParameterError:
             if not names_a_secret(self.name):
+                if isinstance(raw, str) and (problem := holds_another_parameter(raw)):
+                    raise ParameterError(self.name, problem) from None
                 raise
         what = ("the file given does not exist, cannot be reached or is standard input" if self.kind == "path"
                 else f"the value given is not allowed; allowed: {self.allowed()}"
@@ -239,11 +262,23 @@ def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise ParameterError(pair, "expected NAME=VALUE")
+            raise ParameterError(*pair_refused(pair))
         if name in out:
             raise ParameterError(name, given_more_than_once([name]))
         out[name] = value.strip()
     return out
+
+
+def pair_refused(pair: str) -> tuple[str, str]:
+    """The name and the problem of a refusal of ``pair``, given as NAME=VALUE but lacking the
+    ``=`` or the name. Text that holds a secret's name is named by its first word alone (QA: ``-P
+    api_token:hunter2`` was echoed whole): the rest may be the secret."""
+    if not names_a_secret(pair):
+        return pair, "expected NAME=VALUE"
+    word = re.match(r"[^\s,:=]*", pair.strip())
+    assert word is not None  # the pattern matches the empty text
+    return word.group() or MASKED, ("expected NAME=VALUE; the text given is not shown (it holds a name that says it "
+                                    "may be a secret)")
 
 
 def refuse_repeats(name: str, values: Sequence) -> None:

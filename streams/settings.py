@@ -501,6 +501,14 @@ def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
         return {str(k): _env_text(v) for k, v in raw.items()}
     if isinstance(raw, str):
         pairs = [p for p in raw.replace(",", " ").split() if p]
+        for pair, after in zip(pairs, pairs[1:]):
+            key = pair.partition("=")[0].strip()
+            if "=" not in after and names_a_secret(key):
+                # the rest of that parameter's value, cut at a comma or a blank: refused as a pair
+                # of its own it was quoted (QA)
+                raise ParameterError(name, f"{key!r}: its value holds a comma or a blank, which separate the pairs "
+                                           "here; give it with -P or in the TOML table [model.params] (the value is "
+                                           f"not shown: the name says it may be a secret) (from {source})")
         try:
             return parse_assignments(pairs)
         except ParameterError as exc:

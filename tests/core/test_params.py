@@ -227,6 +227,32 @@ def test_a_parameter_named_like_a_secret_is_refused_without_its_value(parameter,
     assert raw not in message and "hunter2" not in repr(info.value.__context__)
 
 
+@pytest.mark.parametrize("raw, shown, names", [
+    ("2,api_token=hunter2", "'2,api_token=***'", "(api_token)"),
+    ("2 x=3, Db_PASSWORD = hun,k=ter2", "'2 x=3, Db_PASSWORD =***'", "(x, Db_PASSWORD)"),
+    ("2,k=3", "'2,k=3'", "(k)"),
+])
+def test_a_value_holding_another_parameter_is_refused_saying_so_without_a_secrets_value(raw, shown, names):
+    # Regression (QA): `-P m=2,api_token=hunter2`, the service's comma syntax typed into -P, was
+    # refused quoting m's whole value, secret included
+    with pytest.raises(ParameterError) as info:
+        validate([K], {"k": raw}, "model m")
+    message = str(info.value)
+    assert info.value.name == "k" and f"got {shown}, which holds what looks like another parameter {names}" in message
+    assert message.endswith("give each parameter its own NAME=VALUE (-P takes one each)")
+    assert "hunter2" not in message and "ter2" not in message
+
+
+@pytest.mark.parametrize("pair, name", [("api_token", "api_token"), ("api_token:hunter2", "api_token"),
+                                        ("Db_PASSWORD hunter2", "Db_PASSWORD"), (":token hunter2", "***")])
+def test_a_pair_without_its_equals_sign_is_not_echoed_when_it_names_a_secret(pair, name):
+    # Regression (QA): `-P api_token:hunter2` was refused naming the whole text as the parameter
+    with pytest.raises(ParameterError) as info:
+        parse_assignments(["k=2", pair])
+    assert info.value.name == name and "hunter2" not in str(info.value)
+    assert str(info.value).startswith(f"parameter '{name}': expected NAME=VALUE; the text given is not shown")
+
+
 def test_a_parameter_not_named_like_a_secret_still_shows_what_was_given():
     with pytest.raises(ParameterError, match="got 'x', allowed: an integer in \\[1, inf\\)$"):
         K.parse("x")

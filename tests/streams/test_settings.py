@@ -1271,6 +1271,30 @@ def test_a_model_parameter_named_like_a_secret_is_masked_in_any_case():
     assert "API_Token=*** (from the command line), Db_PASSWORD=*** (from the command line)" in text
 
 
+@pytest.mark.parametrize("source, layer", [
+    ("$SETVEIL_MODEL_PARAMS", {"env": {"SETVEIL_MODEL_PARAMS": "k=2,api_token=hun ter2"}}),
+    ("the command line", {"overrides": ["model.params=k=2,Db_PASSWORD=hun,ter2"], "env": {}}),
+])
+def test_a_secrets_value_cut_by_a_comma_or_a_blank_in_model_params_is_refused_unshown(source, layer):
+    # Regression (QA): the rest of the value, after the blank, was refused as a pair of its own,
+    # quoted: "'ter2': expected NAME=VALUE"
+    with pytest.raises(ParameterError) as info:
+        load_settings(**layer)
+    message = str(info.value)
+    assert info.value.name == "model.params" and "ter2" not in message
+    assert "its value holds a comma or a blank, which separate the pairs here" in message
+    assert message.endswith(f"(from {source})")
+
+
+def test_a_model_parameter_holding_another_is_refused_from_a_file_without_the_secret(tmp_path):
+    # Regression (QA): serve --check quoted m's whole value, secret included
+    config = tmp_path / "worker.toml"
+    config.write_text('[model]\nname = "km-anonymity"\n[model.params]\nk = 2\nm = "2,api_token=hunter2"\n')
+    result = CliRunner().invoke(cli, ["serve", "--check", "--config", str(config)], env={})
+    assert result.exit_code == 2 and "hunter2" not in result.output
+    assert "'m': got '2,api_token=***', which holds what looks like another parameter (api_token)" in result.output
+
+
 def test_a_malformed_model_parameter_pair_is_named_with_its_source():
     with pytest.raises(ParameterError) as info:
         load_settings(env={"SETVEIL_MODEL_PARAMS": "h=0.4 k"})
