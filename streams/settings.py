@@ -353,12 +353,22 @@ class Settings:
         return Settings(values, sources)
 
     def as_env(self) -> dict[str, str]:
-        """The non-default values as ``SETVEIL_*`` variables (to start a worker in a subprocess)."""
+        """The non-default values as ``SETVEIL_*`` variables (to start a worker in a subprocess),
+        which :func:`load_settings` reads back to the same values. The variable of NAME=VALUE pairs
+        separates them by commas and blanks and has no escape, so a pair whose name or value holds
+        one, or whose name holds ``=`` or is empty, is refused rather than split."""
         out = {}
         for setting in SETTINGS:
             value = self._values[setting.name]
             if value == setting.default or value is None:
                 continue
+            if setting.pairs:
+                for key, text in value.items():
+                    if not key or "=" in key or any(c == "," or c.isspace() for c in key + text):
+                        raise ParameterError(setting.name, f"{key!r} cannot be passed to a worker in ${setting.env} "
+                                             f"(from {self.source(f'{setting.name}.{key}')}): its pairs are separated "
+                                             "by commas and blanks, so a name or value holding one, or a name "
+                                             "holding '=' or none, would be split; give it with -P")
             out[setting.env] = _env_text(value)
         return out
 

@@ -86,6 +86,25 @@ def test_settings_survive_the_trip_through_environment_variables():
     assert all(again[s.name] == values[s.name] for s in SETTINGS)
 
 
+_PAIR_TEXT = st.text(st.sampled_from("ab_9.=,'\" \t-"), max_size=6)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.dictionaries(_PAIR_TEXT, _PAIR_TEXT, max_size=4))
+def test_model_parameters_survive_the_trip_through_the_environment_or_are_refused(params):
+    # Regression (review): as_env joined the pairs with commas, so a value holding a comma or a
+    # blank came back split into other pairs (or refused as one) in the worker it started
+    settings = load_settings(None, {"model.params": params}, env={})
+    splits = [k for k, v in params.items() if not k or "=" in k or any(c in ", \t" for c in k + v)]
+    try:
+        env = settings.as_env()
+    except ParameterError as exc:
+        assert splits and exc.name == "model.params" and str(exc).startswith(f"parameter 'model.params': {splits[0]!r} ")
+        assert "$SETVEIL_MODEL_PARAMS (from the command line): its pairs are separated by commas and blanks" in str(exc)
+        return
+    assert not splits and load_settings(env=env).model.params == params
+
+
 @pytest.mark.parametrize(
     ("env", "name"),
     [
