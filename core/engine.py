@@ -205,7 +205,8 @@ class Pipeline:
             self._broken(window, f"{returned} returned a Release whose stats are a {type(release.stats).__name__}, "
                                  "not a dict")
         if len(release.window) != len(window):
-            self._broken(window, f"release has {len(release.window)} transactions for {len(window)} in the window")
+            self._broken(window, f"{returned} returned a Release of {len(release.window)} transactions for {len(window)} "
+                                 "in the window")
         # What is checked and emitted is a copy no plugin holds: the model's own arrays may be
         # written after it returns (a buffer it reuses for the next window), and the checker, the
         # loss, the metrics and the observers get copies of their own (QA: each of them could
@@ -214,7 +215,8 @@ class Pipeline:
             released = detached(window, release.window)[1]
         except BaseException as exc:
             self._pass_stop(exc)  # a vocabulary listing a label twice, a property of a subclass that raises
-            self._reject(window, f"model error: {own_words(exc) or type(exc).__name__}", exc)
+            self._reject(window, f"{returned} returned a Release whose window cannot be copied: "
+                                 f"{own_words(exc) or type(exc).__name__}", exc)
         verified = False
         if self.verify:
             try:

@@ -191,6 +191,37 @@ class StatsWrapper:
         return Release(release.window, stats=["seconds", 1])
 
 
+def _short(window):
+    """A release of all but the last transaction: every later line of it would be another's."""
+    last = int(window.indptr[-2])
+    return Release(Window(window.vocab, window.indptr[:-1], window.indices[:last]))
+
+
+class _Twice(Vocabulary):
+    """A vocabulary whose labels list one label twice, so that two ids would be written alike."""
+
+    @property
+    def labels(self):
+        return ("a", "a")
+
+
+def _doubled(window):
+    """A release over :class:`_Twice`, which no copy can take."""
+    return Release(Window(_Twice(["a", "b"]), window.indptr, window.indices, window.tids))
+
+
+class ShortWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        return _short((yield).window)
+
+
+class DoublingWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        return _doubled((yield).window)
+
+
 @pytest.mark.filterwarnings("ignore::pluggy.PluggyTeardownRaisedWarning")
 @pytest.mark.parametrize("wrapper, reason", [
     (RaisingWrapper, "wrapper error: plugin 'timing' raised KeyError"),
@@ -199,6 +230,11 @@ class StatsWrapper:
                       "NoneType, not a Release of a Window"),
     (StatsWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
                    "Release whose stats are a list, not a dict"),
+    (ShortWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
+                   "Release of 1 transactions for 2 in the window"),
+    (DoublingWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
+                      "Release whose window cannot be copied: the release's vocabulary holds a label that is not a "
+                      "str, or one label twice"),
 ])
 def test_a_wrappers_error_is_reported_as_the_wrappers(recorder, wrapper, reason):
     # Regression (review of the registry's API): an exception a wrapper raised, or a result it put
@@ -279,12 +315,29 @@ class StatsOverrider:
         return Release(window, stats=["seconds", 1])
 
 
+class ShortOverrider:
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        return _short(window)
+
+
+class DoublingOverrider:
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        return _doubled(window)
+
+
 @pytest.mark.parametrize("overrider, reason", [
     (RaisingOverrider, "plugin error: plugin 'floor' raised KeyError"),
     (WindowOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                       "'recorder', returned Window, not a Release of a Window"),
     (StatsOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                      "'recorder', returned a Release whose stats are a list, not a dict"),
+    (ShortOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
+                     "'recorder', returned a Release of 1 transactions for 2 in the window"),
+    (DoublingOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
+                        "'recorder', returned a Release whose window cannot be copied: the release's vocabulary holds "
+                        "a label that is not a str, or one label twice"),
 ])
 def test_an_overriding_plugins_error_is_reported_as_the_plugins(recorder, overrider, reason):
     # Regression (review): a plugin answering in place of the model that raised, or answered with
@@ -962,26 +1015,17 @@ def test_the_check_judges_the_release_that_is_emitted(recorder):
     assert rec.anonymized == []
 
 
-class _Twice(Vocabulary):
-    """A vocabulary whose labels list one label twice, so that two ids would be written alike."""
-
-    @property
-    def labels(self):
-        return ("a", "a")
-
-
 class DoublesALabel(LeakyModel):
     def anonymize(self, window, policy, rng):
-        vocab = _Twice(["a", "b"])
-        return Release(Window(vocab, window.indptr, window.indices, window.tids))
+        return _doubled(window)
 
 
 def test_a_release_over_a_vocabulary_with_a_label_twice_fails_its_window_closed(recorder):
     rec, pm, registry = recorder
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(_with_model(registry, DoublesALabel), pm).run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
-    assert rejected.value.reason == ("model error: the release's vocabulary holds a label that is not a str, or one "
-                                     "label twice")
+    assert rejected.value.reason == ("model error: anonymize returned a Release whose window cannot be copied: the "
+                                     "release's vocabulary holds a label that is not a str, or one label twice")
 
 
 def test_no_two_seeds_draw_alike_for_any_windows():
@@ -1002,17 +1046,14 @@ class NoWindowModel(LeakyModel):
 
 
 class ShortModel(LeakyModel):
-    """Releases all but the last transaction: every later line of the release would be another's."""
-
     def anonymize(self, window, policy, rng):
-        last = int(window.indptr[-2])
-        return Release(Window(window.vocab, window.indptr[:-1], window.indices[:last]))
+        return _short(window)
 
 
 @pytest.mark.parametrize("verify", [True, False])
 @pytest.mark.parametrize("model_class, reason", [
     (NoWindowModel, "model error: anonymize returned a Release of list, not a Release of a Window"),
-    (ShortModel, "release has 1 transactions for 2 in the window"),
+    (ShortModel, "model error: anonymize returned a Release of 1 transactions for 2 in the window"),
 ])
 def test_a_release_that_is_no_window_of_the_inputs_length_is_rejected_unchecked_or_not(recorder, model_class, reason,
                                                                                       verify):
