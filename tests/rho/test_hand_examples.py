@@ -5,20 +5,30 @@ shows that the suppressor is the paper's."""
 import numpy as np
 import pytest
 
+from .test_algorithm import table_of
+from setveil.core.window import Window
 from setveil.plugins.rho import suppressor
+from setveil.plugins.rho.checker import rho_violations
 from setveil.plugins.rho.policies import Dist, Global, Mine, RhoPolicy
 from setveil.plugins.rho.suppressor import PartialSuppressor
-from setveil.plugins.rho.table import Table
 
 
 def suppressed(rows, n_items, sensitive, policy, rho, qid_size, seed, b_max=1_000_000):
     """The release's records and the suppressor's statistics."""
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    table = Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
-                  np.isin(np.arange(n_items), sensitive))
+    table = table_of(rows, n_items, sensitive)
     stats = PartialSuppressor(table, policy, rho, qid_size, b_max, np.random.default_rng(seed)).run()
-    release = [[int(i) for i, alive in zip(r, table.alive[a:b]) if alive] for r, a, b in zip(rows, indptr, indptr[1:])]
-    return release, stats
+    return current(table, rows), stats
+
+
+def current(table, rows):
+    """The records of ``table`` (made of ``rows``) as they are now."""
+    return [[int(i) for i, alive in zip(r, table.alive[a:b]) if alive]
+            for r, a, b in zip(rows, table.indptr, table.indptr[1:])]
+
+
+def labelled(rows):
+    """``rows`` as a window whose item i is labelled ``i<i>``, for the independent checker."""
+    return Window.from_transactions([[f"i{i}" for i in row] for row in rows])
 
 
 def records_after(rows, n_items, sensitive, policy, rho, qid_size, seed):
@@ -84,6 +94,26 @@ def test_a_buffer_settles_the_regression_its_own_deletions_cause(seed):
     release, stats = suppressed(rows, 4, [1, 3], Mine(), 0.7, 2, seed)
     assert release == [[0, 1], [3], [0, 3], [0, 2], [2]]
     assert stats["deletions_by_pass"] == [3, 0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_settle_of_a_buffer_visits_its_qids_in_buffer_order_not_key_order(seed):
+    # §3.2.3: the qids of B made unsafe again by later deletions are sanitized again in the order
+    # B holds them (by first record), as the first time. ρ = 0.7, qid size 2, sensitive 0, 2, 3,
+    # policy mine. Single items: 1 -> 0 is 3/4; N_s is 1 for 0 and for 1, and the tie goes to
+    # the consequent: 0 goes from the longest holder, record 6. In the buffer (records 1 and 3-6)
+    # {1, 4} -> 3 is 1/1 (record 6 alone); every option is 1 deletion at leftover 1, so the
+    # consequent 3 goes from record 6. That leaves {3, 4} (first held by record 1) to record 1
+    # alone, {3, 4} -> 2 at 1/1, and {1, 3} (first held by record 4) to record 4 alone,
+    # {1, 3} -> 0 at 1/1. In buffer order {3, 4} comes first: leftover(3) = 3/4 is the least
+    # (2 and 4 are at 1), so record 1 loses 3; then for {1, 3} leftover(3) = 2/4 is below
+    # leftover(0) = 2/3, and record 4 loses 3 too. In key order {1, 3} came first and record 4
+    # lost 0 (2/3 < 3/4).
+    rows = [[0, 5], [2, 3, 4], [1, 5], [2, 4, 5], [0, 1, 3, 5], [0, 1, 5], [0, 1, 3, 4, 5], [3, 5]]
+    release, stats = suppressed(rows, 6, [0, 2, 3], Mine(), 0.7, 2, seed)
+    assert release == [[0, 5], [2, 4], [1, 5], [2, 4, 5], [0, 1, 5], [0, 1, 5], [1, 4, 5], [3, 5]]
+    assert stats["deletions_by_pass"] == [4, 0]
+    assert not list(rho_violations(labelled(rows), labelled(release), frozenset({"i0", "i2", "i3"}), 0.7, 2))
 
 
 @pytest.mark.parametrize("b_max, buffers", [(3, 3), (4, 2), (6, 2), (7, 1)])
