@@ -5,11 +5,13 @@ shows that the suppressor is the paper's."""
 import numpy as np
 import pytest
 
+from .rho_reference import unsafe_rules
 from .test_algorithm import table_of
 from setveil.core.window import Window
 from setveil.plugins.rho import suppressor
 from setveil.plugins.rho.checker import rho_violations
 from setveil.plugins.rho.policies import Dist, Global, Mine, RhoPolicy
+from setveil.plugins.rho.qids import QidBuffer
 from setveil.plugins.rho.suppressor import PartialSuppressor
 
 
@@ -114,6 +116,37 @@ def test_the_settle_of_a_buffer_visits_its_qids_in_buffer_order_not_key_order(se
     assert release == [[0, 5], [2, 4], [1, 5], [2, 4, 5], [0, 1, 5], [0, 1, 5], [1, 4, 5], [3, 5]]
     assert stats["deletions_by_pass"] == [4, 0]
     assert not list(rho_violations(labelled(rows), labelled(release), frozenset({"i0", "i2", "i3"}), 0.7, 2))
+
+
+class LastQidItem(RhoPolicy):
+    """A third party's policy that deletes the largest item of the qid."""
+
+    name = "last-qid-item"
+
+    def score(self, options, state):
+        return np.where(options.in_qid, options.victim, -1).astype(np.float64)
+
+
+def test_the_settle_of_a_buffer_repeats_until_a_round_deletes_nothing():
+    # Theorem 1 and Algorithm 2, line 18: SANITIZEBUFFER ends only when no qid of B is unsafe, so
+    # a qid that a re-sanitized qid makes unsafe again is sanitized again, in another round.
+    # ρ = 0.5, sensitive 3 and 4. The buffer (records 0 and 1) holds the free pairs {1, 2}
+    # (record 0), {0, 1} and {0, 2} (record 1), each rule at most 1/2. A deletion made for a later
+    # qid (here by hand: 0 from record 2) leaves {0, 1} to record 1 alone, {0, 1} -> 3 at 1/1.
+    # Round 1: {1, 2} is safe, {0, 1} loses its largest item 1 from record 1, which leaves
+    # {1, 2} to record 0 alone, {1, 2} -> 4 at 1/1; {0, 2} is safe. Round 2: {1, 2} loses 2
+    # from record 0. Round 3 deletes nothing.
+    rows = [[1, 2, 4], [0, 1, 2, 3], [0, 1], [2], [0], [0, 2]]
+    table = table_of(rows, 5, [3, 4])
+    buffer = QidBuffer(table, np.array([0, 1]), 1_000_000)
+    pairs = buffer.extend(buffer.singletons())
+    ordered = np.array([q for q in pairs.order if pairs.free[q]])
+    assert pairs.sets[ordered].tolist() == [[1, 2], [0, 1], [0, 2]]
+    assert unsafe_rules(current(table, rows), {3, 4}, 0.5, 2) == set()
+    table.delete_one(0, 2)
+    PartialSuppressor(table, LastQidItem(), 0.5, 2, 1_000_000, np.random.default_rng(0))._settle([(pairs, ordered)])
+    assert current(table, rows) == [[1, 4], [0, 2, 3], [1], [2], [0], [0, 2]]
+    assert unsafe_rules(current(table, rows), {3, 4}, 0.5, 2) == set()
 
 
 @pytest.mark.parametrize("b_max, buffers", [(3, 3), (4, 2), (6, 2), (7, 1)])
