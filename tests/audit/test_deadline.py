@@ -1,7 +1,9 @@
 """The hard time limit of the determined-names test solves (plugins/audit/deadline.py): a call
-that overruns is killed with everything it started, one that finishes gives its value."""
+that overruns is killed with everything it started, one that finishes gives its value, and however
+a call ends, nothing it started outlives it."""
 
 import os
+import signal
 import subprocess
 import time
 
@@ -46,17 +48,34 @@ def test_a_child_that_ends_without_an_answer_is_an_error_naming_its_exit_status(
         call_within(lambda: os._exit(3), 5.0)
 
 
-def test_a_call_past_its_limit_is_killed_with_the_processes_it_started(tmp_path, short_grace):
+def _stop_handlers() -> list:
+    return [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+
+
+@pytest.mark.parametrize("ending", ["value", "exception", "limit"])
+def test_nothing_a_call_started_is_left_running_however_it_ends(tmp_path, short_grace, ending):
+    # the deadline is a child process and the stop signals held while it starts: a call that ends
+    # with its value or an exception leaves neither, as one killed past its limit does not
     pids = tmp_path / "pids"
 
-    def overrun():
+    def call():
         sleeper = subprocess.Popen(["sleep", "60"])
         pids.write_text(f"{os.getpid()} {sleeper.pid}")
-        time.sleep(60)
+        if ending == "exception":
+            raise ValueError("the solve failed")
+        if ending == "limit":
+            time.sleep(60)
+        return "solved"
 
+    handlers = _stop_handlers()
     started = time.monotonic()
-    assert call_within(overrun, 0.3) is KILLED
+    if ending == "exception":
+        with pytest.raises(ValueError, match="the solve failed"):
+            call_within(call, 5.0)
+    else:
+        assert call_within(call, 0.3 if ending == "limit" else 5.0) == (KILLED if ending == "limit" else "solved")
     assert time.monotonic() - started < 5
+    assert _stop_handlers() == handlers
     deadline_at = time.monotonic() + 5
     child, grandchild = map(int, pids.read_text().split())
     while not (_gone(child) and _gone(grandchild)) and time.monotonic() < deadline_at:
