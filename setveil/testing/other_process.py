@@ -40,11 +40,14 @@ def releases(model: str, jobs: Sequence[tuple[str, dict[str, Any]]], context: Co
              seed: int, hash_seeds: Sequence[str]) -> dict[str, list[list[Rows]]]:
     """For each hash seed, the releases a child process with that seed makes: one list per job
     (policy, parameters), one entry per window. The child loads the plugins as any process does
-    (built-ins, then the entry points) and registers the modules this process registered besides,
-    so a model a test registered by hand is found too."""
+    (built-ins, then the entry points) and registers the plugins this process registered besides,
+    so a model a test registered by hand is found too: a module by its name, a plugin object
+    pickled (by reference to its class, which must be importable)."""
     manager = get_plugin_manager()
     modules = [(name, plugin.__name__) for name, plugin in manager.list_name_plugin() if isinstance(plugin, ModuleType)]
-    job = pickle.dumps({"path": sys.path, "modules": modules, "model": model, "jobs": list(jobs),
+    objects = [(name, _pickled(plugin)) for name, plugin in manager.list_name_plugin()
+               if not isinstance(plugin, ModuleType)]
+    job = pickle.dumps({"path": sys.path, "modules": modules, "objects": objects, "model": model, "jobs": list(jobs),
                         "context": context, "windows": [window.read_only_copy() for window in windows], "seed": seed})
     children = {
         hash_seed: subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -59,6 +62,15 @@ def releases(model: str, jobs: Sequence[tuple[str, dict[str, Any]]], context: Co
             raise AssertionError(f"the {model!r} releases in a process with PYTHONHASHSEED={hash_seed} failed: {tail[0]}")
         found[hash_seed] = pickle.loads(out)
     return found
+
+
+def _pickled(plugin: object) -> bytes | None:
+    """``plugin`` pickled for the child, or None when it cannot be (a class defined in a function):
+    the child then fails only if it does not load a plugin of that name itself."""
+    try:
+        return pickle.dumps(plugin)
+    except Exception:
+        return None
 
 
 def _release_rows(model: Any, policy: Any, window: Window, seed: int) -> Rows:
@@ -84,6 +96,12 @@ def _main() -> None:
     for name, module in job["modules"]:
         if manager.get_plugin(name) is None:
             manager.register(importlib.import_module(module), name=name)
+    for name, pickled in job["objects"]:
+        if manager.get_plugin(name) is None:
+            if pickled is None:
+                raise RuntimeError(f"plugin {name!r}, registered by hand in the kit's process, cannot be pickled for "
+                                   "this one: register an instance of a class defined at the top level of a module")
+            manager.register(pickle.loads(pickled), name=name)
     found = []
     for policy, params in job["jobs"]:
         configured = get_registry().configure(job["model"], policy, params, job["context"])
