@@ -72,7 +72,9 @@ class QidBuffer:
         self.b_max = b_max
         self.rows = rows
         self.ptr, self.items, self.occ = table.current_rows(rows)
-        self.distinct = _distinct_rows(self.ptr, self.items)
+        self.first = _first_identical_rows(self.ptr, self.items)
+        self.distinct = self.first == np.arange(len(rows))
+        self.looked_at = table.deleted
         self.ext1 = (table.sup >= 2) & (table.sup < table.n)
         self.pair_keys = np.zeros(0, dtype=np.int64)
 
@@ -106,6 +108,8 @@ class QidBuffer:
         """The free (j+1)-qids of the buffer's records, from the extendable j-qids ``prev``;
         ``last`` skips what only a further level would need."""
         t = self.table
+        if t.deleted != self.looked_at:
+            self._unmask_diverged(prev)
         j = prev.size
         record = self.rows[prev.inst_row]
         parent_items = prev.sets[prev.inst_set]
@@ -188,6 +192,35 @@ class QidBuffer:
             ext_ids=ext_ids,
             as_of=t.deleted,
         )
+
+    def _unmask_diverged(self, prev: QidLevel) -> None:
+        """A deletion that reaches one of two identical rows and not the other makes them differ,
+        and the masked one then holds qids its first row does not. Each such row gets the first
+        row's instances of ``prev`` (made while the two were identical: a row that differed
+        earlier was unmasked at an earlier level) and from then on generates as any row."""
+        t = self.table
+        self.looked_at = t.deleted
+        masked = np.flatnonzero(~self.distinct)
+        positions = concat_ranges(self.ptr[masked], self.ptr[masked + 1])
+        owner = np.repeat(masked, np.diff(self.ptr)[masked])
+        items = self.items[positions]
+        differ = t.has(items, self.rows[owner]) != t.has(items, self.rows[self.first[owner]])
+        diverged = np.unique(owner[differ])
+        if len(diverged) == 0:
+            return
+        self.distinct[diverged] = True
+        source = self.first[diverged]
+        lo = np.searchsorted(prev.inst_row, source, side="left")
+        hi = np.searchsorted(prev.inst_row, source, side="right")
+        taken = concat_ranges(lo, hi)
+        row = np.repeat(diverged, hi - lo)
+        shift = self.ptr[row] - self.ptr[np.repeat(source, hi - lo)]
+        # instances stay in record order, which is the order the level's qids are first seen in
+        inst_row = np.concatenate([prev.inst_row, row])
+        order = np.argsort(inst_row, kind="stable")
+        prev.inst_row = inst_row[order]
+        prev.inst_set = np.concatenate([prev.inst_set, prev.inst_set[taken]])[order]
+        prev.inst_pos = np.concatenate([prev.inst_pos, prev.inst_pos[taken] + shift])[order]
 
     def _extensions(self, prev: QidLevel, inst_row, inst_set, inst_pos):
         """Candidate instances: each parent instance extended by a later item x of its record,
@@ -293,13 +326,15 @@ class QidBuffer:
         return sup, ptr, rows
 
 
-def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """A mask keeping the first of each group of identical rows (CSR, items ascending).
+def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """The first row identical to each row (CSR, items ascending); the first of each group of
+    identical rows is its own.
 
-    Identical rows generate identical qids, so only one of them needs to generate any (heavy
-    users' sessions repeat in click-stream data). Rows are grouped by length and a random
-    64-bit hash of their items, then compared item by item; a row that differs from its
-    group's first row is kept too, so the mask never drops a distinct row."""
+    Identical rows generate identical qids, so only the first of them needs to generate any
+    (heavy users' sessions repeat in click-stream data) while they stay identical. Rows are
+    grouped by length and a random 64-bit hash of their items, then compared item by item; a
+    row that differs from its group's first row is its own first, so no distinct row is
+    dropped."""
     n = len(ptr) - 1
     lengths = np.diff(ptr)
     weights = np.random.default_rng(0x5E7).integers(0, np.iinfo(np.int64).max, size=int(items.max(initial=0)) + 1)
@@ -318,10 +353,10 @@ def _distinct_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
         theirs = items[concat_ranges(ptr[head[same]], ptr[head[same] + 1])]
         differs = np.zeros(len(candidate), dtype=bool)
         np.logical_or.at(differs, np.repeat(np.arange(len(candidate)), lengths[candidate]), mine != theirs)
-        keep = np.ones(n, dtype=bool)
-        keep[candidate[~differs]] = False
-        return keep
-    return np.ones(n, dtype=bool)
+        first = np.arange(n, dtype=np.int64)
+        first[candidate[~differs]] = head[same][~differs]
+        return first
+    return np.arange(n, dtype=np.int64)
 
 
 def unsafe_rules(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, candidates, share: Share, slice_rows: int):

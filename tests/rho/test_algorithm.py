@@ -188,17 +188,14 @@ def test_a_window_without_sensitive_items_is_released_unchanged():
 
 
 @given(rows=st.lists(st.lists(st.integers(0, 6), max_size=4, unique=True).map(sorted), max_size=30))
-def test_distinct_rows_keeps_exactly_the_first_of_each_group(rows):
-    from setveil.plugins.rho.qids import _distinct_rows
+def test_each_row_points_at_the_first_row_identical_to_it(rows):
+    from setveil.plugins.rho.qids import _first_identical_rows
 
     ptr = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=ptr[1:])
     items = np.array([x for r in rows for x in r], dtype=np.int64)
-    keep = _distinct_rows(ptr, items)
-    firsts = {}
-    for position, row in enumerate(rows):
-        firsts.setdefault(tuple(row), position)
-    assert sorted(np.flatnonzero(keep).tolist()) == sorted(firsts.values())
+    first = _first_identical_rows(ptr, items)
+    assert first.tolist() == [rows.index(row) for row in rows]
 
 
 @pytest.mark.parametrize("rows", [[1], [2], [0, 1], [2, 3], [5]])
