@@ -197,6 +197,8 @@ def unique_singletons(published: ItemsetCollection, tolerance: float) -> int:
     the items a uniform vote over singleton frequencies (§4's baseline) names alone, with no
     program: the release names them by their frequency."""
     positions, _ = published.level(1)
+    if not len(positions):
+        return 0  # the concatenations below would count a lone item in an empty list
     frequencies = np.sort(published.frequencies[positions])
     apart = np.diff(frequencies) > tolerance + EXACT
     # an item is alone when it is apart from its neighbours on both sides of the sorted order

@@ -397,6 +397,13 @@ def test_unique_singleton_frequencies_are_unique_within_the_tolerance(tmp_path):
     assert unique_singletons(published, 1.0) == 0
 
 
+def test_a_release_without_singletons_has_no_item_of_a_unique_singleton_frequency(tmp_path):
+    # regression (review): the sorted-neighbour test counted one lone item in no frequencies
+    path = tmp_path / "published.txt"
+    path.write_text("0.2 a b\n0.1 b c\n")
+    assert unique_singletons(ItemsetCollection.load(path), 0.0) == 0
+
+
 @pytest.mark.parametrize("unmatched_cost, objective, matched", [(0.25, 0.5, False), (0.35, 0.64, True)])
 def test_a_pair_costs_its_squared_difference_in_tolerances_against_the_unmatched_cost(tmp_path, unmatched_cost,
                                                                                      objective, matched):
