@@ -147,12 +147,13 @@ class ItemsetCollection:
                                  number) from None
             if not math.isfinite(frequency):
                 raise InputError(path, "the frequency is not a finite number", number)
+            written_whole = _whole(head)
             if not tokens:
-                if _whole(head) and not shares:  # a transaction of one integer label
+                if written_whole and not shares:  # a transaction of one integer label
                     raise _transactions(path, number)
                 raise InputError(path, "the itemset has no items", number)
-            whole = whole or _whole(head)
-            shares = shares or not _whole(head)
+            whole = whole or written_whole
+            shares = shares or not written_whole
             itemset = [ids.setdefault(token, len(ids)) for token in tokens]
             key = frozenset(itemset)
             if len(key) != len(itemset):
