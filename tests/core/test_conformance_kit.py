@@ -259,15 +259,15 @@ def test_a_sound_model_passes(installed, tmp_path):
         # items added: the core checks that, whatever the model's own check looks at
         ("add", "added-item"),
         # randomness that ignores the seed it is given
-        ("unseeded", "the same seed gave two different releases"),
         # ... and says where the seeded randomness comes from (QA as a plugin author: np.random's
         # global generator, and the other-process test blamed only the order of a set)
-        ("unseeded", "draw every random choice from the rng that anonymize is given"),
+        ("unseeded", ["the same seed gave two different releases",
+                      "draw every random choice from the rng that anonymize is given"]),
         # a release that depends on the windows the model released before: a re-delivered window goes
         # to another worker (QA attacking the kit: only the other-process test failed it, blaming
         # the order of a set or the global generators)
-        ("stateful", "by a model just configured and by one that had released a window before"),
-        ("stateful", "and keep no state from one window to the next"),
+        ("stateful", ["by a model just configured and by one that had released a window before",
+                      "and keep no state from one window to the next"]),
         # a release that follows the order of a set of labels: the same in one process, another in a
         # worker whose str hashes are salted otherwise (QA as a plugin author: the kit passed it)
         ("hashorder", "in a process with PYTHONHASHSEED=1: the release depends on the order of a set or dict"),
@@ -283,9 +283,9 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("bare", "must return a Release of a Window, not Window"),
         # a hook implementation that releases the window as it is (QA as a plugin author: the
         # kit called the model's anonymize, so only the command line and the service caught it)
-        ("hook", "fails the check: ['rare: an item is held by fewer than k transactions"),
         # ... which the failure names as a suspect beside the model (QA as a plugin author)
-        ("hook", "(setveil_anonymize_window is also implemented by plugin 'floor')"),
+        ("hook", ["fails the check: ['rare: an item is held by fewer than k transactions",
+                  "(setveil_anonymize_window is also implemented by plugin 'floor')"]),
         ("loss", "information_loss must be a finite number, not 'none'"),
         # a loss that is no share (QA attacking the kit: the report documents a share in [0, 1])
         ("lossabove", "information_loss must be a share in [0, 1] (the report and the service read it as one)"),
@@ -308,8 +308,8 @@ def test_a_sound_model_passes(installed, tmp_path):
         # stats keyed by an item, not finite, or not a dict (QA attacking the kit: none was looked
         # at, and anonymize --report wrote the labels, stopped, or crashed with a traceback)
         ("statslabel", "Release.stats['support'] has a key that names items of the window (p0)"),
-        ("statsint", "with its items relabeled as integers ("),
-        ("statsint", "Release.stats['first_rare'] is a number that is an item of the window"),
+        ("statsint", ["with its items relabeled as integers (",
+                      "Release.stats['first_rare'] is a number that is an item of the window"]),
         ("statsnan", "Release.stats['ratio'] is nan, not a finite number, which anonymize --report cannot write"),
         ("statslist", "Release.stats is list, not a dict (anonymize --report reads its items)"),
         # ... keyed by a number, holding an item as text, or nan in an array at the second level
@@ -346,15 +346,17 @@ def test_a_sound_model_passes(installed, tmp_path):
         ("ids", "model 'floor': its checker yielded a Violation whose itemset holds an int, not labels (str)"),
         # a union_safe claim the check does not bear out: each window is cut down to items held by
         # at most 3 transactions, and two such windows can hold an item 4 times between them
-        ("ceiling", "two safe windows are not safe together: ['common: an item is held by more than 3 transactions"),
         # ... and names the other suspect, a check of how anonymize got there (QA as a plugin author)
-        ("ceiling", "or the check refuses a safe union"),
+        ("ceiling", ["two safe windows are not safe together: ['common: an item is held by more than 3 transactions",
+                     "or the check refuses a safe union"]),
     ],
 )
 def test_each_mistake_fails_the_kit_and_says_what(installed, tmp_path, fault, message):
     result = run_kit(installed, tmp_path, fault, SUITE, "-x")  # the first failure says it; shrinking more costs time
     assert result.returncode == 1, result.stdout[-3000:]
-    assert message in result.stdout
+    # a fault whose failure says two things is one kit run, not two (each run is seconds)
+    for said in [message] if isinstance(message, str) else message:
+        assert said in result.stdout
 
 
 def test_a_model_that_never_finishes_on_the_largest_value_fails_in_time(installed, tmp_path):
