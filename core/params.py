@@ -272,7 +272,11 @@ def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
 def pair_refused(pair: str) -> tuple[str, str]:
     """The name and the problem of a refusal of ``pair``, given as NAME=VALUE but lacking the
     ``=`` or the name. Text that holds a secret's name is named by its first word alone (QA: ``-P
-    api_token:hunter2`` was echoed whole): the rest may be the secret."""
+    api_token:hunter2`` was echoed whole): the rest may be the secret. A value without a name is
+    not shown at all (QA: ``-P =hunter2`` was echoed whole): no name says it is not a secret."""
+    name, sep, _ = pair.partition("=")
+    if sep and not name.strip():
+        return "", "the name before '=' is empty; expected NAME=VALUE (the value is not shown: it may be a secret)"
     if not names_a_secret(pair):
         return pair, "expected NAME=VALUE"
     word = re.match(r"[^\s,:=]*", pair.strip())

@@ -253,6 +253,18 @@ def test_a_pair_without_its_equals_sign_is_not_echoed_when_it_names_a_secret(pai
     assert str(info.value).startswith(f"parameter '{name}': expected NAME=VALUE; the text given is not shown")
 
 
+@pytest.mark.parametrize("pair", ["=hunter2", " = hunter2", "=hunter2 api_token", "="],
+                         ids=["bare", "blanks", "then a secret's name", "no value"])
+def test_a_value_without_a_name_is_never_shown(pair):
+    # Regression (QA): `-P =hunter2` was refused naming '=hunter2' as the parameter; with no name,
+    # nothing says the value is not a secret
+    with pytest.raises(ParameterError) as info:
+        parse_assignments(["k=2", pair])
+    assert info.value.name == "" and "hunter2" not in str(info.value)
+    assert info.value.problem == ("the name before '=' is empty; expected NAME=VALUE (the value is not shown: it may "
+                                  "be a secret)")
+
+
 def test_a_parameter_not_named_like_a_secret_still_shows_what_was_given():
     with pytest.raises(ParameterError, match="got 'x', allowed: an integer in \\[1, inf\\)$"):
         K.parse("x")
