@@ -59,19 +59,30 @@ def shown_value(name: str, value: Any) -> Any:
 #: a NAME=VALUE inside a value, after a comma or a blank: the service's ``model.params`` syntax
 #: (``m=2,api_token=x``) typed into one ``-P``, where it is all the first parameter's value
 _ANOTHER_PARAMETER = re.compile(r"[,\s]+([^\s,=]+)\s*=")
+#: a word of a value, between the separators of NAME=VALUE pairs (and ``:``, which
+#: :func:`pair_refused` cuts at), with the ``=`` or ``:`` that may follow it
+_WORD = re.compile(r"([^\s,:=]+)\s*[=:]?")
 
 
 def holds_another_parameter(raw: str) -> str | None:
     """Why ``raw``, a refused value, may hold another parameter, or None.
     The text is quoted up to the first parameter named like a secret inside it, whose value and
     whatever follows it (it may hold a comma) show as :data:`MASKED` (QA: ``-P
-    m=2,api_token=hunter2`` was refused quoting ``'2,api_token=hunter2'``)."""
+    m=2,api_token=hunter2`` was refused quoting ``'2,api_token=hunter2'``). A secret's name that is a
+    word of its own (an identifier, as a parameter's name is; a path is none) counts too, with no
+    ``=`` after it (QA: ``-P "m=2 api_token hunter2"`` was quoted whole) or first in the value
+    (``-P m=api_token=hunter2``)."""
     others = list(_ANOTHER_PARAMETER.finditer(raw))
-    if not others:
+    secrets = [(m.start(1), m.end(), m.group(1)) for m in others if names_a_secret(m.group(1))]
+    secrets += [(m.start(), m.end(), m.group(1)) for m in _WORD.finditer(raw)
+                if m.group(1).isidentifier() and names_a_secret(m.group(1))]
+    if not others and not secrets:
         return None
-    secret = next((m for m in others if names_a_secret(m.group(1))), None)
-    shown = raw if secret is None else raw[:secret.end()] + MASKED
-    names = [m.group(1) for m in others if secret is None or m.start() <= secret.start()]
+    shown, names = raw, [m.group(1) for m in others]
+    if secrets:
+        start, end, secret = min(secrets)
+        shown = raw[:end] + MASKED
+        names = [m.group(1) for m in others if m.start(1) < start] + [secret]
     return (f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)}): give each "
             "parameter its own NAME=VALUE (-P takes one each)")
 

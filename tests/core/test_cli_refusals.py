@@ -377,11 +377,13 @@ def test_the_report_says_a_release_made_with_no_verify_was_not_verified(files):
 @pytest.mark.parametrize("pair, said", [
     ("m=2,api_token=hunter2", "parameter 'm': got '2,api_token=***', which holds what looks like another parameter"),
     ("api_token:hunter2", "parameter 'api_token': expected NAME=VALUE; the text given is not shown"),
+    ("m=2 api_token hunter2", "parameter 'm': got '2 api_token ***', which holds what looks like another parameter"),
     ("=hunter2", "parameter '': the name before '=' is empty; expected NAME=VALUE (the value is not shown"),
-], ids=["comma syntax", "no equals sign", "no name"])
+], ids=["comma syntax", "no equals sign", "a secret's name without '='", "no name"])
 def test_a_refused_param_option_never_shows_a_secret(files, pair, said):
-    # Regression (QA): the service's comma syntax typed into -P was refused quoting m's whole
-    # value, and a pair without '=' or without a name was echoed whole, secret included
+    # Regression (QA): the service's comma syntax typed into -P, or a secret's name and its value
+    # after a blank, was refused quoting m's whole value, and a pair without '=' or without a name
+    # was echoed whole, secret included
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", "--model", "km-anonymity",
                  "-P", "k=2", "-P", pair)
     assert result.exit_code == 2 and said in result.output and "hunter2" not in result.output

@@ -231,16 +231,27 @@ def test_a_parameter_named_like_a_secret_is_refused_without_its_value(parameter,
     ("2,api_token=hunter2", "'2,api_token=***'", "(api_token)"),
     ("2 x=3, Db_PASSWORD = hun,k=ter2", "'2 x=3, Db_PASSWORD =***'", "(x, Db_PASSWORD)"),
     ("2,k=3", "'2,k=3'", "(k)"),
-])
+    ("2 api_token hunter2", "'2 api_token ***'", "(api_token)"),
+    ("2 x=3 API_Token:hunter2", "'2 x=3 API_Token:***'", "(x, API_Token)"),
+    ("api_token=hunter2", "'api_token=***'", "(api_token)"),
+], ids=["comma syntax", "blanks and a secret", "no secret", "a secret's name without '='", "a secret's name and ':'",
+        "a secret's name first"])
 def test_a_value_holding_another_parameter_is_refused_saying_so_without_a_secrets_value(raw, shown, names):
     # Regression (QA): `-P m=2,api_token=hunter2`, the service's comma syntax typed into -P, was
-    # refused quoting m's whole value, secret included
+    # refused quoting m's whole value, secret included; so was `-P "m=2 api_token hunter2"`, a
+    # secret's name with no '=' after it, and `-P m=api_token=hunter2`, one first in the value
     with pytest.raises(ParameterError) as info:
         validate([K], {"k": raw}, "model m")
     message = str(info.value)
     assert info.value.name == "k" and f"got {shown}, which holds what looks like another parameter {names}" in message
     assert message.endswith("give each parameter its own NAME=VALUE (-P takes one each)")
     assert "hunter2" not in message and "ter2" not in message
+
+
+def test_a_path_that_holds_a_secret_word_is_no_other_parameter():
+    # a secret's name is a word of its own: parameter names are identifiers, and a path is none
+    with pytest.raises(ParameterError, match="^parameter 'k': got '/data/secret_file', allowed: an integer"):
+        K.parse("/data/secret_file")
 
 
 @pytest.mark.parametrize("pair, name", [("api_token", "api_token"), ("api_token:hunter2", "api_token"),
