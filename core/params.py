@@ -62,6 +62,9 @@ _ANOTHER_PARAMETER = re.compile(r"[,\s]+([^\s,=]+)\s*=")
 #: a word of a value, between the separators of NAME=VALUE pairs (and ``:``, which
 #: :func:`pair_refused` cuts at), with the ``=`` or ``:`` that may follow it
 _WORD = re.compile(r"([^\s,:=]+)\s*[=:]?")
+#: how :func:`holds_another_parameter` advises giving the parameters, in the command line's terms:
+#: the service says it in those of the setting's source instead (streams.settings.one_pair_each)
+ONE_PAIR_EACH = "give each parameter its own NAME=VALUE (-P takes one each)"
 
 
 def holds_another_parameter(raw: str) -> str | None:
@@ -83,8 +86,7 @@ def holds_another_parameter(raw: str) -> str | None:
         start, end, secret = min(secrets)
         shown = raw[:end] + MASKED
         names = [m.group(1) for m in others if m.start(1) < start] + [secret]
-    return (f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)}): give each "
-            "parameter its own NAME=VALUE (-P takes one each)")
+    return f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)}): {ONE_PAIR_EACH}"
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from setveil.core.schema import ItemSchema
 
 from . import interrupt
 from .clientlog import quiet_repeats
-from .settings import MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, load_settings
+from .settings import (MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, load_settings,
+                       one_pair_each)
 
 
 def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -116,8 +117,9 @@ def configure_model(settings: Settings) -> Configured:
         if exc.name not in m.params:
             raise
         # a model parameter names itself only; the operator set it as model.params in some layer
-        raise ParameterError("model.params", f"{exc.name!r}: {exc.problem} "
-                             f"(from {settings.source(f'model.params.{exc.name}')})") from None
+        source = settings.source(f"model.params.{exc.name}")
+        raise ParameterError("model.params", f"{exc.name!r}: {one_pair_each(exc.problem, source)} "
+                             f"(from {source})") from None
     except UnknownPluginError as exc:
         # the registry names the model or policy but not the setting, which may come from a file
         key = "name" if m.name not in get_registry().models else "policy"

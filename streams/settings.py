@@ -29,7 +29,7 @@ from setveil.core.clitypes import SEED_MAX
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
-from setveil.core.params import Parameter, names_a_secret, parse_assignments, shown_value
+from setveil.core.params import ONE_PAIR_EACH, Parameter, names_a_secret, parse_assignments, shown_value
 from setveil.core.plugins import smallest_window_of
 
 from .lease import lease_margin, lease_term
@@ -516,14 +516,36 @@ def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
             if "=" not in after and names_a_secret(key):
                 # the rest of that parameter's value, cut at a comma or a blank: refused as a pair
                 # of its own it was quoted (QA)
+                where = "in" if _a_file(source) else "with -P or in"  # a file's operator has no -P at hand
                 raise ParameterError(name, f"{key!r}: its value holds a comma or a blank, which separate the pairs "
-                                           "here; give it with -P or in the TOML table [model.params] (the value is "
+                                           f"here; give it {where} the TOML table [model.params] (the value is "
                                            f"not shown: the name says it may be a secret) (from {source})")
         try:
             return parse_assignments(pairs)
         except ParameterError as exc:
             raise ParameterError(name, f"{exc.name!r}: {exc.problem} (from {source})") from None
     raise ParameterError(name, f"expected NAME=VALUE pairs or a table (from {source})")
+
+
+def one_pair_each(problem: str, source: str) -> str:
+    """``problem``, the refusal of a model parameter set in ``source``, advising, when the value
+    holds another parameter, how to give each in that source (QA: a TOML file's was told that -P
+    takes one each)."""
+    if not problem.endswith(ONE_PAIR_EACH):
+        return problem
+    if _a_file(source):
+        advice = "its own key in the TOML table [model.params]"
+    elif source.startswith("$"):
+        advice = "its own NAME=VALUE, the pairs separated by commas or blanks"
+    else:  # the command line, whose -P the advice names already
+        return problem
+    return f"{problem.removesuffix(ONE_PAIR_EACH)}give each parameter {advice}"
+
+
+def _a_file(source: str) -> bool:
+    """Whether ``source``, where a setting came from, is the settings file: the others are the
+    environment's variables, the command line, code and the default."""
+    return not source.startswith("$") and source not in ("the command line", "code", "default")
 
 
 def _env_text(value: Any) -> str:

@@ -1305,13 +1305,42 @@ def test_a_secrets_value_cut_by_a_comma_or_a_blank_in_model_params_is_refused_un
     assert message.endswith(f"(from {source})")
 
 
-def test_a_model_parameter_holding_another_is_refused_from_a_file_without_the_secret(tmp_path):
-    # Regression (QA): serve --check quoted m's whole value, secret included
+@pytest.mark.parametrize("value, shown", [("2,api_token=hunter2", "'2,api_token=***'"),
+                                          ("2 api_token hunter2", "'2 api_token ***'")],
+                         ids=["comma syntax", "a secret's name without '='"])
+def test_a_model_parameter_holding_another_is_refused_from_a_file_without_the_secret(tmp_path, value, shown):
+    # Regression (QA): serve --check quoted m's whole value, secret included, and advised -P, which
+    # a file has not, where the operator wrote a TOML table
     config = tmp_path / "worker.toml"
-    config.write_text('[model]\nname = "km-anonymity"\n[model.params]\nk = 2\nm = "2,api_token=hunter2"\n')
+    config.write_text(f'[model]\nname = "km-anonymity"\n[model.params]\nk = 2\nm = "{value}"\n')
     result = CliRunner().invoke(cli, ["serve", "--check", "--config", str(config)], env={})
+    assert result.exit_code == 2 and "hunter2" not in result.output and "-P" not in result.output
+    assert (f"parameter 'model.params': 'm': got {shown}, which holds what looks like another parameter (api_token): "
+            f"give each parameter its own key in the TOML table [model.params] (from {config})\n") in result.output
+
+
+@pytest.mark.parametrize("env, options, source, advice", [
+    ({"SETVEIL_MODEL_PARAMS": "k=2,m=api_token=hunter2"}, [], "$SETVEIL_MODEL_PARAMS",
+     "give each parameter its own NAME=VALUE, the pairs separated by commas or blanks"),
+    ({}, ["-P", "k=2", "-P", "m=api_token=hunter2"], "the command line",
+     "give each parameter its own NAME=VALUE (-P takes one each)"),
+], ids=["environment", "command line"])
+def test_a_model_parameter_holding_another_is_advised_in_the_terms_of_its_source(env, options, source, advice):
+    # a file's advice is in the test above
+    result = CliRunner().invoke(cli, ["serve", "--check", "--model", "km-anonymity", *options], env=env)
     assert result.exit_code == 2 and "hunter2" not in result.output
-    assert "'m': got '2,api_token=***', which holds what looks like another parameter (api_token)" in result.output
+    assert (f"'m': got 'api_token=***', which holds what looks like another parameter (api_token): {advice} "
+            f"(from {source})\n") in result.output
+
+
+def test_a_secrets_value_cut_in_a_files_model_params_is_advised_as_the_toml_table(tmp_path):
+    # Regression (QA): a file's params = "…" was advised to give the value with -P, which a file has not
+    config = tmp_path / "worker.toml"
+    config.write_text('[model]\nparams = "k=2,api_token=hun ter2"\n')
+    with pytest.raises(ParameterError) as info:
+        load_settings(config, env={})
+    assert "ter2" not in str(info.value) and "-P" not in str(info.value)
+    assert "; give it in the TOML table [model.params] (the value is not shown" in info.value.problem
 
 
 def test_a_malformed_model_parameter_pair_is_named_with_its_source():
