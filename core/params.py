@@ -77,8 +77,9 @@ def holds_another_parameter(raw: str) -> str | None:
     (``-P m=api_token=hunter2``)."""
     others = list(_ANOTHER_PARAMETER.finditer(raw))
     secrets = [(m.start(1), m.end(), m.group(1)) for m in others if names_a_secret(m.group(1))]
+    # a name last in the value has nothing after it to hide, and is no sign of another parameter
     secrets += [(m.start(), m.end(), m.group(1)) for m in _WORD.finditer(raw)
-                if m.group(1).isidentifier() and names_a_secret(m.group(1))]
+                if m.group(1).isidentifier() and names_a_secret(m.group(1)) and m.end() < len(raw)]
     if not others and not secrets:
         return None
     shown, names = raw, [m.group(1) for m in others]

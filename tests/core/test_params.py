@@ -248,10 +248,13 @@ def test_a_value_holding_another_parameter_is_refused_saying_so_without_a_secret
     assert "hunter2" not in message and "ter2" not in message
 
 
-def test_a_path_that_holds_a_secret_word_is_no_other_parameter():
-    # a secret's name is a word of its own: parameter names are identifiers, and a path is none
-    with pytest.raises(ParameterError, match="^parameter 'k': got '/data/secret_file', allowed: an integer"):
-        K.parse("/data/secret_file")
+@pytest.mark.parametrize("raw", ["/data/secret_file", "2 api_token", "token"])
+def test_a_secrets_name_in_a_path_or_last_is_no_other_parameter(raw):
+    # a secret's name counts as a word of its own, as parameter names are identifiers, and a path
+    # is none; last in the value, nothing follows it to hide
+    with pytest.raises(ParameterError) as info:
+        K.parse(raw)
+    assert str(info.value) == f"parameter 'k': got {raw!r}, allowed: {K.allowed()}"
 
 
 @pytest.mark.parametrize("pair, name", [("api_token", "api_token"), ("api_token:hunter2", "api_token"),
