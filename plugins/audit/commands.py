@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.cli import counted
+from setveil.core.cli import counted, note
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
@@ -26,7 +26,8 @@ from .owner import MAX_ADD, MAX_NOISE
 from .owner import publish as publish_itemsets
 from .owner import rename as rename_items
 from .program import (LINKINGS, MAX_PAIRS, MAX_TIME_LIMIT, MAX_TOLERANCE, MAX_UNMATCHED_COST, METHODS,
-                      VOTE_TOLERANCE, Naming, check_settings, deanonymize as solve, unique_singletons)
+                      VOTE_TOLERANCE, Naming, check_settings, deanonymize as solve, impossible_itemsets,
+                      unique_singletons)
 
 #: largest --tolerance-sds of bench audit; the paper's attacker uses 4
 MAX_TOLERANCE_SDS = 10.0
@@ -189,6 +190,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
         # counted among the published items, in the accuracy's denominator too, and --truth
         # had to name it (QA as an auditor)
         published = published.restrict(published.sizes <= size).over_held_labels()
+    published, impossible_lines = _leave_out_impossible(published, tolerance)
     window = read_window(input_path, fmt)
     mined = _mine(window, sigma, size)
     if not len(mined):
@@ -203,7 +205,7 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     else:
         pairs = [(a, b, 1.0) for a, b in sorted(naming.rounded(np.random.default_rng(round_seed)).items())]
     body = _report_body(naming, published, mined, pairs, linking, determined, round_seed, names, absent, tolerance,
-                        unmatched_cost)
+                        unmatched_cost, impossible_lines)
     outputs = [(output, text_bytes(output, "".join(f"{label_text(a)} {label_text(b)} {w:.6g}\n" for a, b, w in pairs)))]
     if report is not None:
         outputs.append((report, text_bytes(report, json.dumps(body, indent=2) + "\n")))
@@ -214,9 +216,32 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
 #: the outcomes of --determined's test of a name, as Naming fields and report keys
 VERDICTS = ("determined", "named_otherwise", "unsettled")
 
+#: how many lines of impossible itemsets the report lists (the first in the file)
+REPORTED_LINES = 10
+
+
+def _leave_out_impossible(published: ItemsetCollection, tolerance: float) -> tuple[ItemsetCollection, list[int]]:
+    """The published itemsets less those more frequent than a published subset by more than
+    twice the tolerance (:func:`impossible_itemsets`), and the file's lines of those left out,
+    ascending. Each is false, or noisier than the tolerance (or its subset is), so it cannot be
+    matched within the tolerance as the truth would be; kept, it makes the program infeasible
+    without an unmatched cost, and with one it can be matched in place of its subset. The note
+    names how many and the first line, never an item."""
+    impossible = impossible_itemsets(published, tolerance)
+    if not impossible.any():
+        return published, []
+    positions = np.flatnonzero(impossible).tolist()
+    lines = sorted(published.lines[j] for j in positions)
+    first = min(positions, key=lambda j: published.lines[j])
+    by = "" if tolerance == 0 else f" by more than twice --tolerance ({2 * tolerance:g})"
+    note(f"{counted(len(lines), 'published itemset')} {_verb(len(lines), 'is')} more frequent than a published "
+         f"subset{by}, which no database allows (the first on {published.origin(first)}): left out of the "
+         "program")
+    return published.restrict(~impossible).over_held_labels(), lines
+
 
 def _report_body(naming: Naming, published, mined, pairs, linking, determined, round_seed, names, absent,
-                 tolerance, unmatched_cost) -> dict:
+                 tolerance, unmatched_cost, impossible_lines: list[int]) -> dict:
     body = {
         "method": naming.method,
         "linking": linking,
@@ -235,6 +260,8 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
         "tolerance": tolerance,
         "unmatched_cost": unmatched_cost,
         "unique_singleton_items": unique_singletons(published, tolerance),
+        "impossible_itemsets": len(impossible_lines),
+        "impossible_itemset_lines": impossible_lines[:REPORTED_LINES],
     }
     if determined:
         # a unique best naming is certain only when every published itemset is true and none is

@@ -57,6 +57,7 @@ Choices where the paper is brief:
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -89,6 +90,10 @@ MAX_TOLERANCE = 1.0
 #: tolerance are no candidates), so a cost past the number of itemsets already prefers any
 #: complete matching; HiGHS reads a coefficient of 1e20 or more as infinite
 MAX_UNMATCHED_COST = 1e6
+
+#: itemsets of at most this many items are checked against every published subset for
+#: frequencies no database allows (:func:`impossible_itemsets`): 2^5 - 2 subsets each at most
+EVERY_SUBSET = 5
 
 #: longest time limit, in seconds, of one solve: a day
 MAX_TIME_LIMIT = 86_400.0
@@ -204,6 +209,42 @@ def unique_singletons(published: ItemsetCollection, tolerance: float) -> int:
     # an item is alone when it is apart from its neighbours on both sides of the sorted order
     alone = np.concatenate([[True], apart]) & np.concatenate([apart, [True]])
     return int(alone.sum())
+
+
+def impossible_itemsets(published: ItemsetCollection, tolerance: float) -> np.ndarray:
+    """Which published itemsets (a boolean per itemset) are more frequent than a published
+    subset by more than twice ``tolerance``: no database holds them at frequencies each within
+    the tolerance of the published one, since support is anti-monotone. If the subset J is a
+    false itemset, so is I (no superset of an infrequent itemset is frequent); if J is true,
+    I's frequency is false. So with exact frequencies I is false, and with noise I is false or
+    one of the two is noisier than the tolerance; either way no naming matches both I and J to
+    mined itemsets within the tolerance.
+
+    An itemset of at most :data:`EVERY_SUBSET` items is compared with every published subset
+    (a false one's pairs are often not published, its items are); a larger one with the
+    subsets reached through published itemsets one item smaller at each step, each of them
+    compared likewise: every published subset when the release is closed under subsets. Going
+    through every subset of a large itemset would take 2^|I| look-ups."""
+    indptr, items = published.indptr.tolist(), published.items.tolist()
+    # lowest[S]: the lowest frequency of S (if published) and of the published subsets reached from it
+    lowest: dict[tuple[int, ...], float] = {}
+
+    def below(itemset: tuple[int, ...]) -> float:
+        return min((reach(itemset[:k] + itemset[k + 1:]) for k in range(len(itemset))), default=math.inf)
+
+    def reach(subset: tuple[int, ...]) -> float:
+        if subset not in lowest:  # not published (those come first, by size): gone through only when small
+            lowest[subset] = below(subset) if len(subset) < EVERY_SUBSET else math.inf
+        return lowest[subset]
+
+    flagged = np.zeros(len(published), dtype=bool)
+    bound = 2 * (tolerance + EXACT)
+    for j, frequency in enumerate(published.frequencies.tolist()):
+        itemset = tuple(items[indptr[j]:indptr[j + 1]])
+        floor = below(itemset)
+        flagged[j] = frequency > floor + bound
+        lowest[itemset] = min(floor, frequency)
+    return flagged
 
 
 def _uniform_votes(candidates: sparse.csr_array) -> sparse.csr_array:

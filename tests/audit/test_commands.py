@@ -162,6 +162,43 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
     assert "1 of 3 names determined (the unique best naming's: not certain with --unmatched-cost)" in result.stderr
 
 
+@pytest.mark.parametrize("unmatched", [[], ["--unmatched-cost", 1]])
+def test_an_itemset_more_frequent_than_its_subset_is_noted_and_left_out_of_the_program(runner, tmp_path, database,
+                                                                                      unmatched):
+    # the auditor's request: {d e} published above d and e (each in 5 of 15 transactions) is false
+    # in any database; kept, it made the program infeasible without an unmatched cost
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--max-size", 2, "-o", published, "--seed", 0)
+    true_lines = len(published.read_text().splitlines())
+    published.write_text(published.read_text() + "0.9 d e\n")
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o",
+                    tmp_path / "n.txt", "--truth", mapping, "--report", report, *unmatched)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        f"setveil: note: 1 published itemset is more frequent than a published subset, which no database allows "
+        f"(the first on line {true_lines + 1} of {published}): left out of the program")
+    body = json.loads(report.read_text())
+    assert body["impossible_itemsets"] == 1 and body["impossible_itemset_lines"] == [true_lines + 1]
+    assert body["published_itemsets"] == true_lines and body["accuracy"] == 1.0
+
+
+@pytest.mark.parametrize("perturbation", [[], ["--omit", 0.3]])
+def test_itemsets_audit_publish_writes_are_never_impossible(runner, tmp_path, database, perturbation):
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "-o", published, "--seed", 2, *perturbation)
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o",
+                    tmp_path / "n.txt", "--unmatched-cost", 1, "--report", report)
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(report.read_text())
+    assert (body["impossible_itemsets"], body["impossible_itemset_lines"]) == (0, [])
+    assert body["published_itemsets"] == len(published.read_text().splitlines())
+    assert "note" not in result.stderr
+
+
 def _release_without_d(runner, tmp_path, database):
     """The files of an attack on an anonymized release: the database with item d removed,
     renamed (its mapping written), and the itemsets the owner publishes of the whole database."""

@@ -17,7 +17,8 @@ from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
 from setveil.plugins.audit.program import (MAX_TIME_LIMIT, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
                                            ProgramTooLarge, SolverStopped, _independent_matches, _votes, check_settings,
-                                           deanonymize, determine_names, uniform_accuracy, unique_singletons)
+                                           deanonymize, determine_names, impossible_itemsets, uniform_accuracy,
+                                           unique_singletons)
 from setveil.testing.strategies import windows
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database, sigma_of
@@ -402,6 +403,50 @@ def test_a_release_without_singletons_has_no_item_of_a_unique_singleton_frequenc
     path = tmp_path / "published.txt"
     path.write_text("0.2 a b\n0.1 b c\n")
     assert unique_singletons(ItemsetCollection.load(path), 0.0) == 0
+
+
+def impossible_lines(text, tmp_path, tolerance=0.0) -> list[int]:
+    path = tmp_path / "published.txt"
+    path.write_text(text)
+    published = ItemsetCollection.load(path)
+    return sorted(published.lines[j] for j in np.flatnonzero(impossible_itemsets(published, tolerance)))
+
+
+def test_a_pair_more_frequent_than_one_of_its_items_is_impossible(tmp_path):
+    # {a b} in more transactions than a: a false itemset, whatever the data
+    assert impossible_lines("0.6 a\n0.3 b\n0.5 a b\n0.2 c\n0.2 b c\n", tmp_path) == [3]
+
+
+@pytest.mark.parametrize("tolerance, impossible", [(0.0, True), (0.04, True), (0.05, False), (0.5, False)])
+def test_an_itemset_is_impossible_only_past_twice_the_tolerance(tmp_path, tolerance, impossible):
+    # {a} 0.5 and {a b} 0.6: true frequencies each within the tolerance of these exist (0.55 and
+    # 0.55) when the tolerance is at least 0.05, half the difference
+    assert impossible_lines("0.5 a\n0.6 a b\n", tmp_path, tolerance) == ([2] if impossible else [])
+
+
+@pytest.mark.parametrize("text, impossible", [
+    # of at most 5 items: compared with every published subset, its pairs published or not
+    ("0.3 a\n0.5 a b c\n", [2]),
+    ("0.3 a\n0.5 a b c d e\n", [2]),
+    # of more: with the subsets reached through published itemsets one item smaller (docs/audit.md)
+    ("0.3 a\n0.5 a b c d e f\n", []),
+    ("0.3 a\n0.4 a b c d e\n0.35 a b c d e f\n", [2, 3]),
+])
+def test_an_itemset_is_compared_with_every_published_subset_or_those_reached_through_published_ones(
+        tmp_path, text, impossible):
+    assert impossible_lines(text, tmp_path) == impossible
+
+
+@settings(max_examples=40, deadline=None)
+@given(windows(max_transactions=30, max_length=5), st.sampled_from([0.05, 0.1, 0.34]), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.0, 0.3]))
+def test_no_itemset_mined_from_any_database_is_impossible(window, sigma, seed, omit):
+    if len(window) == 0:
+        return
+    # support is anti-monotone, and leaving itemsets out keeps it so
+    frequent = ItemsetCollection.mine(window, sigma)
+    published = frequent.restrict(np.random.default_rng(seed).random(len(frequent)) >= omit)
+    assert not impossible_itemsets(published, 0.0).any()
 
 
 @pytest.mark.parametrize("unmatched_cost, objective, matched", [(0.25, 0.5, False), (0.35, 0.64, True)])
