@@ -143,6 +143,9 @@ class ItemsetCollection:
             except ValueError:
                 if whole and not shares:  # a FIMI line after lines that began with integer labels
                     raise _transactions(path, number) from None
+                if not lengths and not _number(head):  # the first line of a FIMI file of text labels
+                    raise _transactions(path, number,
+                                        " (its first line starts with a label, not a frequency)") from None
                 raise InputError(path, "an itemset line starts with its frequency, a decimal number in ASCII digits",
                                  number) from None
             if not math.isfinite(frequency):
@@ -188,10 +191,21 @@ def _whole(head: str) -> bool:
     return head.lstrip("+-").isdigit()
 
 
-def _transactions(path: str, number: int) -> InputError:
+def _number(head: str) -> bool:
+    """Whether ``head`` is a number in any writing (``0_5``, other scripts' digits): one that is
+    none is a label, where one written otherwise than plainly may be a frequency mistyped."""
+    try:
+        float(head)
+    except ValueError:
+        return False
+    return True
+
+
+def _transactions(path: str, number: int, why: str = "") -> InputError:
     """The error for a file that reads as a transaction file rather than itemsets, at line
-    ``number``; the line itself is not quoted (it holds transaction data)."""
-    return InputError(path, "looks like a transaction file, not itemsets: an itemsets line is the itemset's "
+    ``number``, ``why`` saying what gave it away; the line itself is not quoted (it holds
+    transaction data)."""
+    return InputError(path, f"looks like a transaction file, not itemsets{why}: an itemsets line is the itemset's "
                             "frequency as a share of the transactions with a decimal point or exponent (0.25, "
                             "as `audit publish` writes it), then its labels", number)
 

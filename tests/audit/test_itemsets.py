@@ -84,6 +84,7 @@ def test_a_collection_reads_back_as_written(tmp_path):
     # regression (QA, hostile input files): float() took 0_5 as a frequency of 5, and Arabic-Indic digits
     ("0.5 a\n0_5 b\n", 2, "a decimal number in ASCII digits"),
     ("\u0660.\u0665 a\n", 1, "a decimal number in ASCII digits"),
+    ("0_5 a\n", 1, "a decimal number in ASCII digits"),  # a frequency mistyped, not a transaction file's label
 ])
 def test_a_malformed_itemset_file_names_the_line(tmp_path, text, line, problem):
     path = tmp_path / "bad.txt"
@@ -113,6 +114,20 @@ def test_a_transaction_file_given_as_itemsets_is_named_as_such(tmp_path, text, l
     assert (caught.value.line, caught.value.path) == (line, str(path))
     assert caught.value.problem.startswith(TRANSACTIONS)
     assert not any(label in caught.value.problem for label in ("bread", "31"))
+
+
+@pytest.mark.parametrize("text, line", [("bread milk\nmilk eggs\n", 1), ("\nbread\n", 2)])
+def test_a_transaction_file_of_text_labels_given_as_itemsets_is_named_as_such(tmp_path, text, line):
+    # the auditor: its first line was refused as an itemset line not starting with its frequency,
+    # where the integer-labelled transaction files above are named for what they are
+    path = tmp_path / "shop.dat"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        ItemsetCollection.load(path)
+    assert caught.value.line == line
+    assert caught.value.problem.startswith("looks like a transaction file, not itemsets (its first line starts with "
+                                           "a label, not a frequency): an itemsets line is the itemset's frequency")
+    assert "bread" not in caught.value.problem
 
 
 @pytest.mark.parametrize("text", ["1 a\n0.5 b\n3 a b\n", "1 a\n0 b\n1 a b\n", "14 a\n12 b\n8 a b\n"])
