@@ -160,8 +160,10 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
                 time_limit, linking, determined, round_seed, truth, anonymized, report, fmt):
     """Name the items of RENAMED from frequent itemsets published under their original names
-    (Problem 2), by the integer program of §2 or its relaxations (§3). The naming and the report
-    are written together or not at all."""
+    (Problem 2), by the integer program of §2 or its relaxations (§3). A published itemset more
+    frequent than a published subset (by more than twice --tolerance), which no database holds,
+    is left out of the program and counted in a note. The naming and the report are written
+    together or not at all."""
     check_settings(method, tolerance, unmatched_cost, time_limit, linking)
     if method == "lp" and determined:
         raise ParameterError("determined", "needs a naming: --method ip or mip")

@@ -162,9 +162,10 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
     assert "1 of 3 names determined (the unique best naming's: not certain with --unmatched-cost)" in result.stderr
 
 
-@pytest.mark.parametrize("unmatched", [[], ["--unmatched-cost", 1]])
+@pytest.mark.parametrize("options, by", [([], ""), (["--unmatched-cost", 1], ""),
+                                         (["--tolerance", 0.05], " by more than twice --tolerance (0.1)")])
 def test_an_itemset_more_frequent_than_its_subset_is_noted_and_left_out_of_the_program(runner, tmp_path, database,
-                                                                                      unmatched):
+                                                                                      options, by):
     # the auditor's request: {d e} published above d and e (each in 5 of 15 transactions) is false
     # in any database; kept, it made the program infeasible without an unmatched cost
     renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
@@ -174,10 +175,10 @@ def test_an_itemset_more_frequent_than_its_subset_is_noted_and_left_out_of_the_p
     published.write_text(published.read_text() + "0.9 d e\n")
     report = tmp_path / "report.json"
     result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o",
-                    tmp_path / "n.txt", "--truth", mapping, "--report", report, *unmatched)
+                    tmp_path / "n.txt", "--truth", mapping, "--report", report, *options)
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines()[0] == (
-        f"setveil: note: 1 published itemset is more frequent than a published subset, which no database allows "
+        f"setveil: note: 1 published itemset is more frequent than a published subset{by}, which no database allows "
         f"(the first on line {true_lines + 1} of {published}): left out of the program")
     body = json.loads(report.read_text())
     assert body["impossible_itemsets"] == 1 and body["impossible_itemset_lines"] == [true_lines + 1]
