@@ -57,9 +57,10 @@ Choices where the paper is brief:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -226,22 +227,19 @@ def impossible_itemsets(published: ItemsetCollection, tolerance: float) -> np.nd
     compared likewise: every published subset when the release is closed under subsets. Going
     through every subset of a large itemset would take 2^|I| look-ups."""
     indptr, items = published.indptr.tolist(), published.items.tolist()
-    # lowest[S]: the lowest frequency of S (if published) and of the published subsets reached from it
+    # lowest[S], S published: the lowest frequency of S and of the published subsets it is compared with
     lowest: dict[tuple[int, ...], float] = {}
-
-    def below(itemset: tuple[int, ...]) -> float:
-        return min((reach(itemset[:k] + itemset[k + 1:]) for k in range(len(itemset))), default=math.inf)
-
-    def reach(subset: tuple[int, ...]) -> float:
-        if subset not in lowest:  # not published (those come first, by size): gone through only when small
-            lowest[subset] = below(subset) if len(subset) < EVERY_SUBSET else math.inf
-        return lowest[subset]
-
     flagged = np.zeros(len(published), dtype=bool)
     bound = 2 * (tolerance + EXACT)
+    # the collection is ordered by size, so every subset's entry is made before it is looked up
     for j, frequency in enumerate(published.frequencies.tolist()):
-        itemset = tuple(items[indptr[j]:indptr[j + 1]])
-        floor = below(itemset)
+        itemset = tuple(items[indptr[j]:indptr[j + 1]])  # ascending, as combinations keeps it
+        if len(itemset) <= EVERY_SUBSET:
+            subsets: Iterable[tuple[int, ...]] = itertools.chain.from_iterable(
+                itertools.combinations(itemset, size) for size in range(1, len(itemset)))
+        else:
+            subsets = (itemset[:k] + itemset[k + 1:] for k in range(len(itemset)))
+        floor = min((lowest.get(subset, math.inf) for subset in subsets), default=math.inf)
         flagged[j] = frequency > floor + bound
         lowest[itemset] = min(floor, frequency)
     return flagged
