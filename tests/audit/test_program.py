@@ -449,6 +449,25 @@ def test_no_itemset_mined_from_any_database_is_impossible(window, sigma, seed, o
     assert not impossible_itemsets(published, 0.0).any()
 
 
+@settings(max_examples=40, deadline=None)
+@given(windows(max_transactions=30, max_length=5), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.02]))
+def test_an_itemset_of_at_most_five_items_is_impossible_exactly_when_a_published_subset_says_so(window, seed, noise):
+    # against a pairwise comparison with every published subset, on releases with omitted, false
+    # and noisy itemsets
+    if len(window) == 0:
+        return
+    frequent = ItemsetCollection.mine(window, 0.1, max_size=4)
+    try:
+        published = publish(frequent, np.random.default_rng(seed), noise=noise, omit=0.3, add=0.3)
+    except ParameterError:  # nothing left, or no room for false itemsets
+        return
+    found = itemsets(published)
+    tolerance = 0.01
+    expected = [any(subset < itemset and frequency > found[subset] + 2 * (tolerance + 1e-9) for subset in found)
+                for itemset, frequency in found.items()]
+    assert list(impossible_itemsets(published, tolerance)) == expected
+
+
 @pytest.mark.parametrize("unmatched_cost, objective, matched", [(0.25, 0.5, False), (0.35, 0.64, True)])
 def test_a_pair_costs_its_squared_difference_in_tolerances_against_the_unmatched_cost(tmp_path, unmatched_cost,
                                                                                      objective, matched):
