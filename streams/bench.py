@@ -47,7 +47,7 @@ from setveil.core.window import Window
 from . import interrupt
 from .broker import Broker, free_port
 from .process import WorkerFailed, WorkerProcess, logs_folder
-from .replay import replay
+from .replay import replay_packed
 from .settings import Settings, load_settings
 from .tail import WindowSummary, collect
 
@@ -96,6 +96,8 @@ class BenchConfig:
     item_files: tuple[str | None, str | None]
     classify_items: bool
     batch: int
+    #: :func:`.replay.pack_unkeyed`'s messages of ``original``: packed once for every run
+    packed: list[tuple[int, bytes]]
     partitions: int
     windows: list[int]
     workers: list[int]
@@ -222,7 +224,7 @@ def _wait_for_assignment(procs: list[WorkerProcess], partitions: int, timeout: f
 
 async def _drain(settings: Settings, config: BenchConfig, summaries: list[WindowSummary],
                  procs: list[WorkerProcess]):
-    producing = asyncio.create_task(replay(settings, config.original, config.batch))
+    producing = asyncio.create_task(replay_packed(settings, config.packed))
     done = asyncio.Event()
     watching = asyncio.create_task(_watch(procs, len(config.original), summaries, done))
     try:

@@ -408,7 +408,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     from .bench import BenchConfig, run_bench, security_env
     from .broker import broker
     from .preflight import check_own_broker
-    from .replay import refuse_oversize
+    from .replay import pack_unkeyed
 
     for option, values in (("window", windows), ("workers", workers)):
         refuse_repeats(option, values)  # as bench sanitize speed refuses -n 10 -n 10 (QA)
@@ -440,7 +440,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     original = read_window(dataset, format_option=None)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
-    refuse_oversize(original, batch, settings.records.max_message_bytes)
+    packed = pack_unkeyed(original, batch, settings.records.max_message_bytes)
     scratch = tempfile.TemporaryDirectory(prefix="setveil-bench-stream-")
     if fanout is not None:
         # workers take no --fanout (PER_WINDOW_HIERARCHY): one hierarchy over the dataset, as
@@ -451,8 +451,8 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
                   *(["--hierarchy", hierarchy] if hierarchy else []),
                   *(arg for pair in params for arg in ("-P", pair))]
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
-                         public_share, seed, (sensitive, public), classify_items, batch, partitions, list(windows), list(workers), runs,
-                         time_limit, memory_limit)
+                         public_share, seed, (sensitive, public), classify_items, batch, packed, partitions,
+                         list(windows), list(workers), runs, time_limit, memory_limit)
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     started_on = machine()  # the load average as the runs start, not as they end
     try:

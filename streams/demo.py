@@ -32,7 +32,7 @@ from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .process import WorkerFailed, WorkerProcess, logs_folder
-from .replay import refuse_oversize, replay, unkeyed_partition
+from .replay import pack_unkeyed, replay_packed, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
 from .tail import collect
@@ -149,7 +149,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         if count is not None:
             refuse_held_count(count, len(original), batch, settings.topics.partitions, least)
             original = original.take(list(range(min(count, len(original)))))
-        refuse_oversize(original, batch, settings.records.max_message_bytes)
+        packed = pack_unkeyed(original, batch, settings.records.max_message_bytes)
         broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)
         try:
             echo(f"broker: {broker.kind} at {broker.bootstrap}")
@@ -163,7 +163,7 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
                 echo(f"replaying {len(original)} transactions of the T10I4D100K sample at {rate:,.0f}/s, "
                      f"{batch} per message; windows of up to {settings.window.max_transactions} transactions "
                      "per partition")
-                collected = interrupt.run_stoppable(_stream(settings, original, rate, batch, echo, worker))
+                collected = interrupt.run_stoppable(_stream(settings, original, packed, rate, echo, worker))
                 metrics = worker.metrics()
             except WorkerFailed:
                 echo(worker.log_text()[-3000:])
@@ -178,9 +178,10 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         return _check_union(echo, original, collected.release, configured, held, least)
 
 
-async def _stream(settings: Settings, original: Window, rate: float, batch: int, echo, worker: WorkerProcess) -> Any:
+async def _stream(settings: Settings, original: Window, packed: list[tuple[int, bytes]], rate: float, echo,
+                  worker: WorkerProcess) -> Any:
     display = WindowDisplay(echo)
-    producing = asyncio.create_task(replay(settings, original, batch, rate))
+    producing = asyncio.create_task(replay_packed(settings, packed, rate))
     # a worker that dies mid-run ends the demo naming its log, not after the idle limit (QA)
     watching = asyncio.create_task(worker.watch())
     collecting = asyncio.create_task(collect(settings, count=len(original), idle=IDLE_SECONDS, keep=True,

@@ -88,21 +88,43 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
             yield partition, None, len(chunk), pack(chunk)
 
 
-def refuse_oversize(window: Window, batch: int, max_bytes: int) -> None:
-    """Refuse, before any broker or worker starts, a replay of ``window``'s records (without
-    subjects) of which the workers would dead-letter a message: ``setveil demo`` and ``bench
-    stream`` said so only after their wait for the batches that never came (QA as an operator).
-    Records without a subject go to the partitions in runs of ``batch``, so their messages are
-    the same however many partitions the topic has."""
-    for _ in messages(window, batch, max_bytes=max_bytes):
-        pass
+def pack_unkeyed(window: Window, batch: int, max_bytes: int) -> list[tuple[int, bytes]]:
+    """(transactions, value) of each message of ``window``'s records (without subjects), packed
+    once, or a :class:`ParameterError` before any broker or worker starts for a message the
+    workers would dead-letter: ``setveil demo`` and ``bench stream`` said so only after their wait
+    for the batches that never came (QA as an operator). Records without a subject go to the
+    partitions in runs of ``batch``, so their messages are the same however many partitions the
+    topic has, and :func:`replay_packed` sends these very bytes."""
+    return [(size, value) for _, _, size, value in messages(window, batch, max_bytes=max_bytes)]
+
+
+def deal(packed: Sequence[tuple[int, bytes]], partitions: int) -> list[tuple[int, bytes | None, int, bytes]]:
+    """(partition, key, transactions, value) of each of :func:`pack_unkeyed`'s messages, dealt as
+    :func:`messages` deals records without a subject: a message's worth to each partition in turn."""
+    return [(index % partitions, None, size, value) for index, (size, value) in enumerate(packed)]
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
                  count: int | None = None, subjects: Sequence[str | int | None] | None = None) -> ReplayStats:
-    counts = await kafka.ensure_topics(settings, [settings.topics.input])
-    partitions = counts[settings.topics.input]
+    partitions = await _input_partitions(settings)
     planned = list(messages(window, batch, count, partitions, subjects, settings.records.max_message_bytes))
+    return await _send(settings, planned, rate)
+
+
+async def replay_packed(settings: Settings, packed: Sequence[tuple[int, bytes]],
+                        rate: float | None = None) -> ReplayStats:
+    """Send :func:`pack_unkeyed`'s messages as :func:`replay` sends their window's: the bytes
+    checked against ``records.max_message_bytes`` are the bytes sent, packed once."""
+    return await _send(settings, deal(packed, await _input_partitions(settings)), rate)
+
+
+async def _input_partitions(settings: Settings) -> int:
+    counts = await kafka.ensure_topics(settings, [settings.topics.input])
+    return counts[settings.topics.input]
+
+
+async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, bytes]],
+                rate: float | None) -> ReplayStats:
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
     await producer.start()
     sent = sent_messages = 0

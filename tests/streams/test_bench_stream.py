@@ -20,6 +20,7 @@ from setveil.core.formats import read_window
 from setveil.streams.bench import MAX_SECONDS, BenchConfig, _watch, run_bench, throughput_clock
 from setveil.streams.broker import free_port
 from setveil.streams.process import WorkerFailed, WorkerProcess, logs_folder
+from setveil.streams.replay import pack_unkeyed
 from setveil.streams.settings import load_settings
 from setveil.streams.tail import WindowSummary
 
@@ -59,8 +60,9 @@ def test_no_partition_with_two_windows_gives_no_rate():
 def _config(tmp_path: Path, windows: list[int], model_args=COHERENCE) -> BenchConfig:
     dataset = tmp_path / "tiny.dat"
     dataset.write_text("".join(f"{i % 7} {i % 5 + 10} {i % 3 + 20}\n" for i in range(40)))
-    return BenchConfig(dataset, read_window(dataset), model_args, "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None),
-                       True, 10, 2, windows, [1], 1)
+    window = read_window(dataset)
+    return BenchConfig(dataset, window, model_args, "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None),
+                       True, 10, pack_unkeyed(window, 10, 1 << 20), 2, windows, [1], 1)
 
 
 def test_a_window_below_the_models_smallest_is_refused_before_any_broker(tmp_path):
