@@ -204,8 +204,12 @@ class Pipeline:
             # it with a traceback (QA attacking the conformance kit)
             self._broken(window, f"{returned} returned a Release whose stats are a {type(release.stats).__name__}, "
                                  "not a dict")
-        if len(release.window) != len(window):
-            self._broken(window, f"{returned} returned a Release of {len(release.window)} transactions for {len(window)} "
+        try:
+            length = len(release.window)
+        except BaseException as exc:  # a subclass's __len__ that raises, or returns no int
+            self._unreadable(window, f"{returned} returned a Release whose window's length cannot be read", exc)
+        if length != len(window):
+            self._broken(window, f"{returned} returned a Release of {length} transactions for {len(window)} "
                                  "in the window")
         # What is checked and emitted is a copy no plugin holds: the model's own arrays may be
         # written after it returns (a buffer it reuses for the next window), and the checker, the
@@ -213,10 +217,8 @@ class Pipeline:
         # rewrite the checked release into one holding the suppressed items)
         try:
             released = detached(window, release.window)[1]
-        except BaseException as exc:
-            self._pass_stop(exc)  # a vocabulary listing a label twice, a property of a subclass that raises
-            self._reject(window, f"{returned} returned a Release whose window cannot be copied: "
-                                 f"{own_words(exc) or type(exc).__name__}", exc)
+        except BaseException as exc:  # a vocabulary listing a label twice, a property of a subclass that raises
+            self._unreadable(window, f"{returned} returned a Release whose window cannot be copied", exc)
         verified = False
         if self.verify:
             try:
@@ -295,6 +297,12 @@ class Pipeline:
             return None
         self.ran_out_of_memory = True
         return named
+
+    def _unreadable(self, window: Window, problem: str, exc: BaseException):
+        """Reject a window for ``exc``, raised reading the release a plugin returned: ``problem``
+        names who returned it, and ``exc`` only by its type, unless setveil's own code made it."""
+        self._pass_stop(exc)
+        self._reject(window, f"{problem}: {own_words(exc) or type(exc).__name__}", exc)
 
     def _broken(self, window: Window, reason: str):
         """Reject a window for what the model returned (no exception of its own): its error, as

@@ -210,10 +210,28 @@ def _doubled(window):
     return Release(Window(_Twice(["a", "b"]), window.indptr, window.indices, window.tids))
 
 
+class _Unmeasured(Window):
+    """A window whose ``len()`` raises, as a subclass's own bug would."""
+
+    def __len__(self):
+        raise ValueError("the subclass's own bug")
+
+
+def _unmeasured(window):
+    """A release over :class:`_Unmeasured`, whose length cannot be read."""
+    return Release(_Unmeasured(window.vocab, window.indptr, window.indices, window.tids))
+
+
 class ShortWrapper:
     @hookimpl(wrapper=True)
     def setveil_anonymize_window(self):
         return _short((yield).window)
+
+
+class UnmeasuredWrapper:
+    @hookimpl(wrapper=True)
+    def setveil_anonymize_window(self):
+        return _unmeasured((yield).window)
 
 
 class DoublingWrapper:
@@ -232,6 +250,8 @@ class DoublingWrapper:
                    "Release whose stats are a list, not a dict"),
     (ShortWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
                    "Release of 1 transactions for 2 in the window"),
+    (UnmeasuredWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
+                        "Release whose window's length cannot be read: ValueError"),
     (DoublingWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
                       "Release whose window cannot be copied: the release's vocabulary holds a label that is not a "
                       "str, or one label twice"),
@@ -321,6 +341,12 @@ class ShortOverrider:
         return _short(window)
 
 
+class UnmeasuredOverrider:
+    @hookimpl
+    def setveil_anonymize_window(self, window):
+        return _unmeasured(window)
+
+
 class DoublingOverrider:
     @hookimpl
     def setveil_anonymize_window(self, window):
@@ -335,6 +361,8 @@ class DoublingOverrider:
                      "'recorder', returned a Release whose stats are a list, not a dict"),
     (ShortOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                      "'recorder', returned a Release of 1 transactions for 2 in the window"),
+    (UnmeasuredOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by "
+                          "plugin 'recorder', returned a Release whose window's length cannot be read: ValueError"),
     (DoublingOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                         "'recorder', returned a Release whose window cannot be copied: the release's vocabulary holds "
                         "a label that is not a str, or one label twice"),
@@ -1050,6 +1078,11 @@ class ShortModel(LeakyModel):
         return _short(window)
 
 
+class UnmeasuredModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return _unmeasured(window)
+
+
 @pytest.mark.parametrize("verify", [True, False])
 @pytest.mark.parametrize("model_class, reason", [
     (NoWindowModel, "model error: anonymize returned a Release of list, not a Release of a Window"),
@@ -1064,6 +1097,19 @@ def test_a_release_that_is_no_window_of_the_inputs_length_is_rejected_unchecked_
         Pipeline(_with_model(registry, model_class), pm, verify=verify).run(
             Window.from_transactions([["a"], ["b", "a"]]), window_rng(0, 0))
     assert rejected.value.reason == reason and isinstance(rejected.value.__cause__, PluginError)
+    assert rec.rejected == [reason]
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_release_whose_length_cannot_be_read_fails_its_window_closed_as_its_returners_error(recorder, verify):
+    # Regression: a Window subclass whose len() raised ended the run in that exception, naming no
+    # one, where a release of the wrong length names who returned it
+    rec, pm, registry = recorder
+    reason = "model error: anonymize returned a Release whose window's length cannot be read: ValueError"
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, UnmeasuredModel), pm, verify=verify).run(
+            Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    assert rejected.value.reason == reason and isinstance(rejected.value.__cause__, ValueError)
     assert rec.rejected == [reason]
 
 
