@@ -62,9 +62,19 @@ _ANOTHER_PARAMETER = re.compile(r"[,\s]+([^\s,=]+)\s*=")
 #: a word of a value, between the separators of NAME=VALUE pairs (and ``:``, which
 #: :func:`pair_refused` cuts at), with the ``=`` or ``:`` that may follow it
 _WORD = re.compile(r"([^\s,:=]+)\s*[=:]?")
-#: how :func:`holds_another_parameter` advises giving the parameters, in the command line's terms:
-#: the service says it in those of the setting's source instead (streams.settings.one_pair_each)
+#: how an :class:`AnotherParameterInside` advises giving the parameters, in the command line's
+#: terms: the service says it in those of the setting's source instead (streams.settings.one_pair_each)
 ONE_PAIR_EACH = "give each parameter its own NAME=VALUE (-P takes one each)"
+
+
+class AnotherParameterInside(ParameterError):
+    """A refused value that holds what looks like another parameter: ``found`` says so, and the
+    advice that follows it is the command line's, which a caller that knows where the value was
+    set words for that source instead."""
+
+    def __init__(self, name: str, found: str):
+        self.found = found
+        super().__init__(name, f"{found}: {ONE_PAIR_EACH}")
 
 
 def holds_another_parameter(raw: str) -> str | None:
@@ -87,7 +97,7 @@ def holds_another_parameter(raw: str) -> str | None:
         start, end, secret = min(secrets)
         shown = raw[:end] + MASKED
         names = [m.group(1) for m in others if m.start(1) < start] + [secret]
-    return f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)}): {ONE_PAIR_EACH}"
+    return f"got {shown!r}, which holds what looks like another parameter ({', '.join(names)})"
 
 
 @dataclass(frozen=True)
@@ -159,8 +169,8 @@ class Parameter:
             return self._parse(raw)
         except ParameterError:
             if not names_a_secret(self.name):
-                if isinstance(raw, str) and (problem := holds_another_parameter(raw)):
-                    raise ParameterError(self.name, problem) from None
+                if isinstance(raw, str) and (found := holds_another_parameter(raw)):
+                    raise AnotherParameterInside(self.name, found) from None
                 raise
         what = ("the file given does not exist, cannot be reached or is standard input" if self.kind == "path"
                 else f"the value given is not allowed; allowed: {self.allowed()}"

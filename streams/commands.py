@@ -118,7 +118,7 @@ def configure_model(settings: Settings) -> Configured:
             raise
         # a model parameter names itself only; the operator set it as model.params in some layer
         source = settings.source(f"model.params.{exc.name}")
-        raise ParameterError("model.params", f"{exc.name!r}: {one_pair_each(exc.problem, source)} "
+        raise ParameterError("model.params", f"{exc.name!r}: {one_pair_each(exc, source)} "
                              f"(from {source})") from None
     except UnknownPluginError as exc:
         # the registry names the model or policy but not the setting, which may come from a file

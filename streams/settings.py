@@ -29,7 +29,7 @@ from setveil.core.clitypes import SEED_MAX
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.labeltext import read_utf8
 from setveil.core.model import PrivacyModel
-from setveil.core.params import ONE_PAIR_EACH, Parameter, names_a_secret, parse_assignments, shown_value
+from setveil.core.params import AnotherParameterInside, Parameter, names_a_secret, parse_assignments, shown_value
 from setveil.core.plugins import smallest_window_of
 
 from .lease import lease_margin, lease_term
@@ -527,19 +527,19 @@ def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
     raise ParameterError(name, f"expected NAME=VALUE pairs or a table (from {source})")
 
 
-def one_pair_each(problem: str, source: str) -> str:
-    """``problem``, the refusal of a model parameter set in ``source``, advising, when the value
-    holds another parameter, how to give each in that source (QA: a TOML file's was told that -P
-    takes one each)."""
-    if not problem.endswith(ONE_PAIR_EACH):
-        return problem
+def one_pair_each(refused: ParameterError, source: str) -> str:
+    """The problem of ``refused``, the refusal of a model parameter set in ``source``, advising,
+    when the value holds another parameter, how to give each in that source (QA: a TOML file's
+    was told that -P takes one each)."""
+    if not isinstance(refused, AnotherParameterInside):
+        return refused.problem
     if _a_file(source):
         advice = "its own key in the TOML table [model.params]"
     elif source.startswith("$"):
         advice = "its own NAME=VALUE, the pairs separated by commas or blanks"
     else:  # the command line, whose -P the advice names already
-        return problem
-    return f"{problem.removesuffix(ONE_PAIR_EACH)}give each parameter {advice}"
+        return refused.problem
+    return f"{refused.found}: give each parameter {advice}"
 
 
 def _a_file(source: str) -> bool:
