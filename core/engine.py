@@ -17,7 +17,7 @@ import threading
 import time
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pluggy
@@ -298,17 +298,18 @@ class Pipeline:
         self.ran_out_of_memory = True
         return named
 
-    def _unreadable(self, window: Window, problem: str, exc: BaseException):
+    def _unreadable(self, window: Window, problem: str, exc: BaseException) -> NoReturn:
         """Reject a window for ``exc``, raised reading the release a plugin returned: ``problem``
         names who returned it, and ``exc`` only by its type, unless setveil's own code made it."""
         self._pass_stop(exc)
         self._reject(window, f"{problem}: {own_words(exc) or type(exc).__name__}", exc)
 
-    def _broken(self, window: Window, reason: str):
+    def _broken(self, window: Window, reason: str) -> NoReturn:
         """Reject a window for what the model returned (no exception of its own): its error, as
         one it raised would be, not a release that failed the check."""
         self._reject(window, reason, PluginError(f"model {self.model.name!r}: {reason}"))
 
-    def _reject(self, window: Window, reason: str, cause: BaseException | None = None, refused: bool = False):
+    def _reject(self, window: Window, reason: str, cause: BaseException | None = None,
+                refused: bool = False) -> NoReturn:
         notify(self.hook.setveil_window_rejected, window=detached(window)[0], model=self.model, reason=reason)
         raise WindowRejected(reason, cause, refused) from cause

@@ -100,8 +100,9 @@ def pack_unkeyed(window: Window, batch: int, max_bytes: int) -> list[tuple[int, 
 
 def deal(packed: Sequence[tuple[int, bytes]], partitions: int) -> list[tuple[int, bytes | None, int, bytes]]:
     """(partition, key, transactions, value) of each of :func:`pack_unkeyed`'s messages, dealt as
-    :func:`messages` deals records without a subject: a message's worth to each partition in turn."""
-    return [(index % partitions, None, size, value) for index, (size, value) in enumerate(packed)]
+    :func:`messages` deals records without a subject: a message's worth to each partition in turn,
+    so message i is the i-th run of records."""
+    return [(unkeyed_partition(index, 1, partitions), None, size, value) for index, (size, value) in enumerate(packed)]
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,

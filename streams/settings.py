@@ -49,6 +49,8 @@ MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 #: ``SETVEIL_*`` variables that are no setting: the settings file (``--config``) and the folder
 #: of the benchmark datasets (``setveil bench rho --datasets``, the tests)
 OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
+#: the source of what ``--set`` and a command's own options give, as errors name it
+COMMAND_LINE = "the command line"
 
 
 @dataclass(frozen=True)
@@ -434,7 +436,7 @@ def load_settings(
     pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
     for layer in (pairs, options or {}):
         for name, raw in layer.items():
-            assign(_setting(name, "the command line"), raw, "the command line")
+            assign(_setting(name, COMMAND_LINE), raw, COMMAND_LINE)
     for name, raw in given.items():
         values[name] = BY_NAME[name].parse(raw, sources[name], must_exist=name not in unused_files)
     _check(values, sources)
@@ -545,7 +547,7 @@ def one_pair_each(refused: ParameterError, source: str) -> str:
 def _a_file(source: str) -> bool:
     """Whether ``source``, where a setting came from, is the settings file: the others are the
     environment's variables, the command line, code and the default."""
-    return not source.startswith("$") and source not in ("the command line", "code", "default")
+    return not source.startswith("$") and source not in (COMMAND_LINE, "code", "default")
 
 
 def _env_text(value: Any) -> str:

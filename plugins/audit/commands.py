@@ -232,12 +232,11 @@ def _leave_out_impossible(published: ItemsetCollection, tolerance: float) -> tup
     impossible = impossible_itemsets(published, tolerance)
     if not impossible.any():
         return published, []
-    positions = np.flatnonzero(impossible).tolist()
-    lines = sorted(published.lines[j] for j in positions)
-    first = min(positions, key=lambda j: published.lines[j])
+    positions = sorted(np.flatnonzero(impossible).tolist(), key=published.lines.__getitem__)
+    lines = [published.lines[j] for j in positions]
     by = "" if tolerance == 0 else f" by more than twice --tolerance ({2 * tolerance:g})"
     note(f"{counted(len(lines), 'published itemset')} {_verb(len(lines), 'is')} more frequent than a published "
-         f"subset{by}, which no database allows (the first on {published.origin(first)}): left out of the "
+         f"subset{by}, which no database allows (the first on {published.origin(positions[0])}): left out of the "
          "program")
     return published.restrict(~impossible).over_held_labels(), lines
 
