@@ -31,8 +31,8 @@ from setveil.core.schema import ItemSchema
 
 from . import interrupt
 from .clientlog import quiet_repeats
-from .settings import (MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, load_settings,
-                       one_pair_each)
+from .settings import (MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, dropping_hint,
+                       load_settings, one_pair_each)
 
 
 def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -112,14 +112,15 @@ def configure_model(settings: Settings) -> Configured:
         if exc.name == "sensitive" and m.sensitive is None:
             raise ParameterError("model.sensitive", f"model {m.name!r} needs the sensitive (private) items: give "
                                  "--sensitive FILE or set model.sensitive") from None
-        if exc.name in _required_parameters(m.name, m.policy) and exc.name not in m.params:
+        if exc.name in _parameters(m.name, m.policy, required=True) and exc.name not in m.params:
             raise ParameterError(exc.name, f"{exc.problem}: give -P {exc.name}=VALUE or set model.params") from None
         if exc.name not in m.params:
             raise
         # a model parameter names itself only; the operator set it as model.params in some layer
         source = settings.source(f"model.params.{exc.name}")
-        raise ParameterError("model.params", f"{exc.name!r}: {one_pair_each(exc, source)} "
-                             f"(from {source})") from None
+        unknown = exc.name not in _parameters(m.name, m.policy)
+        raise ParameterError("model.params", f"{exc.name!r}: {one_pair_each(exc, source)} (from {source})"
+                             f"{dropping_hint(settings, source) if unknown else ''}") from None
     except UnknownPluginError as exc:
         # the registry names the model or policy but not the setting, which may come from a file
         key = "name" if m.name not in get_registry().models else "policy"
@@ -161,14 +162,14 @@ def _refuse_unread_files(settings: Settings, model: str) -> None:
                                  f"{settings.source(f'model.{key}')})")
 
 
-def _required_parameters(model: str, policy: str | None) -> set[str]:
-    """The parameters ``model`` with ``policy`` needs; the model's alone for a policy not
-    installed (refused after the item files, whose errors come first)."""
+def _parameters(model: str, policy: str | None, required: bool = False) -> set[str]:
+    """The parameters ``model`` with ``policy`` takes (``required``: needs); the model's alone for
+    a policy not installed (refused after the item files, whose errors come first)."""
     registry = get_registry()
     model_cls = registry.model_class(model)
     entry = registry.policies[model].get(policy or model_cls.default_policy)
     classes = (model_cls,) if entry is None else (model_cls, entry.cls)
-    return {p.name for cls in classes for p in cls.parameters if p.required}
+    return {p.name for cls in classes for p in cls.parameters if p.required or not required}
 
 
 @click.command()

@@ -416,6 +416,13 @@ def load_settings(
             # model parameters merge key by key across the sources, later ones winning per key;
             # each keeps its own source, so an error names the layer that gave that parameter
             parsed = setting.parse(raw, source)
+            if not parsed and isinstance(raw, str):
+                # an empty text drops the parameters of the layers below: merged, a shared file's
+                # could not be taken away by the environment or --set, and a worker given another
+                # model there was refused for the file's parameters, however it was set (QA)
+                values[setting.name] = {}
+                for key in [k for k in sources if k.startswith(f"{setting.name}.")]:
+                    del sources[key]
             values[setting.name] = {**values[setting.name], **parsed}
             sources.update({f"{setting.name}.{key}": source for key in parsed})
         else:
@@ -542,6 +549,26 @@ def one_pair_each(refused: ParameterError, source: str) -> str:
     else:  # the command line, whose -P the advice names already
         return refused.problem
     return f"{refused.found}: give each parameter {advice}"
+
+
+def dropping_hint(settings: Settings, source: str) -> str:
+    """How to drop a parameter set in ``source`` that the model does not take, when ``model.name``
+    came from a later layer: the layers' parameters merge, so a shared file's stay under a model
+    named in the environment or on the command line, which takes others (QA as an operator)."""
+    model_source = settings.source("model.name")
+    if _layer(source) >= _layer(model_source):
+        return ""
+    return (f"; model.params merges the parameters of every source and model.name is from {model_source}: an "
+            "empty SETVEIL_MODEL_PARAMS or --set model.params= drops those of the sources below it")
+
+
+def _layer(source: str) -> int:
+    """The precedence of ``source``: default, the file, the environment, the command line."""
+    if source in ("default", "code"):
+        return 0
+    if source.startswith("$"):
+        return 2
+    return 3 if source == COMMAND_LINE else 1
 
 
 def _a_file(source: str) -> bool:

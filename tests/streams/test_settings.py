@@ -433,6 +433,34 @@ def test_model_parameters_merge_key_by_key_across_sources(tmp_path):
     assert settings.model.params == {"h": "0.4", "p": "3", "k": "5"}
 
 
+def test_an_empty_model_params_drops_the_parameters_of_the_layers_below(tmp_path):
+    # Regression (QA as an operator): a shared file's parameters merged into every later layer, so
+    # a worker given another model by the environment or --set was refused for the file's h, and an
+    # empty SETVEIL_MODEL_PARAMS or --set model.params= changed nothing
+    (tmp_path / "s.txt").write_text("a\n")
+    config = tmp_path / "setveil.toml"
+    config.write_text(f'[model]\nname = "coherence"\nsensitive = "{tmp_path / "s.txt"}"\n'
+                      "[model.params]\nh = 0.4\nk = 5\np = 3\n")
+    settings = load_settings(config, env={"SETVEIL_MODEL_PARAMS": ""})
+    assert settings.model.params == {}
+    with pytest.raises(KeyError):
+        settings.source("model.params.h")
+    settings = load_settings(config, ["model.params="], env={"SETVEIL_MODEL_PARAMS": "k=7"},
+                             options={"model.params": {"rho": "0.7"}})
+    assert settings.model.params == {"rho": "0.7"}
+    assert settings.source("model.params.rho") == "the command line"
+    # a table, or -P, that names no parameter drops nothing
+    assert load_settings(config, options={"model.params": {}}, env={}).model.params == {"h": "0.4", "k": "5", "p": "3"}
+    # the refusal of a file's parameter under a model named later says how to drop it
+    refused = load_settings(config, env={"SETVEIL_MODEL_NAME": "rho"})
+    with pytest.raises(ParameterError, match=r"'h': .*\(from .*setveil.toml\); model.params merges .* model.name is "
+                                             r"from \$SETVEIL_MODEL_NAME: an empty SETVEIL_MODEL_PARAMS or --set "
+                                             r"model.params= drops"):
+        configure_model(refused)
+    assert configure_model(load_settings(config, ["model.params="], env={"SETVEIL_MODEL_NAME": "rho"},
+                                         options={"model.params": {"rho": "0.7"}})).model.name == "rho"
+
+
 def test_a_model_parameter_in_toml_is_checked_as_written(tmp_path):
     # Regression (QA, degenerate shapes): TOML read 0.29999999999999999 as the float 0.3, so the
     # refusal of a decimal a float cannot hold as typed did not reach a worker's config file
