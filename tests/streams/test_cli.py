@@ -285,6 +285,18 @@ def test_ctrl_c_or_sigterm_stops_the_demo_and_everything_it_started(stop, status
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
 
+def test_a_demo_on_a_cluster_that_does_not_answer_ends_in_one_line_before_a_worker_starts(tmp_path):
+    # Regression (QA as an operator): `setveil demo --config deploy/setveil.toml` started a worker
+    # against kafka:9092, then printed its log, a second error line, and kept a folder for that log
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["TMPDIR"] = str(tmp_path)
+    bootstrap = f"127.0.0.1:{free_port()}"
+    result = setveil("demo", "--set", f"kafka.bootstrap={bootstrap}", env=env, timeout=60, check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} (kafka.bootstrap)"]
+    assert result.stdout == "" and not list(tmp_path.iterdir())
+
+
 def test_a_worker_that_dies_mid_demo_ends_it_naming_the_log_it_keeps(tmp_path):
     # Regression (QA re-check): the demo waited out its idle limit, then a URLError traceback,
     # and removed the worker's log

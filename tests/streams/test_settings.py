@@ -1102,15 +1102,23 @@ def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypa
         started.append(env)
         return Broker("127.0.0.1:19799", "tansu")
 
+    asked = []
+
+    async def answers(settings, topics):  # the cluster is asked before a worker starts
+        asked.append(settings.kafka.bootstrap)
+        return {}
+
     monkeypatch.setattr(demo, "open_broker", tansu)
+    monkeypatch.setattr(demo, "partition_counts", answers)
     for settings in (demo.demo_settings(1000, None, {"kafka.bootstrap": "kafka.example:9092"}, env={}),
                      demo.demo_settings(1000, None, {}, env={"SETVEIL_KAFKA_BOOTSTRAP": "kafka.example:9092"})):
         broker, used = demo.open_demo_broker(settings, Path("broker.log"), print)
         assert (broker.kind, broker.bootstrap, used.kafka.bootstrap) == ("external", "kafka.example:9092",
                                                                          "kafka.example:9092")
-    assert started == []
+    assert started == [] and asked == ["kafka.example:9092"] * 2
     broker, used = demo.open_demo_broker(demo.demo_settings(1000, None, {}, env={}), Path("broker.log"), print)
     assert broker.kind == "tansu" and used.kafka.bootstrap == "127.0.0.1:19799" and len(started) == 1
+    assert len(asked) == 2
 
 
 def test_a_bootstrap_variable_that_is_no_host_port_names_the_variable_where_it_is_read():
