@@ -828,6 +828,10 @@ def create_app(
         topic_partitions=settings.topics.partitions,
         topic_replication_factor=settings.topics.replication_factor,
         web_enabled=True,
+        # Faust's /router lists the URL of every worker of the group and /table the app's tables
+        # (none): on the metrics port, which a Service exposes, they served the cluster's topology
+        web_router_enabled=False,
+        web_tables_enabled=False,
         web_port=settings.web.port,
         web_bind=settings.web.bind,
         web_in_thread=False,

@@ -123,3 +123,11 @@ def test_the_throughput_window_is_trimmed_without_a_scrape(monkeypatch):
         clock[0] += 1.0
     assert len(metrics._recent) <= 11
     assert metrics.transactions_per_second() == 10.0
+
+
+def test_the_worker_serves_the_documented_endpoints_and_not_fausts_router_or_tables(make_settings, start_worker):
+    # Regression (QA as an operator): the metrics port also served Faust's /router, the URL of
+    # every worker of the group, and /table
+    worker = start_worker(make_settings())
+    assert [worker.get(path)[0] for path in ("/healthz", "/readyz", "/metrics")] == [200, 200, 200]
+    assert [worker.get(path)[0] for path in ("/router/", "/table/")] == [404, 404]
