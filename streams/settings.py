@@ -707,8 +707,10 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     try:
         socket.getaddrinfo(bind, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError):
+        # the brackets of kafka.bootstrap's [::1]:9092 are no part of the address (QA as an operator)
+        bare = f"; give an IPv6 address without brackets, {bind[1:-1]}" if bind[:1] == "[" and bind[-1:] == "]" else ""
         raise ParameterError("web.bind", f"{bind!r} (from {sources['web.bind']}) is no address of this machine to "
-                             "listen on") from None
+                             f"listen on{bare}") from None
     if values["records.max_message_bytes"] > values["producer.max_request_bytes"]:
         raise ParameterError("records.max_message_bytes", f"{given('records.max_message_bytes')} must not exceed "
                              f"producer.max_request_bytes={given('producer.max_request_bytes')}, or a rejected record "

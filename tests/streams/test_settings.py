@@ -1282,6 +1282,15 @@ def test_a_bind_address_the_resolver_cannot_encode_is_refused_by_name(bind):
                                "machine to listen on")
 
 
+def test_a_bracketed_ipv6_bind_address_is_refused_with_the_address_to_give():
+    # Regression (QA as an operator): web.bind=[::1], written as kafka.bootstrap writes IPv6, was only
+    # "no address of this machine", as if IPv6 were not taken
+    with pytest.raises(ParameterError) as info:
+        load_settings(overrides=["web.bind=[::1]"], env={})
+    assert str(info.value) == ("parameter 'web.bind': '[::1]' (from the command line) is no address of this machine "
+                               "to listen on; give an IPv6 address without brackets, ::1")
+
+
 def test_a_bootstrap_host_name_of_254_characters_is_refused():
     # docs/operations.md: each label at most 63 characters, 253 in all (the trailing dot aside)
     longest = ".".join(["a" * 63] * 3) + "." + "b" * 61
