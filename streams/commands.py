@@ -194,12 +194,12 @@ def serve(model, policy, params, sensitive, public, hierarchy, fanout, config, o
                                     model_settings(model, policy, params, sensitive, public, hierarchy, fanout))
         configured = configure_model(settings)
         # faust loads in about a second, which every other command (and a refused setting) spares
-        from .worker import item_file_notes, prepare_worker, run_worker, union_notes
+        from .worker import prepare_worker, run_worker, start_notes
 
         settings = prepare_worker(settings, configured)
         if check:
             click.echo(as_toml(settings), nl=False)
-            for line in item_file_notes(settings, configured) + union_notes(configured):
+            for line in start_notes(settings, configured):
                 note(line)
             click.echo("setveil: serve --check: every check passed; nothing was connected", err=True)
             status = 0

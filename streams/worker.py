@@ -48,7 +48,7 @@ class Worker(faust.Worker):
 
     #: :func:`~.settings.describe` of the settings in force
     settings_lines: list[str] = []
-    #: warnings about the model's item files and its windows' union (:func:`item_file_notes`, :func:`union_notes`)
+    #: warnings about the model's item files, its windows' union and an unchecked release (:func:`start_notes`)
     notes: list[str] = []
     #: the worker's service: its fatal error makes the exit status of a stop that hangs
     service: StreamService | None = None
@@ -102,6 +102,21 @@ def union_notes(configured: Configured) -> list[str]:
             "its own, but batches joined by a consumer are not covered by its guarantee"]
 
 
+def verify_notes(settings: Settings) -> list[str]:
+    """``model.verify`` turned off: windows reach the output without the model's independent check,
+    which the service's fail-closed guarantee rests on; said once at the start, not only by the
+    settings line (QA as an operator)."""
+    if settings.model.verify:
+        return []
+    return [f"model.verify=false (from {settings.source('model.verify')}): windows are released without the model's "
+            "independent check, so a release the model got wrong reaches the output (batches say verified: false)"]
+
+
+def start_notes(settings: Settings, configured: Configured) -> list[str]:
+    """Every warning a worker gives at its start, as ``setveil serve --check`` gives them too."""
+    return item_file_notes(settings, configured) + union_notes(configured) + verify_notes(settings)
+
+
 def check_dead_letter_room(settings: Settings, configured: Configured) -> None:
     """``producer.max_request_bytes`` against a window's dead letter with these topic names and
     this model: one the Kafka client refused would stop the worker at that window on every
@@ -141,7 +156,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
         # start, as serve's early handler raised it there (status 1, no word)
         worker.install_signal_handlers()
         worker.settings_lines = describe(settings)
-        worker.notes = item_file_notes(settings, configured) + union_notes(configured)
+        worker.notes = start_notes(settings, configured)
         worker.service = service
         worker.temporary_dir = None if settings.worker.data_dir else data_dir
         status = 0

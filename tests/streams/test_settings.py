@@ -24,7 +24,7 @@ from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.cli import configure
 from setveil.streams import commands, demo, worker
-from setveil.streams.broker import Broker
+from setveil.streams.broker import Broker, free_port
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
 from setveil.streams.worker import union_notes
@@ -394,6 +394,21 @@ def test_a_worker_warns_when_its_model_does_not_promise_the_union_of_windows_saf
     assert union_notes(configured) == ([] if union_safe else [
         "model 'minsupport' does not promise that the union of safe windows is safe: each batch is safe on its own, "
         "but batches joined by a consumer are not covered by its guarantee"])
+
+
+def test_a_worker_warns_at_its_start_that_model_verify_false_releases_unchecked_windows(sample):
+    # QA as an operator: SETVEIL_MODEL_VERIFY=false turned the fail-closed check off with nothing
+    # said but "verify=false" among the settings lines
+    _, sensitive, _ = sample
+    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
+            str(sensitive), "--set", f"web.port={free_port()}"]
+    warning = ("setveil: note: model.verify=false (from $SETVEIL_MODEL_VERIFY): windows are released without the "
+               "model's independent check, so a release the model got wrong reaches the output (batches say "
+               "verified: false)\n")
+    result = CliRunner().invoke(cli, args, env={"SETVEIL_MODEL_VERIFY": "False"})
+    assert result.exit_code == 0 and warning in result.stderr
+    result = CliRunner().invoke(cli, args, env={"SETVEIL_MODEL_VERIFY": "true"})
+    assert result.exit_code == 0 and "model.verify" not in result.stderr
 
 
 def test_a_path_must_exist_only_as_finally_set(tmp_path):
