@@ -41,6 +41,10 @@ def check_tls(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
             # aiokafka would ignore the key without a certificate to go with it
             raise ParameterError("kafka.ssl_keyfile", f"given (from {sources['kafka.ssl_keyfile']}) without "
                                  "kafka.ssl_certfile, the client certificate it is the key of")
+        if password is not None:
+            # as ignored: a forgotten certificate and key would connect without the client's own (QA)
+            raise ParameterError("kafka.ssl_password", f"given (from {sources['kafka.ssl_password']}) without "
+                                 "kafka.ssl_certfile, the client certificate whose private key it decrypts")
         return
     asked = []
 

@@ -686,6 +686,8 @@ def tls_files(tmp_path_factory):
     ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem", "ssl_password": "wrong"}, "kafka.ssl_password",
      "does not decrypt"),
     ({"ssl_keyfile": "key.pem"}, "kafka.ssl_keyfile", "without kafka.ssl_certfile"),
+    # QA as an operator: ignored, as a key without its certificate was
+    ({"ssl_cafile": "cert.pem", "ssl_password": "wrong"}, "kafka.ssl_password", "without kafka.ssl_certfile"),
 ])
 def test_the_tls_context_is_built_before_anything_connects(tls_files, pairs, name, problem):
     # Regression (QA as an operator): a CA file without a certificate or a certificate without its
