@@ -31,7 +31,7 @@ from setveil.core.window import Window
 from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
-from .kafka import partition_counts
+from .kafka import answers
 from .process import WorkerFailed, WorkerProcess, logs_folder
 from .replay import pack_unkeyed, replay_packed, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
@@ -106,7 +106,7 @@ def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], N
     if settings.source("kafka.bootstrap") != "default":
         # asked before the worker starts: a cluster that did not answer ended the demo with the
         # worker's log, a second error line and a folder kept for that log (QA as an operator)
-        interrupt.run_stoppable(partition_counts(settings, []))
+        interrupt.run_stoppable(answers(settings))
         return Broker(settings.kafka.bootstrap, "external"), settings
     echo("starting a broker ...")
     broker = open_broker(env={}, log_path=log_path)  # {}: the settings already hold $SETVEIL_KAFKA_BOOTSTRAP

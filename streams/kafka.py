@@ -240,6 +240,12 @@ async def _admin_session(settings: Settings, timeout: float) -> AsyncIterator[AI
         await admin.close()
 
 
+async def answers(settings: Settings, timeout: float = 15.0) -> None:
+    """Nothing, once the cluster ``kafka.bootstrap`` names has answered; else :class:`BrokerUnavailable`."""
+    async with _admin_session(settings, timeout):
+        pass
+
+
 async def partition_counts(settings: Settings, topics: list[str], timeout: float = 15.0) -> dict[str, int]:
     """Partitions of each existing topic among ``topics``."""
     async with _admin_session(settings, timeout) as admin:

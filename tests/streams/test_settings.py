@@ -1121,12 +1121,11 @@ def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypa
 
     asked = []
 
-    async def answers(settings, topics):  # the cluster is asked before a worker starts
+    async def answers(settings):  # the cluster is asked before a worker starts
         asked.append(settings.kafka.bootstrap)
-        return {}
 
     monkeypatch.setattr(demo, "open_broker", tansu)
-    monkeypatch.setattr(demo, "partition_counts", answers)
+    monkeypatch.setattr(demo, "answers", answers)
     for settings in (demo.demo_settings(1000, None, {"kafka.bootstrap": "kafka.example:9092"}, env={}),
                      demo.demo_settings(1000, None, {}, env={"SETVEIL_KAFKA_BOOTSTRAP": "kafka.example:9092"})):
         broker, used = demo.open_demo_broker(settings, Path("broker.log"), print)
