@@ -26,7 +26,23 @@ after it can be made.
 one subject become one transaction (:func:`.processor.build_window`), so the limits count distinct
 subjects, plus each record without one. Counting records instead let a window of 300 records from
 4 subjects pass ``min_transactions`` = k = 5 and fail closed as infeasible, when it should have been
-held for more input.
+held for more input. Likewise a message with a record whose tid a record of an earlier message of
+its window has is left out of the window and dead-lettered when it is cut (:attr:`Cut.repeated_tids`):
+it counts no transaction, and with ``merge_subjects`` its records count for no subject. Counted, a
+producer's retry among the first five messages of one record each let a window reach
+``min_transactions`` = 5, hold 4 transactions and fail closed.
+
+**Repeated tids depend on where the window starts.** Tids are compared only within one window, and
+a message that repeats one brings none of its other tids into the window (a later message with one
+of those repeats nothing). The windower counts the pending messages as the window that starts at
+the first of them will hold them. When a cut takes the first messages away, the rest is counted as
+a window of its own, exactly as a windower given only them would count it: a message may repeat no
+longer, or repeat now a tid of a message that no longer does. Only the messages with a tid the cut
+took away, and those their change reaches, are decided again, so a cut costs what it changes, not
+what is pending. A size cut counts its messages the same way, and may take along trailing repeats
+of its messages, which add no transaction. Planned cuts are honoured whatever they hold; a
+window cut again at a planned point leaves out the same messages, as :attr:`Cut.repeated_tids` is
+a function of the cut alone.
 
 **Re-delivery to the same actor.** When a rebalance leaves a partition with this worker, Faust
 seeks it back to its committed offset and the actor receives again messages it already holds or
@@ -40,9 +56,11 @@ window is; anything older was emitted or dead-lettered already and only needs ac
 from __future__ import annotations
 
 import functools
+from bisect import bisect_right
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
 from typing import Any
 
 from setveil.core.records import Record
@@ -60,6 +78,12 @@ class Message:
     again: list[Any] = field(default_factory=list)
     #: the bytes of the message as it came
     size: int = 0
+    #: the distinct tids its records carry
+    tids: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tids = [record.tid for record in self.records if record.tid is not None]
+        self.tids = tuple(dict.fromkeys(tids) if len(tids) > 1 else tids)
 
 
 @dataclass
@@ -90,7 +114,8 @@ class Cut:
         5]``. A message's own records repeat none (:func:`.codec.decode_message` refuses it), and
         generated tids never repeat; tids in other windows are not compared. A function of the cut
         alone, so a window cut again after a restart leaves out the same messages; computed once,
-        for the window, its batch's message count and the dead letters."""
+        for the window, its batch's message count and the dead letters. :class:`Windower` counts
+        the messages of a window it cuts the same way, leaving these out."""
         seen: dict = {}  # tid -> the offset of the message that has it
         out: dict[int, str] = {}
         for message in self.messages:
@@ -120,8 +145,16 @@ class Windower:
     seen: int = -1
     # pending by offset: a rebalance can re-deliver thousands of held messages at once
     _held: dict[int, Message] = field(default_factory=dict)
-    # with merge_subjects: pending records per subject
+    # with merge_subjects: pending records per subject, of the messages not repeated
     _subjects: Counter = field(default_factory=Counter)
+    # the pending messages that repeat a tid of the window that starts at the first pending one
+    # (see "Repeated tids ..." above), by offset; they count no transaction
+    _repeated: set[int] = field(default_factory=set)
+    # tid -> the offsets of the pending messages that have it, ascending
+    _where: dict[Any, list[int]] = field(default_factory=dict)
+    # tid -> the offset of the pending message that has it and is not repeated: the only one, as
+    # any later message with the tid repeats it
+    _holder: dict[Any, int] = field(default_factory=dict)
 
     def plan(self, cut_points: Iterable[int]) -> None:
         """Windows must end at these offsets (ascending), as they did when first emitted."""
@@ -142,9 +175,20 @@ class Windower:
         self.cut_points = deque(point for point in cut_points if point >= start)
 
     def add(self, message: Message) -> None:
+        """Hold ``message``, which comes after every held one."""
         self.pending.append(message)
         self._held[message.offset] = message
-        self.pending_transactions += self._count(message, self._subjects, +1)
+        tids = message.tids
+        for tid in tids:
+            where = self._where.get(tid)
+            if where is None:
+                self._where[tid] = [message.offset]
+            else:
+                where.append(message.offset)
+        if tids and any(tid in self._holder for tid in tids):
+            self._repeated.add(message.offset)
+        else:
+            self._keep(message)
         self.pending_bytes += message.size
         self.seen = max(self.seen, message.offset)
 
@@ -203,7 +247,7 @@ class Windower:
         total = size = 0
         subjects: Counter = Counter()
         for count, message in enumerate(self.pending):
-            more = self._count(message, subjects, +1)
+            more = 0 if message.offset in self._repeated else self._count(message, subjects, +1)
             too_big = total + more > self.max_transactions or size + message.size > self.max_bytes
             if too_big and total >= self.min_transactions:
                 return count
@@ -213,8 +257,83 @@ class Windower:
 
     def _pop(self, count: int) -> list[Message]:
         taken = [self.pending.popleft() for _ in range(count)]
+        orphaned = []  # the tids the taken messages held
+        shared: dict = {}  # tid -> how many taken messages have it, for tids that other messages have too
         for message in taken:
             del self._held[message.offset]
-        self.pending_transactions -= sum(self._count(m, self._subjects, -1) for m in taken)
-        self.pending_bytes -= sum(m.size for m in taken)
+            self.pending_bytes -= message.size
+            for tid in message.tids:
+                if len(self._where[tid]) == 1:
+                    del self._where[tid]
+                else:
+                    shared[tid] = shared.get(tid, 0) + 1
+            if message.offset in self._repeated:
+                self._repeated.remove(message.offset)
+            else:
+                self._drop(message)
+                orphaned += message.tids
+        for tid, times in shared.items():
+            where = self._where[tid]
+            if len(where) == times:
+                del self._where[tid]
+            else:
+                del where[:times]  # the taken messages were the first pending ones; once a tid, not once a message
+        # The rest is a window of its own now: a message that repeated a tid of a taken message may
+        # repeat none and count, and one that repeats a tid of such a message no longer counts.
+        # Only those with a tid the taken messages held can change, and those their change reaches.
+        if orphaned:
+            self._settle(self._where[tid][0] for tid in orphaned if tid in self._where)
         return taken
+
+    def _keep(self, message: Message) -> None:
+        """Count ``message``, which repeats no tid of its window, and make it its tids' holder."""
+        self.pending_transactions += self._count(message, self._subjects, +1)
+        for tid in message.tids:
+            self._holder[tid] = message.offset
+
+    def _drop(self, message: Message) -> None:
+        """Uncount ``message``, which is no longer held or now repeats a tid."""
+        self.pending_transactions -= self._count(message, self._subjects, -1)
+        for tid in message.tids:
+            if self._holder.get(tid) == message.offset:
+                del self._holder[tid]
+
+    def _settle(self, offsets: Iterable[int]) -> None:
+        """Decide again whether pending messages repeat a tid, after a cut took their tids'
+        holders away: those at ``offsets``, and on to every message such a change reaches.
+
+        In offset order, so that every earlier message has settled when one is decided: a message
+        repeats a tid iff an earlier one holds it. A message that comes to repeat no tid takes its
+        tids over from a later holder, which then repeats one; a tid whose holder came to repeat
+        one, or was taken, goes to the first later message with it that repeats no other, so the
+        messages with it are visited in turn until one takes it. Each message is decided at most
+        once, and only those reached are: a cut costs what its tids change, not the pending deque."""
+        heap = list(set(offsets))
+        heapify(heap)
+        queued = set(heap)
+
+        def visit(offset: int) -> None:
+            if offset not in queued:
+                queued.add(offset)
+                heappush(heap, offset)
+
+        while heap:
+            offset = heappop(heap)
+            message = self._held[offset]
+            repeats = any(self._holder.get(tid, offset) < offset for tid in message.tids)
+            if repeats and offset not in self._repeated:
+                self._repeated.add(offset)
+                self._drop(message)
+            elif not repeats and offset in self._repeated:
+                self._repeated.remove(offset)
+                for tid in message.tids:
+                    if tid in self._holder:
+                        visit(self._holder[tid])
+                self._keep(message)
+            if repeats:
+                for tid in message.tids:
+                    if tid not in self._holder:
+                        where = self._where[tid]
+                        after = bisect_right(where, offset)
+                        if after < len(where):
+                            visit(where[after])

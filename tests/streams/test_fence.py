@@ -13,6 +13,7 @@ import pytest
 from aiokafka.protocol.commit import OffsetCommitRequest
 from aiokafka.protocol.group import HeartbeatRequest, SyncGroupRequest
 
+from setveil.core.records import Record
 from setveil.streams.app import LeaseExpired, PartitionState, StreamService
 from setveil.streams.broker import free_port
 from setveil.streams.lease import Lease
@@ -226,7 +227,7 @@ def test_a_partition_assigned_back_drops_the_held_messages_the_group_committed_p
     # offsets 10-19, which the group, resuming at 20, never delivered again: held for good.
     state = PartitionState(0, Windower(500, 5, 1.0), expected=10)
     for offset in range(10):
-        state.windower.add(Message(offset, [object()], 0.0))
+        state.windower.add(Message(offset, [Record(["a"])], 0.0))
     state.replan = True
     asyncio.run(StreamService._replan(ReplanService(20, [19]), state))
     assert state.windower.pending_transactions == 0 and not state.windower.cut_points

@@ -170,14 +170,17 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
 def test_a_message_that_repeats_a_tid_of_its_window_is_dead_lettered_and_the_window_released(make_settings,
                                                                                             start_worker):
     # Regression (QA): the service took tid 7 twice into one window (files refuse it at read), so
-    # a merged subject could carry tids [7, 7] and one transaction count twice towards k
-    settings = make_settings(topics__partitions=1, window__max_transactions=102, window__min_transactions=5,
+    # a merged subject could carry tids [7, 7] and one transaction count twice towards k.
+    # Regression too: the repeats counted towards window.max_transactions, and the window was cut
+    # at offset 97 with 96 transactions, the last 3 left under min_transactions
+    settings = make_settings(topics__partitions=1, window__max_transactions=99, window__min_transactions=5,
                              window__max_seconds=60)
     worker = start_worker(settings)
     good = records(NEUTRAL[:99])
     again = [msgpack.packb({"tid": 7, "items": ["n1"]}), msgpack.packb([{"tid": 100, "items": ["n2"]},
                                                                          {"tid": 20, "items": ["n3"]}])]
-    # 40 records, the two repeats at offsets 40 and 41, 59 records: 102 pending cut one window
+    # 40 records, the two repeats at offsets 40 and 41 (no transaction of the window), 59 records:
+    # 99 pending cut one window
     produce(settings, good[:40] + again + good[40:])
     wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 99, 60, "the window")
     dead = read_topic(settings, settings.topics.dlq)
