@@ -44,6 +44,11 @@ def release_violations(model: PrivacyModel, original: Window, release: Window,
         yield from structural
         return
     checked = model.violations(*on_one_vocabulary(*detached(original, release)))
+    if not isinstance(checked, Iterable):
+        # a checker that ends in `return` where it found nothing returns None, which failed the
+        # window as a bare TypeError (QA as a plugin author)
+        raise BrokenViolation(f"model {model.name!r}: its checker returned {_a(checked)}, not an iterable of "
+                              "Violations (yield each one, or return a list, empty when the release holds)")
     yield from _held_to_contract(model, checked, len(original))
 
 

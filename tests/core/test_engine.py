@@ -889,6 +889,24 @@ def test_a_checker_that_yields_no_violation_of_labels_fails_the_window_closed_an
         assert not rejected.value.refused
 
 
+class QuietChecker(LeakyModel):
+    def violations(self, original, release):
+        if len(release) > 5:
+            return [Violation("rare", "an item is rarer than k")]
+        return None
+
+
+def test_a_checker_that_returns_no_iterable_fails_the_window_naming_what_it_returned(recorder):
+    # Regression (QA as a plugin author): a checker that ends in `return` when it finds nothing
+    # returns None, which failed every window as a bare "checker error: TypeError"
+    _, pm, registry = recorder
+    window = Window.from_transactions([["a"], ["b"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, QuietChecker), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == ("checker error: model 'leaky': its checker returned a NoneType, not an iterable "
+                                     "of Violations (yield each one, or return a list, empty when the release holds)")
+
+
 class ContractQuoting(LeakyModel):
     def anonymize(self, window, policy, rng):
         raise ContractError(f"secret label {window.vocab.label(0)}")
