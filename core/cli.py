@@ -735,7 +735,8 @@ def _parameter_line(row: dict[str, Any]) -> str:
         default = "required"
     else:
         default = "optional" if row["default"] is None else f"default {_shown(row['default'])}"
-    return f"{row['name']}: {row['allowed']}, {default}"
+    # the help too: without it a user learns what a parameter means only from the JSON (QA as a plugin author)
+    return f"{row['name']}: {row['allowed']}, {default} — {row['help']}"
 
 
 def _shown(value: Any) -> str:

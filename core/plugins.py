@@ -618,6 +618,12 @@ def smallest_window_of(model: PrivacyModel) -> int:
 
 
 def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> None:
+    if not isinstance(cls.parameters, (tuple, list)):
+        # a lone Parameter, its tuple's comma forgotten, failed as the registration hook's bare
+        # TypeError (QA as a plugin author)
+        hint = ": a tuple of one is written (Parameter(...),)" if isinstance(cls.parameters, Parameter) else ""
+        raise PluginError(f"{where}: parameters must be a tuple of setveil.Parameter, not "
+                          f"{type(cls.parameters).__name__}{hint}")
     names = set()
     for parameter in cls.parameters:
         if not isinstance(parameter, Parameter):
@@ -628,6 +634,10 @@ def _check_parameters(cls: type[PrivacyModel] | type[Policy], where: str) -> Non
             # given (QA: 'a=b' was required, and -P a=b=1 set 'a'); an identifier holds none of them
             raise PluginError(f"{where}: parameter name {parameter.name!r} is not a Python identifier, so it "
                               "cannot be given as -P NAME=VALUE or in model.params")
+        if not (isinstance(parameter.help, str) and parameter.help.strip()):
+            # the error for a run that leaves it out quotes it: "needs it (; allowed: …)"
+            raise PluginError(f"{where}: parameter {parameter.name!r} has no help; say what it means in a few words "
+                              "(setveil plugins shows it, and so does the error for a run that does not give it)")
         if parameter.kind not in KINDS:
             # an unknown kind would otherwise parse as a float: "integer" accepted l=2.5
             raise PluginError(f"{where}: parameter {parameter.name!r} has kind {parameter.kind!r}; kinds: {', '.join(KINDS)}")

@@ -157,6 +157,21 @@ CASES = {
                             "    register(Cap)") + GOOD_POLICIES,
         "model class brokenplugin.Cap of brokenplugin-dist: parameter 'm' has default 2.5, which it refuses itself",
     ),
+    "parameters given as one Parameter": (
+        # regression (QA as a plugin author): the tuple's comma forgotten, the registration hook was
+        # said to have "raised TypeError"
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1))\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameters must be a tuple of setveil.Parameter, not "
+        "Parameter: a tuple of one is written (Parameter(...),)",
+    ),
+    "parameter with no help": (
+        # regression (QA as a plugin author): a run without it was told "model 'cap' needs it (; allowed: …)"
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "Keep.parameters = (Parameter('q', ' ', 'int'),)\n"
+                                            "    register(Keep)"),
+        "policy class brokenplugin.Keep of brokenplugin-dist: parameter 'q' has no help; say what it means in a few "
+        "words",
+    ),
     "parameter whose range is empty": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=5, high=1),)\n"
                             "    register(Cap)") + GOOD_POLICIES,

@@ -174,7 +174,8 @@ def test_plugins_lists_each_default_as_a_run_gets_it():
     rows = _parameter_rows([Parameter("b", "x", "bool", default="false"), Parameter("m", "x", "int", default=2.0),
                             Parameter("cap", "x", "int", default=None), Parameter("k", "x", "int")], of_policy=False)
     assert [(r["default"], r["required"]) for r in rows] == [(False, False), (2, False), (None, False), (None, True)]
-    assert [_parameter_line(r).rsplit(", ", 1)[1] for r in rows] == ["default false", "default 2", "optional", "required"]
+    assert [_parameter_line(r).rsplit(", ", 1)[1] for r in rows] == [
+        "default false — x", "default 2 — x", "optional — x", "required — x"]
 
 
 def test_plugins_json_says_which_parameters_the_check_reads():
