@@ -389,6 +389,15 @@ def test_numbers_in_a_message_are_no_labels(installed, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
 
 
+def test_labels_that_are_words_of_a_message_are_not_taken_for_its_items(installed, tmp_path):
+    # Regression (QA as a plugin author): a coherence policy's suite with items a, b and c failed
+    # on setveil's own checker, whose "a public itemset" named item a; the words of "an item is
+    # held by fewer than k transactions", in a violation and a refusal, are items of this window
+    suite = SUITE.replace('[[["p0"], ["p1"]]]', '[[["an", "k"], ["held"], ["k"]]]')
+    result = run_kit(installed, tmp_path, "refuserare", suite)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
 def test_a_parameter_without_bounds_fails_the_kit(installed, tmp_path):
     # Regression (QA): a model whose k took -1 passed the kit, as no invalid_params entry tried it
     result = run_kit(installed, tmp_path, "unbounded", SUITE.replace('{"k": "0"}, ', ""), "-x")
