@@ -93,6 +93,22 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             _check_hooks(pm, plugin, where)
 
 
+def misfiled_note() -> str:
+    """``; <dist> declares entry point … in group …`` for each entry point in a group named like
+    setveil's but not it (``setveil.plugins``, ``setvail``), which setveil never loads, or "": the
+    model it holds was only "unknown", with no word why (QA as a plugin author)."""
+    found = sorted({(dist.metadata["Name"], ep.name, ep.group) for dist in importlib.metadata.distributions()
+                    for ep in dist.entry_points if _named_like_the_group(ep.group)})
+    return "".join(f"; {dist} declares entry point {name!r} in group {group!r}, which setveil does not load: its "
+                   f"group is {ENTRY_POINT_GROUP!r}" for dist, name, group in found)
+
+
+def _named_like_the_group(group: str) -> bool:
+    folded = group.lower()
+    return group != ENTRY_POINT_GROUP and (
+        folded.startswith(ENTRY_POINT_GROUP) or difflib.SequenceMatcher(None, folded, ENTRY_POINT_GROUP).ratio() >= 0.8)
+
+
 def _signature_problem(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
     hook = next((name for name in _hook_names() if f"'{name}'" in lines[0]), None)
@@ -314,7 +330,7 @@ class Registry:
         entry = self.models.get(name)
         if entry is None:
             known = ", ".join(sorted(self.models)) or "none"
-            raise UnknownPluginError(f"unknown model {name!r} (installed: {known})")
+            raise UnknownPluginError(f"unknown model {name!r} (installed: {known}){misfiled_note()}")
         return entry.cls
 
     def policy_class(self, model: str, name: str | None) -> type[Policy]:

@@ -982,3 +982,22 @@ def test_a_parameter_named_like_a_secret_is_masked_in_the_report_and_the_verdict
     verdict = setveil(env, "verify", "d.dat", "r.dat", *model, cwd=tmp_path)
     assert (verdict.returncode, verdict.stdout) == (0, "r.dat: satisfies cap (m=2, api_token=***)\n")
     assert "hunter2" not in ran.stderr + verdict.stderr
+
+
+@pytest.mark.parametrize("group", ["setveil.plugins", "setvail"])
+def test_a_plugin_declared_in_another_group_is_named_where_its_model_is_unknown(tmp_path, group):
+    # Regression (QA as a plugin author): [project.entry-points."setveil.plugins"] loaded nothing,
+    # and the model was "unknown" with no word why
+    env = install(tmp_path, GOOD_MODELS + GOOD_POLICIES)
+    entry_points = next(tmp_path.glob("*.dist-info")) / "entry_points.txt"
+    entry_points.write_text(entry_points.read_text().replace("[setveil]", f"[{group}]"))
+    said = (f"brokenplugin-dist declares entry point 'broken' in group {group!r}, which setveil does not load: its "
+            "group is 'setveil'")
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 2
+    assert result.stderr.startswith("setveil: error: unknown model 'cap' (installed: ") and f"); {said}" in result.stderr
+    listed = setveil(env, "plugins")
+    assert listed.returncode == 0 and f"setveil: warning: {said}\n" in listed.stderr
+    assert "cap" not in listed.stdout.split()
