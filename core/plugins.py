@@ -745,7 +745,9 @@ def plugin_hooks() -> list[dict[str, Any]]:
         rows.append({"plugin": name, "distribution": _module_distribution(module),
                      "hooks": [{"hook": hook, "function": function, "wrapper": wrapper}
                                for hook, function, wrapper in hooks]})
-    return rows
+    # in the order they were registered, but for setveil's own, which lead: entry points load in the
+    # order of the path, on which an editable or PYTHONPATH install comes first (QA as a plugin author)
+    return sorted(rows, key=lambda row: row["distribution"] != "setveil")
 
 
 def distribution_of(thing: Any) -> str:

@@ -642,6 +642,15 @@ def test_a_plugin_that_only_wraps_and_observes_is_listed_with_its_hooks(tmp_path
             "hooks": [{"hook": "setveil_anonymize_window", "function": "setveil_anonymize_window", "wrapper": True},
                       {"hook": "setveil_window_rejected", "function": "setveil_window_rejected", "wrapper": False}]} in rows
     assert rows[0]["plugin"] == "setveil.core.builtin"  # setveil's own before any entry point's
+    # ... and before any other distribution's, whose entry point comes first on PYTHONPATH (QA as a
+    # plugin author: the plugin was listed between the core's and setveil's own plugins)
+    # (run outside the checkout, whose setveil.egg-info would come first on the path)
+    rows = json.loads(setveil(env, "plugins", "--hooks", "--json", cwd=tmp_path).stdout)
+    dists = [row["distribution"] for row in rows]
+    assert dists == sorted(dists, key=lambda dist: dist != "setveil")
+    lines = setveil(env, "plugins", "--hooks", cwd=tmp_path).stdout.splitlines()
+    assert max(i for i, line in enumerate(lines) if " from setveil: " in line) < lines.index(
+        "broken  from brokenplugin-dist: setveil_anonymize_window (wrapper), setveil_window_rejected")
     assert "broken" not in setveil(env, "plugins").stdout
 
 
