@@ -483,6 +483,14 @@ def test_policy_params_naming_no_policy_of_the_model_fail_every_test_in_one_line
             "also-top, rare-only)") in result.stdout
 
 
+def test_policies_naming_no_policy_of_the_model_fail_every_test_in_one_line(installed, tmp_path):
+    # Regression (QA as a plugin author): each test errored with the kit's fixture's traceback
+    result = run_kit(installed, tmp_path, suite=SUITE + '    policies = ["rare_only"]\n')
+    assert result.returncode == 1 and "15 errors" in result.stdout
+    assert ("TestFloor.policies names policy 'rare_only', which model 'floor' does not have (its policies: "
+            "also-top, rare-only)\n_") in result.stdout and "Traceback" not in result.stdout
+
+
 def test_a_suite_that_exercises_no_policy_fails_every_test_in_one_line(installed, tmp_path):
     # Regression (QA as a plugin author): with policies = [], 14 tests passed without running the
     # model, and the 15th said the model's own k belonged to no one
