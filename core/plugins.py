@@ -585,11 +585,18 @@ def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]]
             signature = inspect.signature(function)
         except ValueError:  # no signature to read (a builtin): left to the call
             continue
+        call = ", ".join((*(("self",) if first else ()), *arguments))
         try:
-            signature.bind(*first, *arguments)
+            # each argument's name as its value: what a parameter is given, positionally as the core passes it
+            bound = signature.bind(*first, *arguments).arguments
         except TypeError:
-            call = ", ".join((*(("self",) if first else ()), *arguments))
             raise PluginError(f"{where}: {method}{signature} cannot be called as {method}({call})") from None
+        swapped = next((name for name, given in bound.items() if name in arguments and given != name), None)
+        if swapped is not None:
+            # violations(self, release, original) checked the original as the release: every window
+            # failed closed, or, its check the other way round, passed (QA as a plugin author)
+            raise PluginError(f"{where}: {method}{signature} takes its arguments in another order than the core "
+                              f"passes them, {method}({call}): its {swapped!r} would be given the {bound[swapped]}")
 
 
 def _require(cls: type, where: str, **kinds: type) -> None:

@@ -268,6 +268,15 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: violations(self, release) cannot be called as "
         "violations(self, original, release)",
     ),
+    "checker whose arguments are swapped": (
+        # regression (QA as a plugin author): it was given the original as its release, so every
+        # window failed closed (or, had its check been written the other way round, passed)
+        GOOD_MODELS.replace("register(Cap)", "Cap.violations = lambda self, release, original: iter(())\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: violations(self, release, original) takes its arguments "
+        "in another order than the core passes them, violations(self, original, release): its 'release' would be "
+        "given the original",
+    ),
     "policy registered twice": (
         GOOD_MODELS + "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Keep)\n",
         "policy 'keep' of model 'cap' is registered twice: both times by brokenplugin-dist; register each class once",
