@@ -186,14 +186,16 @@ class Window:
         return Window(self.vocab, indptr, self.indices[kept], self.tids)
 
     def suppress(self, items: npt.ArrayLike) -> Window:
-        """Global suppression: remove every occurrence of the given item ids."""
+        """Global suppression: remove every occurrence of the given item ids, or of the items where
+        a boolean mask over the vocabulary (``window.supports < k``) is True."""
         drop = np.zeros(len(self.vocab), dtype=bool)
-        drop[np.asarray(items, dtype=np.int64)] = True
+        drop[_positions(items, len(self.vocab), "suppress", "vocabulary item")] = True
         return self.keep_occurrences(~drop[self.indices])
 
     def take(self, positions: npt.ArrayLike) -> Window:
-        """The transactions at ``positions`` (in that order), sharing the vocabulary."""
-        taken = np.asarray(positions, dtype=np.int64)
+        """The transactions at ``positions`` (in that order), or where a boolean mask over the
+        transactions is True, sharing the vocabulary."""
+        taken = _positions(positions, len(self), "take", "transaction")
         starts, stops = self.indptr[taken], self.indptr[taken + 1]
         indptr = np.zeros(len(taken) + 1, dtype=np.int64)
         np.cumsum(stops - starts, out=indptr[1:])
@@ -282,6 +284,19 @@ def detached(*windows: Window) -> tuple[Window, ...]:
         copies.append(Window(vocab, _read_only(np.array(window.indptr, dtype=np.int64)),
                              _read_only(np.array(window.indices, dtype=np.int32)), window.tids))  # tids: copied by Window
     return tuple(copies)
+
+
+def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.ndarray:
+    """Ids or positions as int64; a boolean mask as the positions where it is True. Converted as
+    numbers, a mask chose 0 and 1 alone: suppress(window.supports < k) removed items 0 and 1, not
+    the rare ones (QA as a plugin author)."""
+    given = np.asarray(chosen)
+    if given.dtype != bool:
+        return np.asarray(chosen, dtype=np.int64)
+    if given.shape != (size,):
+        raise ValueError(f"{method} was given a boolean mask of shape {given.shape}; a mask holds one entry per "
+                         f"{entry} ({size})")
+    return np.flatnonzero(given)
 
 
 def _labels_of(vocab: Vocabulary) -> tuple[str, ...]:

@@ -58,6 +58,23 @@ def test_transformations(rows, drop, picks):
     assert [set(r) for r in joined] == [set(r) for r in rows + list(reversed(rows))]
 
 
+def test_suppress_and_take_read_a_boolean_mask_as_a_mask():
+    # Regression (QA as a plugin author): a mask was converted to ids 0 and 1, so
+    # suppress(window.supports < 2) removed items 0 and 1 and kept the rare one, and take() of a
+    # mask over the transactions repeated transactions 0 and 1
+    window = Window.from_transactions([["a", "b", "c"], ["c", "d"], ["c", "b"]])
+    assert list(window.suppress(window.supports < 2)) == [["b", "c"], ["c"], ["b", "c"]]
+    assert list(window.suppress([])) == list(window)
+    assert list(window.take([True, False, True])) == [["a", "b", "c"], ["b", "c"]]
+    assert list(window.take([2, 0])) == [["b", "c"], ["a", "b", "c"]]
+    with pytest.raises(ValueError, match=r"suppress was given a boolean mask of shape \(2,\); a mask holds one entry "
+                                         r"per vocabulary item \(4\)"):
+        window.suppress([True, False])
+    with pytest.raises(ValueError, match=r"take was given a boolean mask of shape \(2,\); a mask holds one entry per "
+                                         r"transaction \(3\)"):
+        window.take([True, False])
+
+
 def test_slices_keep_positions_as_tids():
     window = Window.from_transactions([["a"], ["b"], [], ["c"], ["d"]])
     parts = list(window.slices(2))
