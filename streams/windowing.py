@@ -257,7 +257,7 @@ class Windower:
 
     def _pop(self, count: int) -> list[Message]:
         taken = [self.pending.popleft() for _ in range(count)]
-        orphaned = []  # the tids the taken messages held
+        orphaned: list = []  # the tids the taken messages held
         shared: dict = {}  # tid -> how many taken messages have it, for tids that other messages have too
         for message in taken:
             del self._held[message.offset]
