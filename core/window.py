@@ -292,7 +292,7 @@ def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.
     the rare ones (QA as a plugin author)."""
     given = np.asarray(chosen)
     if given.dtype != bool:
-        return np.asarray(chosen, dtype=np.int64)
+        return given.astype(np.int64, copy=False)
     if given.shape != (size,):
         raise ValueError(f"{method} was given a boolean mask of shape {given.shape}; a mask holds one entry per "
                          f"{entry} ({size})")
