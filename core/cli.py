@@ -34,7 +34,7 @@ from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
 from .params import Parameter, parse_assignments, shown_value
-from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_note, model_call,
+from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema
 from .subjects import Subject, merge_window
@@ -658,8 +658,8 @@ def plugins(as_json, hooks):
         _plugin_hooks(as_json)
         return
     registry = get_registry()
-    if misfiled := misfiled_note():
-        click.echo(f"setveil: warning: {misfiled[2:]}", err=True)
+    if misfiled := misfiled_entry_points():
+        click.echo(f"setveil: warning: {'; '.join(misfiled)}", err=True)
     rows: list[dict[str, Any]] = []
     for name, entry in sorted(registry.models.items()):
         cls = entry.cls

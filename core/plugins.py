@@ -93,14 +93,14 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             _check_hooks(pm, plugin, where)
 
 
-def misfiled_note() -> str:
-    """``; <dist> declares entry point … in group …`` for each entry point in a group named like
-    setveil's but not it (``setveil.plugins``, ``setvail``), which setveil never loads, or "": the
-    model it holds was only "unknown", with no word why (QA as a plugin author)."""
+def misfiled_entry_points() -> list[str]:
+    """``<dist> declares entry point … in group …`` for each entry point in a group named like
+    setveil's but not it (``setveil.plugins``, ``setvail``), which setveil never loads: the model
+    it holds was only "unknown", with no word why (QA as a plugin author)."""
     found = sorted({(dist.metadata["Name"], ep.name, ep.group) for dist in importlib.metadata.distributions()
                     for ep in dist.entry_points if _named_like_the_group(ep.group)})
-    return "".join(f"; {dist} declares entry point {name!r} in group {group!r}, which setveil does not load: its "
-                   f"group is {ENTRY_POINT_GROUP!r}" for dist, name, group in found)
+    return [f"{dist} declares entry point {name!r} in group {group!r}, which setveil does not load: its group is "
+            f"{ENTRY_POINT_GROUP!r}" for dist, name, group in found]
 
 
 def _named_like_the_group(group: str) -> bool:
@@ -330,7 +330,8 @@ class Registry:
         entry = self.models.get(name)
         if entry is None:
             known = ", ".join(sorted(self.models)) or "none"
-            raise UnknownPluginError(f"unknown model {name!r} (installed: {known}){misfiled_note()}")
+            misfiled = "".join(f"; {line}" for line in misfiled_entry_points())
+            raise UnknownPluginError(f"unknown model {name!r} (installed: {known}){misfiled}")
         return entry.cls
 
     def policy_class(self, model: str, name: str | None) -> type[Policy]:

@@ -563,7 +563,8 @@ def dropping_hint(settings: Settings, source: str) -> str:
 
 
 def _layer(source: str) -> int:
-    """The precedence of ``source``: default, the file, the environment, the command line."""
+    """The precedence of ``source``: 0 the default (or code), 1 the settings file, 2 the
+    environment, 3 the command line. The file is told by elimination: its source is its path."""
     if source in ("default", "code"):
         return 0
     if source.startswith("$"):
@@ -572,9 +573,8 @@ def _layer(source: str) -> int:
 
 
 def _a_file(source: str) -> bool:
-    """Whether ``source``, where a setting came from, is the settings file: the others are the
-    environment's variables, the command line, code and the default."""
-    return not source.startswith("$") and source not in (COMMAND_LINE, "code", "default")
+    """Whether ``source``, where a setting came from, is the settings file."""
+    return _layer(source) == 1
 
 
 def _env_text(value: Any) -> str:

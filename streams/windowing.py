@@ -258,26 +258,20 @@ class Windower:
     def _pop(self, count: int) -> list[Message]:
         taken = [self.pending.popleft() for _ in range(count)]
         orphaned: list = []  # the tids the taken messages held
-        shared: dict = {}  # tid -> how many taken messages have it, for tids that other messages have too
         for message in taken:
             del self._held[message.offset]
             self.pending_bytes -= message.size
-            for tid in message.tids:
-                if len(self._where[tid]) == 1:
-                    del self._where[tid]
-                else:
-                    shared[tid] = shared.get(tid, 0) + 1
             if message.offset in self._repeated:
                 self._repeated.remove(message.offset)
             else:
                 self._drop(message)
                 orphaned += message.tids
-        for tid, times in shared.items():
+        # the taken messages were the first pending ones: each of their tids loses the offsets up to the last
+        for tid in {tid for message in taken for tid in message.tids}:
             where = self._where[tid]
-            if len(where) == times:
+            del where[:bisect_right(where, taken[-1].offset)]
+            if not where:
                 del self._where[tid]
-            else:
-                del where[:times]  # the taken messages were the first pending ones; once a tid, not once a message
         # The rest is a window of its own now: a message that repeated a tid of a taken message may
         # repeat none and count, and one that repeats a tid of such a message no longer counts.
         # Only those with a tid the taken messages held can change, and those their change reaches.

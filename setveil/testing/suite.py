@@ -72,13 +72,6 @@ def _refusals(configured: Configured, window: Window, seed: int) -> list[str]:
     return []
 
 
-def _as_given(value: Any) -> str:
-    """A parsed parameter's value as text it parses back from."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 def assert_release_ok(model: PrivacyModel, original: Window, release: Window, policy: str | None = None,
                       context: Context | None = None) -> None:
     """The release passes the check every release gets: aligned with the original, nothing
@@ -450,9 +443,9 @@ class ConformanceSuite:
         if not named:
             return named
         probes, context, _ = self.relabeled([window])
-        raw = {name: _as_given(value) for name, value in configured.params.items() if value is not None}
         try:
-            again = get_registry().configure(self.model, configured.policy.name, raw, context)
+            # parsed values configure a model alike, as the afresh check of release_or_refusal does
+            again = get_registry().configure(self.model, configured.policy.name, configured.params, context)
             texts = messages(again, probes[0])
         except (*NOT_PLUGIN_ERRORS, OutOfTime):
             raise
