@@ -84,9 +84,9 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
                 "runs": len(mine),
                 "distortion_mean": statistics.mean(r["distortion"] for r in mine),
                 "distortion_sd": statistics.pstdev(r["distortion"] for r in mine),
-                "find_moles_s": statistics.mean(r["find_moles_seconds"] for r in mine),
+                "find_moles_s": _mean(mine, "find_moles_seconds"),
                 "eliminate_s": statistics.mean(r["eliminate_seconds"] for r in mine),
-                "minimal_moles": statistics.mean(r["minimal_moles"] for r in mine),
+                "minimal_moles": _mean(mine, "minimal_moles"),
                 "all_verified": all(r["verified"] for r in rows if r["approach"] == name),
             }
         )
@@ -101,6 +101,12 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
     print_table(summary, list(summary[0]))
     if json_path:
         write_json(json_path, {"machine": started_on, "rows": rows, "summary": summary})
+
+
+def _mean(rows: list[dict], key: str) -> float | None:
+    """The mean of ``key`` over the rows that measured it; none when none did (RmAll's)."""
+    values = [r[key] for r in rows if r[key] is not None]
+    return statistics.mean(values) if values else None
 
 
 def _run(pipeline: Pipeline, schema: ItemSchema, data, seed: int, name: str) -> dict:
@@ -127,7 +133,8 @@ def _run(pipeline: Pipeline, schema: ItemSchema, data, seed: int, name: str) -> 
 
 
 def _rmall(registry, params, schema, data, seed) -> dict:
-    """RmAll: every public item suppressed, checked like any other release."""
+    """RmAll: every public item suppressed, checked like any other release. It searches no moles,
+    so it has no count of them nor search time: none, not 0, which read as data without moles."""
     configured = registry.configure("coherence", None, params, Context(schema=schema))
     classes = schema.classes(data.vocab)
     started = time.perf_counter()
@@ -141,7 +148,7 @@ def _rmall(registry, params, schema, data, seed) -> dict:
         "private": int((classes == ItemClass.PRIVATE).sum()),
         "distortion": configured.model.information_loss(data, release),
         "verified": verified,
-        "find_moles_seconds": 0.0,
+        "find_moles_seconds": None,
         "eliminate_seconds": seconds,
-        "minimal_moles": 0,
+        "minimal_moles": None,
     }

@@ -73,3 +73,23 @@ def test_runs_that_failed_the_check_are_left_out_of_the_means(tmp_path):
     body = json.loads(out.read_text())
     assert not any(r["verified"] for r in body["rows"])
     assert body["summary"] == [{"approach": name, "runs": 0} for name in ("mm-il", "mm", "il", "rmall")]
+
+
+def test_rmall_searches_no_moles_so_reports_no_count_of_them(tmp_path):
+    # RmAll suppresses every public item without looking for moles: its rows and summary gave
+    # 0 minimal moles found in 0 s (QA metrics audit), which read as data without moles next to
+    # the policies' count of the same data's moles
+    data = tmp_path / "d.dat"
+    data.write_text("a b s\na c\nb c s\na b c\nc d\n" * 3, encoding="utf-8")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0.8", "--h", "0.9", "--k", "4", "--p", "2",
+                 "--seeds", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    moles = {r["approach"]: r["minimal_moles"] for r in body["rows"]}
+    assert moles["mm-il"] == moles["mm"] == moles["il"] > 0
+    rmall = next(r for r in body["rows"] if r["approach"] == "rmall")
+    assert rmall["minimal_moles"] is None and rmall["find_moles_seconds"] is None
+    summary = {s["approach"]: s for s in body["summary"]}
+    assert summary["rmall"]["minimal_moles"] is None and summary["rmall"]["find_moles_s"] is None
+    assert summary["mm-il"]["minimal_moles"] == moles["mm-il"]
