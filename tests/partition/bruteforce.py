@@ -50,6 +50,16 @@ def is_km_anonymous(released, k: int, m: int) -> bool:
     return all(count >= k for count in support.values())
 
 
+def fewest_consistent(original, released, leaves: dict[str, frozenset[str]], m: int) -> int | None:
+    """Terrovitis et al.'s attacker over leaves, not labels: for every set K of at most m items of
+    an original transaction, the released transactions K is consistent with (each item of K
+    covered by one of their labels), fewest first; None when no transaction has items."""
+    covered = [frozenset().union(*(leaves[label] for label in row)) for row in released]
+    return min((sum(1 for cover in covered if cover.issuperset(known))
+                for row in original for size in range(1, min(m, len(row)) + 1)
+                for known in combinations(sorted(row), size)), default=None)
+
+
 ALPHABET = [str(i) for i in range(12)]
 
 

@@ -8,12 +8,21 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import Infeasible
 from setveil.core.generalization import generalization_violations
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
 
-from .bruteforce import hierarchies, is_generalization, is_k_anonymous, is_km_anonymous, leaf_sets, transactions
+from .bruteforce import (
+    fewest_consistent,
+    hierarchies,
+    is_generalization,
+    is_k_anonymous,
+    is_km_anonymous,
+    leaf_sets,
+    transactions,
+)
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -136,3 +145,41 @@ def test_union_of_km_anonymous_windows_is_km_anonymous(h, first, second, k, m):
     if a_out is None or b_out is None:
         return
     assert is_km_anonymous([set(row) for row in a_out] + [set(row) for row in b_out], k, m)
+
+
+def _release_of(configured, rows):
+    window = Window.from_transactions(rows)
+    return [list(row) for row in configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window]
+
+
+def test_union_of_windows_with_different_cuts_leaves_every_attacker_k_transactions():
+    """Two windows, one hierarchy, two cuts: the first keeps 2 and 3, the second releases both as
+    g1. An attacker who knows 0 and 2 of a person matches {0, 2} in the first and {0, g1} in the
+    second (four transactions); the fewest, two, are left to one who knows 1 and 2, which only
+    {1, g1} of the second matches: never fewer than k."""
+    h = Hierarchy.from_edges([("0", "g0", 0), ("1", "g0", 0), ("2", "g1", 0), ("3", "g1", 0),
+                              ("g0", "g2", 0), ("g1", "g2", 0)])
+    configured = configure("km-anonymity", h, k=2, m=2)
+    first, second = [["0", "2"], ["0", "2"], ["1", "3"], ["1", "3"]], [["0", "2"], ["1", "2"], ["0", "3"], ["1", "3"]]
+    a_out, b_out = _release_of(configured, first), _release_of(configured, second)
+    assert a_out == first
+    assert b_out == [["0", "g1"], ["1", "g1"], ["0", "g1"], ["1", "g1"]]
+    leaves = leaf_sets(h)
+    assert fewest_consistent([["0", "2"]], a_out + b_out, leaves, 2) == 4
+    assert fewest_consistent(first + second, a_out + b_out, leaves, 2) == 2
+
+
+@SETTINGS
+@given(h=hierarchies(), first=transactions(max_length=4), second=transactions(max_length=4),
+       k=st.integers(2, 4), m=st.integers(1, 3))
+def test_union_of_km_anonymous_windows_is_safe_against_an_attacker_of_leaves(h, first, second, k, m):
+    """Terrovitis et al.'s attacker knows items, not labels, and each window may cut the hierarchy
+    elsewhere: at least k released transactions of the union match any m items of a person."""
+    configured = configure("km-anonymity", h, k=k, m=m)
+    _, a_out = anonymize(configured, first)
+    _, b_out = anonymize(configured, second)
+    if a_out is None or b_out is None:
+        return
+    released = [list(row) for row in a_out] + [list(row) for row in b_out]
+    fewest = fewest_consistent(first + second, released, leaf_sets(h), m)
+    assert fewest is None or fewest >= k
