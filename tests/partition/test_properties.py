@@ -169,7 +169,7 @@ def test_union_of_windows_with_different_cuts_leaves_every_attacker_k_transactio
     assert fewest_consistent(first + second, a_out + b_out, leaves, 2) == 2
 
 
-@SETTINGS
+@settings(SETTINGS, derandomize=True)
 @given(h=hierarchies(), first=transactions(max_length=4), second=transactions(max_length=4),
        k=st.integers(2, 4), m=st.integers(1, 3))
 def test_union_of_km_anonymous_windows_is_safe_against_an_attacker_of_leaves(h, first, second, k, m):
