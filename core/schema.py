@@ -39,6 +39,9 @@ class ItemSchema:
     #: because a pipe (``--sensitive <(...)``) cannot be read again (QA)
     private_quoted: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     public_quoted: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+    #: label -> the first line of its list that gives it, for refusals that point at a line
+    private_lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    public_lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.public is not None and self.private & self.public:
@@ -66,11 +69,11 @@ class ItemSchema:
     ) -> ItemSchema:
         """The schema of a sensitive-item file and, optionally, a public-item file (one label
         per line); an item on both lists is an :class:`InputError`."""
-        priv, priv_quoted = read_label_list(private) if private is not None else (frozenset(), {})
-        pub, pub_quoted = read_label_list(public) if public is not None else (None, {})
+        priv, priv_quoted, priv_lines = read_label_list(private) if private is not None else (frozenset(), {}, {})
+        pub, pub_quoted, pub_lines = read_label_list(public) if public is not None else (None, {}, {})
         if pub is not None and priv & pub:
             raise InputError(public, f"{len(priv & pub)} item(s) are listed as both sensitive and public")
-        return cls(priv, pub, priv_quoted, pub_quoted)
+        return cls(priv, pub, priv_quoted, pub_quoted, priv_lines, pub_lines)
 
 
 def read_label_file(path: str | os.PathLike) -> frozenset[str]:
@@ -81,12 +84,12 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     return read_label_list(path)[0]
 
 
-def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, tuple[int, ...]]]:
-    """The labels of :func:`read_label_file`, and the lines that give each label as a JSON string,
-    for a message that points at them; the file is read once."""
+def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, tuple[int, ...]], dict[str, int]]:
+    """The labels of :func:`read_label_file`, the lines that give each label as a JSON string and
+    the first line of each label, for messages that point at them; the file is read once."""
     text = read_utf8(path)
     lines = text.split("\n")
-    labels = set()
+    first: dict[str, int] = {}
     quoted: dict[str, tuple[int, ...]] = {}
     for number, found in label_lines(path, text):
         if len(found) > 1:
@@ -94,10 +97,10 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
                 path, 'a line holds several labels; give one item label per line (write a label with '
                 'blanks inside as a JSON string: "New York")', number
             )
-        labels.update(found)
+        first.setdefault(found[0], number)
         if lines[number - 1].strip().startswith('"'):
             quoted[found[0]] = quoted.get(found[0], ()) + (number,)
-    return frozenset(labels), quoted
+    return frozenset(first), quoted, first
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

@@ -272,6 +272,34 @@ def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_pat
     assert "hiv" not in result.stderr and not out.exists()
 
 
+@pytest.mark.parametrize("command", ["anonymize", "verify"])
+def test_a_listed_label_the_input_spells_in_another_case_or_normalization_is_refused(runner, tmp_path, command):
+    # Regression (QA, adversarial pass): a list that also held an item of the input only noted
+    # "1 of the 2 items listed never occur", and HIV, listed as hiv, or Café, listed with a
+    # combining accent over NFC data, was released unprotected, exit 0
+    data = tmp_path / "v.dat"
+    data.write_text("a b HIV\na b HIV\nc Caf\u00e9\nc Caf\u00e9\n")
+    out = tmp_path / "o.dat"
+    target = ["-o", out] if command == "anonymize" else [data]
+    listed = tmp_path / "s.txt"
+    for text, line in (("c\nhiv\n", 2), ("Cafe\u0301\nHIV\n", 1)):
+        listed.write_text(text)
+        result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", listed)
+        one_line_error(result, f"{listed}:{line}: the label never occurs in {data}, which holds it in another case "
+                               "or Unicode normalization: list it exactly as the input spells it")
+        assert "hiv" not in result.stderr.lower() and not out.exists()
+    # the input's own spelling listed as well: the variant is an item of a larger domain, noted
+    listed.write_text("HIV\nhiv\nCaf\u00e9\n")
+    result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", listed)
+    assert result.exit_code in (0, 1) and f"1 of the 3 items listed in {listed} never occur" in result.stderr
+    # a public item so listed would be neutral, no longer an attacker's knowledge
+    public = tmp_path / "p.txt"
+    public.write_text("a\nB\n")
+    listed.write_text("HIV\n")
+    one_line_error(invoke(runner, command, data, *target, *COHERENCE, "--sensitive", listed, "--public", public),
+                   f"{public}:2: the label never occurs in {data}")
+
+
 def test_a_public_list_none_of_whose_items_occur_says_what_that_means_for_public_items(runner, data, tmp_path):
     # Regression (QA, bad input): it gave the sensitive list's "so nothing would be protected"
     lowered = tmp_path / "lower.txt"

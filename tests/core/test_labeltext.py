@@ -159,4 +159,4 @@ def test_the_lines_that_quote_a_label_are_remembered_indented_or_not(tmp_path):
     # for the refusal of a list that quotes a label the data spells with its quotes
     listed = tmp_path / "items"
     listed.write_text('  "x"\ny\n"x"\n')
-    assert read_label_list(listed) == (frozenset({"x", "y"}), {"x": (1, 3)})
+    assert read_label_list(listed) == (frozenset({"x", "y"}), {"x": (1, 3)}, {"x": 1, "y": 2})
