@@ -15,7 +15,6 @@ import numbers
 import os
 import sys
 import time
-import unicodedata
 from dataclasses import replace
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +29,7 @@ from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import (FORMATS, detect_format, fimi_carries, read_window, read_window_and_subjects, render_window,
                       written_compression)
-from .labeltext import check_user_file
+from .labeltext import check_user_file, folded
 from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
@@ -250,17 +249,13 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
         note(line)
 
 
-def _fold(label: str) -> str:
-    return unicodedata.normalize("NFC", label).casefold()
-
-
 def _refuse_variants(path, labels: frozenset[str], first_lines: Mapping[str, int], original: Window, source) -> None:
     """Refuse a listed label that the input never holds but spells in another case or Unicode
     normalization (é as one code point or as e and a combining accent), when the input's spelling
     is not listed itself: the item meant is then released as unlisted, a sensitive one unprotected
     (QA: a list of NFD labels over NFC data was only noted). Names the line, never a label."""
-    unlisted = {_fold(label) for label in original.vocab.labels if label not in labels}
-    variants = [label for label in labels if label not in original.vocab and _fold(label) in unlisted]
+    unlisted = {folded(label) for label in original.vocab.labels if label not in labels}
+    variants = [label for label in labels if label not in original.vocab and folded(label) in unlisted]
     if variants:
         lines = sorted(first_lines.get(label, 0) for label in variants)
         more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""

@@ -20,6 +20,7 @@ import gzip
 import json
 import os
 import re
+import unicodedata
 import zlib
 from collections.abc import Iterator
 
@@ -44,6 +45,13 @@ def label_order(label: str) -> tuple[int, int, str]:
 
 class LabelSyntaxError(ValueError):
     """A line of labels cannot be read; the message names the label's position, never its text."""
+
+
+def folded(label: str) -> str:
+    """``label`` as a user may mean it: in one Unicode normalization (NFC: é as one code point,
+    not e and a combining accent) and one case. Two labels that fold alike are two items to every
+    model, so a listed label that only folds like an item of the input is a misspelling."""
+    return unicodedata.normalize("NFC", label).casefold()
 
 
 def split_labels(line: str) -> list[str]:

@@ -192,6 +192,26 @@ def test_patterns_that_all_hold_an_item_the_data_lacks_are_refused(runner, tmp_p
                                          "match the input's exactly, case included")
 
 
+def test_a_pattern_spelt_in_another_case_or_normalization_than_the_data_is_refused(runner, tmp_path):
+    # Regression (QA, adversarial pass): with another pattern that matched, "C d" over data holding
+    # c d, or Café with a combining accent over NFC data, was only noted, and c d was released whole
+    data = tmp_path / "d.dat"
+    data.write_text("a b\na b\nc d\nCaf\u00e9 x\n", encoding="utf-8")
+    out = tmp_path / "out.dat"
+    for lines, line in ((("a b", "C d"), 2), (("Cafe\u0301 x", "a b"), 1)):
+        patterns = write_patterns(tmp_path / "p.txt", *lines)
+        for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+            result = runner.invoke(cli, [*command, *hiding_all(patterns)])
+            assert result.exit_code == 2 and not out.exists(), result.output
+            assert result.stderr.strip() == (f"setveil: error: {patterns}:{line}: the pattern holds an item that "
+                                             f"never occurs in {data}, which holds it in another case or Unicode "
+                                             "normalization: write it exactly as the input spells it")
+    # the data's own spelling in a pattern as well: the other is a pattern of a larger domain, noted
+    patterns = write_patterns(tmp_path / "p.txt", "a b", "C d", "c d")
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *hiding_all(patterns)])
+    assert result.exit_code == 0 and "(line 2) hold an item that never occurs" in result.stderr, result.output
+
+
 def test_labels_with_blanks_are_sampled_listed_and_hidden(runner, tmp_path):
     # Regression: `patterns sample` joined labels with blanks, so {"New York", flu} came back as
     # {New, York, flu}, a pattern no transaction holds, and hid nothing.
