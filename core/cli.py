@@ -29,14 +29,14 @@ from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import (FORMATS, detect_format, fimi_carries, read_window, read_window_and_subjects, render_window,
                       written_compression)
-from .labeltext import check_user_file, folded
+from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
 from .params import Parameter, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
-from .schema import ItemSchema
+from .schema import ItemSchema, misspelt_lines
 from .subjects import Subject, merge_window
 from .verify import release_violations
 from .window import Tid, Window, detached
@@ -251,13 +251,9 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
 
 def _refuse_variants(path, labels: frozenset[str], first_lines: Mapping[str, int], original: Window, source) -> None:
     """Refuse a listed label that the input never holds but spells in another case or Unicode
-    normalization (é as one code point or as e and a combining accent), when the input's spelling
-    is not listed itself: the item meant is then released as unlisted, a sensitive one unprotected
-    (QA: a list of NFD labels over NFC data was only noted). Names the line, never a label."""
-    unlisted = {folded(label) for label in original.vocab.labels if label not in labels}
-    variants = [label for label in labels if label not in original.vocab and folded(label) in unlisted]
-    if variants:
-        lines = sorted(first_lines.get(label, 0) for label in variants)
+    normalization (:func:`~setveil.core.schema.misspelt_lines`; QA: a list of NFD labels over NFC
+    data was only noted). Names the line, never a label."""
+    if lines := misspelt_lines(labels, first_lines, original.vocab):
         more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
         raise InputError(path, f"the label never occurs in {shown_path(source)}, which holds it in another case or "
                                f"Unicode normalization: list it exactly as the input spells it{more}", lines[0] or None)

@@ -14,7 +14,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
-from .labeltext import label_lines, label_text, read_utf8
+from .labeltext import folded, label_lines, label_text, read_utf8
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
 
@@ -101,6 +101,19 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
         if lines[number - 1].strip().startswith('"'):
             quoted[found[0]] = quoted.get(found[0], ()) + (number,)
     return frozenset(first), quoted, first
+
+
+def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary) -> list[int]:
+    """The lines of an item list whose label ``vocab`` never holds but holds in another case or
+    Unicode normalization (:func:`~setveil.core.labeltext.folded`: ``hiv`` for ``HIV``, é as e and
+    a combining accent), unless the list gives that spelling too; sorted, 0 for a label with no
+    line. The item meant is then unlisted: a sensitive one is released unprotected while the
+    release passes its check (adversarial QA pass)."""
+    absent = [label for label in labels if label not in vocab]
+    if not absent:
+        return []
+    unlisted = {folded(label) for label in vocab.labels if label not in labels}
+    return sorted(first_lines.get(label, 0) for label in absent if folded(label) in unlisted)
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

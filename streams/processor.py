@@ -20,6 +20,7 @@ import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.plugins import Configured
+from setveil.core.schema import misspelt_lines
 from setveil.core.subjects import merge_records
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
@@ -103,6 +104,8 @@ class WindowProcessor:
 
     def run(self, prepared: Prepared) -> Outcome:
         ref, built = prepared.ref, prepared.built
+        if reason := self._misspelt(built.window):
+            return self.rejected(prepared, reason, causes.ERROR)
         try:
             outcome = self.pipeline.run(built.window, window_rng(self.seed, ref.id))
         except WindowRejected as exc:
@@ -147,6 +150,25 @@ class WindowProcessor:
 
     def close(self) -> None:
         """Nothing to release: windows run in the caller's thread."""
+
+    def _misspelt(self, window: Window) -> str | None:
+        """Why the window may not be released when an item list names, by a line, an item the
+        window holds only in another case or Unicode normalization (``hiv`` for ``HIV``): the item
+        meant would be released as unlisted, a sensitive one unprotected, while the release passes
+        its check. ``setveil anonymize`` refuses such a list for its input; a worker sees its input
+        one window at a time. Line numbers only, no labels."""
+        schema = self.pipeline.configured.model.context.schema
+        if schema is None:
+            return None
+        for setting, labels, first_lines, consequence in (
+                ("model.sensitive", schema.private, schema.private_lines, "released unprotected"),
+                ("model.public", schema.public, schema.public_lines, "left out of what the attacker may know")):
+            if labels and (lines := misspelt_lines(labels, first_lines, window.vocab)):
+                shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+                return (f"the list of {setting} names at line(s) {shown} an item this window holds only in another "
+                        f"case or Unicode normalization, which would be {consequence}: list it exactly as the input "
+                        "spells it")
+        return None
 
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
         # a message dead-lettered for a repeated tid is no message of the window's, as the batch's
