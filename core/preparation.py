@@ -38,9 +38,11 @@ def items():
 def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
     """Choose sensitive and public items of INPUT at random (seeded)."""
     if method == "coherence" and public_share is None:
-        raise click.UsageError("--method coherence needs --public-share")
+        raise ParameterError("public-share", "--method coherence needs it (δ, the share of items made public; "
+                             "allowed: a number in [0, 1])")
     if method == "random" and sensitive_share is None:
-        raise click.UsageError("--method random needs --sensitive-share")
+        raise ParameterError("sensitive-share", "--method random needs it (the share of item types made sensitive; "
+                             "allowed: a number in [0, 1])")
     for name, value, used_by in (("sensitive-share", sensitive_share, "random"), ("public-share", public_share, "coherence"),
                                  ("h", h, "coherence")):
         if value is not None and method != used_by:

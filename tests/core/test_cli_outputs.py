@@ -332,6 +332,16 @@ def test_items_split_refuses_an_input_without_items(runner, data, tmp_path):
     assert not (tmp_path / "s.txt").exists()
 
 
+def test_items_split_names_the_missing_share_with_what_it_allows(runner, data, tmp_path):
+    # Regression (QA, offline pass): "--method coherence needs --public-share" named neither the
+    # parameter as every other error does nor the range it takes
+    result = invoke(runner, "items", "split", data, "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, "parameter 'public-share': --method coherence needs it", "allowed: a number in [0, 1]")
+    result = invoke(runner, "items", "split", data, "--method", "random", "--sensitive-out", tmp_path / "s.txt")
+    one_line_error(result, "parameter 'sensitive-share': --method random needs it", "allowed: a number in [0, 1]")
+    assert not (tmp_path / "s.txt").exists()
+
+
 def test_a_note_naming_a_file_with_a_line_end_in_its_name_stays_one_line(runner, data, tmp_path):
     # Regression (QA): errors were escaped, notes were not, so a note could forge a line
     forged = tmp_path / "x\nsetveil: forged.txt"
