@@ -606,8 +606,10 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     original, subjects, _, _ = read_records(original_path, fmt, merge_subjects)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
+    # --format is given for ORIGINAL's sake as often as for both files: a JSONL or msgpack release
+    # read as FIMI by it failed the model's check, exit 1, instead of being refused (QA)
     release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",
-                          release=True)
+                          release=True, shared_format="--format" if release_format is None and fmt else None)
     # a release that does not pair with the original is a file verify cannot take (exit 2), not
     # a release that fails the model (exit 1)
     if len(release) != len(original):

@@ -106,14 +106,18 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
-                format_option: str | None = "--format", release: bool = False) -> Window:
+                format_option: str | None = "--format", release: bool = False, shared_format: str | None = None
+                ) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line.
 
     ``format_option`` is the command's option that sets this file's format, which a refusal of
     data that looks like another format names (None: the command reads FIMI only). A ``release``
     (setveil's own output, read back to be checked) is not refused for a comma on its first line:
-    a generalized label can hold one (``a..a,c``) where the input had it on a later line."""
-    return _read(path, fmt, vocab, format_option, release)[0]
+    a generalized label can hold one (``a..a,c``) where the input had it on a later line.
+    ``shared_format`` names the option that gave ``fmt`` for several files at once (verify's
+    --format): FIMI so given is still refused for data that starts like another format, as a
+    guess is, since the option was given for another file's sake."""
+    return _read(path, fmt, vocab, format_option, release, shared_format)[0]
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None
@@ -126,15 +130,16 @@ def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vo
 
 
 def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | None = "--format",
-          release: bool = False) -> tuple[Window, list[str | int | None] | None, str | None]:
+          release: bool = False, shared_format: str | None = None
+          ) -> tuple[Window, list[str | int | None] | None, str | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
     try:
         data, compression = _read_bytes(path)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if fmt == "fimi" and explicit_fmt is None:
-        _refuse_other_formats(path, data, format_option, release)
+    if fmt == "fimi" and (explicit_fmt is None or shared_format is not None):
+        _refuse_other_formats(path, data, format_option, release, shared_format)
     reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
     window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
     if len(window) == 0:
@@ -142,14 +147,18 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
     return window, subjects, compression
 
 
-def _refuse_other_formats(path, data: bytes, option: str | None, release: bool) -> None:
+def _refuse_other_formats(path, data: bytes, option: str | None, release: bool, shared_format: str | None = None
+                          ) -> None:
     """Refuse data read as FIMI by its name or for want of one that starts like another format:
     JSON lines read as FIMI make items like '{"tid":', msgpack is "not valid UTF-8" with no word
     of why (QA re-check), and a CSV row one item of a whole row,
     which a generalizing model then releases as the name of its hierarchy node (QA). Either
     passes every check; ``option`` (``--format``, ``--release-format``) set to fimi reads them
     as they are."""
-    why = "for want of a format" if _guessed(path) else "as its name says"
+    if shared_format is not None:
+        why = f"as {shared_format} says"
+    else:
+        why = "for want of a format" if _guessed(path) else "as its name says"
     json_start = _JSON_OBJECT_START.match(data)
     if json_start:
         hint = f"give {option} jsonl (or {option} fimi)" if option else "and this command reads FIMI only"

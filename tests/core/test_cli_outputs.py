@@ -628,6 +628,21 @@ def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_w
     assert invoke(runner, "verify", data, out, *K, "--release-format", "jsonl").exit_code == 0
 
 
+@pytest.mark.parametrize("suffix", ["jsonl", "msgpack"])
+def test_a_release_in_another_format_than_format_says_is_refused_not_failed(runner, data, tmp_path, suffix):
+    # Regression (QA, offline pass): `anonymize in.dat --format fimi -o out.jsonl`, then verify with
+    # the same --format fimi, read the JSONL release as FIMI: exit 1, "FAILS kanonymity" with
+    # unknown-label violations, a verdict on a release never checked (msgpack: "not valid UTF-8")
+    out = tmp_path / f"o.{suffix}"
+    assert invoke(runner, "anonymize", data, "--format", "fimi", "-o", out, *K).exit_code == 0
+    result = invoke(runner, "verify", data, out, *K, "--format", "fimi")
+    named = {"jsonl": "JSONL", "msgpack": "msgpack"}[suffix]
+    one_line_error(result, f"o.{suffix}:1: read as FIMI, as --format says, but it starts like {named}",
+                   f"give --release-format {suffix}")
+    assert result.stdout == ""
+    assert invoke(runner, "verify", data, out, *K, "--format", "fimi", "--release-format", suffix).exit_code == 0
+
+
 def test_a_violation_quoting_a_label_with_a_line_end_stays_one_line(runner, tmp_path):
     # Regression (QA re-checker): a JSONL label holding "\n" forged a `violation:` line of its own
     original, release = tmp_path / "o.jsonl", tmp_path / "r.jsonl"
