@@ -27,8 +27,8 @@ from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
-from .formats import (FORMATS, detect_format, fimi_carries, read_window, read_window_and_subjects, render_window,
-                      written_compression)
+from .formats import (FORMATS, detect_format, fimi_carries, named_format, read_window, read_window_and_subjects,
+                      render_window, written_compression)
 from .labeltext import check_user_file
 from .model import Context
 from .orphans import signals_held
@@ -607,9 +607,19 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     # --format is given for ORIGINAL's sake as often as for both files: a JSONL or msgpack release
-    # read as FIMI by it failed the model's check, exit 1, instead of being refused (QA)
-    release = read_window(release_path, release_format or fmt, vocab=original.vocab, format_option="--release-format",
-                          release=True, shared_format="--format" if release_format is None and fmt else None)
+    # read as FIMI by it failed the model's check, exit 1, instead of being refused, and a FIMI one
+    # read as JSONL was "not valid JSON" with no word of why (QA)
+    shared = release_format is None and fmt is not None
+    try:
+        release = read_window(release_path, release_format or fmt, vocab=original.vocab,
+                              format_option="--release-format", release=True,
+                              shared_format="--format" if shared else None)
+    except InputError as exc:
+        named = named_format(release_path)
+        if not shared or named in (None, fmt) or "--release-format" in exc.problem:  # the latter says it already
+            raise
+        raise InputError(release_path, f"{exc.problem} (read as {fmt} as --format says, though its name says {named}: "
+                                       f"give --release-format {named})", exc.line) from None
     # a release that does not pair with the original is a file verify cannot take (exit 2), not
     # a release that fails the model (exit 1)
     if len(release) != len(original):

@@ -75,6 +75,11 @@ def detect_format(path: str | os.PathLike, explicit: str | None = None) -> str:
     return _SUFFIXES.get(Path(_unzipped_name(path)).suffix.lower(), "fimi")
 
 
+def named_format(path: str | os.PathLike) -> str | None:
+    """The format the file's suffix names (``.gz`` ignored), None when it names none."""
+    return _SUFFIXES.get(Path(_unzipped_name(path)).suffix.lower())
+
+
 #: a line that opens a JSON object with a key, after an optional byte-order mark and blanks
 _JSON_OBJECT_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"')
 

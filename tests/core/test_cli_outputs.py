@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import msgpack
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -641,6 +642,23 @@ def test_a_release_in_another_format_than_format_says_is_refused_not_failed(runn
                    f"give --release-format {suffix}")
     assert result.stdout == ""
     assert invoke(runner, "verify", data, out, *K, "--format", "fimi", "--release-format", suffix).exit_code == 0
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "msgpack"])
+def test_a_release_whose_name_says_another_format_than_format_is_refused_naming_it(runner, tmp_path, fmt):
+    # Regression (QA, offline pass): `anonymize records.bin --format jsonl -o out.dat`, then verify
+    # with the same --format, said only "out.dat:1: not valid JSON (Extra data)" of setveil's own
+    # release (msgpack: "record is an integer, expected a map")
+    records = tmp_path / "records.bin"
+    rows = [{"items": items} for items in (["a", "b"], ["a", "b"], ["c"], ["c"])]
+    records.write_bytes(b"".join(msgpack.packb(row) for row in rows) if fmt == "msgpack"
+                        else "".join(json.dumps(row) + "\n" for row in rows).encode())
+    out = tmp_path / "out.dat"
+    assert invoke(runner, "anonymize", records, "--format", fmt, "-o", out, *K).exit_code == 0
+    result = invoke(runner, "verify", records, out, *K, "--format", fmt)
+    one_line_error(result, f"{out}:1: ", f"(read as {fmt} as --format says, though its name says fimi: give "
+                                         "--release-format fimi)")
+    assert invoke(runner, "verify", records, out, *K, "--format", fmt, "--release-format", "fimi").exit_code == 0
 
 
 def test_a_violation_quoting_a_label_with_a_line_end_stays_one_line(runner, tmp_path):
