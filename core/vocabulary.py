@@ -21,8 +21,16 @@ class Vocabulary:
         self._labels: list[str] = []
         self._ids: dict[str, int] = {}
         self._frozen: tuple[str, ...] = ()
-        for label in labels:
-            self.intern(label)
+        given = list(labels)
+        ids = dict(zip(given, range(len(given))))
+        if len(ids) == len(given):
+            # distinct labels (a snapshot of another vocabulary, which the core takes several
+            # times for every window) are mapped in C: interned one by one, the snapshots of
+            # retail's 16,470 labels cost more than checking its windows of 1000 (QA)
+            self._labels, self._ids = given, ids
+        else:
+            for label in given:
+                self.intern(label)
 
     def intern(self, label: str) -> int:
         """The id of ``label``, assigning the next free id if it is new."""
@@ -67,7 +75,17 @@ class Vocabulary:
 
     def copy(self) -> Vocabulary:
         """A vocabulary of its own with the same labels under the same ids."""
-        return Vocabulary(self._labels)
+        copied = Vocabulary()
+        copied._labels, copied._ids, copied._frozen = list(self._labels), dict(self._ids), self._frozen
+        return copied
+
+    @classmethod
+    def snapshot(cls, labels: tuple[str, ...], ids: dict[str, int]) -> Vocabulary:
+        """A vocabulary of ``labels``, distinct, given with their map to ids (``ids`` is copied),
+        whose ``labels`` is that very tuple until it grows."""
+        made = cls()
+        made._labels, made._ids, made._frozen = list(labels), dict(ids), labels
+        return made
 
     def __len__(self) -> int:
         return len(self._labels)

@@ -9,6 +9,7 @@ transformations return new windows that share the vocabulary, which only grows.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import Any
@@ -221,7 +222,7 @@ class Window:
 
     def relabel(self, vocab: Vocabulary) -> Window:
         """The same transactions re-interned into ``vocab`` (new labels are added to it)."""
-        mapping = np.fromiter((vocab.intern(lab) for lab in self.vocab.labels), dtype=np.int32, count=len(self.vocab))
+        mapping = _id_mapping(self.vocab.labels, vocab)
         relabeled = Window(vocab, self.indptr, mapping[self.indices], self.tids)
         # ids that keep their order keep a sorted row sorted: a snapshot of ``vocab`` extended (the
         # core's copy of a release over its input's vocabulary) needs no sort; rows that were not
@@ -277,10 +278,10 @@ def detached(*windows: Window) -> tuple[Window, ...]:
     found = [(window, _labels_of(window.vocab)) for window in windows]
     longest = max((labels for _, labels in found), key=len, default=())
     shared = all(longest[:len(labels)] == labels for _, labels in found)
-    common = Vocabulary(longest) if shared else None
+    common = _snapshot(longest) if shared else None
     copies = []
     for window, labels in found:
-        vocab = common if common is not None else Vocabulary(labels)
+        vocab = common if common is not None else _snapshot(labels)
         copies.append(Window(vocab, _read_only(np.array(window.indptr, dtype=np.int64)),
                              _read_only(np.array(window.indices, dtype=np.int32)), window.tids))  # tids: copied by Window
     return tuple(copies)
@@ -299,11 +300,44 @@ def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.
     return np.flatnonzero(given)
 
 
+def _id_mapping(labels: tuple[str, ...], vocab: Vocabulary) -> np.ndarray:
+    """The id in ``vocab`` of each of ``labels``, interning those it lacks. A vocabulary whose
+    labels start as ``labels`` do (a snapshot of the same one, which only grows) maps them to
+    their own positions, found by one comparison of tuples instead of a lookup per label."""
+    known = vocab.labels
+    shared = min(len(labels), len(known))
+    if labels[:shared] != known[:shared]:
+        shared = 0
+    intern = vocab.intern
+    rest = np.fromiter((intern(label) for label in labels[shared:]), dtype=np.int32, count=len(labels) - shared)
+    return np.concatenate([np.arange(shared, dtype=np.int32), rest])
+
+
+#: label tuples already found to be distinct strs, each with its label -> id map. The windows of
+#: ``anonymize --window`` share the input's whole vocabulary, and checking and mapping all of it
+#: again for each of the copies the core takes of every window cost more than the model's check
+#: (QA, sanitize on retail in windows of 1000). A tuple of strs cannot change: the same object
+#: needs no second look. Snapshots return that very tuple, so copies of copies hit as well.
+_CHECKED: deque[tuple[tuple[str, ...], dict[str, int]]] = deque(maxlen=4)
+
+
+def _checked_ids(labels: tuple[str, ...]) -> dict[str, int] | None:
+    # over a copy: the service's window thread and its event loop may both take snapshots
+    return next((ids for known, ids in tuple(_CHECKED) if known is labels), None)
+
+
 def _labels_of(vocab: Vocabulary) -> tuple[str, ...]:
     labels = tuple(vocab.labels)
-    if not all(type(label) is str for label in labels) or len(set(labels)) != len(labels):
-        raise ContractError("the release's vocabulary holds a label that is not a str, or one label twice")
+    if _checked_ids(labels) is None:
+        if set(map(type, labels)) - {str} or len(set(labels)) != len(labels):
+            raise ContractError("the release's vocabulary holds a label that is not a str, or one label twice")
+        _CHECKED.append((labels, dict(zip(labels, range(len(labels))))))
     return labels
+
+
+def _snapshot(labels: tuple[str, ...]) -> Vocabulary:
+    ids = _checked_ids(labels)
+    return Vocabulary(labels) if ids is None else Vocabulary.snapshot(labels, ids)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from setveil.core.bitset import clear, holds, members, popcount, row_members
 from setveil.core.vocabulary import Vocabulary
-from setveil.core.window import DuplicateItem, Window
+from setveil.core.window import DuplicateItem, Window, detached
 
 rows_strategy = st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=6, unique=True), max_size=25)
 
@@ -102,6 +102,27 @@ def test_relabel_into_another_vocabulary_keeps_rows_sorted():
     assert [set(r) for r in window] == [{"a", "y"}, {"z", "a"}]
 
 
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_strategy, target=st.lists(st.sampled_from("abcdefghij"), max_size=10), shared=st.booleans())
+def test_relabel_gives_each_label_its_id_in_the_target_whatever_prefix_they_share(rows, target, shared):
+    # The core copies and relabels the input's whole vocabulary for every window it checks: labels
+    # a target vocabulary starts with are mapped in one comparison, the rest interned (QA, speed)
+    window = Window.from_transactions(rows)
+    vocab = Vocabulary([*window.vocab.labels, *target] if shared else target)
+    before = len(set(vocab.labels))
+    relabeled = window.relabel(vocab)
+    assert list(relabeled) == [sorted(row, key=vocab.get) for row in rows]
+    assert list(vocab.labels[:before]) == list(dict.fromkeys([*window.vocab.labels, *target] if shared else target))
+    assert all(vocab.get(label) == ident for ident, label in enumerate(vocab.labels))
+
+
+def test_a_vocabulary_keeps_the_first_id_of_a_repeated_label_and_a_copy_grows_alone():
+    vocab = Vocabulary(["b", "a", "b", "c"])
+    assert vocab.labels == ("b", "a", "c") and [vocab.get(x) for x in "bac"] == [0, 1, 2]
+    copied = vocab.copy()
+    assert copied.intern("d") == 3 and "d" not in vocab and copied.labels == ("b", "a", "c", "d")
+
+
 def test_relabel_sorts_rows_that_were_not_sorted_even_when_the_ids_keep_their_order():
     # QA re-check: the shortcut for an order-keeping mapping left an unchecked release's rows unsorted
     vocab = Vocabulary(["a", "b", "c"])
@@ -136,3 +157,14 @@ def test_an_item_interned_after_the_inverted_index_was_built_holds_no_transactio
     assert window.tidset(1).tolist() == [1]
     later = window.vocab.intern("c")
     assert window.tidset(later).tolist() == []
+
+
+def test_copies_of_one_vocabulary_are_checked_once_and_grow_alone():
+    # detached() remembers the label tuples it has checked (QA: rechecking retail's whole
+    # vocabulary for every window cost more than the checks); each copy still has its own map
+    window = Window.from_transactions([["a", "b"], ["c"]])
+    first, = detached(window)
+    second, = detached(first)
+    assert second.vocab is not first.vocab and second.vocab.labels is first.vocab.labels
+    assert first.vocab.intern("z") == 3 and "z" not in second.vocab and "z" not in window.vocab
+    assert list(second) == [["a", "b"], ["c"]] and detached(first)[0].vocab.labels == ("a", "b", "c", "z")
