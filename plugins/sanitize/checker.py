@@ -1,11 +1,15 @@
 """The independent check of a sanitized release (Oliveira & Zaïane, TR 02-13, §2.5 and §4).
 
-It recomputes everything from the two databases and shares nothing with the sanitizer: where
-the sanitizer ANDs packed bitsets, the checker intersects sorted transaction lists (binary
-search), in the original for T[rp] and in the release for the transactions that still hold rp.
-The patterns are visited as the paths of a prefix tree over their items ranked rarest first, so
-each intersection starts from the shortest list and patterns that share a prefix (the frequent
-supersets of §5.1's R_P share many) share its intersections.
+It recomputes everything from the two databases' CSR arrays and shares nothing with the
+sanitizer: not its pattern table, its index or the window's cached tidsets
+(``Window.inverted``, ``Window.bitsets``). It packs its own tidset bitsets, one row per item a
+pattern names, straight from each window's (transaction, item) occurrences, then takes for all
+patterns at once, grouped by length and in chunks of bounded memory, the AND of their items' rows
+in the original (T[rp]) and in the release, and counts the bits of both ANDs together (the
+sensitive transactions that still hold rp). The cost is the patterns' items times the window's
+words, in numpy's loops: no Python object per pattern, item or transaction. An earlier checker
+intersected sorted lists pattern by pattern along a prefix tree; on retail in windows of 1000
+with 1,000 patterns it took longer than the sanitization (QA).
 
 For every restrictive pattern rp at most ψ·|T[rp]| of its sensitive transactions may still hold
 it. A pattern rp' containing rp needs no check of its own
@@ -20,13 +24,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from setveil.core.arrays import in_sorted
+from setveil.core.arrays import concat_ranges
 from setveil.core.model import Violation
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
+
+CHUNK_BYTES = 16 << 20
 
 
 def sanitize_violations(
@@ -51,53 +57,48 @@ def _not_emptied(original: Window, release: Window) -> Iterator[Violation]:
 
 
 def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi: float) -> Iterator[Violation]:
-    vocab = original.vocab
-    rank = np.empty(len(vocab), dtype=np.int64)
-    rank[np.lexsort((np.arange(len(vocab)), original.supports))] = np.arange(len(vocab))
-    paths = []
-    for number, pattern in enumerate(patterns.patterns):
-        ids = vocab.ids(pattern)
-        if (ids >= 0).all():
-            paths.append((tuple(sorted(rank[ids].tolist())), number))
-    by_rank = np.argsort(rank)
-    before, after = _Prefixes(original.inverted), _Prefixes(release.inverted)
-    found = []
-    share = Share.of(psi)  # the decimal typed: ψ = 0.3 allows 3 of 10 exactly
-    for path, number in sorted(paths):
-        items = by_rank[list(path)]
-        sensitive, still = before.holders(items), after.holders(items)
-        holding = int(in_sorted(still, sensitive).sum())
-        if share.exceeded(holding, len(sensitive)):
-            found.append((number, holding, len(sensitive)))
-    for number, holding, n_sensitive in sorted(found):
+    vocab = original.vocab  # the release's too (suppression_basics put both on one)
+    sizes = np.fromiter(map(len, patterns.patterns), dtype=np.int64, count=len(patterns))
+    ids = vocab.ids(item for pattern in patterns.patterns for item in pattern)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    unknown = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=ids < 0, minlength=len(sizes))
+    # a pattern naming an item no window holds is held by no transaction: nothing to bound
+    known = np.flatnonzero(unknown == 0)
+    used = np.unique(ids[concat_ranges(starts[known], starts[known] + sizes[known])])
+    slot = np.full(len(vocab), -1, dtype=np.int64)
+    slot[used] = np.arange(len(used))
+    before, after = _tidsets(original, slot, len(used)), _tidsets(release, slot, len(used))
+    sensitive = np.zeros(len(sizes), dtype=np.int64)
+    holding = np.zeros(len(sizes), dtype=np.int64)
+    step = max(1, CHUNK_BYTES // (8 * max(before.shape[1], 1)))
+    for size in np.unique(sizes[known]).tolist():
+        numbers = known[sizes[known] == size]
+        for first in range(0, len(numbers), step):
+            chunk = numbers[first : first + step]
+            operands = slot[ids[starts[chunk, None] + np.arange(size)]]
+            held, kept = before[operands[:, 0]], after[operands[:, 0]]
+            for column in range(1, size):
+                held &= before[operands[:, column]]
+                kept &= after[operands[:, column]]
+            kept &= held
+            sensitive[chunk] = np.bitwise_count(held).sum(axis=1, dtype=np.int64)
+            holding[chunk] = np.bitwise_count(kept).sum(axis=1, dtype=np.int64)
+    # the decimal typed: ψ = 0.3 allows 3 of 10 exactly
+    for number in np.flatnonzero(Share.of(psi).exceeded(holding, sensitive)).tolist():
         yield Violation(
             "disclosed",
-            f"restrictive pattern of line {patterns.lines[number]} is still held by {holding} of its "
-            f"{n_sensitive} sensitive transactions, more than psi={psi}",
+            f"restrictive pattern of line {patterns.lines[number]} is still held by {holding[number]} of its "
+            f"{sensitive[number]} sensitive transactions, more than psi={psi}",
             patterns.patterns[number],
         )
 
 
-class _Prefixes:
-    """Sorted positions of the transactions holding an itemset, for itemsets asked in prefix-tree
-    order: the holders of each prefix of the last itemset are kept, so the next one only
-    intersects the items after the prefix they share."""
-
-    def __init__(self, inverted: tuple[np.ndarray, np.ndarray]):
-        self.indptr, self.rows = inverted
-        self.items: list[int] = []
-        self.found: list[np.ndarray] = []
-
-    def holders(self, items: np.ndarray) -> np.ndarray:
-        items = items.tolist()
-        shared = 0
-        while shared < min(len(items), len(self.items)) and items[shared] == self.items[shared]:
-            shared += 1
-        del self.items[shared:], self.found[shared:]
-        for item in items[shared:]:
-            listed = self.rows[self.indptr[item] : self.indptr[item + 1]]
-            if self.found:
-                listed = self.found[-1][in_sorted(self.found[-1], listed)]
-            self.items.append(item)
-            self.found.append(listed)
-        return self.found[-1]
+def _tidsets(window: Window, slot: np.ndarray, count: int) -> np.ndarray:
+    """Packed tidsets (``count`` rows of ⌈n/64⌉ words): bit t of row ``slot[i]`` is set when
+    transaction t holds item i; items of slot -1 are left out."""
+    rows = slot[window.indices]
+    chosen = rows >= 0
+    positions = np.repeat(np.arange(len(window), dtype=np.int64), np.diff(window.indptr))[chosen]
+    bits = np.zeros((count, -(-len(window) // 64)), dtype=np.uint64)
+    np.bitwise_or.at(bits, (rows[chosen], positions >> 6), np.left_shift(np.uint64(1), (positions & 63).astype(np.uint64)))
+    return bits

@@ -3,7 +3,7 @@
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.vocabulary import Vocabulary
@@ -96,3 +96,66 @@ def test_psi_is_the_decimal_typed(tmp_path):
             release = Window.from_transactions([["a", "b"]] * kept + [["a"]] * (10 - kept), vocab=original.vocab)
             found = list(sanitize_violations(original, release, RestrictivePatterns.load(path), psi))
             assert bool(found) == (kept > allowed), (psi, kept)
+
+
+def _brute_force(rows, released, release_vocab, unique, lines, psi):
+    """Every violation the checker must name, from the definitions, transaction by transaction."""
+    out = []
+    added = [[label for label in new if label not in old] for old, new in zip(rows, released)]
+    if any(added):
+        first = next(i for i, labels in enumerate(added) if labels)
+        # the first added occurrence of that transaction in id order: the input's labels keep
+        # their ids, labels only the release holds follow in the release's order
+        shown = min(added[first], key=release_vocab.get)
+        out.append(("added-item", f"{sum(map(len, added))} released occurrence(s) are not in the original "
+                    "transaction at the same position (a release keeps the window's order)", (shown,), first))
+    emptied = [i for i, row in enumerate(rows) if row and not released[i]]
+    if emptied:
+        out.append(("emptied", f"{len(emptied)} transaction(s) with items were released empty", (), emptied[0]))
+    for pattern, line in zip(unique, lines):
+        sensitive = [i for i, row in enumerate(rows) if pattern <= set(row)]
+        still = [i for i in sensitive if pattern <= set(released[i])]
+        if len(still) > Fraction(repr(float(psi))) * len(sensitive):
+            out.append(("disclosed", f"restrictive pattern of line {line} is still held by {len(still)} of its "
+                        f"{len(sensitive)} sensitive transactions, more than psi={psi}", tuple(sorted(pattern)), None))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@example(rows=[["i0", "i1"], ["i0"]], patterns=[["i0", "i1"]], supersets=[], psi=1.0, kept_whole=0,
+         added=[(1, "i1")], shared_vocabulary=True, seed=0, copies=1)  # an added item completes the pattern elsewhere
+@given(
+    rows=st.lists(st.lists(st.sampled_from(ALPHABET), unique=True, max_size=6), max_size=30),
+    patterns=st.lists(st.lists(st.sampled_from(ALPHABET), unique=True, min_size=2, max_size=4), min_size=1, max_size=5),
+    supersets=st.lists(st.sampled_from(ALPHABET + ["never"]), max_size=3),
+    psi=st.sampled_from([0.0, 1.0, 0.3, 0.5, 2 / 3, 0.9999999999]),
+    kept_whole=st.integers(-1, 4),
+    added=st.lists(st.tuples(st.integers(0, 149), st.sampled_from(ALPHABET + ["new", "other"])), max_size=3),
+    shared_vocabulary=st.booleans(),
+    seed=st.integers(0, 1000),
+    copies=st.integers(1, 5),
+)
+def test_every_violation_is_the_brute_force_definitions(tmp_path_factory, rows, patterns, supersets, psi,
+                                                         kept_whole, added, shared_vocabulary, seed, copies):
+    # The checker packs its own bitsets for all patterns at once (QA: it was slower than the
+    # sanitizer); every violation, its text and where it points must stay what the definitions say.
+    # Patterns of one small alphabet share items; the first pattern grown by one item is a superset
+    # of a listed one, and "never" an item no transaction holds.
+    unique = list(dict.fromkeys(frozenset(p) for p in patterns))
+    unique += [s for s in dict.fromkeys(unique[0] | {extra} for extra in supersets) if s not in unique]
+    path = write_patterns(tmp_path_factory.mktemp("p") / "p.txt", "", *(" ".join(sorted(p)) for p in unique))
+    lines = list(range(2, 2 + len(unique)))
+    rows = rows * copies  # up to 150 transactions: tidsets of several 64-bit words
+    rng = np.random.default_rng(seed)
+    whole = unique[kept_whole] if 0 <= kept_whole < len(unique) else frozenset()
+    # every occurrence of one pattern's items kept, the rest thinned
+    released = [[item for item in row if item in whole or rng.random() < 0.6] for row in rows]
+    for position, label in added:
+        if position < len(rows) and label not in released[position]:
+            released[position].append(label)
+    original = Window.from_transactions(rows)
+    vocab = original.vocab if shared_vocabulary else original.vocab.copy()
+    release = Window.from_transactions(released, vocab=vocab)
+    found = [(v.rule, v.summary, v.itemset, v.transaction)
+             for v in sanitize_violations(original, release, RestrictivePatterns.load(path), psi)]
+    assert found == _brute_force(rows, released, release.vocab, unique, lines, psi)
