@@ -62,7 +62,7 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
     ids = vocab.ids(item for pattern in patterns.patterns for item in pattern)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     unknown = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=ids < 0, minlength=len(sizes))
-    # a pattern naming an item no window holds is held by no transaction: nothing to bound
+    # a pattern naming a label neither window knows is held by no transaction: nothing to bound
     known = np.flatnonzero(unknown == 0)
     used = np.unique(ids[concat_ranges(starts[known], starts[known] + sizes[known])])
     slot = np.full(len(vocab), -1, dtype=np.int64)
