@@ -1,5 +1,7 @@
 import os
+import shutil
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,26 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
+
+_BYTECODE = pytest.StashKey[tuple[str, str]]()
+
+
+def pytest_configure(config):
+    """With PYTHONDONTWRITEBYTECODE set, every Python the tests start (a few hundred: commands, the
+    kit's pytest runs) compiled setveil and rewrote hypothesis's asserts again, about half of a
+    short one's CPU time; they share a bytecode cache of this run instead, outside the checkout and
+    the environment, which the variable keeps clean. xdist's workers inherit it."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+        cache = tempfile.mkdtemp(prefix="setveil-tests-bytecode-")
+        config.stash[_BYTECODE] = cache, os.environ.pop("PYTHONDONTWRITEBYTECODE")
+        os.environ["PYTHONPYCACHEPREFIX"] = cache
+
+
+def pytest_unconfigure(config):
+    if _BYTECODE in config.stash:
+        cache, os.environ["PYTHONDONTWRITEBYTECODE"] = config.stash[_BYTECODE]
+        del os.environ["PYTHONPYCACHEPREFIX"]
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def datasets_dir() -> Path | None:
