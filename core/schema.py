@@ -103,17 +103,23 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
     return frozenset(first), quoted, first
 
 
-def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary) -> list[int]:
-    """The lines of an item list whose label ``vocab`` never holds but holds in another case or
-    Unicode normalization (:func:`~setveil.core.labeltext.folded`: ``hiv`` for ``HIV``, é as e and
-    a combining accent), unless the list gives that spelling too; sorted, 0 for a label with no
-    line. The item meant is then unlisted: a sensitive one is released unprotected while the
+def misspelt(labels: frozenset[str], vocab: Vocabulary) -> frozenset[str]:
+    """The labels of ``labels`` that ``vocab`` never holds but holds in another case or Unicode
+    normalization (:func:`~setveil.core.labeltext.folded`: ``hiv`` for ``HIV``, é as e and a
+    combining accent), unless ``labels`` gives that spelling too. The item meant is then unlisted:
+    a sensitive one is released unprotected, a restrictive pattern hides nothing, while the
     release passes its check (adversarial QA pass)."""
     absent = [label for label in labels if label not in vocab]
     if not absent:
-        return []
+        return frozenset()
     unlisted = {folded(label) for label in vocab.labels if label not in labels}
-    return sorted(first_lines.get(label, 0) for label in absent if folded(label) in unlisted)
+    return frozenset(label for label in absent if folded(label) in unlisted)
+
+
+def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary) -> list[int]:
+    """The lines of an item list that give a :func:`misspelt` label, sorted; 0 for a label with
+    no line."""
+    return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab))
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

@@ -20,10 +20,10 @@ import time
 import numpy as np
 
 from setveil.core.errors import InputError, ParameterError
-from setveil.core.labeltext import folded
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context, PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
+from setveil.core.schema import misspelt
 from setveil.core.window import Window
 
 from .checker import sanitize_violations
@@ -126,16 +126,16 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                                                  "must match the input's exactly, case included")
         # a pattern spelt otherwise than the input (hiv for HIV, é as e and a combining accent)
         # hides nothing and was only noted (QA, adversarial pass)
-        named = {item for pattern in self.patterns.patterns for item in pattern}
-        unnamed = {folded(label) for label in original.vocab.labels if label not in named}
-        misspelt = [line for number, line in enumerate(self.patterns.lines) if number not in known
-                    and any(item not in original.vocab and folded(item) in unnamed
-                            for item in self.patterns.patterns[number])]
-        if misspelt:
-            more = f" (also line(s) {', '.join(map(str, misspelt[1:]))})" if len(misspelt) > 1 else ""
+        spelt_otherwise = misspelt(frozenset(item for pattern in self.patterns.patterns for item in pattern),
+                                   original.vocab)
+        misspelt_patterns = [line for number, line in enumerate(self.patterns.lines) if number not in known
+                             and not spelt_otherwise.isdisjoint(self.patterns.patterns[number])]
+        if misspelt_patterns:
+            more = (f" (also line(s) {', '.join(map(str, misspelt_patterns[1:]))})"
+                    if len(misspelt_patterns) > 1 else "")
             raise InputError(self.patterns.path, f"the pattern holds an item that never occurs in {source}, which "
                                                  "holds it in another case or Unicode normalization: write it exactly "
-                                                 f"as the input spells it{more}", misspelt[0])
+                                                 f"as the input spells it{more}", misspelt_patterns[0])
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
         return [f"{len(lines)} of the {len(self.patterns)} restrictive patterns in {self.patterns.path} (line "
                 f"{shown}) hold an item that never occurs in {source}: they hide nothing"]
