@@ -113,6 +113,16 @@ def wrote_read_only(exc: BaseException, who: str = "it",
     return None
 
 
+class SpeltOtherwise(SetveilError):
+    """A window holds, only in another case or Unicode normalization, an item its model's
+    parameters name (:func:`setveil.core.schema.misspelt_reason` words why): raised by a model's
+    ``anonymize``, it fails the window closed with that reason, which names lines, never a label."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.words = made_by_setveil(reason)
+
+
 class UnknownPluginError(SetveilError):
     """No installed plugin provides the requested model or policy."""
 

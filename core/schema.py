@@ -122,6 +122,16 @@ def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab
     return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab))
 
 
+def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: str) -> str:
+    """Why a window may not be released when ``listing`` (a setting's list, a parameter's file)
+    names at ``lines`` an item the window holds only in another case or Unicode normalization:
+    the window fails closed, since the item meant goes unprotected while the release passes its
+    check. Line numbers only, never a label, so that the reason may be logged and dead-lettered."""
+    shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+    return (f"{listing} names at line(s) {shown} an item this window holds only in another case or Unicode "
+            f"normalization, {consequence}: {remedy}")
+
+
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:
     write_output(path, label_file_bytes(path, labels))
 

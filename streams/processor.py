@@ -20,7 +20,7 @@ import numpy as np
 from setveil.core.engine import Pipeline, notify, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.plugins import Configured
-from setveil.core.schema import misspelt_lines
+from setveil.core.schema import misspelt_lines, misspelt_reason
 from setveil.core.subjects import merge_records
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
@@ -164,10 +164,8 @@ class WindowProcessor:
                 ("model.sensitive", schema.private, schema.private_lines, "released unprotected"),
                 ("model.public", schema.public, schema.public_lines, "left out of what the attacker may know")):
             if labels and (lines := misspelt_lines(labels, first_lines, window.vocab)):
-                shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
-                return (f"the list of {setting} names at line(s) {shown} an item this window holds only in another "
-                        f"case or Unicode normalization, which would be {consequence}: list it exactly as the input "
-                        "spells it")
+                return misspelt_reason(f"the list of {setting}", lines, f"which would be {consequence}",
+                                       "list it exactly as the input spells it")
         return None
 
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:

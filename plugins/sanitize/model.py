@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
-from setveil.core.errors import InputError, ParameterError
+from setveil.core.errors import InputError, ParameterError, SpeltOtherwise
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context, PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
-from setveil.core.schema import misspelt
+from setveil.core.schema import misspelt_reason
 from setveil.core.window import Window
 
 from .checker import sanitize_violations
@@ -81,6 +81,12 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
 
     def anonymize(self, window: Window, policy: SanitizePolicy, rng: np.random.Generator) -> Release:
         started = time.perf_counter()
+        # the command line refuses such patterns for its whole input; a worker sees its input a
+        # window at a time, and a window lacking the listed spelling may hold another
+        if lines := self.patterns.misspelt_lines(window.vocab):
+            raise SpeltOtherwise(misspelt_reason("the file of parameter 'restrictive'", lines,
+                                                 "so the patterns there would hide nothing",
+                                                 "write it exactly as the input spells it"))
         table = self.patterns.table(window.vocab)
         index = sensitive_index(window, table)
         # A pattern no transaction of this window holds has nothing to hide here; left in, it
@@ -126,11 +132,7 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                                                  "must match the input's exactly, case included")
         # a pattern spelt otherwise than the input (hiv for HIV, é as e and a combining accent)
         # hides nothing and was only noted (QA, adversarial pass)
-        spelt_otherwise = misspelt(frozenset(item for pattern in self.patterns.patterns for item in pattern),
-                                   original.vocab)
-        misspelt_patterns = [line for number, line in enumerate(self.patterns.lines) if number not in known
-                             and not spelt_otherwise.isdisjoint(self.patterns.patterns[number])]
-        if misspelt_patterns:
+        if misspelt_patterns := self.patterns.misspelt_lines(original.vocab):
             more = (f" (also line(s) {', '.join(map(str, misspelt_patterns[1:]))})"
                     if len(misspelt_patterns) > 1 else "")
             raise InputError(self.patterns.path, f"the pattern holds an item that never occurs in {source}, which "

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from setveil.core.errors import InputError
 from setveil.core.labeltext import label_lines
+from setveil.core.schema import misspelt
 from setveil.core.vocabulary import Vocabulary
 
 
@@ -57,6 +59,20 @@ class RestrictivePatterns:
 
     def __len__(self) -> int:
         return len(self.patterns)
+
+    @cached_property
+    def labels(self) -> frozenset[str]:
+        """Every label the patterns name."""
+        return frozenset(label for pattern in self.patterns for label in pattern)
+
+    def misspelt_lines(self, vocab: Vocabulary) -> list[int]:
+        """The lines of the patterns that name an item ``vocab`` holds only in another case or
+        Unicode normalization (:func:`setveil.core.schema.misspelt`): such a pattern hides nothing
+        while the release passes its check (adversarial QA pass)."""
+        spelt_otherwise = misspelt(self.labels, vocab)
+        if not spelt_otherwise:
+            return []
+        return [line for pattern, line in zip(self.patterns, self.lines) if not spelt_otherwise.isdisjoint(pattern)]
 
     def table(self, vocab: Vocabulary) -> PatternTable:
         """The patterns whose items are all in ``vocab``, as item ids. A pattern with an item

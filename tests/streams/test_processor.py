@@ -141,6 +141,26 @@ def test_a_window_holding_a_listed_item_only_in_another_spelling_fails_closed_na
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
 
 
+@pytest.mark.parametrize("listed, held", [("hiv", "HIV"), ("caf\u00e9", "cafe\u0301")])
+def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_fails_closed_naming_the_line(
+        tmp_path, listed, held):
+    # the sensitive lists' check above left the sanitize model's patterns out: `flu hiv` against a
+    # window's HIV hid nothing in a batch that passed its check
+    restrictive = tmp_path / "restrictive.txt"
+    restrictive.write_text(f"a b\nflu {listed}\n", encoding="utf-8")
+    worker = worker_for("sanitize", "iga", [f"restrictive={restrictive}", "psi=0", "sigma=off"])
+    rows = [["a", "b", "flu", held], ["a", "flu", held], ["b", "c"], ["a", "b", "c"]] * 5
+    outcome = worker.process("in", 0, cut_of(rows))
+    assert not outcome.emitted and outcome.cause == "error"
+    assert outcome.reason == (
+        "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window holds only in another "
+        "case or Unicode normalization, so the patterns there would hide nothing: write it exactly as the input spells it")
+    assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
+    released = worker.process("in", 0, cut_of([[*row, listed] if held in row else row for row in rows]))
+    assert released.emitted, released.reason
+    assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
+
+
 def test_a_window_holding_both_spellings_of_a_listed_item_is_released_when_both_are_listed(tmp_path):
     sensitive = tmp_path / "sensitive.txt"
     sensitive.write_text("hiv\nHIV\nzika\n", encoding="utf-8")
