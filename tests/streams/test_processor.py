@@ -156,6 +156,12 @@ def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_f
         "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window holds only in another "
         "case or Unicode normalization, so the patterns there would hide nothing: write it exactly as the input spells it")
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
+    child = isolated(worker.pipeline.configured)
+    try:
+        in_child = child.process("in", 0, cut_of(rows))
+    finally:
+        child.close()
+    assert (in_child.emitted, in_child.cause, in_child.reason) == (False, "error", outcome.reason)
     released = worker.process("in", 0, cut_of([[*row, listed] if held in row else row for row in rows]))
     assert released.emitted, released.reason
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
