@@ -180,8 +180,15 @@ class Window:
 
     # -- transformations -----------------------------------------------------------------
     def keep_occurrences(self, keep: npt.ArrayLike) -> Window:
-        """A window with only the occurrences where ``keep`` (aligned to ``indices``) is True."""
-        kept = np.asarray(keep, dtype=bool)
+        """A window with only the occurrences ``keep`` chooses: a boolean mask aligned to
+        ``indices`` (True where kept), or the positions in ``indices`` of those kept."""
+        kept = np.asarray(keep)
+        if kept.dtype != bool or kept.shape != self.indices.shape:
+            # converted to bool, positions read as a mask and a mask of another length failed
+            # in numpy's words, or not at all (QA as a plugin author)
+            chosen = _positions(kept, len(self.indices), "keep_occurrences", "occurrence")
+            kept = np.zeros(len(self.indices), dtype=bool)
+            kept[chosen] = True
         indptr = np.zeros(len(self) + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.owners()[kept], minlength=len(self)), out=indptr[1:])
         return Window(self.vocab, indptr, self.indices[kept], self.tids)

@@ -75,6 +75,18 @@ def test_suppress_and_take_read_a_boolean_mask_as_a_mask():
         window.take([True, False])
 
 
+def test_keep_occurrences_reads_positions_as_positions_and_refuses_a_mask_of_another_length():
+    # Regression (QA as a plugin author): positions were converted to a mask, so keep_occurrences([0, 3])
+    # kept occurrences 0 and 1 and, here, nothing else; a mask over the transactions was numpy's IndexError
+    window = Window.from_transactions([["a", "b", "c"], ["c", "d"], ["c", "b"]])
+    assert list(window.keep_occurrences([0, 3])) == [["a"], ["c"], []]
+    assert list(window.keep_occurrences(np.arange(7) % 2 == 0)) == [["a", "c"], ["d"], ["c"]]
+    assert list(window.keep_occurrences([])) == [[], [], []]
+    with pytest.raises(ValueError, match=r"keep_occurrences was given a boolean mask of shape \(3,\); a mask holds "
+                                         r"one entry per occurrence \(7\)"):
+        window.keep_occurrences([True, False, True])
+
+
 def test_slices_keep_positions_as_tids():
     window = Window.from_transactions([["a"], ["b"], [], ["c"], ["d"]])
     parts = list(window.slices(2))
