@@ -35,25 +35,10 @@ from .settings import (MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, 
                        load_settings, one_pair_each)
 
 
-def _config_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """The settings file, checked here rather than by the option's type: click's error names
-    ``--config`` even when the path came from $SETVEIL_CONFIG, which an operator never typed. Not
-    that it exists: click says "does not exist" of '-' and of a symbolic-link loop alike, and
-    reading it names what is wrong (streams/settings.py)."""
-    if value is None:
-        return None
-    try:
-        click.Path(dir_okay=False).convert(value, param, ctx)
-    except click.BadParameter as exc:
-        if ctx.get_parameter_source(param.name or "") is click.core.ParameterSource.ENVIRONMENT:
-            exc.param_hint = "$SETVEIL_CONFIG"
-        raise
-    return value
-
-
 config_option = click.option(
-    "--config", envvar="SETVEIL_CONFIG", callback=_config_file, metavar="FILE",
-    help="TOML settings file (see docs/operations.md); $SETVEIL_CONFIG.",
+    # no envvar: load_settings reads $SETVEIL_CONFIG itself, so that a refusal of the file says
+    # whether its path came from the variable or from --config
+    "--config", metavar="FILE", help="TOML settings file (see docs/operations.md); $SETVEIL_CONFIG.",
 )
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one setting (repeatable).",

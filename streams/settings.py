@@ -51,6 +51,8 @@ MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
 #: the source of what ``--set`` and a command's own options give, as errors name it
 COMMAND_LINE = "the command line"
+#: where the path of a settings file given to :func:`load_settings` came from, as errors name it
+CONFIG_OPTION = "--config"
 
 
 @dataclass(frozen=True)
@@ -431,10 +433,11 @@ def load_settings(
             given[setting.name] = raw
         sources[setting.name] = source
 
+    given_by = CONFIG_OPTION
     if config is None and env.get("SETVEIL_CONFIG"):
-        config = env["SETVEIL_CONFIG"]
+        config, given_by = env["SETVEIL_CONFIG"], "$SETVEIL_CONFIG"
     if config is not None:
-        for name, raw in _read_toml(config).items():
+        for name, raw in _read_toml(config, given_by).items():
             assign(_setting(name, os.fspath(config)), raw, os.fspath(config))
     _refuse_unknown_variables(env)
     for setting in SETTINGS:
@@ -483,10 +486,19 @@ def _setting(name: str, source: str | None = None) -> Setting:
     return setting
 
 
-def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
-    """The settings of a TOML file, ``section.key`` to value. The file may start with a UTF-8
+def _read_toml(path: str | os.PathLike, given_by: str = CONFIG_OPTION) -> dict[str, Any]:
+    """The settings of a TOML file, ``section.key`` to value; a refusal of the file says it is the
+    settings file and ``given_by`` (``--config`` or ``$SETVEIL_CONFIG``): an operator who never
+    typed the path cannot tell otherwise where it came from (QA). The file may start with a UTF-8
     byte-order mark, as the data and the item lists may: editors that save "UTF-8 with BOM" write
     one, and tomllib alone calls it an invalid statement at line 1."""
+    try:
+        return _toml_settings(path)
+    except InputError as exc:
+        raise InputError(exc.path, f"{exc.problem} (the settings file, from {given_by})", exc.line) from None
+
+
+def _toml_settings(path: str | os.PathLike) -> dict[str, Any]:
     # read as an item list is (gzip data unzipped): '-', a file that cannot be read and one that is
     # not UTF-8 (UTF-16) are each refused for what they are, where tomllib.load let a traceback out (QA)
     text = read_utf8(path)
