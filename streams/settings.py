@@ -11,6 +11,7 @@ setting and where the bad value came from. ``docs/operations.md`` holds the tabl
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import ipaddress
 import math
@@ -97,6 +98,11 @@ class Setting:
             return raw
         if self.parameter.kind in ("int", "float") and isinstance(raw, bool):
             raise ParameterError(self.name, f"expected a number, got a boolean (from {source})")
+        if isinstance(raw, _TOML_NON_SCALARS):
+            # a TOML date, time, list or table: quoted by the core it read as Python's
+            # datetime.date(2024, 1, 2), where the operator wrote 2024-01-02 (QA)
+            raise ParameterError(self.name, f"got {_toml_kind(raw)}, {_toml_text(raw)}, allowed: "
+                                 f"{self.parameter.allowed()} (from {source})")
         if self.parameter.kind in ("int", "float") and isinstance(raw, _TomlFloat):
             # checked as written, as the same value given as text is (QA: max_transactions = 1e3
             # ran as 1000 from a file, and was refused from the environment)
@@ -105,6 +111,10 @@ class Setting:
             return self.parameter.parse(raw)
         except ParameterError as exc:
             raise ParameterError(self.name, f"{exc.problem} (from {source})") from None
+
+
+#: the values tomllib reads that are no text, number or boolean
+_TOML_NON_SCALARS = (list, Mapping, datetime.date, datetime.time)
 
 
 def _toml_kind(value: Any) -> str:
@@ -116,7 +126,28 @@ def _toml_kind(value: Any) -> str:
         return "a table"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, datetime.datetime):  # before date, which it subclasses
+        return "a date-time"
     return f"a {type(value).__name__}"
+
+
+def _toml_text(value: Any) -> str:
+    """``value``, as tomllib reads it, written as TOML writes it: what the operator wrote, up to
+    spelling (a date-time's ``Z`` is ``+00:00``). A table's value under a name that says it may be
+    a secret is masked, as a model parameter's is."""
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (bool, int, float)):
+        return _env_text(value)
+    if isinstance(value, (datetime.date, datetime.time)):
+        # isoformat writes a fraction of a second in six digits: 07:32:00.5 as 07:32:00.500000
+        return re.sub(r"(\.[0-9]*?)0+\b", r"\1", value.isoformat())
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_text(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(key)} = {shown_value(key, _toml_text(item))}"
+                               for key, item in value.items()) + "}"
+    return repr(value)
 
 
 def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
@@ -529,6 +560,14 @@ class _TomlFloat(float):
 
 def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
     if isinstance(raw, Mapping):
+        for key, value in raw.items():
+            if isinstance(value, _TOML_NON_SCALARS):
+                # as text, a list or a date-time would be a value no one wrote (['a'], a blank for
+                # the T), which a text parameter takes as it is
+                shown = (" (the value is not shown: the name says it may be a secret)" if names_a_secret(key)
+                         else f", {_toml_text(value)}")
+                raise ParameterError(name, f"{key!r}: expected text, a number or a boolean, got "
+                                           f"{_toml_kind(value)}{shown} (from {source})")
         return {str(k): _env_text(v) for k, v in raw.items()}
     if isinstance(raw, str):
         pairs = [p for p in raw.replace(",", " ").split() if p]
@@ -792,8 +831,12 @@ def as_toml(settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+
+
 def _toml_line(key: str, value: Any, secret: bool, source: str) -> str:
-    key = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+    key = _toml_key(key)
     # a comment ends at a line break and takes no other control character: a config path with
     # one would end the comment early and leave the rest of the path as a line of TOML; a path's
     # bytes that are not UTF-8 (surrogates here) would make the whole text a file --config refuses

@@ -238,6 +238,32 @@ def test_config_file_errors(tmp_path):
     assert (values.window.max_transactions, values.window.max_seconds) == (1000, 10.0)
 
 
+@pytest.mark.parametrize("text, words", [
+    ("[window]\nmax_transactions = 2024-01-02\n", "window.max_transactions': got a date, 2024-01-02, allowed: an integer"),
+    ("[window]\nmax_seconds = 10:30:00.5\n", "window.max_seconds': got a time, 10:30:00.5, allowed: a number"),
+    ("[model]\nseed = 1979-05-27T07:32:00.25-07:00\n",
+     "model.seed': got a date-time, 1979-05-27T07:32:00.25-07:00, allowed: an integer"),
+    ("[model]\nverify = 2024-01-02T10:00:00Z\n", "model.verify': got a date-time, 2024-01-02T10:00:00+00:00, allowed: true"),
+    ('[window]\nmin_transactions = ["a", 1]\n', 'window.min_transactions\': got a list, ["a", 1], allowed: an integer'),
+    ("[model.params]\nh = [0.4, 1]\n", "'h': expected text, a number or a boolean, got a list, [0.4, 1] (from"),
+    ('[model.params]\nkeep = ["a.txt"]\n', "'keep': expected text, a number or a boolean, got a list, [\"a.txt\"] (from"),
+    ('[model.params]\nh = {a = 1, "b c" = [1979-05-27], api_password = "hunter2"}\n',
+     "'h': expected text, a number or a boolean, got a table, {a = 1, \"b c\" = [1979-05-27], api_password = ***}"),
+    ("[model.params]\napi_token = 2024-01-02\n",
+     "'api_token': expected text, a number or a boolean, got a date (the value is not shown: the name says"),
+])
+def test_a_toml_date_list_or_table_is_quoted_as_toml_writes_it(tmp_path, text, words):
+    # Regression (QA): quoted as Python writes it, datetime.date(2024, 1, 2), or turned into text
+    # no one wrote (['a.txt'], a table's a=1), which a text parameter took as it was
+    config = tmp_path / "typed.toml"
+    config.write_text(text)
+    with pytest.raises(ParameterError) as refused:
+        load_settings(config, env={})
+    message = str(refused.value)
+    assert words in message and message.endswith(f"(from {config})")
+    assert "datetime" not in message and "hunter2" not in message and "'a.txt'" not in message
+
+
 def test_a_config_file_that_is_not_utf8_is_refused_naming_its_line(tmp_path, monkeypatch):
     # regression (QA, hostile input files): tomllib's UnicodeDecodeError came out as a traceback,
     # exit 1, that quoted the bytes around the bad one
