@@ -197,9 +197,9 @@ def open_broker(env: Mapping[str, str] | None = None, log_path: str | os.PathLik
     bootstrap = env.get(BOOTSTRAP_ENV)
     if bootstrap:
         # checked here, where it is read, so that the error names the variable (QA: bench stream
-        # said "from the command line", where its settings take the value)
-        load_settings(env={BOOTSTRAP_ENV: bootstrap})
-        return Broker(bootstrap, "external")
+        # said "from the command line", where its settings take the value); as the setting reads
+        # it, without the blanks around it
+        return Broker(load_settings(env={BOOTSTRAP_ENV: bootstrap}).kafka.bootstrap, "external")
     if docker_available():
         return start_kafka_container()
     return start_tansu(log_path=log_path)

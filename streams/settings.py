@@ -391,7 +391,8 @@ class Settings:
         """The non-default values as ``SETVEIL_*`` variables (to start a worker in a subprocess),
         which :func:`load_settings` reads back to the same values. The variable of NAME=VALUE pairs
         separates them by commas and blanks and has no escape, so a pair whose name or value holds
-        one, or whose name holds ``=`` or is empty, is refused rather than split."""
+        one, or whose name holds ``=`` or is empty, is refused rather than split; so is a value
+        with blanks around it, which the variable would lose."""
         out = {}
         for setting in SETTINGS:
             value = self._values[setting.name]
@@ -404,7 +405,13 @@ class Settings:
                                              f"(from {self.source(f'{setting.name}.{key}')}): its pairs are separated "
                                              "by commas and blanks, so a name or value holding one, or a name "
                                              "holding '=' or none, would be split; give it with -P")
-            out[setting.env] = _env_text(value)
+            text = _env_text(value)
+            if text != text.strip():
+                # only a settings file gives one (a quoted string): the worker would read another value
+                raise ParameterError(setting.name, f"cannot be passed to a worker in ${setting.env} (from "
+                                     f"{self.source(setting.name)}): the environment's values are taken without "
+                                     "the blanks around them, and this one begins or ends with one")
+            out[setting.env] = text
         return out
 
 
@@ -473,7 +480,9 @@ def load_settings(
     _refuse_unknown_variables(env)
     for setting in SETTINGS:
         if setting.env in env:
-            assign(setting, env[setting.env], f"${setting.env}")
+            # without the blanks around it, as --set takes it (core.params.parse_assignments): a
+            # manifest's folded value, or a Secret written with echo, ends in a line end
+            assign(setting, env[setting.env].strip(), f"${setting.env}")
     pairs = parse_assignments(list(overrides)) if not isinstance(overrides, Mapping) else dict(overrides)
     for layer in (pairs, options or {}):
         for name, raw in layer.items():

@@ -24,7 +24,7 @@ from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.cli import configure
 from setveil.streams import commands, demo, worker
-from setveil.streams.broker import Broker, free_port
+from setveil.streams.broker import Broker, free_port, open_broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
 from setveil.streams.worker import union_notes
@@ -84,6 +84,39 @@ def test_settings_survive_the_trip_through_environment_variables():
                                   "window.merge_subjects": True, "topics.input": "in"}, env={})
     again = load_settings(env=values.as_env())
     assert all(again[s.name] == values[s.name] for s in SETTINGS)
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("topics.input", "in"), ("model.name", "coherence"), ("kafka.security_protocol", "PLAINTEXT"),
+    ("window.max_seconds", "1.5"), ("window.merge_subjects", "true"), ("model.policy", "suppress"),
+    ("kafka.bootstrap", "broker:9092"),
+])
+@pytest.mark.parametrize("blanks", [(" ", " "), ("", "\n"), ("\t", "\r\n")])
+def test_a_value_padded_with_blanks_is_the_same_from_the_environment_and_set(name, value, blanks):
+    # Regression (QA): --set trimmed the value, the environment did not, so a manifest's
+    # "in\n" (a folded YAML value, a Secret written with echo) was another topic, or refused
+    padded = blanks[0] + value + blanks[1]
+    from_set = load_settings(None, [f"{name}={padded}"], env={})
+    from_env = load_settings(None, env={f"SETVEIL_{name.replace('.', '_').upper()}": padded})
+    assert from_env[name] == from_set[name] == load_settings(None, [f"{name}={value}"], env={})[name]
+
+
+def test_bench_streams_cluster_is_the_bootstrap_as_the_setting_reads_it():
+    assert open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": " 127.0.0.1:1\n"}).bootstrap == "127.0.0.1:1"
+
+
+def test_a_files_value_with_blanks_around_it_is_not_passed_to_a_worker_changed(tmp_path):
+    # the environment loses such a value (above), so a worker started with it would read another;
+    # refused, the value not shown (a password)
+    config = tmp_path / "sasl.toml"
+    config.write_text('[kafka]\nsecurity_protocol = "SASL_PLAINTEXT"\nsasl_username = "u"\nsasl_password = "hunter2 "\n')
+    settings = load_settings(config, env={})
+    assert settings.kafka.sasl_password == "hunter2 "
+    with pytest.raises(ParameterError) as refused:
+        settings.as_env()
+    assert str(refused.value) == (f"parameter 'kafka.sasl_password': cannot be passed to a worker in "
+                                  f"$SETVEIL_KAFKA_SASL_PASSWORD (from {config}): the environment's values are taken "
+                                  "without the blanks around them, and this one begins or ends with one")
 
 
 _PAIR_TEXT = st.text(st.sampled_from("ab_9.=,'\" \t-"), max_size=6)
