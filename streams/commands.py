@@ -32,7 +32,7 @@ from setveil.core.schema import ItemSchema
 from . import interrupt
 from .clientlog import quiet_repeats
 from .settings import (MEMORY_LIMIT_FLOOR, MEMORY_LIMIT_RATIONALE, MODEL_FILES, Settings, as_toml, dropping_hint,
-                       load_settings, one_pair_each)
+                       load_settings, one_pair_each, refuse_unknown_variables)
 
 
 config_option = click.option(
@@ -407,7 +407,9 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     if 0 < memory_limit < MEMORY_LIMIT_FLOOR:
         raise click.BadParameter(f"{memory_limit} is less than {MEMORY_LIMIT_FLOOR} MiB ({MEMORY_LIMIT_RATIONALE}); "
                                  "allowed: 0 or at least that", param_hint="'--memory-limit'")
-    # the settings of every run but those the benchmark gives
+    # the settings of every run but those the benchmark gives; the rest of the environment is not
+    # read, but a misspelt variable in it is refused as serve refuses it (QA: ignored in silence)
+    refuse_unknown_variables(os.environ)
     settings = load_settings(None, {}, env=security_env())
     check_own_broker(settings)
     model = model or "coherence"

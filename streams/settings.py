@@ -477,7 +477,7 @@ def load_settings(
     if config is not None:
         for name, raw in _read_toml(config, given_by).items():
             assign(_setting(name, os.fspath(config)), raw, os.fspath(config))
-    _refuse_unknown_variables(env)
+    refuse_unknown_variables(env)
     for setting in SETTINGS:
         if setting.env in env:
             # without the blanks around it, as --set takes it (core.params.parse_assignments): a
@@ -493,7 +493,7 @@ def load_settings(
     return Settings(values, sources)
 
 
-def _refuse_unknown_variables(env: Mapping[str, str]) -> None:
+def refuse_unknown_variables(env: Mapping[str, str]) -> None:
     """A misspelt variable (SETVEIL_WINDOW_MAXSECONDS, or a misspelt section: SETVEIL_TOPIC_INPUT,
     SETVEIL_WEBPORT) would be ignored in silence, where the same key misspelt in the TOML file is
     refused. Only the section's spelling was checked once, so a worker given SETVEIL_TOPIC_INPUT

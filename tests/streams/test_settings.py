@@ -1193,6 +1193,19 @@ def test_demo_uses_the_cluster_kafka_bootstrap_names_however_it_was_set(monkeypa
     assert len(asked) == 2
 
 
+@pytest.mark.parametrize("variable", ["SETVEIL_WINDOW_MAXSECONDS", "SETVEIL_TOPIC_INPUT", "SETVEIL_KAFKA_BOOTSTRAPS"])
+def test_bench_stream_refuses_a_misspelt_variable_as_serve_does(tmp_path, variable):
+    # Regression (QA): bench stream reads only the SETVEIL_KAFKA_* variables, and a misspelt
+    # other one was ignored in silence, where serve and serve --check refuse it
+    data = tmp_path / "d.dat"
+    data.write_text("a b\n" * 10)
+    env = {"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1", variable: "3"}
+    bench = CliRunner().invoke(cli, ["bench", "stream", str(data)], env=env)
+    serve = CliRunner().invoke(cli, ["serve", "--check"], env=env)
+    assert bench.exit_code == serve.exit_code == 2
+    assert bench.output == serve.output and f"parameter '{variable}': no setting has this" in bench.output
+
+
 def test_a_bootstrap_variable_that_is_no_host_port_names_the_variable_where_it_is_read():
     # Regression (QA as an operator): `bench stream` said "(from the command line)"
     from setveil.streams.broker import open_broker
