@@ -56,6 +56,12 @@ COMMAND_LINE = "the command line"
 CONFIG_OPTION = "--config"
 
 
+class SettingsFile(str):
+    """The source of the values a settings file gave: its path, as errors name it, of a kind of its
+    own, so that the file is known as the file whatever its name (``$team.toml``, ``default``)
+    and whatever other sources code adds (``the auto value for model 'rho'``)."""
+
+
 @dataclass(frozen=True)
 class Setting:
     section: str
@@ -475,8 +481,9 @@ def load_settings(
     if config is None and env.get("SETVEIL_CONFIG"):
         config, given_by = env["SETVEIL_CONFIG"], "$SETVEIL_CONFIG"
     if config is not None:
+        file = SettingsFile(os.fspath(config))
         for name, raw in _read_toml(config, given_by).items():
-            assign(_setting(name, os.fspath(config)), raw, os.fspath(config))
+            assign(_setting(name, file), raw, file)
     refuse_unknown_variables(env)
     for setting in SETTINGS:
         if setting.env in env:
@@ -604,7 +611,7 @@ def one_pair_each(refused: ParameterError, source: str) -> str:
         return refused.problem
     if _a_file(source):
         advice = "its own key in the TOML table [model.params]"
-    elif source.startswith("$"):
+    elif _layer(source) == 2:
         advice = "its own NAME=VALUE, the pairs separated by commas or blanks"
     else:  # the command line, whose -P the advice names already
         return refused.problem
@@ -622,19 +629,25 @@ def dropping_hint(settings: Settings, source: str) -> str:
             "empty SETVEIL_MODEL_PARAMS or --set model.params= drops those of the sources below it")
 
 
+#: the sources of the environment's values
+_VARIABLES = frozenset(f"${s.env}" for s in SETTINGS)
+
+
 def _layer(source: str) -> int:
-    """The precedence of ``source``: 0 the default (or code), 1 the settings file, 2 the
-    environment, 3 the command line. The file is told by elimination: its source is its path."""
-    if source in ("default", "code"):
-        return 0
-    if source.startswith("$"):
+    """The precedence of ``source``: 0 the default or code (a value a command sets itself), 1 the
+    settings file, 2 the environment, 3 the command line. Each is known by what the sources
+    record, not by elimination: a file named ``$team.toml`` was taken for the environment, and
+    ``the auto value for model 'rho'`` for the file."""
+    if _a_file(source):
+        return 1
+    if source in _VARIABLES:
         return 2
-    return 3 if source == COMMAND_LINE else 1
+    return 3 if source == COMMAND_LINE else 0
 
 
 def _a_file(source: str) -> bool:
     """Whether ``source``, where a setting came from, is the settings file."""
-    return _layer(source) == 1
+    return isinstance(source, SettingsFile)
 
 
 def _env_text(value: Any) -> str:

@@ -24,6 +24,7 @@ from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.cli import configure
 from setveil.streams import commands, demo, worker
+from setveil.streams import settings as settings_module
 from setveil.streams.broker import Broker, free_port, open_broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
@@ -1471,6 +1472,32 @@ def test_a_secrets_value_cut_in_a_files_model_params_is_advised_as_the_toml_tabl
         load_settings(config, env={})
     assert "ter2" not in str(info.value) and "-P" not in str(info.value)
     assert "; give it in the TOML table [model.params] (the value is not shown" in info.value.problem
+
+
+@pytest.mark.parametrize("name", ["$team.toml", "default", "the command line"])
+def test_a_settings_file_is_known_as_the_file_whatever_its_name(tmp_path, monkeypatch, name):
+    # Regression (review): the file was told by elimination (a source not "$…", the command line or
+    # the default), so a file named like another source was advised in that source's terms, and a
+    # source code adds (the auto value of window.min_transactions) counted as the file
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text('[model]\nname = "km-anonymity"\n[model.params]\nk = 2\nm = "2,api_token=x"\n')
+    result = CliRunner().invoke(cli, ["serve", "--check", "--config", name], env={})
+    assert result.exit_code == 2
+    assert result.output.endswith("give each parameter its own key in the TOML table [model.params] "
+                                  f"(from {name})\n")
+    (tmp_path / name).write_text('[model]\nparams = "k=2,api_token=hun ter2"\n')
+    with pytest.raises(ParameterError, match=r"; give it in the TOML table \[model.params\] \(the value"):
+        load_settings(name, env={})
+    # the file's parameters under a model the environment names: the hint to drop them
+    (tmp_path / name).write_text('[model]\nname = "coherence"\n[model.params]\nh = 0.4\nk = 5\np = 3\n')
+    refused = load_settings(name, env={"SETVEIL_MODEL_NAME": "rho"})
+    with pytest.raises(ParameterError, match=r"\(from .*\); model.params merges the parameters of every source"):
+        configure_model(refused)
+    (tmp_path / "s.txt").write_text("a\n")
+    model = configure("coherence", None, ["h=0.4", "k=5", "p=3"], "s.txt", None, None, None).model
+    fitted = fit_to_model(load_settings(env={}), model)
+    assert fitted.source("window.min_transactions") == "the auto value for model 'coherence'"
+    assert not settings_module._a_file(fitted.source("window.min_transactions"))
 
 
 def test_a_malformed_model_parameter_pair_is_named_with_its_source():
