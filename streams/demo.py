@@ -103,7 +103,7 @@ def open_demo_broker(settings: Settings, log_path: Path, echo: Callable[[str], N
     """The cluster ``kafka.bootstrap`` names when the operator set it (``$SETVEIL_KAFKA_BOOTSTRAP``,
     as :func:`.broker.open_broker` takes it, or equally the file or ``--set``), used as it is;
     else a Kafka container or Tansu, which the settings then point at."""
-    if settings.source("kafka.bootstrap") != "default":
+    if settings.given("kafka.bootstrap"):
         # asked before the worker starts: a cluster that did not answer ended the demo with the
         # worker's log, a second error line and a folder kept for that log (QA as an operator)
         interrupt.run_stoppable(answers(settings))

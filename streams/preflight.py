@@ -95,7 +95,7 @@ def check_own_broker(settings: Settings) -> None:
     container) connects to it in plain text: TLS or SASL settings, which are the cluster's, would
     have every client fail as though no broker answered (QA: the demo said so of a listening one)."""
     protocol = settings.kafka.security_protocol
-    if settings.source("kafka.bootstrap") == "default" and protocol != "PLAINTEXT":
+    if not settings.given("kafka.bootstrap") and protocol != "PLAINTEXT":
         raise ParameterError("kafka.security_protocol", f"{protocol} (from {settings.source('kafka.security_protocol')}) "
                              "is for the cluster kafka.bootstrap names, and none is set: the broker started here "
                              "takes PLAINTEXT; set kafka.bootstrap, or unset kafka.security_protocol")

@@ -52,6 +52,8 @@ MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
 #: the source of what ``--set`` and a command's own options give, as errors name it
 COMMAND_LINE = "the command line"
+#: the source of a setting no one gave (:func:`_by_default` tells it from a file of that name)
+DEFAULT = "default"
 #: where the path of a settings file given to :func:`load_settings` came from, as errors name it
 CONFIG_OPTION = "--config"
 
@@ -368,6 +370,10 @@ class Settings:
         key); ``model.params`` itself, the last layer that gave any."""
         return self._sources[name]
 
+    def given(self, name: str) -> bool:
+        """Whether setting ``name`` was given by some source, not left at its default."""
+        return not _by_default(self._sources[name])
+
     def replace(self, source: str = "code", /, **changes: Any) -> Settings:
         """A copy with some values replaced, from ``source``; keys use ``__`` for the dot
         (``window__max_seconds``)."""
@@ -390,7 +396,7 @@ class Settings:
                    if not any(k == name or k.startswith(f"{name}.") for name in names)}
         for name in names:
             values[name] = BY_NAME[name].default
-            sources[name] = "default"
+            sources[name] = DEFAULT
         return Settings(values, sources)
 
     def as_env(self) -> dict[str, str]:
@@ -454,7 +460,7 @@ def load_settings(
     ``tail`` with a worker's config, :data:`MODEL_FILES`): they need not exist."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
-    sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
+    sources: dict[str, str] = {s.name: DEFAULT for s in SETTINGS}
     given: dict[str, Any] = {}
 
     def assign(setting: Setting, raw: Any, source: str) -> None:
@@ -648,6 +654,12 @@ def _layer(source: str) -> int:
 def _a_file(source: str) -> bool:
     """Whether ``source``, where a setting came from, is the settings file."""
     return isinstance(source, SettingsFile)
+
+
+def _by_default(source: str) -> bool:
+    """Whether ``source`` is the default, no one's: a settings file named ``default`` is not (review:
+    the demo took its kafka.bootstrap for none, and started a broker of its own)."""
+    return source == DEFAULT and not _a_file(source)
 
 
 def _env_text(value: Any) -> str:
@@ -862,10 +874,11 @@ def _toml_line(key: str, value: Any, secret: bool, source: str) -> str:
     # a comment ends at a line break and takes no other control character: a config path with
     # one would end the comment early and leave the rest of the path as a line of TOML; a path's
     # bytes that are not UTF-8 (surrogates here) would make the whole text a file --config refuses
+    default = _by_default(source)
     source = re.sub(r"[\x00-\x08\x0a-\x1f\x7f\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", source)
     if value is None:
         return f"# {key}: not set"
-    comment = "" if source == "default" else f"  # from {source}"
+    comment = "" if default else f"  # from {source}"
     if secret:
         return f"# {key}: set (from {source}), not shown"
     if isinstance(value, str) and re.search(r"[\ud800-\udfff]", value):
@@ -893,7 +906,7 @@ def _toml_string(text: str) -> str:
 
 def _from(settings: Settings, name: str) -> str:
     source = settings.source(name)
-    return "" if source == "default" else f" (from {source})"
+    return "" if _by_default(source) else f" (from {source})"
 
 
 def settings_table(settings: Iterable[Setting] = SETTINGS) -> str:

@@ -1500,6 +1500,20 @@ def test_a_settings_file_is_known_as_the_file_whatever_its_name(tmp_path, monkey
     assert not settings_module._a_file(fitted.source("window.min_transactions"))
 
 
+def test_a_settings_file_named_default_is_no_default(tmp_path, monkeypatch):
+    # Regression (review): a setting was left at its default when its source was "default", so
+    # the cluster a file of that name gave was taken for none (the demo and bench stream start a
+    # broker of their own then), and no comment or log said where the values came from
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "default").write_text('[kafka]\nbootstrap = "kafka.example:9092"\nsecurity_protocol = "SASL_PLAINTEXT"\n'
+                                      'sasl_username = "u"\nsasl_password = "p"\n')
+    settings = load_settings("default", env={})
+    assert "bootstrap=kafka.example:9092 (from default)" in describe(settings)[0]
+    assert 'bootstrap = "kafka.example:9092"  # from default\n' in as_toml(settings)
+    check_own_broker(settings)  # the cluster's own protocol
+    assert settings.given("kafka.bootstrap") and not settings.given("topics.input")
+
+
 def test_a_malformed_model_parameter_pair_is_named_with_its_source():
     with pytest.raises(ParameterError) as info:
         load_settings(env={"SETVEIL_MODEL_PARAMS": "h=0.4 k"})
