@@ -140,9 +140,10 @@ def _toml_kind(value: Any) -> str:
 
 
 def _toml_text(value: Any) -> str:
-    """``value``, as tomllib reads it, written as TOML writes it: what the operator wrote, up to
-    spelling (a date-time's ``Z`` is ``+00:00``). A table's value under a name that says it may be
-    a secret is masked, as a model parameter's is."""
+    """``value``, as tomllib reads it (text, a number, a boolean, a date or time, a list or a
+    table), written as TOML writes it: what the operator wrote, up to spelling (a date-time's ``Z``
+    is ``+00:00``). A table's value under a name that says it may be a secret is masked, as a model
+    parameter's is."""
     if isinstance(value, str):
         return _toml_string(value)
     if isinstance(value, (bool, int, float)):
@@ -152,10 +153,8 @@ def _toml_text(value: Any) -> str:
         return re.sub(r"(\.[0-9]*?)0+\b", r"\1", value.isoformat())
     if isinstance(value, list):
         return "[" + ", ".join(_toml_text(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(key)} = {shown_value(key, _toml_text(item))}"
-                               for key, item in value.items()) + "}"
-    return repr(value)
+    pairs = (f"{_toml_key(key)} = {shown_value(key, _toml_text(item))}" for key, item in value.items())
+    return "{" + ", ".join(pairs) + "}"
 
 
 def _p(name, help, kind="str", default=None, **bounds) -> Parameter:
