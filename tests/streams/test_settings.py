@@ -237,6 +237,16 @@ def test_a_settings_file_that_is_not_there_names_where_its_path_came_from(tmp_pa
                                   "(the settings file, from --config)\n")
 
 
+@pytest.mark.parametrize("command", [["replay", "missing.dat"], ["demo"]])
+@pytest.mark.parametrize("rate", ["1e-320", "0.5", "0"])
+def test_replay_and_demo_refuse_a_rate_below_one_by_the_option_and_its_range(command, rate):
+    # Regression (QA): replay took any rate above 0, and --rate 1e-320 waited about forever,
+    # where demo's --rate needed at least 1; refused before a file is read or a broker started
+    result = CliRunner().invoke(cli, [*command, "--rate", rate], env={"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
+    assert result.exit_code == 2
+    assert "Invalid value for '--rate'" in result.output and "is not in the range x>=1." in result.output
+
+
 def test_config_file_errors(tmp_path):
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("[window]\nmax_transaction = 3\n")
