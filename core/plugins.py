@@ -747,9 +747,10 @@ def plugin_hooks() -> list[dict[str, Any]]:
         # module is where it was defined, its type's is builtins
         module = (plugin.__name__ if inspect.ismodule(plugin)
                   else getattr(plugin, "__module__", type(plugin).__module__))
+        # pluggy 1.5 gives a hook's caller once for each of the plugin's implementations of it
+        callers = dict.fromkeys(pm.get_hookcallers(plugin) or ())
         hooks = sorted((caller.name, getattr(impl.function, "__name__", caller.name), is_wrapper(impl))
-                       for caller in pm.get_hookcallers(plugin) or () for impl in caller.get_hookimpls()
-                       if impl.plugin is plugin)
+                       for caller in callers for impl in caller.get_hookimpls() if impl.plugin is plugin)
         rows.append({"plugin": name, "distribution": _module_distribution(module),
                      "hooks": [{"hook": hook, "function": function, "wrapper": wrapper}
                                for hook, function, wrapper in hooks]})
