@@ -61,8 +61,13 @@ class Request:
         self.API_KEY = api_key
 
 
+def key_of(request) -> int:
+    # aiokafka 0.11 names a request by the list of its versions, not by one class
+    return (request[0] if isinstance(request, list) else request).API_KEY
+
+
 # the keys of the requests aiokafka sends, not the lease's own constants, which a wrong key would pass
-HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT = HeartbeatRequest.API_KEY, SyncGroupRequest.API_KEY, OffsetCommitRequest.API_KEY
+HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT = key_of(HeartbeatRequest), key_of(SyncGroupRequest), key_of(OffsetCommitRequest)
 
 
 class Coordinator:
