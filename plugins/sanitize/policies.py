@@ -41,11 +41,15 @@ class ItemOrder:
 
     @classmethod
     def of(cls, window: Window) -> ItemOrder:
-        labels = window.vocab.labels
+        return cls(window.supports, cls.label_ranks(window.vocab.labels))
+
+    @staticmethod
+    def label_ranks(labels: tuple[str, ...]) -> np.ndarray:
+        """The rank of every label in text order, by id."""
         order = sorted(range(len(labels)), key=labels.__getitem__)
         rank = np.empty(len(labels), dtype=np.int64)
         rank[order] = np.arange(len(labels))
-        return cls(window.supports, rank)
+        return rank
 
     def _pick(self, items: np.ndarray, sign: int) -> np.ndarray:
         """Per row of ``items`` (padded with -1), the item of least (sign=1) or greatest
