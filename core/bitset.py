@@ -57,7 +57,8 @@ def holds(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray)
     return ((bitsets[rows, transactions >> 6] >> shift) & np.uint64(1)).astype(bool)
 
 
-def clear(bitset: np.ndarray, transactions: np.ndarray) -> None:
-    """Clear the bits of ``transactions`` in one bitset row, in place."""
+def clear(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray) -> None:
+    """Element-wise (with broadcasting), clear the bit of ``transactions`` in row ``rows``, in place."""
     transactions = np.asarray(transactions, dtype=np.int64)
-    np.bitwise_and.at(bitset, transactions >> 6, ~(np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64)))
+    masks = ~(np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64))
+    np.bitwise_and.at(bitsets, (rows, transactions >> 6), masks)

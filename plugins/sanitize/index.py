@@ -74,7 +74,7 @@ def sensitive_index(window: Window, table: PatternTable) -> SensitiveIndex:
     step = max(1, CHUNK_BYTES // (8 * words))
     indptr = np.zeros(count + 1, dtype=np.int64)
     for start in range(0, count, step):
-        acc = _conjunction(bits, operand[start : start + step])
+        acc = conjunction(bits, operand[start : start + step])
         indptr[start + 1 : start + 1 + len(acc)] = popcount(acc)
     np.cumsum(indptr, out=indptr)
     rows = np.empty(int(indptr[-1]), dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
@@ -83,14 +83,14 @@ def sensitive_index(window: Window, table: PatternTable) -> SensitiveIndex:
     while lo < count:
         hi = int(np.searchsorted(indptr, indptr[lo] + POSITIONS_PER_SLICE, side="right")) - 1
         hi = min(max(hi, lo + 1), lo + step, count)
-        positions = row_members(_conjunction(bits, operand[lo:hi]))
+        positions = row_members(conjunction(bits, operand[lo:hi]))
         rows[indptr[lo] : indptr[hi]] = positions
         conflict += np.bincount(positions, minlength=n)
         lo = hi
     return SensitiveIndex(indptr, rows, conflict, used, tidsets)
 
 
-def _conjunction(bits: np.ndarray, operand: np.ndarray) -> np.ndarray:
+def conjunction(bits: np.ndarray, operand: np.ndarray) -> np.ndarray:
     """Per row of ``operand`` (indices into ``bits``), the AND of those bitset rows."""
     acc = bits[operand[:, 0]]
     for column in range(1, operand.shape[1]):

@@ -39,7 +39,7 @@ def test_bit_queries_and_clearing_agree_with_the_tidlists(rows, gone):
     assert [set(np.flatnonzero(row).tolist()) for row in held] == [set(window.tidset(int(i)).tolist()) for i in items]
     if len(items):
         gone = [t for t in gone if t < n]
-        clear(bits[0], np.array(gone, dtype=np.int64))
+        clear(bits, 0, np.array(gone, dtype=np.int64))
         assert members(bits[0]).tolist() == sorted(set(window.tidset(0).tolist()) - set(gone))
 
 
