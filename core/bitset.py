@@ -61,4 +61,4 @@ def clear(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray)
     """Element-wise (with broadcasting), clear the bit of ``transactions`` in row ``rows``, in place."""
     transactions = np.asarray(transactions, dtype=np.int64)
     masks = ~(np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64))
-    np.bitwise_and.at(bitsets, (rows, transactions >> 6), masks)
+    np.bitwise_and.at(bitsets, (np.asarray(rows, dtype=np.int64), transactions >> 6), masks)

@@ -109,7 +109,8 @@ def sanitize(
             holding = holds(both, owner, transactions)
         else:
             pattern = np.repeat(patterns, sizes[first:stop], axis=0)
-            holding = (holds(present, np.maximum(pattern, 0), transactions[:, None]) | (pattern < 0)).all(axis=1)
+            holding = np.asarray(
+                (holds(present, np.maximum(pattern, 0), transactions[:, None]) | (pattern < 0)).all(axis=1))
         if stop - first == 1:
             held = np.array([np.count_nonzero(holding)])
         else:
