@@ -60,5 +60,14 @@ def holds(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray)
 def clear(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray) -> None:
     """Element-wise (with broadcasting), clear the bit of ``transactions`` in row ``rows``, in place."""
     transactions = np.asarray(transactions, dtype=np.int64)
-    masks = ~(np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64))
-    np.bitwise_and.at(bitsets, (np.asarray(rows, dtype=np.int64), transactions >> 6), masks)
+    np.bitwise_and.at(bitsets, (np.asarray(rows, dtype=np.int64), transactions >> 6), ~_bit(transactions))
+
+
+def set_bits(bitsets: np.ndarray, rows: np.ndarray | int, transactions: np.ndarray) -> None:
+    """Element-wise (with broadcasting), set the bit of ``transactions`` in row ``rows``, in place."""
+    transactions = np.asarray(transactions, dtype=np.int64)
+    np.bitwise_or.at(bitsets, (np.asarray(rows, dtype=np.int64), transactions >> 6), _bit(transactions))
+
+
+def _bit(transactions: np.ndarray) -> np.ndarray:
+    return np.uint64(1) << (transactions & (WORD_BITS - 1)).astype(np.uint64)

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from setveil.core.arrays import concat_ranges
+from setveil.core.bitset import n_words, set_bits
 from setveil.core.model import Violation
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
@@ -98,7 +99,6 @@ def _tidsets(window: Window, slot: np.ndarray, count: int) -> np.ndarray:
     transaction t holds item i; items of slot -1 are left out."""
     rows = slot[window.indices]
     chosen = rows >= 0
-    positions = np.repeat(np.arange(len(window), dtype=np.int64), np.diff(window.indptr))[chosen]
-    bits = np.zeros((count, -(-len(window) // 64)), dtype=np.uint64)
-    np.bitwise_or.at(bits, (rows[chosen], positions >> 6), np.left_shift(np.uint64(1), (positions & 63).astype(np.uint64)))
+    bits = np.zeros((count, n_words(len(window))), dtype=np.uint64)
+    set_bits(bits, rows[chosen], window.owners()[chosen])
     return bits

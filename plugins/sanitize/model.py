@@ -79,17 +79,17 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
             self.patterns = RestrictivePatterns.load(self.params["restrictive"])
         except InputError as exc:
             raise ParameterError("restrictive", str(exc)) from None
-        self._vocabulary: tuple[tuple[str, ...], PatternTable, np.ndarray] | None = None
+        self._vocabulary: tuple[tuple[str, ...], PatternTable, np.ndarray, list[int]] | None = None
 
     def anonymize(self, window: Window, policy: SanitizePolicy, rng: np.random.Generator) -> Release:
         started = time.perf_counter()
+        table, label_rank, misspelt_lines = self._by_vocabulary(window.vocab)
         # the command line refuses such patterns for its whole input; a worker sees its input a
         # window at a time, and a window lacking the listed spelling may hold another
-        if lines := self.patterns.misspelt_lines(window.vocab):
-            raise SpeltOtherwise(misspelt_reason("the file of parameter 'restrictive'", lines,
+        if misspelt_lines:
+            raise SpeltOtherwise(misspelt_reason("the file of parameter 'restrictive'", misspelt_lines,
                                                  "so the patterns there would hide nothing",
                                                  "write it exactly as the input spells it"))
-        table, label_rank = self._by_vocabulary(window.vocab)
         # a pattern with an item the window lacks is held by none of its transactions
         occurs = np.where(table.items >= 0, window.supports[np.maximum(table.items, 0)] > 0, True).all(axis=1)
         table = table.take(np.flatnonzero(occurs))
@@ -128,19 +128,20 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
         }
         return Release(release, details, stats)
 
-    def _by_vocabulary(self, vocab: Vocabulary) -> tuple[PatternTable, np.ndarray]:
-        """The patterns as item ids and the rank of every label's text, which depend on the
-        labels alone: the windows of a file share its vocabulary, and building both again for
-        each window cost more than sanitizing it (QA, retail in windows of 1000 with 1,000
-        patterns). A labels tuple is immutable, so the very same one has the same ids."""
+    def _by_vocabulary(self, vocab: Vocabulary) -> tuple[PatternTable, np.ndarray, list[int]]:
+        """The patterns as item ids, the rank of every label's text and the lines of patterns
+        spelt otherwise than the labels (:meth:`RestrictivePatterns.misspelt_lines`), which
+        depend on the labels alone: the windows of a file share its vocabulary, and building the
+        first two again for each window cost more than sanitizing it (QA, retail in windows of
+        1000 with 1,000 patterns). A labels tuple is immutable, so the very same one has the same ids."""
         labels = vocab.labels
         known = self._vocabulary
         if known is None or known[0] is not labels:
             rank = ItemOrder.label_ranks(labels)
             rank.flags.writeable = False  # handed to the policy of every window that follows
-            known = (labels, self.patterns.table(vocab), rank)
+            known = (labels, self.patterns.table(vocab), rank, self.patterns.misspelt_lines(vocab))
             self._vocabulary = known
-        return known[1], known[2]
+        return known[1], known[2], known[3]
 
     def input_notes(self, original, source):
         known = set(self.patterns.table(original.vocab).number.tolist())
