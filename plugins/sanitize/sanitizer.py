@@ -159,9 +159,55 @@ def _batches(index: SensitiveIndex, work: np.ndarray, tracked: np.ndarray) -> li
     the patterns of a run give the same result taken together as one after the other, and each
     run is sanitized in a few vectorized steps rather than a Python step per pattern (QA, retail
     in windows of 1000 with 1,000 patterns). Returns the first row of every run and the end."""
+    rows = np.flatnonzero(work)
+    if int(index.sizes[rows].sum()) > len(rows) * index.bitsets.shape[1]:
+        return _batches_by_bitsets(index, work, tracked)
+    return _batches_by_sharers(index, work)
+
+
+def _batches_by_sharers(index: SensitiveIndex, work: np.ndarray) -> list[int]:
+    """:func:`_batches` from the pairs of a pattern and a sensitive transaction, sorted by
+    transaction: a few vectorized steps and a Python step per run, not per pattern."""
+    rows = np.flatnonzero(work)
+    starts, stops = index.indptr[rows], index.indptr[rows + 1]
+    # a run that starts at pattern s ends before the first pattern that shares a transaction
+    # with one from s on: the first i whose last earlier sharer, ``earlier[i]``, is s or later
+    earlier = _last_sharers(index.rows[concat_ranges(starts, stops)], stops - starts)
+    first = np.full(len(rows) + 1, len(rows), dtype=np.int64)
+    shared = earlier >= 0
+    np.minimum.at(first, earlier[shared], np.flatnonzero(shared))
+    following = np.minimum.accumulate(first[::-1])[::-1].tolist()
+    bounds = [0]
+    at = following[0]
+    cuts = rows.tolist()
+    while at < len(rows):
+        bounds.append(cuts[at])
+        at = following[at]
+    bounds.append(len(work))
+    return bounds
+
+
+def _last_sharers(transactions: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """For patterns given by their sensitive transactions (CSR, ``sizes`` of each), the last
+    earlier pattern that shares one with each, or -1."""
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    # stable: the patterns of a transaction stay in file order
+    by_transaction = np.argsort(transactions, kind="stable")
+    transactions, owner = transactions[by_transaction], owner[by_transaction]
+    follows = np.flatnonzero(transactions[1:] == transactions[:-1])
+    earlier = np.full(len(sizes), -1, dtype=np.int64)
+    np.maximum.at(earlier, owner[follows + 1], owner[follows])
+    return earlier
+
+
+def _batches_by_bitsets(index: SensitiveIndex, work: np.ndarray, tracked: np.ndarray) -> list[int]:
+    """:func:`_batches` when the patterns hold more sensitive transactions than their bitsets
+    have words (dense data: mushroom's 167,663 patterns hold 335 million pairs, too many to sort):
+    a Python step per pattern that tests its sensitive transactions, as a bitset, against those
+    the run already holds."""
     words = index.bitsets.shape[1]
     # a pattern's sensitive transactions as a bitset, the AND of its items' tidsets as the index
-    # found them: a test per word, not per transaction (mushroom's patterns hold thousands)
+    # found them
     bits = np.vstack([index.bitsets, np.full((1, words), ALL, dtype=np.uint64)])
     operand = np.where(tracked >= 0, tracked, len(index.bitsets))
     taken = np.zeros(words, dtype=np.uint64)

@@ -1,5 +1,6 @@
-"""The vectorized steps of IGA's grouping, pinned to a plain Python reference that follows the
-paper's text (§4.4 Step 2) on random inputs."""
+"""The vectorized steps of IGA's grouping and of the runs the sanitizer takes, each pinned to a
+plain Python reference that follows the paper's text (§4.4 Step 2) or the definition of a run,
+on random inputs."""
 
 from unittest import mock
 
@@ -7,9 +8,12 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from setveil.core.window import Window
 from setveil.plugins.sanitize import grouping
+from setveil.plugins.sanitize.index import sensitive_index
 from setveil.plugins.sanitize.patterns import PatternTable
 from setveil.plugins.sanitize.policies import ItemOrder
+from setveil.plugins.sanitize.sanitizer import _batches, _batches_by_bitsets, _batches_by_sharers
 
 
 def reference_groups(table):
@@ -92,3 +96,51 @@ def test_group_labels_match_the_pairwise_reading_of_task_3(drawn, slices):
     # the shared items are counted a few groups at a time
     with mock.patch.object(grouping, "CELLS_PER_SLICE", slices):
         assert grouping.group_labels(table, items).tolist() == reference_group_labels(table, items)
+
+
+def reference_batches(index, work):
+    """The first row of every run of patterns to sanitize, in file order, that share no
+    sensitive transaction, and the end: one pattern at a time."""
+    bounds, taken = [0], set()
+    for row in np.flatnonzero(work).tolist():
+        sensitive = set(index.of(row).tolist())
+        if taken & sensitive:
+            bounds.append(row)
+            taken = sensitive
+        else:
+            taken |= sensitive
+    return bounds + [len(work)]
+
+
+@st.composite
+def indexes(draw):
+    """A random window, patterns over its items (held or not) and the patterns to sanitize."""
+    rows = draw(st.lists(st.lists(st.sampled_from("abcdef"), unique=True, max_size=5), min_size=1, max_size=150))
+    window = Window.from_transactions(rows)
+    known = len(window.vocab)
+    if known < 2:
+        rows = rows + [["a", "b"]]
+        window = Window.from_transactions(rows)
+        known = len(window.vocab)
+    patterns = draw(st.lists(st.lists(st.integers(0, known - 1), min_size=2, max_size=3, unique=True),
+                             min_size=0, max_size=25))
+    items = np.full((len(patterns), 3), -1, dtype=np.int64)
+    for row, pattern in enumerate(patterns):
+        items[row, : len(pattern)] = sorted(pattern)
+    table = PatternTable(items, np.array([len(p) for p in patterns], dtype=np.int64), np.arange(len(patterns)))
+    index = sensitive_index(window, table)
+    work = np.array(draw(st.lists(st.booleans(), min_size=len(patterns), max_size=len(patterns))), dtype=bool)
+    column = np.full(len(window.vocab), -1, dtype=np.int64)
+    column[index.items] = np.arange(len(index.items))
+    tracked = np.where(items >= 0, column[np.maximum(items, 0)], -1)
+    return index, work, tracked
+
+
+@settings(max_examples=300, deadline=None)
+@given(drawn=indexes())
+def test_runs_match_taking_the_patterns_one_at_a_time(drawn):
+    index, work, tracked = drawn
+    expected = reference_batches(index, work)
+    assert _batches_by_sharers(index, work) == expected
+    assert _batches_by_bitsets(index, work, tracked) == expected
+    assert _batches(index, work, tracked) == expected
