@@ -219,6 +219,13 @@ class Pipeline:
             released = detached(window, release.window)[1]
         except BaseException as exc:  # a vocabulary listing a label twice, a property of a subclass that raises
             self._unreadable(window, f"{returned} returned a Release whose window cannot be copied", exc)
+        # the details and stats too, before the model's checker runs, which could rewrite the
+        # ones it kept (QA: a checker's rewritten stats were reported)
+        try:
+            details, shown_details = copy.deepcopy(release.details), copy.deepcopy(release.details)
+            stats, shown_stats, reported_stats = (copy.deepcopy(release.stats) for _ in range(3))
+        except BaseException as exc:  # a lock in them, or an object whose __deepcopy__ raises
+            self._unreadable(window, f"{returned} returned a Release whose details or stats cannot be copied", exc)
         verified = False
         if self.verify:
             try:
@@ -236,8 +243,7 @@ class Pipeline:
             verified = True
         finished = time.perf_counter()
         original, shown_window = detached(window, released)
-        details, stats = copy.deepcopy(release.details), copy.deepcopy(release.stats)
-        shown = Release(shown_window, copy.deepcopy(details), copy.deepcopy(stats))
+        shown = Release(shown_window, shown_details, shown_stats)
         try:
             info_loss = float(self.model.information_loss(original, shown.window))
         except BaseException as exc:
@@ -262,7 +268,9 @@ class Pipeline:
             "verified": verified,
             "stats": stats,
         }
-        notify(self.hook.setveil_window_anonymized, window=original, release=shown, report=copy.deepcopy(report))
+        # the report's other values are numbers and a bool, which a deep copy would not copy either
+        notify(self.hook.setveil_window_anonymized, window=original, release=shown,
+               report={**report, "stats": reported_stats})
         return Outcome(Release(released, details, stats), report)
 
     def _returner(self, answer: object, release: object) -> str:

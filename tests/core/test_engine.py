@@ -1,5 +1,7 @@
 """The fail-closed pipeline and the lifecycle hooks, with a real plugin manager."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -1243,6 +1245,55 @@ def test_stats_rewritten_after_anonymize_change_no_outcome(recorder):
     outcome = Pipeline(_with_model(registry, RestatingLossModel), pm).run(Window.from_transactions([["a"], ["b"]]),
                                                                           window_rng(0, 0))
     assert outcome.release.stats == outcome.report["stats"] == {"deletions": 1}
+
+
+class RestatingChecker(LeakyModel):
+    """Keeps the details and stats it returned and rewrites them when its release is checked."""
+
+    def anonymize(self, window, policy, rng):
+        self.details, self.stats = {"suppressed": ["a"]}, {"deletions": 1}
+        return Release(window, self.details, self.stats)
+
+    def violations(self, original, release):
+        self.details["suppressed"].append("b")
+        self.stats["deletions"] = 99
+        return iter(())
+
+
+def test_details_and_stats_rewritten_by_the_models_checker_change_no_outcome(recorder):
+    # Regression (QA): they were copied after the check, so the model's checker could rewrite
+    # what was reported, what observers were shown and what the caller got
+    rec, pm, registry = recorder
+    outcome = Pipeline(_with_model(registry, RestatingChecker), pm).run(Window.from_transactions([["a"], ["b"]]),
+                                                                        window_rng(0, 0))
+    assert outcome.release.details == {"suppressed": ["a"]}
+    assert outcome.release.stats == outcome.report["stats"] == rec.anonymized[0]["stats"] == {"deletions": 1}
+
+
+class Unlocked:
+    """An object whose deep copy raises an error whose message names an item."""
+
+    def __deepcopy__(self, memo):
+        raise KeyError("HIV")
+
+
+class UncopiedDetails(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(window, {"suppressed": [Unlocked()]} if len(window) == 2 else {}, {"lock": threading.Lock()})
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_details_or_stats_that_cannot_be_copied_fail_the_window_closed(recorder, size):
+    # Regression (QA): deepcopy's error left Pipeline.run as it was, message and all, and the
+    # window went to no observer of rejected windows
+    rec, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, UncopiedDetails), pm).run(Window.from_transactions([["a"]] * size),
+                                                                 window_rng(0, 0))
+    named = "KeyError" if size == 2 else "TypeError"
+    assert rejected.value.reason == ("model error: anonymize returned a Release whose details or stats cannot be "
+                                     f"copied: {named}")
+    assert rec.rejected == [rejected.value.reason] and rec.anonymized == []
 
 
 class WordyError(Exception):
