@@ -1270,6 +1270,48 @@ def test_details_and_stats_rewritten_by_the_models_checker_change_no_outcome(rec
     assert outcome.release.stats == outcome.report["stats"] == rec.anonymized[0]["stats"] == {"deletions": 1}
 
 
+class KeepsItsDetails(LeakyModel):
+    """Reuses one details dict and one stats dict for every window, as a buffer."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.details, self.stats = {"suppressed": []}, {"deletions": 0}
+
+    def anonymize(self, window, policy, rng):
+        self.details["suppressed"].append(str(len(window)))
+        self.stats["deletions"] += 1
+        return Release(window, self.details, self.stats)
+
+
+class RewritingObserver:
+    def __init__(self):
+        self.shown = []
+
+    @hookimpl
+    def setveil_window_anonymized(self, release, report):
+        self.shown.append((release.details, release.stats, report["stats"]))
+        release.details["suppressed"].append("observer")
+        release.stats["deletions"] = -1
+        report["stats"]["deletions"] = -2
+
+
+def test_the_model_and_observers_each_change_only_their_own_details_and_stats(recorder):
+    _, pm, registry = recorder
+    observer = RewritingObserver()
+    pm.register(observer, name="rewriting-observer")
+    configured = _with_model(registry, KeepsItsDetails)
+    pipeline = Pipeline(configured, pm)
+    first = pipeline.run(Window.from_transactions([["a"], ["b"]]), window_rng(0, 0))
+    second = pipeline.run(Window.from_transactions([["a"], ["b"], ["c"], ["d"]]), window_rng(0, 1))
+    assert first.release.details == {"suppressed": ["2"]} and first.release.stats == first.report["stats"] == {
+        "deletions": 1}
+    assert second.release.details == {"suppressed": ["2", "4"]} and second.report["stats"] == {"deletions": 2}
+    assert configured.model.details == {"suppressed": ["2", "4"]}
+    details, stats, reported = observer.shown[0]
+    assert details == {"suppressed": ["2", "observer"]} and stats == {"deletions": -1} and reported == {"deletions": -2}
+    assert stats is not reported
+
+
 class Unlocked:
     """An object whose deep copy raises an error whose message names an item."""
 
