@@ -284,7 +284,9 @@ def detached(*windows: Window) -> tuple[Window, ...]:
     still compare."""
     found = [(window, _labels_of(window.vocab)) for window in windows]
     longest = max((labels for _, labels in found), key=len, default=())
-    shared = all(longest[:len(labels)] == labels for _, labels in found)
+    # the same tuple is not compared: the windows of `anonymize --window` share one, which took
+    # 0.15 ms a copy to compare with itself label by label on retail's 16,470
+    shared = all(labels is longest or longest[:len(labels)] == labels for _, labels in found)
     common = _snapshot(longest) if shared else None
     copies = []
     for window, labels in found:
