@@ -259,6 +259,11 @@ class Pipeline:
             stats, shown_stats, reported_stats = _copies(release.stats, 3)
         except BaseException as exc:  # a lock in them, or an object whose __deepcopy__ raises
             self._unreadable(window, f"{returned} returned a Release whose details or stats cannot be copied", exc)
+        if not all(isinstance(copied, dict) for copied in (stats, shown_stats, reported_stats)):
+            # a dict subclass's own __deepcopy__ may return anything, and the stats reported are
+            # the copies (QA: a list there passed the check above)
+            self._broken(window, f"{returned} returned a Release whose stats are a {type(release.stats).__name__} "
+                                 "that does not copy as a dict")
         verified = False
         if self.verify:
             try:

@@ -1312,6 +1312,29 @@ def test_the_model_and_observers_each_change_only_their_own_details_and_stats(re
     assert stats is not reported
 
 
+class ShiftyStats(dict):
+    """Stats that pass for a dict until they are copied."""
+
+    def __deepcopy__(self, memo):
+        return ["deletions", 1]
+
+
+class ShiftyStatsModel(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        return Release(window, {}, ShiftyStats(deletions=1))
+
+
+def test_stats_that_copy_as_no_dict_fail_the_window_closed(recorder):
+    # Regression (QA): the check that the stats are a dict read the model's own, and what was
+    # reported (and summed by --report) was their copy, a list
+    rec, pm, registry = recorder
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, ShiftyStatsModel), pm).run(Window.from_transactions([["a"], ["b"]]),
+                                                                  window_rng(0, 0))
+    assert rejected.value.reason == ("model error: anonymize returned a Release whose stats are a ShiftyStats that "
+                                     "does not copy as a dict")
+    assert rec.anonymized == []
+
 class Unlocked:
     """An object whose deep copy raises an error whose message names an item."""
 
