@@ -28,6 +28,7 @@ from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 
 from . import kafka
+from .clientlog import bootstrap_errors_unlogged
 from .settings import Settings
 
 INFLIGHT = 512
@@ -127,11 +128,15 @@ async def _input_partitions(settings: Settings) -> int:
 async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, bytes]],
                 rate: float | None) -> ReplayStats:
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
-    await producer.start()
     sent = sent_messages = 0
-    started = time.monotonic()
     pending: list[asyncio.Future] = []
     try:
+        # the topic was there a moment ago, but a broker gone since (while a large file's messages
+        # were made, say) failed the start outside the handler below: a traceback, aiokafka's own
+        # ERROR line above it and an unclosed producer (QA, under load)
+        with bootstrap_errors_unlogged():
+            await kafka.start_client(producer.start(), producer.stop)
+        started = time.monotonic()
         for partition, key, size, value in planned:
             pending.append(await producer.send(settings.topics.input, value, key=key, partition=partition))
             sent += size
@@ -148,9 +153,10 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
         await asyncio.gather(*pending)
     except KafkaError as exc:
         # aiokafka's own error ended the command in a traceback
+        held = "; the input topic may hold some of them" if sent else ""
         raise kafka.BrokerUnavailable(
             f"the broker at {settings.kafka.bootstrap} (kafka.bootstrap) stopped taking messages after {sent} "
-            f"transactions were sent ({type(exc).__name__}); the input topic may hold some of them") from None
+            f"transactions were sent ({type(exc).__name__}){held}") from None
     finally:
         await producer.stop()
     return ReplayStats(sent, sent_messages, time.monotonic() - started)

@@ -3,13 +3,21 @@ records all to the partition its key gives, so that a worker can merge them."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
+
 import msgpack
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
 from setveil.core.errors import ParameterError
 from setveil.core.window import Window
-from setveil.streams.replay import deal, messages, pack_unkeyed
+from setveil.streams import replay as replay_module
+from setveil.streams.broker import free_port
+from setveil.streams.kafka import BrokerUnavailable
+from setveil.streams.replay import deal, messages, pack_unkeyed, replay
+from setveil.streams.settings import load_settings
 
 
 def _sent(window, batch, partitions, subjects=None):
@@ -79,3 +87,26 @@ def test_the_bytes_demo_and_bench_stream_check_are_the_bytes_they_send(batch, pa
     dealt = deal(packed, partitions)
     assert dealt == list(messages(window, batch, partitions=partitions))
     assert all(value is checked for (*_, value), (_, checked) in zip(dealt, packed, strict=True))
+
+
+def test_a_broker_gone_between_the_topic_and_the_first_message_ends_replay_in_its_one_error(monkeypatch, caplog):
+    # Regression (QA, the oldest dependencies under load): the broker taken away after replay
+    # found its topic and before its producer started (while the messages of the sample's 20,000
+    # transactions were made) ended replay in aiokafka's KafkaConnectionError, a traceback, under
+    # the client's own ERROR line and above "Unclosed AIOKafkaProducer"
+    bootstrap = f"127.0.0.1:{free_port()}"  # nothing listens there: the broker is gone
+
+    async def topic_found(settings):
+        return 2
+
+    monkeypatch.setattr(replay_module, "_input_partitions", topic_found)
+    settings = load_settings(env={"SETVEIL_KAFKA_BOOTSTRAP": bootstrap})
+    with caplog.at_level(logging.WARNING):
+        with pytest.raises(BrokerUnavailable) as raised:
+            asyncio.run(replay(settings, Window.from_transactions([["a"], ["b"], ["c"]])))
+        error = str(raised.value)
+        del raised  # its frames hold the producer, which says so when collected unclosed
+        gc.collect()
+    assert error == (f"the broker at {bootstrap} (kafka.bootstrap) stopped taking messages after 0 transactions "
+                     "were sent (KafkaConnectionError)")
+    assert [record.getMessage() for record in caplog.records] == []
