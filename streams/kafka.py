@@ -135,7 +135,13 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
     reader = consumer(settings, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest",
                       max_partition_fetch_bytes=settings.producer.max_request_bytes,
                       fetch_max_bytes=max(settings.producer.max_request_bytes, 50 << 20))
-    await reader.start()
+    try:
+        with bootstrap_errors_unlogged():
+            await start_client(reader.start(), reader.stop)
+    except KafkaConnectionError:
+        # the broker listed the topic a moment ago; gone since, the reader's start ended tail in a
+        # traceback (the race replay had, found beside it)
+        raise _no_broker(settings) from None
     try:
         reader.assign([TopicPartition(topic, p) for p in range(partitions)])
         await reader.seek_to_beginning()

@@ -5,6 +5,7 @@ line. The faults are injected in the worker (sitecustomize.py, this folder)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 
 import pytest
@@ -13,7 +14,7 @@ from aiokafka.errors import KafkaConnectionError, TopicAuthorizationFailedError
 from setveil.core.errors import SetveilError
 
 from setveil.streams import kafka
-from setveil.streams.broker import start_tansu
+from setveil.streams.broker import free_port, start_tansu
 from setveil.streams.settings import load_settings
 from setveil.streams.windowlog import BrokerSilent, WindowLogError, WindowLogReader
 
@@ -166,3 +167,29 @@ def test_a_broker_gone_while_a_command_lists_its_topics_is_the_one_line_refusal(
         asyncio.run(kafka.ensure_topics(settings))
     assert str(refused.value) == f"no Kafka broker answers at {own_broker.bootstrap} (kafka.bootstrap)"
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_a_broker_gone_between_the_topic_listing_and_the_readers_start_is_the_one_line_refusal(monkeypatch, caplog):
+    # Regression (found beside replay's, QA under load): tail lists the topic with an admin client,
+    # then starts its reader; a broker gone in between ended tail in aiokafka's
+    # KafkaConnectionError, a traceback, under the client's own ERROR line and above
+    # "Unclosed AIOKafkaConsumer"
+    bootstrap = f"127.0.0.1:{free_port()}"  # nothing listens there: the broker is gone
+
+    async def listed(settings, topics, timeout=15.0):
+        return {name: 1 for name in topics}
+
+    async def read():
+        async with kafka.reading_from_start(settings, settings.topics.output, "output", "topics.output"):
+            raise AssertionError("the reader started with no broker")
+
+    monkeypatch.setattr(kafka, "partition_counts", listed)
+    settings = load_settings(None, {"kafka.bootstrap": bootstrap}, env={})
+    with caplog.at_level(logging.WARNING):
+        with pytest.raises(SetveilError) as refused:
+            asyncio.run(read())
+        error = str(refused.value)
+        del refused  # its frames hold the reader, which says so when collected unclosed
+        gc.collect()
+    assert error == f"no Kafka broker answers at {bootstrap} (kafka.bootstrap)"
+    assert [record.getMessage() for record in caplog.records] == []
