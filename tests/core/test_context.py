@@ -38,6 +38,20 @@ def test_item_list_digests_are_of_the_sorted_labels():
     assert Context().digests() == {}
 
 
+def test_a_list_file_is_digested_by_its_labels_as_read_each_once(tmp_path):
+    # QA as a consumer recomputing digests from the published files: docs/batch-format.md says the
+    # JSON array holds the labels as read (a repeat once, no blanks or byte-order mark, a JSON
+    # string unquoted) and a hierarchy's edges with JSON-quoted fields unquoted, not CSV-parsed
+    listed, hierarchy = tmp_path / "sensitive.txt", tmp_path / "h.csv"
+    listed.write_bytes('\ufeffHIV\r\n\r\n  flu  \r\n"New York"\r\nHIV\r\n'.encode("utf-8"))
+    hierarchy.write_text('"Smith, John",patients\n# a comment\n\n b , patients\npatients,*\n')
+    context = Context(schema=ItemSchema.from_files(listed), hierarchy_file=hierarchy)
+    assert context.digests() == {
+        "sensitive": sha256(["HIV", "New York", "flu"]),
+        "hierarchy": sha256([["Smith, John", "patients"], ["b", "patients"], ["patients", "*"]]),
+    }
+
+
 def test_the_names_a_path_parameter_may_not_take_are_those_the_context_digests(tmp_path):
     # the registry refuses CONTEXT_NAMES for a path parameter, since a batch's model.context holds
     # both kinds of digest under one name each: a list digested here must be in it (review)
