@@ -135,8 +135,9 @@ class Parameter:
             return self.default
         return self.parse(self.default)
 
-    def allowed(self) -> str:
-        """Human-readable allowed range, e.g. ``(0, 1]`` or ``one of mm-il, mm``."""
+    def allowed(self, in_64_bits: bool = False) -> str:
+        """Human-readable allowed range, e.g. ``(0, 1]`` or ``one of mm-il, mm``. ``in_64_bits``:
+        an int's open ends as the 64-bit integer's, the bounds :meth:`parse` holds it to."""
         if self.kind in ("choice",):
             return "one of " + ", ".join(self.choices)
         if self.kind == "bool":
@@ -144,7 +145,13 @@ class Parameter:
         if self.kind in ("str", "path"):
             return "a path" if self.kind == "path" else "text"
         noun = "an integer" if self.kind == "int" else "a number"
-        if self.low is None and self.high is None:
+        if in_64_bits and self.kind == "int":
+            low = -(2**63) if self.low is None or self.low < -(2**63) else self.low
+            high = 2**63 - 1 if self.high is None or self.high > 2**63 - 1 else self.high
+            opening = "[" if self.low_inclusive or low != self.low else "("
+            closing = "]" if self.high_inclusive or high != self.high else ")"
+            text = f"{noun} in {opening}{_fmt(low)}, {_fmt(high)}{closing}"
+        elif self.low is None and self.high is None:
             text = noun
         else:
             low_finite = self.low is not None and math.isfinite(self.low)
@@ -229,9 +236,12 @@ class Parameter:
         if self.kind == "float" and isinstance(raw, str) and (within or self._within_bounds(Decimal(raw.strip()))) and (
                 problem := float_not_as_typed(raw, value, suggest=within)):
             raise ParameterError(self.name, problem)
-        if self.kind == "int" and not -(2**63) <= value < 2**63:
-            # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window
-            raise ParameterError(self.name, f"got {raw!r}, larger than a 64-bit integer; allowed: {self.allowed()}")
+        if self.kind == "int" and within and not -(2**63) <= value < 2**63:
+            # numpy and the C miners take 64-bit integers; a larger one would fail deep in a window.
+            # The range named is the one that holds, not [1, inf) (QA: k=10**20 was told [1, inf))
+            side = "larger" if value > 0 else "smaller"
+            raise ParameterError(self.name, f"got {raw!r}, {side} than a 64-bit integer; "
+                                            f"allowed: {self.allowed(in_64_bits=True)}")
         if not within:
             raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}")
         return value

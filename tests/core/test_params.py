@@ -161,7 +161,29 @@ def test_an_int_parameter_takes_exactly_the_64_bit_integers_docs_plugins_promise
         for raw in (str(value), value):
             with pytest.raises(ParameterError) as info:
                 validate([anything], {"shift": raw}, "m")
-            assert str(info.value) == f"parameter 'shift': got {raw!r}, larger than a 64-bit integer; allowed: an integer"
+            side = "larger" if value > 0 else "smaller"
+            assert str(info.value) == (f"parameter 'shift': got {raw!r}, {side} than a 64-bit integer; "
+                                       "allowed: an integer in [-9223372036854775808, 9223372036854775807]")
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("99999999999999999999", "got '99999999999999999999', larger than a 64-bit integer; "
+                             "allowed: an integer in [1, 9223372036854775807]"),
+    (10**20, "got 100000000000000000000, larger than a 64-bit integer; allowed: an integer in [1, 9223372036854775807]"),
+    ("-99999999999999999999", "got '-99999999999999999999', allowed: an integer in [1, inf)"),
+])
+def test_an_int_beyond_64_bits_is_told_the_range_that_holds(raw, message):
+    # QA: k=10**20 was told "allowed: an integer in [1, inf)", a range holding it, and a hugely
+    # negative k was "larger than a 64-bit integer", when it is below k's own low bound
+    with pytest.raises(ParameterError) as info:
+        validate([K], {"k": raw}, "m")
+    assert str(info.value) == f"parameter 'k': {message}"
+
+
+def test_the_64_bit_range_keeps_an_open_or_finite_declared_end():
+    below = Parameter("shift", "offset", "int", low=-5, high=2**70, low_inclusive=False)
+    assert below.allowed(in_64_bits=True) == "an integer in (-5, 9223372036854775807]"
+    assert below.allowed() == "an integer in (-5, 1180591620717411303424]"
 
 
 @pytest.mark.parametrize("parameter, raw", [(K, True), (K, False), (H, True), (K, 2.5), (K, 1e300)])
@@ -170,7 +192,9 @@ def test_a_typed_value_is_a_number_of_the_kind_or_refused(parameter, raw):
     # no number, though int(True) is 1, and an int parameter does not round 2.5 down to 2
     with pytest.raises(ParameterError) as info:
         validate([parameter], {parameter.name: raw}, "model m")
-    assert info.value.name == parameter.name and parameter.allowed() in str(info.value)
+    assert info.value.name == parameter.name
+    # 1e300 is an integer, within k's declared range but not 64 bits: the range that holds is named
+    assert parameter.allowed(in_64_bits=raw == 1e300) in str(info.value)
     assert validate([K], {"k": 3.0}, "m") == {"k": 3}
 
 
