@@ -1,5 +1,6 @@
 """Is a generalized release a generalization of its original? (He & Naughton VLDB'09,
-Definition 1: each item is replaced by one of its ancestors-or-self in the hierarchy.)
+Definition 3: instances of items generalized along the item hierarchy, each replaced by one of its
+ancestors-or-self.)
 
 The core asks this of every model that declares ``Transformation.GENERALIZATION``, before the
 model's own checker, as it asks "nothing added" of a suppression model: a model's checker could

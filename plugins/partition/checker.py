@@ -1,7 +1,7 @@
 """Independent checks of k-anonymity and k^m-anonymity of generalized releases
 (He & Naughton VLDB'09 Definitions 2-3; Terrovitis et al. VLDB'08 Definition of k^m-anonymity).
 
-That a release generalizes its original (Definition 1) the core checks first, for every
+That a release generalizes its original (Definition 3) the core checks first, for every
 generalizing model (``setveil.core.generalization``). Nothing here reuses the anonymizers'
 bookkeeping: equivalence classes are counted from the released rows' bytes; k^m-anonymity is checked with
 pyfim (C. Borgelt's FP-growth) through an identity: for every size i <= m, the supports of the
