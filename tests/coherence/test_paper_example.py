@@ -1,5 +1,5 @@
-"""The running example of Xu et al. (Fig. 1, k=2, p=2, h=80%) reproduced exactly, and the greedy
-on Theorem 2's vertex-cover reduction."""
+"""The running example of Xu et al. (Fig. 1, k=2, p=2, h=80%) reproduced exactly, Examples 2 and 4
+of §1-§2, and the greedy on Theorem 2's vertex-cover reduction."""
 
 from fractions import Fraction
 from functools import reduce
@@ -139,6 +139,45 @@ def test_example_4_supports_and_breach_probabilities(figure1, schema):
     problems = coherence().model.violations(figure1, figure1)
     (breach,) = [v for v in problems if v.rule == "breach" and set(v.itemset) == {"b", "f"}]
     assert "breach probability 2/2" in breach.summary
+
+
+
+#: Xu et al. §1 Example 2 and §2.1: Jane bought a Printer, a Frame and a Camera; "only 3 transactions
+#: matched, out of which 2 also contains AdultToy", P(β -> AdultToy) = 2/3 = 67%. The other
+#: transactions hold two of the three items each, so that β of three items is the only breach.
+JANE = ([["Printer", "Frame", "Camera", "AdultToy"]] * 2 + [["Printer", "Frame", "Camera"]]
+        + [["Printer", "Frame"], ["Printer", "Camera"], ["Frame", "Camera"]] * 2)
+
+
+def test_example_2_jane_is_breached_with_probability_2_3_by_three_items():
+    schema = ItemSchema(private=frozenset({"AdultToy"}))
+    window = Window.from_transactions(JANE)
+    assert len(_cohort(window, "Printer", "Frame", "Camera")) == 3
+    assert _breach(window, schema, _cohort(window, "Printer", "Frame", "Camera")) == Fraction(2, 3)
+    # 2/3 is above h = 0.66 and not above h = 0.67, the paper's "67%" rounded
+    (breach,) = coherence(h="0.66", k="3", p="3", schema=schema).model.violations(window, window)
+    assert breach.rule == "breach" and breach.target == "AdultToy"
+    assert set(breach.itemset) == {"Printer", "Frame", "Camera"} and "2/3" in breach.summary
+    assert list(coherence(h="0.67", k="3", p="3", schema=schema).model.violations(window, window)) == []
+    # an attacker who knows two of Jane's items finds at most 2 of 5 with AdultToy
+    assert list(coherence(h="0.4", k="3", p="2", schema=schema).model.violations(window, window)) == []
+    configured = coherence(h="0.66", k="3", p="3", schema=schema)
+    release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert len(release.details["suppressed"]) == 1 and release.details["size1_moles"] == []
+    assert list(configured.model.violations(window, release.window)) == []
+
+
+# Xu et al. §2.1 Example 4: Thelma Arnold's query log {Thelma, Arnold, Diabetes}; "if β = {Thelma,
+# Arnold} is unique in D, Sup(β) = 1 and β is a mole wrt (k = 2, p = 2, h = 80%)". Each name alone
+# is in other logs too, so β is a minimal mole of size 2 and neither name a size-1 mole.
+def test_example_4_thelma_arnold_is_a_minimal_mole():
+    schema = ItemSchema(private=frozenset({"Diabetes"}))
+    window = Window.from_transactions([["Thelma", "Arnold", "Diabetes"], ["Thelma"], ["Arnold"], []])
+    search = _search(window, schema)
+    assert len(search.size1) == 0
+    assert _labels(window, search.moles[0]) == ["ArnoldThelma"]
+    problems = list(coherence().model.violations(window, window))
+    assert [(v.rule, set(v.itemset)) for v in problems] == [("small-cohort", {"Thelma", "Arnold"})]
 
 
 #: Theorem 2's reduction from vertex cover: a public item per vertex, a transaction per edge and two
