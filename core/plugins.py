@@ -278,6 +278,7 @@ class Registry:
     def _add_model(self, cls: type[PrivacyModel], who: str) -> None:
         where, entry = _checked_entry("model", cls, PrivacyModel, who)
         _require(cls, where, name=str, summary=str, guarantee=str, default_policy=str, transformation=Transformation)
+        _check_name(cls.name, where, "--model")
         base = getattr(cls, "policy_base", None)
         if not (isinstance(base, type) and issubclass(base, Policy)):
             raise PluginError(f"{where}: class attribute 'policy_base' must be the Policy subclass its policies extend")
@@ -302,6 +303,7 @@ class Registry:
     def _add_policy(self, cls: type[Policy], who: str) -> None:
         where, entry = _checked_entry("policy", cls, Policy, who)
         _require(cls, where, name=str, model=str, summary=str)
+        _check_name(cls.name, where, "--policy")
         _check_parameters(cls, where)
         _check_methods(cls, where, POLICY_METHODS)
         model = self.models.get(cls.model)
@@ -605,6 +607,15 @@ def _require(cls: type, where: str, **kinds: type) -> None:
         value = getattr(cls, attribute, None)
         if not isinstance(value, kind) or (kind is str and not value):
             raise PluginError(f"{where}: class attribute {attribute!r} must be set (a {kind.__name__})")
+
+
+def _check_name(name: str, where: str, option: str) -> None:
+    """A model's or policy's name is typed as one word and shown in one-line messages: one with a
+    blank (QA as a plugin author: 'itemsupport ' was listed, and ``--model itemsupport`` said
+    "unknown model 'itemsupport' (installed: …, itemsupport , …)") or a line break could not be."""
+    if not name.isprintable() or " " in name:
+        raise PluginError(f"{where}: name {name!r} holds a blank or an unprintable character; a name is one word, "
+                          f"typed as {option} NAME")
 
 
 @contextlib.contextmanager

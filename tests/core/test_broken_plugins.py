@@ -114,6 +114,18 @@ CASES = {
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Nameless)\n",
         "policy class brokenplugin.Nameless of brokenplugin-dist: class attribute 'name' must be set (a str)",
     ),
+    "model name with a blank": (
+        # regression (QA as a plugin author): 'itemsupport ' loaded, and --model itemsupport was an
+        # unknown model listed as installed
+        GOOD_MODELS.replace("register(Cap)", "Cap.name = 'cap '\n    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: name 'cap ' holds a blank or an unprintable character; "
+        "a name is one word, typed as --model NAME",
+    ),
+    "policy name with a line break": (
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "Keep.name = 'ke\\nep'\n    register(Keep)"),
+        "policy class brokenplugin.Keep of brokenplugin-dist: name 'ke\\nep' holds a blank or an unprintable "
+        "character; a name is one word, typed as --policy NAME",
+    ),
     "abstract policy": (
         GOOD_MODELS + "\nclass Lazy(CapPolicy):\n    name = 'lazy'\n    summary = 's'\n"
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Lazy)\n",
