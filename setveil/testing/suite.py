@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
 import re
@@ -484,6 +485,17 @@ class ConformanceSuite:
         assert cls.default_policy in registry.policies[self.model]
         for name in self.policy_names():
             assert registry.policy_class(self.model, name).summary, f"policy {name!r} has no summary"
+
+    def test_policy_base_documents_what_to_implement(self) -> None:
+        # setveil plugins names the methods a new policy implements and the docs send its author to
+        # their docstrings (QA as a plugin author: a base whose method had none passed the kit)
+        base = get_registry().model_class(self.model).policy_base
+        undocumented = sorted(name for name in base.__abstractmethods__ if not inspect.getdoc(getattr(base, name)))
+        assert not undocumented, (
+            f"policy_base {base.__module__}.{base.__qualname__}: {', '.join(undocumented)} has no docstring; a new "
+            "policy implements it from what its docstring says it receives and returns (setveil plugins names it, "
+            "and python -m pydoc shows the docstring)"
+        )
 
     def test_the_check_rejects_the_unsafe_windows(self) -> None:
         for number, window in enumerate(self.example_windows("unsafe_windows")):
