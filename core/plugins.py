@@ -317,6 +317,7 @@ class Registry:
         if not issubclass(cls, model.cls.policy_base):
             base = model.cls.policy_base
             raise PluginError(f"{where}: a policy of model {cls.model!r} must subclass {base.__module__}.{base.__qualname__}")
+        _check_methods(cls, where, _base_methods(model.cls.policy_base), model.cls.policy_base)
         shared = sorted({p.name for p in cls.parameters} & {p.name for p in model.cls.parameters})
         if shared:
             raise PluginError(
@@ -572,9 +573,35 @@ MODEL_METHODS = {
 POLICY_METHODS = {"__init__": ("params",)}
 
 
-def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]] = MODEL_METHODS) -> None:
+def _base_methods(base: type) -> dict[str, tuple[str, ...]]:
+    """The abstract methods of a model's policy base, each with the arguments it declares after
+    ``self`` that are passed by position: what the model calls a policy with. A method the base
+    declares with ``*args`` says nothing of how it is called, and is left out."""
+    methods: dict[str, tuple[str, ...]] = {}
+    for name in sorted(getattr(base, "__abstractmethods__", ())):
+        declared = inspect.getattr_static(base, name)
+        if not inspect.isfunction(declared):
+            continue
+        try:
+            parameters = list(inspect.signature(declared).parameters.values())[1:]
+        except ValueError:
+            continue
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+            continue
+        methods[name] = tuple(p.name for p in parameters
+                              if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    return methods
+
+
+def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]] = MODEL_METHODS,
+                   base: type | None = None) -> None:
     """Refuse at start-up a method the core could not call: a wrong signature would otherwise
-    fail every window closed as a bare ``TypeError``, or a run with a traceback."""
+    fail every window closed as a bare ``TypeError``, or a run with a traceback. With ``base``,
+    the methods are a policy's, which its model calls as that policy base declares them (QA as a
+    plugin author: a policy's method that lacked one of them failed every window as
+    ``model error: TypeError``, naming neither the policy nor its distribution)."""
+    caller, declared_by = ("the core", "") if base is None else (
+        "its model", f", as {base.__module__}.{base.__qualname__} declares it")
     for method, arguments in methods.items():
         declared = inspect.getattr_static(cls, method)
         if not callable(getattr(cls, method)) and not isinstance(declared, property):
@@ -593,13 +620,14 @@ def _check_methods(cls: type, where: str, methods: Mapping[str, tuple[str, ...]]
             # each argument's name as its value: what a parameter is given, positionally as the core passes it
             bound = signature.bind(*first, *arguments).arguments
         except TypeError:
-            raise PluginError(f"{where}: {method}{signature} cannot be called as {method}({call})") from None
+            raise PluginError(f"{where}: {method}{signature} cannot be called as {method}({call}){declared_by}") from None
         swapped = next((name for name, given in bound.items() if name in arguments and given != name), None)
         if swapped is not None:
             # violations(self, release, original) checked the original as the release: every window
             # failed closed, or, its check the other way round, passed (QA as a plugin author)
-            raise PluginError(f"{where}: {method}{signature} takes its arguments in another order than the core "
-                              f"passes them, {method}({call}): its {swapped!r} would be given the {bound[swapped]}")
+            raise PluginError(f"{where}: {method}{signature} takes its arguments in another order than {caller} "
+                              f"passes them, {method}({call}){declared_by}: its {swapped!r} would be given the "
+                              f"{bound[swapped]}")
 
 
 def _require(cls: type, where: str, **kinds: type) -> None:

@@ -126,6 +126,23 @@ CASES = {
         "policy class brokenplugin.Keep of brokenplugin-dist: name 'ke\\nep' holds a blank or an unprintable "
         "character; a name is one word, typed as --policy NAME",
     ),
+    "policy method without an argument its base declares": (
+        # regression (QA as a plugin author): it loaded, and every window failed as "model error:
+        # TypeError", naming neither the policy nor its distribution
+        GOOD_MODELS + "\nclass Short(CapPolicy):\n    name = 'short'\n    summary = 's'\n    def order(self):\n"
+        "        return None\n\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n"
+        "    register(Short)\n",
+        "policy class brokenplugin.Short of brokenplugin-dist: order(self) cannot be called as order(self, window), "
+        "as brokenplugin.CapPolicy declares it",
+    ),
+    "policy method with its arguments swapped": (
+        GOOD_MODELS + "\nCapPolicy.order = abc.abstractmethod(lambda self, window, rng: None)\n"
+        "\nclass Swapped(CapPolicy):\n    name = 'swapped'\n    summary = 's'\n    def order(self, rng, window):\n"
+        "        return None\n\n@hookimpl\ndef setveil_register_policies(register):\n    register(Swapped)\n",
+        "policy class brokenplugin.Swapped of brokenplugin-dist: order(self, rng, window) takes its arguments in "
+        "another order than its model passes them, order(self, window, rng), as brokenplugin.CapPolicy declares it: "
+        "its 'rng' would be given the window",
+    ),
     "abstract policy": (
         GOOD_MODELS + "\nclass Lazy(CapPolicy):\n    name = 'lazy'\n    summary = 's'\n"
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Lazy)\n",
