@@ -685,9 +685,15 @@ class ConformanceSuite:
         # largest a 64-bit int or a float holds too when it declares no finite high, must then
         # work: the model releases or refuses the probe windows.
         registry = get_registry()
+        model_parameters = registry.model_class(self.model).parameters
         for policy in self.policy_names():
-            declared = (*registry.model_class(self.model).parameters, *registry.policy_class(self.model, policy).parameters)
+            declared = (*model_parameters, *registry.policy_class(self.model, policy).parameters)
             for parameter in (p for p in declared if p.kind in ("int", "float")):
+                # a model's parameter is tried with each policy, which the failure names beside the
+                # model whose parameter it is (QA as a plugin author: "policy 'margin': parameter
+                # 'k'" read as the policy's own)
+                owner = (f"model {self.model!r} (with policy {policy!r})" if parameter in model_parameters
+                         else f"policy {policy!r}")
                 for value, what in _out_of_range(parameter):
                     try:
                         self.configured(policy, params={**self.params_for(policy), parameter.name: value})
@@ -697,7 +703,7 @@ class ConformanceSuite:
                         )
                     else:
                         pytest.fail(
-                            f"policy {policy!r}: parameter {parameter.name!r} accepts {value!r} ({what}); declare its "
+                            f"{owner}: parameter {parameter.name!r} accepts {value!r} ({what}); declare its "
                             f"range (Parameter(..., low=, high=), low=-math.inf for any number) or refuse the value "
                             f"in __init__ with ParameterError({parameter.name!r}, ...), before any data is read"
                         )

@@ -438,7 +438,8 @@ def test_a_parameter_without_bounds_fails_the_kit(installed, tmp_path):
     result = run_kit(installed, tmp_path, "unbounded", SUITE.replace('{"k": "0"}, ', ""),
                      only="test_numeric_parameters_refuse_what_is_out_of_range")
     assert result.returncode == 1, result.stdout[-3000:]
-    assert "policy 'also-top': parameter 'k' accepts '-1' (negative, and no range is declared); declare its range" in result.stdout
+    assert ("model 'floor' (with policy 'also-top'): parameter 'k' accepts '-1' (negative, and no range is declared); "
+            "declare its range") in result.stdout
 
 
 @pytest.mark.parametrize(("suite", "message", "kit_test"), [
