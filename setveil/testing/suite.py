@@ -202,6 +202,22 @@ def given_copies(who: str, method: Callable[[Window, Window], Any], original: Wi
         raise AssertionError(f"{who}: {name} raised {type(exc).__name__}: {exc}") from exc
 
 
+class _ReadsRecorded(dict[str, Any]):
+    """A model's parameters that note which of them its check reads."""
+
+    def __init__(self, params: Mapping[str, Any]):
+        super().__init__(params)
+        self.read: set[str] = set()
+
+    def __getitem__(self, name: str) -> Any:
+        self.read.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.read.add(name)
+        return super().get(name, default)
+
+
 class WindowArgs(TypedDict, total=False):
     """The arguments of :func:`~setveil.testing.windows` a suite may set."""
 
@@ -495,6 +511,29 @@ class ConformanceSuite:
             f"policy_base {base.__module__}.{base.__qualname__}: {', '.join(undocumented)} has no docstring; a new "
             "policy implements it from what its docstring says it receives and returns (setveil plugins names it, "
             "and python -m pydoc shows the docstring)"
+        )
+
+    def test_the_check_reads_no_unchecked_parameter(self) -> None:
+        # setveil verify's verdict names the parameters at which a release holds, those declared
+        # checked (QA as a plugin author: a k its check read, declared checked=False, was left out
+        # of the verdict, "satisfies itemsupport ()", and the kit passed it)
+        unchecked = {p.name for p in get_registry().model_class(self.model).parameters if not p.checked}
+        if not unchecked:
+            return
+        configured = self.configured(self.policy_names()[0])
+        given = configured.model.params
+        recorded = configured.model.params = _ReadsRecorded(given)
+        try:
+            for attribute in ("unsafe_windows", "safe_windows"):
+                for window in self.example_windows(attribute):
+                    checked(f"model {self.model!r}", configured.model, window, window, configured.context)
+        finally:
+            configured.model.params = given
+        read = sorted(recorded.read & unchecked)
+        assert not read, (
+            f"model {self.model!r}: its check reads {', '.join(read)}, declared checked=False; declare a parameter "
+            "the check reads checked (the default): setveil verify's verdict names the parameters at which a release "
+            "holds, and leaves out those declared unchecked"
         )
 
     def test_the_check_rejects_the_unsafe_windows(self) -> None:
