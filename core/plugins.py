@@ -574,8 +574,9 @@ POLICY_METHODS = {"__init__": ("params",)}
 
 
 def _base_methods(base: type) -> dict[str, tuple[str, ...]]:
-    """The abstract methods of a model's policy base, each with the arguments it declares after
-    ``self`` that are passed by position: what the model calls a policy with. A method the base
+    """The abstract methods of a model's policy base, each with the arguments it requires after
+    ``self`` that may be passed by position: what the model calls a policy with. One with a default
+    the model may leave out, so a policy that lacks it is not refused, and a method the base
     declares with ``*args`` says nothing of how it is called, and is left out."""
     methods: dict[str, tuple[str, ...]] = {}
     for name in sorted(getattr(base, "__abstractmethods__", ())):
@@ -588,8 +589,8 @@ def _base_methods(base: type) -> dict[str, tuple[str, ...]]:
             continue
         if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
             continue
-        methods[name] = tuple(p.name for p in parameters
-                              if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+        methods[name] = tuple(p.name for p in parameters if p.default is inspect.Parameter.empty
+                              and p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
     return methods
 
 

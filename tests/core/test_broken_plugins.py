@@ -135,6 +135,13 @@ CASES = {
         "policy class brokenplugin.Short of brokenplugin-dist: order(self) cannot be called as order(self, window), "
         "as brokenplugin.CapPolicy declares it",
     ),
+    "policy method without an argument its base requires, beside one it may leave out": (
+        GOOD_MODELS + "\nCapPolicy.order = abc.abstractmethod(lambda self, window, rng, hint=None: None)\n"
+        "\nclass Short(CapPolicy):\n    name = 'short'\n    summary = 's'\n    def order(self, window):\n"
+        "        return None\n\n@hookimpl\ndef setveil_register_policies(register):\n    register(Short)\n",
+        "policy class brokenplugin.Short of brokenplugin-dist: order(self, window) cannot be called as "
+        "order(self, window, rng), as brokenplugin.CapPolicy declares it",
+    ),
     "policy method with its arguments swapped": (
         GOOD_MODELS + "\nCapPolicy.order = abc.abstractmethod(lambda self, window, rng: None)\n"
         "\nclass Swapped(CapPolicy):\n    name = 'swapped'\n    summary = 's'\n    def order(self, rng, window):\n"
