@@ -497,6 +497,11 @@ def _changed(name: str, path: Any) -> ParameterError:
 def _checked_entry(kind: str, cls: Any, base: type, who: str) -> tuple[str, Entry[Any]]:
     """How an error names a registered class, and its registry entry; refuses anything but a
     concrete subclass of ``base`` (``who``: the distribution that registered it)."""
+    if isinstance(cls, base):
+        # QA as a plugin author: register(Minimal({})) was named "<… Minimal object at 0x7f…>", and
+        # said to be no subclass of the class it is an instance of
+        raise PluginError(f"{kind} registered by {who} is an instance of {type(cls).__module__}."
+                          f"{type(cls).__qualname__}; register the class itself")
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise PluginError(f"{kind} {cls!r} registered by {who} is not a subclass of setveil.{base.__name__}")
     entry: Entry[Any] = Entry(cls, distribution_of(cls), who)

@@ -418,6 +418,10 @@ CASES = {
         + GOOD_MODELS.replace("register(Cap)", "register(Unfinished)") + GOOD_POLICIES,
         f"model class brokenplugin.Unfinished of brokenplugin-dist: does not implement {missing}",
     ) for missing, kept in (("anonymize", "violations"), ("violations", "anonymize"))},
+    "policy registered as an instance": (
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "register(Keep({}))"),
+        "policy registered by brokenplugin-dist is an instance of brokenplugin.Keep; register the class itself",
+    ),
     "policy registered as a model": (
         GOOD_MODELS.replace("register(Cap)", "register(Cap)\n    register(Keep)") + GOOD_POLICIES,
         "model <class 'brokenplugin.Keep'> registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
