@@ -28,7 +28,8 @@ before) and in two others whose ``str`` hashes are salted otherwise; empty
 and one-transaction windows are handled; the union of two safe windows is safe (for
 ``union_safe`` models); ``smallest_window`` gives a positive integer; each method a new policy
 implements (the abstract methods of the model's ``policy_base``) has a docstring; the check reads no
-parameter declared ``checked=False``; bad and unknown parameters
+parameter declared ``checked=False``; the configured model and policies pickle (as a worker with
+``model.time_limit`` sends them to its window process); bad and unknown parameters
 are refused by name, and every int or
 float parameter refuses, by name, values no parameter can mean and negative ones (declare ``low``),
 while the largest value its declared range admits works; refusals,

@@ -6,6 +6,7 @@ import dataclasses
 import inspect
 import math
 import numbers
+import pickle
 import re
 import sys
 import unicodedata
@@ -512,6 +513,22 @@ class ConformanceSuite:
             "policy implements it from what its docstring says it receives and returns (setveil plugins names it, "
             "and python -m pydoc shows the docstring)"
         )
+
+    def test_model_and_policy_can_be_sent_to_a_window_process(self) -> None:
+        # A worker with model.time_limit pickles them to the child process that anonymizes its
+        # windows, and stops at start-up when it cannot (QA as a plugin author: a model holding a
+        # lock passed the kit and stopped every such worker)
+        for policy in self.policy_names():
+            configured = self.configured(policy)
+            try:
+                pickle.dumps(configured)
+            except Exception as exc:
+                raise AssertionError(
+                    f"policy {policy!r}: the configured model and policy cannot be pickled ({type(exc).__name__}: "
+                    f"{exc}); a worker with model.time_limit sends them to the child process that anonymizes its "
+                    "windows, and stops at start-up without them: their classes must be importable module "
+                    "attributes, and what their instances hold picklable (no locks, open files or connections)"
+                ) from exc
 
     def test_the_check_reads_no_unchecked_parameter(self) -> None:
         # setveil verify's verdict names the parameters at which a release holds, those declared
