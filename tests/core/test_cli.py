@@ -134,6 +134,12 @@ def test_bad_input_exits_2_naming_file_and_line(files, content, words):
 def test_unknown_model_and_missing_schema(files):
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", "--model", "nope")
     assert result.exit_code == 2 and "unknown model 'nope'" in result.output
+    # regression (QA as a plugin author): a misspelt name was only listed beside the installed ones
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", "--model", "coherance")
+    assert result.exit_code == 2 and "unknown model 'coherance' (installed: " in result.output
+    assert "; did you mean 'coherence'?" in result.output
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--policy", "mmil")
+    assert result.exit_code == 2 and "; did you mean 'mm-il'?" in result.output
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL)
     assert result.exit_code == 2 and "--sensitive" in result.output
 
