@@ -162,13 +162,13 @@ def _batches(index: SensitiveIndex, work: np.ndarray, tracked: np.ndarray) -> li
     rows = np.flatnonzero(work)
     if int(index.sizes[rows].sum()) > len(rows) * index.bitsets.shape[1]:
         return _batches_by_bitsets(index, work, tracked)
-    return _batches_by_sharers(index, work)
+    return _batches_by_sharers(index, rows, len(work))
 
 
-def _batches_by_sharers(index: SensitiveIndex, work: np.ndarray) -> list[int]:
+def _batches_by_sharers(index: SensitiveIndex, rows: np.ndarray, end: int) -> list[int]:
     """:func:`_batches` from the pairs of a pattern and a sensitive transaction, sorted by
-    transaction: a few vectorized steps and a Python step per run, not per pattern."""
-    rows = np.flatnonzero(work)
+    transaction: a few vectorized steps and a Python step per run, not per pattern. ``rows``:
+    the patterns with work, ascending; ``end``: the end of the last run."""
     starts, stops = index.indptr[rows], index.indptr[rows + 1]
     # a run that starts at pattern s ends before the first pattern that shares a transaction
     # with one from s on: the first i whose last earlier sharer, ``earlier[i]``, is s or later
@@ -183,7 +183,7 @@ def _batches_by_sharers(index: SensitiveIndex, work: np.ndarray) -> list[int]:
     while at < len(rows):
         bounds.append(cuts[at])
         at = following[at]
-    bounds.append(len(work))
+    bounds.append(end)
     return bounds
 
 

@@ -141,6 +141,6 @@ def indexes(draw):
 def test_runs_match_taking_the_patterns_one_at_a_time(drawn):
     index, work, tracked = drawn
     expected = reference_batches(index, work)
-    assert _batches_by_sharers(index, work) == expected
+    assert _batches_by_sharers(index, np.flatnonzero(work), len(work)) == expected
     assert _batches_by_bitsets(index, work, tracked) == expected
     assert _batches(index, work, tracked) == expected
