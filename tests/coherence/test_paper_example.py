@@ -268,3 +268,17 @@ def test_an_item_the_window_does_not_hold_is_no_mole(figure1, schema):
     configured = coherence()
     release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
     assert release.details == {"size1_moles": ["d", "y", "z"], "suppressed": ["b"]}
+
+
+@pytest.mark.parametrize("policy", ["mm-il", "mm", "il"])
+def test_a_tie_goes_to_the_entry_first_in_the_table_as_built_not_as_it_stands(policy):
+    # Fig. 6 says nothing of ties. With unit IL, m is in 4 moles (m-z, m-s1..m-s3), z in 3
+    # (m-z, z-t1, z-t2) and a in 2 (a-u1, a-u2); m goes first under every criterion (1/IL ties
+    # all, and m heads the table). Then z and a tie at MM 2: by the table as built z (MM 3) is
+    # before a, while a table sorted again by live MM would put a first (its label is smaller).
+    rows = [["m", "z"], ["m", "s1"], ["m", "s2"], ["m", "s3"], ["z", "t1"], ["z", "t2"], ["a", "u1"], ["a", "u2"]]
+    rows += [[leaf] for leaf in ("s1", "s2", "s3", "t1", "t2", "u1", "u2")]
+    configured = coherence(policy, h="1", k="2", p="2", il="unit", schema=ItemSchema(private=frozenset()))
+    release = configured.model.anonymize(Window.from_transactions(rows), configured.policy, np.random.default_rng(0))
+    assert release.details["size1_moles"] == []
+    assert release.details["suppressed"] == ["m", "z", "a"]
