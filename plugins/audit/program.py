@@ -44,6 +44,10 @@ Choices where the paper is brief:
   the pair forbidden and the cost held to the optimum; it proves the name forced, finds an
   equally good naming, or stops at the time limit, and the three are reported apart. A proof
   (the solve infeasible) counts only when a solve without presolve agrees (:data:`INFEASIBLE`).
+- Pairs are candidates only within the tolerance (ours): §2's noisy program pairs every
+  published and mined itemset of a size, so ours is the most likely naming among those that
+  match every itemset within the tolerance; the cost's division by the tolerance only sets the
+  scale of the unmatched cost.
 - ``ip`` makes every variable integral, ``mip`` only ``u`` (the paper: "only the variables
   corresponding to the singleton itemsets"), ``lp`` none; the LP's ``u`` is the paper's vote
   over the namings, a vote within :data:`VOTE_TOLERANCE` of 0 or 1 taken as exact.
