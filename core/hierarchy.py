@@ -1,4 +1,5 @@
-"""Item generalization hierarchies (He & Naughton VLDB'09 §3.1, Fig. 1-2; Terrovitis et al. VLDB'08).
+"""Item generalization hierarchies (He & Naughton VLDB'09 §3.1 and Fig. 1, Fig. 2 of §4.1;
+Terrovitis et al. VLDB'08).
 
 A :class:`Hierarchy` is a rooted tree whose leaves are the items of the domain I and whose inner
 nodes are their generalizations. It comes from

@@ -27,13 +27,13 @@ class CoherencePolicy(Policy):
     @abc.abstractmethod
     def score(self, mm: np.ndarray, il: np.ndarray) -> np.ndarray:
         """Score the candidates, the public items still in some minimal mole (the live entries of
-        the Score table, Xu et al. KDD'08 §4), given as two aligned 1-d arrays: ``mm`` (int64),
-        MM(e), the number of minimal moles left that the item is in (at least 1), and ``il``
-        (float64), IL(e), its information loss (its support in the window, or 1 with ``il=unit``).
-        Return one finite number per candidate, as an array of ``mm``'s shape in float64 or
-        convertible to it; another shape, NaN or infinity fails the window closed
-        (:class:`BrokenScore`). Higher scores are suppressed first; ties go to the earlier
-        Score-table entry."""
+        the Score table, Xu et al. KDD'08 §3.2, Definition 5; the criteria are §4's), given as two
+        aligned 1-d arrays: ``mm`` (int64), MM(e), the number of minimal moles left that the item
+        is in (at least 1), and ``il`` (float64), IL(e), its information loss (its support in the
+        window, or 1 with ``il=unit``). Return one finite number per candidate, as an array of
+        ``mm``'s shape in float64 or convertible to it; another shape, NaN or infinity fails the
+        window closed (:class:`BrokenScore`). Higher scores are suppressed first; ties go to the
+        earlier Score-table entry, in the table's order as it was built."""
 
 
 class MaxMMPerIL(CoherencePolicy):
