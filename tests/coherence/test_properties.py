@@ -1,5 +1,8 @@
 """Property tests: the mole search, the checker and every release against Definition 1 by enumeration."""
 
+from collections import Counter
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -78,6 +81,46 @@ def test_every_release_is_coherent_and_only_suppresses_public_items_globally(row
         assert {i for i in before if not i.startswith("p")} <= set(after)
     assert partially_suppressed(window, release) == 0
     assert list(configured.model.violations(window, release)) == []
+
+
+def figure_3(rows, params, policy, unit):
+    """Fig. 3's outline over the enumerated minimal moles: suppress the size-1 moles, then, while
+    a minimal mole is left, the public item of highest score over the moles left (MM recounted
+    each time, in exact fractions), ties to the first in the Score table as built (docs: MM
+    before any suppression descending, IL ascending, label)."""
+    left = [m for m in bruteforce.minimal_moles(rows, SCHEMA, *params) if len(m) > 1]
+    il = {i: Fraction(1) if unit else Fraction(sum(i in row for row in rows)) for m in left for i in m}
+    built = Counter(i for m in left for i in m)
+    table = sorted(built, key=lambda i: (-built[i], il[i], i))
+    score = {"mm-il": lambda mm, il: mm / il, "mm": lambda mm, il: Fraction(mm), "il": lambda mm, il: 1 / il}[policy]
+    suppressed = []
+    while left:
+        mm = Counter(i for m in left for i in m)
+        best = max((i for i in table if mm[i]), key=lambda i: (score(mm[i], il[i]), -table.index(i)))
+        suppressed.append(best)
+        left = [m for m in left if best not in m]
+    return suppressed
+
+
+#: more rows of fewer public items than rows_strategy, so that items reach k and pairs do not: many
+#: minimal moles of two items or more, and greedy runs of several steps
+greedy_rows = st.lists(st.lists(st.sampled_from(ALPHABET[:8] + ["s0", "s1"]), min_size=1, max_size=4, unique=True),
+                       min_size=10, max_size=40)
+
+
+@examples
+@given(rows=st.one_of(rows_strategy, greedy_rows), params=params_strategy, policy=st.sampled_from(["mm-il", "mm", "il"]),
+       unit=st.booleans())
+def test_the_mole_tree_greedy_suppresses_what_figure_3_does(rows, params, policy, unit):
+    # Fig. 6 (the MOLE-tree, Steps 8-9) is Fig. 3's loop with MM kept up to date instead of
+    # recounted: the items it suppresses, and their order, are the same
+    h, k, p = params
+    assume(not _empty_is_mole(rows, h, k))
+    configured = coherence(policy, str(h), str(k), str(p), "unit" if unit else "support", schema=SCHEMA)
+    release = configured.model.anonymize(Window.from_transactions(rows), configured.policy, np.random.default_rng(0))
+    size1 = {i for m in bruteforce.minimal_moles(rows, SCHEMA, h, k, p) if len(m) == 1 for i in m}
+    assert set(release.details["size1_moles"]) == size1
+    assert release.details["suppressed"] == figure_3(rows, params, policy, unit)
 
 
 @examples
