@@ -48,10 +48,17 @@ class LabelSyntaxError(ValueError):
 
 
 def folded(label: str) -> str:
-    """``label`` as a user may mean it: in one Unicode normalization (NFC: é as one code point,
-    not e and a combining accent) and one case. Two labels that fold alike are two items to every
-    model, so a listed label that only folds like an item of the input is a misspelling."""
-    return unicodedata.normalize("NFC", label).casefold()
+    """``label`` as a user may mean it: in one Unicode normalization (NFKC: é as one code point,
+    not e and a combining accent; full-width ＨＩＶ as HIV), in one case and without invisible
+    format characters (a zero-width space or a soft hyphen pasted into a list, a byte-order mark).
+    Two labels that fold alike are two items to every model, so a listed label that only folds
+    like an item of the input is a misspelling. NFKC is taken again after casefolding, which can
+    undo it (as Unicode's NFKC_Casefold does)."""
+    if label.isascii():
+        # no format character, and NFKC changes nothing: the labels of most inputs, every window
+        return label.casefold()
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", label).casefold())
+    return "".join(char for char in text if unicodedata.category(char) != "Cf")
 
 
 def split_labels(line: str) -> list[str]:

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.labeltext import LabelSyntaxError, label_order, label_text, split_fields, split_labels
-from setveil.core.schema import ItemClass, ItemSchema, read_label_file, read_label_list, write_label_file
+from setveil.core.schema import ItemClass, ItemSchema, misspelt, read_label_file, read_label_list, write_label_file
+from setveil.core.vocabulary import Vocabulary
 
 # what the data may hold (setveil.core.records.item_label): not empty, no whitespace at the ends
 labels = st.text(min_size=1, max_size=12).filter(lambda s: s == s.strip())
@@ -160,3 +161,21 @@ def test_the_lines_that_quote_a_label_are_remembered_indented_or_not(tmp_path):
     listed = tmp_path / "items"
     listed.write_text('  "x"\ny\n"x"\n')
     assert read_label_list(listed) == (frozenset({"x", "y"}), {"x": (1, 3)}, {"x": 1, "y": 2})
+
+
+@pytest.mark.parametrize("listed, held", [
+    ("hiv", "HIV"), ("caf\u00e9", "cafe\u0301"), ("hiv\u200b", "HIV"), ("h\u00adiv", "hiv"), ("\ufeffhiv", "hiv"),
+    ("\uff28\uff29\uff36", "HIV"), ("\ufb01sh", "fish"), ("STRASSE", "stra\u00dfe"),
+])
+def test_a_listed_label_the_input_holds_only_spelt_otherwise_is_misspelt(listed, held):
+    # Regression (adversarial pass): pasted with a zero-width space or a soft hyphen, or typed in
+    # full-width letters, a sensitive label or pattern item was only another item, and its item was
+    # released unprotected by a release that passed its check
+    vocab = Vocabulary([held, "flu"])
+    assert misspelt(frozenset({listed, "flu"}), vocab) == {listed}
+    assert misspelt(frozenset({listed, held}), vocab) == set()  # the input's spelling listed too
+
+
+@pytest.mark.parametrize("listed, held", [("1", "01"), ("a b", "ab"), ("x2", "x3"), ("\u00e9", "e")])
+def test_labels_that_differ_in_more_than_spelling_are_not_misspelt(listed, held):
+    assert misspelt(frozenset({listed}), Vocabulary([held])) == set()
