@@ -12,6 +12,9 @@ conflicting first. Ties, which the paper leaves open, are broken deterministical
 equal support by label text (the first label wins); transactions of equal degree of conflict
 by length (shorter first: removing an item from a shorter transaction hides fewer of its other
 patterns), then by position in the window.
+The degree of conflict is counted once, on the window before Step 4: a transaction that an
+earlier pattern broke still counts that pattern when a later one ranks its sensitive
+transactions (§4 does not say whether it is recounted).
 
 A third party adds a policy by subclassing :class:`SanitizePolicy`; the sanitizer calls only
 :meth:`~SanitizePolicy.victims` and :meth:`~SanitizePolicy.transaction_order`.
