@@ -13,12 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.cli import configure
-from setveil.core.engine import Pipeline
-from setveil.core.plugins import get_plugin_manager
-from setveil.core.records import Record
-from setveil.streams.codec import decode_batch
-from setveil.streams.processor import WindowProcessor
-from setveil.streams.windowing import Cut, Message
+
+from ..worker_windows import merged, released
 
 ITEMS = ["a", "b", "c", "d", "e"]
 RHOS = ["0.001", "0.01", "0.25", "0.5", "0.7", "0.99", "0.999"]
@@ -39,33 +35,13 @@ def unsafe(transactions, sensitive, rho, size):
     return found
 
 
-def merged(rows):
-    """The transactions a window of (items, subject) records is anonymized as: a subject's records
-    as one, the union of their items, where its first record is; subjects compare by value and type."""
-    out, where = [], {}
-    for items, subject in rows:
-        key = None if subject is None else (type(subject), subject)
-        if key is None or key not in where:
-            if key is not None:
-                where[key] = len(out)
-            out.append(set(items))
-        else:
-            out[where[key]] |= set(items)
-    return out
-
-
 def emitted(tmp_path, rows, sensitive, params, merge, first_offset=0):
     listed = tmp_path / "sensitive.txt"
     listed.write_text("".join(f"{item}\n" for item in sorted(sensitive)), encoding="utf-8")
     configured = configure("rho", params["policy"], [f"{k}={v}" for k, v in params.items() if k != "policy"],
                            str(listed), None, None, None)
-    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=5, merge_subjects=merge, source="test")
-    cut = Cut([Message(first_offset + offset, [Record(list(items), tid=first_offset + offset, subject=subject)], 0.0)
-               for offset, (items, subject) in enumerate(rows)])
-    outcome = worker.process("in", 0, cut)
     # deleting every sensitive occurrence is always safe: a window never lacks a release
-    assert outcome.emitted, outcome.reason
-    return [set(t["items"]) for t in decode_batch(outcome.value)["transactions"]]
+    return released(configured, rows, merge, first_offset)
 
 
 windows = st.lists(st.tuples(st.lists(st.sampled_from(ITEMS), unique=True, max_size=5), st.sampled_from(SUBJECTS)),

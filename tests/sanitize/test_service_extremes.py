@@ -13,12 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.cli import configure
-from setveil.core.engine import Pipeline
-from setveil.core.plugins import get_plugin_manager
-from setveil.core.records import Record
-from setveil.streams.codec import decode_batch
-from setveil.streams.processor import WindowProcessor
-from setveil.streams.windowing import Cut, Message
+
+from ..worker_windows import merged, released
 
 ITEMS = ["a", "b", "c", "d", "e"]
 PSIS = ["0", "0.001", "0.3", "0.5", "0.999", "1"]
@@ -35,31 +31,11 @@ def disclosed(originals, releases, patterns, psi):
     return out
 
 
-def merged(rows):
-    """The transactions a window of (items, subject) records is anonymized as: a subject's records
-    as one, the union of their items, where its first record is; subjects compare by value and type."""
-    out, where = [], {}
-    for items, subject in rows:
-        key = None if subject is None else (type(subject), subject)
-        if key is None or key not in where:
-            if key is not None:
-                where[key] = len(out)
-            out.append(set(items))
-        else:
-            out[where[key]] |= set(items)
-    return out
-
-
 def emitted(path, rows, params, merge, first_offset=0):
     configured = configure("sanitize", params["policy"], [f"restrictive={path}", f"psi={params['psi']}"],
                            None, None, None, None)
-    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=5, merge_subjects=merge, source="test")
-    cut = Cut([Message(first_offset + offset, [Record(list(items), tid=first_offset + offset, subject=subject)], 0.0)
-               for offset, (items, subject) in enumerate(rows)])
-    outcome = worker.process("in", 0, cut)
     # removing a pattern's item from each of its sensitive transactions always hides it
-    assert outcome.emitted, outcome.reason
-    return [set(t["items"]) for t in decode_batch(outcome.value)["transactions"]]
+    return released(configured, rows, merge, first_offset)
 
 
 windows = st.lists(st.tuples(st.lists(st.sampled_from(ITEMS), unique=True, max_size=5), st.sampled_from(SUBJECTS)),
