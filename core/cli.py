@@ -250,13 +250,15 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
 
 
 def _refuse_variants(path, labels: frozenset[str], first_lines: Mapping[str, int], original: Window, source) -> None:
-    """Refuse a listed label that the input never holds but spells in another case or Unicode
-    normalization (:func:`~setveil.core.schema.misspelt_lines`; QA: a list of NFD labels over NFC
+    """Refuse a listed label that the input never holds but spells in another case, Unicode form
+    or with an invisible character (:func:`~setveil.core.labeltext.folded`,
+    :func:`~setveil.core.schema.misspelt_lines`; QA: a list of NFD labels over NFC
     data was only noted). Names the line, never a label."""
     if lines := misspelt_lines(labels, first_lines, original.vocab):
         more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-        raise InputError(path, f"the label never occurs in {shown_path(source)}, which holds it in another case or "
-                               f"Unicode normalization: list it exactly as the input spells it{more}", lines[0] or None)
+        raise InputError(path, f"the label never occurs in {shown_path(source)}, which holds it in another case, "
+                               f"Unicode form or with an invisible character: list it exactly as the input "
+                               f"spells it{more}", lines[0] or None)
 
 
 def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:

@@ -114,7 +114,7 @@ def wrote_read_only(exc: BaseException, who: str = "it",
 
 
 class SpeltOtherwise(SetveilError):
-    """A window holds, only in another case or Unicode normalization, an item its model's
+    """A window holds, only in another case, Unicode form or with an invisible character, an item its model's
     parameters name (:func:`setveil.core.schema.misspelt_reason` words why): raised by a model's
     ``anonymize``, it fails the window closed with that reason, which names lines, never a label."""
 

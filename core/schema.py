@@ -104,9 +104,10 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
 
 
 def misspelt(labels: frozenset[str], vocab: Vocabulary) -> frozenset[str]:
-    """The labels of ``labels`` that ``vocab`` never holds but holds in another case or Unicode
-    normalization (:func:`~setveil.core.labeltext.folded`: ``hiv`` for ``HIV``, é as e and a
-    combining accent), unless ``labels`` gives that spelling too. The item meant is then unlisted:
+    """The labels of ``labels`` that ``vocab`` never holds but holds in another case, Unicode
+    form or with an invisible character (:func:`~setveil.core.labeltext.folded`: ``hiv`` for
+    ``HIV``, é as e and a combining accent, a zero-width space pasted into ``hiv``), unless
+    ``labels`` gives that spelling too. The item meant is then unlisted:
     a sensitive one is released unprotected, a restrictive pattern hides nothing, while the
     release passes its check (adversarial QA pass)."""
     absent = [label for label in labels if label not in vocab]
@@ -124,12 +125,13 @@ def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab
 
 def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: str) -> str:
     """Why a window may not be released when ``listing`` (a setting's list, a parameter's file)
-    names at ``lines`` an item the window holds only in another case or Unicode normalization:
-    the window fails closed, since the item meant goes unprotected while the release passes its
-    check. Line numbers only, never a label, so that the reason may be logged and dead-lettered."""
+    names at ``lines`` an item the window holds only in another case, Unicode form or with an
+    invisible character: the window fails closed, since the item meant goes unprotected while the
+    release passes its check. Line numbers only, never a label, so that the reason may be logged
+    and dead-lettered."""
     shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
-    return (f"{listing} names at line(s) {shown} an item this window holds only in another case or Unicode "
-            f"normalization, {consequence}: {remedy}")
+    return (f"{listing} names at line(s) {shown} an item this window holds only in another case, Unicode "
+            f"form or with an invisible character, {consequence}: {remedy}")
 
 
 def write_label_file(path: str | os.PathLike, labels: Iterable[str]) -> None:

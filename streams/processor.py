@@ -153,7 +153,7 @@ class WindowProcessor:
 
     def _misspelt(self, window: Window) -> str | None:
         """Why the window may not be released when an item list names, by a line, an item the
-        window holds only in another case or Unicode normalization (``hiv`` for ``HIV``): the item
+        window holds only in another case, Unicode form or with an invisible character (``hiv`` for ``HIV``): the item
         meant would be released as unlisted, a sensitive one unprotected, while the release passes
         its check. ``setveil anonymize`` refuses such a list for its input; a worker sees its input
         one window at a time. Line numbers only, no labels."""

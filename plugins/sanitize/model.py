@@ -158,7 +158,8 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
             more = (f" (also line(s) {', '.join(map(str, misspelt_patterns[1:]))})"
                     if len(misspelt_patterns) > 1 else "")
             raise InputError(self.patterns.path, f"the pattern holds an item that never occurs in {source}, which "
-                                                 "holds it in another case or Unicode normalization: write it exactly "
+                                                 "holds it in another case, Unicode form or with an invisible character: "
+                                                 "write it exactly "
                                                  f"as the input spells it{more}", misspelt_patterns[0])
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
         return [f"{len(lines)} of the {len(self.patterns)} restrictive patterns in {self.patterns.path} (line "

@@ -66,8 +66,8 @@ class RestrictivePatterns:
         return frozenset(label for pattern in self.patterns for label in pattern)
 
     def misspelt_lines(self, vocab: Vocabulary) -> list[int]:
-        """The lines of the patterns that name an item ``vocab`` holds only in another case or
-        Unicode normalization (:func:`setveil.core.schema.misspelt`): such a pattern hides nothing
+        """The lines of the patterns that name an item ``vocab`` holds only in another case,
+        Unicode form or with an invisible character (:func:`setveil.core.schema.misspelt`): such a pattern hides nothing
         while the release passes its check (adversarial QA pass)."""
         spelt_otherwise = misspelt(self.labels, vocab)
         if not spelt_otherwise:

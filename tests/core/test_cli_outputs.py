@@ -286,8 +286,8 @@ def test_a_listed_label_the_input_spells_in_another_case_or_normalization_is_ref
     for text, line in (("c\nhiv\n", 2), ("Cafe\u0301\nHIV\n", 1)):
         listed.write_text(text)
         result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", listed)
-        one_line_error(result, f"{listed}:{line}: the label never occurs in {data}, which holds it in another case "
-                               "or Unicode normalization: list it exactly as the input spells it")
+        one_line_error(result, f"{listed}:{line}: the label never occurs in {data}, which holds it in another case, "
+                               "Unicode form or with an invisible character: list it exactly as the input spells it")
         assert "hiv" not in result.stderr.lower() and not out.exists()
     # the input's own spelling listed as well: the variant is an item of a larger domain, noted
     listed.write_text("HIV\nhiv\nCaf\u00e9\n")

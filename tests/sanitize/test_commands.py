@@ -204,8 +204,9 @@ def test_a_pattern_spelt_in_another_case_or_normalization_than_the_data_is_refus
             result = runner.invoke(cli, [*command, *hiding_all(patterns)])
             assert result.exit_code == 2 and not out.exists(), result.output
             assert result.stderr.strip() == (f"setveil: error: {patterns}:{line}: the pattern holds an item that "
-                                             f"never occurs in {data}, which holds it in another case or Unicode "
-                                             "normalization: write it exactly as the input spells it")
+                                             f"never occurs in {data}, which holds it in another case, Unicode "
+                                             "form or with an invisible character: write it exactly as the input "
+                                             "spells it")
     # the data's own spelling in a pattern as well: the other is a pattern of a larger domain, noted
     patterns = write_patterns(tmp_path / "p.txt", "a b", "C d", "c d")
     result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *hiding_all(patterns)])

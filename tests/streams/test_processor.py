@@ -160,7 +160,8 @@ def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_f
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == (
         "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window holds only in another "
-        "case or Unicode normalization, so the patterns there would hide nothing: write it exactly as the input spells it")
+        "case, Unicode form or with an invisible character, so the patterns there would hide nothing: write it exactly "
+        "as the input spells it")
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
     child = isolated(worker.pipeline.configured)
     try:
