@@ -174,7 +174,8 @@ class StreamService:
         self.windowlog = WindowLogReader(settings, log_partitions)
         self.log_partitions = log_partitions
         self.partitions: dict[int, PartitionState] = {}
-        self.metrics = ServiceMetrics(self.partition_state, settings.window.max_seconds)
+        self.metrics = ServiceMetrics(self.partition_state, settings.window.max_seconds,
+                                      settings.producer.max_request_bytes)
         #: windows are sent only while it is current (see _leased)
         self.lease = Lease(settings.consumer.session_timeout, settings.consumer.heartbeat_interval)
         # One thread: windows of all partitions take turns, and the event loop stays free for
@@ -629,7 +630,7 @@ class StreamService:
         ref = outcome.ref
         if outcome.emitted:
             loss = outcome.report["info_loss"]
-            self.metrics.emitted(outcome.transactions, time.time() - ref.opened, processing, loss)
+            self.metrics.emitted(outcome.transactions, time.time() - ref.opened, processing, loss, size)
             log.info("window %s: %d transactions, information loss %.4f, %.0f ms", ref.id, outcome.transactions,
                      loss, processing * 1000)
         else:

@@ -23,6 +23,8 @@ from . import causes
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 THROUGHPUT_SECONDS = 10.0
+#: 1 KiB to 64 MiB by fours
+BATCH_BYTES_BUCKETS = tuple(float(1024 * 4 ** i) for i in range(9))
 
 
 class _PartitionGauges(Collector):
@@ -53,8 +55,17 @@ def latency_buckets(max_seconds: float | None) -> tuple[float, ...]:
     return tuple(sorted(set(LATENCY_BUCKETS) | {round(max_seconds * f, 6) for f in (1.1, 1.25, 1.5, 2)}))
 
 
+def batch_bytes_buckets(max_request_bytes: int | None) -> tuple[float, ...]:
+    """The batch size buckets: producer.max_request_bytes is to be sized from the largest batch,
+    and a window is cut at half of it in input bytes, so both are bounds of their own."""
+    if max_request_bytes is None:
+        return BATCH_BYTES_BUCKETS
+    return tuple(sorted(set(BATCH_BYTES_BUCKETS) | {max_request_bytes / 2, float(max_request_bytes)}))
+
+
 class ServiceMetrics:
-    def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]], max_seconds: float | None = None):
+    def __init__(self, partitions: Callable[[], Mapping[int, tuple[int, int]]], max_seconds: float | None = None,
+                 max_request_bytes: int | None = None):
         # a *_created gauge beside every counter and histogram doubled the exposition with series that
         # say only when the worker started (process_start_time_seconds says it); the switch is the
         # process's, and the worker's process is this one's
@@ -89,6 +100,10 @@ class ServiceMetrics:
         self.window_processing = Histogram("setveil_window_processing_seconds",
                                            "Building, anonymizing, checking and encoding one window", buckets=LATENCY_BUCKETS,
                                            registry=r)
+        self.batch_bytes = Histogram("setveil_batch_bytes",
+                                     "Bytes of each acknowledged batch message, as the producer counts them "
+                                     "against producer.max_request_bytes", buckets=batch_bytes_buckets(max_request_bytes),
+                                     registry=r)
         self.window_transactions = Histogram("setveil_window_transactions", "Transactions per emitted window",
                                              buckets=(10, 100, 500, 1000, 2000, 5000, 10000, 20000, 50000), registry=r)
         self.information_loss = Histogram("setveil_window_information_loss",
@@ -105,8 +120,9 @@ class ServiceMetrics:
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 
-    def emitted(self, transactions: int, latency: float, processing: float, loss: float) -> None:
+    def emitted(self, transactions: int, latency: float, processing: float, loss: float, batch_bytes: int) -> None:
         self.windows_emitted.inc()
+        self.batch_bytes.observe(batch_bytes)
         self.transactions_emitted.inc(transactions)
         self.window_latency.observe(latency)
         self.window_processing.observe(processing)

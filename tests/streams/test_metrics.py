@@ -7,12 +7,16 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from faust.types import TP
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.streams.app import StreamService
 from setveil.streams.causes import MESSAGE_KINDS, WINDOW_CAUSES
+from setveil.streams.codec import message_bytes
 from setveil.streams.metrics import ServiceMetrics
+
+from .kafkatools import produce, read_topic, records, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,7 +123,7 @@ def test_the_throughput_window_is_trimmed_without_a_scrape(monkeypatch):
     monkeypatch.setattr("setveil.streams.metrics.time.monotonic", lambda: clock[0])
     metrics = ServiceMetrics(lambda: {})
     for _ in range(100):
-        metrics.emitted(10, 0.1, 0.05, 0.2)
+        metrics.emitted(10, 0.1, 0.05, 0.2, 1000)
         clock[0] += 1.0
     assert len(metrics._recent) <= 11
     assert metrics.transactions_per_second() == 10.0
@@ -131,3 +135,31 @@ def test_the_worker_serves_the_documented_endpoints_and_not_fausts_router_or_tab
     worker = start_worker(make_settings())
     assert [worker.get(path)[0] for path in ("/healthz", "/readyz", "/metrics")] == [200, 200, 200]
     assert [worker.get(path)[0] for path in ("/router/", "/table/")] == [404, 404]
+
+
+def test_batch_bytes_have_buckets_at_half_and_all_of_the_request_limit():
+    # a window is cut at half of producer.max_request_bytes in input bytes, and a batch above it
+    # fails closed: an operator sizing it reads how close the batches come to both
+    metrics = ServiceMetrics(lambda: {}, max_request_bytes=3_000_000)
+    metrics.emitted(10, 0.1, 0.05, 0.2, 1_400_000)
+    metrics.emitted(10, 0.1, 0.05, 0.2, 2_900_000)
+    text = metrics.exposition().decode()
+    bounds = {s.labels["le"]: s.value for family in text_string_to_metric_families(text)
+              for s in family.samples if s.name == "setveil_batch_bytes_bucket"}
+    assert [bounds[le] for le in ("1.048576e+06", "1.5e+06", "3e+06", "4.194304e+06")] == [0, 1, 2, 2]
+
+
+@pytest.mark.slow
+def test_batch_bytes_are_the_sizes_the_producer_counts_of_the_batches_sent(make_settings, start_worker):
+    # Regression (QA as an operator): the Tuning section has producer.max_request_bytes sized from
+    # the largest batch, but neither /metrics nor a benchmark said how large a batch was
+    settings = make_settings(topics__partitions=1, window__max_transactions=100, window__min_transactions=5,
+                             window__max_seconds=60)
+    worker = start_worker(settings)
+    produce(settings, records([[f"n{(i + j) % 7}" for j in range(3)] for i in range(300)]))
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 300, 60, "three windows")
+    sizes = [message_bytes(m.key, m.value, [(k, v.encode()) for k, v in m.headers.items()])
+             for m in read_topic(settings, settings.topics.output)]
+    metrics = worker.metrics()
+    assert len(sizes) == 3 and metrics["setveil_batch_bytes_count"] == 3
+    assert metrics["setveil_batch_bytes_sum"] == sum(sizes)
