@@ -31,7 +31,7 @@ import asyncio
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,10 @@ class Run:
     @property
     def tail(self) -> int:
         return self.transactions - self.measured
+
+    def json_row(self) -> dict:
+        """The run as a row of ``--json`` (docs/operations.md, "Benchmark", names every field)."""
+        return {**asdict(self), "rate": self.rate, "tail": self.tail}
 
 
 @dataclass

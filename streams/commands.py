@@ -11,7 +11,7 @@ import signal
 import socket
 import sys
 import tempfile
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -450,7 +450,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
         click.echo(f"setveil: stopped by {stopped.signal}; the rows above are the runs measured", err=True)
         sys.exit(stopped.status)
     if json_path:
-        rows = [{**asdict(run), "rate": run.rate, "tail": run.tail} for run in measured]
+        rows = [run.json_row() for run in measured]
         write_json(json_path, {"machine": started_on, "rows": rows})
 
 

@@ -17,13 +17,14 @@ import pytest
 
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.formats import read_window
-from setveil.streams.bench import MAX_SECONDS, BenchConfig, _watch, run_bench, throughput_clock
+from setveil.streams.bench import MAX_SECONDS, BenchConfig, Run, _watch, run_bench, throughput_clock
 from setveil.streams.broker import free_port
 from setveil.streams.process import WorkerFailed, WorkerProcess, logs_folder
 from setveil.streams.replay import pack_unkeyed
 from setveil.streams.settings import load_settings
 from setveil.streams.tail import WindowSummary
 
+REPO = Path(__file__).resolve().parents[2]
 COHERENCE = ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"]
 
 
@@ -63,6 +64,17 @@ def _config(tmp_path: Path, windows: list[int], model_args=COHERENCE) -> BenchCo
     window = read_window(dataset)
     return BenchConfig(dataset, window, model_args, "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None),
                        True, 10, pack_unkeyed(window, 10, 1 << 20), 2, windows, [1], 1)
+
+
+def test_the_docs_name_every_field_of_a_json_row_and_no_other():
+    # Regression (QA as an operator): the rows of --json were documented nowhere, their latencies
+    # in seconds beside a table in ms, and "transactions" left out the rejected windows' unsaid
+    text = (REPO / "docs" / "operations.md").read_text().split("### Benchmark", 1)[1]
+    paragraph = text.split("`--json FILE` writes", 1)[1].split("\n\n", 1)[0].split("with these fields:", 1)[1]
+    documented = [name for name in re.findall(r"`([^`]+)`", paragraph) if re.fullmatch(r"[a-z_0-9]+", name)]
+    row = Run(1000, 1, 1, 900, 1.5, 800, 0.01, 0.02, 0.18, 1, 120.0, 1.2).json_row()
+    assert documented == list(row)
+    assert row["rate"] == 800 / 1.5 and row["tail"] == 100
 
 
 def test_a_window_below_the_models_smallest_is_refused_before_any_broker(tmp_path):
