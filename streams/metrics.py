@@ -9,6 +9,7 @@ Every label value of the labelled counters (:mod:`.causes`) is exported as 0 fro
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from . import causes
+from .process import tree_peak_rss_bytes
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 LOSS_BUCKETS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
@@ -43,6 +45,17 @@ class _PartitionGauges(Collector):
             held.add_metric([str(partition)], transactions)
         yield lag
         yield held
+
+
+class _PeakMemory(Collector):
+    """The worker's peak resident memory with its live child processes', read at scrape time."""
+
+    def collect(self):
+        peak = tree_peak_rss_bytes(os.getpid())
+        if peak is not None:  # off Linux, as the process_ metrics, it is not exposed
+            yield GaugeMetricFamily("setveil_peak_resident_memory_bytes",
+                                    "Peak resident memory of the worker and its live child processes, summed",
+                                    value=peak)
 
 
 def latency_buckets(max_seconds: float | None) -> tuple[float, ...]:
@@ -116,6 +129,7 @@ class ServiceMetrics:
                            f"Transactions emitted per second over the last {THROUGHPUT_SECONDS:g} s", registry=r)
         throughput.set_function(self.transactions_per_second)
         r.register(_PartitionGauges(partitions))
+        r.register(_PeakMemory())
         # the worker process alone: a model's pool or the model.time_limit child is not counted
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)

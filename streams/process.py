@@ -117,19 +117,10 @@ class WorkerProcess:
         return out
 
     def peak_rss_bytes(self) -> int | None:
-        """The worker's peak resident memory (Linux), read while it runs; with its child
-        processes (``model.time_limit``'s, a model's) the sum of their peaks, an upper bound."""
+        """The worker's peak resident memory (Linux), read while it runs: :func:`tree_peak_rss_bytes`."""
         if self.process is None:
             return None
-        total = None
-        for pid in _process_tree(self.process.pid):
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmHWM:"):
-                        total = (total or 0) + int(line.split()[1]) * 1024
-            except OSError:
-                continue
-        return total
+        return tree_peak_rss_bytes(self.process.pid)
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the worker and its child processes have used so far (Linux)."""
@@ -167,6 +158,20 @@ class WorkerProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def tree_peak_rss_bytes(pid: int) -> int | None:
+    """The peak resident memory of ``pid`` (Linux); with its live child processes
+    (``model.time_limit``'s, a model's) the sum of their peaks, an upper bound. None off Linux."""
+    total = None
+    for member in _process_tree(pid):
+        try:
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total = (total or 0) + int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
 
 
 def _process_tree(pid: int) -> list[int]:
