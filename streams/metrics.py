@@ -1,8 +1,8 @@
 """Prometheus metrics of one worker (docs/operations.md, "Metrics", lists them).
 
 Counters and histograms are updated as windows and dead letters are acknowledged; the
-throughput gauge, the per-partition lag and held-transaction gauges and the process's own
-metrics (memory, CPU, file descriptors) are computed when ``/metrics`` is scraped.
+throughput gauge, the per-partition lag and held-transaction gauges, the peak memory and the
+process's own metrics (memory, CPU, file descriptors) are computed when ``/metrics`` is scraped.
 
 Every label value of the labelled counters (:mod:`.causes`) is exported as 0 from the start.
 """
@@ -115,8 +115,8 @@ class ServiceMetrics:
                                            registry=r)
         self.batch_bytes = Histogram("setveil_batch_bytes",
                                      "Bytes of each acknowledged batch message, as the producer counts them "
-                                     "against producer.max_request_bytes", buckets=batch_bytes_buckets(max_request_bytes),
-                                     registry=r)
+                                     "against producer.max_request_bytes",
+                                     buckets=batch_bytes_buckets(max_request_bytes), registry=r)
         self.window_transactions = Histogram("setveil_window_transactions", "Transactions per emitted window",
                                              buckets=(10, 100, 500, 1000, 2000, 5000, 10000, 20000, 50000), registry=r)
         self.information_loss = Histogram("setveil_window_information_loss",
