@@ -13,7 +13,8 @@ back. It reports
   by then; those emitted later are the ``tail`` column;
 - window latency p50/p99: from the worker's taking a window up (its batch's ``window.closed``:
   the cut, or later when the window waited for the worker's one anonymization thread) to its
-  batch being acknowledged by the broker (anonymizing, checking, encoding, producing); the time
+  batch's Kafka timestamp, which the producer takes as the worker sends the batch (anonymizing,
+  checking, encoding, writing the window log; not the batch's own acknowledgement); the time
   a window waits to fill is ``window size / arrival rate`` on top and is the operator's choice;
 - information loss over the whole release (the model's measure: the windows' measures weighted by
   their item occurrences, :attr:`.tail.Collected.information_loss`);
