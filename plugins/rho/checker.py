@@ -13,9 +13,11 @@ This module shares no code or state with the anonymizer: it rebuilds everything 
 release, keeps exact covers as sorted record lists, tests membership by binary search on
 the sorted (record, item) keys of the release and counts consequents by sorting.
 
-``qid_size`` "all" means every qid size; no qid longer than the longest record minus one can
-have a consequent outside it, so that is the size checked, provided the sensitive records
-have at most ``ALL_SUBSETS_BUDGET`` subsets in all. Beyond that the check raises
+``qid_size`` "all" means every qid size; no qid longer than the longest released record minus
+one can have a consequent outside it, so that is the size checked, provided the released records
+holding a sensitive item have at most ``ALL_SUBSETS_BUDGET`` subsets in all (sized on the
+release, not the original: a qid the release's records do not hold has no support, and a release
+that suppressed enough is checked where its original could not be). Beyond that the check raises
 :class:`ParameterError` (``verify`` exits 2, a window fails closed) rather than check less
 than promised.
 """
@@ -62,7 +64,7 @@ def rho_violations(
     original, release = aligned
     sensitive = original.vocab.mask(sensitive_labels)
     if qid_size == "all":
-        size = all_qids_size(original, sensitive)
+        size = all_qids_size(release, sensitive)
         if size is None:
             # not a violation: `verify` said "FAILS rho" (exit 1) of a release it never checked (QA)
             refused = ParameterError("qid_size", f"all needs every subset of every record holding a sensitive item, "

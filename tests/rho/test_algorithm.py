@@ -181,6 +181,18 @@ def test_qid_size_all_is_refused_up_front_when_records_are_too_long():
     assert refused.value.name == "qid_size" and own_words(refused.value) == str(refused.value)
 
 
+def test_qid_size_all_is_checked_on_the_release_when_the_original_is_beyond_the_budget():
+    # Regression (adversarial pass): the checker sized "all" on the original, so verify exited 2
+    # on a safe release whose long sensitive record had lost its sensitive item
+    long_record = [f"p{i}" for i in range(40)] + ["s0"]
+    window = Window.from_transactions([long_record, ["p1", "s0"]])
+    config = get_registry().configure("rho", "mine", {"rho": "0.5", "qid_size": "all"}, CONTEXT)
+    safe = Window.from_transactions([long_record[:-1], ["p1", "s0"]])
+    assert list(config.model.violations(window, safe)) == []
+    unsafe = Window.from_transactions([[item for item in long_record[:-1] if item != "p1"], ["p1", "s0"]])
+    assert list(config.model.violations(window, unsafe))  # p1 -> s0 at confidence 1
+
+
 def test_a_window_without_sensitive_items_is_released_unchanged():
     rows = [["a", "b"], ["b", "c"], ["c"]]
     window, release = anonymize(rows, "mine", {"rho": "0.3"})
