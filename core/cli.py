@@ -36,7 +36,7 @@ from .output import check_output, distinct_outputs, guard_standard_streams, text
 from .params import Parameter, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
-from .schema import ItemSchema, misspelt_lines
+from .schema import ItemSchema, misspelt
 from .subjects import Subject, merge_window
 from .verify import release_violations
 from .window import Tid, Window, detached
@@ -241,8 +241,8 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
+            _refuse_variants(path, labels, first_lines, original, source)
             if missing:
-                _refuse_variants(path, labels, first_lines, original, source)
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", detached(original)[0], str(source))
     for line in notes:
@@ -250,15 +250,24 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
 
 
 def _refuse_variants(path, labels: frozenset[str], first_lines: Mapping[str, int], original: Window, source) -> None:
-    """Refuse a listed label that the input never holds but spells in another case, Unicode form
-    or with an invisible character (:func:`~setveil.core.labeltext.folded`,
-    :func:`~setveil.core.schema.misspelt_lines`; QA: a list of NFD labels over NFC
-    data was only noted). Names the line, never a label."""
-    if lines := misspelt_lines(labels, first_lines, original.vocab):
-        more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-        raise InputError(path, f"the label never occurs in {shown_path(source)}, which holds it in another case, "
-                               f"Unicode form or with an invisible character: list it exactly as the input "
-                               f"spells it{more}", lines[0] or None)
+    """Refuse a listed label that the input spells otherwise, only (in another case, Unicode form
+    or with an invisible character) or as well (in another Unicode form or with an invisible
+    character): :func:`~setveil.core.schema.misspelt`; QA: a list of NFD labels over NFC data was
+    only noted; review: a byte-order mark before some records' listed label was not even noted.
+    Names the line, never a label."""
+    misspelt_labels = misspelt(labels, original.vocab)
+    if not misspelt_labels:
+        return
+    first = min(misspelt_labels, key=lambda label: first_lines.get(label, 0))
+    lines = sorted(first_lines.get(label, 0) for label in misspelt_labels)
+    more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+    if first in original.vocab:
+        problem = (f"{shown_path(source)} also spells the item in another Unicode form or with an invisible "
+                   "character, which the list does not give: list each spelling the input uses")
+    else:
+        problem = (f"the label never occurs in {shown_path(source)}, which holds it in another case, Unicode form or "
+                   "with an invisible character: list it exactly as the input spells it")
+    raise InputError(path, problem + more, lines[0] or None)
 
 
 def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:

@@ -47,18 +47,53 @@ class LabelSyntaxError(ValueError):
     """A line of labels cannot be read; the message names the label's position, never its text."""
 
 
-def folded(label: str) -> str:
-    """``label`` as a user may mean it: in one Unicode normalization (NFKC: é as one code point,
-    not e and a combining accent; full-width ＨＩＶ as HIV), in one case and without invisible
-    format characters (a zero-width space or a soft hyphen pasted into a list, a byte-order mark).
-    Two labels that fold alike are two items to every model, so a listed label that only folds
-    like an item of the input is a misspelling. NFKC is taken again after casefolding, which can
-    undo it (as Unicode's NFKC_Casefold does)."""
+#: Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point,
+#: Unicode 15.1): drawn as nothing, so a label pasted with one looks like the label without it.
+#: Most are format characters (category Cf), but not variation selectors, the combining grapheme
+#: joiner or the Hangul fillers, and NFKC maps the Hangul fillers onto one another rather than
+#: dropping them (review: ``hiv`` with a variation selector was another item, and unlisted).
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+
+def _visible(text: str) -> str:
+    return "".join(char for char in _IGNORABLE.sub("", text) if unicodedata.category(char) != "Cf")
+
+
+def unmarked(label: str) -> str:
+    """``label`` without what a reader cannot see: in one Unicode normalization (NFKC: é as one
+    code point, not e and a combining accent; full-width ＨＩＶ as HIV) and without invisible
+    characters (default-ignorable or format: a zero-width space or a soft hyphen pasted into a
+    list, a byte-order mark, a variation selector). Case is kept: two labels that differ only in
+    case may be two items the data tells apart on purpose, two that are alike unmarked are one
+    item written twice."""
     if label.isascii():
-        # no format character, and NFKC changes nothing: the labels of most inputs, every window
+        # no invisible character, and NFKC changes nothing: the labels of most inputs, every window
+        return label
+    return _visible(unicodedata.normalize("NFKC", _IGNORABLE.sub("", label)))
+
+
+def folded(label: str) -> str:
+    """``label`` as a user may mean it: :func:`unmarked`, and in one case. Two labels that fold
+    alike are two items to every model, so a listed label that only folds like an item of the
+    input is a misspelling. NFKC is taken again after casefolding, which can undo it (as
+    Unicode's NFKC_Casefold does)."""
+    if label.isascii():
         return label.casefold()
-    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", label).casefold())
-    return "".join(char for char in text if unicodedata.category(char) != "Cf")
+    return _visible(unicodedata.normalize("NFKC", unmarked(label).casefold()))
+
+
+def turkic_folded(label: str) -> str:
+    """:func:`folded` with Turkish and Azerbaijani casing, where I is the capital of ı and İ that
+    of i: ``istanbul`` folds like ``İstanbul`` only so (review). Compare it with the same fold of
+    another label, never with :func:`folded`'s, which would make I and ı alike."""
+    text = unmarked(label).replace("I", "\u0131").replace("\u0130", "i")
+    if text.isascii():
+        return text.casefold()
+    return _visible(unicodedata.normalize("NFKC", text.casefold()))
 
 
 def split_labels(line: str) -> list[str]:

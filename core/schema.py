@@ -14,7 +14,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError
-from .labeltext import folded, label_lines, label_text, read_utf8
+from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
 
@@ -103,18 +103,43 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
     return frozenset(first), quoted, first
 
 
-def misspelt(labels: frozenset[str], vocab: Vocabulary) -> frozenset[str]:
-    """The labels of ``labels`` that ``vocab`` never holds but holds in another case, Unicode
-    form or with an invisible character (:func:`~setveil.core.labeltext.folded`: ``hiv`` for
-    ``HIV``, é as e and a combining accent, a zero-width space pasted into ``hiv``), unless
-    ``labels`` gives that spelling too. The item meant is then unlisted:
-    a sensitive one is released unprotected, a restrictive pattern hides nothing, while the
-    release passes its check (adversarial QA pass)."""
+def other_spellings(labels: frozenset[str], vocab: Vocabulary) -> dict[str, frozenset[str]]:
+    """The labels of ``vocab`` that spell a label of ``labels`` otherwise, for each label that has
+    any. A label ``vocab`` lacks is spelt otherwise by a label that folds like it
+    (:func:`~setveil.core.labeltext.folded`, or :func:`~setveil.core.labeltext.turkic_folded`
+    with the same fold of the other: ``hiv`` for ``HIV``, ``istanbul`` for ``İstanbul``); a label
+    ``vocab`` holds, by another that is alike :func:`~setveil.core.labeltext.unmarked` (é as e and
+    a combining accent, a zero-width space pasted in). Case alone does not make a held label
+    another spelling: data may tell ``Ca`` (calcium) from ``CA`` (cancer antigen) on purpose, but
+    no one means two items by what no reader can see."""
     absent = [label for label in labels if label not in vocab]
-    if not absent:
-        return frozenset()
-    unlisted = {folded(label) for label in vocab.labels if label not in labels}
-    return frozenset(label for label in absent if folded(label) in unlisted)
+    held = [label for label in labels if label in vocab]
+    by_fold: dict[str, list[str]] = {}
+    by_turkic_fold: dict[str, list[str]] = {}
+    by_unmarked: dict[str, list[str]] = {}
+    for label in absent:
+        by_fold.setdefault(folded(label), []).append(label)
+        by_turkic_fold.setdefault(turkic_folded(label), []).append(label)
+    for label in held:
+        by_unmarked.setdefault(unmarked(label), []).append(label)
+    found: dict[str, set[str]] = {}
+    for other in vocab.labels:
+        alike = by_unmarked.get(unmarked(other), []) if by_unmarked else []
+        if absent:
+            alike = alike + by_fold.get(folded(other), []) + by_turkic_fold.get(turkic_folded(other), [])
+        for label in alike:
+            if label != other:
+                found.setdefault(label, set()).add(other)
+    return {label: frozenset(others) for label, others in found.items()}
+
+
+def misspelt(labels: frozenset[str], vocab: Vocabulary) -> frozenset[str]:
+    """The labels of ``labels`` that ``vocab`` spells otherwise (:func:`other_spellings`) where
+    ``labels`` does not give that spelling too. The item meant is then unlisted, in every
+    transaction or in those that spell it so: a sensitive one is released unprotected, a
+    restrictive pattern hides nothing, while the release passes its check (adversarial QA pass;
+    review: a byte-order mark on some records' ``HIV``, with ``HIV`` listed)."""
+    return frozenset(label for label, others in other_spellings(labels, vocab).items() if not others <= labels)
 
 
 def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary) -> list[int]:
@@ -125,12 +150,11 @@ def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab
 
 def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: str) -> str:
     """Why a window may not be released when ``listing`` (a setting's list, a parameter's file)
-    names at ``lines`` an item the window holds only in another case, Unicode form or with an
-    invisible character: the window fails closed, since the item meant goes unprotected while the
-    release passes its check. Line numbers only, never a label, so that the reason may be logged
-    and dead-lettered."""
+    names at ``lines`` an item the window spells otherwise, only or as well (:func:`misspelt`):
+    the window fails closed, since the item meant goes unprotected while the release passes its
+    check. Line numbers only, never a label, so that the reason may be logged and dead-lettered."""
     shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
-    return (f"{listing} names at line(s) {shown} an item this window holds only in another case, Unicode "
+    return (f"{listing} names at line(s) {shown} an item this window spells otherwise, in another case, Unicode "
             f"form or with an invisible character, {consequence}: {remedy}")
 
 

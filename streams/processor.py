@@ -153,8 +153,9 @@ class WindowProcessor:
 
     def _misspelt(self, window: Window) -> str | None:
         """Why the window may not be released when an item list names, by a line, an item the
-        window holds only in another case, Unicode form or with an invisible character (``hiv`` for ``HIV``): the item
-        meant would be released as unlisted, a sensitive one unprotected, while the release passes
+        window spells otherwise, only or as well (``hiv`` for ``HIV``; a byte-order mark before
+        some records' ``HIV``, :func:`~setveil.core.schema.misspelt`): the item meant would be
+        released as unlisted, a sensitive one unprotected, while the release passes
         its check. ``setveil anonymize`` refuses such a list for its input; a worker sees its input
         one window at a time. Line numbers only, no labels."""
         schema = self.pipeline.configured.model.context.schema
@@ -165,7 +166,7 @@ class WindowProcessor:
                 ("model.public", schema.public, schema.public_lines, "left out of what the attacker may know")):
             if labels and (lines := misspelt_lines(labels, first_lines, window.vocab)):
                 return misspelt_reason(f"the list of {setting}", lines, f"which would be {consequence}",
-                                       "list it exactly as the input spells it")
+                                       "list it as the input spells it, each spelling the input uses")
         return None
 
     def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:

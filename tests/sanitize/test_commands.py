@@ -213,6 +213,42 @@ def test_a_pattern_spelt_in_another_case_or_normalization_than_the_data_is_refus
     assert result.exit_code == 0 and "(line 2) hold an item that never occurs" in result.stderr, result.output
 
 
+def test_a_pattern_is_let_through_only_when_the_datas_spelling_of_it_is_listed_too(runner, tmp_path):
+    # Regression (review): "hiv aids" passed because another pattern, "HIV flu", gave the data's
+    # spelling of hiv, and HIV aids was released whole
+    data = tmp_path / "d.dat"
+    data.write_text("HIV aids\nHIV aids x\nHIV flu\nflu x\n", encoding="utf-8")
+    out = tmp_path / "out.dat"
+    patterns = write_patterns(tmp_path / "p.txt", "HIV flu", "hiv aids")
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *hiding_all(patterns)])
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert result.stderr.strip() == (f"setveil: error: {patterns}:2: the pattern holds an item that never occurs in "
+                                     f"{data}, which holds it in another case, Unicode form or with an invisible "
+                                     "character: write it exactly as the input spells it")
+    patterns = write_patterns(tmp_path / "p.txt", "HIV flu", "hiv aids", "HIV aids")
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *hiding_all(patterns)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_pattern_the_data_also_spells_with_an_invisible_character_is_refused(runner, tmp_path):
+    # Regression (review): a byte-order mark before one record's HIV kept "HIV aids" in it
+    data = tmp_path / "d.dat"
+    data.write_text("HIV aids\nHIV aids x\n\ufeffHIV aids\nflu x\n", encoding="utf-8")
+    out = tmp_path / "out.dat"
+    patterns = write_patterns(tmp_path / "p.txt", "HIV aids")
+    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+        result = runner.invoke(cli, [*command, *hiding_all(patterns)])
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert result.stderr.strip() == (f"setveil: error: {patterns}:1: the pattern holds an item that {data} also "
+                                         "spells in another Unicode form or with an invisible character, and no "
+                                         "pattern gives that spelling: write a pattern for each spelling the input "
+                                         "uses")
+    patterns = write_patterns(tmp_path / "p.txt", "HIV aids", '"\ufeffHIV" aids')
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *hiding_all(patterns)])
+    assert result.exit_code == 0, result.output
+    assert "aids" not in out.read_text(encoding="utf-8")
+
+
 def test_labels_with_blanks_are_sampled_listed_and_hidden(runner, tmp_path):
     # Regression: `patterns sample` joined labels with blanks, so {"New York", flu} came back as
     # {New, York, flu}, a pattern no transaction holds, and hid nothing.

@@ -23,6 +23,7 @@ from setveil.core.cli import configure
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import Infeasible, PluginError
 from setveil.core.formats import read_window
+from setveil.core.labeltext import unmarked
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
 from setveil.core.plugins import Configured, get_plugin_manager
@@ -141,10 +142,25 @@ def test_a_window_holding_a_listed_item_only_in_another_spelling_fails_closed_na
     rows = [["a", "b", held], ["a", "b", "flu"], ["a", "c"], ["b", "c", held]] * 5
     outcome = worker.process("in", 0, cut_of(rows))
     assert not outcome.emitted and outcome.cause == "error"
-    assert "model.sensitive names at line(s) 2 an item this window holds only in another case" in outcome.reason
+    assert "model.sensitive names at line(s) 2 an item this window spells otherwise, in another case" in outcome.reason
     assert held not in outcome.reason and listed not in outcome.reason
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
+
+
+def test_a_window_holding_a_listed_item_also_with_an_invisible_character_fails_closed(tmp_path):
+    # Regression (review): a byte-order mark before some records' HIV made them hold another
+    # item, released unprotected beside the records whose HIV was listed and protected
+    sensitive = tmp_path / "sensitive.txt"
+    sensitive.write_text("flu\nHIV\n", encoding="utf-8")
+    worker = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive)
+    rows = [["a", "b", "HIV"], ["a", "b", "flu"], ["a", "c", "\ufeffHIV"], ["b", "c", "HIV"]] * 5
+    outcome = worker.process("in", 0, cut_of(rows))
+    assert not outcome.emitted and outcome.cause == "error"
+    assert "model.sensitive names at line(s) 2 an item this window spells otherwise" in outcome.reason
+    sensitive.write_text("flu\nHIV\n\ufeffHIV\n", encoding="utf-8")
+    released = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive).process("in", 0, cut_of(rows))
+    assert released.emitted, released.reason
 
 
 @pytest.mark.parametrize("listed, held", SPELLINGS)
@@ -159,9 +175,9 @@ def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_f
     outcome = worker.process("in", 0, cut_of(rows))
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == (
-        "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window holds only in another "
-        "case, Unicode form or with an invisible character, so the patterns there would hide nothing: write it exactly "
-        "as the input spells it")
+        "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window spells otherwise, in "
+        "another case, Unicode form or with an invisible character, so the patterns there would hide nothing: write it "
+        "as the input spells it, a pattern for each spelling the input uses")
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
     child = isolated(worker.pipeline.configured)
     try:
@@ -169,9 +185,20 @@ def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_f
     finally:
         child.close()
     assert (in_child.emitted, in_child.cause, in_child.reason) == (False, "error", outcome.reason)
-    released = worker.process("in", 0, cut_of([[*row, listed] if held in row else row for row in rows]))
-    assert released.emitted, released.reason
+    both = cut_of([[*row, listed] if held in row else row for row in rows])
+    if unmarked(listed) == unmarked(held):
+        # the window holds the listed spelling and one a reader cannot tell from it (review: a
+        # byte-order mark before some records' item left them whole)
+        assert worker.process("in", 0, both).reason == outcome.reason
+    else:
+        # in another case the data may mean another item, so the window is released as listed
+        released = worker.process("in", 0, both)
+        assert released.emitted, released.reason
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
+    restrictive.write_text(f"a b\nflu {listed}\nflu {held}\n", encoding="utf-8")
+    every_spelling = worker_for("sanitize", "iga", [f"restrictive={restrictive}", "psi=0", "sigma=off"])
+    released = every_spelling.process("in", 0, both)
+    assert released.emitted, released.reason
 
 
 def test_a_window_holding_both_spellings_of_a_listed_item_is_released_when_both_are_listed(tmp_path):
