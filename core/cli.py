@@ -29,7 +29,7 @@ from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
 from .formats import (FORMATS, detect_format, fimi_carries, named_format, read_window, read_window_and_subjects,
                       render_window, written_compression)
-from .labeltext import check_user_file
+from .labeltext import check_user_file, read_utf8
 from .model import Context
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
@@ -404,6 +404,42 @@ def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]
     return parts
 
 
+def window_rows(n: int, size: int | None, smallest: int) -> list[np.ndarray]:
+    """The positions of the transactions of each window :func:`cut_windows` cuts of ``n``."""
+    if size is None or n <= size:
+        return [np.arange(n)]
+    starts = list(range(0, n, size))
+    if n - starts[-1] < smallest:
+        starts.pop()
+    return [np.arange(start, stop) for start, stop in zip(starts, [*starts[1:], n])]
+
+
+def _window_at(window: Window, rows: np.ndarray) -> Window:
+    """The transactions at ``rows``, each keeping its tid: a file without tids numbers them by
+    position, as :meth:`Window.slices` does."""
+    part = window.take(rows)
+    return part if part.tids is not None else part.with_tids(rows.tolist())
+
+
+def named_window_rows(path, release_path, n: int) -> list[tuple[str, np.ndarray]]:
+    """The windows of a file of window ids (``setveil tail --windows``), line i naming the window
+    of the release's transaction i: each id with its transactions' positions, in the order the
+    ids first occur. :class:`InputError` when the lines do not pair with the release's
+    transactions, naming the file and line."""
+    lines = read_utf8(path).split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if len(lines) != n:
+        raise InputError(path, f"{len(lines)} window ids, but {shown_path(release_path)} has {n} transactions: line i "
+                               "names the window of transaction i")
+    rows: dict[str, list[int]] = {}
+    for position, name in enumerate(lines):
+        if not name.strip():
+            raise InputError(path, "no window id", position + 1)
+        rows.setdefault(name.strip(), []).append(position)
+    return [(name, np.asarray(positions, dtype=np.int64)) for name, positions in rows.items()]
+
+
 @cli.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), help="Release file ('-' for stdout).")
@@ -583,6 +619,9 @@ def _json_default(value):
 @model_options(policy_help="Policy whose parameters -P gives (the check uses the model alone); if omitted, the "
                            "model's default policy if it accepts them, else the first policy by name that does.")
 @click.option("--window", "window_size", type=IntRange(min=1), help="The release was made in windows of N transactions.")
+@click.option("--windows", "windows_path", type=click.Path(dir_okay=False),
+              help="The release was made in the windows this file names: a window id per line, line i for "
+                   "RELEASE's transaction i, as `setveil tail --windows` writes it.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of both files (default: from the suffix).")
 @click.option("--release-format", type=click.Choice(FORMATS),
               help="Format of RELEASE, when `anonymize --output-format` wrote one its suffix does not name "
@@ -590,8 +629,8 @@ def _json_default(value):
 @click.option("--max-violations", type=IntRange(min=1), default=10, show_default=True,
               help="Stop after this many violations.")
 @merge_option
-def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size, fmt,
-           release_format, max_violations, merge_subjects):
+def verify(original_path, release_path, model, policy, params, sensitive, public, hierarchy, fanout, window_size,
+           windows_path, fmt, release_format, max_violations, merge_subjects):
     """Check that RELEASE satisfies the model and is a valid transformation of ORIGINAL.
 
     Exit 0 when it does; 1 when it does not, listing the first violations on standard output,
@@ -605,7 +644,14 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     suppresses globally per window, and a release made in windows may drop an item from some
     of its transactions only. With --merge-subjects, ORIGINAL's records are merged by subject
     first, as `anonymize --merge-subjects` merged them.
+
+    With --window or --windows each window is checked apart: a stream's release is safe when
+    each of its windows is, and checking a long one whole may cost more memory than the machine has.
     """
+    if window_size is not None and windows_path is not None:
+        raise ParameterError("--windows", "names windows of any size; give it or --window, not both")
+    if windows_path is not None:
+        check_user_file(windows_path, "--windows")
     if policy is None:
         # the release is checked against the model alone, so the parameters of whichever policy
         # made it are taken without naming that policy (QA: they needed --policy)
@@ -646,23 +692,26 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         if position is not None:
             raise InputError(release_path, f"transaction {position} has another tid than in {original_path}")
     found = []
-    originals, releases = cut_windows(original, window_size, smallest), cut_windows(release, window_size, smallest)
+    if windows_path is None:
+        windows = [(str(index), rows) for index, rows in enumerate(window_rows(len(original), window_size, smallest))]
+    else:
+        windows = named_window_rows(windows_path, release_path, len(release))
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
-    first = 0
     with plugin_errors(f"model {configured.model.name!r}: its checker", "; the release is not checked"):
-        for index, (orig, rel) in enumerate(zip(originals, releases)):
+        for name, rows in windows:
+            whole = len(windows) == 1 and windows_path is None
+            orig, rel = (original, release) if whole else (_window_at(original, rows), _window_at(release, rows))
             for violation in release_violations(configured.model, orig, rel, configured.context):
                 if violation.transaction is not None:  # a position in the input, as anonymize names them
-                    violation = replace(violation, transaction=first + violation.transaction)
-                found.append((index, violation))
+                    violation = replace(violation, transaction=int(rows[violation.transaction]))
+                found.append((name, violation))
                 if len(found) >= max_violations:
                     break
             if len(found) >= max_violations:
                 break
-            first += len(orig)
     if found:
-        for index, violation in found:
-            prefix = f"window {index}: " if window_size else ""
+        for name, violation in found:
+            prefix = f"window {name}: " if window_size or windows_path else ""
             click.echo(f"violation: {printable(prefix + violation.describe())}")
         more = " (stopped at --max-violations)" if len(found) >= max_violations else ""
         click.echo(printable(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}"), err=True)

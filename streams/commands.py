@@ -275,6 +275,9 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
 @click.command()
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the release here, ordered by tid (format from the suffix).")
+@click.option("--windows", "windows_out", type=click.Path(dir_okay=False),
+              help="With --out, write here the window id of each released transaction, line i for tid i, for "
+                   "`setveil verify --windows` to check the release window by window.")
 @click.option("--count", type=IntRange(min=1), help="Stop after N transactions.")
 @click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
 @click.option("--dead-letters", is_flag=True,
@@ -283,7 +286,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
 @config_option
 @set_option
 @bootstrap_option
-def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
+def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstrap):
     """Read the anonymized batches: one line per window, or the release with --out.
 
     Duplicate window ids (re-deliveries) are dropped. With --out, transaction i of the
@@ -291,18 +294,24 @@ def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
     With --dead-letters, why windows failed closed and which input messages were dead-lettered.
     """
     from .display import WindowDisplay
-    from .tail import WAITING_SECONDS, collect, write_release
+    from .tail import WAITING_SECONDS, collect, write_release, write_window_ids
 
     if dead_letters:
-        for name, value in (("--out", out), ("--count", count)):
+        for name, value in (("--out", out), ("--windows", windows_out), ("--count", count)):
             if value is not None:
                 raise ParameterError(name, "reads batches; with --dead-letters, --idle S ends tail")
+    if windows_out is not None and out is None:
+        raise ParameterError("--windows", "names the window of each transaction of the release: give --out too")
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     if dead_letters:
         tail_dead_letters(settings, idle)
         return
     if out is not None:
         check_output(out, "--out")
+    if windows_out is not None:
+        check_output(windows_out, "--windows")
+        if os.path.abspath(windows_out) == os.path.abspath(out):
+            raise ParameterError("--windows", "names the --out file; give another path")
     echo = functools.partial(click.echo, err=out is not None)
     display = WindowDisplay(echo)
 
@@ -318,6 +327,9 @@ def tail(out, count, idle, dead_letters, config, overrides, bootstrap):
     if out is not None:
         written = write_release(collected.release, out)
         click.echo(f"wrote {written} transactions to {out}", err=True)
+        if windows_out is not None:
+            write_window_ids(collected.origin, written, windows_out)
+            click.echo(f"wrote the window of each to {windows_out}", err=True)
 
 
 def tail_dead_letters(settings: Settings, idle: float | None) -> None:

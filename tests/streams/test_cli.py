@@ -58,8 +58,8 @@ def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_work
     env = env_of(settings)
     replayed = setveil("replay", data, "--count", 3000, "--batch", 25, env=env)
     assert "3000 transactions in 120 messages" in replayed.stderr
-    release = tmp_path / "release.dat"
-    tailed = setveil("tail", "--count", 3000, "--out", release, env=env)
+    release, windows = tmp_path / "release.dat", tmp_path / "windows.txt"
+    tailed = setveil("tail", "--count", 3000, "--out", release, "--windows", windows, env=env)
     assert "3000 transactions" in tailed.stderr and "0 duplicates dropped" in tailed.stderr
     assert re.search(r"^\d+/\d+-\d+ ", tailed.stderr, re.MULTILINE), "no per-window lines"
     original = tmp_path / "original.dat"
@@ -68,6 +68,14 @@ def test_replay_tail_and_verify_line_up_with_the_input(make_settings, start_work
                        "--public", public, *PARAMS)
     assert "satisfies coherence" in verified.stdout
     assert len(release.read_text().split("\n")) == 3001  # line i is transaction i; empty lines stay
+    # the window of each transaction, for a check window by window (a long stream's union may be
+    # too large to check whole): two partitions' windows, interleaved by tid
+    ids = windows.read_text().split("\n")
+    assert len(ids) == 3001 and ids[-1] == "" and len(set(ids[:-1])) >= 4
+    assert all(re.fullmatch(rf"{settings.topics.input}/[01]/\d+-\d+", name) for name in ids[:-1])
+    by_window = setveil("verify", original, release, "--model", "coherence", "--sensitive", sensitive,
+                        "--public", public, *PARAMS, "--windows", windows)
+    assert "satisfies coherence" in by_window.stdout
 
     metrics = {f.name: f for f in text_string_to_metric_families(worker.get("/metrics")[1].decode())}
     assert {"setveil_windows_emitted", "setveil_window_latency_seconds", "setveil_consumer_lag",
@@ -546,11 +554,25 @@ def test_tail_dead_letters_says_why_windows_failed_closed_and_never_shows_conten
 def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
            "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
-    for args, name in ((["--count", 3], "--count"), (["--out", tmp_path / "r.dat"], "--out")):
+    for args, name in ((["--count", 3], "--count"), (["--out", tmp_path / "r.dat"], "--out"),
+                       (["--windows", tmp_path / "w.txt"], "--windows")):
         result = setveil("tail", "--dead-letters", *args, env=env, check=False, timeout=30)
         assert result.returncode == 2
         assert result.stderr.strip() == (f"setveil: error: parameter '{name}': reads batches; with --dead-letters, "
                                          "--idle S ends tail")
+
+
+def test_tail_windows_needs_out_and_another_path_before_it_connects(tmp_path):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
+           "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
+    release = tmp_path / "r.dat"
+    for args, problem in ((["--windows", tmp_path / "w.txt"], "names the window of each transaction of the release: "
+                                                              "give --out too"),
+                          (["--out", release, "--windows", release], "names the --out file; give another path")):
+        result = setveil("tail", *args, env=env, check=False, timeout=30)
+        assert result.returncode == 2
+        assert result.stderr.strip() == f"setveil: error: parameter '--windows': {problem}"
+    assert not release.exists()
 
 
 BAD_HEADER_NAME = """
