@@ -325,10 +325,10 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
                             on_waiting=waiting, on_note=note))
     echo(display.summary(collected))
     if out is not None:
-        written = write_release(collected.release, out)
-        click.echo(f"wrote {written} transactions to {out}", err=True)
+        windows = write_release(collected.release, out)
+        click.echo(f"wrote {len(windows)} transactions to {out}", err=True)
         if windows_out is not None:
-            write_window_ids(collected.origin, written, windows_out)
+            write_window_ids(windows, windows_out)
             click.echo(f"wrote the window of each to {windows_out}", err=True)
 
 

@@ -33,6 +33,7 @@ from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .kafka import answers
 from .process import WorkerFailed, WorkerProcess, logs_folder
+from .released import Released
 from .replay import pack_unkeyed, replay_packed, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
@@ -206,7 +207,7 @@ async def _stream(settings: Settings, original: Window, packed: list[tuple[int, 
     return collected
 
 
-def _check_union(echo, original: Window, release: dict, configured: Configured, held: int, least: int) -> int:
+def _check_union(echo, original: Window, release: Released, configured: Configured, held: int, least: int) -> int:
     """Check the union of the batches against the transactions they release; ``held``, the
     worker's setveil_held_transactions at the end, are a tail a service holds, not a loss: a
     --count above every partition's minimum can still leave a partition, after its last full
@@ -219,8 +220,8 @@ def _check_union(echo, original: Window, release: dict, configured: Configured, 
         echo(f"{missing - held} transactions did not come back (dead-lettered)")
         return 1
     # the replay's tids are the sample's positions; a held tail leaves gaps in them
-    tids = sorted(release)
-    released = Window.from_transactions((release[t] for t in tids), tids=tids)
+    released, _ = release.by_tid()
+    tids = released.tids or []
     problems = list(release_violations(configured.model, original.take(tids), released, configured.context))
     if problems:
         echo(f"the union of the batches FAILS coherence: {problems[0].rule}: {problems[0].summary}")

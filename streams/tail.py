@@ -19,13 +19,12 @@ from typing import Any
 
 import msgpack
 
-from setveil.core.errors import SetveilError
 from setveil.core.formats import write_window
 from setveil.core.output import text_bytes, write_output
-from setveil.core.window import Window
 
 from . import kafka
 from .codec import BATCH_SCHEMA, decode_batch
+from .released import Released, ReleaseError
 from .settings import Settings
 
 
@@ -60,9 +59,8 @@ class Collected:
     weighted_loss: float = 0.0
     started: float = field(default_factory=time.monotonic)
     latencies: list[float] = field(default_factory=list)
-    release: dict[Any, list[str]] = field(default_factory=dict)
-    #: the window each tid of ``release`` came in
-    origin: dict[Any, str] = field(default_factory=dict)
+    #: the released transactions, when kept
+    release: Released = field(default_factory=Released)
 
     @property
     def information_loss(self) -> float:
@@ -74,10 +72,6 @@ class Collected:
 
 #: seconds without a batch, short of ``count``, before tail says what may be holding the rest
 WAITING_SECONDS = 20.0
-
-
-class ReleaseError(SetveilError):
-    """The batches do not make a release that lines up with the input."""
 
 
 async def collect(settings: Settings, count: int | None = None, idle: float | None = None, keep: bool = False,
@@ -180,44 +174,22 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
     out.weighted_loss += metrics["information_loss"] * metrics["items_in"]
     out.latencies.append(emitted - window["opened"])
     if keep:
-        for transaction in transactions:
-            tid = transaction["tid"]
-            if tid in out.release:
-                # tids are the producers' (a patient number, say): the error names windows only
-                raise ReleaseError(f"windows {out.origin[tid]} and {window['id']} release one tid under different "
-                                   "window ids")
-            out.release[tid] = transaction["items"]
-            out.origin[tid] = window["id"]
+        out.release.add(window["id"], transactions)
     return WindowSummary(window["id"], window["partition"], len(transactions), metrics["information_loss"],
                          window["opened"], window["closed"], emitted, batch["verified"])
 
 
-def release_window(release: dict[Any, list[str]]) -> Window:
-    """The released transactions ordered by tid; the tids must be 0..n-1."""
-    tids = list(release)
-    if not all(_integer(t) for t in tids):
-        raise ReleaseError("--out needs integer tids 0..n-1, as setveil replay gives records without a tid of "
-                           "their own; these batches hold other tids (a file's own tids?)")
-    n = len(tids)
-    if n and (min(tids) < 0 or max(tids) != n - 1):
-        # counted, not quoted: an integer tid may be a producer's record number
-        missing = n - sum(1 for t in tids if 0 <= t < n)
-        raise ReleaseError(f"the batches hold {n} transactions, but not every tid from 0 to {n - 1}: "
-                           f"{missing} tid(s) are missing (dead-lettered, not emitted yet, or merged into another "
-                           "record's transaction by window.merge_subjects?)")
-    return Window.from_transactions((release[t] for t in range(n)), tids=list(range(n)))
-
-
-def write_release(release: dict[Any, list[str]], path: str | os.PathLike) -> int:
-    window = release_window(release)
+def write_release(release: Released, path: str | os.PathLike) -> list[str]:
+    """Write the release ordered by tid, which must run 0..n-1; the window of each transaction."""
+    window, windows = release.numbered()
     write_window(window, path)
-    return len(window)
+    return windows
 
 
-def write_window_ids(origin: dict[Any, str], n: int, path: str | os.PathLike) -> None:
-    """The id of the window that released each of tids ``0..n-1`` (checked by
-    :func:`release_window`), one per line: what ``setveil verify --windows`` reads to check a
-    release window by window. The union of a long stream's windows is safe by each model's union
-    property, and checking it whole can cost more than the machine has (a soak: the ``rho``
-    checker of 1.49 M transactions ran out of 24 GiB)."""
-    write_output(path, text_bytes(path, "".join(f"{origin[tid]}\n" for tid in range(n))))
+def write_window_ids(windows: list[str], path: str | os.PathLike) -> None:
+    """The id of the window that released each transaction of :func:`write_release`'s, one per
+    line: what ``setveil verify --windows`` reads to check a release window by window. The union
+    of a long stream's windows is safe by each model's union property, and checking it whole can
+    cost more than the machine has (a soak: the ``rho`` checker of 1.49 M transactions ran out
+    of 24 GiB)."""
+    write_output(path, text_bytes(path, "".join(f"{window_id}\n" for window_id in windows)))

@@ -238,12 +238,18 @@ def test_json_sent_as_a_record_is_named_in_the_reason(value):
 def test_tail_out_says_why_the_tids_do_not_line_up():
     # regression (QA as a new user): the message said replay numbers transactions, right after a
     # replay of a JSONL file that kept its own tids, and named no merge among the missing tids
-    from setveil.streams.tail import ReleaseError, release_window
+    from setveil.streams.released import Released
+    from setveil.streams.tail import ReleaseError
+
+    def released(*tids):
+        release = Released()
+        release.add("in/0/0-9", [{"tid": tid, "items": ["a"]} for tid in tids])
+        return release
 
     with pytest.raises(ReleaseError, match="a file's own tids"):
-        release_window({"v00000": ["a"]})
+        released("v00000").numbered()
     with pytest.raises(ReleaseError, match="merged into another record's transaction"):
-        release_window({0: ["a"], 2: ["b"]})
+        released(0, 2).numbered()
 
 
 @pytest.mark.parametrize("reason", ["x" * 5000, "é" * 3000 + "€" * 1000])

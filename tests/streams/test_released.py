@@ -1,0 +1,56 @@
+"""The release tail and the demo read back, held compact (streams/released.py): it must read as
+the same transactions, labels and windows as the batches gave, whatever order they came in."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from setveil.core.window import Window
+from setveil.streams.released import Released, ReleaseError
+
+labels = st.sampled_from(["a", "b", "c", "New York", "é", "\ufeffHIV", "10", "2"])
+transactions = st.lists(st.lists(labels, unique=True, max_size=5), max_size=40)
+
+
+@given(transactions, st.randoms(use_true_random=False), st.integers(1, 7))
+def test_batches_in_any_order_read_back_as_the_transactions_by_tid(rows, random, per_batch):
+    tids = list(range(len(rows)))
+    random.shuffle(tids)  # two partitions' windows interleave the tids
+    release = Released()
+    windows = {}
+    for start in range(0, len(tids), per_batch):
+        window_id = f"in/{start % 2}/{start}-{start + per_batch - 1}"
+        chosen = tids[start:start + per_batch]
+        release.add(window_id, [{"tid": tid, "items": rows[tid]} for tid in chosen])
+        windows.update(dict.fromkeys(chosen, window_id))
+    window, named = release.numbered()
+    # the vocabulary a release read from a file would have: labels in the order first named
+    expected = Window.from_transactions(rows, tids=list(range(len(rows))))
+    assert [sorted(row) for row in window] == [sorted(row) for row in rows]
+    assert window.vocab.labels == expected.vocab.labels
+    assert list(window) == list(expected) and [window.tid(i) for i in range(len(window))] == expected.tids
+    assert named == [windows[tid] for tid in range(len(rows))]
+    assert len(release) == len(rows)
+
+
+def test_a_repeated_tid_names_both_windows_never_the_tid():
+    for tid in (7, 1 << 40, -3, "SECRET-PATIENT-7"):
+        release = Released()
+        release.add("in/0/0-9", [{"tid": 1, "items": ["a"]}, {"tid": tid, "items": ["b"]}])
+        with pytest.raises(ReleaseError) as info:
+            release.add("in/1/0-9", [{"tid": tid, "items": ["a"]}])
+        assert str(info.value) == "windows in/0/0-9 and in/1/0-9 release one tid under different window ids"
+    release = Released()
+    with pytest.raises(ReleaseError, match="windows in/0/0-9 and in/0/0-9"):
+        release.add("in/0/0-9", [{"tid": 4, "items": ["a"]}, {"tid": 4, "items": ["b"]}])
+
+
+def test_tids_other_than_0_to_n_minus_1_are_ordered_but_not_numbered():
+    release = Released()
+    release.add("in/0/0-1", [{"tid": 1 << 40, "items": ["b"]}, {"tid": 5, "items": ["a", "b"]}])
+    window, named = release.by_tid()
+    assert window.tids == [5, 1 << 40] and list(window) == [["a", "b"], ["b"]] and named == ["in/0/0-1"] * 2
+    with pytest.raises(ReleaseError, match="2 tid\\(s\\) are missing"):
+        release.numbered()
+    empty = Released()
+    assert len(empty.numbered()[0]) == 0
