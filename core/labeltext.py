@@ -73,7 +73,10 @@ def unmarked(label: str) -> str:
     if label.isascii():
         # no invisible character, and NFKC changes nothing: the labels of most inputs, every window
         return label
-    return _visible(unicodedata.normalize("NFKC", _IGNORABLE.sub("", label)))
+    # dropped before NFKC too, not only the default-ignorable: NFKC composes no letter and accent
+    # that a kept format character parts (e, U+FFF9 and a combining acute were not é: review);
+    # and after it, which maps the halfwidth Hangul filler onto another
+    return _visible(unicodedata.normalize("NFKC", _visible(label)))
 
 
 def folded(label: str) -> str:

@@ -222,6 +222,25 @@ def test_what_no_reader_sees_is_dropped_and_case_is_kept(label):
         assert unmarked(label) == label
 
 
+#: invisible characters of each kind :func:`unmarked` drops: default-ignorable (a zero-width
+#: space, a variation selector, the combining grapheme joiner, a Hangul filler) or a format
+#: character that is not default-ignorable (an interlinear annotation anchor, an Egyptian
+#: hieroglyph joiner)
+invisible = st.sampled_from(["\u200b", "\ufe0f", "\u034f", "\u3164", "\ufff9", "\ufffb", "\U00013430"])
+
+
+@given(labels, invisible, st.integers(0, 12))
+@example("e\u0301", "\ufff9", 1)
+def test_an_invisible_character_anywhere_in_a_label_is_dropped(label, char, position):
+    # Regression (review): a format character that is not default-ignorable was dropped only after
+    # NFKC, so between a letter and its combining accent it kept them apart: e, U+FFF9 and a
+    # combining acute read as e and an accent where the input's é was one code point, and a
+    # listed é was not found misspelt by them
+    position = min(position, len(label))
+    assert unmarked(label[:position] + char + label[position:]) == unmarked(label)
+    assert misspelt(frozenset({"\u00e9"}), Vocabulary(["\u00e9", "e\ufff9\u0301"])) == {"\u00e9"}
+
+
 @pytest.mark.parametrize("listed, held", [("1", "01"), ("a b", "ab"), ("x2", "x3"), ("\u00e9", "e")])
 def test_labels_that_differ_in_more_than_spelling_are_not_misspelt(listed, held):
     assert misspelt(frozenset({listed}), Vocabulary([held])) == set()
