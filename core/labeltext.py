@@ -93,9 +93,10 @@ def turkic_folded(label: str) -> str:
     """:func:`folded` with Turkish and Azerbaijani casing, where I is the capital of ı and İ that
     of i: ``istanbul`` folds like ``İstanbul`` only so (review). Compare it with the same fold of
     another label, never with :func:`folded`'s, which would make I and ı alike."""
+    if label.isascii():
+        # no invisible character, and ı is its own case fold and NFKC form
+        return label.replace("I", "\u0131").casefold()
     text = unmarked(label).replace("I", "\u0131").replace("\u0130", "i")
-    if text.isascii():
-        return text.casefold()
     return _visible(unicodedata.normalize("NFKC", text.casefold()))
 
 
