@@ -60,17 +60,21 @@ _IGNORABLE = re.compile(
 
 
 def _visible(text: str) -> str:
-    return "".join(char for char in _IGNORABLE.sub("", text) if unicodedata.category(char) != "Cf")
+    """``text`` without default-ignorable, format and control characters; whitespace is kept (a
+    tab inside a quoted label is seen as a gap)."""
+    return "".join(char for char in _IGNORABLE.sub("", text)
+                   if unicodedata.category(char) not in ("Cf", "Cc") or char.isspace())
 
 
 def unmarked(label: str) -> str:
     """``label`` without what a reader cannot see: in one Unicode normalization (NFKC: é as one
     code point, not e and a combining accent; full-width ＨＩＶ as HIV) and without invisible
-    characters (default-ignorable or format: a zero-width space or a soft hyphen pasted into a
-    list, a byte-order mark, a variation selector). Case is kept: two labels that differ only in
-    case may be two items the data tells apart on purpose, two that are alike unmarked are one
-    item written twice."""
-    if label.isascii():
+    characters (default-ignorable, format or control but whitespace: a zero-width space or a
+    soft hyphen pasted into a list, a byte-order mark, a variation selector, a DEL or an escape
+    that a terminal draws as nothing). Case is kept: two labels that differ only in case may be
+    two items the data tells apart on purpose, two that are alike unmarked are one item written
+    twice."""
+    if label.isascii() and label.isprintable():
         # no invisible character, and NFKC changes nothing: the labels of most inputs, every window
         return label
     # dropped before NFKC too, not only the default-ignorable: NFKC composes no letter and accent
@@ -84,7 +88,7 @@ def folded(label: str) -> str:
     alike are two items to every model, so a listed label that only folds like an item of the
     input is a misspelling. NFKC is taken again after casefolding, which can undo it (as
     Unicode's NFKC_Casefold does)."""
-    if label.isascii():
+    if label.isascii() and label.isprintable():
         return label.casefold()
     return _visible(unicodedata.normalize("NFKC", unmarked(label).casefold()))
 
@@ -93,7 +97,7 @@ def turkic_folded(label: str) -> str:
     """:func:`folded` with Turkish and Azerbaijani casing, where I is the capital of ı and İ that
     of i: ``istanbul`` folds like ``İstanbul`` only so (review). Compare it with the same fold of
     another label, never with :func:`folded`'s, which would make I and ı alike."""
-    if label.isascii():
+    if label.isascii() and label.isprintable():
         # no invisible character, and ı is its own case fold and NFKC form
         return label.replace("I", "\u0131").casefold()
     text = unmarked(label).replace("I", "\u0131").replace("\u0130", "i")
