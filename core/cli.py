@@ -646,7 +646,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     first, as `anonymize --merge-subjects` merged them.
 
     With --window or --windows each window is checked apart: a stream's release is safe when
-    each of its windows is, and checking a long one whole may cost more memory than the machine has.
+    each of its windows is, for a model that promises the union of safe windows safe (every model
+    setveil ships), and checking a long one whole may cost more memory than the machine has.
     """
     if window_size is not None and windows_path is not None:
         raise ParameterError("--windows", "names windows of any size; give it or --window, not both")
