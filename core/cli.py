@@ -241,7 +241,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
-            _refuse_variants(path, labels, first_lines, original, source)
+            _refuse_variants(path, labels, schema.listed, first_lines, original, source)
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", detached(original)[0], str(source))
@@ -249,13 +249,15 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
         note(line)
 
 
-def _refuse_variants(path, labels: frozenset[str], first_lines: Mapping[str, int], original: Window, source) -> None:
+def _refuse_variants(path, labels: frozenset[str], listed: frozenset[str], first_lines: Mapping[str, int],
+                     original: Window, source) -> None:
     """Refuse a listed label that the input spells otherwise, only (in another case, Unicode form
     or with an invisible character) or as well (in another Unicode form or with an invisible
     character): :func:`~setveil.core.schema.misspelt`; QA: a list of NFD labels over NFC data was
     only noted; review: a byte-order mark before some records' listed label was not even noted.
-    Names the line, never a label."""
-    misspelt_labels = misspelt(labels, original.vocab)
+    A spelling that ``listed``, every item list of the run, gives is no misspelling. Names the
+    line, never a label."""
+    misspelt_labels = misspelt(labels, original.vocab, listed)
     if not misspelt_labels:
         return
     first = min(misspelt_labels, key=lambda label: first_lines.get(label, 0))
@@ -659,6 +661,9 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         policy = get_registry().policy_for(model, parse_assignments(params))
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     smallest = smallest_window(configured, window_size)
+    if (window_size is not None or windows_path is not None) and not configured.model.union_safe:
+        note(f"model {configured.model.name!r} does not promise that the union of safe windows is safe: each window "
+             "is checked on its own, not the release they make together")
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
     original, subjects, _, _ = read_records(original_path, fmt, merge_subjects)

@@ -48,6 +48,11 @@ class ItemSchema:
         if self.public is not None and self.private & self.public:
             raise ValueError(f"{len(self.private & self.public)} item(s) are both private and public")
 
+    @property
+    def listed(self) -> frozenset[str]:
+        """Every label the lists give, private or public: the spellings a user named."""
+        return self.private if self.public is None else self.private | self.public
+
     def class_of(self, label: str) -> ItemClass:
         """The :class:`ItemClass` of one label."""
         if label in self.private:
@@ -142,19 +147,23 @@ def _spellings(labels: frozenset[str]) -> tuple[dict[str, list[str]], dict[str, 
     return by_unmarked, by_fold, by_turkic_fold
 
 
-def misspelt(labels: frozenset[str], vocab: Vocabulary) -> frozenset[str]:
+def misspelt(labels: frozenset[str], vocab: Vocabulary, listed: frozenset[str] | None = None) -> frozenset[str]:
     """The labels of ``labels`` that ``vocab`` spells otherwise (:func:`other_spellings`) where
-    ``labels`` does not give that spelling too. The item meant is then unlisted, in every
-    transaction or in those that spell it so: a sensitive one is released unprotected, a
-    restrictive pattern hides nothing, while the release passes its check (adversarial QA pass;
-    review: a byte-order mark on some records' ``HIV``, with ``HIV`` listed)."""
-    return frozenset(label for label, others in other_spellings(labels, vocab).items() if not others <= labels)
+    ``listed`` (``labels`` when None) does not give that spelling too. The item meant is then
+    unlisted, in every transaction or in those that spell it so: a sensitive one is released
+    unprotected, a restrictive pattern hides nothing, while the release passes its check
+    (adversarial QA pass; review: a byte-order mark on some records' ``HIV``, with ``HIV``
+    listed). ``listed`` is every item list of the run: ``Ca`` sensitive while a window holds
+    only ``CA``, which the public list names, is no misspelling but two items (review)."""
+    known = labels if listed is None else listed
+    return frozenset(label for label, others in other_spellings(labels, vocab).items() if not others <= known)
 
 
-def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary) -> list[int]:
+def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary,
+                   listed: frozenset[str] | None = None) -> list[int]:
     """The lines of an item list that give a :func:`misspelt` label, sorted; 0 for a label with
     no line."""
-    return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab))
+    return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab, listed))
 
 
 def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: str) -> str:

@@ -24,7 +24,7 @@ from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
-from setveil.core.output import check_output, write_json
+from setveil.core.output import check_output, distinct_outputs, write_json
 from setveil.core.params import parse_assignments, refuse_repeats
 from setveil.core.plugins import Configured, get_registry
 from setveil.core.schema import ItemSchema
@@ -294,7 +294,7 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
     With --dead-letters, why windows failed closed and which input messages were dead-lettered.
     """
     from .display import WindowDisplay
-    from .tail import WAITING_SECONDS, collect, write_release, write_window_ids
+    from .tail import WAITING_SECONDS, collect, write_release
 
     if dead_letters:
         for name, value in (("--out", out), ("--windows", windows_out), ("--count", count)):
@@ -310,8 +310,7 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
         check_output(out, "--out")
     if windows_out is not None:
         check_output(windows_out, "--windows")
-        if os.path.abspath(windows_out) == os.path.abspath(out):
-            raise ParameterError("--windows", "names the --out file; give another path")
+        distinct_outputs({"--out": out, "--windows": windows_out})
     echo = functools.partial(click.echo, err=out is not None)
     display = WindowDisplay(echo)
 
@@ -325,11 +324,9 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
                             on_waiting=waiting, on_note=note))
     echo(display.summary(collected))
     if out is not None:
-        windows = write_release(collected.release, out)
-        click.echo(f"wrote {len(windows)} transactions to {out}", err=True)
-        if windows_out is not None:
-            write_window_ids(windows, windows_out)
-            click.echo(f"wrote the window of each to {windows_out}", err=True)
+        written = write_release(collected.release, out, windows_out)
+        click.echo(f"wrote {written} transactions to {out}" + (f", and the window of each to {windows_out}"
+                                                               if windows_out is not None else ""), err=True)
 
 
 def tail_dead_letters(settings: Settings, idle: float | None) -> None:

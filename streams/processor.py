@@ -164,7 +164,7 @@ class WindowProcessor:
         for setting, labels, first_lines, consequence in (
                 ("model.sensitive", schema.private, schema.private_lines, "released unprotected"),
                 ("model.public", schema.public, schema.public_lines, "left out of what the attacker may know")):
-            if labels and (lines := misspelt_lines(labels, first_lines, window.vocab)):
+            if labels and (lines := misspelt_lines(labels, first_lines, window.vocab, schema.listed)):
                 return misspelt_reason(f"the list of {setting}", lines, f"which would be {consequence}",
                                        "list it as the input spells it, each spelling the input uses")
         return None

@@ -19,8 +19,8 @@ from typing import Any
 
 import msgpack
 
-from setveil.core.formats import write_window
-from setveil.core.output import text_bytes, write_output
+from setveil.core.formats import render_window
+from setveil.core.output import text_bytes, write_outputs
 
 from . import kafka
 from .codec import BATCH_SCHEMA, decode_batch
@@ -179,17 +179,16 @@ def _take(batch: dict[str, Any], emitted: float, seen: set[str], out: Collected,
                          window["opened"], window["closed"], emitted, batch["verified"])
 
 
-def write_release(release: Released, path: str | os.PathLike) -> list[str]:
-    """Write the release ordered by tid, which must run 0..n-1; the window of each transaction."""
+def write_release(release: Released, path: str | os.PathLike, windows_path: str | os.PathLike | None = None) -> int:
+    """Write the release ordered by tid, which must run 0..n-1, and, to ``windows_path``, the id
+    of the window that released each of its transactions, one per line: what ``setveil verify
+    --windows`` reads to check a release window by window. The union of a long stream's windows
+    is safe by each model's union property, and checking it whole can cost more than the machine
+    has (a soak: the ``rho`` checker of 1.49 M transactions ran out of 24 GiB). Both are written,
+    or neither. Returns the number of transactions."""
     window, windows = release.numbered()
-    write_window(window, path)
-    return windows
-
-
-def write_window_ids(windows: list[str], path: str | os.PathLike) -> None:
-    """The id of the window that released each transaction of :func:`write_release`'s, one per
-    line: what ``setveil verify --windows`` reads to check a release window by window. The union
-    of a long stream's windows is safe by each model's union property, and checking it whole can
-    cost more than the machine has (a soak: the ``rho`` checker of 1.49 M transactions ran out
-    of 24 GiB)."""
-    write_output(path, text_bytes(path, "".join(f"{window_id}\n" for window_id in windows)))
+    outputs = [(path, render_window(window, path))]
+    if windows_path is not None:
+        outputs.append((windows_path, text_bytes(windows_path, "".join(f"{name}\n" for name in windows))))
+    write_outputs(outputs)
+    return len(window)

@@ -387,3 +387,18 @@ def test_a_refused_param_option_never_shows_a_secret(files, pair, said):
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", "--model", "km-anonymity",
                  "-P", "k=2", "-P", pair)
     assert result.exit_code == 2 and said in result.output and "hunter2" not in result.output
+
+
+def test_a_spelling_another_list_gives_is_another_item_not_a_misspelling(tmp_path):
+    # review: Ca (calcium) sensitive, CA (cancer antigen) public, and data holding CA alone: the
+    # sensitive list was refused as misspelt, though the public list names the data's spelling
+    data, sensitive, public = tmp_path / "d.dat", tmp_path / "s.txt", tmp_path / "p.txt"
+    data.write_text("a CA\na b\nb CA\na b flu\n" * 3)
+    sensitive.write_text("flu\nCa\n")
+    public.write_text("CA\na\nb\n")
+    model = ["--model", "rho", "-P", "rho=0.9", "--sensitive", sensitive]
+    result = run("anonymize", data, "-o", tmp_path / "o.dat", *model, "--public", public)
+    assert result.exit_code == 0, result.output
+    assert f"1 of the 2 items listed in {sensitive} never occur in {data}" in result.output
+    result = run("anonymize", data, "-o", tmp_path / "o.dat", *model)
+    assert result.exit_code == 2 and f"{sensitive}:2: the label never occurs in {data}" in result.output

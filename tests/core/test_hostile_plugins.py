@@ -153,8 +153,13 @@ class ClosesAGenerator(KSup):
         raise GeneratorExit("secret " + " ".join(window.labels(0)))
 
 
+class SafePerWindow(KSup):
+    name = "ksup-perwindow"
+    union_safe = False
+
+
 MODELS = (KSup, RewritesInMetrics, RewritesInCheck, ReusesItsBuffer, Prints, AddsALabel, BringsItsOwnHierarchy,
-          RenamesTheRoot, ClosesAGenerator)
+          RenamesTheRoot, ClosesAGenerator, SafePerWindow)
 
 
 @hookimpl
@@ -242,6 +247,20 @@ def test_a_model_that_reuses_its_release_buffer_releases_each_window_as_checked(
     assert out.read_text() == RELEASED_IN_WINDOWS
     verdict = setveil(env, "verify", str(data), str(out), "-m", "ksup", "-P", "k=2", "--window", "4")
     assert verdict.returncode == 0, verdict.stdout + verdict.stderr
+
+
+def test_verify_in_windows_says_when_the_model_does_not_promise_their_union_safe(env, data, tmp_path):
+    # review: a worker says so at its start, and verify --window said only "satisfies", which reads
+    # as a verdict on the release a consumer joins
+    out = tmp_path / "out.dat"
+    made = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "ksup-perwindow", "-P", "k=2", "--window", "4")
+    assert made.returncode == 0, made.stderr
+    note = ("setveil: note: model 'ksup-perwindow' does not promise that the union of safe windows is safe: each "
+            "window is checked on its own, not the release they make together\n")
+    verdict = setveil(env, "verify", str(data), str(out), "-m", "ksup-perwindow", "-P", "k=2", "--window", "4")
+    assert verdict.returncode == 0 and note in verdict.stderr, verdict.stdout + verdict.stderr
+    whole = setveil(env, "verify", str(data), str(out), "-m", "ksup", "-P", "k=2", "--window", "4")
+    assert whole.returncode == 0 and "union" not in whole.stderr
 
 
 def test_what_plugin_code_prints_stays_out_of_a_release_on_standard_output(env, data):

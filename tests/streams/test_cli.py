@@ -565,13 +565,17 @@ def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path
 def test_tail_windows_needs_out_and_another_path_before_it_connects(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
            "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
-    release = tmp_path / "r.dat"
-    for args, problem in ((["--windows", tmp_path / "w.txt"], "names the window of each transaction of the release: "
-                                                              "give --out too"),
-                          (["--out", release, "--windows", release], "names the --out file; give another path")):
+    release, link = tmp_path / "r.dat", tmp_path / "link.dat"
+    link.symlink_to(release)  # review: two names of one file passed a comparison of paths
+    same = "parameter 'windows': --out writes the same file; give another path"
+    for args, problem in ((["--windows", tmp_path / "w.txt"], "parameter '--windows': names the window of each "
+                                                              "transaction of the release: give --out too"),
+                          (["--out", release, "--windows", release], same),
+                          (["--out", release, "--windows", link], same),
+                          (["--out", "-", "--windows", "/dev/stdout"], same)):
         result = setveil("tail", *args, env=env, check=False, timeout=30)
         assert result.returncode == 2
-        assert result.stderr.strip() == f"setveil: error: parameter '--windows': {problem}"
+        assert result.stderr.strip() == f"setveil: error: {problem}"
     assert not release.exists()
 
 

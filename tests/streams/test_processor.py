@@ -148,6 +148,19 @@ def test_a_window_holding_a_listed_item_only_in_another_spelling_fails_closed_na
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
 
 
+def test_a_spelling_the_other_list_gives_is_another_item_not_a_misspelling(tmp_path):
+    # review: Ca (calcium) sensitive and CA (cancer antigen) public, a window holding CA alone
+    # failed closed, and the remedy it gave, listing CA as sensitive, over-protects
+    sensitive, public = tmp_path / "sensitive.txt", tmp_path / "public.txt"
+    sensitive.write_text("flu\nCa\n", encoding="utf-8")
+    public.write_text("CA\na\nb\nc\n", encoding="utf-8")
+    rows = [["a", "b", "CA"], ["a", "b", "flu"], ["a", "c"], ["b", "c", "CA"]] * 5
+    released = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public).process("in", 0, cut_of(rows))
+    assert released.emitted, released.reason
+    alone = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive).process("in", 0, cut_of(rows))
+    assert not alone.emitted and "model.sensitive names at line(s) 2" in alone.reason
+
+
 def test_a_window_holding_a_listed_item_also_with_an_invisible_character_fails_closed(tmp_path):
     # Regression (review): a byte-order mark before some records' HIV made them hold another
     # item, released unprotected beside the records whose HIV was listed and protected
