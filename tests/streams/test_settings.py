@@ -28,6 +28,7 @@ from setveil.streams import settings as settings_module
 from setveil.streams.broker import Broker, free_port, open_broker
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
+from setveil.streams.released import Released
 from setveil.streams.worker import union_notes
 from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, as_toml, describe, fit_to_model,
                                       load_settings, settings_table)
@@ -1114,7 +1115,9 @@ def test_a_tail_the_worker_holds_is_not_counted_as_lost_by_the_demo():
         original = demo.read_window(data).take(list(range(1060)))
     window = original.take(list(range(1000)))
     released = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
-    release = dict(zip(range(1000), released))
+    batch = [{"tid": tid, "items": items} for tid, items in enumerate(released)]
+    release = Released()
+    release.add("in/0/0-999", batch)
     echoed: list[str] = []
     assert demo._check_union(echoed.append, original, release, configured, held=60, least=100) == 0
     assert echoed == [
@@ -1126,7 +1129,9 @@ def test_a_tail_the_worker_holds_is_not_counted_as_lost_by_the_demo():
     assert demo._check_union(echoed.append, original, release, configured, held=20, least=100) == 1
     assert echoed[1] == "40 transactions did not come back (dead-lettered)"
     echoed.clear()
-    assert demo._check_union(echoed.append, original, {**release, 1000: ["HIV"]}, configured, held=59, least=100) == 1
+    more = Released()
+    more.add("in/0/0-1000", [*batch, {"tid": 1000, "items": ["HIV"]}])
+    assert demo._check_union(echoed.append, original, more, configured, held=59, least=100) == 1
     assert echoed[1].startswith("the union of the batches FAILS coherence: ")
 
 
