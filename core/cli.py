@@ -399,19 +399,15 @@ def cut_windows(window: Window, size: int | None, smallest: int) -> list[Window]
     windows of 4 and 6, where a last window of 2 could never be released."""
     if size is None:
         return [window]
-    parts = list(window.slices(size))
-    if len(parts) > 1 and len(parts[-1]) < smallest:
-        tail = parts.pop()
-        parts[-1] = Window.concat([parts[-1], tail], vocab=window.vocab)
-    return parts
+    return [_window_at(window, rows) for rows in window_rows(len(window), size, smallest)]
 
 
 def window_rows(n: int, size: int | None, smallest: int) -> list[np.ndarray]:
     """The positions of the transactions of each window :func:`cut_windows` cuts of ``n``."""
-    if size is None or n <= size:
+    if size is None:
         return [np.arange(n)]
     starts = list(range(0, n, size))
-    if n - starts[-1] < smallest:
+    if len(starts) > 1 and n - starts[-1] < smallest:
         starts.pop()
     return [np.arange(start, stop) for start, stop in zip(starts, [*starts[1:], n])]
 
@@ -704,8 +700,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         windows = named_window_rows(windows_path, release_path, len(release))
     # a checker that raises exits 2, not 1, which says the release fails: it was not checked at all
     with plugin_errors(f"model {configured.model.name!r}: its checker", "; the release is not checked"):
+        whole = window_size is None and windows_path is None
         for name, rows in windows:
-            whole = len(windows) == 1 and windows_path is None
             orig, rel = (original, release) if whole else (_window_at(original, rows), _window_at(release, rows))
             for violation in release_violations(configured.model, orig, rel, configured.context):
                 if violation.transaction is not None:  # a position in the input, as anonymize names them
