@@ -26,7 +26,7 @@ import numpy as np
 from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
-from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected
+from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines
 from .formats import (FORMATS, detect_format, fimi_carries, named_format, read_window, read_window_and_subjects,
                       render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
@@ -236,8 +236,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if suspects and (lines := sorted(line for label in suspects for line in quoted.get(label, ()))):
                 raise InputError(path, f"the label is a JSON string, read as the text between its quotes, while "
                                        f"{shown_path(source)} holds an item spelt with the quotes: list that item as "
-                                       f'"\\"x\\"" for "x"' + (f" (also line(s) {', '.join(map(str, lines[1:]))})"
-                                                                  if len(lines) > 1 else ""), lines[0])
+                                       f'"\\"x\\"" for "x"' + also_lines(lines), lines[0])
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
@@ -262,14 +261,13 @@ def _refuse_variants(path, labels: frozenset[str], listed: frozenset[str], first
         return
     first = min(misspelt_labels, key=lambda label: first_lines.get(label, 0))
     lines = sorted(first_lines.get(label, 0) for label in misspelt_labels)
-    more = f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
     if first in original.vocab:
         problem = (f"{shown_path(source)} also spells the item in another Unicode form or with an invisible "
                    "character, which the list does not give: list each spelling the input uses")
     else:
         problem = (f"the label never occurs in {shown_path(source)}, which holds it in another case, Unicode form or "
                    "with an invisible character: list it exactly as the input spells it")
-    raise InputError(path, problem + more, lines[0] or None)
+    raise InputError(path, problem + also_lines(lines), lines[0] or None)
 
 
 def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:

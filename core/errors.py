@@ -51,6 +51,12 @@ class InputError(SetveilError):
         super().__init__(f"{where}: {problem}")
 
 
+def also_lines(lines: list[int]) -> str:
+    """What an :class:`InputError` at ``lines[0]`` says of the other lines at fault, sorted:
+    ``" (also line(s) 4, 9)"``, or nothing."""
+    return f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+
+
 class ParameterError(SetveilError):
     """A parameter is missing, unknown, malformed or out of range; names the parameter."""
 

@@ -49,6 +49,12 @@ class MessageRejected(Exception):
         return pickled_whole(self)
 
 
+def is_integer(value: Any) -> bool:
+    """Whether a decoded value is an integer: msgpack decodes ``true`` as a bool, which
+    ``isinstance(..., int)`` takes for 1."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def window_id(topic: str, partition: int, first: int, last: int) -> str:
     return f"{topic}/{partition}/{first}-{last}"
 

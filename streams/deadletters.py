@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import msgpack
 from . import kafka
-from .codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
+from .codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE, is_integer
 from .settings import Settings
 
 
@@ -90,7 +90,7 @@ def _window_transactions(value: bytes | None) -> int | None:
     except (ValueError, msgpack.UnpackException):
         return None
     transactions = reference.get("transactions") if isinstance(reference, dict) else None
-    return transactions if isinstance(transactions, int) and not isinstance(transactions, bool) else None
+    return transactions if is_integer(transactions) else None
 
 
 def take(letter: DeadLetter, seen: set[str], out: DeadLetters) -> bool:

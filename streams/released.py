@@ -16,6 +16,8 @@ from setveil.core.errors import SetveilError
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
+from .codec import is_integer
+
 #: integer tids below this are marked in a bitmap (8 MiB at most) to tell a repeat at once, others in a set
 _MARKED_TIDS = 1 << 26
 
@@ -64,7 +66,7 @@ class Released:
 
     def _seen(self, tid: Any) -> bool:
         """Whether ``tid`` was added before, marking it."""
-        if isinstance(tid, int) and not isinstance(tid, bool) and 0 <= tid < _MARKED_TIDS:
+        if is_integer(tid) and 0 <= tid < _MARKED_TIDS:
             byte, bit = divmod(tid, 8)
             if byte >= len(self._marked):
                 self._marked.extend(bytes(max(byte + 1 - len(self._marked), len(self._marked))))
@@ -85,7 +87,7 @@ class Released:
         return adding
 
     def _tid_array(self, tids: list[Any]) -> Any:
-        if all(isinstance(tid, int) and not isinstance(tid, bool) for tid in tids):
+        if all(is_integer(tid) for tid in tids):
             try:
                 return np.array(tids, dtype=np.int64)
             except OverflowError:

@@ -23,7 +23,7 @@ from setveil.core.formats import render_window
 from setveil.core.output import text_bytes, write_outputs
 
 from . import kafka
-from .codec import BATCH_SCHEMA, decode_batch
+from .codec import BATCH_SCHEMA, decode_batch, is_integer
 from .released import Released, ReleaseError
 from .settings import Settings
 
@@ -137,19 +137,15 @@ def _readable(batch: dict[str, Any]) -> bool:
     window, metrics, transactions = batch.get("window"), batch.get("metrics"), batch.get("transactions")
     return (isinstance(window, dict) and isinstance(metrics, dict) and isinstance(transactions, list)
             and all(isinstance(transaction, dict) for transaction in transactions)
-            and isinstance(window.get("id"), str) and _integer(window.get("partition"))
+            and isinstance(window.get("id"), str) and is_integer(window.get("partition"))
             and all(_real(value) for value in (window.get("opened"), window.get("closed"),
                                                metrics.get("information_loss")))
-            and _integer(metrics.get("items_in")) and isinstance(batch.get("verified"), bool))
+            and is_integer(metrics.get("items_in")) and isinstance(batch.get("verified"), bool))
 
 
 def _unreadable(message) -> ReleaseError:
     return ReleaseError(f"{_where(message)} is a {BATCH_SCHEMA} message without the fields, or the types, that "
                         "docs/batch-format.md gives; tail stops rather than skip it")
-
-
-def _integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _real(value: Any) -> bool:

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from setveil.core.errors import InputError, ParameterError, SpeltOtherwise
+from setveil.core.errors import InputError, ParameterError, SpeltOtherwise, also_lines
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context, PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
@@ -156,8 +156,6 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
         # otherwise (a byte-order mark before some records' HIV) was not even noted (review)
         if misspelt_patterns := self.patterns.misspelt_lines(original.vocab):
             first = misspelt_patterns[0]
-            more = (f" (also line(s) {', '.join(map(str, misspelt_patterns[1:]))})"
-                    if len(misspelt_patterns) > 1 else "")
             if first in lines:
                 problem = (f"the pattern holds an item that never occurs in {source}, which holds it in another case, "
                            f"Unicode form or with an invisible character: write it exactly as the input spells it")
@@ -165,7 +163,7 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                 problem = (f"the pattern holds an item that {source} also spells in another Unicode form or with an "
                            "invisible character, and no pattern gives that spelling: write a pattern for each "
                            "spelling the input uses")
-            raise InputError(self.patterns.path, problem + more, first)
+            raise InputError(self.patterns.path, problem + also_lines(misspelt_patterns), first)
         if not lines:
             return []
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
