@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import msgpack
 import pytest
 
@@ -23,6 +26,7 @@ from setveil.streams.codec import (
     window_id,
 )
 from setveil.streams.causes import WINDOW_CAUSES
+from setveil.streams.settings import BY_NAME
 
 MODEL = {"name": "rho", "policy": "mine", "parameters": {"rho": 0.5}, "context": {}}
 REF = WindowRef("in", 3, 10, 19, 10, 1.0, 2.0)
@@ -144,6 +148,21 @@ def test_a_batch_is_what_docs_batch_format_shows_a_consumer():
                                "first_offset": 1200, "last_offset": 1299, "messages": 100,
                                "opened": 1764111111.25, "closed": 1764111113.8}
     assert (batch["model"], batch["verified"], batch["transactions"]) == (MODEL, True, [{"tid": 1200, "items": ["25"]}])
+
+
+def test_the_python_consumer_of_docs_batch_format_names_what_every_codec_needs(monkeypatch):
+    # QA as a consumer: the example said it needs aiokafka and msgpack, and under
+    # producer.compression=zstd it ended at the first batch in aiokafka's UnsupportedCodecError
+    # (snappy and lz4 alike): aiokafka, as kafkajs, decodes only gzip by itself
+    from aiokafka import codec
+
+    monkeypatch.setattr(codec, "cramjam", None)  # what installing aiokafka alone gives
+    text = (Path(__file__).resolve().parents[2] / "docs" / "batch-format.md").read_text()
+    needs = re.search(r"\(needs (.*?)\)", text.split("## Reading batches in Python", 1)[1], re.DOTALL).group(1)
+    undecoded = [name for name in BY_NAME["producer.compression"].parameter.choices
+                 if name != "none" and not getattr(codec, f"has_{name}")()]
+    assert undecoded == ["snappy", "lz4", "zstd"]
+    assert "cramjam" in needs and all(name in needs for name in undecoded), needs
 
 
 def test_dead_letters_carry_the_headers_docs_batch_format_gives():
