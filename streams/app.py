@@ -600,10 +600,12 @@ class StreamService:
             # stopped worker would cut the same window on every restart (the window log keeps its
             # bounds): it fails closed instead, its records kept by reference in the input topic.
             # The client counts the key, headers and framing too (and so does the size the reason
-            # names), so a value just under the limit is refused as well.
+            # names), so a value just under the limit is refused as well. Its window closed when
+            # its anonymization began, as the batch says, not now that the model's work is done.
             outcome = self.processor.failed(
                 self.topic, partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
-                f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets", causes.OVERSIZE)
+                f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets",
+                causes.OVERSIZE, closed=outcome.ref.closed)
         if not outcome.emitted and codec.message_bytes(key, outcome.value, outcome.headers) > limit:
             value, headers, reason = codec.fit_rejected_window(key, outcome.value, outcome.headers, limit)
             outcome = replace(outcome, value=value, headers=headers, reason=reason)

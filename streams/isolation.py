@@ -140,8 +140,9 @@ class IsolatedProcessor:
             raise _ChildDied(took) from None
         return None
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome:
-        return self.local.failed(topic, partition, cut, reason, cause)
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR,
+               closed: float | None = None) -> Outcome:
+        return self.local.failed(topic, partition, cut, reason, cause, closed)
 
     def close(self) -> None:
         self._closed = True

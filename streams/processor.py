@@ -130,8 +130,10 @@ class WindowProcessor:
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
         return Outcome(ref, value, headers, len(built.window), True, report=report)
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome:
-        """The rejection of a window that broke, or may not be released, outside the pipeline."""
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR,
+               closed: float | None = None) -> Outcome:
+        """The rejection of a window that broke, or may not be released, outside the pipeline;
+        ``closed``: when the worker began to anonymize it, if it did (now otherwise)."""
         try:
             window = build_window(cut, partition, self.merge_subjects).window
         except Exception:  # the service error may be this very step; observers get no window then
@@ -141,7 +143,7 @@ class WindowProcessor:
         # records, which merge_subjects makes more, could not be told apart); its records when
         # there is no window
         transactions = cut.transactions if window is None else len(window)
-        return self._rejected(self._ref(topic, partition, cut), reason, cause, transactions)
+        return self._rejected(self._ref(topic, partition, cut, closed), reason, cause, transactions)
 
     def rejected(self, prepared: Prepared, reason: str, cause: str) -> Outcome:
         """The rejection of a prepared window that the pipeline did not finish."""
@@ -169,12 +171,12 @@ class WindowProcessor:
                                        "list it as the input spells it, each spelling the input uses")
         return None
 
-    def _ref(self, topic: str, partition: int, cut: Cut) -> codec.WindowRef:
+    def _ref(self, topic: str, partition: int, cut: Cut, closed: float | None = None) -> codec.WindowRef:
         # a message dead-lettered for a repeated tid is no message of the window's, as the batch's
         # window.messages says of dead letters: counted, it was counted twice by a reconciliation
         windowed = len(cut.messages) - len(cut.repeated_tids)
         return codec.WindowRef(topic, partition, cut.first_offset, cut.last_offset, windowed,
-                               cut.messages[0].received, time.time())
+                               cut.messages[0].received, time.time() if closed is None else closed)
 
     def _observe_rejection(self, window: Window | None, reason: str) -> None:
         # Pipeline.run tells the observers of the rejections it makes; these are the others.
@@ -191,7 +193,8 @@ class Processes(Protocol):
 
     def process(self, topic: str, partition: int, cut: Cut) -> Outcome: ...
 
-    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR) -> Outcome: ...
+    def failed(self, topic: str, partition: int, cut: Cut, reason: str, cause: str = causes.ERROR,
+               closed: float | None = None) -> Outcome: ...
 
 
 def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut) -> Outcome:
@@ -199,7 +202,8 @@ def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut
     the window process): what breaks outside the pipeline fails the window closed too. A stop
     raised by plugin code in this thread, which no Ctrl-C reaches, the pipeline and the
     observers' caller take as that code's error (:func:`~setveil.core.engine.user_stop`)."""
+    began = time.time()
     try:
         return processor.process(topic, partition, cut)
     except Exception as exc:  # a bug outside the pipeline still must not emit the window
-        return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}")
+        return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}", closed=began)

@@ -418,6 +418,24 @@ def test_a_window_that_breaks_outside_the_pipeline_is_rejected_without_its_conte
     assert rejections == [(3, "service error: ValueError"), (None, "service error: TypeError")]
 
 
+class _BreaksLate(WindowProcessor):
+    """A service bug that breaks a window once its work is under way."""
+
+    def run(self, prepared):
+        time.sleep(0.3)
+        raise ValueError("late")
+
+
+def test_a_window_that_breaks_outside_the_pipeline_is_closed_when_its_work_began(sample):
+    # QA as a consumer: the dead letter's window.closed was taken when the window had broken,
+    # where docs/batch-format.md gives the time the worker began to anonymize it
+    good = processor(sample)
+    began = time.time()
+    outcome = process_in_thread(_BreaksLate(good.pipeline, 3, False, "test"), "in", 0, cut_of([["a", "b"]] * 3))
+    assert not outcome.emitted and outcome.reason == "service error: ValueError"
+    assert began <= msgpack.unpackb(outcome.value)["window"]["closed"] < began + 0.2
+
+
 def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
     data, _, _ = sample
     restrictive = tmp_path / "restrictive.txt"

@@ -801,6 +801,26 @@ def test_windows_are_cut_by_bytes_and_a_batch_too_large_fails_closed(make_settin
     assert worker.stop(timeout=30) == 0
 
 
+def test_an_oversize_window_dead_letter_is_closed_when_its_anonymization_began(make_settings, start_worker,
+                                                                                monkeypatch):
+    # QA as a consumer: the dead letter's window.closed was taken when the batch was found too
+    # large, after the model's work, where docs/batch-format.md gives the time the worker began to
+    # anonymize the window, as its batch would have; its Kafka timestamp less closed was then 0,
+    # not what the window cost
+    _inject_faults(monkeypatch, FAULT_WINDOW_SECONDS="2")
+    settings = make_settings(window__max_transactions=200, window__min_transactions=200, topics__partitions=1,
+                             producer__max_request_bytes=4096, records__max_message_bytes=1024)
+    worker = start_worker(settings)
+    produce(settings, records([[f"n{i % 50}", f"m{i % 7}", f"o{i % 3}"] for i in range(200)], batch=10))
+    wait_until(lambda: worker.metrics().get('setveil_windows_rejected_total{cause="oversize"}', 0) == 1, 60,
+               "the oversize window")
+    [letter] = read_topic(settings, settings.topics.dlq)
+    window = msgpack.unpackb(letter.value)["window"]
+    assert letter.headers["setveil_cause"] == "oversize"
+    assert letter.timestamp - window["closed"] >= 2, (letter.timestamp, window)
+    assert worker.stop(timeout=30) == 0
+
+
 def test_a_batch_whose_value_fits_but_whose_message_does_not_fails_closed(make_settings, start_worker):
     # Regression (QA as a consumer): the oversize check compared the batch's value alone with
     # producer.max_request_bytes, while the Kafka client counts its key, headers and framing too:

@@ -41,6 +41,9 @@ process, creates PATH and then takes 600 s; later windows (PATH exists) run as u
 window that takes long depends on the machine: the hostile one of test_service.py took about
 10 s on some days and 1.6 s on another, when stopping the worker missed it.
 
+FAULT_WINDOW_SECONDS=S: every window the coherence model anonymizes takes S seconds more (a
+window whose model takes long, on any machine).
+
 FAULT_SLOW_PART_FILE=PATH: every part the rho model's divide and conquer suppresses creates PATH
 and then takes 600 s, in the pool's processes too (they are forked from this process or from a
 forkserver that loaded this file). Real parts took 2.5 s on a fast machine, against tests that
@@ -212,6 +215,19 @@ if _slow_window is not None:
     from setveil.plugins.coherence.model import Coherence
 
     Coherence.anonymize = _slowed(Coherence.anonymize, _slow_window, 600, once=True)
+
+_window_seconds = os.environ.get("FAULT_WINDOW_SECONDS")
+if _window_seconds is not None:
+    from setveil.plugins.coherence.model import Coherence
+
+    _anonymize = Coherence.anonymize
+
+    @functools.wraps(_anonymize)
+    def _anonymize_slowly(*args, **kwargs):
+        time.sleep(float(_window_seconds))
+        return _anonymize(*args, **kwargs)
+
+    Coherence.anonymize = _anonymize_slowly
 
 _slow_part = os.environ.get("FAULT_SLOW_PART_FILE")
 if _slow_part is not None:
