@@ -211,8 +211,7 @@ SETTINGS: tuple[Setting, ...] = (
     # -- producer -----------------------------------------------------------------------------
     Setting("producer", _p("max_request_bytes", "largest batch message (raise the topic's max.message.bytes with it)",
                            "int", 16 * MiB, low=1024, high=INT32_MAX)),
-    Setting("producer", _p("compression", "compression of produced messages (snappy, lz4 and zstd need the cramjam "
-                              "library, which `pip install 'aiokafka[zstd]'` installs, as do [lz4] and [snappy])", "choice", "none",
+    Setting("producer", _p("compression", "compression of produced messages", "choice", "none",
                            choices=("none", "gzip", "snappy", "lz4", "zstd"))),
     Setting("producer", _p("linger_ms", "milliseconds the producer waits to fill a request; each window waits it "
                            "twice (its window log record, then its batch), and a send must reach the broker within the "
@@ -683,12 +682,6 @@ def _decimal_text(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-def _has_codec(codec: str) -> bool:
-    from aiokafka import codec as aiokafka_codec  # here: importing aiokafka costs every command 0.1 s
-
-    return getattr(aiokafka_codec, f"has_{codec}")()
-
-
 #: a label of a host name (RFC 1123): letters, digits and hyphens, no hyphen first or last; and
 #: underscores, which RFC 1123 lacks but resolvers take and Docker puts in its containers' names
 #: (Compose v1's project_kafka_1)
@@ -781,12 +774,6 @@ def _check(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
         if not 0 < int(port) < 65536:
             raise ParameterError("kafka.bootstrap", f"port {port} of {server.strip()!r} is not in 1-65535 (from "
                                  f"{sources['kafka.bootstrap']})")
-    codec = values["producer.compression"]
-    if codec in ("snappy", "lz4", "zstd") and not _has_codec(codec):
-        # aiokafka takes the setting and only fails at the first batch, after the worker started
-        raise ParameterError("producer.compression", f"{codec} (from {sources['producer.compression']}) needs the "
-                             f"cramjam library, which is not installed (pip install 'aiokafka[{codec}]'); "
-                             "gzip needs none")
     bind = values["web.bind"]
     try:
         socket.getaddrinfo(bind, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)

@@ -39,12 +39,15 @@ def wait_until(predicate: Callable[[], object], timeout: float, what: str, inter
         time.sleep(interval)
 
 
-def produce(settings: Settings, values: Sequence[bytes], partition: int | Callable[[int], int] = 0) -> None:
-    """Send raw message values to the input topic, in order, and wait for every acknowledgement."""
+def produce(settings: Settings, values: Sequence[bytes], partition: int | Callable[[int], int] = 0,
+            compression: str | None = None) -> None:
+    """Send raw message values to the input topic, in order, and wait for every acknowledgement;
+    ``compression``: the producer's codec, if not the one producer.compression names."""
 
     async def run():
         await kafka.ensure_topics(settings, [settings.topics.input])
-        producer = kafka.producer(settings, linger_ms=5)
+        codec = {} if compression is None else {"compression_type": compression}
+        producer = kafka.producer(settings, linger_ms=5, **codec)
         await producer.start()
         try:
             futures = []

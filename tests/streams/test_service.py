@@ -167,6 +167,19 @@ def test_bad_messages_go_to_the_dead_letter_topic_and_the_worker_keeps_going(mak
     assert "secret" not in worker.log_text()
 
 
+@pytest.mark.parametrize("codec", ["gzip", "snappy", "lz4", "zstd"])
+def test_input_compressed_with_any_codec_kafka_has_is_released(make_settings, start_worker, codec):
+    # Regression (consumer pass): with aiokafka alone a worker read only gzip, so a producer
+    # compressing with snappy, lz4 or zstd (Java producers often do) crashed it at the first
+    # fetch, and again at every restart, since the log keeps the messages
+    settings = make_settings(window__min_transactions=5)
+    worker = start_worker(settings)
+    produce(settings, records(NEUTRAL[:100], batch=10), compression=codec)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "the records")
+    assert sorted(released_tids(batches(settings))) == list(range(100))
+    assert read_topic(settings, settings.topics.dlq) == []
+
+
 def test_a_message_that_repeats_a_tid_of_its_window_is_dead_lettered_and_the_window_released(make_settings,
                                                                                             start_worker):
     # Regression (QA): the service took tid 7 twice into one window (files refuse it at read), so
