@@ -7,6 +7,7 @@ import pytest
 
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.generalization import generalization_violations
+from setveil.core.mining import MiningTooLarge
 from setveil.core.errors import WindowRejected
 from setveil.core.model import Context, Release
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry
@@ -96,6 +97,23 @@ def test_km_checker_takes_a_k_past_a_c_int():
     assert result.returncode == 0, result.stderr
     assert result.stdout == "".join(f"small-support 5 occurrence(s) of 1-itemsets with support below k={k}; one has "
                                     "support 3\n" for k in (2**31, 2**63 - 1))
+
+
+def test_km_checker_refuses_counts_a_float_cannot_hold():
+    # Regression (privacy-auditor pass): the identity counts itemsets in pyfim's doubles. Five
+    # copies of 55 items hold 5*C(55,23), about 1.5e16 23-itemset occurrences, past 2**53, and
+    # their count came back 1 too high; a unique 23-itemset (u0..u22, every proper subset in two
+    # transactions) then summed to exactly the total and the release passed at k=2, m=23.
+    universe = [f"u{j}" for j in range(23)]
+    window = Window.from_transactions(
+        [[f"c{i}" for i in range(55)]] * 5 + [universe] + [[u for u in universe if u != x] for x in universe]
+    )
+    with pytest.raises(MiningTooLarge, match="23-itemset occurrences"):
+        list(km_violations(window, 2, 23))
+    # below 2**53 the identity is exact, and the same itemset fails at a size counted in range
+    (violation,) = km_violations(Window.from_transactions([universe] + [[u for u in universe if u != x]
+                                                                        for x in universe]), 2, 23)
+    assert violation.rule == "small-support"
 
 
 def test_empty_transactions_form_their_own_class():
