@@ -87,10 +87,12 @@ def folded(label: str) -> str:
     """``label`` as a user may mean it: :func:`unmarked`, and in one case. Two labels that fold
     alike are two items to every model, so a listed label that only folds like an item of the
     input is a misspelling. NFKC is taken again after casefolding, which can undo it (as
-    Unicode's NFKC_Casefold does)."""
+    Unicode's NFKC_Casefold does). Each run of whitespace is one space: a list's "New York"
+    over records that all spell it "New  York" or with a tab is as likely a misspelling as
+    "new york" (both held, they stay two items, as :func:`unmarked` keeps them)."""
     if label.isascii() and label.isprintable():
-        return label.casefold()
-    return _visible(unicodedata.normalize("NFKC", unmarked(label).casefold()))
+        return _one_space(label.casefold())
+    return _one_space(_visible(unicodedata.normalize("NFKC", unmarked(label).casefold())))
 
 
 def turkic_folded(label: str) -> str:
@@ -99,9 +101,14 @@ def turkic_folded(label: str) -> str:
     another label, never with :func:`folded`'s, which would make I and ı alike."""
     if label.isascii() and label.isprintable():
         # no invisible character, and ı is its own case fold and NFKC form
-        return label.replace("I", "\u0131").casefold()
+        return _one_space(label.replace("I", "\u0131").casefold())
     text = unmarked(label).replace("I", "\u0131").replace("\u0130", "i")
-    return _visible(unicodedata.normalize("NFKC", text.casefold()))
+    return _one_space(_visible(unicodedata.normalize("NFKC", text.casefold())))
+
+
+def _one_space(text: str) -> str:
+    """``text`` with each run of whitespace (``str.split``'s) one space."""
+    return " ".join(text.split())
 
 
 def split_labels(line: str) -> list[str]:

@@ -259,6 +259,26 @@ def test_whitespace_inside_a_label_is_seen():
     assert misspelt(frozenset({"New York"}), Vocabulary(["New York", "New\tYork"])) == set()
 
 
+@pytest.mark.parametrize("listed, held", [
+    ("New York", "New  York"), ("New York", "New\tYork"), ("New  York", "New York"), ("new york", "New\u2028York"),
+])
+def test_a_listed_label_the_input_holds_only_spaced_otherwise_is_misspelt(listed, held):
+    # Regression (privacy-auditor pass): a sensitive "New York" over records that all spelt it
+    # with two spaces or a tab was only another item, and its item was released unprotected by a
+    # release that passed its check, where "new york" was refused as misspelt
+    vocab = Vocabulary([held, "flu"])
+    assert misspelt(frozenset({listed, "flu"}), vocab) == {listed}
+    assert misspelt(frozenset({listed, held}), vocab) == set()
+
+
+@given(st.lists(st.text("HIVabc\u00e9", min_size=1, max_size=4), min_size=2, max_size=4),
+       st.lists(st.text(" \t\u00a0\u2028\x1f", min_size=1, max_size=3), min_size=3, max_size=3))
+def test_a_listed_label_held_only_with_other_blanks_between_its_words_is_misspelt(words, gaps):
+    listed, held = " ".join(words), words[0] + "".join(gap + word for gap, word in zip(gaps, words[1:]))
+    vocab = Vocabulary([held, "flu"])
+    assert misspelt(frozenset({listed, "flu"}), vocab) == ({listed} if held != listed else set())
+
+
 spellings = st.sampled_from(["HIV", "hiv", "Hiv", "\ufeffHIV", "hiv\u200b", "caf\u00e9", "cafe\u0301", "CAF\u00c9",
                               "ISTANBUL", "\u0131stanbul", "\u0130stanbul", "istanbul", "\uff28\uff29\uff36", "flu"])
 
