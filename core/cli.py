@@ -505,6 +505,10 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     if body is not None:
         for group, reason in body["metrics"].get("skipped", {}).items():
             note(f"the report has no {group} metrics: {reason}")
+    if no_verify:
+        # as the worker warns of model.verify=false: a report, if any, is the only other trace
+        warning(f"the release was written without the model's independent check (--no-verify): nothing here says "
+                f"it satisfies {configured.model.name}")
 
 
 def _combined_stat(total: Any, value: Any, peak: bool) -> Any:
