@@ -709,6 +709,20 @@ def test_every_builder_leaves_the_virtual_environment_out_of_the_image_context()
     assert {".git", ".venv*", "**/__pycache__", "build"} <= set(ignored)
 
 
+def test_the_image_runs_setveil_under_an_init_that_passes_signals_on():
+    # Regression (deploy pass): setveil was the container's PID 1, and the kernel drops a signal PID 1
+    # has no handler for. A SIGTERM while setveil loaded (sent 0.3 s after its start, 3 of 3 runs
+    # as PID 1 of a PID namespace) was lost: the worker joined its group and ran until the grace
+    # period's SIGKILL. Under tini, the image's PID 1, it ended at once with status 143.
+    final_stage = (REPO / "deploy" / "Dockerfile").read_text().rsplit("\nFROM ", 1)[1]
+    assert re.search(r"^RUN apt-get update && apt-get install -y --no-install-recommends tini\b", final_stage,
+                     re.MULTILINE), final_stage
+    (entrypoint,) = re.findall(r"^ENTRYPOINT (.*)$", final_stage, re.MULTILINE)
+    assert json.loads(entrypoint) == ["tini", "--", "setveil"]
+    (command,) = re.findall(r"^CMD (.*)$", final_stage, re.MULTILINE)
+    assert json.loads(command) == ["serve"]
+
+
 def test_a_summary_of_no_window_shows_no_loss_or_latency():
     # what `setveil demo` and `setveil tail` end with when every window failed closed: a loss and a
     # latency of 0 read as the best results
