@@ -31,7 +31,7 @@ from multiprocessing.process import BaseProcess
 
 from setveil.core.engine import Pipeline, in_window_process, memory_note
 from setveil.core.errors import PluginError
-from setveil.core.orphans import follow_parent, kill_follower
+from setveil.core.orphans import follow_parent, kill_follower, start_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import causes
@@ -163,13 +163,19 @@ class IsolatedProcessor:
             ours, theirs = multiprocessing.Pipe()
             child = multiprocessing.get_context("spawn").Process(
                 target=_serve, args=(theirs, *self._args), name="setveil-window", daemon=False)
-            child.start()
+            # A stop signal while it starts (serve's, before Faust takes them) ends it too: left
+            # running, it waited for the worker while the worker's exit waited for it (a child
+            # that is no daemon is joined), and a signal that cut its pickle short gave its traceback.
+            start_follower(child)
             theirs.close()
             self._child, self._conn = child, ours
             try:
                 ours.recv()
             except EOFError:
                 raise RuntimeError(f"the anonymizing process did not start (exit status {self._stop()})") from None
+            except BaseException:
+                self._stop()
+                raise
         assert self._conn is not None  # set and cleared with the child
         return self._conn, self._child
 

@@ -285,6 +285,27 @@ def test_sigterm_while_the_worker_starts_is_a_clean_stop(make_settings, start_wo
     assert "raised Stopped" not in text and "Traceback" not in text
 
 
+def test_sigterm_while_the_window_process_starts_is_a_clean_stop(make_settings, start_worker):
+    # Regression (deploy pass; deploy/ sets model.time_limit): a stop signal while the worker
+    # started its window process left that process running, and the worker's exit waited for it
+    # (multiprocessing joins its children) while it waited for the worker: hung until SIGKILL,
+    # 2 of 9 SIGTERMs 1.10-1.50 s after the start; most others printed the child's traceback
+    # (UnpicklingError, BrokenPipeError) after the one line. It loads for about a second.
+    worker = start_worker(make_settings(model__time_limit=60.0), ready=False)
+
+    def window_process() -> list[int]:
+        return [pid for pid in _process_tree(worker.process.pid)[1:]
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+    started = wait_until(window_process, 60, "the window process to start", interval=0.01)
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    text = worker.log_text()
+    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
+    assert "Traceback" not in text
+    assert _gone(started), "the window process outlived the worker"
+
+
 def _all_public_items(sample) -> list[str]:
     """The sample's 174 public items: two records of them make a window that takes over 256 MiB
     to check under coherence at k=2, p=3 (and seconds, how many depending on the machine)."""
