@@ -158,19 +158,13 @@ def _decode_all(values: list[bytes | None], max_bytes: int) -> list[Decoded]:
 class StreamService:
     """The state one worker shares between its partition actors, its web pages and its metrics."""
 
-    def __init__(self, app: faust.App, settings: Settings, configured: Configured, log_partitions: int):
+    def __init__(self, app: faust.App, settings: Settings, processor: IsolatedProcessor | WindowProcessor,
+                 log_partitions: int):
         self.app = app
         self.settings = settings
         self.topic = settings.topics.input
         self.source = codec.event_source(settings.consumer.group_id)
-        m = settings.model
-        self.processor: IsolatedProcessor | WindowProcessor
-        if m.time_limit:  # model.memory_limit needs it
-            self.processor = IsolatedProcessor(configured, m.seed, settings.window.merge_subjects, self.source, m.verify,
-                                               m.time_limit, m.memory_limit)
-        else:
-            pipeline = Pipeline(configured, get_plugin_manager(), verify=m.verify)
-            self.processor = WindowProcessor(pipeline, m.seed, settings.window.merge_subjects, self.source)
+        self.processor = processor
         self.windowlog = WindowLogReader(settings, log_partitions)
         self.log_partitions = log_partitions
         self.partitions: dict[int, PartitionState] = {}
@@ -796,10 +790,22 @@ class StreamService:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
+def window_processor(settings: Settings, configured: Configured) -> IsolatedProcessor | WindowProcessor:
+    """What anonymizes and checks the worker's windows with the configured model: under
+    ``model.time_limit`` in a child process, started now."""
+    m = settings.model
+    source = codec.event_source(settings.consumer.group_id)
+    if m.time_limit:  # model.memory_limit needs it
+        return IsolatedProcessor(configured, m.seed, settings.window.merge_subjects, source, m.verify, m.time_limit,
+                                 m.memory_limit)
+    return WindowProcessor(Pipeline(configured, get_plugin_manager(), verify=m.verify), m.seed,
+                           settings.window.merge_subjects, source)
+
+
 def create_app(
-    settings: Settings, configured: Configured, log_partitions: int, data_dir: str
+    settings: Settings, processor: IsolatedProcessor | WindowProcessor, log_partitions: int, data_dir: str
 ) -> tuple[faust.App, StreamService]:
-    """A Faust app that runs the service with ``settings`` and the configured model."""
+    """A Faust app that runs the service with ``settings``, its windows processed by ``processor``."""
     c, p = settings.consumer, settings.producer
     # aiokafka's reader stopped the worker at a header name that is not UTF-8, on every restart
     tolerate_header_names()
@@ -843,7 +849,7 @@ def create_app(
         key_serializer="raw",
         value_serializer="raw",
     )
-    service = StreamService(app, settings, configured, log_partitions)
+    service = StreamService(app, settings, processor, log_partitions)
     source = app.topic(settings.topics.input, key_type=bytes, value_type=bytes, key_serializer="raw",
                        value_serializer="raw")
 

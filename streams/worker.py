@@ -16,7 +16,7 @@ from setveil.core.errors import ParameterError
 from setveil.core.plugins import Configured
 
 from . import codec, interrupt
-from .app import StreamService, create_app
+from .app import StreamService, create_app, window_processor
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
@@ -147,9 +147,10 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch).
     ``settings`` are those :func:`prepare_worker` returned."""
     counts = interrupt.run_stoppable(ensure_topics(settings))
+    processor = window_processor(settings, configured)
     data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
     try:
-        app, service = create_app(settings, configured, counts[settings.topics.windows], data_dir)
+        app, service = create_app(settings, processor, counts[settings.topics.windows], data_dir)
         worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
         # now, not once the worker runs as Faust does: a signal in between stopped it inside Faust's
@@ -165,6 +166,11 @@ def run_worker(settings: Settings, configured: Configured) -> int:
         except SystemExit as stopped:
             # mode turns a failure to start (the web port taken, say) into a non-zero SystemExit
             status = stopped.code if isinstance(stopped.code, int) else 1 if stopped.code else 0
+    except BaseException:
+        # a stop signal before Faust took them: the window process must go first, or the exit
+        # waits for it (multiprocessing joins it) while it waits for the worker
+        processor.close()
+        raise
     finally:
         if not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)

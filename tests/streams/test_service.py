@@ -306,6 +306,23 @@ def test_sigterm_while_the_window_process_starts_is_a_clean_stop(make_settings, 
     assert _gone(started), "the window process outlived the worker"
 
 
+def test_sigterm_between_the_window_process_start_and_faust_is_a_clean_stop(make_settings, start_worker, monkeypatch,
+                                                                           tmp_path):
+    # Regression (deploy pass): the same hang once the window process had started, before Faust
+    # took the signals (1 of 8 SIGTERMs 2.9-3.8 s after a start with deploy/'s settings)
+    reached = tmp_path / "building"
+    _inject_faults(monkeypatch, FAULT_SLOW_BUILD_FILE=str(reached))
+    worker = start_worker(make_settings(model__time_limit=60.0), ready=False)
+    wait_until(reached.exists, 60, "the worker to reach the fault")
+    started = _process_tree(worker.process.pid)[1:]
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    text = worker.log_text()
+    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
+    assert "Traceback" not in text
+    assert _gone(started), "the window process outlived the worker"
+
+
 def _all_public_items(sample) -> list[str]:
     """The sample's 174 public items: two records of them make a window that takes over 256 MiB
     to check under coherence at k=2, p=3 (and seconds, how many depending on the machine)."""

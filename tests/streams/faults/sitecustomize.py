@@ -36,6 +36,9 @@ machine slow to start it: Faust takes SIGTERM only once its worker runs).
 FAULT_SLOW_CONFIGURE_FILE=PATH: the coherence model, being configured, creates PATH and waits
 3 s (a model that takes long to configure: large item files or hierarchies).
 
+FAULT_SLOW_BUILD_FILE=PATH: the worker's Faust worker, about to be built, creates PATH and waits
+3 s (a machine slow to build it: the model.time_limit window process runs, Faust takes no signal yet).
+
 FAULT_SLOW_WINDOW_FILE=PATH: the first window the coherence model anonymizes, in whichever
 process, creates PATH and then takes 600 s; later windows (PATH exists) run as usual. A real
 window that takes long depends on the machine: the hostile one of test_service.py took about
@@ -209,6 +212,12 @@ if _slow_configure is not None:
     from setveil.plugins.coherence.model import Coherence
 
     Coherence.__init__ = _slowed(Coherence.__init__, _slow_configure, 3)
+
+_slow_build = os.environ.get("FAULT_SLOW_BUILD_FILE")
+if _slow_build is not None:
+    from setveil.streams import worker as _worker
+
+    _worker.Worker.__init__ = _slowed(_worker.Worker.__init__, _slow_build, 3)
 
 _slow_window = os.environ.get("FAULT_SLOW_WINDOW_FILE")
 if _slow_window is not None:
