@@ -35,7 +35,8 @@ from .table import Table
 
 @dataclass
 class QidLevel:
-    """The distinct candidate qids of one size generated from a buffer's records.
+    """The distinct candidate qids of one size generated from a buffer's records (from size 3 on,
+    the free ones only).
 
     ``sets`` holds ascending local item ids, one row per qid, in key order; ``sup`` and the
     cover CSR (``cover_ptr``, ``cover_rows``) are as of generation; ``order`` lists the qids
@@ -140,7 +141,6 @@ class QidBuffer:
         if uniq is None:
             return None
         assert first_seen is not None and parent_set is not None  # set with uniq
-        sets = decode_keys(uniq, j + 1, t.n_items)
         if last:
             row = x_pos = inst_cand = np.zeros(0, dtype=np.int64)
         else:
@@ -148,32 +148,26 @@ class QidBuffer:
             row = np.concatenate(rows).astype(np.int64)
             x_pos = np.concatenate(positions)
         del inst_keys, rows, positions
-        # all j-subsets must be extendable; dropping the last item gives the parent
-        sub_ids = np.empty((len(sets), j + 1), dtype=np.int64)
-        sub_ids[:, j] = parent_set
-        for drop in range(j):
-            sub = np.delete(sets, drop, axis=1)
-            found = lookup(prev.ext_keys, itemset_keys(sub, t.n_items))
-            sub_ids[:, drop] = np.where(found >= 0, prev.ext_ids[np.maximum(found, 0)], -1)
-        keep: NDArray[np.bool] = np.all(sub_ids >= 0, axis=1)
-        if not keep.any():
+        # the pairs are as many as the buffer's pair instances, which b_max bounds; from level 3 on
+        # one long record alone gives up to C(L, j + 1) candidates, so they are counted b_max at a
+        # time (131,000 triples of one BMS-WebView-1 record of 103 items took 49 MB at b_max 1,000)
+        chunk = len(uniq) if j == 1 else self.b_max
+        counted = [self._counted(prev, uniq[lo : lo + chunk], parent_set[lo : lo + chunk], last)
+                   for lo in range(0, len(uniq), chunk)]
+        at = _joined([lo + part[0] for lo, part in zip(range(0, len(uniq), chunk), counted)])
+        if len(at) == 0:
             return None
-        new_id = np.cumsum(keep) - 1
-        sets, uniq, sub_ids, first_seen = sets[keep], uniq[keep], sub_ids[keep], first_seen[keep]
-        inst_keep = keep[inst_cand]
-        inst_cand = new_id[inst_cand[inst_keep]]
-        row, x_pos = row[inst_keep], x_pos[inst_keep]
-        sub_sup = prev.sup[sub_ids]
-        if j == 1:
-            sup, cover_ptr, cover_rows = self._count_pairs(uniq, sets)
-        else:
-            rarest_column = np.argmin(sub_sup, axis=1)
-            rarest = sub_ids[np.arange(len(sets)), rarest_column]
-            sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), rarest_column])
-        free = (sup >= 1) & (sup < sub_sup.min(axis=1))
-        ext = free & (sup >= 2) & (not last)
-        inst_ext = ext[inst_cand]
+        sets, sup, cover_rows, free, ext = (_joined([part[i] for part in counted]) for i in range(1, 6))
+        del counted
+        cover_ptr = np.zeros(len(at) + 1, dtype=np.int64)
+        np.cumsum(sup, out=cover_ptr[1:])
+        new_id = np.full(len(uniq), -1, dtype=np.int64)
+        new_id[at] = np.arange(len(at))
+        inst_cand = new_id[inst_cand]
+        inst_ext = inst_cand >= 0
+        inst_ext[inst_ext] = ext[inst_cand[inst_ext]]
         ext_ids = np.flatnonzero(ext)
+        uniq = uniq[at]
         if j == 1:
             self.pair_keys = uniq[ext_ids]
         return QidLevel(
@@ -184,7 +178,7 @@ class QidBuffer:
             cover_ptr=cover_ptr,
             cover_rows=cover_rows,
             free=free,
-            order=np.argsort(first_seen, kind="stable"),
+            order=np.argsort(first_seen[at], kind="stable"),
             inst_row=row[inst_ext],
             inst_set=inst_cand[inst_ext],
             inst_pos=x_pos[inst_ext],
@@ -192,6 +186,42 @@ class QidBuffer:
             ext_ids=ext_ids,
             as_of=t.deleted,
         )
+
+    def _counted(self, prev: QidLevel, keys: np.ndarray, parents: np.ndarray, last: bool):
+        """The candidates ``keys`` (sorted; ``parents`` their j-subsets without the last item, as
+        ids of ``prev``) whose j-subsets are all extendable, with their supports and covers. From
+        level 3 on only the free ones are kept: no other is checked or extended, and most of a long
+        record's are not free. Returns (positions in ``keys``, sets, supports, covers one after
+        another, as long as the supports, free, extendable)."""
+        t = self.table
+        j = prev.size
+        sets = decode_keys(keys, j + 1, t.n_items)
+        # all j-subsets must be extendable; dropping the last item gives the parent
+        sub_ids = np.empty((len(sets), j + 1), dtype=np.int64)
+        sub_ids[:, j] = parents
+        for drop in range(j):
+            sub = np.delete(sets, drop, axis=1)
+            found = lookup(prev.ext_keys, itemset_keys(sub, t.n_items))
+            sub_ids[:, drop] = np.where(found >= 0, prev.ext_ids[np.maximum(found, 0)], -1)
+        keep: NDArray[np.bool] = np.all(sub_ids >= 0, axis=1)
+        at = np.flatnonzero(keep)
+        if len(at) == 0:
+            nothing = np.zeros(0, dtype=np.int64)
+            return at, sets[keep], nothing, nothing, keep[keep], keep[keep]
+        sets, keys, sub_ids = sets[keep], keys[keep], sub_ids[keep]
+        sub_sup = prev.sup[sub_ids]
+        if j == 1:
+            sup, cover_ptr, cover_rows = self._count_pairs(keys, sets)
+        else:
+            rarest_column = np.argmin(sub_sup, axis=1)
+            rarest = sub_ids[np.arange(len(sets)), rarest_column]
+            sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), rarest_column])
+        free = (sup >= 1) & (sup < sub_sup.min(axis=1))
+        if j > 1:
+            cover_rows = cover_rows[concat_ranges(cover_ptr[:-1][free], cover_ptr[1:][free])]
+            at, sets, sup, free = at[free], sets[free], sup[free], free[free]
+        ext = free & (sup >= 2) & (not last)
+        return at, sets, sup, cover_rows, free, ext
 
     def _unmask_diverged(self, prev: QidLevel) -> None:
         """A deletion that reaches one of two identical rows and not the other makes them differ,
@@ -324,6 +354,11 @@ class QidBuffer:
         ptr = np.zeros(len(parent) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
         return sup, ptr, rows
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end; one array as it is, not copied."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
