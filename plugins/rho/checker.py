@@ -38,8 +38,11 @@ from setveil.core.window import Window
 from .itemsets import decode_keys, itemset_keys, lookup
 
 ALL_SUBSETS_BUDGET = 1 << 22
-# records (or extensions) handled at once: bounds the check's memory
-SLICE = 1 << 21
+# records (or extensions) handled at once: bounds the check's memory, a few arrays of 8 bytes
+# each (a BMS-WebView-1 window of 1,000 peaked at 55 MB extending its pairs at 2^21, 25 at 2^17)
+SLICE = 1 << 17
+# candidate qids of 3 and more items counted at once
+CHUNK = 1 << 14
 
 
 def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
@@ -188,31 +191,22 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
             distinct_keys = np.insert(distinct_keys, np.searchsorted(distinct_keys, fresh), fresh)
     if distinct_keys is None:
         return None
-    distinct = decode_keys(distinct_keys, j + 1, width)
     level_keys = itemset_keys(sets, width)
     order = np.argsort(level_keys, kind="stable")
     sorted_keys = level_keys[order]
-    sub_sup = np.empty((len(distinct), j + 1), dtype=np.int64)
-    sub_index = np.empty((len(distinct), j + 1), dtype=np.int64)
-    complete = np.ones(len(distinct), dtype=bool)
-    for drop in range(j + 1):
-        at = lookup(sorted_keys, itemset_keys(np.delete(distinct, drop, axis=1), width))
-        index = order[np.maximum(at, 0)]
-        complete &= (at >= 0) & ext[index]
-        sub_sup[:, drop] = sup[index]
-        sub_index[:, drop] = index
-    distinct, sub_sup, sub_index = distinct[complete], sub_sup[complete], sub_index[complete]
-    distinct_keys = distinct_keys[complete]
+    # the pairs are counted at once (every record's pairs are listed for them); from 3 items on
+    # one long record alone gives up to C(L, j + 1) candidates, mostly not free, so they are
+    # counted CHUNK at a time and only the free ones kept (131,000 triples in a BMS-WebView-1
+    # window of 1,000 with a record of 103 items, 296 of them free)
+    chunk = len(distinct_keys) if j == 1 else CHUNK
+    counted = [_counted(data, distinct_keys[lo : lo + chunk], j, sorted_keys, order, sup, ext, cover_ptr, cover_rows)
+               for lo in range(0, len(distinct_keys), chunk)]
+    distinct_keys, distinct, new_sup, members, free = (_joined([part[i] for part in counted]) for i in range(5))
+    del counted
     if len(distinct) == 0:
         return None
-    if j == 1:
-        owner, members = _pair_covers(data, distinct_keys)
-    else:
-        owner, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
-    new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
     new_ptr = np.zeros(len(distinct) + 1, dtype=np.int64)
     np.cumsum(new_sup, out=new_ptr[1:])
-    free = new_sup < sub_sup.min(axis=1)
     new_ext = free & (new_sup >= 2)
     if last:
         return distinct, new_sup, new_ext, new_ptr, members, None, None, free
@@ -225,6 +219,42 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
         next_rows.append(rows[keep])
         next_qid.append(at[keep])
     return distinct, new_sup, new_ext, new_ptr, members, np.concatenate(next_rows), np.concatenate(next_qid), free
+
+
+def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_ptr, cover_rows):
+    """The candidates ``keys`` (sorted) whose j-subsets are all extendable, with their supports
+    and covers; from 3 items on only the free ones. Returns (keys, itemsets, supports, covers one
+    after another, free)."""
+    width = data.width
+    distinct = decode_keys(keys, j + 1, width)
+    sub_sup = np.empty((len(distinct), j + 1), dtype=np.int64)
+    sub_index = np.empty((len(distinct), j + 1), dtype=np.int64)
+    complete = np.ones(len(distinct), dtype=bool)
+    for drop in range(j + 1):
+        at = lookup(sorted_keys, itemset_keys(np.delete(distinct, drop, axis=1), width))
+        index = order[np.maximum(at, 0)]
+        complete &= (at >= 0) & ext[index]
+        sub_sup[:, drop] = sup[index]
+        sub_index[:, drop] = index
+    distinct, sub_sup, sub_index, keys = distinct[complete], sub_sup[complete], sub_index[complete], keys[complete]
+    if len(distinct) == 0:
+        nothing = np.zeros(0, dtype=np.int64)
+        return keys, distinct, nothing, nothing, complete[complete]
+    if j == 1:
+        owner, members = _pair_covers(data, keys)
+    else:
+        owner, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
+    new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+    free = new_sup < sub_sup.min(axis=1)
+    if j > 1:
+        members = members[free[owner]]
+        keys, distinct, new_sup, free = keys[free], distinct[free], new_sup[free], free[free]
+    return keys, distinct, new_sup, members, free
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end; one array as it is, not copied."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
