@@ -31,3 +31,9 @@ def in_sorted(query: np.ndarray, pool: np.ndarray) -> np.ndarray:
         return np.zeros(len(query), dtype=bool)
     where = np.minimum(np.searchsorted(pool, query), len(pool) - 1)
     return pool[where] == query
+
+
+def joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end; one array as it is, not copied (a level counted in one chunk would
+    otherwise be held twice at its peak)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)

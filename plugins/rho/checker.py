@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges, in_sorted, sorted_unique
+from setveil.core.arrays import concat_ranges, in_sorted, joined, sorted_unique
 from setveil.core.errors import ParameterError
 from setveil.core.model import Violation
 from setveil.core.share import Share
@@ -201,7 +201,7 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
     chunk = len(distinct_keys) if j == 1 else CHUNK
     counted = [_counted(data, distinct_keys[lo : lo + chunk], j, sorted_keys, order, sup, ext, cover_ptr, cover_rows)
                for lo in range(0, len(distinct_keys), chunk)]
-    distinct_keys, distinct, new_sup, members, free = (_joined([part[i] for part in counted]) for i in range(5))
+    distinct_keys, distinct, new_sup, members, free = (joined([part[i] for part in counted]) for i in range(5))
     del counted
     if len(distinct) == 0:
         return None
@@ -250,11 +250,6 @@ def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_p
         members = members[free[owner]]
         keys, distinct, new_sup, free = keys[free], distinct[free], new_sup[free], free[free]
     return keys, distinct, new_sup, members, free
-
-
-def _joined(arrays: list[np.ndarray]) -> np.ndarray:
-    """The arrays end to end; one array as it is, not copied."""
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):

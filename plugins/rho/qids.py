@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, joined
 from setveil.core.share import Share
 
 from .itemsets import decode_keys, itemset_keys, lookup
@@ -154,10 +154,10 @@ class QidBuffer:
         chunk = len(uniq) if j == 1 else self.b_max
         counted = [self._counted(prev, uniq[lo : lo + chunk], parent_set[lo : lo + chunk], last)
                    for lo in range(0, len(uniq), chunk)]
-        at = _joined([lo + part[0] for lo, part in zip(range(0, len(uniq), chunk), counted)])
+        at = joined([lo + part[0] for lo, part in zip(range(0, len(uniq), chunk), counted)])
         if len(at) == 0:
             return None
-        sets, sup, cover_rows, free, ext = (_joined([part[i] for part in counted]) for i in range(1, 6))
+        sets, sup, cover_rows, free, ext = (joined([part[i] for part in counted]) for i in range(1, 6))
         del counted
         cover_ptr = np.zeros(len(at) + 1, dtype=np.int64)
         np.cumsum(sup, out=cover_ptr[1:])
@@ -354,11 +354,6 @@ class QidBuffer:
         ptr = np.zeros(len(parent) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
         return sup, ptr, rows
-
-
-def _joined(arrays: list[np.ndarray]) -> np.ndarray:
-    """The arrays end to end; one array as it is, not copied."""
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
