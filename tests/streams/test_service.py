@@ -298,12 +298,7 @@ def test_sigterm_while_the_window_process_starts_is_a_clean_stop(make_settings, 
                 if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
     started = wait_until(window_process, 60, "the window process to start", interval=0.01)
-    worker.process.send_signal(signal.SIGTERM)
-    assert worker.process.wait(timeout=30) == 0
-    text = worker.log_text()
-    assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
-    assert "Traceback" not in text
-    assert _gone(started), "the window process outlived the worker"
+    _assert_a_clean_stop_before_the_start(worker, started)
 
 
 def test_sigterm_between_the_window_process_start_and_faust_is_a_clean_stop(make_settings, start_worker, monkeypatch,
@@ -315,12 +310,17 @@ def test_sigterm_between_the_window_process_start_and_faust_is_a_clean_stop(make
     worker = start_worker(make_settings(model__time_limit=60.0), ready=False)
     wait_until(reached.exists, 60, "the worker to reach the fault")
     started = _process_tree(worker.process.pid)[1:]
+    _assert_a_clean_stop_before_the_start(worker, started)
+
+
+def _assert_a_clean_stop_before_the_start(worker, window_process: list[int]) -> None:
+    """SIGTERM stops ``worker``, whose ``window_process`` has started, in one line, with it."""
     worker.process.send_signal(signal.SIGTERM)
     assert worker.process.wait(timeout=30) == 0
     text = worker.log_text()
     assert "setveil: stopped by SIGTERM before the worker started (nothing was read)" in text
     assert "Traceback" not in text
-    assert _gone(started), "the window process outlived the worker"
+    assert _gone(window_process), "the window process outlived the worker"
 
 
 def _all_public_items(sample) -> list[str]:
