@@ -31,6 +31,7 @@ from setveil.core.records import Record
 from setveil.core.subjects import merge_window
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
+from setveil.streams import causes
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
 from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
@@ -434,6 +435,25 @@ def test_a_window_that_breaks_outside_the_pipeline_is_closed_when_its_work_began
     outcome = process_in_thread(_BreaksLate(good.pipeline, 3, False, "test"), "in", 0, cut_of([["a", "b"]] * 3))
     assert not outcome.emitted and outcome.reason == "service error: ValueError"
     assert began <= msgpack.unpackb(outcome.value)["window"]["closed"] < began + 0.2
+
+
+def test_a_failed_window_is_closed_when_its_caller_says_in_the_worker_thread_and_in_a_window_process(sample):
+    # the oversize check gives the time the window's anonymization began as closed, which
+    # model.time_limit's processor passes on to its own (mutation pass: the window process's
+    # failed dropping closed survived, which closed its dead letters when they failed); without
+    # closed, a window is closed now
+    good = processor(sample)
+    child = isolated(good.pipeline.configured)
+    try:
+        for failing in (good, child):
+            outcome = failing.failed("in", 0, cut_of([["a", "b"]] * 3), "too large", causes.OVERSIZE, closed=100.0)
+            assert not outcome.emitted and outcome.cause == "oversize"
+            assert msgpack.unpackb(outcome.value)["window"]["closed"] == 100.0
+            before = time.time()
+            outcome = failing.failed("in", 0, cut_of([["a", "b"]] * 3), "service error: ValueError")
+            assert before <= msgpack.unpackb(outcome.value)["window"]["closed"] <= time.time()
+    finally:
+        child.close()
 
 
 def test_a_sanitize_window_hides_its_restrictive_patterns(sample, tmp_path):
