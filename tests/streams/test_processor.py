@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
 import msgpack
@@ -26,6 +27,7 @@ from setveil.core.formats import read_window
 from setveil.core.labeltext import unmarked
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Release
+from setveil.core.orphans import kill_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 from setveil.core.records import Record
 from setveil.core.subjects import merge_window
@@ -523,6 +525,41 @@ def with_model(model_class, good: Configured) -> Configured:
 
 def isolated(configured, time_limit=30.0, memory_limit=0) -> IsolatedProcessor:
     return IsolatedProcessor(configured, 3, False, "test", True, time_limit, memory_limit)
+
+
+class _Stopped(BaseException):
+    """What the worker's stop handler raises until Faust takes the signals."""
+
+
+def test_a_stop_signal_as_the_window_process_starts_kills_it_before_the_stop_goes_on(sample, monkeypatch):
+    # A SIGTERM that comes as the child is started is held, then handled, and the child killed
+    # before the stop goes on (mutation pass: a bare child.start() survived, since the service
+    # test's signal comes once the child has started, while it loads): left running, the child
+    # waited for the worker while the worker's exit waited for it.
+    started = []
+    start = SpawnProcess.start
+
+    def start_then_signal(self):
+        start(self)
+        started.append(self)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def stop(signum, frame):
+        raise _Stopped
+
+    monkeypatch.setattr(SpawnProcess, "start", start_then_signal)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(_Stopped):
+            isolated(processor(sample).pipeline.configured)
+        # as the stop reaches the worker's caller, before anything could end the child
+        exit_codes = [child.exitcode for child in started]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for child in started:
+            if child.exitcode is None:
+                kill_follower(child)
+    assert exit_codes == [-signal.SIGKILL]
 
 
 def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(sample):
