@@ -343,14 +343,14 @@ LEVEL_FIELDS = ("sets", "keys", "sup", "cover_ptr", "cover_rows", "free", "order
 
 
 def buffer_levels(rows, b_max):
-    """Every level a buffer of the records holding item 7 (sensitive) and 3 items or more
-    generates, each extended whole (not as the last)."""
+    """The buffer of the records holding item 7 (sensitive) and 3 items or more, and every level
+    it generates, each extended whole (not as the last)."""
     table = table_of(rows, 8, [7])
     buffer = QidBuffer(table, np.array([i for i, r in enumerate(rows) if 7 in r and len(r) >= 3], dtype=np.int64), b_max)
     levels = [buffer.singletons()]
     while levels[-1] is not None and levels[-1].size < 6:
         levels.append(buffer.extend(levels[-1]))
-    return levels[1:]
+    return buffer, levels[1:]
 
 
 # records of 2 to 6 public items, half of them with the sensitive 7: most tables give a buffer
@@ -366,14 +366,22 @@ def test_a_buffer_generates_the_same_levels_whatever_b_max(rows, b_max):
     # every field of every level, the order Algorithm 2 visits the qids in too, is that of a
     # level counted whole (mutation pass: the order taken from the first records of the free
     # qids' offsets in their own chunk, not in the level, survived; it changes which qid is
-    # sanitized first). Instances are kept for the extendable qids only (instances of the others
-    # survived: a level then held and extended instances that give no free qid).
-    whole = buffer_levels(rows, 1_000_000)
-    for level, expected in zip(buffer_levels(rows, b_max), whole, strict=True):
+    # sanitized first). Instances are kept for the extendable qids only, each in a buffer row
+    # that holds its qid, at the qid's last item (instances of the others survived: a level then
+    # held and extended instances that give no free qid; so did instances of qids left out,
+    # taken for the last qid).
+    _, whole = buffer_levels(rows, 1_000_000)
+    buffer, chunked = buffer_levels(rows, b_max)
+    for level, expected in zip(chunked, whole, strict=True):
         if expected is None:
             assert level is None
             continue
         for field in LEVEL_FIELDS:
             assert np.array_equal(getattr(level, field), getattr(expected, field)), field
         extendable = level.free & (level.sup >= 2)
-        assert extendable[level.inst_set].all()
+        assert (level.inst_set >= 0).all() and extendable[level.inst_set].all()
+        start, stop = buffer.ptr[level.inst_row], buffer.ptr[level.inst_row + 1]
+        assert ((start <= level.inst_pos) & (level.inst_pos < stop)).all()
+        assert np.array_equal(buffer.items[level.inst_pos], level.sets[level.inst_set, -1])
+        for row, qid in zip(level.inst_row, level.inst_set):
+            assert set(level.sets[qid].tolist()) <= set(buffer.items[buffer.ptr[row] : buffer.ptr[row + 1]].tolist())
