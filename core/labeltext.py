@@ -107,7 +107,8 @@ def turkic_folded(label: str) -> str:
 
 
 def _one_space(text: str) -> str:
-    """``text`` with each run of whitespace (``str.split``'s) one space."""
+    """``text`` with each run of whitespace (``str.split``'s) one space, and none at its ends,
+    where a dropped invisible character can leave one (a label itself never has one there)."""
     return " ".join(text.split())
 
 
