@@ -177,7 +177,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     interrupted = service.processing.is_set()
     # Only now: a window's child process killed while the agents ran would fail that window closed
     # instead of leaving it to be re-delivered.
-    service.processor.close()
+    processor.close()
     status = 1 if service.fatal is not None or status != 0 else 0
     if interrupted:
         # Python would wait at exit for the window thread, which nothing can interrupt: a long
