@@ -50,7 +50,7 @@ from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .headers import tolerate_header_names, unreadable_name
-from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure
+from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure, stop_joins_promptly
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
@@ -810,6 +810,7 @@ def create_app(
     # aiokafka's reader stopped the worker at a header name that is not UTF-8, on every restart
     tolerate_header_names()
     close_fetchers_quietly()
+    stop_joins_promptly()
     app = ServiceApp(
         c.group_id,
         broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],

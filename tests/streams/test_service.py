@@ -313,6 +313,55 @@ def test_sigterm_between_the_window_process_start_and_faust_is_a_clean_stop(make
     _assert_a_clean_stop_before_the_start(worker, started)
 
 
+def _a_killed_members_settings(make_settings, start_worker):
+    """Settings whose group holds a member that was killed, which the broker waits for in the next
+    join: about 10 s on Tansu and up to 20 s on Kafka, with a session timeout of 20 s."""
+    settings = make_settings(consumer__session_timeout=20.0, consumer__heartbeat_interval=2.0,
+                             consumer__rebalance_timeout=20.0)
+    start_worker(settings).kill()
+    return settings
+
+
+def _assert_a_prompt_stop(worker) -> None:
+    """SIGTERM stops ``worker`` cleanly in well under the 10 s stop watchdog: 1.2-1.8 s here, or
+    3.5 s after a 2 s fault."""
+    signalled = time.monotonic()
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    took = time.monotonic() - signalled
+    text = worker.log_text()
+    assert "did not stop within" not in text
+    assert "Traceback" not in text and "LeaveGroup request failed" not in text
+    assert "as the worker stopped while it joined failed" not in text
+    assert took < 6, f"the stop took {took:.1f} s"
+
+
+@pytest.mark.parametrize("sent", ["(Re-)joining group", "Joined group"], ids=["join", "sync"])
+def test_sigterm_while_the_broker_holds_the_group_join_stops_at_once(make_settings, start_worker, sent):
+    # Regression: a worker stopped while its group join was under way waited for the broker to
+    # answer the join before it stopped, and a broker holds a join until the group's other members
+    # have joined (or been expelled) and its leader has assigned: a worker restarted in the group of
+    # one that was killed hung until the 10 s stop watchdog, which blamed the broker (1 of 15 SIGTERMs
+    # 0.1 s after /healthz first answered; reproduced with the group id of the worker before it).
+    worker = start_worker(_a_killed_members_settings(make_settings, start_worker), ready=False)
+    wait_until(lambda: sent in worker.log_text(), 60, f"{sent!r} in the second worker's log", interval=0.02)
+    time.sleep(0.2)  # the request is on its way, or answered and the next one held
+    _assert_a_prompt_stop(worker)
+
+
+def test_sigterm_just_before_the_group_join_stops_at_once(make_settings, start_worker, monkeypatch, tmp_path):
+    # Regression: a stop that began after the consumer subscribed and before its join began
+    # joined anyway, and waited for the join (a worker in a new group on Tansu: 6.5 s, 1 of 11
+    # SIGTERMs after the fix above). The fault holds the worker between the two for 2 s.
+    settings = _a_killed_members_settings(make_settings, start_worker)
+    reached = tmp_path / "revoking"
+    _inject_faults(monkeypatch, FAULT_SLOW_REVOKE_FILE=str(reached))
+    worker = start_worker(settings, ready=False)
+    wait_until(reached.exists, 60, "the worker to reach the fault", interval=0.02)
+    _assert_a_prompt_stop(worker)
+    assert "(Re-)joining group" not in worker.log_text()
+
+
 def _assert_a_clean_stop_before_the_start(worker, window_process: list[int]) -> None:
     """SIGTERM stops ``worker``, whose ``window_process`` has started, in one line, with it."""
     worker.process.send_signal(signal.SIGTERM)

@@ -62,6 +62,10 @@ clients connect to a port nothing listens on, so that every connection is refuse
 that is down; then to the broker again (a broker back within producer.request_timeout, which the
 embedded broker cannot be: a restart loses its topics).
 
+FAULT_SLOW_REVOKE_FILE=PATH: the worker's handler of the revocation Faust signals before each
+join of the group creates PATH and waits 2 s on the event loop, the consumer subscribed and its
+join not begun (the window a stop signal landed in after about 10 ms).
+
 FAULT_SLOW_WEB_STOP_SECONDS=S: the worker's web server waits S seconds before it stops, as in a
 stop slowed by its Kafka clients, within the stop's 10 s. A worker whose clients stop at once
 closes its web server about 25 ms after a fatal error, and a test polling /healthz for the 503 it
@@ -289,3 +293,16 @@ if _slow_web_stop is not None:
         return await _stop_server(self)
 
     _web.Web.stop_server = _stop_server_late
+
+_slow_revoke = os.environ.get("FAULT_SLOW_REVOKE_FILE")
+if _slow_revoke is not None:
+    from setveil.streams.app import StreamService
+
+    _on_revoked = StreamService.on_revoked
+
+    async def _on_revoked_slowly(self, *args, **kwargs):
+        os.close(os.open(_slow_revoke, os.O_CREAT | os.O_WRONLY))
+        await asyncio.sleep(2)
+        return await _on_revoked(self, *args, **kwargs)
+
+    StreamService.on_revoked = _on_revoked_slowly
