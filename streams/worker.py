@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -11,6 +12,7 @@ import threading
 
 import click
 import faust
+from mode import Service
 
 from setveil.core.errors import ParameterError
 from setveil.core.plugins import Configured
@@ -78,9 +80,32 @@ class Worker(faust.Worker):
         if self.temporary_dir is not None:
             shutil.rmtree(self.temporary_dir, ignore_errors=True)
         sys.stdout.flush()
-        print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (is the broker reachable?); exiting "
-              "without waiting for the Kafka client", file=sys.stderr, flush=True)
+        print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (still stopping: "
+              f"{still_stopping(self.loop)}); exiting without waiting for the rest of its stop",
+              file=sys.stderr, flush=True)
         os._exit(status)
+
+
+def still_stopping(loop: asyncio.AbstractEventLoop) -> str:
+    """The services whose stop ``loop`` runs, each as the path of services stopping down to it
+    (``ServiceApp > Consumer > AIOKafkaConsumerThread``), for a stop that overran its limit: it
+    used to ask whether the broker was reachable, and one held by a group join had a broker that
+    was. mode stops each child service in a task of its own; read from the watchdog's thread."""
+    stopping = set()
+    for task in asyncio.all_tasks(loop):
+        frame = getattr(task.get_coro(), "cr_frame", None)
+        if frame is not None and frame.f_code.co_name == "stop" and isinstance(frame.f_locals.get("self"), Service):
+            stopping.add(frame.f_locals["self"])
+    parents = {child: service for service in stopping for child in service._children if child in stopping}
+    paths = []
+    for service in stopping:
+        if any(child in stopping for child in service._children):
+            continue
+        path = [service]
+        while path[0] in parents:
+            path.insert(0, parents[path[0]])
+        paths.append(" > ".join(node.shortlabel for node in path))
+    return "; ".join(sorted(paths)) or "none, the process waited at its exit"
 
 
 def item_file_notes(settings: Settings, configured: Configured) -> list[str]:

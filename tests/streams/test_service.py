@@ -362,6 +362,20 @@ def test_sigterm_just_before_the_group_join_stops_at_once(make_settings, start_w
     assert "(Re-)joining group" not in worker.log_text()
 
 
+def test_a_stop_past_its_limit_names_the_services_still_stopping(make_settings, start_worker, monkeypatch):
+    # Regression: the stop watchdog asked whether the broker was reachable, and said it exited
+    # without waiting for the Kafka client, whatever was still stopping: the broker was reachable
+    # when a group join held the stop (1 of 15 SIGTERMs 0.1 s after /healthz first answered).
+    _inject_faults(monkeypatch, FAULT_SLOW_WEB_STOP_SECONDS="12")
+    worker = start_worker(make_settings())
+    worker.process.send_signal(signal.SIGTERM)
+    assert worker.process.wait(timeout=30) == 0
+    text = worker.log_text()
+    assert ("setveil: the worker did not stop within 10 s (still stopping: ServiceApp > Web > Server); exiting "
+            "without waiting for the rest of its stop") in text
+    assert "broker" not in text.split("did not stop within", 1)[1]
+
+
 def _assert_a_clean_stop_before_the_start(worker, window_process: list[int]) -> None:
     """SIGTERM stops ``worker``, whose ``window_process`` has started, in one line, with it."""
     worker.process.send_signal(signal.SIGTERM)

@@ -67,7 +67,8 @@ join of the group creates PATH and waits 2 s on the event loop, the consumer sub
 join not begun (the window a stop signal landed in after about 10 ms).
 
 FAULT_SLOW_WEB_STOP_SECONDS=S: the worker's web server waits S seconds before it stops, as in a
-stop slowed by its Kafka clients, within the stop's 10 s. A worker whose clients stop at once
+stop slowed by its Kafka clients, within the stop's 10 s (or, S above 10, a stop that overruns its
+limit in a service known beforehand). A worker whose clients stop at once
 closes its web server about 25 ms after a fatal error, and a test polling /healthz for the 503 it
 answers meanwhile missed it on a loaded machine.
 """
