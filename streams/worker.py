@@ -79,10 +79,13 @@ class Worker(faust.Worker):
         status = 1 if self.service is not None and self.service.fatal is not None else 0
         if self.temporary_dir is not None:
             shutil.rmtree(self.temporary_dir, ignore_errors=True)
+        try:
+            stopping = still_stopping(self.loop)
+        except Exception:  # read across threads, as the loop runs on: the watchdog must exit whatever it reads
+            stopping = "not known"
         sys.stdout.flush()
-        print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (still stopping: "
-              f"{still_stopping(self.loop)}); exiting without waiting for the rest of its stop",
-              file=sys.stderr, flush=True)
+        print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (still stopping: {stopping}); exiting "
+              "without waiting for the rest of its stop", file=sys.stderr, flush=True)
         os._exit(status)
 
 

@@ -324,7 +324,7 @@ def _a_killed_members_settings(make_settings, start_worker):
 
 def _assert_a_prompt_stop(worker) -> None:
     """SIGTERM stops ``worker`` cleanly in well under the 10 s stop watchdog: 1.2-1.8 s here, or
-    3.5 s after a 2 s fault."""
+    3.5 s after a 2 s fault (the bound leaves room for a loaded machine; a held join takes 10 s)."""
     signalled = time.monotonic()
     worker.process.send_signal(signal.SIGTERM)
     assert worker.process.wait(timeout=30) == 0
@@ -333,7 +333,7 @@ def _assert_a_prompt_stop(worker) -> None:
     assert "did not stop within" not in text
     assert "Traceback" not in text and "LeaveGroup request failed" not in text
     assert "as the worker stopped while it joined failed" not in text
-    assert took < 6, f"the stop took {took:.1f} s"
+    assert took < 8, f"the stop took {took:.1f} s"
 
 
 @pytest.mark.parametrize("sent", ["(Re-)joining group", "Joined group"], ids=["join", "sync"])
