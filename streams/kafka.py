@@ -21,7 +21,7 @@ from aiokafka.conn import CloseReason
 from aiokafka.consumer import fetcher, group_coordinator
 from aiokafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
 from aiokafka.helpers import create_ssl_context
-from aiokafka.protocol.group import JoinGroupRequest, LeaveGroupRequest
+from aiokafka.protocol.group import LeaveGroupRequest
 
 from setveil.core.errors import SetveilError
 
@@ -80,6 +80,9 @@ def close_fetchers_quietly() -> None:
     fetcher.Fetcher.close = _close_fetcher
 
 
+#: the member id of a JoinGroup request before the broker has given one (every version's)
+UNKNOWN_MEMBER_ID = ""
+
 #: the group coordinators whose routine is in a join of the group (JoinGroup, then SyncGroup)
 _joining: weakref.WeakSet[group_coordinator.GroupCoordinator] = weakref.WeakSet()
 
@@ -119,9 +122,17 @@ async def _close_coordinator(self: group_coordinator.GroupCoordinator) -> None:
         connection = self._client._conns.pop((self.coordinator_id, ConnectionGroup.COORDINATION), None)
         if connection is not None:
             connection.close(reason=CloseReason.SHUTDOWN)
-        if self.generation < 0 and self.member_id != JoinGroupRequest.UNKNOWN_MEMBER_ID:
+        if self.generation < 0 and self.member_id != UNKNOWN_MEMBER_ID:
             await _leave_before_a_generation(self)
     await _coordinator_close(self)
+
+
+def _leave_group_request(group_id: str, member_id: str):
+    # aiokafka 0.11 names a request by the list of its versions (v1, as its own leave sends to a
+    # broker of 0.11 or later), 0.12 and later by one class that picks the version
+    if isinstance(LeaveGroupRequest, list):
+        return LeaveGroupRequest[1](group_id, member_id)
+    return LeaveGroupRequest(group_id, member_id)
 
 
 async def _leave_before_a_generation(coordinator: group_coordinator.GroupCoordinator) -> None:
@@ -132,7 +143,7 @@ async def _leave_before_a_generation(coordinator: group_coordinator.GroupCoordin
     group with the member all the same (the next worker in the group was ready about 21 s after its
     start either way, session timeout 10 s). A best effort, as aiokafka's own leave."""
     try:
-        await coordinator._send_req(LeaveGroupRequest(coordinator.group_id, coordinator.member_id))
+        await coordinator._send_req(_leave_group_request(coordinator.group_id, coordinator.member_id))
     except KafkaError as err:
         log.warning("leaving the group as the worker stopped while it joined failed (%s); the broker "
                     "expels it after consumer.session_timeout", type(err).__name__)
