@@ -319,6 +319,16 @@ def pair_refused(pair: str) -> tuple[str, str]:
                                     "may be a secret)")
 
 
+def listed(name: str, text: str) -> list[str]:
+    """The values of the comma-separated option ``name``, stripped of blanks. An empty value is a
+    typo, refused as the integer lists and bench audit's are (QA: bench rho --rho 0.3,,0.5 ran two
+    values of ρ, and bench coherence --policies '' ran no policy at all, each with exit status 0)."""
+    values = [value.strip() for value in text.split(",")]
+    if not all(values):
+        raise ParameterError(name, f"{text!r} is not a comma-separated list (none of its values empty)")
+    return values
+
+
 def refuse_repeats(name: str, values: Sequence) -> None:
     """Refuse an option that lists a value more than once, naming the option and the values: a
     benchmark would measure such a value twice and merge the runs into one row."""

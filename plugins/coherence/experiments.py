@@ -24,7 +24,7 @@ from setveil.core.formats import read_window
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
 from setveil.core.output import write_json
-from setveil.core.params import refuse_repeats
+from setveil.core.params import listed, refuse_repeats
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 from setveil.core.verify import release_violations
@@ -48,7 +48,7 @@ from setveil.core.verify import release_violations
 def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_support_share, json_path):
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
     check_bench_files(json_path, (input_path,))
-    policy_list = [s.strip() for s in policies.split(",") if s.strip()]
+    policy_list = listed("policies", policies)
     refuse_repeats("policies", policy_list)  # QA re-check: each row then came twice
     registry = get_registry()
     params = {"h": str(h), "k": str(k), "p": str(p)}

@@ -47,7 +47,7 @@ from setveil.core.itemsplit import random_split
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
 from setveil.core.output import write_json
-from setveil.core.params import refuse_repeats
+from setveil.core.params import listed, refuse_repeats
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
@@ -221,11 +221,6 @@ def _size(value: str) -> int | None:
     return int(value)
 
 
-def _listed(text: str) -> list[str]:
-    """The values of a comma-separated option."""
-    return [value.strip() for value in text.split(",") if value.strip()]
-
-
 def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
     """The datasets the paper ran an experiment on that were chosen, else every chosen one (an
     experiment never silently runs on nothing)."""
@@ -235,23 +230,16 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
 def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
     """The (policy, parameters) of every run the chosen experiments make, beyond the base ones."""
     if "quality" in experiments or "cutoff" in experiments:
-        for flag, values in (("rho", rhos), ("policy", policies)):
-            if not values:
-                raise ParameterError(flag, "give at least one value (comma-separated)")
         yield from ((policy, {"rho": rho}) for rho in rhos for policy in policies)
     pair = ("dist", "mine")
     if "speed" in experiments:
         yield from ((policy, {"rho": "0.7"}) for policy in pair)
-    # an experiment with no value to run would print an empty table (QA: --t-max-values , did)
-    for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
-        if experiment in experiments and not _listed(values):
-            raise ParameterError(flag, "give at least one value (comma-separated)")
     if "tmax" in experiments:
         yield from ((policy, {"rho": "0.7", "t_max": value, "workers": count})
-                    for value in _listed(t_max_values) for policy in pair for count in {"1", workers})
+                    for value in t_max_values for policy in pair for count in {"1", workers})
     if "bmax" in experiments:
         yield from ((policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"})
-                    for value in _listed(b_max_values) for policy in pair)
+                    for value in b_max_values for policy in pair)
 
 
 @click.command("rho")
@@ -286,7 +274,9 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     """ρ-uncertainty experiments (Jia et al. §4): info loss, K-L divergence, rules, speed, t_max, b_max."""
     names = list(names) or list(DATASETS)
     experiments = list(experiments) or list(EXPERIMENTS)
-    rhos, policies = _listed(rhos), _listed(policies)
+    # an empty list would run an experiment as an empty table (QA: --t-max-values , did)
+    rhos, policies = listed("rho", rhos), listed("policy", policies)
+    t_max_values, b_max_values = listed("t-max-values", t_max_values), listed("b-max-values", b_max_values)
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
     for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
         get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
@@ -297,7 +287,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     refuse_repeats("dataset", names)
     for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
         if experiment in experiments:
-            refuse_repeats(flag, _listed(values))
+            refuse_repeats(flag, values)
     check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
     started_on = machine()  # the load average as the runs start, not as they end
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
@@ -326,7 +316,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("tmax", chosen, "ρ = 0.7")
         rows = []
         for item in chosen:
-            for value in _listed(t_max_values):
+            for value in t_max_values:
                 for policy in ("dist", "mine"):
                     for count in sorted({"1", workers}):
                         row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
@@ -339,7 +329,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
         rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1, False)
                 for item in chosen
-                for value in _listed(b_max_values) for policy in ("dist", "mine")]
+                for value in b_max_values for policy in ("dist", "mine")]
         bench.record("bmax", rows,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])

@@ -19,7 +19,7 @@ from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_json, write_text_output
-from setveil.core.params import refuse_repeats
+from setveil.core.params import listed, refuse_repeats
 from setveil.core.plugins import get_registry
 
 from .bench import POLICIES, effectiveness, speed
@@ -113,9 +113,9 @@ def bench_sanitize():
 def _policies(text: str) -> tuple[str, ...]:
     """The named policies, each installed for the sanitize model: the paper's four by default,
     a third party's as well when asked for."""
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    names = tuple(listed("policies", text))
     installed = get_registry().policies.get("sanitize", {})
-    if not names or any(name not in installed for name in names):
+    if any(name not in installed for name in names):
         raise ParameterError("policies", f"got {text!r}, allowed: a comma-separated subset of the installed "
                              f"sanitize policies ({', '.join(sorted(installed))})")
     refuse_repeats("policies", names)  # QA: each row then came twice

@@ -217,6 +217,27 @@ def test_a_list_of_integers_with_an_empty_value_is_refused_as_bench_audits_lists
         in result.output
 
 
+@pytest.mark.parametrize("option, values", [
+    (["sanitize", "effectiveness", "{data}", "--policies"], "naive,,iga"),
+    (["sanitize", "speed", "{data}", "--policies"], "naive,"),
+    (["coherence", "{data}", "--public-share", "0.5", "--h", "0.5", "--k", "2", "--p", "2", "--policies"], "mm,,il"),
+    (["coherence", "{data}", "--public-share", "0.5", "--h", "0.5", "--k", "2", "--p", "2", "--policies"], ""),
+    (["rho", "--datasets", "{folder}", "--dataset", "missing", "--rho"], "0.3,,0.5"),
+    (["rho", "--datasets", "{folder}", "--dataset", "missing", "--policy"], "mine,,dist"),
+    (["rho", "--datasets", "{folder}", "--dataset", "missing", "--experiment", "tmax", "--t-max-values"], "50,,off"),
+    (["rho", "--datasets", "{folder}", "--dataset", "missing", "--experiment", "bmax", "--b-max-values"], ",1000"),
+])
+def test_a_list_of_names_or_values_with_an_empty_one_is_refused_as_the_integer_lists_are(files, option, values):
+    # QA (offline user): bench rho --rho 0.3,,0.5 ran two values of ρ, bench sanitize --policies
+    # naive,,iga two policies, and bench coherence --policies '' none but RmAll, each exit 0,
+    # where -k 2,,5 and bench audit --noise 0,,0.1 are refused as a typo
+    paths = {"{data}": str(files / "missing.dat"), "{folder}": str(files)}
+    result = run("bench", *[paths.get(arg, arg) for arg in option], values)
+    flag = option[-1].lstrip("-")
+    assert result.exit_code == 2 and "missing" not in result.output and result.output.count("\n") == 1
+    assert f"parameter '{flag}': {values!r} is not a comma-separated list (none of its values empty)" in result.output
+
+
 def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_is(files):
     # QA re-check: -P h=0.29999999999999999 was refused, yet bench coherence --h and items split
     # --h ran it as 0.3, loosening the threshold as typed
