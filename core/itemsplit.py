@@ -9,6 +9,11 @@
   data and the seed only.
 - :func:`random_split` marks a share of the item types sensitive at random (the ρ-uncertainty
   experiments use 40%).
+
+Both keep the spellings of one item together, those alike :func:`~setveil.core.labeltext.unmarked`
+(é as one code point and as e and a combining accent, a zero-width space pasted in): each is in
+the same list as the others, since every run refuses a list that names one and not the others
+(:func:`~setveil.core.schema.misspelt`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labeltext import label_order
+from .labeltext import label_order, unmarked
 from .share import Share
 from .window import Window
 
@@ -36,7 +41,7 @@ def coherence_split(window: Window, public_share: float, seed: int, h: float | N
     public = np.zeros(n_items, dtype=bool)
     public[_draw(labels, support, public_share, seed)] = True
     if h is not None:
-        public |= Share.of(h).exceeded(support, len(window))
+        public = _together(labels, public | Share.of(h).exceeded(support, len(window)))
     rank = np.empty(n_items, dtype=np.int64)
     # rank 0 = highest support, ties to the smaller label
     rank[np.lexsort((labels.astype(str), -support))] = np.arange(n_items)
@@ -51,6 +56,7 @@ def coherence_split(window: Window, public_share: float, seed: int, h: float | N
         inverse = np.empty(n_items, dtype=np.int64)
         inverse[rank] = np.arange(n_items)
         private[inverse[held]] = True
+    private = _together(labels, private) & (support > 0)
     neutral = ~public & ~private & (support > 0)
     public &= support > 0
     return Split(_sorted(labels[private]), _sorted(labels[public]), _sorted(labels[neutral]))
@@ -66,11 +72,22 @@ def random_split(window: Window, sensitive_share: float, seed: int) -> Split:
 
 def _draw(labels: np.ndarray, support: np.ndarray, share: float, seed: int) -> np.ndarray:
     """A seeded sample of ``share`` of the items that occur, drawn over items in label order so
-    that the draw does not depend on the order in which items first appear."""
+    that the draw does not depend on the order in which items first appear. The spellings of one
+    item are drawn as one, in the place of the first in label order, so that data with one
+    spelling per item draws what it drew before spellings were grouped."""
     present = np.flatnonzero(support > 0)
     present = present[np.argsort(labels[present].astype(str), kind="stable")]
+    first: dict[str, int] = {}
+    group = np.array([first.setdefault(unmarked(labels[i]), len(first)) for i in present], dtype=np.int64)
     rng = np.random.default_rng(seed)
-    return present[rng.permutation(len(present))[: int(round(share * len(present)))]]
+    return present[np.isin(group, rng.permutation(len(first))[: int(round(share * len(first)))])]
+
+
+def _together(labels: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """``marked`` with every spelling of a marked item marked too."""
+    keys = [unmarked(label) for label in labels]
+    chosen = {key for key, mark in zip(keys, marked) if mark}
+    return np.array([key in chosen for key in keys], dtype=bool)
 
 
 def _sorted(labels) -> list[str]:
