@@ -26,7 +26,8 @@ from .bench import POLICIES, effectiveness, speed
 from .metrics import PatternMetrics
 from .patterns import RestrictivePatterns
 from .quest import QuestSettings, generate
-from .sample import TooFewPatterns, TransactionsTooShort, frequent_supersets, sample_patterns, write_patterns
+from .sample import (TooFewPatterns, TransactionsTooShort, frequent_supersets, other_spellings, sample_patterns,
+                     write_patterns)
 
 
 @click.group("patterns")
@@ -85,8 +86,10 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
         supersets = [] if sigma is None else frequent_supersets(window, patterns, sigma)
     except MiningTooLarge as exc:
         raise ParameterError("supersets-at", f"{exc}: raise it") from None
-    write_patterns(output, patterns + supersets)
+    spelt = other_spellings(window, patterns + supersets)
+    write_patterns(output, patterns + supersets + spelt)
     extra = "" if sigma is None else f" and their {len(supersets)} supersets of support >= {sigma:g}"
+    extra += f" and their {len(spelt)} other spelling(s) in the input" if spelt else ""
     click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
                f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {output}", err=True)
 
@@ -192,7 +195,8 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
                       f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
             for current in range(seed, seed + seeds):
                 path = str(Path(scratch) / f"restrictive-{current}.txt")
-                write_patterns(path, _sample(input_path, window, count, min_length, max_length, min_support, max_support, current))
+                picks = _sample(input_path, window, count, min_length, max_length, min_support, max_support, current)
+                write_patterns(path, picks + other_spellings(window, picks))
                 rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
     items = int((window.supports > 0).sum())
     click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {items} items{dropped}; {source}")
@@ -274,7 +278,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
             for count in counts:
                 patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support, seed)
                 path = str(Path(scratch) / f"restrictive-{count}.txt")
-                write_patterns(path, patterns)
+                write_patterns(path, patterns + other_spellings(window, patterns))
                 for policy in policies:
                     row = {"dataset": Path(input_path).name, "transactions": len(window), "patterns": count,
                            "read_seconds": read_seconds, **speed(window, path, policy, psi, runs)}

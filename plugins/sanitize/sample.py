@@ -9,18 +9,20 @@ picked is passed over: it would be restrictive anyway and add no pattern to hide
 
 §5.1 then ran the algorithms with R_P holding every frequent pattern (at the mining support σ)
 that contains one of the picks, 22,479 patterns for 10 picks; :func:`frequent_supersets` lists
-those, shortest first as a level-wise miner finds them.
+those, shortest first as a level-wise miner finds them. :func:`other_spellings` lists the patterns
+again with their items in the other spellings the data gives them, which every run needs.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections import deque
 
 import numpy as np
 
-from setveil.core.labeltext import label_order, label_text
+from setveil.core.labeltext import label_order, label_text, unmarked
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.output import write_text_output
 from setveil.core.window import Window
@@ -114,6 +116,27 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
         for j in np.flatnonzero(found).tolist()
     ]
     return sorted(supersets, key=lambda pattern: (len(pattern), [label_order(label) for label in pattern]))
+
+
+def other_spellings(window: Window, patterns: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """``patterns`` with their items in every other spelling that ``window`` holds alike
+    :func:`~setveil.core.labeltext.unmarked` (é as one code point and as e and a combining
+    accent), each not in ``patterns``, in the order of the patterns they spell: every run refuses
+    a pattern file that gives a pattern in one spelling and not in the others the input uses
+    (:func:`~setveil.core.schema.misspelt`), since the records that spell it otherwise would keep
+    it."""
+    held = np.flatnonzero(window.supports > 0).tolist()
+    spellings: dict[str, list[str]] = {}
+    for label in sorted((window.vocab.label(i) for i in held), key=label_order):
+        spellings.setdefault(unmarked(label), []).append(label)
+    seen = {frozenset(pattern) for pattern in patterns}
+    found = []
+    for pattern in patterns:
+        for spelt in itertools.product(*(spellings.get(unmarked(label), [label]) for label in pattern)):
+            if frozenset(spelt) not in seen:
+                seen.add(frozenset(spelt))
+                found.append(tuple(sorted(spelt, key=label_order)))
+    return found
 
 
 def write_patterns(path: str | os.PathLike, patterns: list[tuple[str, ...]]) -> None:

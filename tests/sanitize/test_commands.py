@@ -270,6 +270,37 @@ def test_labels_with_blanks_are_sampled_listed_and_hidden(runner, tmp_path):
     assert runner.invoke(cli, ["verify", str(data), str(out), *args]).exit_code == 0
 
 
+def test_a_sampled_pattern_is_written_in_every_spelling_the_input_gives_its_items(runner, tmp_path):
+    # QA (offline user): over records spelling café as one code point and as e and a combining
+    # accent, patterns sample wrote patterns of one spelling, which anonymize refused, and bench
+    # sanitize effectiveness stopped at its own sample the same way
+    data = tmp_path / "d.jsonl"
+    rows = [[f"s{i % 3}", "caf\u00e9" if i % 2 else "cafe\u0301", f"x{i % 2}"] for i in range(24)]
+    data.write_text("".join(json.dumps({"items": r}) + "\n" for r in rows), encoding="utf-8")
+    patterns = tmp_path / "p.txt"
+    result = runner.invoke(cli, ["patterns", "sample", str(data), "-n", "2", "--max-length", "2", "--min-support",
+                                 "0.1", "--max-support", "0.3", "--seed", "1", "-o", str(patterns)])
+    assert result.exit_code == 0, result.output
+    written = RestrictivePatterns.load(patterns).patterns
+    picks = written[:2]
+    variants = {tuple(sorted(label.replace("caf\u00e9", "cafe\u0301") if "caf\u00e9" in p else
+                             label.replace("cafe\u0301", "caf\u00e9") for label in p)) for p in picks}
+    assert {tuple(sorted(p)) for p in written[2:]} == variants - {tuple(sorted(p)) for p in picks}
+    assert any("caf\u00e9" in p or "cafe\u0301" in p for p in picks)
+    assert "2 patterns" in result.stderr and f"and their {len(written) - 2} other spelling(s)" in result.stderr
+    out = tmp_path / "out.jsonl"
+    args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
+    result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *args])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, ["verify", str(data), str(out), *args]).exit_code == 0
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(data), "-n", "2", "--max-length", "2",
+                                 "--min-support", "0.1", "--max-support", "0.3", "--seed", "1", "--psi-step", "1"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(data), "-n", "2", "--max-length", "2",
+                                 "--min-support", "0.1", "--max-support", "0.3", "--seed", "1", "--runs", "1"])
+    assert result.exit_code == 0, result.output
+
+
 def test_windows_each_keep_the_bound(runner, database, tmp_path):
     patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
     out = tmp_path / "out.dat"
