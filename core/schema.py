@@ -14,7 +14,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, also_lines
 from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
@@ -78,7 +78,11 @@ class ItemSchema:
         priv, priv_quoted, priv_lines = read_label_list(private) if private is not None else (frozenset(), {}, {})
         pub, pub_quoted, pub_lines = read_label_list(public) if public is not None else (None, {}, {})
         if pub is not None and priv & pub:
-            raise InputError(public, f"{len(priv & pub)} item(s) are listed as both sensitive and public")
+            # the lines, never the labels, as every refusal of an item list names them
+            lines = sorted(pub_lines[label] for label in priv & pub)
+            first = min(priv & pub, key=pub_lines.__getitem__)
+            raise InputError(public, f"the item is listed as sensitive too, on line {priv_lines[first]} of {private}: "
+                                     "list it as sensitive or as public, not both" + also_lines(lines), lines[0])
         return cls(priv, pub, priv_quoted, pub_quoted, priv_lines, pub_lines)
 
 

@@ -238,6 +238,21 @@ def test_a_list_of_names_or_values_with_an_empty_one_is_refused_as_the_integer_l
     assert f"parameter '{flag}': {values!r} is not a comma-separated list (none of its values empty)" in result.output
 
 
+@pytest.mark.parametrize("command", ["anonymize", "verify"])
+def test_an_item_listed_sensitive_and_public_is_refused_naming_the_lines(files, command):
+    # QA (offline user): "public.txt: 2 item(s) are listed as both sensitive and public" named
+    # neither list's line, where every other refusal of an item list points at one
+    public = files / "public.txt"
+    public.write_text("a\nHIV\nb\nDiabetes\n")
+    target = ["-o", files / "o.dat"] if command == "anonymize" else [files / "fig1.dat"]
+    result = run(command, files / "fig1.dat", *target, *MODEL, "--sensitive", files / "private.txt",
+                 "--public", public)
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and not (files / "o.dat").exists()
+    assert result.output == (f"setveil: error: {public}:2: the item is listed as sensitive too, on line 3 of "
+                             f"{files / 'private.txt'}: list it as sensitive or as public, not both "
+                             "(also line(s) 4)\n")
+
+
 def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_is(files):
     # QA re-check: -P h=0.29999999999999999 was refused, yet bench coherence --h and items split
     # --h ran it as 0.3, loosening the threshold as typed
