@@ -152,7 +152,7 @@ def test_without_a_public_list_every_item_but_the_sensitive_is_public(tmp_path):
     assert [listed.class_of(label) for label in "spa"] == [ItemClass.PRIVATE, ItemClass.PUBLIC, ItemClass.NEUTRAL]
     write_label_file(tmp_path / "private", ["s"])
     write_label_file(tmp_path / "public", ["p", "s"])
-    with pytest.raises(InputError, match="1 item"):
+    with pytest.raises(InputError, match=r"public:2: the item is listed as sensitive too, on line 1 of .*private"):
         ItemSchema.from_files(tmp_path / "private", tmp_path / "public")
 
 
