@@ -34,9 +34,11 @@ from setveil.core.subjects import merge_window
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
 from setveil.streams import causes
+from setveil.streams.app import window_processor
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
 from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
+from setveil.streams.settings import load_settings
 from setveil.streams.windowing import Cut, Message
 
 
@@ -83,6 +85,27 @@ def test_a_window_not_checked_under_model_verify_false_is_still_released(sample)
     outcome = WindowProcessor(pipeline, 3, False, "test").process("in", 0, cut_of(list(read_window(data))[:100]))
     assert outcome.emitted, outcome.reason
     assert decode_batch(outcome.value)["verified"] is False
+
+
+@pytest.mark.parametrize("time_limit", [0.0, 30.0])
+def test_the_worker_checks_each_window_unless_model_verify_is_false(sample, time_limit):
+    # mutation pass: window_processor, the worker's own, building its pipeline with verify=False
+    # in place of model.verify survived, in the worker's thread and in model.time_limit's window
+    # process alike: a release that adds an item was emitted as a batch
+    data, _, _ = sample
+    broken = with_model(_AddsAnItem, processor(sample).pipeline.configured)
+    transactions = list(read_window(data))[:50]
+    for verify in (True, False):
+        worker = window_processor(load_settings(None, {"model.time_limit": time_limit, "model.verify": verify}, env={}),
+                                  broken)
+        try:
+            outcome = worker.process("in", 0, cut_of(transactions))
+        finally:
+            worker.close()
+        if verify:
+            assert not outcome.emitted and outcome.cause == "check-failed", outcome.reason
+        else:
+            assert outcome.emitted and decode_batch(outcome.value)["verified"] is False, outcome.reason
 
 
 def test_a_rho_window_becomes_a_verified_batch(sample):
