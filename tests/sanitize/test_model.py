@@ -127,6 +127,18 @@ def test_rounding_of_decimal_psi(tmp_path):
     assert sum(1 for t in release.window if {"a", "b"} <= set(t)) == 29
 
 
+def test_the_model_checks_a_release_at_its_own_psi(tmp_path):
+    # 10 sensitive transactions of A B at ψ=0.3: a release where 3 still hold it passes, one
+    # where 4 do fails (mutation pass: the model giving its checker ψ + 0.1 survived, as the
+    # checker's own tests name ψ themselves and every release the model made was below it)
+    window = Window.from_transactions([["A", "B", "C"]] * 10)
+    model = configure("iga", write_patterns(tmp_path / "p.txt", "A B"), "0.3").model
+    for holding, safe in ((3, True), (4, False)):
+        release = Window.from_transactions([["A", "B", "C"]] * holding + [["A", "C"]] * (10 - holding),
+                                           vocab=window.vocab)
+        assert [v.rule for v in model.violations(window, release)] == ([] if safe else ["disclosed"])
+
+
 def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
     path = write_patterns(tmp_path / "p.txt", "A X", "Y Z")
     release = run("iga", fig3, path, "0")
