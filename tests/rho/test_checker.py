@@ -22,6 +22,16 @@ def test_the_empty_qid_counts():
     assert "2/3" in found[0].summary and "hiv" not in found[0].summary
 
 
+def test_a_window_of_one_record_is_checked():
+    # the empty qid of a lone record holding hiv infers it with confidence 1/1, above any rho (mutation
+    # pass: returning at once for a window of one record, as for an empty one, survived)
+    window = Window.from_transactions([["a", "hiv"]])
+    found = violations(window, window, rho="0.99")
+    assert [(v.itemset, v.target) for v in found] == [((), "hiv")] and "1/1" in found[0].summary
+    alone = Window.from_transactions([["a", "b"]])
+    assert not violations(alone, alone, rho="0.01")
+
+
 def test_a_qid_longer_than_qid_size_is_not_checked_but_is_at_a_larger_size():
     # conf({a,b,c} -> hiv) = 1/2 while every qid of at most two items stays at 1/3 or below
     rows = [["a", "b", "c", "hiv"], ["a", "b", "x"], ["a", "c", "y"], ["b", "c", "z"], ["a", "b", "c", "w"]]
