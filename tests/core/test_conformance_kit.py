@@ -183,13 +183,16 @@ class Floor(PrivacyModel):
         if FAULT == "ceiling":
             for item in np.flatnonzero(release.supports > 3):
                 yield Violation("common", "an item is held by more than 3 transactions", (release.vocab.label(int(item)),))
-        for item in np.flatnonzero((release.supports > 0) & (release.supports < self.params["k"] + (FAULT == "strict"))):
+        for number, item in enumerate(np.flatnonzero((release.supports > 0)
+                                                     & (release.supports < self.params["k"] + (FAULT == "strict")))):
             label = release.vocab.label(int(item))
             if FAULT == "string":
                 yield f"rare: {label}"
             elif FAULT == "ids":
                 yield Violation("rare", "an item is held by fewer than k transactions", (int(item),))
             elif FAULT == "summary":
+                yield Violation("rare", f"{label} is held by fewer than k transactions", (label,))
+            elif FAULT == "latersummary" and number:  # the first violation names no item, the others do
                 yield Violation("rare", f"{label} is held by fewer than k transactions", (label,))
             elif FAULT == "number" and label.isdecimal():  # as a model written for FIMI data might
                 yield Violation("rare", f"item {int(label)} is held by fewer than k transactions", (label,))
@@ -373,6 +376,9 @@ CAUGHT_LATE = {
         # a violation whose summary names an item: the first is logged and dead-lettered (QA as a
         # plugin author: the kit let it through, and a worker logged "public item p10 reveals S3")
         ("summary", "a Violation's rule or summary names items of the window (p0)"),
+        # ... and so does one after the first: which comes first depends on the window (mutation pass:
+        # the kit reading the first violation alone survived)
+        ("latersummary", "unsafe_windows[0]: a Violation's rule or summary names items of the window (p1)"),
         # one that names only an integer label (QA: the kit left whole numbers out, and most
         # benchmark data has nothing else)
         ("number", "with its items relabeled as integers, a Violation's rule or summary names items of the window"),
