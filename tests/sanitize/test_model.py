@@ -139,6 +139,16 @@ def test_the_model_checks_a_release_at_its_own_psi(tmp_path):
         assert [v.rule for v in model.violations(window, release)] == ([] if safe else ["disclosed"])
 
 
+def test_the_model_checks_every_pattern_of_its_file(tmp_path):
+    # a release that hides one of two patterns fails on the other, first or last in the file
+    # (mutation pass: the model giving its checker every pattern but the last survived)
+    window = Window.from_transactions([["A", "B", "C", "D"]] * 2)
+    model = configure("iga", write_patterns(tmp_path / "p.txt", "A B", "C D"), "0").model
+    for kept, disclosed in ((["B", "C", "D"], ("C", "D")), (["A", "B", "D"], ("A", "B"))):
+        release = Window.from_transactions([kept] * 2, vocab=window.vocab)
+        assert [v.itemset for v in model.violations(window, release)] == [disclosed]
+
+
 def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
     path = write_patterns(tmp_path / "p.txt", "A X", "Y Z")
     release = run("iga", fig3, path, "0")
