@@ -50,6 +50,13 @@ def test_kanonymity_checker_names_each_failure(released, expected):
     assert set(rules("kanonymity", {"k": "2"}, ORIGINAL, released)) == (set(generalization) or {"small-class"})
 
 
+def test_an_original_item_outside_the_hierarchy_breaks_the_generalization():
+    # x is no node of Fig. 2's hierarchy: a release that leaves it out has no label covering it,
+    # and could have none (mutation pass: dropping the unknown-item violation survived, and the
+    # release passed, x suppressed by a model that may only generalize)
+    assert rules("kanonymity", {"k": "1"}, [["a1", "x"], ["a1"]], [["a1"], ["a1"]]) == ["unknown-item"]
+
+
 def test_km_checker_finds_the_failing_itemset():
     before = [["a1", "a2"], ["a1", "a2"], ["a1", "b1"], ["a2", "b1"]]
     assert rules("km-anonymity", {"k": "2", "m": "1"}, before, before) == []
