@@ -91,6 +91,14 @@ def test_the_first_id_past_the_vocabulary_is_outside_it():
     assert malformed_violation(built(original, [[0], [2]])).summary.endswith("outside its vocabulary")
 
 
+def test_a_negative_id_is_outside_the_vocabulary():
+    # -1 reads as the last label, b here, and its occurrence key is that of transaction 0's b: the
+    # release [[a], [b, a]] of [[a, b], [a]] passed "nothing added" and a sanitize check of the
+    # pattern a b at psi=0 (mutation pass: ids down to -1 taken as inside the vocabulary survived)
+    original = Window.from_transactions([["a", "b"], ["a"]])
+    assert malformed_violation(built(original, [[0], [-1, 0]])).summary.endswith("outside its vocabulary")
+
+
 def test_added_and_removed_occurrences_are_counted_and_located():
     # against [[a, s], [a], [c], [d]], the release adds c to transaction 1 and d to 2, and
     # drops s (protected) from 0 and c (not protected) from 2
