@@ -79,6 +79,7 @@ def test_a_violation_is_described_with_its_itemset_target_and_transaction():
     ([], []),  # not even the offset of the first transaction
     ([0, 2, 1, 2], [0, 1]),  # an offset going back: transaction 1 would run backwards
     ([1, 2], [0, 1]),  # item 0 would belong to no transaction
+    ([0, 1], [0, 1]),  # nor item 1, past the last offset (mutation pass: that comparison dropped survived)
 ])
 def test_offsets_that_do_not_cover_the_ids_in_order_are_malformed(indptr, ids):
     original = Window.from_transactions([["a", "b"]] * max(len(indptr) - 1, 0))
