@@ -1270,6 +1270,40 @@ def test_details_and_stats_rewritten_by_the_models_checker_change_no_outcome(rec
     assert outcome.release.stats == outcome.report["stats"] == rec.anonymized[0]["stats"] == {"deletions": 1}
 
 
+class RestoringChecker(LeakyModel):
+    """Releases its window without the rare b, in arrays it keeps, and writes b into them when its
+    release is checked."""
+
+    def anonymize(self, window, policy, rng):
+        self.indices = np.zeros(2, dtype=np.int32)  # [[a], [a]]
+        return Release(Window(window.vocab, np.array([0, 1, 2]), self.indices, window.tids))
+
+    def violations(self, original, release):
+        self.indices[1] = original.vocab.get("b")  # [[a], [b]]
+        return iter(())
+
+
+class ReleaseObserver:
+    def __init__(self):
+        self.shown = []
+
+    @hookimpl
+    def setveil_window_anonymized(self, release, report):
+        self.shown.append(list(release.window))
+
+
+def test_a_release_rewritten_by_the_models_checker_is_shown_to_observers_as_checked(recorder):
+    # mutation pass: the release observers are shown (and the loss is computed on) copied from the
+    # model's own after the check, not from the copy checked and emitted, survived: they were shown
+    # the b its checker wrote into transaction 1
+    _, pm, registry = recorder
+    observer = ReleaseObserver()
+    pm.register(observer, name="release-observer")
+    outcome = Pipeline(_with_model(registry, RestoringChecker, "2"), pm).run(
+        Window.from_transactions([["a", "b"], ["a"]]), window_rng(0, 0))
+    assert list(outcome.release.window) == observer.shown[0] == [["a"], ["a"]]
+
+
 class KeepsItsDetails(LeakyModel):
     """Reuses one details dict and one stats dict for every window, as a buffer."""
 
