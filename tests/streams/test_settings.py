@@ -386,6 +386,18 @@ def test_serve_validates_model_and_settings_before_it_connects(sample, monkeypat
     assert result.exit_code == 2 and "'model.sensitive'" in result.output and "$SETVEIL_MODEL_SENSITIVE" in result.output
 
 
+def test_a_worker_takes_the_item_lists_its_settings_give(sample):
+    # mutation pass: configure_model leaving model.public out survived: every item the sensitive
+    # list leaves out was then public to the worker's model and its check, and the items neither
+    # list names, which coherence keeps whole (R1), could be suppressed as an attacker's knowledge
+    _, sensitive, public = sample
+    settings = load_settings(None, {"model.name": "coherence", "model.sensitive": str(sensitive),
+                                    "model.public": str(public), "model.params": "h=0.4,k=5,p=3"}, env={})
+    schema = configure_model(settings).model.context.schema
+    assert schema.private == frozenset(sensitive.read_text().split())
+    assert schema.public == frozenset(public.read_text().split())
+
+
 def test_a_worker_refuses_a_hierarchy_built_per_window(monkeypatch):
     # Regression (QA as a security reviewer): with --fanout each window's hierarchy named its
     # nodes after that window's items, and a verified batch showed a label only one transaction held
