@@ -9,9 +9,12 @@ drawn from records that hold a sensitive item outside them (otherwise sup(q ∪ 
 Free itemsets are closed under subsets, so they are enumerated level by level from such
 records, a (j+1)-subset only when its j-subsets are free with support >= 2.
 
-This module shares no code or state with the anonymizer: it rebuilds everything from the
-release, keeps exact covers as sorted record lists, tests membership by binary search on
-the sorted (record, item) keys of the release and counts consequents by sorting.
+This module shares no state with the anonymizer and none of its algorithm: it rebuilds
+everything from the release, keeps exact covers as sorted record lists, tests membership by
+binary search on the sorted (record, item) keys of the release and counts consequents by
+sorting. The one code both use is :mod:`.itemsets`' sortable keys of itemsets, so a fault there
+would mislead both at once: the keys have tests of their own (tests/rho/test_large_data_paths.py)
+and the check is tested against a literal reference that scans records (tests/rho/rho_reference.py).
 
 ``qid_size`` "all" means every qid size; no qid longer than the longest released record minus
 one can have a consequent outside it, so that is the size checked, provided the released records
