@@ -362,6 +362,44 @@ def test_sigterm_just_before_the_group_join_stops_at_once(make_settings, start_w
     assert "(Re-)joining group" not in worker.log_text()
 
 
+def test_sigterm_while_the_broker_holds_a_rebalance_join_hands_the_held_records_on_once(make_settings,
+                                                                                        start_worker):
+    # A stop that cuts a rebalance's join short (the first worker of the group, holding the tail of
+    # each partition below min_transactions) commits nothing past what it emitted: the next owner
+    # emits the held records, and nothing twice. The group's killed member holds the join.
+    settings = make_settings(window__max_transactions=25, window__min_transactions=20, window__max_seconds=1.0,
+                             consumer__session_timeout=20.0, consumer__heartbeat_interval=2.0,
+                             consumer__rebalance_timeout=20.0)
+    first = start_worker(settings)
+    killed = start_worker(settings.replace(web__port=free_port()))
+    wait_until(lambda: _partitions(first) and _partitions(killed), 60, "both workers to own a partition")
+    produce(settings, records(NEUTRAL[:60]), partition=lambda i: i % 2)  # offsets 0-29 of each partition
+
+    def emitted_and_held(worker):
+        metrics = worker.metrics()
+        return metrics.get("setveil_transactions_emitted_total", 0), sum(
+            v for k, v in metrics.items() if k.startswith("setveil_held_transactions"))
+
+    def emitted_some_and_holds_the_rest(worker):
+        emitted, held = emitted_and_held(worker)
+        return emitted > 0 and held > 0 and emitted + held == 30
+
+    wait_until(lambda: emitted_some_and_holds_the_rest(first) and emitted_some_and_holds_the_rest(killed), 60,
+               "each worker to emit a window and hold the rest of its partition (25 and 5, or cut by age)")
+    killed.kill()
+    joins = first.log_text().count("(Re-)joining group")
+    third = start_worker(settings.replace(web__port=free_port()), ready=False)
+    wait_until(lambda: first.log_text().count("(Re-)joining group") > joins, 60, "the first worker's rejoin",
+               interval=0.02)
+    time.sleep(0.2)  # the JoinGroup request is on its way, held by the broker for the killed member
+    _assert_a_prompt_stop(first)
+    wait_until(lambda: _partitions(third) == {0, 1}, 90, "the third worker to own both partitions")
+    produce(settings, records(NEUTRAL[60:100], first_tid=60), partition=lambda i: i % 2)
+    wait_until(lambda: len(released_tids(batches(settings))) >= 100, 60, "every transaction")
+    tids = released_tids(batches(settings))
+    assert sorted(tids) == list(range(100)), "every record emitted once: none lost, none in two windows"
+
+
 def test_a_stop_past_its_limit_names_the_services_still_stopping(make_settings, start_worker, monkeypatch):
     # Regression: the stop watchdog asked whether the broker was reachable, and said it exited
     # without waiting for the Kafka client, whatever was still stopping: the broker was reachable
