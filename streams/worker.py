@@ -99,16 +99,23 @@ def still_stopping(loop: asyncio.AbstractEventLoop) -> str:
         frame = getattr(task.get_coro(), "cr_frame", None)
         if frame is not None and frame.f_code.co_name == "stop" and isinstance(frame.f_locals.get("self"), Service):
             stopping.add(frame.f_locals["self"])
+    return "; ".join(stopping_paths(stopping)) or "none, the process waited at its exit"
+
+
+def stopping_paths(stopping: set) -> list[str]:
+    """Each service of ``stopping`` none of whose children is stopping, as the path of its stopping
+    parents down to it, sorted. A parent already on the path ends it: the watchdog must reach its
+    exit even if the services' tree, read as it changes, holds a cycle."""
     parents = {child: service for service in stopping for child in service._children if child in stopping}
     paths = []
     for service in stopping:
         if any(child in stopping for child in service._children):
             continue
         path = [service]
-        while path[0] in parents:
+        while path[0] in parents and parents[path[0]] not in path:
             path.insert(0, parents[path[0]])
         paths.append(" > ".join(node.shortlabel for node in path))
-    return "; ".join(sorted(paths)) or "none, the process waited at its exit"
+    return sorted(paths)
 
 
 def item_file_notes(settings: Settings, configured: Configured) -> list[str]:

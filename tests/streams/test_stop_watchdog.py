@@ -1,5 +1,6 @@
 """The stop watchdog of the worker (streams/worker.py): it exits whatever it finds still stopping."""
 
+import threading
 import types
 
 import pytest
@@ -30,3 +31,25 @@ def test_the_watchdog_exits_when_reading_the_services_still_stopping_fails(monke
     assert exited.value.status == 0
     assert capsys.readouterr().err == ("setveil: the worker did not stop within 10 s (still stopping: not known); "
                                        "exiting without waiting for the rest of its stop\n")
+
+
+class _Service:
+    def __init__(self, label: str) -> None:
+        self.shortlabel = label
+        self._children: list[_Service] = []
+
+
+def test_the_services_still_stopping_are_named_by_their_paths_and_a_cycle_ends_a_path():
+    # Review: a parent chain that came back on itself, as a tree read while it changes might,
+    # kept the watchdog in its walk up the tree for ever, short of its exit
+    app, consumer, thread, web = (_Service(label) for label in ("App", "Consumer", "Thread", "Web"))
+    app._children = [consumer, web]
+    consumer._children = [thread]
+    assert worker.stopping_paths({app, consumer, thread, web}) == ["App > Consumer > Thread", "App > Web"]
+    consumer._children = [thread, app]
+    found: list[list[str]] = []
+    walk = threading.Thread(target=lambda: found.append(worker.stopping_paths({app, consumer, thread})), daemon=True)
+    walk.start()
+    walk.join(timeout=10)  # a daemon thread: a walk that never ends fails the test instead of hanging the suite
+    assert found == [["App > Consumer > Thread"]]
+    assert worker.stopping_paths(set()) == []
