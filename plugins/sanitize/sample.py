@@ -22,9 +22,10 @@ from collections import deque
 
 import numpy as np
 
-from setveil.core.labeltext import label_order, label_text, unmarked
+from setveil.core.labeltext import label_order, label_text
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.output import write_text_output
+from setveil.core.schema import other_spellings as schema_spellings
 from setveil.core.window import Window
 
 
@@ -119,20 +120,18 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
 
 
 def other_spellings(window: Window, patterns: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """``patterns`` with their items in every other spelling that ``window`` holds alike
-    :func:`~setveil.core.labeltext.unmarked` (é as one code point and as e and a combining
+    """``patterns`` with their items in every other spelling that ``window`` gives them
+    (:func:`~setveil.core.schema.other_spellings`: é as one code point and as e and a combining
     accent), each not in ``patterns``, in the order of the patterns they spell: every run refuses
     a pattern file that gives a pattern in one spelling and not in the others the input uses
     (:func:`~setveil.core.schema.misspelt`), since the records that spell it otherwise would keep
     it."""
-    held = np.flatnonzero(window.supports > 0).tolist()
-    spellings: dict[str, list[str]] = {}
-    for label in sorted((window.vocab.label(i) for i in held), key=label_order):
-        spellings.setdefault(unmarked(label), []).append(label)
+    others = schema_spellings(frozenset(label for pattern in patterns for label in pattern), window.vocab)
     seen = {frozenset(pattern) for pattern in patterns}
     found = []
     for pattern in patterns:
-        for spelt in itertools.product(*(spellings.get(unmarked(label), [label]) for label in pattern)):
+        spellings = ((label, *sorted(others.get(label, ()), key=label_order)) for label in pattern)
+        for spelt in itertools.product(*spellings):
             if frozenset(spelt) not in seen:
                 seen.add(frozenset(spelt))
                 found.append(tuple(sorted(spelt, key=label_order)))
