@@ -37,11 +37,12 @@ class Split:
 def coherence_split(window: Window, public_share: float, seed: int, h: float | None = None) -> Split:
     n_items = len(window.vocab)
     labels = np.array(window.vocab.labels, dtype=object)
+    keys = _spelling_keys(labels)
     support = window.supports
     public = np.zeros(n_items, dtype=bool)
-    public[_draw(labels, support, public_share, seed)] = True
+    public[_draw(labels, keys, support, public_share, seed)] = True
     if h is not None:
-        public = _together(labels, public | Share.of(h).exceeded(support, len(window)))
+        public = _together(keys, public | Share.of(h).exceeded(support, len(window)))
     rank = np.empty(n_items, dtype=np.int64)
     # rank 0 = highest support, ties to the smaller label
     rank[np.lexsort((labels.astype(str), -support))] = np.arange(n_items)
@@ -56,7 +57,7 @@ def coherence_split(window: Window, public_share: float, seed: int, h: float | N
         inverse = np.empty(n_items, dtype=np.int64)
         inverse[rank] = np.arange(n_items)
         private[inverse[held]] = True
-    private = _together(labels, private) & (support > 0)
+    private = _together(keys, private) & (support > 0)
     neutral = ~public & ~private & (support > 0)
     public &= support > 0
     return Split(_sorted(labels[private]), _sorted(labels[public]), _sorted(labels[neutral]))
@@ -66,11 +67,11 @@ def random_split(window: Window, sensitive_share: float, seed: int) -> Split:
     labels = np.array(window.vocab.labels, dtype=object)
     support = window.supports
     sensitive = np.zeros(len(labels), dtype=bool)
-    sensitive[_draw(labels, support, sensitive_share, seed)] = True
+    sensitive[_draw(labels, _spelling_keys(labels), support, sensitive_share, seed)] = True
     return Split(_sorted(labels[sensitive]), _sorted(labels[~sensitive & (support > 0)]), [])
 
 
-def _draw(labels: np.ndarray, support: np.ndarray, share: float, seed: int) -> np.ndarray:
+def _draw(labels: np.ndarray, keys: list[str], support: np.ndarray, share: float, seed: int) -> np.ndarray:
     """A seeded sample of ``share`` of the items that occur, drawn over items in label order so
     that the draw does not depend on the order in which items first appear. The spellings of one
     item are drawn as one, in the place of the first in label order, so that data with one
@@ -78,14 +79,18 @@ def _draw(labels: np.ndarray, support: np.ndarray, share: float, seed: int) -> n
     present = np.flatnonzero(support > 0)
     present = present[np.argsort(labels[present].astype(str), kind="stable")]
     first: dict[str, int] = {}
-    group = np.array([first.setdefault(unmarked(labels[i]), len(first)) for i in present], dtype=np.int64)
+    group = np.array([first.setdefault(keys[i], len(first)) for i in present], dtype=np.int64)
     rng = np.random.default_rng(seed)
     return present[np.isin(group, rng.permutation(len(first))[: int(round(share * len(first)))])]
 
 
-def _together(labels: np.ndarray, marked: np.ndarray) -> np.ndarray:
-    """``marked`` with every spelling of a marked item marked too."""
-    keys = [unmarked(label) for label in labels]
+def _spelling_keys(labels: np.ndarray) -> list[str]:
+    """Each label's :func:`~setveil.core.labeltext.unmarked` form, which its other spellings share."""
+    return [unmarked(label) for label in labels]
+
+
+def _together(keys: list[str], marked: np.ndarray) -> np.ndarray:
+    """``marked`` with every spelling (label of the same key) of a marked item marked too."""
     chosen = {key for key, mark in zip(keys, marked) if mark}
     return np.array([key in chosen for key in keys], dtype=bool)
 
