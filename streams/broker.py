@@ -58,9 +58,24 @@ class Broker:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+    """A port nothing listens on, for a worker or broker about to start there, held back from
+    the kernel's own choices for a minute (Linux's TIME_WAIT).
+
+    A port bound to 0 and let go could be handed to the next caller, or to a client connection as
+    its local port, before the worker bound it, which then failed to start (seen under load). A
+    connection accepted on the port and closed from its end first leaves the port in TIME_WAIT:
+    the kernel's choices pass it by, while a server that sets SO_REUSEADDR, as aiohttp, Tansu and
+    :func:`refuse_taken_port` do, binds it at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, 0))
+        listener.listen(1)
+        address = listener.getsockname()
+        with socket.create_connection(address[:2], timeout=5):
+            accepted, _ = listener.accept()
+            accepted.close()
+        return address[1]
 
 
 def refuse_taken_port(host: str, port: int) -> None:
