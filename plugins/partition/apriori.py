@@ -55,6 +55,11 @@ DISTINCT = ("distinct {}-itemsets (at least: counting stopped there) for AA to f
             "smaller windows)")
 SCAN = 4096  # failing itemsets checked for changed nodes at once
 BATCH = 64  # candidate generalizations whose support is computed at once
+#: most node choices (candidate generalizations of one failing itemset times its size) DA may
+#: weigh, each held in several int64 arrays: the candidates are the product of the items'
+#: ancestor chains, exponential in the itemset's size (17 transactions of 16 items at m = 16 took
+#: 3.7 GB in a review); the papers' data needs at most 1.8 million (BMS-WebView-2, m = 161)
+CHOICE_BUDGET = 1 << 23
 
 
 def apriori_anonymize(leaves: LeafWindow, hierarchy: Hierarchy, k: int, m: int) -> Recoding:
@@ -161,9 +166,13 @@ class GlobalCut:
     def fix(self, itemset: np.ndarray, k: int) -> None:
         hierarchy = self.hierarchy
         chains = [self.ancestors(int(node)) for node in itemset]
+        size = len(itemset)
+        candidates = math.prod(len(chain) for chain in chains)
+        within_budget(candidates * size, CHOICE_BUDGET, k,
+                      f"node choices ({candidates:,} generalizations of a failing {size}-itemset) for AA to weigh "
+                      "(lower m, or cut smaller windows)")
         grid = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(len(c)) for c in chains], indexing="ij")], axis=1)
         grid = grid[1:]  # the first combination changes nothing
-        size = len(itemset)
         chosen = np.stack([chains[x][grid[:, x]] for x in range(size)], axis=1)
         merged = np.zeros(chosen.shape, dtype=bool)  # nested under (or equal to an earlier) chosen node
         for x in range(size):

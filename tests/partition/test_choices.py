@@ -4,7 +4,9 @@ also at most a bucket's excess over k from each), and the order in which AA fixe
 itemsets (support, then preorder)."""
 
 import numpy as np
+import pytest
 
+from setveil.core.mining import MiningTooLarge
 from setveil.plugins.partition.partition import _balance
 
 from .examples import FIGURE_2, as_sets
@@ -77,3 +79,17 @@ def test_aa_breaks_a_tie_of_cost_by_fewer_items_changed():
     _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, edges, rows)
     assert as_sets(release) == [frozenset(row) for row in
                                 [["C", "b1"], ["C", "b2"], ["C", "b1"], ["C"], ["C", "b2"], ["C"], ["b2"]]]
+
+
+def test_aa_refuses_an_itemset_with_too_many_generalizations_to_weigh():
+    # DA weighs every combination of an ancestor-or-self per item of a failing itemset: the
+    # product of their chains, exponential in its size. 16 items and each 15 of them are
+    # 2^15-anonymous, and the 16-itemset (held once) has 3^16 generalizations under fan-out 4
+    # (16 leaves, 4 parents, the root): the 17 transactions took 3.7 GB before failing with
+    # MemoryError under a 4 GB limit. The benchmarks weigh at most 196,608 (a 9-itemset of
+    # BMS-WebView-2 at m = 161, f = 5, k = 2).
+    items = [str(i) for i in range(16)]
+    edges = [(item, f"p{int(item) // 4}") for item in items] + [(f"p{j}", "ALL") for j in range(4)]
+    rows = [items] + [[item for item in items if item != left] for left in items]
+    with pytest.raises(MiningTooLarge, match="43,046,721 generalizations of a failing 16-itemset"):
+        run("km-anonymity", {"k": "2", "m": "16"}, edges, rows)
