@@ -16,7 +16,8 @@ Choices where the paper is silent (each is tested):
   occurrences (no recursion, no per-partition Python loop). The result equals any recursive order.
 - A transaction's hierarchy cut is implicit: the current node of each occurrence. Because every
   transaction of a partition shares one generalized representation, a bucket is identified by
-  (partition, bitmask of the expanded node's children touched) - exact, no hashing.
+  (partition, bitmask of the expanded node's children touched) - exact, no hashing; under a
+  node of thousands of children, by the same order over each transaction's list of children.
 - The node whose expansion failed for the leftover is frozen there and in every partition split
   off it later (Example 2 "rolls back" to the parent cut for the leftover and goes on with the
   other nodes). A sub-partition could only succeed where its parent failed through a bucket
@@ -44,6 +45,10 @@ from .recoding import LeafWindow, Recoding
 
 PickNode = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 _BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+#: most 64-bit words of children masks a round holds when a mask takes several (32 MiB): past it,
+#: under a node of thousands of children, buckets are found from each transaction's list of
+#: children instead (a mask of one word is as small as a row of that list)
+MASK_WORDS = 1 << 22
 
 
 def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickNode) -> Recoding:
@@ -93,8 +98,12 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
         n_local = int(local[-1]) + 1
         tpart = part[first]
         rows = local[under]
-        masks = _child_masks(rows, hierarchy.child_rank[nxt[under]], n_local)
-        bucket = _buckets(tpart, masks)
+        ranks = hierarchy.child_rank[nxt[under]]
+        words = int(ranks.max()) // 64 + 1
+        if words == 1 or n_local * words <= MASK_WORDS:
+            bucket = _buckets(tpart, _child_masks(rows, ranks, n_local))
+        else:
+            bucket = _listed_buckets(tpart, rows, ranks, n_local)
         tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
 
         move = _balance(bucket, tpart, tgain, n_parts, k)
@@ -166,6 +175,28 @@ def _buckets(tpart: np.ndarray, masks: np.ndarray) -> np.ndarray:
     change[1:] = (tpart[order][1:] != tpart[order][:-1]) | (masks[order][1:] != masks[order][:-1]).any(axis=1)
     bucket = np.empty(len(tpart), dtype=np.int64)
     bucket[order] = np.cumsum(change) - 1
+    return bucket
+
+
+def _listed_buckets(tpart: np.ndarray, rows: np.ndarray, ranks: np.ndarray, n_rows: int) -> np.ndarray:
+    """The bucket ids :func:`_buckets` gives, from each row's children listed highest rank first
+    rather than from masks of a bit per child: lists compared element by element (a list that
+    ends first is the smaller) order rows as their masks do as numbers. The ids are refined one
+    list position at a time, so memory goes with the occurrences, not with rows times children."""
+    width = int(ranks.max()) + 2  # a rank + 1 per position, 0 where a row's list has ended
+    pairs = np.unique(rows * width + (width - 2 - ranks))
+    owner, value = pairs // width, width - 1 - pairs % width
+    position = _segment_ranks(owner)
+    order = np.argsort(position, kind="stable")
+    ends = np.cumsum(np.bincount(position))
+    bucket = np.unique(tpart, return_inverse=True)[1]
+    start = 0
+    for end in ends.tolist():
+        at = order[start:end]
+        column = np.zeros(n_rows, dtype=np.int64)
+        column[owner[at]] = value[at]
+        bucket = np.unique(bucket * width + column, return_inverse=True)[1]
+        start = end
     return bucket
 
 
