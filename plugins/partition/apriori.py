@@ -55,11 +55,12 @@ DISTINCT = ("distinct {}-itemsets (at least: counting stopped there) for AA to f
             "smaller windows)")
 SCAN = 4096  # failing itemsets checked for changed nodes at once
 BATCH = 64  # candidate generalizations whose support is computed at once
-#: most node choices (candidate generalizations of one failing itemset times its size) DA may
-#: weigh, each held in several int64 arrays: the candidates are the product of the items'
-#: ancestor chains, exponential in the itemset's size (17 transactions of 16 items at m = 16 took
-#: 3.7 GB in a review); the papers' data needs at most 1.8 million (BMS-WebView-2, m = 161)
-CHOICE_BUDGET = 1 << 23
+#: most generalizations of one failing itemset DA may weigh, each costed in two int64s and sorted:
+#: they are the product of the items' ancestor chains, exponential in the itemset's size (17
+#: transactions of 16 items at m = 16 ask for 43 million); retail at m = m_max needs 12.3 million
+#: (a 12-itemset at f = 5), the papers' data at most 196,608 (BMS-WebView-2, m = 161)
+GENERALIZATION_BUDGET = 1 << 24
+GRID_BLOCK = 1 << 16  # generalizations whose choices are made at once
 
 
 def apriori_anonymize(leaves: LeafWindow, hierarchy: Hierarchy, k: int, m: int) -> Recoding:
@@ -164,35 +165,52 @@ class GlobalCut:
             position += 1
 
     def fix(self, itemset: np.ndarray, k: int) -> None:
-        hierarchy = self.hierarchy
+        """Generalize ``itemset`` the cheapest way that gives it support k (DA): the combinations
+        of an ancestor-or-self per item, by the cost they add, then by how few items they change,
+        then in grid order. Their costs are found a block at a time, and the choices remade for
+        the few whose supports are tested, so memory grows with their count, not with it times
+        the itemset's size (retail at m = m_max held 5.0 GB of them at once)."""
         chains = [self.ancestors(int(node)) for node in itemset]
-        size = len(itemset)
-        candidates = math.prod(len(chain) for chain in chains)
-        within_budget(candidates * size, CHOICE_BUDGET, k,
-                      f"node choices ({candidates:,} generalizations of a failing {size}-itemset) for AA to weigh "
-                      "(lower m, or cut smaller windows)")
-        grid = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(len(c)) for c in chains], indexing="ij")], axis=1)
-        grid = grid[1:]  # the first combination changes nothing
-        chosen = np.stack([chains[x][grid[:, x]] for x in range(size)], axis=1)
-        merged = np.zeros(chosen.shape, dtype=bool)  # nested under (or equal to an earlier) chosen node
+        shape = tuple(len(chain) for chain in chains)
+        candidates = math.prod(shape) - 1  # the first combination changes nothing
+        within_budget(candidates, GENERALIZATION_BUDGET, k,
+                      f"generalizations of a failing {len(itemset)}-itemset for AA to weigh (lower m, or cut smaller "
+                      "windows)")
+        extra = np.empty(candidates, dtype=np.int64)
+        changes = np.empty(candidates, dtype=np.int64)
+        for start in range(0, candidates, GRID_BLOCK):
+            stop = min(start + GRID_BLOCK, candidates)
+            chosen, merged = self.choices(chains, shape, np.arange(start + 1, stop + 1))
+            extra[start:stop] = np.where(merged, 0, self.cost[chosen] - self.cut_cost[chosen]).sum(axis=1)
+            changes[start:stop] = ((chosen != itemset) & ~merged).sum(axis=1)
+        order = np.lexsort((changes, extra))  # stable: a tie stays in grid order
+        del extra, changes  # the tries need only the order: let a large grid's costs go
+        for start in range(0, len(order), BATCH):
+            chosen, merged = self.choices(chains, shape, order[start : start + BATCH] + 1)
+            hits = np.flatnonzero(self.support(chosen, merged) >= k)
+            if len(hits):
+                best = hits[0]
+                for x in range(len(itemset)):
+                    if not merged[best, x] and chosen[best, x] != itemset[x]:
+                        self.generalize(int(chosen[best, x]))
+                return
+        raise AssertionError("generalizing to the root always reaches support k")
+
+    def choices(self, chains: list[np.ndarray], shape: tuple[int, ...], grid_index: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The node chosen per item by each combination (its index in the grid of the chains,
+        C order), and which of them are merged: nested under, or equal to an earlier, chosen node."""
+        hierarchy = self.hierarchy
+        grid = np.unravel_index(grid_index, shape)
+        size = len(chains)
+        chosen = np.stack([chains[x][grid[x]] for x in range(size)], axis=1)
+        merged = np.zeros(chosen.shape, dtype=bool)
         for x in range(size):
             for y in range(size):
                 if x != y:
                     same = chosen[:, y] == chosen[:, x]
                     merged[:, x] |= (same & (y < x)) | (~same & hierarchy.is_ancestor_or_self(chosen[:, y], chosen[:, x]))
-        extra = np.where(merged, 0, self.cost[chosen] - self.cut_cost[chosen]).sum(axis=1)
-        changes = ((chosen != itemset) & ~merged).sum(axis=1)
-        order = np.lexsort((np.arange(len(chosen)), changes, extra))
-        for start in range(0, len(order), BATCH):
-            batch = order[start : start + BATCH]
-            hits = np.flatnonzero(self.support(chosen[batch], merged[batch]) >= k)
-            if len(hits):
-                best = batch[hits[0]]
-                for x in range(size):
-                    if not merged[best, x] and chosen[best, x] != itemset[x]:
-                        self.generalize(int(chosen[best, x]))
-                return
-        raise AssertionError("generalizing to the root always reaches support k")
+        return chosen, merged
 
     def generalize(self, node: int) -> None:
         """Make ``node`` a cut node: everything under it is released as it."""

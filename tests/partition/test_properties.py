@@ -87,16 +87,17 @@ def test_aa_releases_are_km_anonymous_global_generalizations(h, rows, k, m):
 @given(h=hierarchies(), rows=transactions(max_transactions=60, max_length=6), k=st.integers(2, 6),
        m=st.integers(2, 4))
 def test_aa_releases_the_same_scanning_and_trying_one_at_a_time(h, rows, k, m):
-    """AA scans a round's failing itemsets SCAN at a time and tries an itemset's generalizations
-    BATCH at a time; only windows with thousands of failing itemsets, or itemsets deep in tall
-    hierarchies, fill either, so no other test reached their second chunk (mutants that skipped
-    itemsets of a scanned chunk, or tried only the first batch, passed every test). One at a
-    time must release what one chunk does."""
+    """AA scans a round's failing itemsets SCAN at a time, costs an itemset's generalizations
+    GRID_BLOCK at a time and tries them BATCH at a time; only windows with thousands of failing
+    itemsets, or itemsets deep in tall hierarchies, fill any of them, so no other test reached
+    their second chunk (mutants that skipped itemsets of a scanned chunk, or tried only the first
+    batch, passed every test). One at a time must release what one chunk does."""
     configured = configure("km-anonymity", h, k=k, m=m)
     whole = anonymize(configured, rows)[1]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(apriori, "SCAN", 1)
         patch.setattr(apriori, "BATCH", 1)
+        patch.setattr(apriori, "GRID_BLOCK", 1)
         one_by_one = anonymize(configured, rows)[1]
     assert (whole is None) == (one_by_one is None)
     if whole is not None:
