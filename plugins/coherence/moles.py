@@ -44,6 +44,15 @@ CANDIDATE_BUDGET = 10_000_000
 PAIR_BOUND_BUDGET = 4 * CANDIDATE_BUDGET
 #: what a level past its budget would list, by the candidates' size
 CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (lower p, or cut smaller windows)"
+#: most bytes the tidsets of one level's extendible non-moles may take, kept for the next level's
+#: candidates. The budgets above count itemsets, but each of these holds a bit per transaction:
+#: connect at δ=40%, k=100, p=7 has 1,819,041 extendible itemsets of size 6, whose tidsets asked
+#: for 14.3 GiB (p=6 keeps 434,731 of size 5 in 3.4 GiB). About what the checker's mining budget
+#: lets pyfim's list take (25,000,000 itemsets, 5 GB)
+FRONTIER_BUDGET = 4 << 30
+#: what a level's frontier past its budget would take, by its count and size
+FRONTIER = ("bytes of tidsets of the {:,} extendible itemsets of size {} in the search for minimal moles (lower p, or "
+            "cut smaller windows)")
 
 
 @dataclass
@@ -193,7 +202,9 @@ def _classify(
     rows = cand[is_extendible]
     if not keep_frontier:
         return _Level(moles, rows, np.zeros((0, width), np.uint64), None)
-    tidsets = _frontier_tidsets(bits, idx1, idx2, np.flatnonzero(is_extendible), step)
+    frontier = np.flatnonzero(is_extendible)
+    within_budget(len(frontier) * width * 8, FRONTIER_BUDGET, k, FRONTIER.format(len(frontier), cand.shape[1]))
+    tidsets = _frontier_tidsets(bits, idx1, idx2, frontier, step)
     frontier_bounds = None
     if bounds is not None:
         frontier_bounds = (

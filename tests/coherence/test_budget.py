@@ -76,3 +76,24 @@ def test_aa_stops_at_its_budget_of_distinct_itemsets():
     assert rejected.value.reason.startswith("model error: mining at a support of 1 transaction(s) would list up to ")
     assert rejected.value.reason.endswith(" distinct 3-itemsets (at least: counting stopped there) for AA to find those "
                                           "below k (lower m, or cut smaller windows), more than the budget of 8,388,608")
+
+
+def test_the_tidsets_a_level_keeps_for_the_next_are_counted_before_they_are_made(monkeypatch):
+    # Review: the candidate budget counts itemsets, but each extendible one keeps a tidset of a bit
+    # per transaction for the next level; connect at the paper's δ=40%, k=100 and p=7 has 1,819,041
+    # extendible itemsets of size 6, whose tidsets asked for 14.3 GiB with no budget in the way. A
+    # smaller budget stands for it here: 6 transactions of the same 6 items and a seventh of 2 (the
+    # rows of two items or more: 7 bits, one word), k=6: 15 extendible pairs, 8 bytes each
+    from setveil.plugins.coherence import moles
+
+    window = Window.from_transactions([[f"t{i}" for i in range(6)]] * 6 + [["t0", "t1"]])
+    classes = SCHEMA.classes(window.vocab)
+    public, private = classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE
+    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 15 * 8 - 1)
+    assert find_minimal_moles(window, public, private, 0.4, 6, 2).extendible == [6, 15]  # the last level keeps none
+    with pytest.raises(MiningTooLarge, match=r"^mining at a support of 6 transaction\(s\) would list up to 120 bytes of "
+                       r"tidsets of the 15 extendible itemsets of size 2 in the search for minimal moles \(lower p, or "
+                       r"cut smaller windows\), more than the budget of 119$"):
+        find_minimal_moles(window, public, private, 0.4, 6, 3)
+    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 15 * 8)
+    assert find_minimal_moles(window, public, private, 0.4, 6, 3).extendible == [6, 15, 20]
