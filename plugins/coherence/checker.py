@@ -1,12 +1,18 @@
 """The independent check of (h,k,p)-coherence (Xu et al. Definition 1) and of requirements R1, R2.
 
-It shares nothing with the anonymizer: frequent public itemsets come from pyfim, and each
+It shares none of the anonymizer's algorithm: frequent public itemsets come from pyfim, and each
 cohort is recounted from the release (transactions grouped by their public items, so a
-cohort's counts are sums over a few groups). Completeness rests on one induction: if some public
-itemset β with |β| <= p occurs with Sup(β) < k, take a smallest one; either β is empty (the
-window has fewer than k transactions) or β = X ∪ {y} with X frequent, |X| < p and y in X's
-cohort, so counting the items of every frequent X's cohort finds it. Breaches are checked on
-every frequent X (and the empty itemset), since an itemset with Sup < k is already a mole.
+cohort's counts are sums over a few groups). The code both use is core's: the item classes of
+the schema (``ItemSchema.classes``) and the comparison of a count against h (``Share``, below), so
+a fault there would mislead both at once. ``Share`` has tests of its own (tests/core/test_share.py),
+and the check is tested, over any item split, against an enumeration of Definition 1 that classes
+each label by ``ItemSchema.class_of`` and compares in fractions (tests/coherence/bruteforce.py).
+
+Completeness rests on one induction: if some public itemset β with |β| <= p occurs with
+Sup(β) < k, take a smallest one; either β is empty (the window has fewer than k transactions)
+or β = X ∪ {y} with X frequent, |X| < p and y in X's cohort, so counting the items of every
+frequent X's cohort finds it. Breaches are checked on every frequent X (and the empty itemset),
+since an itemset with Sup < k is already a mole.
 Breach probabilities are compared in integers against h as typed (:class:`~setveil.core.share.Share`):
 as floats, 1/3 and h = 0.3333333333333333 are one number, and that breach went unseen.
 """
