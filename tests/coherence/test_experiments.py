@@ -93,3 +93,22 @@ def test_rmall_searches_no_moles_so_reports_no_count_of_them(tmp_path):
     summary = {s["approach"]: s for s in body["summary"]}
     assert summary["rmall"]["minimal_moles"] is None and summary["rmall"]["find_moles_s"] is None
     assert summary["mm-il"]["minimal_moles"] == moles["mm-il"]
+
+
+def test_the_printed_summary_keeps_its_columns_when_the_first_approach_has_no_run(tmp_path, monkeypatch):
+    # Review: the summary table took its columns from the first approach's entry, which holds only
+    # approach and runs when none of its runs passed; policies refused by the search's budget (the
+    # search of connect at p=7 is) then printed RmAll's runs and not its distortion
+    from setveil.plugins.coherence import moles
+
+    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
+    data = tmp_path / "d.dat"
+    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
+    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n\n")[-1].splitlines()
+    assert [cell.strip() for cell in table[0].strip("|").split("|")] == [
+        "approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s", "minimal_moles",
+        "all_verified"]
+    assert [cell.strip() for cell in table[2].strip("|").split("|")] == ["mm-il", "0", "", "", "", "", "", ""]
+    assert [cell.strip() for cell in table[-1].strip("|").split("|")][:4] == ["rmall", "1", "1", "0"]
