@@ -7,6 +7,11 @@ and CPU seconds of ``anonymize`` over ``--runs`` runs, the checker's seconds, th
 the run allocates (tracemalloc, which sees numpy's buffers; measured in one extra run so the
 timed runs are not slowed), NCP, and whether the release verified. Then the paper's shape per
 (dataset, f, k): Partition's NCP against AA's at each m >= 4, and its time against AA's at each m.
+
+A setting the model refuses (Infeasible: k above the data's transactions) or that passes a budget
+(MiningTooLarge: AA's itemsets at a large m) is a row naming it and the reason, and the grid goes
+on; the means and the shape are counted from the settings measured, and the command exits 1 once
+every row is printed and written.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import click
 
 from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import window_rng
-from setveil.core.errors import InputError
+from setveil.core.errors import Infeasible, InputError, SetveilError
 from setveil.core.formats import read_window
+from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context
 from setveil.core.output import write_json
 from setveil.core.params import refuse_repeats
@@ -74,30 +80,51 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                         click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB "
                                    "| NCP % | verified |")
                         click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
-                    row = _measure(configured, window, runs, seed)
+                    setting = f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} |"
+                    try:
+                        row = _measure(configured, window, runs, seed)
+                    except (Infeasible, MiningTooLarge) as exc:
+                        # one setting failing closed (k above the data, AA past its budget) tells
+                        # nothing of the others: it stopped the grid, the rows after it never run
+                        # and no JSON written (review)
+                        row = {**dict.fromkeys(MEASURED), "verified": False, "refused": str(exc)}
+                        click.echo(f"{setting}{'  |' * 5} refused: {row['refused']} |")
+                    else:
+                        click.echo(
+                            f"{setting} {row['seconds']:.3f} | {row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | "
+                            f"{row['peak_mib']:.1f} | {100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
+                        )
                     # m an integer in the JSON as k and f are, null for Partition (QA: it was text, "" for Partition)
                     row.update(dataset=name, model=model, policy=configured.policy.name, k=k, m=m, f=fanout,
                                seed=seed, runs=runs)
                     rows.append(row)
-                    click.echo(
-                        f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} | {row['seconds']:.3f} | "
-                        f"{row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | {row['peak_mib']:.1f} | "
-                        f"{100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
-                    )
+    measured = [row for row in rows if "refused" not in row]
     if len(fanouts) > 1:
         click.echo("")
-        for line in _averages(rows, ms):
+        for line in _averages(measured, ms):
             click.echo(line)
     if models == "both":
         click.echo("")
-        for line in _shape(rows):
+        for line in _shape(measured):
             click.echo(line)
+    refused = len(rows) - len(measured)
+    if refused:
+        if models != "both":
+            click.echo("")
+        click.echo(f"- settings refused (their rows say why): {refused} of {len(rows)}")
     if json_path is not None:
         write_json(json_path, rows)
+    if refused:
+        # after the rows and the JSON, so that a script running the grid still learns it is not whole
+        raise SetveilError(f"the models refused {refused} of the {len(rows)} settings (their rows say why)")
 
 
 def _params(k: int, m: int | None) -> dict[str, str]:
     return {"k": str(k)} | ({} if m is None else {"m": str(m)})
+
+
+#: what a run measures: null in the row of a refused setting
+MEASURED = ("seconds", "cpu_seconds", "verify_seconds", "peak_mib", "ncp", "stats")
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:

@@ -107,3 +107,49 @@ def test_two_inputs_the_table_would_name_alike_are_refused_before_reading(data, 
     result = run("bench", "partition", data, data.parent / other, "-k", "2", "--fanout", "2")
     assert result.exit_code == 2
     assert result.output == "setveil: error: parameter 'INPUT': small given more than once; give each once\n"
+
+
+def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_on(tmp_path):
+    # review: k above the data's 4 transactions stopped the grid at its first such setting, with
+    # the rows before it printed and no JSON written
+    data = tmp_path / "tiny.dat"
+    data.write_text("1 2\n2 3\n1 3\n3 4\n")
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2,10,3", "--fanout", "2", "-m", "2", "--json", rows_path)
+    assert result.exit_code == 1
+    rows = json.loads(rows_path.read_text())
+    assert [(r["k"], r["model"]) for r in rows] == [(k, model) for k in (2, 10, 3)
+                                                     for model in ("kanonymity", "km-anonymity")]
+    refused = [r for r in rows if r["k"] == 10]
+    reason = ("the window has 4 non-empty transaction(s), fewer than k=10: even generalizing every item to the "
+              "root leaves fewer than k alike; use windows of at least k transactions")
+    assert all(r["refused"] == reason and r["verified"] is False and r["ncp"] is None for r in refused)
+    assert all("refused" not in r and r["verified"] for r in rows if r["k"] != 10)
+    table = [line for line in result.output.splitlines() if line.startswith("| tiny |")]
+    assert table[2].startswith("| tiny | kanonymity | 10 |  | 2 | 0 | 1 |") and table[2].endswith(f"| refused: {reason} |")
+    assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 |  |  |  |  |  | refused: ")
+    assert table[5].startswith("| tiny | km-anonymity | 3 | 2 |") and table[5].endswith("| yes |")
+    # the shape is counted from the settings measured, and says how many were refused
+    assert "- Partition faster than AA: " in result.output and " of 2 settings" in result.output
+    assert "- releases verified by the independent checker: 4 of 4" in result.output
+    assert "- settings refused (their rows say why): 2 of 6" in result.output
+    assert result.stderr == "setveil: error: the models refused 2 of the 6 settings (their rows say why)\n"
+
+
+def test_aa_past_its_budget_is_a_refused_row_beside_partitions(tmp_path, monkeypatch):
+    from setveil.plugins.partition import apriori
+
+    # counted by sorting, where a 10-item transaction's 120 3-itemsets pass a budget of 100
+    monkeypatch.setattr(apriori, "DENSE", 0)
+    monkeypatch.setattr(apriori, "DISTINCT_BUDGET", 100)
+    data = tmp_path / "long.dat"
+    data.write_text("".join(" ".join(map(str, range(1, 11))) + "\n" for _ in range(3)) + "1 2\n")
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2,3", "--json", rows_path)
+    assert result.exit_code == 1
+    rows = json.loads(rows_path.read_text())
+    assert [(r["model"], r["m"], "refused" in r) for r in rows] == [
+        ("kanonymity", None, False), ("km-anonymity", 2, False), ("km-anonymity", 3, True)]
+    assert "120 distinct 3-itemsets" in rows[2]["refused"] and rows[2]["seconds"] is None
+    assert "| long | km-anonymity | 2 | 3 | 2 | 0 | 1 |" in result.output
+    assert result.stderr == "setveil: error: the models refused 1 of the 3 settings (their rows say why)\n"
