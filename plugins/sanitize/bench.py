@@ -64,6 +64,12 @@ def effectiveness(
     return rows
 
 
+#: the fields of a :func:`speed` row, null in the row of a setting that had no patterns to run
+SPEED_MEASURED = ("policy", "index_seconds", "sanitize_seconds", "total_seconds", "verify_seconds", "peak_mib",
+                  "max_rss_mib", "restrictive_patterns", "sensitive_transactions", "sanitizations", "removed_items",
+                  "violations")
+
+
 def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int) -> dict[str, Any]:
     """Median index-build and sanitization seconds over ``runs`` runs, the check's seconds, and
     the peak of memory allocated while anonymizing (tracemalloc, in one extra run)."""

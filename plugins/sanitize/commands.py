@@ -15,14 +15,14 @@ import numpy as np
 
 from setveil.core.bench import machine, print_markdown
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
-from setveil.core.errors import InputError, ParameterError
+from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_json, write_text_output
 from setveil.core.params import listed, refuse_repeats
 from setveil.core.plugins import get_registry
 
-from .bench import POLICIES, effectiveness, speed
+from .bench import POLICIES, SPEED_MEASURED, effectiveness, speed
 from .metrics import PatternMetrics
 from .patterns import RestrictivePatterns
 from .quest import QuestSettings, generate
@@ -269,32 +269,49 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
     click.echo(f"# {machine()}")
-    rows = []
+    rows: list[dict] = []
+    refused = 0
     with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
         for input_path in input_paths:
             started = time.perf_counter()
             window = read_window(input_path, fmt)
             read_seconds = time.perf_counter() - started
             for count in counts:
-                patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support, seed)
+                setting = {"dataset": Path(input_path).name, "transactions": len(window), "patterns": count,
+                           "read_seconds": read_seconds}
+                try:
+                    patterns = _sample(input_path, window, count, min_length, max_length, min_support, max_support,
+                                       seed)
+                except (InputError, ParameterError) as exc:
+                    # what one input cannot give (-n patterns, any pattern of --min-length, mining
+                    # within the budget) tells nothing of the other settings: it stopped the grid,
+                    # with nothing printed and no JSON (review)
+                    refused += 1
+                    rows.append({**setting, **dict.fromkeys(SPEED_MEASURED), "refused": str(exc)})
+                    continue
                 path = str(Path(scratch) / f"restrictive-{count}.txt")
                 write_patterns(path, patterns + other_spellings(window, patterns))
                 for policy in policies:
-                    row = {"dataset": Path(input_path).name, "transactions": len(window), "patterns": count,
-                           "read_seconds": read_seconds, **speed(window, path, policy, psi, runs)}
-                    rows.append(row)
+                    rows.append({**setting, **speed(window, path, policy, psi, runs)})
     columns = [("dataset", "dataset", "{}"), ("transactions", "transactions", "{}"), ("patterns", "patterns", "{}"),
                ("policy", "policy", "{}"), ("index_s", "index_seconds", "{:.3f}"),
                ("sanitize_s", "sanitize_seconds", "{:.3f}"), ("total_s", "total_seconds", "{:.3f}"),
                ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
                ("sensitive", "sensitive_transactions", "{}"), ("sanitizations", "sanitizations", "{}"),
                ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
-    print_markdown([c[0] for c in columns], [[_cell(f, row[key]) for _, key, f in columns] for row in rows])
+    if refused:
+        columns.append(("refused", "refused", "{}"))
+    print_markdown([c[0] for c in columns], [[_cell(f, row.get(key, "")) for _, key, f in columns] for row in rows])
     reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})
+    peaks = [row["max_rss_mib"] for row in rows if "refused" not in row]
     click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)
-               + f"; process max RSS {max(row['max_rss_mib'] for row in rows):.0f} MiB")
+               + (f"; process max RSS {max(peaks):.0f} MiB" if peaks else ""))
     if json_out is not None:
         write_json(json_out, rows)
+    if refused:
+        # after the table and the JSON, so that a script running the grid still learns it is not whole
+        raise SetveilError(f"{refused} of the {len(input_paths) * len(counts)} settings (dataset, -n) had no "
+                           "patterns to run (their rows say why)")
 
 
 @bench_sanitize.command("quest")

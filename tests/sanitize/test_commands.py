@@ -439,6 +439,30 @@ def test_bench_speed(runner, database, tmp_path):
     assert bad.exit_code == 2 and "policies" in bad.output
 
 
+def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runner, database, tmp_path):
+    # review: a count the data cannot give, or a second input too short for any pattern, stopped
+    # the grid with exit 2 and nothing printed, the runs already measured lost with the JSON
+    short = tmp_path / "short.dat"
+    short.write_text("a\nb\na\n", encoding="utf-8")
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), str(short), "-n", "2", "-n", "50",
+                                 "--min-support", "0.3", "--runs", "1", "--policies", "minfia,iga", "--json", str(rows)])
+    assert result.exit_code == 1
+    body = json.loads(rows.read_text())
+    assert [(r["dataset"], r["patterns"], r["policy"]) for r in body] == [
+        ("db.dat", 2, "minfia"), ("db.dat", 2, "iga"), ("db.dat", 50, None), ("short.dat", 2, None),
+        ("short.dat", 50, None)]
+    assert all("refused" not in r and r["violations"] == 0 for r in body[:2])
+    assert body[2]["refused"].startswith("parameter 'n': this pick found ") and body[2]["total_seconds"] is None
+    too_short = f"{short}: no transaction holds 2 items, so no pattern of length 2-5 occurs (--min-length)"
+    assert body[3]["refused"] == body[4]["refused"] == too_short
+    table = [line for line in result.output.splitlines() if line.startswith("| short.dat ")]
+    assert len(table) == 2 and all(line.rstrip(" |").endswith(too_short) for line in table)
+    assert "| db.dat " in result.output and "| iga " in result.output
+    assert result.stderr.splitlines()[-1] == (
+        "setveil: error: 3 of the 4 settings (dataset, -n) had no patterns to run (their rows say why)")
+
+
 def test_real_data_quickly(datasets, tmp_path):
     """A slice of mushroom: every policy hides every pattern at ψ=0, adds nothing, passes the check."""
     window = read_window(datasets / "mushroom.dat").take(np.arange(1500))
