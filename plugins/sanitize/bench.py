@@ -30,6 +30,11 @@ def _fresh(window: Window) -> Window:
     return Window(window.vocab, window.indptr, window.indices, window.tids)
 
 
+#: the fields of an :func:`effectiveness` row, null in the row of a pattern set that could not be sampled
+EFFECTIVENESS_MEASURED = ("policy", "psi", "restrictive", "hiding_failure", "misses_cost", "artifactual_patterns",
+                          "dissimilarity", "size_loss", "sanitizations", "removed_items", "violations", "seconds")
+
+
 def effectiveness(
     window: Window, measure: PatternMetrics, patterns_path: str, policies: tuple[str, ...], psis: list[float]
 ) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from setveil.core.output import check_output, write_json, write_text_output
 from setveil.core.params import listed, refuse_repeats
 from setveil.core.plugins import get_registry
 
-from .bench import POLICIES, SPEED_MEASURED, effectiveness, speed
+from .bench import EFFECTIVENESS_MEASURED, POLICIES, SPEED_MEASURED, effectiveness, speed
 from .metrics import PatternMetrics
 from .patterns import RestrictivePatterns
 from .quest import QuestSettings, generate
@@ -195,7 +195,14 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
                       f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
             for current in range(seed, seed + seeds):
                 path = str(Path(scratch) / f"restrictive-{current}.txt")
-                picks = _sample(input_path, window, count, min_length, max_length, min_support, max_support, current)
+                try:
+                    picks = _sample(input_path, window, count, min_length, max_length, min_support, max_support,
+                                    current)
+                except (InputError, ParameterError) as exc:
+                    # a pick falling short depends on the seed, and tells nothing of the other
+                    # sets: it stopped the grid, the sets before it lost with the JSON (review)
+                    rows.append({"seed": current, **dict.fromkeys(EFFECTIVENESS_MEASURED), "refused": str(exc)})
+                    continue
                 write_patterns(path, picks + other_spellings(window, picks))
                 rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
     items = int((window.supports > 0).sum())
@@ -205,8 +212,10 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     click.echo(f"# {started_on}")
     figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
     header = ["policy", "psi", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%", "removed", "violations"]
+    measured = [row for row in rows if "refused" not in row]
+    refused = [row for row in rows if "refused" in row]
     groups: dict[tuple[str, float], list[dict]] = {}
-    for row in rows:
+    for row in measured:
         groups.setdefault((row["policy"], row["psi"]), []).append(row)
     table = []
     for (policy, psi), members in groups.items():
@@ -216,11 +225,15 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         cells += [_cell("{:.0f}", _mean(members, "removed_items")), str(sum(m["violations"] for m in members))]
         table.append(cells)
     if seeds > 1 and patterns_path is None:
-        click.echo(f"## mean over {seeds} pattern sets (violations: total)")
+        sets = f"{seeds - len(refused)} of {seeds}" if refused else f"{seeds}"
+        click.echo(f"## mean over {sets} pattern sets (violations: total)")
     print_markdown(header, table)
+    if refused:
+        click.echo("## pattern sets not sampled")
+        print_markdown(["seed", "refused"], [[str(row["seed"]), row["refused"]] for row in refused])
     if seeds > 1 and patterns_path is None:
         click.echo("## psi = 0 by pattern set")
-        zero = [row for row in rows if row["psi"] == 0.0]
+        zero = [row for row in measured if row["psi"] == 0.0]
         print_markdown(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
                      [[str(r["seed"]), r["policy"], str(r["restrictive"])]
                       + [_cell("{:.2f}", None if r[key] is None else 100 * r[key]) for key in figures] for r in zero])
@@ -228,6 +241,9 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         body = {"sigma": sigma, "min_support": measure.min_support, "frequent": measure.frequent,
                 "mining_seconds": mining_seconds, "drop_common": common_share, "rows": rows}
         write_json(json_out, body)
+    if refused:
+        # after the tables and the JSON, so that a script running the grid still learns it is not whole
+        raise SetveilError(f"{len(refused)} of the {seeds} pattern sets could not be sampled (their rows say why)")
 
 
 def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str], present: set[str],

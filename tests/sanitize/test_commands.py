@@ -367,6 +367,28 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
 
 
+def test_bench_effectiveness_runs_on_past_a_seed_whose_pick_falls_short(runner, database, tmp_path):
+    # review: seed 2's pick finds 4 of the 5 patterns asked for, and stopped the grid with exit 2
+    # after seed 1 was measured, printing none of it and writing no JSON
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "5", "--min-support", "0.3",
+                                 "--max-support", "0.6", "--seed", "1", "--seeds", "2", "--psi-step", "1",
+                                 "--policies", "iga", "--json", str(rows)])
+    assert result.exit_code == 1
+    body = json.loads(rows.read_text())["rows"]
+    assert [(r["seed"], r["policy"], r["psi"]) for r in body] == [(1, "iga", 0.0), (1, "iga", 1.0), (2, None, None)]
+    reason = body[2]["refused"]
+    assert reason.startswith("parameter 'n': this pick found 4 patterns ") and "asked for 5" in reason
+    assert body[2]["hiding_failure"] is None and "refused" not in body[0]
+    lines = result.stdout.splitlines()
+    assert "## mean over 1 of 2 pattern sets (violations: total)" in lines
+    assert lines[lines.index("## pattern sets not sampled") + 3] == f"| 2    | {reason} |"
+    zero = lines[lines.index("## psi = 0 by pattern set") + 3:]
+    assert len(zero) == 1 and zero[0].startswith("| 1    | iga ")
+    assert result.stderr.splitlines()[-1] == (
+        "setveil: error: 1 of the 2 pattern sets could not be sampled (their rows say why)")
+
+
 def test_bench_effectiveness_gives_the_load_as_its_mining_starts(runner, database, monkeypatch):
     calls = iter(range(1, 1000))  # os.getloadavg rising by one at each call shows which call was kept
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
