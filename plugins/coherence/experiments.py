@@ -100,8 +100,10 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
         f"{f' (items below {min_support_share:.2%} removed)' if min_support_share else ''}; "
         f"δ={public_share}, h={h}, k={k}, p={p}, seeds {seed_list}; {started_on}"
     )
+    # a refused run's reason is printed as well as written, or its row read only False
+    refused = ["refused"] if any("refused" in row for row in rows) else []
     print_table(rows, ["seed", "approach", "public", "private", "distortion", "verified", "find_moles_seconds",
-                       "eliminate_seconds", "minimal_moles"])
+                       "eliminate_seconds", "minimal_moles", *refused])
     click.echo("")
     print_table(summary, SUMMARY_COLUMNS)
     if json_path:

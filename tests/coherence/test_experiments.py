@@ -112,3 +112,30 @@ def test_the_printed_summary_keeps_its_columns_when_the_first_approach_has_no_ru
         "all_verified"]
     assert [cell.strip() for cell in table[2].strip("|").split("|")] == ["mm-il", "0", "", "", "", "", "", ""]
     assert [cell.strip() for cell in table[-1].strip("|").split("|")][:4] == ["rmall", "1", "1", "0"]
+
+
+def test_a_refused_run_prints_its_reason(tmp_path, monkeypatch):
+    # review: the printed row of a run the budget refused read only False, its reason in --json alone
+    from setveil.plugins.coherence import moles
+
+    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
+    data = tmp_path / "d.dat"
+    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
+    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.output.split("\n\n")[0].splitlines()[1:]
+    table = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    assert table[0][-1] == "refused"
+    (refused,) = [cells for cells in table if cells[1] == "mm-il"]
+    assert refused[5] == "False"
+    assert refused[-1].startswith("model error: mining at a support of 2 transaction(s) would list up to ")
+    (rmall,) = [cells for cells in table if cells[1] == "rmall"]
+    assert rmall[5] == "True" and rmall[-1] == ""
+
+
+def test_a_table_of_runs_none_refused_has_no_refused_column(tmp_path):
+    data = tmp_path / "d.dat"
+    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
+    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
+    assert result.exit_code == 0, result.output
+    assert "refused" not in result.output
