@@ -95,36 +95,36 @@ def test_rmall_searches_no_moles_so_reports_no_count_of_them(tmp_path):
     assert summary["mm-il"]["minimal_moles"] == moles["mm-il"]
 
 
+def bench_tables(tmp_path, monkeypatch, refuse: bool) -> tuple[list[list[str]], list[list[str]]]:
+    """The cells of the rows' and the summary's tables of one seed of every approach on small
+    data, with the search for minimal moles refused by its budget when ``refuse``."""
+    from setveil.plugins.coherence import moles
+
+    if refuse:
+        monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
+    data = tmp_path / "d.dat"
+    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
+    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
+    assert result.exit_code == 0, result.output
+    rows, summary = result.output.split("\n\n")
+    return [[[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()
+             if line.startswith("|")] for table in (rows, summary)]
+
+
 def test_the_printed_summary_keeps_its_columns_when_the_first_approach_has_no_run(tmp_path, monkeypatch):
     # Review: the summary table took its columns from the first approach's entry, which holds only
     # approach and runs when none of its runs passed; policies refused by the search's budget (the
     # search of connect at p=7 is) then printed RmAll's runs and not its distortion
-    from setveil.plugins.coherence import moles
-
-    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
-    data = tmp_path / "d.dat"
-    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
-    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
-    assert result.exit_code == 0, result.output
-    table = result.output.split("\n\n")[-1].splitlines()
-    assert [cell.strip() for cell in table[0].strip("|").split("|")] == [
-        "approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s", "minimal_moles",
-        "all_verified"]
-    assert [cell.strip() for cell in table[2].strip("|").split("|")] == ["mm-il", "0", "", "", "", "", "", ""]
-    assert [cell.strip() for cell in table[-1].strip("|").split("|")][:4] == ["rmall", "1", "1", "0"]
+    _, table = bench_tables(tmp_path, monkeypatch, refuse=True)
+    assert table[0] == ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s",
+                        "minimal_moles", "all_verified"]
+    assert table[2] == ["mm-il", "0", "", "", "", "", "", ""]
+    assert table[-1][:4] == ["rmall", "1", "1", "0"]
 
 
 def test_a_refused_run_prints_its_reason(tmp_path, monkeypatch):
     # review: the printed row of a run the budget refused read only False, its reason in --json alone
-    from setveil.plugins.coherence import moles
-
-    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
-    data = tmp_path / "d.dat"
-    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
-    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
-    assert result.exit_code == 0, result.output
-    lines = result.output.split("\n\n")[0].splitlines()[1:]
-    table = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    table, _ = bench_tables(tmp_path, monkeypatch, refuse=True)
     assert table[0][-1] == "refused"
     (refused,) = [cells for cells in table if cells[1] == "mm-il"]
     assert refused[5] == "False"
@@ -133,9 +133,8 @@ def test_a_refused_run_prints_its_reason(tmp_path, monkeypatch):
     assert rmall[5] == "True" and rmall[-1] == ""
 
 
-def test_a_table_of_runs_none_refused_has_no_refused_column(tmp_path):
-    data = tmp_path / "d.dat"
-    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5, encoding="utf-8")
-    result = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1")
-    assert result.exit_code == 0, result.output
-    assert "refused" not in result.output
+def test_a_table_of_runs_none_refused_has_no_refused_column(tmp_path, monkeypatch):
+    table, _ = bench_tables(tmp_path, monkeypatch, refuse=False)
+    assert table[0][-1] == "minimal_moles"
+    assert all(cells[5] == "True" for cells in table[2:])
+    assert not any("refused" in cell for cells in table for cell in cells)
