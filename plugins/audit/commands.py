@@ -266,8 +266,9 @@ def _report_body(naming: Naming, published, mined, pairs, linking, determined, r
     }
     if determined:
         # a unique best naming is certain only when every published itemset is true and none is
-        # missing: with noise or unmatched itemsets the best naming can itself be wrong (QA)
-        body["determined_certain"] = tolerance == 0 and unmatched_cost is None
+        # missing: with noise or unmatched itemsets the best naming can itself be wrong (QA), and an
+        # impossible itemset left out shows the release holds false ones, which the rest may too (review)
+        body["determined_certain"] = tolerance == 0 and unmatched_cost is None and not impossible_lines
         for verdict in VERDICTS:
             labels = getattr(naming, verdict)
             body[f"{verdict}_items"] = None if labels is None else len(labels)
@@ -293,7 +294,7 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
             limit = "" if time_limit is None else f" of {time_limit:g} s per solve"
             kind = "names determined" if body["determined_certain"] else \
                 f"names determined (the unique best naming's: not certain with " \
-                f"{_uncertainty(body['tolerance'], body['unmatched_cost'])})"
+                f"{_uncertainty(body['tolerance'], body['unmatched_cost'], body['impossible_itemsets'])})"
             line += (f"; {len(naming.determined)} of {items} {kind}, {len(naming.named_otherwise)} named "
                      f"otherwise by an equally good naming, {len(naming.unsettled)} not settled within the time "
                      f"limit{limit}")
@@ -308,12 +309,15 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
     return line
 
 
-def _uncertainty(tolerance: float, unmatched_cost: float | None) -> str:
-    """The options given that make a determined name the unique best naming's rather than
-    certain: naming one not given sent users looking for it (privacy-auditor review)."""
+def _uncertainty(tolerance: float, unmatched_cost: float | None, impossible: int = 0) -> str:
+    """What makes a determined name the unique best naming's rather than certain: the options
+    given (naming one not given sent users looking for it, privacy-auditor review) and the
+    impossible itemsets left out, which show the release holds false itemsets."""
     given = [option for option, makes_uncertain in (("--tolerance", tolerance > 0),
                                                     ("--unmatched-cost", unmatched_cost is not None)) if makes_uncertain]
-    return " and ".join(given)
+    if impossible:
+        given.append(f"{counted(impossible, 'published itemset')} no database allows")
+    return " and ".join(given) if len(given) < 3 else f"{', '.join(given[:-1])} and {given[-1]}"
 
 
 def _mine(window, sigma, max_size) -> ItemsetCollection:

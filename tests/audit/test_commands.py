@@ -162,6 +162,25 @@ def test_a_determined_name_is_not_called_certain_when_itemsets_may_be_missing_or
     assert "1 of 3 names determined (the unique best naming's: not certain with --unmatched-cost)" in result.stderr
 
 
+def test_a_determined_name_is_not_called_certain_when_the_release_holds_an_impossible_itemset(runner, tmp_path):
+    # review: {a,b} omitted, a false {a,c} at {a,b}'s frequency and a false {b,c} above its items. {b,c} is
+    # left out as no database allows it, which shows the release doctored; exact frequencies and no unmatched
+    # cost then named b determined, wrong, and called it certain
+    renamed, published, mapping = tmp_path / "r.dat", tmp_path / "p.txt", tmp_path / "f.txt"
+    renamed.write_text("1 2\n1 2\n1 2\n1 3\n1 3\n2\n2\n3\n3\n3\n")
+    published.write_text("0.5 a\n0.5 b\n0.5 c\n0.3 a c\n0.9 b c\n")
+    mapping.write_text("a 1\nb 2\nc 3\n")
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.3, "--determined",
+                    "-o", tmp_path / "n.txt", "--report", report, "--truth", mapping)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["impossible_itemsets"] == 1 and body["determined"] == ["b"] and body["accuracy"] < 1
+    assert body["determined_certain"] is False and body["tolerance"] == 0 and body["unmatched_cost"] is None
+    assert "1 of 3 names determined (the unique best naming's: not certain with 1 published itemset no database " \
+           "allows)" in result.stderr
+
+
 @pytest.mark.parametrize("options, by", [([], ""), (["--unmatched-cost", 1], ""),
                                          (["--tolerance", 0.05], " by more than twice --tolerance (0.1)")])
 def test_an_itemset_more_frequent_than_its_subset_is_noted_and_left_out_of_the_program(runner, tmp_path, database,
@@ -846,6 +865,8 @@ def test_the_uncertainty_note_names_only_the_options_that_cause_it():
     assert commands._uncertainty(0.02, None) == "--tolerance"
     assert commands._uncertainty(0.0, 1.0) == "--unmatched-cost"  # --tolerance 0 matches exactly: no cause
     assert commands._uncertainty(0.02, 1.0) == "--tolerance and --unmatched-cost"
+    assert commands._uncertainty(0.0, None, 2) == "2 published itemsets no database allows"
+    assert commands._uncertainty(0.02, 1.0, 1) == "--tolerance, --unmatched-cost and 1 published itemset no database allows"
 
 
 def test_one_noisy_share_past_two_is_read(runner, tmp_path, database):
