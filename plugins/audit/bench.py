@@ -25,7 +25,7 @@ from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection
 from .owner import publish, random_names
-from .program import SolverStopped, deanonymize, uniform_accuracy
+from .program import ProgramTooLarge, SolverStopped, deanonymize, uniform_accuracy
 
 
 def experiment(
@@ -49,8 +49,9 @@ def experiment(
     """One row per (run, noise, method): the accuracy (weight on the true naming over the
     number of published items), the uniform baseline's, the shares of names determined and
     unsettled (with ``determine``), and the program's size and time. ``progress`` is called with
-    each row as it is measured. A run whose program has no solution, or none found in the time
-    limit, scores 0 and is counted."""
+    each row as it is measured. A run whose program has no solution, none found in the time
+    limit, or would be past the budget of itemset pairs (``too_large``, its reason under
+    ``refused``), scores 0 and is counted, and the grid goes on."""
     frequent = ItemsetCollection.mine(window, sigma, max_size)
     if not len(frequent):
         # an accuracy over no items would read 0 (0 of 0), as if the attack had failed
@@ -70,14 +71,19 @@ def experiment(
                     naming = deanonymize(published, mined, method=method, tolerance=tolerance,
                                          unmatched_cost=unmatched_cost, time_limit=time_limit,
                                          linking=linking, determine=determine and method != "lp")
-                except (Infeasible, SolverStopped) as exc:
+                except (Infeasible, SolverStopped, ProgramTooLarge) as exc:
+                    # a program past the budget is where the attack stops at this setting, as the time
+                    # limit is: it ended the whole grid, with the rows measured before it unprinted (review)
                     row.update(accuracy=0.0, determined=None, unsettled=None, optimal=False,
                                infeasible=isinstance(exc, Infeasible), timed_out=isinstance(exc, SolverStopped),
+                               too_large=isinstance(exc, ProgramTooLarge),
+                               refused=str(exc) if isinstance(exc, ProgramTooLarge) else None,
                                seconds=None, variables=None)
                 else:
                     row.update(accuracy=naming.accuracy(names), determined=_share(naming.determined, published),
                                unsettled=_share(naming.unsettled, published), optimal=naming.optimal,
-                               infeasible=False, timed_out=False, seconds=naming.seconds, variables=naming.variables)
+                               infeasible=False, timed_out=False, too_large=False, refused=None,
+                               seconds=naming.seconds, variables=naming.variables)
                 rows.append(row)
                 if progress is not None:
                     progress(row)
@@ -100,7 +106,7 @@ def _share(labels, published: ItemsetCollection) -> float | None:
 def summary(rows: list[dict]) -> list[dict]:
     """Mean accuracy (and its standard deviation over runs) per noise and method, with the
     uniform baseline (one per noise level: the mean over its runs), the runs that hit the time
-    limit and those without a solution."""
+    limit, those without a solution and those whose program was past the budget."""
     groups: dict[tuple[float, str], list[dict]] = {}
     baseline: dict[float, dict[int, float]] = {}
     for row in rows:
@@ -122,9 +128,11 @@ def summary(rows: list[dict]) -> list[dict]:
             "uniform": statistics.fmean(baseline[noise].values()),
             "determined": statistics.fmean(determined) if determined else None,
             "unsettled": statistics.fmean(unsettled) if unsettled else None,
-            "not_optimal": sum(1 for m in members if not m["optimal"] and not m["infeasible"] and not m["timed_out"]),
+            "not_optimal": sum(1 for m in members
+                               if not (m["optimal"] or m["infeasible"] or m["timed_out"] or m["too_large"])),
             "no_naming_in_time": sum(1 for m in members if m["timed_out"]),
             "infeasible": sum(1 for m in members if m["infeasible"]),
+            "too_large": sum(1 for m in members if m["too_large"]),
             "variables": statistics.fmean(variables) if variables else None,
             "seconds": statistics.fmean(seconds) if seconds else None,
         })

@@ -409,7 +409,9 @@ def _verb(count: int, singular: str) -> str:
 
 def _progress(runs: int):
     def report(row: dict) -> None:
-        if row["infeasible"] or row["timed_out"]:
+        if row["too_large"]:
+            outcome = "no program: past the budget of itemset pairs"
+        elif row["infeasible"] or row["timed_out"]:
             outcome = "no naming" if row["infeasible"] else "no naming within the time limit"
         else:
             outcome = f"accuracy {row['accuracy']:.3f}, {row['seconds']:.2f} s"
@@ -512,7 +514,10 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]
     columns += ["determined", "unsettled"] if determined else []
     shown = [{**row, "variables": _whole(row["variables"])} for row in table]
-    print_table(shown, columns + ["not_optimal", "no_naming_in_time", "infeasible", "variables", "seconds"])
+    print_table(shown, columns + ["not_optimal", "no_naming_in_time", "infeasible", "too_large", "variables", "seconds"])
+    refused = [row["refused"] for row in rows if row["too_large"]]
+    if refused:
+        note(f"{counted(len(refused), 'run')} scored 0 with no program, the first because {refused[0]}")
     if json_path is not None:
         body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
                 "rows": rows, "summary": table}

@@ -117,7 +117,7 @@ def test_each_noise_levels_uniform_vote_is_over_the_candidates_within_its_own_to
 def test_runs_without_a_naming_are_not_counted_as_not_optimal():
     def row(run, **outcome):
         return {"run": run, "noise": 0.0, "method": "ip", "uniform": 0.5, "determined": None, "unsettled": None,
-                **outcome}
+                "too_large": False, **outcome}
 
     failed = {"accuracy": 0.0, "optimal": False, "seconds": None, "variables": None}
     rows = [row(0, infeasible=True, timed_out=False, **failed), row(1, infeasible=False, timed_out=True, **failed),
@@ -126,3 +126,25 @@ def test_runs_without_a_naming_are_not_counted_as_not_optimal():
     assert (line["not_optimal"], line["no_naming_in_time"], line["infeasible"]) == (1, 1, 1)
     assert line["accuracy"] == pytest.approx(0.3) and line["uniform"] == 0.5
     assert line["seconds"] == 2.0 and line["variables"] == 10
+
+
+def test_a_run_past_the_pair_budget_scores_0_and_the_grid_goes_on(monkeypatch):
+    # review: bench audit mushroom.dat --sigma 0.1 --max-size 3 --noise 0,0.01 measured noise 0, then stopped
+    # at 0.01's 7.6 million pairs with exit 2, printing none of it; here noise 0 fits 50 pairs and 0.05 does not
+    import functools
+
+    from setveil.plugins.audit import program
+
+    monkeypatch.setattr(bench, "deanonymize", functools.partial(program.deanonymize, max_pairs=50))
+    rows = [["a", "b", "c", "d"]] * 5 + [["a", "b", "c"]] * 4 + [["a", "b", "e"]] * 3 + [["a", "e"]] * 2 + [["f"]]
+    _, measured = experiment(Window.from_transactions(rows), 0.1, max_size=None, noises=[0.0, 0.05],
+                             methods=["ip", "lp"], runs=2, seed=0, tolerance_sds=4.0, time_limit=None)
+    assert len(measured) == 8
+    exact = [row for row in measured if row["noise"] == 0.0]
+    assert all(row["accuracy"] == 1.0 and not row["too_large"] and row["refused"] is None for row in exact)
+    past = [row for row in measured if row["noise"] == 0.05]
+    assert all(row["too_large"] and row["accuracy"] == 0.0 and not row["infeasible"] and not row["timed_out"]
+               and "more than 50 itemset pairs" in row["refused"] for row in past)
+    table = {(row["noise"], row["method"]): row for row in summary(measured)}
+    assert table[0.05, "ip"]["too_large"] == 2 and table[0.05, "ip"]["not_optimal"] == 0
+    assert table[0.0, "lp"]["too_large"] == 0 and table[0.0, "lp"]["accuracy"] == 1.0

@@ -935,3 +935,22 @@ def test_mining_past_the_budget_advises_a_max_size_by_whether_one_was_given(runn
         result = invoke(runner, *command, "--sigma", 0.1, *size)
         assert result.exit_code == 2
         assert result.stderr.endswith(f"more than the budget of 2: raise it or {advice}\n")
+
+
+def test_bench_audit_prints_its_table_when_a_run_is_past_the_pair_budget(runner, tmp_path, database, monkeypatch):
+    # review: the first program past the budget ended the grid with exit 2 and no table or JSON
+    import functools
+
+    from setveil.plugins.audit import bench, program
+
+    monkeypatch.setattr(bench, "deanonymize", functools.partial(program.deanonymize, max_pairs=50))
+    result = invoke(runner, "bench", "audit", database, "--sigma", 0.1, "--noise", "0,0.05", "--runs", 1,
+                    "--methods", "ip", "--json", tmp_path / "b.json")
+    assert result.exit_code == 0, result.output
+    assert "| too_large |" in next(line for line in result.stdout.splitlines() if line.startswith("| noise"))
+    assert "run 1/1, noise 0.05, ip: no program: past the budget of itemset pairs" in result.stderr
+    assert "setveil: note: 1 run scored 0 with no program, the first because the program would hold more than 50 " \
+           "itemset pairs" in result.stderr
+    body = json.loads((tmp_path / "b.json").read_text())
+    assert [row["too_large"] for row in body["summary"]] == [0, 1]
+    assert [row["accuracy"] for row in body["rows"]] == [1.0, 0.0]
