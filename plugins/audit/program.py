@@ -544,17 +544,25 @@ def _supported(published, mined, levels, n_a, n_b) -> np.ndarray:
     every mined itemset holding B has a candidate partner holding A."""
     result = np.ones((n_a, n_b), dtype=bool)
     for collection, other_width, side in ((published, n_b, 0), (mined, n_a, 1)):
-        cover = np.zeros((len(collection), other_width), dtype=bool)
         other = mined if side == 0 else published
-        for size, pairs in levels:
-            partners = other.items_at(pairs[:, 1 - side], size)
-            cover[np.repeat(pairs[:, side], size), partners.ravel()] = True
+        holders = [np.repeat(pairs[:, side], size) for size, pairs in levels]
+        partners = [other.items_at(pairs[:, 1 - side], size).ravel() for size, pairs in levels]
+        # sparse, since a dense itemsets-by-items matrix took 612 MB a call on retail at sigma 0.0005
+        cover = sparse.csr_array((np.ones(sum(map(len, holders))),
+                                  (np.concatenate(holders or [np.zeros(0, np.int64)]),
+                                   np.concatenate(partners or [np.zeros(0, np.int64)]))),
+                                 shape=(len(collection), other_width))
+        cover.sum_duplicates()
+        cover.data[:] = 1.0  # a partner item counts once, however many of the itemset's partners hold it
         owners = np.repeat(np.arange(len(collection)), collection.sizes)
         incidence = sparse.csr_array((np.ones(len(owners)), (collection.items, owners)),
                                      shape=(len(collection.labels), len(collection)))
         degree = np.asarray(incidence.sum(axis=1)).ravel()
-        count = incidence @ cover.astype(np.float64)
-        held = np.isclose(count, degree[:, None])
+        count = (incidence @ cover).tocoo()
+        # an item no itemset holds has every partner (0 of 0 itemsets), one held has those of all its itemsets
+        held = np.zeros((len(collection.labels), other_width), dtype=bool)
+        held[degree == 0] = True
+        held[count.row, count.col] = np.isclose(count.data, degree[count.row])
         result &= held if side == 0 else held.T
     return result
 
