@@ -187,6 +187,10 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     names = _load_mapping(truth) if truth else None
     largest = int(published.sizes.max())
     size = largest if max_size is None else min(max_size, largest)
+    if size < int(published.sizes.min()):
+        # no itemset left to match: the mismatch's advice failed on it, and an unmatched cost named nothing
+        raise ParameterError("max-size", f"{max_size}: every itemset of {itemsets_path} holds "
+                                         f"{int(published.sizes.min())} items or more, so none is left to match")
     if size < largest:
         # an item held only by larger itemsets is not published to this attack: kept, it was
         # counted among the published items, in the accuracy's denominator too, and --truth

@@ -532,6 +532,8 @@ def _sigma_advice(unmatched_side, matched, other, tolerance, than: str) -> str:
     published at, where an unmatched cost would only leave them out (QA as an auditor:
     deanonymize at 0.01 of itemsets published at 0.02 advised only those). Only when every one
     is: noise alone pushes a few of the least frequent below the other side's threshold."""
+    if not len(other):  # no itemset to be less frequent than
+        return ""
     if not (unmatched_side.frequencies[~matched] < other.frequencies.min() - tolerance - EXACT).all():
         return ""
     other_side = "itemset mined from the renamed data" if than == "lower" else "published itemset"

@@ -954,3 +954,17 @@ def test_bench_audit_prints_its_table_when_a_run_is_past_the_pair_budget(runner,
     body = json.loads((tmp_path / "b.json").read_text())
     assert [row["too_large"] for row in body["summary"]] == [0, 1]
     assert [row["accuracy"] for row in body["rows"]] == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("options", [[], ["--unmatched-cost", 1]])
+def test_a_max_size_below_every_published_itemset_is_refused_before_renamed_is_read(runner, tmp_path, options):
+    # review: only pairs published and --max-size 1 left no published itemset, and the mismatch's advice
+    # took the minimum of their frequencies: a ValueError traceback, exit 1; with an unmatched cost it named
+    # nothing and wrote an empty naming
+    published = tmp_path / "p.txt"
+    published.write_text("0.5 a b\n0.25 a c\n")
+    result = invoke(runner, "audit", "deanonymize", tmp_path / "absent.dat", "--itemsets", published, "--sigma", 0.5,
+                    "--max-size", 1, "-o", tmp_path / "n.txt", *options)
+    assert result.exit_code == 2
+    assert "'max-size': 1: every itemset of" in result.stderr and "holds 2 items or more" in result.stderr
+    assert not (tmp_path / "n.txt").exists()

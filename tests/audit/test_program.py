@@ -651,3 +651,11 @@ def test_the_pruning_holds_no_dense_array_of_itemsets_by_items():
         tracemalloc.stop()
     assert (supported == np.eye(n, dtype=bool)).all()
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
+def test_mined_itemsets_against_no_published_one_are_infeasible():
+    # review: the advice on a --sigma other than the publisher's took the minimum of no published frequency
+    mined = ItemsetCollection.mine(Window.from_transactions([["1", "2"], ["1"]]), 0.5)
+    published = mined.restrict(np.zeros(len(mined), dtype=bool)).over_held_labels()
+    with pytest.raises(Infeasible, match="^3 itemset\\(s\\) mined from the renamed data match no published itemset"):
+        deanonymize(published, mined, method="ip")
