@@ -173,7 +173,7 @@ def _classify(
     support >= k need their tidsets.
     """
     width = bits.shape[1]
-    step = max(1, CHUNK_BYTES // max(8 * width, 1))
+    step = _rows_per_chunk(width)
     is_mole = np.zeros(len(cand), dtype=bool)
     is_extendible = np.zeros(len(cand), dtype=bool)
     if support is None:
@@ -244,11 +244,12 @@ def _breaches(tidsets, which, support, upper1, upper2, private_rows: _PrivateRow
     row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
     # only entries that could exceed h*Sup(β) need an exact count
     maybe = np.flatnonzero(share.exceeded(bound, support[row]))
-    if _by_listing(tidsets.shape[1], len(maybe), support[np.unique(row[maybe])], private_rows.matrix):
-        exact = _listed_counts(tidsets, which, row[maybe], col[maybe], private_rows.matrix)
+    held, position = np.unique(row[maybe], return_inverse=True)
+    if _by_listing(tidsets.shape[1], len(maybe), support[held], private_rows.matrix):
+        exact = _listed_counts(tidsets, which[held], position, col[maybe], private_rows.matrix)
     else:
         exact = np.empty(len(maybe), dtype=np.int64)
-        step = max(1, CHUNK_BYTES // max(8 * tidsets.shape[1], 1))
+        step = _rows_per_chunk(tidsets.shape[1])
         for start in range(0, len(maybe), step):
             part = maybe[start : start + step]
             exact[start : start + len(part)] = popcount(tidsets[which[row[part]]] & private_rows.bits[col[part]])
@@ -273,30 +274,26 @@ def _by_listing(width: int, entries: int, supports: np.ndarray, private: sparse.
     return len(supports) * width + int(supports.sum()) * (1 + per_transaction) < entries * width
 
 
-def _listed_counts(tidsets, which, rows, cols, private: sparse.csr_array) -> np.ndarray:
-    """Sup(β ∪ {e}) for the candidates β = ``tidsets[which[rows]]`` and private items ``cols``:
+def _listed_counts(tidsets, held, position, cols, private: sparse.csr_array) -> np.ndarray:
+    """Sup(β ∪ {e}) for the candidates β = ``tidsets[held[position]]`` and private items ``cols``:
     each candidate's transactions listed once, times their private items (a sparse product)."""
-    held, position = np.unique(rows, return_inverse=True)
-    step = max(1, CHUNK_BYTES // max(8 * tidsets.shape[1], 1))
+    step = _rows_per_chunk(tidsets.shape[1])
     counts = []
     for start in range(0, len(held), step):
-        bits = tidsets[which[held[start : start + step]]]
+        bits = tidsets[held[start : start + step]]
         owner = np.repeat(np.arange(len(bits)), popcount(bits))
         cohort = sparse.csr_array((np.ones(len(owner), np.int64), (owner, row_members(bits))),
                                   shape=(len(bits), private.shape[0]))
         counts.append(cohort @ private)
     if not counts:
         return np.zeros(0, dtype=np.int64)
-    table = sparse.vstack(counts, format="coo")
-    wanted = position.astype(np.int64) * table.shape[1] + cols
-    if table.nnz == 0:
-        return np.zeros(len(wanted), dtype=np.int64)
-    # the entries asked for, looked up by key: a private item none of β's transactions holds counts 0
-    keys = table.row.astype(np.int64) * table.shape[1] + table.col
-    order = np.argsort(keys)
-    keys, values = keys[order], table.data[order].astype(np.int64)
-    where = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.where(keys[where] == wanted, values[where], 0)
+    # an entry no transaction of β holds is a 0 of the table
+    return np.asarray(sparse.vstack(counts, format="csr")[position, cols], dtype=np.int64)
+
+
+def _rows_per_chunk(width: int) -> int:
+    """How many tidsets of ``width`` words make a chunk of about CHUNK_BYTES."""
+    return max(1, CHUNK_BYTES // max(8 * width, 1))
 
 
 def _prune(counts: sparse.csr_array, threshold: int) -> sparse.csr_array:
