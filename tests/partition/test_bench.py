@@ -126,6 +126,8 @@ def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_
               "root leaves fewer than k alike; use windows of at least k transactions")
     assert all(r["refused"] == reason and r["verified"] is False and r["ncp"] is None for r in refused)
     assert all("refused" not in r and r["verified"] for r in rows if r["k"] != 10)
+    # a refused row holds every field a measured one does (MEASURED kept in step with _measure)
+    assert all(set(r) == set(rows[0]) | {"refused"} for r in refused)
     table = [line for line in result.output.splitlines() if line.startswith("| tiny |")]
     assert table[2].startswith("| tiny | kanonymity | 10 |  | 2 | 0 | 1 |") and table[2].endswith(f"| refused: {reason} |")
     assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 |  |  |  |  |  | refused: ")

@@ -380,6 +380,7 @@ def test_bench_effectiveness_runs_on_past_a_seed_whose_pick_falls_short(runner, 
     reason = body[2]["refused"]
     assert reason.startswith("parameter 'n': this pick found 4 patterns ") and "asked for 5" in reason
     assert body[2]["hiding_failure"] is None and "refused" not in body[0]
+    assert set(body[2]) == set(body[0]) | {"refused"}  # EFFECTIVENESS_MEASURED in step with effectiveness()
     lines = result.stdout.splitlines()
     assert "## mean over 1 of 2 pattern sets (violations: total)" in lines
     assert lines[lines.index("## pattern sets not sampled") + 3] == f"| 2    | {reason} |"
@@ -476,6 +477,7 @@ def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runne
         ("short.dat", 50, None)]
     assert all("refused" not in r and r["violations"] == 0 for r in body[:2])
     assert body[2]["refused"].startswith("parameter 'n': this pick found ") and body[2]["total_seconds"] is None
+    assert set(body[2]) == set(body[0]) | {"refused"}  # SPEED_MEASURED in step with speed()
     too_short = f"{short}: no transaction holds 2 items, so no pattern of length 2-5 occurs (--min-length)"
     assert body[3]["refused"] == body[4]["refused"] == too_short
     table = [line for line in result.output.splitlines() if line.startswith("| short.dat ")]
