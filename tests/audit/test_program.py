@@ -643,13 +643,17 @@ def test_the_pruning_holds_no_dense_array_of_itemsets_by_items():
     frequencies = np.concatenate([np.arange(n) + 1.0, np.arange(n) + 0.5]) / (2 * n)
     collection = ItemsetCollection(labels, indptr, flat, frequencies)
     levels = program._frequency_pairs(collection, collection, 0.0, program.MAX_PAIRS)
+    # the item pairs asked about: each item with itself and its neighbours, of which only the first are supported
+    a, b = np.repeat(np.arange(n), 3), (np.repeat(np.arange(n), 3) + np.tile([-1, 0, 1], n))
+    inside = (b >= 0) & (b < n)
+    allowed = a[inside] * n + b[inside]
     tracemalloc.start()
     try:
-        supported = program._supported(collection, collection, levels, n, n)
+        supported = program._supported(collection, collection, levels, allowed, n, n)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert (supported == np.eye(n, dtype=bool)).all()
+    assert (supported == (a[inside] == b[inside])).all()
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"
 
 
@@ -659,3 +663,87 @@ def test_mined_itemsets_against_no_published_one_are_infeasible():
     published = mined.restrict(np.zeros(len(mined), dtype=bool)).over_held_labels()
     with pytest.raises(Infeasible, match="^3 itemset\\(s\\) mined from the renamed data match no published itemset"):
         deanonymize(published, mined, method="ip")
+
+
+def dense_singleton_candidates(published, mined, width) -> np.ndarray:
+    """The candidate item pairs by the elementwise test over every pair, as a dense array."""
+    fa = np.full(len(published.labels), np.nan)
+    fb = np.full(len(mined.labels), np.nan)
+    for collection, frequency in ((published, fa), (mined, fb)):
+        for j in np.flatnonzero(collection.sizes == 1):
+            frequency[collection.itemset(j)[0]] = collection.frequencies[j]
+    with np.errstate(invalid="ignore"):
+        return np.isnan(fa)[:, None] | np.isnan(fb)[None, :] | (np.abs(fa[:, None] - fb[None, :]) <= width)
+
+
+def singletons(frequencies: list[float | None]) -> ItemsetCollection:
+    """A collection of one singleton per item, its frequency given, none for an item given None."""
+    listed = [(item, frequency) for item, frequency in enumerate(frequencies) if frequency is not None]
+    return ItemsetCollection(tuple(f"i{k}" for k in range(len(frequencies))), np.arange(len(listed) + 1),
+                             np.array([item for item, _ in listed], dtype=np.int64),
+                             np.array([frequency for _, frequency in listed], dtype=np.float64))
+
+
+# frequencies on a coarse grid, so that many pairs lie exactly at the widths below, and off it
+frequency_values = st.one_of(st.none(), st.sampled_from([-0.1, 0.0, 0.1, 0.2, 0.25, 0.3, 0.7, 0.9, 1.0]),
+                             st.floats(-0.2, 1.2, allow_nan=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(frequency_values, max_size=12), st.lists(frequency_values, max_size=12),
+       st.sampled_from([0.0, 1e-9, 0.1, 0.1 + 1e-9, 0.2, 0.3 + 1e-9, 1.0 + 1e-9]))
+def test_the_singleton_candidates_are_the_pairs_of_the_elementwise_test(published, mined, width):
+    # review: the candidates were a dense array of every item pair, 262 MB on retail at sigma
+    # 0.0005; each published item's candidates are now searched for among the renamed items
+    # sorted by frequency, and must be the very pairs, in the order, of |fa - fb| <= width
+    from setveil.plugins.audit import program
+
+    published, mined = singletons(published), singletons(mined)
+    expected = sparse.csr_array(dense_singleton_candidates(published, mined, width))
+    candidates = program._singleton_candidates(published, mined, width)
+    assert isinstance(candidates, sparse.csr_array) and candidates.dtype == bool
+    assert candidates.shape == expected.shape
+    assert candidates.indptr.tolist() == expected.indptr.tolist()
+    assert candidates.indices.tolist() == expected.indices.tolist() and candidates.data.all()
+
+
+def test_the_singleton_candidates_hold_no_dense_array_of_items_by_items():
+    # review: 4,000 items a side, each singleton at a frequency of its own, have 4,000 candidate
+    # pairs; a dense float array of every pair is 128 MB
+    import tracemalloc
+
+    from setveil.plugins.audit import program
+
+    n = 4_000
+    collection = singletons(list((np.arange(n) + 1.0) / n))
+    tracemalloc.start()
+    try:
+        candidates = program._singleton_candidates(collection, collection, program.EXACT)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, f"{peak / 2**20:.1f} MiB"
+    assert (candidates != sparse.csr_array(sparse.eye(n, dtype=bool))).nnz == 0
+
+
+def test_the_program_holds_no_dense_array_of_items_by_items():
+    # review: past the candidates, the program's index of the item pairs was a dense integer
+    # array of every pair, 123 MB on retail at sigma 0.0005. Here 4,000 items a side, each item
+    # and each pair (i, i + 1) at a frequency of its own: 4,000 item pairs, a dense index 128 MB
+    import tracemalloc
+
+    n = 4_000
+    labels = tuple(f"i{k:04d}" for k in range(n))
+    itemsets = [[k] for k in range(n)] + [[k, k + 1] for k in range(n - 1)] + [[0, n - 1]]
+    flat = np.array([item for itemset in itemsets for item in itemset], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum([len(itemset) for itemset in itemsets])])
+    frequencies = np.concatenate([np.arange(n) + 1.0, np.arange(n) + 0.5]) / (2 * n)
+    collection = ItemsetCollection(labels, indptr, flat, frequencies)
+    tracemalloc.start()
+    try:
+        result = deanonymize(collection, collection, method="lp")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MiB"
+    assert result.accuracy({label: label for label in labels}) == 1.0 and result.variables == n + 2 * n
