@@ -43,7 +43,7 @@ Choices where the paper is brief:
 - **Determined names** (ours, :func:`determine_names`): one more solve per named item, with
   the pair forbidden and the cost held to the optimum; it proves the name forced, finds an
   equally good naming, or stops at the time limit, and the three are reported apart. A proof
-  (the solve infeasible) counts only when a solve without presolve agrees (:data:`INFEASIBLE`).
+  (the solve infeasible) counts only when a solve without presolve agrees (:data:`INFEASIBLE_ANSWERS`).
 - Pairs are candidates only within the tolerance (ours): §2's noisy program pairs every
   published and mined itemset of a size, so ours is the most likely naming among those that
   match every itemset within the tolerance; the cost's division by the tolerance only sets the
@@ -104,11 +104,17 @@ EVERY_SUBSET = 5
 #: longest time limit, in seconds, of one solve: a day
 MAX_TIME_LIMIT = 86_400.0
 
-#: scipy's status of a program HiGHS found infeasible. HiGHS's presolve has called feasible
-#: programs infeasible (ERGO-Code/HiGHS#2432, #2446, #3090; QA: a --determined test solve here,
-#: which called a name determined that an equally good naming gave otherwise), so the attack takes
-#: this verdict only when a solve without presolve agrees
-INFEASIBLE = 2
+#: scipy's answers (its status, and how its message starts) by which HiGHS says a program has no
+#: solution: HiGHS's "infeasible", and its "unbounded or infeasible", which scipy gives status 4,
+#: "other". Every variable here lies in [0, 1], so no program is unbounded and the second says
+#: infeasible as far as HiGHS could tell (its presolve answers so on finding a column it could push
+#: without bound, which these bounds rule out). scipy gives status 2 to HiGHS's refusal of a model
+#: too, with no text of its own before "(HiGHS Status 2": that proves nothing. HiGHS's presolve has
+#: called feasible programs infeasible (ERGO-Code/HiGHS#2432, #2446, #3090; QA: a --determined test
+#: solve here, which called a name determined that an equally good naming gave otherwise) and ended
+#: in "Solve error" on a feasible one, so the attack takes either only when a solve without presolve
+#: agrees (:func:`_confirmed`)
+INFEASIBLE_ANSWERS = ((2, "The problem is infeasible."), (4, "The problem is unbounded or infeasible."))
 
 T = TypeVar("T")
 
@@ -340,12 +346,12 @@ def deanonymize(
         return milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
                     constraints=program.constraints, options=_options(time_limit, presolve))
 
-    result = _confirmed(solve, lambda result: result.status == INFEASIBLE)
-    if result.x is None:
-        if result.status == INFEASIBLE:
+    result, verdict = _confirmed(solve, lambda result: _verdict(result.status, result.message, result.x is not None))
+    if verdict != "naming":
+        if verdict == "infeasible":
             raise Infeasible("no naming of the items matches the published itemsets with the mined ones "
                              f"{_unmatched_advice(tolerance)}")
-        if result.status == 1:
+        if verdict == "stopped":
             # say what to change (QA as an auditor: the message named the size alone); scipy's
             # status 1 is an iteration limit as well, which no option here sets
             limit = "" if time_limit is None else f" of {time_limit:g} s"
@@ -378,11 +384,26 @@ def deanonymize(
     return replace(tested, seconds=time.perf_counter() - started)
 
 
-def _confirmed(solve: Callable[[bool], T], infeasible: Callable[[T], bool]) -> T:
-    """``solve(presolve)``'s answer with presolve on, or, when ``infeasible`` says that one found
-    no solution, the answer of the same solve without it (:data:`INFEASIBLE`)."""
+def _verdict(status: int, message: str, found: bool) -> str:
+    """What scipy's answer to a solve says: ``"naming"``, a solution came with it (optimal or
+    not); ``"infeasible"``, one of :data:`INFEASIBLE_ANSWERS`; ``"stopped"``, status 1, the time
+    limit (or an iteration limit, which no option here sets) before any naming; ``"failed"``,
+    anything else: an error of HiGHS's."""
+    if found:
+        return "naming"
+    if any(status == code and message.startswith(text) for code, text in INFEASIBLE_ANSWERS):
+        return "infeasible"
+    return "stopped" if status == 1 else "failed"
+
+
+def _confirmed(solve: Callable[[bool], T], verdict: Callable[[T], str]) -> tuple[T, str]:
+    """``solve(presolve)``'s answer with presolve on and its ``verdict`` (:func:`_verdict`), or,
+    when that is infeasible or failed, the answer and verdict of the same solve without presolve
+    (:data:`INFEASIBLE_ANSWERS`)."""
     answer = solve(True)
-    return solve(False) if infeasible(answer) else answer
+    if verdict(answer) in ("infeasible", "failed"):
+        answer = solve(False)
+    return answer, verdict(answer)
 
 
 def _options(time_limit: float | None, presolve: bool) -> dict:
@@ -421,23 +442,19 @@ def determine_names(naming: Naming, time_limit: float | None = None) -> Naming:
         upper = np.ones(len(program.cost))
         upper[k] = 0.0
 
-        def test(presolve: bool, upper=upper) -> tuple[int, bool]:
+        def test(presolve: bool, upper=upper) -> tuple[int, str, bool]:
             result = milp(program.cost, integrality=program.integrality, bounds=Bounds(0, upper),
                           constraints=program.constraints + [no_worse], options=_options(time_limit, presolve))
-            return result.status, result.x is not None
+            return result.status, result.message, result.x is not None
 
         def limited(presolve: bool, test=test):
             # HiGHS may overrun its own limit many times over, so a limited test runs where it can be killed
             run = functools.partial(test, presolve)
             return run() if time_limit is None else call_within(run, time_limit)
 
-        answer = _confirmed(limited, lambda answer: answer is not KILLED and answer[0] == INFEASIBLE)
-        if answer is KILLED:
-            verdict = "unsettled"
-        else:
-            status, found = answer
-            verdict = "determined" if status == INFEASIBLE else "named_otherwise" if found else "unsettled"
-        verdicts[verdict].append(naming.published_labels[program.item_a[k]])
+        _, verdict = _confirmed(limited, lambda answer: "stopped" if answer is KILLED else _verdict(*answer))
+        kind = {"infeasible": "determined", "naming": "named_otherwise"}.get(verdict, "unsettled")
+        verdicts[kind].append(naming.published_labels[program.item_a[k]])
     return replace(naming, determined=tuple(verdicts["determined"]), named_otherwise=tuple(verdicts["named_otherwise"]),
                    unsettled=tuple(verdicts["unsettled"]))
 
