@@ -25,7 +25,7 @@ from setveil.core.window import Window
 
 from .itemsets import ItemsetCollection
 from .owner import publish, random_names
-from .program import ProgramTooLarge, SolverStopped, deanonymize, uniform_accuracy
+from .program import ProgramTooLarge, SolverFailed, SolverStopped, deanonymize, uniform_accuracy
 
 
 def experiment(
@@ -71,18 +71,19 @@ def experiment(
                     naming = deanonymize(published, mined, method=method, tolerance=tolerance,
                                          unmatched_cost=unmatched_cost, time_limit=time_limit,
                                          linking=linking, determine=determine and method != "lp")
-                except (Infeasible, SolverStopped, ProgramTooLarge) as exc:
+                except (Infeasible, SolverStopped, ProgramTooLarge, SolverFailed) as exc:
                     # a program past the budget is where the attack stops at this setting, as the time
                     # limit is: it ended the whole grid, with the rows measured before it unprinted (review)
                     row.update(accuracy=0.0, determined=None, unsettled=None, optimal=False,
                                infeasible=isinstance(exc, Infeasible), timed_out=isinstance(exc, SolverStopped),
                                too_large=isinstance(exc, ProgramTooLarge),
-                               refused=str(exc) if isinstance(exc, ProgramTooLarge) else None,
+                               solver_failed=isinstance(exc, SolverFailed),
+                               refused=str(exc) if isinstance(exc, (ProgramTooLarge, SolverFailed)) else None,
                                seconds=None, variables=None)
                 else:
                     row.update(accuracy=naming.accuracy(names), determined=_share(naming.determined, published),
                                unsettled=_share(naming.unsettled, published), optimal=naming.optimal,
-                               infeasible=False, timed_out=False, too_large=False, refused=None,
+                               infeasible=False, timed_out=False, too_large=False, solver_failed=False, refused=None,
                                seconds=naming.seconds, variables=naming.variables)
                 rows.append(row)
                 if progress is not None:
@@ -106,7 +107,8 @@ def _share(labels, published: ItemsetCollection) -> float | None:
 def summary(rows: list[dict]) -> list[dict]:
     """Mean accuracy (and its standard deviation over runs) per noise and method, with the
     uniform baseline (one per noise level: the mean over its runs), the runs that hit the time
-    limit, those without a solution and those whose program was past the budget."""
+    limit, those without a solution, those whose program was past the budget and those where the
+    solver failed."""
     groups: dict[tuple[float, str], list[dict]] = {}
     baseline: dict[float, dict[int, float]] = {}
     for row in rows:
@@ -129,10 +131,12 @@ def summary(rows: list[dict]) -> list[dict]:
             "determined": statistics.fmean(determined) if determined else None,
             "unsettled": statistics.fmean(unsettled) if unsettled else None,
             "not_optimal": sum(1 for m in members
-                               if not (m["optimal"] or m["infeasible"] or m["timed_out"] or m["too_large"])),
+                               if not (m["optimal"] or m["infeasible"] or m["timed_out"] or m["too_large"]
+                                       or m["solver_failed"])),
             "no_naming_in_time": sum(1 for m in members if m["timed_out"]),
             "infeasible": sum(1 for m in members if m["infeasible"]),
             "too_large": sum(1 for m in members if m["too_large"]),
+            "solver_failed": sum(1 for m in members if m["solver_failed"]),
             "variables": statistics.fmean(variables) if variables else None,
             "seconds": statistics.fmean(seconds) if seconds else None,
         })

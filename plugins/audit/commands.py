@@ -415,6 +415,8 @@ def _progress(runs: int):
     def report(row: dict) -> None:
         if row["too_large"]:
             outcome = "no program: past the budget of itemset pairs"
+        elif row["solver_failed"]:
+            outcome = "no naming: the solver failed"
         elif row["infeasible"] or row["timed_out"]:
             outcome = "no naming" if row["infeasible"] else "no naming within the time limit"
         else:
@@ -518,10 +520,14 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]
     columns += ["determined", "unsettled"] if determined else []
     shown = [{**row, "variables": _whole(row["variables"])} for row in table]
-    print_table(shown, columns + ["not_optimal", "no_naming_in_time", "infeasible", "too_large", "variables", "seconds"])
+    print_table(shown, columns + ["not_optimal", "no_naming_in_time", "infeasible", "too_large", "solver_failed",
+                                  "variables", "seconds"])
     refused = [row["refused"] for row in rows if row["too_large"]]
     if refused:
         note(f"{counted(len(refused), 'run')} scored 0 with no program, the first because {refused[0]}")
+    failed = [row["refused"] for row in rows if row["solver_failed"]]
+    if failed:
+        note(f"{counted(len(failed), 'run')} scored 0 where the solver failed, the first with: {failed[0]}")
     if json_path is not None:
         body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
                 "rows": rows, "summary": table}

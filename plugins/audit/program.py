@@ -129,6 +129,12 @@ class SolverStopped(SetveilError):
     exit_code = 1
 
 
+class SolverFailed(SetveilError):
+    """HiGHS ended in an error, with presolve and without: nothing is known of the program."""
+
+    exit_code = 1
+
+
 class ProgramTooLarge(SetveilError):
     """The program would hold more itemset pairs than the budget; names the counts."""
 
@@ -359,7 +365,7 @@ def deanonymize(
                                 f"({len(program.cost):,} variables, {program.rows:,} constraints): raise "
                                 "--time-limit, or shrink the program (a higher sigma, a smaller --max-size or a "
                                 "narrower tolerance)")
-        raise Infeasible(f"the solver found no naming: {result.message}")
+        raise SolverFailed(f"the solver failed, with presolve and without: {result.message}")
     u = _votes(result.x[: len(program.item_a)], method)
     weights = sparse.csr_array((u, (program.item_a, program.item_b)), shape=(n_a, n_b))
     weights.eliminate_zeros()

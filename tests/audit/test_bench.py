@@ -117,7 +117,7 @@ def test_each_noise_levels_uniform_vote_is_over_the_candidates_within_its_own_to
 def test_runs_without_a_naming_are_not_counted_as_not_optimal():
     def row(run, **outcome):
         return {"run": run, "noise": 0.0, "method": "ip", "uniform": 0.5, "determined": None, "unsettled": None,
-                "too_large": False, **outcome}
+                "too_large": False, "solver_failed": False, **outcome}
 
     failed = {"accuracy": 0.0, "optimal": False, "seconds": None, "variables": None}
     rows = [row(0, infeasible=True, timed_out=False, **failed), row(1, infeasible=False, timed_out=True, **failed),
@@ -126,6 +126,23 @@ def test_runs_without_a_naming_are_not_counted_as_not_optimal():
     assert (line["not_optimal"], line["no_naming_in_time"], line["infeasible"]) == (1, 1, 1)
     assert line["accuracy"] == pytest.approx(0.3) and line["uniform"] == 0.5
     assert line["seconds"] == 2.0 and line["variables"] == 10
+
+
+def test_a_run_whose_solver_fails_scores_0_and_is_counted_apart_from_infeasible(monkeypatch):
+    # a HiGHS error, with presolve and without, was counted under "infeasible", as if no naming
+    # matched the published itemsets
+    from setveil.plugins.audit import program
+
+    def failing(*args, **kwargs):
+        raise program.SolverFailed("the solver failed, with presolve and without: Solve error")
+
+    monkeypatch.setattr(bench, "deanonymize", failing)
+    _, measured = experiment(Window.from_transactions(FIVE_FREQUENCIES), 0.1, max_size=None, noises=[0.0],
+                             methods=["ip"], runs=2, seed=0, tolerance_sds=4.0, time_limit=None)
+    assert all(row["solver_failed"] and row["accuracy"] == 0.0 and not row["infeasible"] and not row["timed_out"]
+               and not row["too_large"] and row["refused"].startswith("the solver failed") for row in measured)
+    (line,) = summary(measured)
+    assert (line["solver_failed"], line["infeasible"], line["not_optimal"]) == (2, 0, 0)
 
 
 def test_a_run_past_the_pair_budget_scores_0_and_the_grid_goes_on(monkeypatch):

@@ -16,7 +16,7 @@ from setveil.core.window import Window
 from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import publish, rename
 from setveil.plugins.audit.program import (MAX_TIME_LIMIT, MAX_UNMATCHED_COST, METHODS, VOTE_TOLERANCE, Naming,
-                                           ProgramTooLarge, SolverStopped, _independent_matches, _votes, check_settings,
+                                           ProgramTooLarge, SolverFailed, SolverStopped, _independent_matches, _votes, check_settings,
                                            deanonymize, determine_names, impossible_itemsets, uniform_accuracy,
                                            unique_singletons)
 from setveil.testing.strategies import windows
@@ -296,6 +296,25 @@ def test_an_infeasible_verdict_of_highs_presolve_is_solved_again_without_it(monk
     asymmetric = graph_database(ASYMMETRIC)
     _, _, names, result = attack(asymmetric, sigma_of(asymmetric), method="mip", determine=True, time_limit=60)
     assert naming_of(result) == names and sorted(result.determined) == sorted(names)
+
+
+def test_a_solve_error_without_presolve_too_is_a_failure_not_infeasible(monkeypatch):
+    # a HiGHS error that the solve without presolve repeats says nothing of the program: it was
+    # reported as "no naming matches" (Infeasible), and bench audit counted it as infeasible
+    status, message = scipy_answer("kSolveError")
+    presolved = []
+
+    def failing(*args, options, **kwargs):
+        presolved.append(options["presolve"])
+        return scipy.optimize.OptimizeResult(x=None, fun=None, status=status, success=False, message=message)
+
+    monkeypatch.setattr(scipy.optimize, "milp", failing)
+    window = graph_database(SQUARE)
+    with pytest.raises(SolverFailed, match=r"^the solver failed, with presolve and without: \(HiGHS Status 4") as raised:
+        attack(window, sigma_of(window), method="ip")
+    assert not isinstance(raised.value, Infeasible)
+    assert raised.value.exit_code == 1
+    assert presolved == [True, False]
 
 
 def _independent_rows(matrix: np.ndarray) -> list[int]:
