@@ -9,12 +9,18 @@ support 0 are neither moles nor non-moles (Definition 1 needs Sup > 0) and are d
 
 Counting is vertical: each member of F_i keeps its tidset as a packed bitset, a candidate's
 tidset is the AND of its two parents' and its support a popcount. Pairs are counted at once
-by a sparse matrix product. Breach probabilities are only computed exactly where an upper
-bound allows a breach: Sup(β ∪ e) <= min over the parents, and a private item e can only
-breach a cohort of at least k transactions if Sup(β ∪ e) > h·k. The exact counts are an AND and
-a popcount per (candidate, private item), or, where that costs more, each candidate's
-transactions listed once and their private items summed (:func:`_by_listing`). Shares are
-compared in integers against h as typed (:class:`~setveil.core.share.Share`), as the checker does.
+by a sparse matrix product. A level whose tidsets would take more than FRONTIER_BUDGET keeps
+none, and the next level ANDs each candidate's items' bitsets instead, a chunk at a time (i-1
+ANDs where the parents' tidsets took one): F_i holds a bit per transaction for each of its
+itemsets, and dense data at a large p makes millions of them (connect at δ=40%, k=100, p=7:
+1,819,041 of size 6, 14.3 GiB). Each level decides for itself, so the one after keeps its
+tidsets again where they fit; the moles, counts and bounds are the same either way. Breach
+probabilities are only computed exactly where an upper bound allows a breach: Sup(β ∪ e) <=
+min over the parents, and a private item e can only breach a cohort of at least k transactions
+if Sup(β ∪ e) > h·k. The exact counts are an AND and a popcount per (candidate, private item),
+or, where that costs more, each candidate's transactions listed once and their private items
+summed (:func:`_by_listing`). Shares are compared in integers against h as typed
+(:class:`~setveil.core.share.Share`), as the checker does.
 """
 
 from __future__ import annotations
@@ -47,14 +53,12 @@ PAIR_BOUND_BUDGET = 4 * CANDIDATE_BUDGET
 #: what a level past its budget would list, by the candidates' size
 CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (lower p, or cut smaller windows)"
 #: most bytes the tidsets of one level's extendible non-moles may take, kept for the next level's
-#: candidates. The budgets above count itemsets, but each of these holds a bit per transaction:
-#: connect at δ=40%, k=100, p=7 has 1,819,041 extendible itemsets of size 6, whose tidsets asked
-#: for 14.3 GiB (p=6 keeps 434,731 of size 5 in 3.4 GiB). About what the checker's mining budget
-#: lets pyfim's list take (25,000,000 itemsets, 5 GB)
+#: candidates; past it the level keeps none, and the next ANDs its candidates' items' bitsets. The
+#: budgets above count itemsets, but each of these holds a bit per transaction: connect at δ=40%,
+#: k=100, p=7 has 1,819,041 extendible itemsets of size 6, whose tidsets would take 14.3 GiB
+#: (p=6 keeps 434,731 of size 5 in 3.4 GiB). About what the checker's mining budget lets pyfim's
+#: list take (25,000,000 itemsets, 5 GB)
 FRONTIER_BUDGET = 4 << 30
-#: what a level's frontier past its budget would take, by its count and size
-FRONTIER = ("bytes of tidsets of the {:,} extendible itemsets of size {} in the search for minimal moles (lower p, or "
-            "cut smaller windows)")
 
 
 @dataclass
@@ -127,8 +131,8 @@ def find_minimal_moles(
     first, second = pair_sup.row[order].astype(np.int64), pair_sup.col[order].astype(np.int64)
     support = pair_sup.data[order].astype(np.int64)
     level = _classify(
-        np.stack([first, second], axis=1), first, second, bits_f, bounds, private_rows, share, k, threshold,
-        keep_frontier=p > 2, support=support,
+        np.stack([first, second], axis=1), first, second, _Tidsets(bits_f, [first, second]), bounds, private_rows,
+        share, k, threshold, keep_frontier=p > 2, support=support,
     )
     search.candidates.append(len(support))
     search.moles.append(frequent[level.moles])
@@ -145,8 +149,11 @@ def find_minimal_moles(
                 ok &= members.contains(np.delete(cand, drop, axis=1))
             cand, idx1, idx2 = cand[ok], idx1[ok], idx2[ok]
         size += 1
-        level = _classify(cand, idx1, idx2, level.bits, level.bounds, private_rows, share, k, threshold,
+        # the parents' tidsets, or, where their level was past FRONTIER_BUDGET and kept none, the items'
+        source = _Tidsets(bits_f, list(cand.T)) if level.bits is None else _Tidsets(level.bits, [idx1, idx2])
+        level = _classify(cand, idx1, idx2, source, level.bounds, private_rows, share, k, threshold,
                           keep_frontier=size < p)
+        del source  # the parents' tidsets are not held while the next level is listed
         search.candidates.append(len(cand))
         search.moles.append(frequent[level.moles])
         search.extendible.append(len(level.rows))
@@ -158,21 +165,39 @@ def find_minimal_moles(
 class _Level:
     moles: np.ndarray
     rows: np.ndarray
-    bits: np.ndarray
+    #: the tidsets of ``rows``, or None where they were past FRONTIER_BUDGET (or no level follows)
+    bits: np.ndarray | None
     bounds: sparse.csr_array | None
 
 
+@dataclass
+class _Tidsets:
+    """Candidate i's tidset is the AND of rows ``parts[0][i]``, ``parts[1][i]``, … of ``bits``: its
+    two parents' tidsets, or its items' bitsets."""
+
+    bits: np.ndarray
+    parts: list[np.ndarray]
+
+    def of(self, chunk: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        first, second, *rest = self.parts
+        out = np.bitwise_and(self.bits[first[chunk]], self.bits[second[chunk]], out=out)
+        for part in rest:
+            np.bitwise_and(out, self.bits[part[chunk]], out=out)
+        return out
+
+
 def _classify(
-    cand, idx1, idx2, bits, bounds, private_rows, share: Share, k, threshold: int, keep_frontier, support=None
+    cand, idx1, idx2, source: _Tidsets, bounds, private_rows, share: Share, k, threshold: int, keep_frontier,
+    support=None,
 ) -> _Level:
     """Split candidates into minimal moles and extendible non-moles (Fig. 4, lines 5-7).
 
-    A candidate's tidset is the AND of its parents' rows ``idx1`` and ``idx2`` of ``bits``; it is
-    computed once per chunk and serves the support, the breach counts and the next level.
-    When ``support`` is given (pairs, counted by a sparse product), only candidates with
-    support >= k need their tidsets.
+    A candidate's tidset comes from ``source``; it is computed once per chunk and serves the
+    support, the breach counts and the next level. Its parents are rows ``idx1`` and ``idx2`` of
+    the last level (their bounds). When ``support`` is given (pairs, counted by a sparse product),
+    only candidates with support >= k need their tidsets.
     """
-    width = bits.shape[1]
+    width = source.bits.shape[1]
     step = _rows_per_chunk(width)
     is_mole = np.zeros(len(cand), dtype=bool)
     is_extendible = np.zeros(len(cand), dtype=bool)
@@ -184,8 +209,7 @@ def _classify(
     kept_bounds = []
     for start in range(0, len(pending), step):
         chunk = pending[start : start + step]
-        tidsets = bits[idx1[chunk]]
-        np.bitwise_and(tidsets, bits[idx2[chunk]], out=tidsets)
+        tidsets = source.of(chunk)
         sup = popcount(tidsets) if support is None else support[chunk]
         is_mole[chunk[(sup > 0) & (sup < k)]] = True
         heavy = np.flatnonzero(sup >= k)
@@ -204,27 +228,27 @@ def _classify(
     moles = cand[is_mole]
     rows = cand[is_extendible]
     if not keep_frontier:
-        return _Level(moles, rows, np.zeros((0, width), np.uint64), None)
+        return _Level(moles, rows, None, None)
     frontier = np.flatnonzero(is_extendible)
-    within_budget(len(frontier) * width * 8, FRONTIER_BUDGET, k, FRONTIER.format(len(frontier), cand.shape[1]))
-    tidsets = _frontier_tidsets(bits, idx1, idx2, frontier, step)
+    fits = len(frontier) * width * 8 <= FRONTIER_BUDGET
+    frontier_bits = _frontier_tidsets(source, frontier, step) if fits else None
     frontier_bounds = None
     if bounds is not None:
         frontier_bounds = (
             sparse.vstack(kept_bounds, format="csr") if kept_bounds else sparse.csr_array((0, bounds.shape[1]))
         )
-    return _Level(moles, rows, tidsets, frontier_bounds)
+    return _Level(moles, rows, frontier_bits, frontier_bounds)
 
 
-def _frontier_tidsets(bits, idx1, idx2, extendible, step: int) -> np.ndarray:
+def _frontier_tidsets(source: _Tidsets, extendible, step: int) -> np.ndarray:
     """The tidsets of the extendible candidates, ANDed again into one array of their size: kept
     chunk by chunk and concatenated, the frontier was held twice at its peak (connect, k 100,
     p 5: 1.61 GiB peak then, 1.10 GiB now); one more AND per extendible candidate costs less
     than the copy did."""
-    out = np.empty((len(extendible), bits.shape[1]), np.uint64)
+    out = np.empty((len(extendible), source.bits.shape[1]), np.uint64)
     for start in range(0, len(extendible), step):
         chunk = extendible[start : start + step]
-        np.bitwise_and(bits[idx1[chunk]], bits[idx2[chunk]], out=out[start : start + len(chunk)])
+        source.of(chunk, out=out[start : start + len(chunk)])
     return out
 
 

@@ -3,6 +3,7 @@ take every byte of the machine (a QA pass as an operator: a window of 5 transact
 public items took 24 GiB in 25 s and the kernel killed the worker, which took the same window
 again on restart)."""
 
+import numpy as np
 import pytest
 
 from setveil.core.engine import Pipeline, window_rng
@@ -78,22 +79,59 @@ def test_aa_stops_at_its_budget_of_distinct_itemsets():
                                           "below k (lower m, or cut smaller windows), more than the budget of 8,388,608")
 
 
-def test_the_tidsets_a_level_keeps_for_the_next_are_counted_before_they_are_made(monkeypatch):
+def test_a_level_whose_tidsets_are_past_their_budget_keeps_none_and_the_next_ands_its_items(monkeypatch):
     # Review: the candidate budget counts itemsets, but each extendible one keeps a tidset of a bit
     # per transaction for the next level; connect at the paper's δ=40%, k=100 and p=7 has 1,819,041
-    # extendible itemsets of size 6, whose tidsets asked for 14.3 GiB with no budget in the way. A
-    # smaller budget stands for it here: 6 transactions of the same 6 items and a seventh of 2 (the
-    # rows of two items or more: 7 bits, one word), k=6: 15 extendible pairs, 8 bytes each
+    # extendible itemsets of size 6, whose tidsets would take 14.3 GiB. That failed the window closed
+    # past FRONTIER_BUDGET (4 GiB); now such a level keeps none and the next level ANDs its
+    # candidates' items' bitsets. Here each budget drops the levels of that many bytes or more:
+    # the same moles and counts, every level kept, none kept, and some dropped then kept again.
+    from setveil.plugins.coherence import moles
+
+    rng = np.random.default_rng(3)  # moles of each size, and breaches at h=0.3 among them
+    rows = [[f"p{i}" for i in range(12) if rng.random() < 0.5] + [f"s{i}" for i in range(3) if rng.random() < 0.1]
+            for _ in range(150)]
+    schema = ItemSchema(private=frozenset({"s0", "s1", "s2"}))
+    window = Window.from_transactions(rows)
+    classes = schema.classes(window.vocab)
+    public, private = classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE
+
+    kept = []  # per search: the tidsets each level kept (one past the budget makes none)
+    made = moles._frontier_tidsets
+    monkeypatch.setattr(moles, "_frontier_tidsets", lambda *args: kept[-1].append(made(*args)) or kept[-1][-1])
+
+    def search():
+        kept.append([])
+        found = find_minimal_moles(window, public, private, 0.3, 6, 7)
+        return found.size1.tolist(), [m.tolist() for m in found.moles], found.extendible, found.candidates
+
+    expected = search()
+    sizes = [tidsets.nbytes for tidsets in kept[-1]]
+    assert len(sizes) == 5 and sizes.index(max(sizes)) not in (0, 4)  # levels 2..6, the largest between
+    for budget in [0, *sorted(set(sizes))]:
+        monkeypatch.setattr(moles, "FRONTIER_BUDGET", budget - 1)
+        assert search() == expected
+        assert [t.nbytes for t in kept[-1]] == [size for size in sizes if size < budget]
+    assert expected[2] == [12, 65, 184, 245, 77, 2, 0] and [len(m) for m in expected[1]] == [1, 26, 41, 76, 2, 0]
+
+
+def test_the_tidsets_of_a_level_past_their_budget_are_not_made(monkeypatch):
+    # 6 transactions of the same 6 items and a seventh of 2 (the rows of two items or more: 7 bits,
+    # one word), k=6: 15 extendible pairs, 20 triples, 15 4-itemsets and 6 5-itemsets, 8 bytes each.
+    # At a budget of 159 bytes the pairs keep their tidsets, the triples keep none (160 bytes
+    # of them), and the 4-itemsets, counted from their items, keep theirs again
     from setveil.plugins.coherence import moles
 
     window = Window.from_transactions([[f"t{i}" for i in range(6)]] * 6 + [["t0", "t1"]])
     classes = SCHEMA.classes(window.vocab)
     public, private = classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE
-    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 15 * 8 - 1)
-    assert find_minimal_moles(window, public, private, 0.4, 6, 2).extendible == [6, 15]  # the last level keeps none
-    with pytest.raises(MiningTooLarge, match=r"^mining at a support of 6 transaction\(s\) would list up to 120 bytes of "
-                       r"tidsets of the 15 extendible itemsets of size 2 in the search for minimal moles \(lower p, or "
-                       r"cut smaller windows\), more than the budget of 119$"):
-        find_minimal_moles(window, public, private, 0.4, 6, 3)
-    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 15 * 8)
-    assert find_minimal_moles(window, public, private, 0.4, 6, 3).extendible == [6, 15, 20]
+    made = []
+    frontier = moles._frontier_tidsets
+    monkeypatch.setattr(moles, "_frontier_tidsets", lambda *args: made.append(len(args[1])) or frontier(*args))
+    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 20 * 8 - 1)
+    assert find_minimal_moles(window, public, private, 0.4, 6, 5).extendible == [6, 15, 20, 15, 6]
+    assert made == [15, 15]
+    made.clear()
+    monkeypatch.setattr(moles, "FRONTIER_BUDGET", 20 * 8)
+    assert find_minimal_moles(window, public, private, 0.4, 6, 5).extendible == [6, 15, 20, 15, 6]
+    assert made == [15, 20, 15]

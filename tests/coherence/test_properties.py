@@ -277,15 +277,17 @@ wide_params = st.tuples(st.sampled_from([0.25, 0.5, 0.6, 0.6666666666666666, 0.7
 
 @settings(examples, max_examples=100)
 @given(rows=wide_rows, schema=wide_schemas(), params=wide_params, drop=st.sets(st.integers(0, 700)),
-       blocks_of_one=st.booleans())
+       blocks_of_one=st.booleans(), no_frontier=st.booleans())
 def test_release_and_checker_follow_definition_1_on_any_schema_and_in_blocks_of_one(rows, schema, params, drop,
-                                                                                   blocks_of_one):
+                                                                                   blocks_of_one, no_frontier):
     """Every release is coherent, and the mole search finds the enumerated minimal moles; a
     refused window is one that no suppression makes coherent (Theorem 1: suppressing every public
     item leaves a mole); the checker's verdict on any partial suppression of public items is
     Definition 1's. With ``blocks_of_one`` the checker counts one itemset per block and the mole
     search ANDs one candidate per chunk: paths that only windows of many itemsets take otherwise,
-    and that a mutant reading only the first chunk showed no other test takes."""
+    and that a mutant reading only the first chunk showed no other test takes. With ``no_frontier``
+    no level keeps its tidsets (a FRONTIER_BUDGET of 0 bytes): each level past the pairs ANDs its
+    candidates' items' bitsets, of up to 3 words here."""
     h, k, p = params
     public = {x for row in rows for x in row if schema.class_of(x) == ItemClass.PUBLIC}
     configured = coherence(h=str(h), k=str(k), p=str(p), schema=schema)
@@ -294,6 +296,8 @@ def test_release_and_checker_follow_definition_1_on_any_schema_and_in_blocks_of_
         if blocks_of_one:
             patch.setattr(checker, "BLOCK_BYTES", 1)
             patch.setattr(moles, "CHUNK_BYTES", 8)
+        if no_frontier:
+            patch.setattr(moles, "FRONTIER_BUDGET", 0)
         try:
             release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
         except Infeasible:
@@ -315,16 +319,28 @@ def test_release_and_checker_follow_definition_1_on_any_schema_and_in_blocks_of_
     assert verdict == bruteforce.is_coherent(released, schema, h, k, p)
 
 
+#: rows of few public items, most of them in several: itemsets of 3 and 4 items reach k, so that the
+#: levels past the pairs have candidates and minimal moles
+dense_rows = st.lists(st.lists(st.sampled_from(ALPHABET[:6] + ["s0", "s1"]), min_size=2, max_size=6, unique=True),
+                      min_size=8, max_size=40)
+
+
 @examples
-@given(rows=st.one_of(rows_strategy, greedy_rows), params=params_strategy, listing=st.booleans())
-def test_breach_counts_by_listing_cohorts_or_by_popcounts_find_the_enumerated_moles(rows, params, listing):
+@given(rows=st.one_of(rows_strategy, greedy_rows, dense_rows), params=params_strategy, listing=st.booleans(),
+       frontier=st.none() | st.integers(0, 12))
+def test_breach_counts_by_listing_cohorts_or_by_popcounts_find_the_enumerated_moles(rows, params, listing, frontier):
     # The search counts Sup(β ∪ {e}) one of two ways, by what each costs on the data; small
-    # windows almost always take the popcounts, so each way is forced here
+    # windows almost always take the popcounts, so each way is forced here. So is the way a level
+    # gets its candidates' tidsets: from its parents' kept by the level below, or, where those were
+    # past FRONTIER_BUDGET, from its items' (a budget of ``frontier`` tidsets of one word: 30
+    # transactions at most; levels of more itemsets keep none, 0 drops every level's)
     h, k, p = params
     assume(not _empty_is_mole(rows, h, k))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(moles, "_by_listing", lambda *args: listing)
         patch.setattr(moles, "CHUNK_BYTES", 8)
+        if frontier is not None:
+            patch.setattr(moles, "FRONTIER_BUDGET", 8 * frontier)
         found, _ = _moles_by_size(rows, h, k, p)
     found = {frozenset(mole.split()) for level in found for mole in level}
     assert found == bruteforce.minimal_moles(rows, SCHEMA, h, k, p)
