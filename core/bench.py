@@ -1,7 +1,8 @@
 """``setveil bench run`` and ``setveil bench windows``: speed, memory and loss on your own data.
 
 ``run`` times one configuration end to end (read, anonymize, check) over several runs and
-measures peak memory in a separate traced run, so tracing does not slow the timed ones.
+measures memory in one more run, in a forked process (:func:`in_child`): its peak resident
+memory, worker processes included, and what the run added to it.
 ``windows`` cuts the data into windows of each given size, as the service does, and reports
 throughput, the latency percentiles of the released windows, information loss and the rejected
 windows with their own median latency: the trade-off an operator tunes with the window settings.
@@ -9,11 +10,14 @@ windows with their own median latency: the trade-off an operator tunes with the 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import platform
+import resource
+import signal
 import statistics
 import time
-import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +27,9 @@ import numpy as np
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
 from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
-from .errors import ParameterError, WindowRejected
+from .errors import ParameterError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window
+from .orphans import follow_parent, start_follower
 from .output import write_json
 from .plugins import get_plugin_manager, model_call
 from .window import Window
@@ -36,21 +41,100 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, load average {load}, Python {platform.python_version()}"
 
 
-def measure(pipeline: Pipeline, window: Window, seed: int, trace: bool = False) -> dict[str, Any]:
-    """One anonymize-and-check of ``window``; with ``trace``, the peak of traced allocations."""
-    if trace:
-        tracemalloc.start()
+class RunDied(SetveilError):
+    """A benchmark run's process died, killed by a signal (the kernel's OOM killer sends SIGKILL)
+    or gone without a word: not a result of the model's, which a grid records as a row of its
+    own before it goes on."""
+
+
+def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """``function(*args)``, a dict, run in a forked child, with the run's memory added to it:
+
+    - ``peak_mib``: the peak resident memory (RSS) of the child, or of a process it started and
+      waited for (a ρ pool's workers), whichever is largest. It includes what the child shares
+      with the parent that forked it (the data read, the model configured, the interpreter).
+      Workers running at once are not added up: a forked worker's RSS counts the pages it
+      shares with the child, which a sum would count again.
+    - ``run_mib``: that peak less the child's RSS as the run starts (Linux), what the run added.
+
+    What allocates outside Python's allocator (scipy's and pyfim's C code, HiGHS) is counted, as
+    tracemalloc does not count it, nor anything in another process. The child keeps a single
+    thread (:func:`follow_parent` without its watchdog thread), so that a pool it starts forks
+    from it as in the command line, and its workers, once joined, count in its
+    ``RUSAGE_CHILDREN``; through a forkserver they would count in the server's, which lives on.
+
+    An error in the child is raised here with its message and exit status; a child that dies
+    is a :class:`RunDied` naming how."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def target() -> None:
+        follow_parent(thread=False)  # a benchmark stopped by SIGTERM must not leave a run (and its pool) computing
+        try:
+            start = resident_mib()
+            result = function(*args)
+            own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            result["peak_mib"] = max(own, workers) / 1024  # KiB on Linux
+            result["run_mib"] = None if start is None else result["peak_mib"] - start
+        except Exception as exc:  # the parent reports it as the CLI would
+            code = exc.exit_code if isinstance(exc, SetveilError) else 1
+            text = str(exc) if isinstance(exc, SetveilError) else f"{type(exc).__name__} in a benchmark run"
+            send.send(("error", text, code))
+            return
+        send.send(("result", result))
+
+    child = context.Process(target=target)
+    start_follower(child)
+    send.close()  # else, the child gone, recv() would wait for this end for ever
     try:
-        outcome = pipeline.run(window, window_rng(seed, 0))
-        peak = tracemalloc.get_traced_memory()[1] if trace else None
+        answer = receive.recv()
+    except EOFError:
+        child.join()
+        raise RunDied(f"the run's process died ({_death(child.exitcode)})") from None
     finally:
-        if trace:
-            tracemalloc.stop()
+        receive.close()
+    child.join()
+    if answer[0] == "error":
+        error = SetveilError(answer[1])
+        error.exit_code = answer[2]
+        raise error
+    return answer[1]
+
+
+def _death(code: int | None) -> str:
+    """How a child died, from its exit code."""
+    if code is None or code >= 0:
+        return f"exit status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"killed by signal {-code}"
+    oom = ", which the kernel's OOM killer sends" if -code == signal.SIGKILL else ""
+    return f"killed by signal {-code}, {name}{oom}"
+
+
+def resident_mib() -> float | None:
+    """This process's resident memory now (Linux), which a forked child shares with its parent."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return None
+
+
+def measure(pipeline: Pipeline, window: Window, seed: int) -> dict[str, Any]:
+    """One anonymize-and-check of ``window``: the report, and the release's numeric stats."""
+    outcome = pipeline.run(window, window_rng(seed, 0))
     row = {k: v for k, v in outcome.report.items() if k != "stats"}
     row.update({f"stat.{k}": v for k, v in outcome.release.stats.items() if isinstance(v, (int, float))})
-    if peak is not None:
-        row["peak_mib"] = peak / 2**20
     return row
+
+
+def _memory_run(pipeline: Pipeline, window: Window, seed: int) -> dict[str, Any]:
+    """The run :func:`in_child` measures: one anonymize-and-check, as a timed run makes."""
+    pipeline.run(window, window_rng(seed, 0))
+    return {}
 
 
 def _median(values: list) -> Any:
@@ -99,7 +183,14 @@ def _cell(value) -> str:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @json_option()
 def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, fanout, runs, seed, fmt, json_path):
-    """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory."""
+    """Time one model on INPUT: anonymize and check, split as the model reports, and peak memory.
+
+    The timed runs run in this process. One more run before them, in a forked process, gives
+    the memory: peak_mib, the peak resident memory (RSS) of that process or of a worker process
+    it started (the rho model's parts), whichever is largest, the data read included; and
+    run_mib, what the run added to the RSS it started with. Both count what C code allocates
+    and what worker processes hold, which Python's tracemalloc would miss.
+    """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
     pipeline = Pipeline(configured, get_plugin_manager())
@@ -108,21 +199,26 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     window = read_window(input_path, fmt)
     pin_hierarchy(configured, window, input_path)
     read_seconds = time.perf_counter() - started
+    # first, so that it starts from the same process whatever the timed runs would leave in this
+    # one's heap: after them a forked run of rho on BMS-WebView-2 started at 248 MiB with one
+    # worker against 80 with two, whose runs had allocated in their workers
+    memory = in_child(_memory_run, pipeline, window, seed)
     rows = []
     for run in range(runs):
         row = {"run": run + 1, "read_seconds": read_seconds, **measure(pipeline, window, seed)}
         rows.append(row)
-    traced = measure(pipeline, window, seed, trace=True)
     summary = {
         "run": f"median of {runs}",
         "read_seconds": read_seconds,
         **{k: _median([r[k] for r in rows]) for k in rows[0] if isinstance(rows[0][k], (int, float)) and k != "run"},
-        "peak_mib": traced["peak_mib"],
+        "peak_mib": memory["peak_mib"],
+        "run_mib": memory["run_mib"],
     }
     click.echo(f"{Path(input_path).name}: {len(window)} transactions, model {model}, policy {configured.policy.name}, "
                f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}, seed {seed}; {started_on}")
     stat_columns = [k for k in rows[0] if k.startswith("stat.") and k.endswith("seconds")]
-    columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib"]
+    columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib",
+               "run_mib"]
     print_table(rows + [summary], columns)
     if json_path:
         write_json(json_path, {"machine": started_on, "rows": rows, "summary": summary})

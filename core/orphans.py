@@ -29,10 +29,15 @@ _PR_SET_PDEATHSIG = 1
 _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
 
-def follow_parent() -> None:
-    """Call first thing in a :mod:`multiprocessing` child."""
+def follow_parent(thread: bool = True) -> None:
+    """Call first thing in a :mod:`multiprocessing` child.
+
+    ``thread=False`` (a benchmark's measured run, :func:`setveil.core.bench.in_child`): on Linux
+    the parent-death signal alone watches the parent, so that the child keeps a single thread and
+    a process pool it starts forks from it, as in the command line, rather than through a
+    forkserver (plugins/rho/dnc.py). Elsewhere the watchdog thread is all there is, and starts."""
     os.setpgrp()
-    _watch_parent(group=True)
+    _watch_parent(group=True, thread=thread)
 
 
 def end_with_parent() -> None:
@@ -47,7 +52,7 @@ def end_with_parent() -> None:
 PARENT_GONE = signal.SIGUSR2
 
 
-def _watch_parent(group: bool) -> None:
+def _watch_parent(group: bool, thread: bool = True) -> None:
     """Two watches on the parent, each ending this process (and its group) when it is gone: a
     thread that waits on the parent's sentinel, and Linux's parent-death signal, whose handler
     runs in the main thread. A process out of memory (``model.memory_limit``) spun on, orphaned,
@@ -62,6 +67,12 @@ def _watch_parent(group: bool) -> None:
         _prctl(_PR_SET_PDEATHSIG, PARENT_GONE)
         if os.getppid() != forked_by:  # gone while the signal was set up
             _end(group)
+        if not thread:
+            # gone before ``forked_by`` was read: the watchdog's to notice, which is not started
+            parent = multiprocessing.parent_process()
+            if parent is not None and not parent.is_alive():
+                _end(group)
+            return
     threading.Thread(target=_end_with_parent, args=(group,), name="setveil-watchdog", daemon=True).start()
 
 

@@ -61,3 +61,27 @@ def test_divide_and_conquer_forks_its_pool_single_threaded(tmp_path):
                                 "--model", "rho", "-P", "rho=0.5", "-P", "t_max=200", "-P", "workers=2",
                                 "-P", "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt")
     assert len(threads) >= 2 and set(threads) == {1}
+
+
+def _split_by_divide_and_conquer(tmp_path) -> list:
+    rng = np.random.default_rng(0)
+    rows = (rng.choice(60, rng.integers(3, 8)) for _ in range(2_000))
+    (tmp_path / "in.dat").write_text("".join(" ".join(f"i{j}" for j in sorted(set(row))) + "\n" for row in rows))
+    (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(0, 60, 4)))
+    return [tmp_path / "in.dat", "--model", "rho", "-P", "rho=0.5", "-P", "t_max=200", "-P", "workers=2",
+            "-P", "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt"]
+
+
+def test_bench_run_forks_its_memory_run_and_that_runs_pool_single_threaded(tmp_path):
+    # the memory run's process keeps one thread, so that its pool forks from it as the timed
+    # run's does (and counts in its peak): through a forkserver, whose forks are not this
+    # process's, there would be 3 forks here, not 5
+    threads = _threads_at_forks(tmp_path, "bench", "run", *_split_by_divide_and_conquer(tmp_path), "--runs", "1")
+    assert len(threads) == 5 and set(threads) == {1}  # the memory run and 2 workers, the timed run's 2
+
+
+def test_the_rho_benchmark_forks_the_pools_of_its_runs_single_threaded(tmp_path):
+    data = _split_by_divide_and_conquer(tmp_path)[0]
+    threads = _threads_at_forks(tmp_path, "bench", "rho", "--datasets", tmp_path, "--dataset", data.stem,
+                                "--experiment", "tmax", "--t-max-values", "200", "--policy", "mine", "--workers", "2")
+    assert len(threads) == 8 and set(threads) == {1}  # 4 runs (dist, mine; 1 and 2 workers), 2 pools of 2

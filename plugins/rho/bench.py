@@ -18,15 +18,12 @@ Sensitive items: a seeded random share (40% in the paper) of the item types of e
 dataset, drawn as ``setveil items split --method random`` draws them; the cutoff variant keeps
 the same sensitive labels. Every run executes in a forked child process, so its peak resident
 memory (the child's, or its worker processes', whichever is larger) is its own; it includes the
-dataset the parent loaded. Tables are printed as Markdown with the machine, the load average
-and the seed, and can be written as JSON.
+dataset the parent loaded (:func:`setveil.core.bench.in_child`). Tables are printed as Markdown
+with the machine, the load average and the seed, and can be written as JSON.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import resource
 import statistics
 import time
 from dataclasses import dataclass
@@ -36,10 +33,9 @@ from typing import Any
 import click
 import numpy as np
 
-from setveil.core.bench import machine, print_table
+from setveil.core.bench import in_child, machine, print_table
 from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
-from setveil.core.errors import ParameterError, SetveilError
-from setveil.core.orphans import follow_parent, start_follower
+from setveil.core.errors import ParameterError
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.mining import MiningTooLarge
@@ -84,59 +80,6 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
     return Data(name, window, Context(schema=ItemSchema(private=sensitive)), window.vocab.mask(sensitive))
 
 
-def _in_child(function, *args) -> dict[str, Any]:
-    """Run ``function(*args)`` in a forked child; its result plus the child's peak RSS. An error
-    in the child is raised here, with its message and exit status; a child that dies (the
-    kernel's OOM killer) is a SetveilError naming how it died."""
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-
-    def target():
-        follow_parent()  # a benchmark stopped by SIGTERM must not leave a run (and its pool) computing
-        try:
-            start = _resident_mib()
-            result = function(*args)
-            own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            result["peak_mib"] = max(own, workers) / 1024
-            if start is not None:
-                result["run_mib"] = result["peak_mib"] - start
-        except Exception as exc:  # the parent reports it as the CLI would
-            code = exc.exit_code if isinstance(exc, SetveilError) else 1
-            text = str(exc) if isinstance(exc, SetveilError) else f"{type(exc).__name__} in a benchmark run"
-            send.send(("error", text, code))
-            return
-        send.send(("result", result))
-
-    child = context.Process(target=target)
-    start_follower(child)
-    send.close()  # else, the child gone, recv() would wait for this end for ever
-    try:
-        answer = receive.recv()
-    except EOFError:
-        child.join()
-        code = child.exitcode
-        died = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-        raise SetveilError(f"a benchmark run's process died ({died})") from None
-    finally:
-        receive.close()
-    child.join()
-    if answer[0] == "error":
-        error = SetveilError(answer[1])
-        error.exit_code = answer[2]
-        raise error
-    return answer[1]
-
-
-def _resident_mib() -> float | None:
-    """This process's resident memory now (Linux), which a forked child shares with its parent."""
-    try:
-        with open("/proc/self/statm") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError):
-        return None
-
-
 def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs: int) -> dict[str, Any]:
     configured = get_registry().configure("rho", policy, params, data.context)
     seconds = []
@@ -170,10 +113,11 @@ class Bench:
         for item in data:
             click.echo(f"- {item.describe()}")
         click.echo(f"- {note}; seed {self.seed}; {machine()}; run_mib is what the run added to the resident "
-                   "memory of the forked process (--json also keeps peak_mib, the run's peak)\n")
+                   "memory of the forked process (--json also keeps peak_mib, the run's peak, or its largest "
+                   "worker's)\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
-        row = _in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
+        row = in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
         release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
         row = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
                "runs": runs, **row}

@@ -1,12 +1,14 @@
 """Processes the model starts end with the process that started them (core/orphans.py)."""
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -82,19 +84,32 @@ def _follower_without_a_watchdog(pid_file: str) -> None:
         pass
 
 
-def _follower_starter(pid_file: str) -> None:
-    child = FORK.Process(target=_follower_without_a_watchdog, args=(pid_file,))
+def _follower_without_its_thread(pid_file: str) -> None:
+    follow_parent(thread=False)  # a benchmark's measured run (setveil.core.bench.in_child)
+    assert threading.active_count() == 1
+    helper = subprocess.Popen(["sleep", "600"])
+    with open(pid_file, "w") as out:
+        out.write(f"{os.getpid()} {helper.pid}\n")
+    while True:
+        pass
+
+
+def _follower_starter(pid_file: str, follower=_follower_without_a_watchdog) -> None:
+    child = FORK.Process(target=follower, args=(pid_file,))
     child.start()
     child.join()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
-def test_a_follower_whose_watchdog_cannot_act_ends_with_its_group_when_its_parent_is_killed(tmp_path):
+@pytest.mark.parametrize("follower", [_follower_without_a_watchdog, _follower_without_its_thread])
+def test_a_follower_whose_watchdog_cannot_act_ends_with_its_group_when_its_parent_is_killed(tmp_path, follower):
     # A window process short of memory (model.memory_limit) spun on, orphaned, after its worker
     # was killed: its watchdog thread failed to allocate as it woke. Linux's parent-death signal
     # now reaches it too, and its handler ends the group: SIGKILL there would have ended the
-    # follower alone and left the helper its model started (CI, once).
-    with _started(_follower_starter, tmp_path / "follower.pid") as (starter, followers):
+    # follower alone and left the helper its model started (CI, once). A follower started without
+    # the thread, which keeps one thread, has the signal alone.
+    with _started(functools.partial(_follower_starter, follower=follower), tmp_path / "follower.pid") as (
+            starter, followers):
         starter.kill()
         starter.join()
         assert _gone(followers, 5), "the follower or its helper outlived the process that started it"

@@ -214,8 +214,8 @@ def test_bench_refuses_a_rule_max_size_past_64_bits_before_reading_any_dataset(t
 
 
 def test_a_benchmark_run_that_fails_or_dies_is_reported_not_waited_for():
+    from setveil.core.bench import RunDied, in_child
     from setveil.core.errors import ParameterError, SetveilError
-    from setveil.plugins.rho.bench import _in_child
 
     def refuses():
         raise ParameterError("rho", "no")
@@ -224,10 +224,41 @@ def test_a_benchmark_run_that_fails_or_dies_is_reported_not_waited_for():
         os.kill(os.getpid(), signal.SIGKILL)
 
     with pytest.raises(SetveilError, match="parameter 'rho': no") as refused:
-        _in_child(refuses)
-    assert refused.value.exit_code == 2
-    with pytest.raises(SetveilError, match=r"died \(killed by signal 9\)"):
-        _in_child(dies)
+        in_child(refuses)
+    assert refused.value.exit_code == 2 and not isinstance(refused.value, RunDied)
+    with pytest.raises(RunDied, match=r"died \(killed by signal 9, SIGKILL, which the kernel's OOM killer sends\)"):
+        in_child(dies)
+
+
+def _split_in_two(tmp_path) -> list:
+    """A file that divide and conquer cuts into two parts at t_max=1e6, each part's suppression
+    taking tens of MiB: 400 records of 18 of 80 items (Cost 1.3 million; a half, 655,360)."""
+    rng = np.random.default_rng(0)
+    (tmp_path / "dense.dat").write_text(
+        "".join(" ".join(f"i{j}" for j in sorted(rng.choice(80, 18, replace=False))) + "\n" for _ in range(400)))
+    (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(0, 80, 3)))
+    return [tmp_path / "dense.dat", "--model", "rho", "-P", "rho=0.7", "-P", "t_max=1000000", "-P",
+            "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt", "--runs", "1"]
+
+
+def test_bench_run_counts_the_memory_of_the_worker_processes(tmp_path):
+    # Regression (review): bench run's peak_mib was tracemalloc's, in its own process, which never
+    # sees the parts suppressed in worker processes: 0.36 MiB here with 2 workers against 56.8 with
+    # one, the same work. Now the peak resident memory of a forked run and of its workers.
+    setting = _split_in_two(tmp_path)
+    summaries = {}
+    for workers in (1, 2):
+        out = tmp_path / f"bench-{workers}.json"
+        result = run("bench", "run", *setting, "-P", f"workers={workers}", "--json", out)
+        assert result.exit_code == 0, result.output
+        summaries[workers] = json.loads(out.read_text())["summary"]
+        assert summaries[workers]["stat.parts"] == 2
+    one, two = summaries[1], summaries[2]
+    # what the run adds over the resident memory it starts with (the data read, the model
+    # configured), which the peak includes: the parts' work, in one process or in a worker each
+    assert one["run_mib"] > 20
+    assert two["run_mib"] > one["run_mib"] / 2
+    assert all(s["peak_mib"] > s["run_mib"] for s in (one, two))
 
 
 def test_a_confidence_of_exactly_rho_is_safe(tmp_path):
