@@ -20,6 +20,11 @@ the same sensitive labels. Every run executes in a forked child process, so its 
 memory (the child's, or its worker processes', whichever is larger) is its own; it includes the
 dataset the parent loaded (:func:`setveil.core.bench.in_child`). Tables are printed as Markdown
 with the machine, the load average and the seed, and can be written as JSON.
+
+A run whose process dies (the kernel's OOM killer sends SIGKILL) is a row naming how, under
+``refused``, its measured fields null, and the grid goes on; a last line counts those runs, and
+once every table is printed and the JSON written the command exits 1: a death is no result of
+the model's, and a script running the grid must learn that it is not whole.
 """
 
 from __future__ import annotations
@@ -33,9 +38,9 @@ from typing import Any
 import click
 import numpy as np
 
-from setveil.core.bench import in_child, machine, print_table
+from setveil.core.bench import RunDied, in_child, machine, print_table
 from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
-from setveil.core.errors import ParameterError
+from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.mining import MiningTooLarge
@@ -80,6 +85,13 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
     return Data(name, window, Context(schema=ItemSchema(private=sensitive)), window.vocab.mask(sensitive))
 
 
+#: what a run measures (:func:`_anonymize`, then :func:`~setveil.core.bench.in_child`), and what
+#: comparing its rules adds: null in the row of a run whose process died
+MEASURED = ("seconds", "fastest", "verify_s", "verified", "parts", "passes", "info_loss_%", "sensitive_deleted_%",
+            "sym_kl", "peak_mib", "run_mib")
+RULES_MEASURED = ("rules_original", "rules_release", "rules_common", "rules_lost", "rules_spurious", "rules_jaccard")
+
+
 def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs: int) -> dict[str, Any]:
     configured = get_registry().configure("rho", policy, params, data.context)
     seconds = []
@@ -107,6 +119,7 @@ class Bench:
         self.support, self.max_size, self.runs = support, max_size, runs
         self.rules: dict[tuple[str, float], np.ndarray] = {}
         self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.made = self.died = 0
 
     def header(self, title: str, data: list[Data], note: str) -> None:
         click.echo(f"\n### {title}\n")
@@ -117,11 +130,20 @@ class Bench:
                    "worker's)\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
-        row = in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
-        release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
-        row = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
-               "runs": runs, **row}
         setting = ", ".join(f"{k}={v}" for k, v in params.items())
+        head = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
+                "runs": runs}
+        self.made += 1
+        try:
+            row = in_child(_anonymize, data, policy, {**self.base, **params}, self.seed, runs)
+        except RunDied as exc:
+            # no result of the model's, and nothing of the other settings: it stopped the grid, the
+            # rows measured before it unprinted and no JSON written (review)
+            self.died += 1
+            click.echo(f"  {data.name} {policy} {setting}: {exc}", err=True)
+            return {**head, **dict.fromkeys(MEASURED + (RULES_MEASURED if rules else ())), "refused": str(exc)}
+        release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
+        row = {**head, **row}
         click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {row['info_loss_%']:.2f}%, "
                    f"verified {row['verified']}", err=True)
         if rules:
@@ -151,7 +173,7 @@ class Bench:
 
     def record(self, name: str, rows: list[dict[str, Any]], columns: list[str]) -> None:
         """Print an experiment's table and keep its rows for ``--json``."""
-        print_table(rows, columns)
+        print_table(rows, columns + ["refused"] * any("refused" in row for row in rows))
         self.rows[name] = rows
 
 
@@ -277,5 +299,10 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.record("bmax", rows,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])
+    if bench.died:
+        click.echo(f"\n- runs whose process died (their rows say why): {bench.died} of {bench.made}")
     if json_path:
         write_json(json_path, {"machine": started_on, "seed": seed, "rows": bench.rows})
+    if bench.died:
+        # after the tables and the JSON, so that a script running the grid still learns it is not whole
+        raise SetveilError(f"{bench.died} of the {bench.made} runs died (their rows say why)")

@@ -261,6 +261,46 @@ def test_bench_run_counts_the_memory_of_the_worker_processes(tmp_path):
     assert all(s["peak_mib"] > s["run_mib"] for s in (one, two))
 
 
+def test_bench_rho_goes_on_past_a_run_whose_process_dies_and_exits_1(tmp_path, monkeypatch):
+    # Regression (review): a run's process that died (the kernel's OOM killer sends SIGKILL)
+    # stopped the whole grid, with the rows measured before it unprinted and no JSON
+    from setveil.plugins.rho.model import RhoUncertainty
+
+    anonymize = RhoUncertainty.anonymize
+
+    def killed_at_half(self, window, policy, rng):
+        if self.rho == 0.5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return anonymize(self, window, policy, rng)
+
+    monkeypatch.setattr(RhoUncertainty, "anonymize", killed_at_half)  # in the forked run's process
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
+                 "--experiment", "tmax", "--rho", "0.3,0.5,0.7", "--policy", "mine", "--t-max-values", "5,off",
+                 "--workers", "1", "--json", out)
+    assert result.exit_code == 1
+    reason = "the run's process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)"
+    assert result.output.endswith("setveil: error: 1 of the 7 runs died (their rows say why)\n")
+    rows = json.loads(out.read_text())["rows"]
+    quality = rows["quality"]
+    assert [(row["rho"], "refused" in row) for row in quality] == [("0.3", False), ("0.5", True), ("0.7", False)]
+    died = quality[1]
+    assert died["refused"] == reason
+    # every field a measured row has, those the run measures null
+    assert set(died) == set(quality[0]) | {"refused"}
+    assert (died["dataset"], died["policy"], died["runs"]) == ("mine", "mine", 1)
+    assert all(died[key] is None for key in set(died) - {"dataset", "policy", "rho", "runs", "refused"})
+    assert all(row["verified"] for row in quality if "refused" not in row)
+    # the grid went on: the rest of quality, and tmax after it
+    assert len(rows["tmax"]) == 4 and all(row["verified"] for row in rows["tmax"])
+    table = [line for line in result.stdout.splitlines() if line.startswith("| mine ")]
+    assert table[1].startswith("| mine    | 0.5 | mine   | 1    |") and table[1].endswith(f"| {reason} |")
+    assert "- runs whose process died (their rows say why): 1 of 7" in result.stdout
+    assert f"mine mine rho=0.5: {reason}" in result.stderr
+
+
 def test_a_confidence_of_exactly_rho_is_safe(tmp_path):
     # Regression (QA): in floating point 0.7·90 is 62.99999999999999, so a rule of confidence
     # exactly 63/90 = 0.7 counted as unsafe. Windows of 10 (7/10 each) were released and
