@@ -57,7 +57,8 @@ CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (low
 #: budgets above count itemsets, but each of these holds a bit per transaction: connect at δ=40%,
 #: k=100, p=7 has 1,819,041 extendible itemsets of size 6, whose tidsets would take 14.3 GiB
 #: (p=6 keeps 434,731 of size 5 in 3.4 GiB). About what the checker's mining budget lets pyfim's
-#: list take (25,000,000 itemsets, 5 GB)
+#: list take (25,000,000 itemsets, 5 GB). A level's frontier is made from the last level's, held
+#: meanwhile, so two levels' tidsets, up to twice this, are held at once
 FRONTIER_BUDGET = 4 << 30
 
 
