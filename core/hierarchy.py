@@ -252,12 +252,13 @@ class Hierarchy:
 
     @cached_property
     def ancestor_table(self) -> np.ndarray:
-        """``ancestor_table[u, d]``: the ancestor of node u at depth d (u itself at its depth, -1
-        below it), so walking down a root-to-leaf path is one lookup per step."""
-        n = len(self)
-        table = np.full((n, self.height + 1), -1, dtype=np.int32)
-        rows: np.ndarray = np.arange(n)
-        node: np.ndarray = rows.copy()
+        """``ancestor_table[r, d]``: the ancestor at depth d of the leaf of rank r (``leaf_lo`` of
+        the leaf; the leaf itself at its depth, -1 below it), so walking down a root-to-leaf path
+        is one lookup per step. Leaves alone have a row: a chain of one-child inner nodes would
+        make a row per node quadratic in its length."""
+        node: np.ndarray = np.flatnonzero(self.is_leaf)
+        table = np.full((len(node), self.height + 1), -1, dtype=np.int32)
+        rows: np.ndarray = self.leaf_lo[node]
         while len(rows):
             table[rows, self.depth[node]] = node
             above = self.parent[node] >= 0

@@ -63,7 +63,7 @@ def partition(leaves: LeafWindow, hierarchy: Hierarchy, k: int, pick_node: PickN
     # ancestor table, the depth of the leaf and of its current cut node, its input position,
     # and its partition. An occurrence whose cut node is a leaf, or frozen, is final and leaves.
     t = leaves.owners()
-    base = leaves.nodes.astype(np.int64) * levels
+    base = hierarchy.leaf_lo[leaves.nodes].astype(np.int64) * levels
     bottom = hierarchy.depth[leaves.nodes].astype(np.int64)
     depth = np.zeros(len(t), dtype=np.int64)
     where = np.arange(len(t), dtype=np.int64)

@@ -61,7 +61,8 @@ def test_preorder_arrays_of_figure_2():
     assert h.depth.tolist() == [0, 1, 2, 2, 1, 2, 2]
     assert h.leaf_counts.tolist() == [4, 2, 1, 1, 2, 1, 1]
     assert h.ncp.tolist() == [1.0, 0.5, 0, 0, 0.5, 0, 0]
-    assert h.ancestor_table[h.index["b2"]].tolist() == [0, 4, 6]
+    assert h.ancestor_table[h.leaf_lo[h.index["b2"]]].tolist() == [0, 4, 6]
+    assert h.ancestor_table.shape == (4, 3)
     # among its siblings, not in the whole children array (mutation pass: that gave a1, a2 and b1, b2
     # ranks 2, 3 and 4, 5, and Partition bitmasks a word per 64 nodes of the hierarchy)
     assert h.child_rank.tolist() == [0, 0, 0, 1, 1, 0, 1]

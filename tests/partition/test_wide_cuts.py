@@ -153,3 +153,20 @@ def test_partition_releases_the_same_with_listed_buckets(rows, leaves, k):
         patch.setattr(algorithm, "MASK_WORDS", 0)
         listed = partition(leaf_window, hierarchy, k, pick).nodes
     assert listed.tolist() == with_masks.tolist()
+
+
+def test_a_long_chain_of_inner_nodes_takes_memory_by_leaf_not_by_node():
+    # Five items under a chain of 3,000 one-child inner nodes: the table of every node's path was
+    # nodes by depth, 3,006 x 3,002 int32 (36 MB); a chain of 200,000 ran the CLI out of memory.
+    chain = [(f"n{i}", f"n{i + 1}", i + 1) for i in range(3_000)]
+    labels = ["a", "b", "c", "d", "e"]
+    hierarchy = Hierarchy.from_edges(chain + [(label, "n0", 3_001 + i) for i, label in enumerate(labels)])
+    leaves = LeafWindow.of(Window.from_transactions([labels[i % 5: i % 5 + 2] for i in range(10)]), hierarchy)
+    tracemalloc.start()
+    try:
+        recoding = partition(leaves, hierarchy, 2, Partition().pick_node)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+    assert len(recoding.nodes) == len(leaves.nodes)
