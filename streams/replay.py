@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgpack
+from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
 
@@ -32,6 +33,11 @@ from .clientlog import bootstrap_errors_unlogged
 from .settings import Settings
 
 INFLIGHT = 512
+
+#: seconds a stopped replay (Ctrl-C, SIGTERM) gives the messages its producer holds to reach the
+#: broker before it drops them: plenty for a broker that answers, and a broker that is gone would
+#: otherwise hold the stop until producer.request_timeout
+STOP_FLUSH_SECONDS = 0.5
 
 
 @dataclass
@@ -154,9 +160,31 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
     except KafkaError as exc:
         # aiokafka's own error ended the command in a traceback
         held = "; the input topic may hold some of them" if sent else ""
+        await _give_up(producer)
         raise kafka.BrokerUnavailable(
             f"the broker at {settings.kafka.bootstrap} (kafka.bootstrap) stopped taking messages after {sent} "
             f"transactions were sent ({type(exc).__name__}){held}") from None
+    except asyncio.CancelledError:
+        await _flush_briefly(producer)
+        raise
     finally:
         await producer.stop()
     return ReplayStats(sent, sent_messages, time.monotonic() - started)
+
+
+async def _flush_briefly(producer: AIOKafkaProducer) -> None:
+    """Deliver what the producer holds within :data:`STOP_FLUSH_SECONDS`, then give the rest up.
+    Its stop flushes without a bound: with the broker gone, a stopped replay waited for it until
+    the signal's grace ran out (5 s, interrupt.STOP_GRACE_SECONDS) and ended on that."""
+    try:
+        await asyncio.wait_for(producer.flush(), STOP_FLUSH_SECONDS)
+    except TimeoutError:
+        await _give_up(producer)
+
+
+async def _give_up(producer: AIOKafkaProducer) -> None:
+    """Stop the producer's sender, so that the producer's stop, which waits for its messages to be
+    delivered or for its sender to end, ends at once (aiokafka has no call for it). Failing the
+    messages instead raced the sender, whose request under way puts its batch back to be sent
+    again (a KeyError in aiokafka), and left errors that asyncio logged as never retrieved."""
+    await producer._sender.close()

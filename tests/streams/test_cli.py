@@ -501,6 +501,34 @@ def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, t
                                               "stopped taking messages after ")
 
 
+@pytest.mark.parametrize("stop, status, line", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                (signal.SIGINT, 130, "interrupted")])
+def test_replay_whose_broker_is_gone_stops_promptly_on_a_signal(make_settings, sample, tmp_path, stop, status, line):
+    # Regression (QA as an operator): with its broker killed under a paced replay, SIGTERM ended
+    # `setveil replay` only after 5-6.5 s: the producer's stop waited to deliver its pending
+    # messages to the broker that was gone until interrupt.STOP_GRACE_SECONDS gave up on it
+    data, _, _ = sample
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        settings = make_settings(kafka__bootstrap=own.bootstrap)
+        replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
+                                  env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+    finally:
+        own.stop()
+    time.sleep(0.5)  # for its sends to fail against the broker that is gone
+    replay.send_signal(stop)
+    signalled = time.monotonic()
+    try:
+        _, stderr = replay.communicate(timeout=60)
+    finally:
+        replay.kill()
+    took = time.monotonic() - signalled
+    assert replay.returncode == status and stderr.splitlines()[-1] == line, stderr
+    assert "Traceback" not in stderr and "Unclosed" not in stderr, stderr
+    assert took < 3, took  # generous for a loaded machine: it takes under 1 s
+
+
 def test_tail_whose_broker_goes_down_logs_each_retry_kind_once_per_interval(make_settings, tmp_path):
     # Regression (QA re-check as an operator): with its broker gone, `setveil tail` printed
     # aiokafka's retry errors every 100 ms (511 lines in 18 s); workers already thinned them
