@@ -495,7 +495,11 @@ def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, t
         time.sleep(1)  # and to send for a while
     finally:
         own.stop()
+    gone = time.monotonic()
     _, stderr = replay.communicate(timeout=60)
+    # the bound docs/operations.md gives: producer.request_timeout after its first message not taken
+    # (3.1 s; 30 s at the default, where aiokafka's own 40 s and its retries would run on)
+    assert time.monotonic() - gone < 3.0 + 5, time.monotonic() - gone
     assert replay.returncode == 1 and "Traceback" not in stderr
     assert stderr.splitlines()[-1].startswith(f"setveil: error: the broker at {own.bootstrap} (kafka.bootstrap) "
                                               "stopped taking messages after ")
