@@ -16,6 +16,7 @@ is made before the first is sent, so that a message the workers would dead-lette
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,11 @@ INFLIGHT = 512
 #: broker before it drops them: plenty for a broker that answers, and a broker that is gone would
 #: otherwise hold the stop until producer.request_timeout
 STOP_FLUSH_SECONDS = 0.5
+
+#: seconds the producer's sender has, once stopped, to end its requests under way before they are
+#: cut short: a broker gone refuses them at once, one that hangs would hold them for
+#: producer.request_timeout
+SENDER_STOP_SECONDS = 0.5
 
 
 @dataclass
@@ -187,4 +193,6 @@ async def _give_up(producer: AIOKafkaProducer) -> None:
     delivered or for its sender to end, ends at once (aiokafka has no call for it). Failing the
     messages instead raced the sender, whose request under way puts its batch back to be sent
     again (a KeyError in aiokafka), and left errors that asyncio logged as never retrieved."""
-    await producer._sender.close()
+    with contextlib.suppress(TimeoutError):
+        # the timeout cancels the sender's wait for its requests, and with it the requests
+        await asyncio.wait_for(producer._sender.close(), SENDER_STOP_SECONDS)

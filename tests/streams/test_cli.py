@@ -533,6 +533,37 @@ def test_replay_whose_broker_is_gone_stops_promptly_on_a_signal(make_settings, s
     assert took < 3, took  # generous for a loaded machine: it takes under 1 s
 
 
+def test_replay_whose_broker_hangs_stops_promptly_on_a_signal(make_settings, sample, tmp_path):
+    # Regression (found beside the broker that is gone): with its broker stopped (SIGSTOP: it holds
+    # its connections and answers nothing) SIGTERM ended `setveil replay` only after 5.2-5.4 s, the
+    # producer's sender awaiting its requests under way until interrupt.STOP_GRACE_SECONDS gave up,
+    # and asyncio said a task of aiokafka's was destroyed pending
+    data, _, _ = sample
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        settings = make_settings(kafka__bootstrap=own.bootstrap)
+        replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
+                                  env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+        own._process.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(0.5)  # for requests to be under way to the broker that no longer answers
+            replay.send_signal(signal.SIGTERM)
+            signalled = time.monotonic()
+            try:
+                _, stderr = replay.communicate(timeout=60)
+            finally:
+                replay.kill()
+            took = time.monotonic() - signalled
+        finally:
+            own._process.send_signal(signal.SIGCONT)
+    finally:
+        own.stop()
+    assert replay.returncode == 143 and stderr.splitlines()[-1] == "stopped by SIGTERM", stderr
+    assert "Traceback" not in stderr and "destroyed" not in stderr, stderr
+    assert took < 3, took
+
+
 def test_tail_whose_broker_goes_down_logs_each_retry_kind_once_per_interval(make_settings, tmp_path):
     # Regression (QA re-check as an operator): with its broker gone, `setveil tail` printed
     # aiokafka's retry errors every 100 ms (511 lines in 18 s); workers already thinned them
