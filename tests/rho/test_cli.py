@@ -257,7 +257,10 @@ def test_bench_run_counts_the_memory_of_the_worker_processes(tmp_path):
     # what the run adds over the resident memory it starts with (the data read, the model
     # configured), which the peak includes: the parts' work, in one process or in a worker each
     assert one["run_mib"] > 20
-    assert two["run_mib"] > one["run_mib"] / 2
+    # each worker suppresses one of the two parts, so with two the largest process holds about
+    # half of what one held: 29.76 against 61.77 / 2 failed a loaded run when this asked for more
+    # than half; tracemalloc's figure was under a hundredth (0.36 against 56.8)
+    assert two["run_mib"] > one["run_mib"] / 4
     assert all(s["peak_mib"] > s["run_mib"] for s in (one, two))
 
 
