@@ -505,29 +505,39 @@ def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, t
                                               "stopped taking messages after ")
 
 
-@pytest.mark.parametrize("stop, status, line", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
-                                                (signal.SIGINT, 130, "interrupted")])
-def test_replay_whose_broker_is_gone_stops_promptly_on_a_signal(make_settings, sample, tmp_path, stop, status, line):
-    # Regression (QA as an operator): with its broker killed under a paced replay, SIGTERM ended
-    # `setveil replay` only after 5-6.5 s: the producer's stop waited to deliver its pending
-    # messages to the broker that was gone until interrupt.STOP_GRACE_SECONDS gave up on it
-    data, _, _ = sample
-    own = start_tansu(log_path=tmp_path / "own-broker.log")
-    try:
-        settings = make_settings(kafka__bootstrap=own.bootstrap)
-        replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
-                                  env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
-    finally:
-        own.stop()
-    time.sleep(0.5)  # for its sends to fail against the broker that is gone
+def _paced_replay(settings, data) -> subprocess.Popen:
+    """``setveil replay`` of ``data`` at 500 transactions a second, once its first messages are in
+    the input topic."""
+    replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
+                              env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+    return replay
+
+
+def _stopped(replay: subprocess.Popen, stop: int) -> tuple[str, float]:
+    """``replay``'s stderr once ``stop`` has ended it, and the seconds it took to end."""
     replay.send_signal(stop)
     signalled = time.monotonic()
     try:
         _, stderr = replay.communicate(timeout=60)
     finally:
         replay.kill()
-    took = time.monotonic() - signalled
+    return stderr, time.monotonic() - signalled
+
+
+@pytest.mark.parametrize("stop, status, line", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                (signal.SIGINT, 130, "interrupted")])
+def test_replay_whose_broker_is_gone_stops_promptly_on_a_signal(make_settings, sample, tmp_path, stop, status, line):
+    # Regression (QA as an operator): with its broker killed under a paced replay, SIGTERM ended
+    # `setveil replay` only after 5-6.5 s: the producer's stop waited to deliver its pending
+    # messages to the broker that was gone until interrupt.STOP_GRACE_SECONDS gave up on it
+    own = start_tansu(log_path=tmp_path / "own-broker.log")
+    try:
+        replay = _paced_replay(make_settings(kafka__bootstrap=own.bootstrap), sample[0])
+    finally:
+        own.stop()
+    time.sleep(0.5)  # for its sends to fail against the broker that is gone
+    stderr, took = _stopped(replay, stop)
     assert replay.returncode == status and stderr.splitlines()[-1] == line, stderr
     assert "Traceback" not in stderr and "Unclosed" not in stderr, stderr
     assert took < 3, took  # generous for a loaded machine: it takes under 1 s
@@ -538,23 +548,13 @@ def test_replay_whose_broker_hangs_stops_promptly_on_a_signal(make_settings, sam
     # its connections and answers nothing) SIGTERM ended `setveil replay` only after 5.2-5.4 s, the
     # producer's sender awaiting its requests under way until interrupt.STOP_GRACE_SECONDS gave up,
     # and asyncio said a task of aiokafka's was destroyed pending
-    data, _, _ = sample
     own = start_tansu(log_path=tmp_path / "own-broker.log")
     try:
-        settings = make_settings(kafka__bootstrap=own.bootstrap)
-        replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
-                                  env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+        replay = _paced_replay(make_settings(kafka__bootstrap=own.bootstrap), sample[0])
         own._process.send_signal(signal.SIGSTOP)
         try:
             time.sleep(0.5)  # for requests to be under way to the broker that no longer answers
-            replay.send_signal(signal.SIGTERM)
-            signalled = time.monotonic()
-            try:
-                _, stderr = replay.communicate(timeout=60)
-            finally:
-                replay.kill()
-            took = time.monotonic() - signalled
+            stderr, took = _stopped(replay, signal.SIGTERM)
         finally:
             own._process.send_signal(signal.SIGCONT)
     finally:
