@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import platform
 import resource
-import signal
 import statistics
 import time
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window
-from .orphans import follow_parent, start_follower
+from .orphans import follow_parent, how_ended, start_follower
 from .output import write_json
 from .plugins import get_plugin_manager, model_call
 from .window import Window
@@ -91,7 +90,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
         answer = receive.recv()
     except EOFError:
         child.join()
-        raise RunDied(f"the run's process died ({_death(child.exitcode)})") from None
+        raise RunDied(f"the run's process died ({how_ended(child.exitcode)})") from None
     finally:
         receive.close()
     child.join()
@@ -100,18 +99,6 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
         error.exit_code = answer[2]
         raise error
     return answer[1]
-
-
-def _death(code: int | None) -> str:
-    """How a child died, from its exit code."""
-    if code is None or code >= 0:
-        return f"exit status {code}"
-    try:
-        name = signal.Signals(-code).name
-    except ValueError:
-        return f"killed by signal {-code}"
-    oom = ", which the kernel's OOM killer sends" if -code == signal.SIGKILL else ""
-    return f"killed by signal {-code}, {name}{oom}"
 
 
 def resident_mib() -> float | None:

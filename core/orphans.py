@@ -103,6 +103,20 @@ def start_follower(child: BaseProcess) -> None:
         raise
 
 
+def how_ended(code: int | None) -> str:
+    """How a process ended, said one way wherever setveil reports it, from its exit code as
+    ``multiprocessing`` and ``subprocess`` give it (a negative code: the signal that killed it).
+    SIGKILL is the one the kernel's OOM killer sends, the likeliest reason a run dies unasked."""
+    if code is None or code >= 0:
+        return f"exit status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"killed by signal {-code}"
+    oom = ", which the kernel's OOM killer sends" if -code == signal.SIGKILL else ""
+    return f"killed by signal {-code}, {name}{oom}"
+
+
 def kill_follower(child: BaseProcess) -> int | None:
     """Kill a child that called :func:`follow_parent`, and everything it started; its exit code."""
     assert child.pid is not None, "a follower is killed once started"

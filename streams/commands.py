@@ -24,6 +24,7 @@ from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
+from setveil.core.orphans import how_ended
 from setveil.core.output import check_output, distinct_outputs, write_json
 from setveil.core.params import parse_assignments, refuse_repeats
 from setveil.core.plugins import Configured, get_registry
@@ -234,8 +235,7 @@ def dev_broker(port, host):
         click.echo("broker stopped", err=True)
         return
     assert running is not None  # status is what the running broker ended with
-    how = f"killed by signal {-status}" if status < 0 else f"with exit status {status}"
-    raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself, {how}; what it "
+    raise BrokerError(f"the embedded broker (Tansu) on {running.bootstrap} ended by itself ({how_ended(status)}); what it "
                       "held is gone (memory storage)")
 
 

@@ -31,7 +31,7 @@ from multiprocessing.process import BaseProcess
 
 from setveil.core.engine import Pipeline, in_window_process, memory_note
 from setveil.core.errors import PluginError
-from setveil.core.orphans import follow_parent, kill_follower, start_follower
+from setveil.core.orphans import follow_parent, how_ended, kill_follower, start_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import causes
@@ -114,8 +114,7 @@ class IsolatedProcessor:
         limit = limit_named(self.memory_limit)
         if code == OUT_OF_MEMORY:
             return f"service error: MemoryError ({memory_note(limit)}), in its rejection too"
-        died = f"killed by signal {-code}" if code and code < 0 else f"exit status {code}"
-        return f"service error: the anonymizing process died ({died}{f', under {limit}' if limit else ''})"
+        return f"service error: the anonymizing process died ({how_ended(code)}{f', under {limit}' if limit else ''})"
 
     def _exchange(self, prepared) -> Outcome | None:
         """The ready child's outcome of ``prepared``, or None once the time limit has passed;
@@ -172,7 +171,7 @@ class IsolatedProcessor:
             try:
                 ours.recv()
             except EOFError:
-                raise RuntimeError(f"the anonymizing process did not start (exit status {self._stop()})") from None
+                raise RuntimeError(f"the anonymizing process did not start ({how_ended(self._stop())})") from None
             except BaseException:
                 self._stop()
                 raise

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from setveil.core.errors import SetveilError
-from setveil.core.orphans import follow_parent, kill_follower, start_follower
+from setveil.core.orphans import follow_parent, how_ended, kill_follower, start_follower
 
 #: seconds a child may run past the solver's own limit before it is killed: the solver reports
 #: at its limit when it honours it, so the grace only absorbs the fork and the answer's return
@@ -53,7 +53,7 @@ def call_within(function: Callable[[], Any], seconds: float) -> Any:
         code = kill_follower(child)
         ours.close()
     if answer is None:
-        raise SolverDied(f"the process of a test solve ended without an answer (exit status {code})")
+        raise SolverDied(f"the process of a test solve ended without an answer ({how_ended(code)})")
     failed, value = answer
     if failed:
         raise value

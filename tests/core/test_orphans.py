@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from setveil.core import orphans
-from setveil.core.orphans import end_with_parent, follow_parent, kill_follower, start_killed_with_parent
+from setveil.core.orphans import end_with_parent, follow_parent, how_ended, kill_follower, start_killed_with_parent
 from setveil.core.window import Window
 from setveil.plugins.audit.deadline import call_within
 from setveil.plugins.rho import Mine
@@ -189,3 +189,17 @@ def test_ctrl_c_while_the_divide_and_conquer_pool_starts_stops_the_suppression()
     jobs = [job_for(window, part, sensitive, Mine(), 0.5, 2, 1000, 1)[0] for part in halves]
     with _signal_while_forking(signal.SIGINT), pytest.raises(KeyboardInterrupt):
         run_jobs(jobs, 2)
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    (0, "exit status 0"),
+    (3, "exit status 3"),
+    (None, "exit status None"),
+    (-signal.SIGTERM, "killed by signal 15, SIGTERM"),
+    (-signal.SIGKILL, "killed by signal 9, SIGKILL, which the kernel's OOM killer sends"),
+    (-200, "killed by signal 200"),
+])
+def test_how_a_process_ended_is_said_one_way_from_its_exit_code(code, said):
+    # the benchmarks, the service's window child, the embedded broker and the audit's solve each
+    # said it their own way; an operator reading the OOM killer's SIGKILL should see it named
+    assert how_ended(code) == said

@@ -195,7 +195,8 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
         process.wait()
     (line,) = err.read_text().splitlines()
     assert line.startswith("setveil: error: the embedded broker (Tansu) on 127.0.0.1:")
-    assert line.endswith("ended by itself, killed by signal 9; what it held is gone (memory storage)")
+    assert line.endswith("ended by itself (killed by signal 9, SIGKILL, which the kernel's OOM killer sends); "
+                         "what it held is gone (memory storage)")
 
 
 @pytest.mark.parametrize("host", ["", " ", "localhost:9092"])

@@ -675,7 +675,7 @@ def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_g
     finally:
         dies.close()
     assert not outcome.emitted and outcome.cause == "error"
-    assert "the anonymizing process died (killed by signal 9)" in outcome.reason
+    assert "the anonymizing process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)" in outcome.reason
     child = isolated(good)
     try:
         first = child.process("in", 0, cut_of(transactions))
@@ -692,7 +692,7 @@ def test_a_window_whose_child_died_with_it_is_not_tried_again(sample, helper_pid
     outcome = _one_window_in_child(sample, _DiesOnce, 50)
     assert helper_pid.exists()
     assert not outcome.emitted and outcome.cause == "error"
-    assert "the anonymizing process died (killed by signal 9)" in outcome.reason
+    assert "the anonymizing process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)" in outcome.reason
 
 
 def test_a_service_error_in_the_window_process_fails_its_window_closed_and_the_child_lives(sample):
