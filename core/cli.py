@@ -27,8 +27,8 @@ from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines
-from .formats import (FORMATS, detect_format, fimi_carries, named_format, read_window, read_window_and_subjects,
-                      render_window, written_compression)
+from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_format, fimi_carries, named_format,
+                      read_window, read_window_and_subjects, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
 from .model import Context
 from .orphans import signals_held
@@ -674,7 +674,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     try:
         release = read_window(release_path, release_format or fmt, vocab=original.vocab,
                               format_option="--release-format", release=True,
-                              shared_format="--format" if shared else None)
+                              shared_format="--format" if shared else None,
+                              fields=MERGED_RELEASE_FIELDS if merge_subjects else RELEASE_FIELDS)
     except InputError as exc:
         named = named_format(release_path)
         if not shared or named in (None, fmt) or "--release-format" in exc.problem:  # the latter says it already

@@ -32,7 +32,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -47,6 +47,12 @@ from .vocabulary import Vocabulary
 from .window import DuplicateItem, Tid, Window
 
 FORMATS = ("fimi", "jsonl", "msgpack")
+#: the fields of a release's records as setveil writes them (:func:`_record`), and with the
+#: ``tids`` of merged subjects
+RELEASE_FIELDS = ("tid", "items")
+MERGED_RELEASE_FIELDS = ("tid", "tids", "items")
+#: the fields a record may hold that setveil reads or writes, which a refusal may name
+_KNOWN_FIELDS = frozenset({"tid", "tids", "items", "subject", "ts"})
 _SUFFIXES = {
     ".dat": "fimi",
     ".txt": "fimi",
@@ -111,8 +117,8 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
-                format_option: str | None = "--format", release: bool = False, shared_format: str | None = None
-                ) -> Window:
+                format_option: str | None = "--format", release: bool = False, shared_format: str | None = None,
+                fields: Sequence[str] | None = None) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line.
 
     ``format_option`` is the command's option that sets this file's format, which a refusal of
@@ -121,8 +127,10 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
     a generalized label can hold one (``a..a,c``) where the input had it on a later line.
     ``shared_format`` names the option that gave ``fmt`` for several files at once (verify's
     --format): FIMI so given is still refused for data that starts like another format, as a
-    guess is, since the option was given for another file's sake."""
-    return _read(path, fmt, vocab, format_option, release, shared_format)[0]
+    guess is, since the option was given for another file's sake. ``fields``, for a release, are
+    the only fields its JSONL or msgpack records may hold (:data:`RELEASE_FIELDS`); None: any,
+    as an input's fields other than a record's are ignored."""
+    return _read(path, fmt, vocab, format_option, release, shared_format, fields)[0]
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None
@@ -135,7 +143,7 @@ def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vo
 
 
 def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | None = "--format",
-          release: bool = False, shared_format: str | None = None
+          release: bool = False, shared_format: str | None = None, fields: Sequence[str] | None = None
           ) -> tuple[Window, list[str | int | None] | None, str | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
@@ -145,8 +153,11 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     if fmt == "fimi" and (explicit_fmt is None or shared_format is not None):
         _refuse_other_formats(path, data, format_option, release, shared_format)
-    reader = {"fimi": _parse_fimi, "jsonl": _parse_jsonl, "msgpack": _parse_msgpack}[fmt]
-    window, subjects = reader(path, data, Vocabulary() if vocab is None else vocab)
+    vocab = Vocabulary() if vocab is None else vocab
+    if fmt == "fimi":
+        window, subjects = _parse_fimi(path, data, vocab)
+    else:
+        window, subjects = (_parse_jsonl if fmt == "jsonl" else _parse_msgpack)(path, data, vocab, fields)
     if len(window) == 0:
         raise InputError(path, "no transactions")
     return window, subjects, compression
@@ -227,7 +238,8 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
 
-def _records_to_window(path, records, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
+def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] | None
+                       ) -> tuple[Window, list[str | int | None]]:
     intern = vocab.intern
     lengths: list[int] = []
     flat: list[int] = []
@@ -239,6 +251,8 @@ def _records_to_window(path, records, vocab: Vocabulary) -> tuple[Window, list[s
             record = parse_record(obj)
         except RecordError as exc:
             raise InputError(path, exc.reason, line) from None
+        if fields is not None:
+            _refuse_other_fields(path, obj, fields, line)
         tid = record.tid if record.tid is not None else len(tids)
         first = seen.setdefault(tid, line)
         if first != line:
@@ -254,7 +268,23 @@ def _records_to_window(path, records, vocab: Vocabulary) -> tuple[Window, list[s
     return Window.from_flat(vocab, np.array(lengths, np.int64), np.array(flat, np.int32), tids), subjects
 
 
-def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
+def _refuse_other_fields(path, record: Mapping[Any, Any], fields: Sequence[str], line: int) -> None:
+    """A release holds what setveil writes and nothing else: verify checks its items, and another
+    field, which it does not check, would pass unseen (a subject says whom a transaction is about)."""
+    other = next((name for name in record if name not in fields), None)
+    if other is None:
+        return
+    # named only when setveil knows the name: another could be an item's label
+    what = repr(other) if other in _KNOWN_FIELDS else "a field setveil does not write"
+    hint = "; give --merge-subjects for a release of `anonymize --merge-subjects`" if other == "tids" else ""
+    names = [repr(name) for name in fields]
+    raise InputError(path, f"a release's records hold {', '.join(names[:-1])} and {names[-1]} only, as setveil writes "
+                           f"them, and this one holds {what}: verify checks the items, not what another field "
+                           f"reveals{hint}", line)
+
+
+def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None
+                 ) -> tuple[Window, list[str | int | None]]:
     text = _decode(path, data)
     decode = json.JSONDecoder(object_pairs_hook=unique_map).decode  # one decoder, not one per line
 
@@ -276,7 +306,7 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str
                 _reject_lone_surrogates(path, obj, number)
             yield number, obj
 
-    return _records_to_window(path, records(), vocab)
+    return _records_to_window(path, records(), vocab, fields)
 
 
 def _reject_lone_surrogates(path, obj, line: int) -> None:
@@ -301,7 +331,8 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[str | int | None]]:
+def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None
+                   ) -> tuple[Window, list[str | int | None]]:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
                                 object_pairs_hook=unique_map)
 
@@ -325,7 +356,7 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary) -> tuple[Window, list[s
             consumed = unpacker.tell()
             yield number, obj
 
-    return _records_to_window(path, records(), vocab)
+    return _records_to_window(path, records(), vocab, fields)
 
 
 def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> None:

@@ -95,13 +95,66 @@ def test_verify_merges_the_original_as_anonymize_did(tmp_path):
     assert result.exit_code == 0 and "satisfies coherence" in result.output
     result = run("verify", visits, out, *model)
     assert result.exit_code == 2
-    assert result.stderr == (f"setveil: error: {out}: 5 transactions, but {visits} has 9; give --merge-subjects for a "
+    # its records' tids are refused as they are read, before the transactions are counted
+    assert result.stderr == (f"setveil: error: {out}:1: a release's records hold 'tid' and 'items' only, as setveil "
+                             "writes them, and this one holds 'tids': verify checks the items, not what another field "
+                             "reveals; give --merge-subjects for a release of `anonymize --merge-subjects`\n")
+    fimi = tmp_path / "out.dat"
+    assert run("anonymize", visits, "-o", fimi, *model, "--merge-subjects").exit_code == 0
+    result = run("verify", visits, fimi, *model)
+    assert result.exit_code == 2
+    assert result.stderr == (f"setveil: error: {fimi}: 5 transactions, but {visits} has 9; give --merge-subjects for a "
                              "release of `anonymize --merge-subjects`\n")
     # a release of every visit is not one of the merged patients'
     visit_release = tmp_path / "visits-out.jsonl"
     visit_release.write_text("".join(json.dumps({"tid": tid, "items": []}) + "\n" for tid, _, _ in VISITS))
     result = run("verify", visits, visit_release, *model, "--merge-subjects")
     assert result.exit_code == 2 and "9 transactions, but" in result.stderr and "patient" not in result.stderr
+
+
+def _release_with(tmp_path, name: str, rows: list[dict], packed: bool = False) -> Path:
+    path = tmp_path / name
+    if packed:
+        path.write_bytes(b"".join(msgpack.packb(row) for row in rows))
+    else:
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_verify_refuses_a_release_whose_records_hold_a_field_setveil_never_writes(tmp_path):
+    # Regression (stop 61's list): a release that named each transaction's patient passed verify,
+    # exit 0, as the fields it does not check were ignored; setveil writes tid, items and, for
+    # merged subjects, tids, and a release holding more says what no model's check covers
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model).exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert run("verify", visits, out, *model).exit_code == 0
+    named = [{**row, "subject": subject} if subject else row for row, (_, subject, _) in zip(rows, VISITS)]
+    extra = [*rows[:3], {**rows[3], "patient name": "Anna"}, *rows[4:]]
+    merged = [*rows[:8], {**rows[8], "tids": [rows[8]["tid"]]}]
+    for release, line, what in [(_release_with(tmp_path, "named.jsonl", named), 1, "'subject'"),
+                                (_release_with(tmp_path, "named.msgpack", named, packed=True), 1, "'subject'"),
+                                (_release_with(tmp_path, "extra.jsonl", extra), 4, "a field setveil does not write"),
+                                (_release_with(tmp_path, "merged.jsonl", merged), 9, "'tids'")]:
+        result = run("verify", visits, release, *model)
+        assert result.exit_code == 2, (release, result.output)
+        (message,) = result.stderr.splitlines()
+        assert message.startswith(f"setveil: error: {release}:{line}: a release's records hold 'tid' and 'items' only")
+        assert what in message
+        problem = message.removeprefix(f"setveil: error: {release}:{line}: ")
+        assert not any(word in problem for word in ("patient", "anna", "Anna", "name"))
+    assert "give --merge-subjects for a release of `anonymize --merge-subjects`" in message
+    # a release of merged subjects holds tids too
+    merged_out = tmp_path / "merged-out.jsonl"
+    assert run("anonymize", visits, "-o", merged_out, *model, "--merge-subjects").exit_code == 0
+    assert run("verify", visits, merged_out, *model, "--merge-subjects").exit_code == 0
+    rows = [json.loads(line) for line in merged_out.read_text().splitlines()]
+    named = _release_with(tmp_path, "merged-named.jsonl", [{**rows[0], "subject": "patient-anna"}, *rows[1:]])
+    result = run("verify", visits, named, *model, "--merge-subjects")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"setveil: error: {named}:1: a release's records hold 'tid', 'tids' and 'items' only")
+    assert "patient" not in result.stderr
 
 
 def test_windows_count_the_transactions_after_merging(tmp_path):
