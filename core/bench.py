@@ -28,7 +28,7 @@ from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, SetveilError, WindowRejected
 from .formats import FORMATS, read_window
-from .orphans import follow_parent, how_ended, start_follower
+from .orphans import follow_parent, how_ended, kill_follower, start_follower
 from .output import write_json
 from .plugins import get_plugin_manager, model_call
 from .window import Window
@@ -85,12 +85,17 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
 
     child = context.Process(target=target)
     start_follower(child)
-    send.close()  # else, the child gone, recv() would wait for this end for ever
     try:
+        send.close()  # else, the child gone, recv() would wait for this end for ever
         answer = receive.recv()
     except EOFError:
         child.join()
         raise RunDied(f"the run's process died ({how_ended(child.exitcode)})") from None
+    except BaseException:
+        # a stop (Ctrl-C) while the run computes: left to it, the run would be joined by
+        # multiprocessing's exit handler, and the command end only with the run
+        kill_follower(child)
+        raise
     finally:
         receive.close()
     child.join()

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from setveil.core import orphans
+from setveil.core.bench import in_child
 from setveil.core.orphans import end_with_parent, follow_parent, how_ended, kill_follower, start_killed_with_parent
 from setveil.core.window import Window
 from setveil.plugins.audit.deadline import call_within
@@ -203,3 +204,26 @@ def test_how_a_process_ended_is_said_one_way_from_its_exit_code(code, said):
     # the benchmarks, the service's window child, the embedded broker and the audit's solve each
     # said it their own way; an operator reading the OOM killer's SIGKILL should see it named
     assert how_ended(code) == said
+
+
+def _interrupts_the_benchmark() -> dict:
+    os.kill(os.getppid(), signal.SIGINT)
+    time.sleep(60)
+    return {}
+
+
+def test_ctrl_c_while_a_benchmark_run_computes_ends_the_run():
+    # Review: the run's process, left computing, was joined by multiprocessing's exit handler, so
+    # that a Ctrl-C of `bench run` under rho on BMS-WebView-2 exited after the memory run's 26 s
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    before = {process.pid for process in multiprocessing.active_children()}
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            in_child(_interrupts_the_benchmark)
+        left = [process for process in multiprocessing.active_children() if process.pid not in before]
+        assert not left, "the run computed on after the benchmark was stopped"
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for process in multiprocessing.active_children():
+            if process.pid not in before:
+                kill_follower(process)
