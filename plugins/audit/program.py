@@ -130,7 +130,8 @@ class SolverStopped(SetveilError):
 
 
 class SolverFailed(SetveilError):
-    """HiGHS ended in an error, with presolve and without: nothing is known of the program."""
+    """HiGHS ended in an error without presolve, after an error or an infeasible verdict with it:
+    nothing is known of the program."""
 
     exit_code = 1
 
@@ -348,9 +349,12 @@ def deanonymize(
     pairs = np.concatenate([pairs for _, pairs in levels]) if levels else np.zeros((0, 2), np.int64)
     program = _build(published, mined, pairs, allowed, (n_a, n_b), tolerance, unmatched_cost, method, linking)
 
+    answers = []
+
     def solve(presolve: bool):
-        return milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
-                    constraints=program.constraints, options=_options(time_limit, presolve))
+        answers.append(milp(program.cost, integrality=program.integrality, bounds=Bounds(0, 1),
+                            constraints=program.constraints, options=_options(time_limit, presolve)))
+        return answers[-1]
 
     result, verdict = _confirmed(solve, lambda result: _verdict(result.status, result.message, result.x is not None))
     if verdict != "naming":
@@ -365,7 +369,7 @@ def deanonymize(
                                 f"({len(program.cost):,} variables, {program.rows:,} constraints): raise "
                                 "--time-limit, or shrink the program (a higher sigma, a smaller --max-size or a "
                                 "narrower tolerance)")
-        raise SolverFailed(f"the solver failed, with presolve and without: {result.message}")
+        raise SolverFailed(_failure(answers[0], result))
     u = _votes(result.x[: len(program.item_a)], method)
     weights = sparse.csr_array((u, (program.item_a, program.item_b)), shape=(n_a, n_b))
     weights.eliminate_zeros()
@@ -400,6 +404,14 @@ def _verdict(status: int, message: str, found: bool) -> str:
     if any(status == code and message.startswith(text) for code, text in INFEASIBLE_ANSWERS):
         return "infeasible"
     return "stopped" if status == 1 else "failed"
+
+
+def _failure(presolved, result) -> str:
+    """:class:`SolverFailed`'s reason: HiGHS's error without presolve, and the answer with it
+    where that was no error (an infeasible verdict, which the failed solve was to confirm)."""
+    if _verdict(presolved.status, presolved.message, presolved.x is not None) == "failed":
+        return f"the solver failed, with presolve and without: {result.message}"
+    return f"the solver failed without presolve: {result.message}; with presolve it had answered: {presolved.message}"
 
 
 def _confirmed(solve: Callable[[bool], T], verdict: Callable[[T], str]) -> tuple[T, str]:

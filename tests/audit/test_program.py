@@ -845,3 +845,20 @@ def test_a_solve_error_of_highs_presolve_is_solved_again_without_it():
     assert verdict == "naming" and result.status == 0 and result.fun == pytest.approx(-4.0)
     # a later HiGHS may solve it with presolve on; then once is enough
     assert presolved == [True, False] or presolved == [True]
+
+
+def test_a_solve_error_without_presolve_after_its_infeasible_is_not_said_to_have_failed_twice(monkeypatch):
+    # Review: HiGHS's presolve called the program infeasible, the solve without presolve, which
+    # was to confirm it, failed, and the message said the solver failed with presolve and without
+    infeasible, error = scipy_answer("kInfeasible"), scipy_answer("kSolveError")
+
+    def answers(*args, options, **kwargs):
+        status, message = infeasible if options["presolve"] else error
+        return scipy.optimize.OptimizeResult(x=None, fun=None, status=status, success=False, message=message)
+
+    monkeypatch.setattr(scipy.optimize, "milp", answers)
+    window = graph_database(SQUARE)
+    with pytest.raises(SolverFailed, match=r"^the solver failed without presolve: \(HiGHS Status 4: model_status is "
+                       r"\.\.\.\); with presolve it had answered: The problem is infeasible\. \(HiGHS Status 8") as raised:
+        attack(window, sigma_of(window), method="ip")
+    assert raised.value.exit_code == 1
