@@ -17,6 +17,7 @@ import resource
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     from it as in the command line, and its workers, once joined, count in its
     ``RUSAGE_CHILDREN``; through a forkserver they would count in the server's, which lives on.
 
-    An error in the child is raised here with its message and exit status; a child that dies
-    is a :class:`RunDied` naming how."""
+    An error in the child is raised here with its message and exit status; a child that dies,
+    or a worker of its pool, is a :class:`RunDied` naming how."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
 
@@ -76,6 +77,11 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
             result["peak_mib"] = max(own, workers) / 1024  # KiB on Linux
             result["run_mib"] = None if start is None else result["peak_mib"] - start
+        except BrokenProcessPool:
+            # the kernel's OOM killer kills the largest process, a split run's worker as often as the
+            # run's own: a death too, where it was the run's error, which stopped bench rho's grid
+            send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))
+            return
         except Exception as exc:  # the parent reports it as the CLI would
             code = exc.exit_code if isinstance(exc, SetveilError) else 1
             text = str(exc) if isinstance(exc, SetveilError) else f"{type(exc).__name__} in a benchmark run"
@@ -99,6 +105,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     finally:
         receive.close()
     child.join()
+    if answer[0] == "died":
+        raise RunDied(answer[1])
     if answer[0] == "error":
         error = SetveilError(answer[1])
         error.exit_code = answer[2]

@@ -21,10 +21,10 @@ memory (the child's, or its worker processes', whichever is larger) is its own; 
 dataset the parent loaded (:func:`setveil.core.bench.in_child`). Tables are printed as Markdown
 with the machine, the load average and the seed, and can be written as JSON.
 
-A run whose process dies (the kernel's OOM killer sends SIGKILL) is a row naming how, under
-``refused``, its measured fields null, and the grid goes on; a last line counts those runs, and
-once every table is printed and the JSON written the command exits 1: a death is no result of
-the model's, and a script running the grid must learn that it is not whole.
+A run whose process dies, or a worker of its pool (the kernel's OOM killer sends SIGKILL), is a
+row naming how, under ``refused``, its measured fields null, and the grid goes on; a last line
+counts those runs, and once every table is printed and the JSON written the command exits 1: a
+death is no result of the model's, and a script running the grid must learn that it is not whole.
 """
 
 from __future__ import annotations
