@@ -135,3 +135,23 @@ def test_the_tidsets_of_a_level_past_their_budget_are_not_made(monkeypatch):
     monkeypatch.setattr(moles, "FRONTIER_BUDGET", 20 * 8)
     assert find_minimal_moles(window, public, private, 0.4, 6, 5).extendible == [6, 15, 20, 15, 6]
     assert made == [15, 20, 15]
+
+
+def test_items_are_joined_in_ascending_support_so_that_a_frequent_item_heads_no_large_prefix_group(monkeypatch):
+    # retail at the service's setting (δ=50%, h=0.4, k=5, p=3, seed 1) was refused: its 26,204
+    # extendible pairs, joined in item-id order, listed 14,812,473 triples (3,446 sharing one
+    # item), of which 186,726 had every pair extendible. An item frequent with many others heads
+    # their prefix group when its id is small; last in ascending support, it heads none. Here "hub"
+    # (the first id) is held with each of 200 items twice: 19,900 joins by id, none by support.
+    # The moles come back in item order: x0 x5 was joined as x5 x0 (x5 is held 3 times, x0 4)
+    from setveil.plugins.coherence import moles
+
+    rows = [["hub", f"x{i}"] for i in range(200) for _ in range(2)] + [["hub", "x0", "x1"], ["x0", "x5"]]
+    window = Window.from_transactions(rows)
+    classes = SCHEMA.classes(window.vocab)
+    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 1_000)
+    found = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, 0.4, 2, 3)
+    assert found.candidates == [201, 202, 0] and found.extendible == [201, 200, 0]
+    labels = window.vocab.label
+    assert [[[labels(int(i)) for i in mole] for mole in level] for level in found.moles] == [[["x0", "x1"], ["x0", "x5"]],
+                                                                                              []]
