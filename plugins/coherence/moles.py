@@ -42,8 +42,10 @@ from .rowset import RowSet
 
 CHUNK_BYTES = 64 << 20
 
-#: most candidate itemsets one level of the search may hold (about 40 bytes each with their
-#: parents' indices, and a tidset each). Real data needs far fewer: the whole of retail at the
+#: most candidate itemsets one level of the search may list (its joins, before their subsets are
+#: checked; about 40 bytes each with their parents' indices, and a tidset each): a level at the
+#: budget took 12.6 s and 1.16 GB, and it bounds the time as well (docs/coherence.md says why the
+#: joins are not listed a chunk at a time instead). Real data needs far fewer: the whole of retail at the
 #: README's service setting (δ=50%, k=5) makes 763,912 pairs at p=3 and lists 258,980 triples
 #: (14,812,473 when joined in item-id order), T10I4D100K 399,791 triples. Five transactions that
 #: share 2,000 public items make 1.3 billion triples, which took all of the machine's 24 GiB in a
