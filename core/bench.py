@@ -2,7 +2,8 @@
 
 ``run`` times one configuration end to end (read, anonymize, check) over several runs and
 measures memory in one more run, in a forked process (:func:`in_child`): its peak resident
-memory, worker processes included, and what the run added to it.
+memory, worker processes included, what the run added to it, and the memory of its whole
+process tree, each page counted once, sampled (:func:`tree_mib`).
 ``windows`` cuts the data into windows of each given size, as the service does, and reports
 throughput, the latency percentiles of the released windows, information loss and the rejected
 windows with their own median latency: the trade-off an operator tunes with the window settings.
@@ -18,6 +19,7 @@ import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,10 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
       Workers running at once are not added up: a forked worker's RSS counts the pages it
       shares with the child, which a sum would count again.
     - ``run_mib``: that peak less the child's RSS as the run starts (Linux), what the run added.
+    - ``tree_mib``: the memory of the child and every process it started, together, each page
+      counted once (:func:`tree_mib`), the figure to size a container for the run with: its
+      largest value in samples taken while the child runs (:func:`_tree_peak`), so a peak
+      shorter than their interval may be missed; none where Linux's smaps_rollup is missing.
 
     What allocates outside Python's allocator (scipy's and pyfim's C code, HiGHS) is counted, as
     tracemalloc does not count it, nor anything in another process. The child keeps a single
@@ -91,8 +97,10 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
 
     child = context.Process(target=target)
     start_follower(child)
+    assert child.pid is not None, "started"
     try:
         send.close()  # else, the child gone, recv() would wait for this end for ever
+        tree = _tree_peak(receive, child.pid)
         answer = receive.recv()
     except EOFError:
         child.join()
@@ -111,7 +119,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
         error = SetveilError(answer[1])
         error.exit_code = answer[2]
         raise error
-    return answer[1]
+    return {**answer[1], "tree_mib": tree}
 
 
 def resident_mib() -> float | None:
@@ -121,6 +129,79 @@ def resident_mib() -> float | None:
             return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (OSError, ValueError):
         return None
+
+
+#: seconds between two samples of a run's process tree (:func:`in_child`'s ``tree_mib``), at least
+TREE_SAMPLE_SECONDS = 0.05
+#: the share of a core the samples may take: a sample walks the page tables of every process of
+#: the tree, 8-13 ms for a ρ run's four processes (BMS-WebView-2, 2 workers: 1.5 GiB together),
+#: where every 50 ms took 16% of a core; that run's peak lasts about 0.14 s, which samples this
+#: far apart (about 0.25 s) may miss: they gave 1,258-1,470 MiB, every 50 ms 1,490-1,496
+TREE_SAMPLE_SHARE = 0.05
+#: a process's memory summed over its mappings, with each one's proportional set size (Linux 4.14)
+ROLLUP = "/proc/{}/smaps_rollup"
+
+
+def _tree_peak(receive: Connection, root: int) -> float | None:
+    """The largest :func:`tree_mib` of ``root`` sampled until ``receive`` has something to read
+    (the run's answer, or its end): every :data:`TREE_SAMPLE_SECONDS`, or less often where a
+    sample took more than :data:`TREE_SAMPLE_SHARE` of that, so that sampling does not slow the
+    run it measures. Sampled from the benchmark's process, as a thread in the run's would make
+    its pool fork through a forkserver."""
+    peak = 0.0
+    while True:
+        started = time.perf_counter()
+        mib = tree_mib(root)
+        if mib is None:
+            return None
+        peak = max(peak, mib)
+        if receive.poll(max(TREE_SAMPLE_SECONDS, (time.perf_counter() - started) / TREE_SAMPLE_SHARE)):
+            return peak
+
+
+def tree_mib(root: int) -> float | None:
+    """The memory ``root`` and the processes of its group (the processes a :func:`follow_parent`
+    child started) map now, each page counted once (Linux 4.14 on; none elsewhere).
+
+    The proportional set size (Pss) of a process splits each page among the processes that map
+    it, so the tree's Pss adds up to each of its pages once, where a sum of resident sizes counts
+    a page shared by a forked worker and its parent twice. The pages the tree shares with this
+    process (the data read before the fork) get part of their Pss here, which is added back: this
+    process's Pss less its private pages, those no other process maps. A forked run thus counts
+    what it shares with the benchmark in full, as a run of its own would hold it; its peak
+    resident memory (``peak_mib``) does too."""
+    if not os.path.exists(ROLLUP.format("self")):
+        return None
+    kib = sum(_rollup(pid, "Pss") for pid in _group(root))
+    own = _rollup(os.getpid(), "Pss", "Private_Clean", "Private_Dirty")
+    return (kib + own) / 1024
+
+
+def _group(root: int) -> set[int]:
+    """``root`` and the processes of its process group (a process's stat: pid (comm) state ppid pgrp)."""
+    members = {root}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:  # gone since the listing
+                continue
+            if int(stat[stat.rindex(b")") + 2:].split()[2]) == root:
+                members.add(int(name))
+    return members
+
+
+def _rollup(pid: int, plus: str, *minus: str) -> int:
+    """A process's smaps_rollup field ``plus`` less the fields ``minus``, in KiB; 0 for a process
+    gone (a zombie's has no fields)."""
+    try:
+        with open(ROLLUP.format(pid), "rb") as handle:
+            fields = dict(line.split(b":", 1) for line in handle.read().splitlines()[1:])
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    kib = {name.decode(): int(value.split()[0]) for name, value in fields.items()}
+    return kib.get(plus, 0) - sum(kib.get(name, 0) for name in minus)
 
 
 def measure(pipeline: Pipeline, window: Window, seed: int) -> dict[str, Any]:
@@ -189,7 +270,10 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     the memory: peak_mib, the peak resident memory (RSS) of that process or of a worker process
     it started (the rho model's parts), whichever is largest, the data read included; and
     run_mib, what the run added to the RSS it started with. Both count what C code allocates
-    and what worker processes hold, which Python's tracemalloc would miss.
+    and what worker processes hold, which Python's tracemalloc would miss. tree_mib is the memory
+    of that process and its workers together, each page counted once (their proportional set
+    sizes, Linux), at its largest in samples at least 50 ms apart (a peak between two may be
+    missed); blank where Linux's smaps_rollup is missing.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))
@@ -213,12 +297,13 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
         **{k: _median([r[k] for r in rows]) for k in rows[0] if isinstance(rows[0][k], (int, float)) and k != "run"},
         "peak_mib": memory["peak_mib"],
         "run_mib": memory["run_mib"],
+        "tree_mib": memory["tree_mib"],
     }
     click.echo(f"{Path(input_path).name}: {len(window)} transactions, model {model}, policy {configured.policy.name}, "
                f"{', '.join(f'{k}={v}' for k, v in configured.params.items())}, seed {seed}; {started_on}")
     stat_columns = [k for k in rows[0] if k.startswith("stat.") and k.endswith("seconds")]
     columns = ["run", "read_seconds", "anonymize_seconds", *stat_columns, "verify_seconds", "info_loss", "peak_mib",
-               "run_mib"]
+               "run_mib", "tree_mib"]
     print_table(rows + [summary], columns)
     if json_path:
         write_json(json_path, {"machine": started_on, "rows": rows, "summary": summary})

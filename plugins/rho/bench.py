@@ -17,8 +17,9 @@ retail, BMS-WebView-2) when those are chosen, else on every chosen dataset.
 Sensitive items: a seeded random share (40% in the paper) of the item types of each full
 dataset, drawn as ``setveil items split --method random`` draws them; the cutoff variant keeps
 the same sensitive labels. Every run executes in a forked child process, so its peak resident
-memory (the child's, or its worker processes', whichever is larger) is its own; it includes the
-dataset the parent loaded (:func:`setveil.core.bench.in_child`). Tables are printed as Markdown
+memory (the child's, or its worker processes', whichever is larger) is its own, as is the memory
+of its processes together (sampled); both include the dataset the parent loaded
+(:func:`setveil.core.bench.in_child`). Tables are printed as Markdown
 with the machine, the load average and the seed, and can be written as JSON.
 
 A run whose process dies, or a worker of its pool (the kernel's OOM killer sends SIGKILL), is a
@@ -88,7 +89,7 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
 #: what a run measures (:func:`_anonymize`, then :func:`~setveil.core.bench.in_child`), and what
 #: comparing its rules adds: null in the row of a run whose process died
 MEASURED = ("seconds", "fastest", "verify_s", "verified", "parts", "passes", "info_loss_%", "sensitive_deleted_%",
-            "sym_kl", "peak_mib", "run_mib")
+            "sym_kl", "peak_mib", "run_mib", "tree_mib")
 RULES_MEASURED = ("rules_original", "rules_release", "rules_common", "rules_lost", "rules_spurious", "rules_jaccard")
 
 
@@ -127,7 +128,7 @@ class Bench:
             click.echo(f"- {item.describe()}")
         click.echo(f"- {note}; seed {self.seed}; {machine()}; run_mib is what the run added to the resident "
                    "memory of the forked process (--json also keeps peak_mib, the run's peak, or its largest "
-                   "worker's)\n")
+                   "worker's, and tree_mib, its processes' together, sampled)\n")
 
     def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
         setting = ", ".join(f"{k}={v}" for k, v in params.items())
@@ -288,8 +289,8 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                         row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
                         rows.append({**row, "workers": count})
         bench.record("tmax", rows,
-                     ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "info_loss_%",
-                      "verified"])
+                     ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "tree_mib",
+                      "info_loss_%", "verified"])
     if "bmax" in experiments:
         chosen = _paper_datasets(full, "BMS-WebView-2")
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
