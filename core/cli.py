@@ -664,7 +664,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
              "is checked on its own, not the release they make together")
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
-    original, subjects, _, _ = read_records(original_path, fmt, merge_subjects)
+    original, subjects, merged_tids, _ = read_records(original_path, fmt, merge_subjects)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)
     # --format is given for ORIGINAL's sake as often as for both files: a JSONL or msgpack release
@@ -675,7 +675,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         release = read_window(release_path, release_format or fmt, vocab=original.vocab,
                               format_option="--release-format", release=True,
                               shared_format="--format" if shared else None,
-                              fields=MERGED_RELEASE_FIELDS if merge_subjects else RELEASE_FIELDS)
+                              fields=MERGED_RELEASE_FIELDS if merge_subjects else RELEASE_FIELDS,
+                              merged_tids=merged_tids)
     except InputError as exc:
         named = named_format(release_path)
         if not shared or named in (None, fmt) or "--release-format" in exc.problem:  # the latter says it already

@@ -42,7 +42,7 @@ import numpy as np
 from .errors import InputError
 from .labeltext import STDIN, check_text, not_utf8, unzipped
 from .output import gzip_writer, gzipped_name, refuse_reading_standard_output, write_output
-from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, parse_record, unique_map
+from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, kind_of, parse_record, unique_map
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Tid, Window
 
@@ -118,7 +118,8 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
                 format_option: str | None = "--format", release: bool = False, shared_format: str | None = None,
-                fields: Sequence[str] | None = None) -> Window:
+                fields: Sequence[str] | None = None, merged_tids: Sequence[Sequence[Tid] | None] | None = None
+                ) -> Window:
     """Read a whole transaction file. Raises :class:`InputError` naming file and line.
 
     ``format_option`` is the command's option that sets this file's format, which a refusal of
@@ -129,8 +130,11 @@ def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabula
     --format): FIMI so given is still refused for data that starts like another format, as a
     guess is, since the option was given for another file's sake. ``fields``, for a release, are
     the only fields its JSONL or msgpack records may hold (:data:`RELEASE_FIELDS`); None: any,
-    as an input's fields other than a record's are ignored."""
-    return _read(path, fmt, vocab, format_option, release, shared_format, fields)[0]
+    as an input's fields other than a record's are ignored. ``merged_tids``, each transaction's
+    tids when the records of subjects were merged (:func:`~setveil.core.subjects.merge_window`),
+    are what a release record's ``tids``, where it has them, must be: its own tid alone where
+    none was merged into it."""
+    return _read(path, fmt, vocab, format_option, release, shared_format, fields, merged_tids)[0]
 
 
 def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None
@@ -143,7 +147,8 @@ def read_window_and_subjects(path: str | os.PathLike, fmt: str | None = None, vo
 
 
 def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | None = "--format",
-          release: bool = False, shared_format: str | None = None, fields: Sequence[str] | None = None
+          release: bool = False, shared_format: str | None = None, fields: Sequence[str] | None = None,
+          merged_tids: Sequence[Sequence[Tid] | None] | None = None
           ) -> tuple[Window, list[str | int | None] | None, str | None]:
     explicit_fmt = fmt
     fmt = detect_format(path, fmt)
@@ -157,7 +162,8 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
     if fmt == "fimi":
         window, subjects = _parse_fimi(path, data, vocab)
     else:
-        window, subjects = (_parse_jsonl if fmt == "jsonl" else _parse_msgpack)(path, data, vocab, fields)
+        window, subjects = (_parse_jsonl if fmt == "jsonl" else _parse_msgpack)(path, data, vocab, fields,
+                                                                                      merged_tids)
     if len(window) == 0:
         raise InputError(path, "no transactions")
     return window, subjects, compression
@@ -238,8 +244,8 @@ def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
 
 
-def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] | None
-                       ) -> tuple[Window, list[str | int | None]]:
+def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] | None,
+                       merged_tids: Sequence[Sequence[Tid] | None] | None) -> tuple[Window, list[str | int | None]]:
     intern = vocab.intern
     lengths: list[int] = []
     flat: list[int] = []
@@ -254,6 +260,8 @@ def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] |
         if fields is not None:
             _refuse_other_fields(path, obj, fields, line)
         tid = record.tid if record.tid is not None else len(tids)
+        if merged_tids is not None and "tids" in obj:
+            _check_merged_tids(path, obj["tids"], merged_tids, len(tids), tid, line)
         first = seen.setdefault(tid, line)
         if first != line:
             # the release is joined back by tid; a record without one is given its position,
@@ -283,8 +291,22 @@ def _refuse_other_fields(path, record: Mapping[Any, Any], fields: Sequence[str],
                            f"reveals{hint}", line)
 
 
-def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None
-                 ) -> tuple[Window, list[str | int | None]]:
+def _check_merged_tids(path, given: Any, merged_tids: Sequence[Sequence[Tid] | None], position: int, tid: Tid,
+                       line: int) -> None:
+    """A merged release's ``tids`` say which records a transaction holds, so they must be those
+    merged into it; past the original's transactions the count's refusal says more."""
+    if not isinstance(given, (list, tuple)):
+        raise InputError(path, f"'tids' is {kind_of(given)}, expected a list", line)
+    if position >= len(merged_tids):
+        return
+    expected = merged_tids[position]
+    if list(given) != list([tid] if expected is None else expected):
+        # not quoted: a tid may be a producer's record id
+        raise InputError(path, f"transaction {position}'s 'tids' are not the tids of the records merged into it", line)
+
+
+def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,
+                 merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> tuple[Window, list[str | int | None]]:
     text = _decode(path, data)
     decode = json.JSONDecoder(object_pairs_hook=unique_map).decode  # one decoder, not one per line
 
@@ -306,7 +328,7 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | N
                 _reject_lone_surrogates(path, obj, number)
             yield number, obj
 
-    return _records_to_window(path, records(), vocab, fields)
+    return _records_to_window(path, records(), vocab, fields, merged_tids)
 
 
 def _reject_lone_surrogates(path, obj, line: int) -> None:
@@ -331,8 +353,8 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None
-                   ) -> tuple[Window, list[str | int | None]]:
+def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,
+                   merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> tuple[Window, list[str | int | None]]:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
                                 object_pairs_hook=unique_map)
 
@@ -356,7 +378,7 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] |
             consumed = unpacker.tell()
             yield number, obj
 
-    return _records_to_window(path, records(), vocab, fields)
+    return _records_to_window(path, records(), vocab, fields, merged_tids)
 
 
 def write_window(window: Window, path: str | os.PathLike, fmt: str | None = None) -> None:

@@ -62,12 +62,12 @@ class Record:
 def parse_record(obj: Any) -> Record:
     """Validate a decoded record; raise :class:`RecordError` naming what is wrong."""
     if not isinstance(obj, Mapping):
-        raise RecordError(f"record is {_kind(obj)}, expected a map")
+        raise RecordError(f"record is {kind_of(obj)}, expected a map")
     if "items" not in obj:
         raise RecordError("record has no 'items'")
     raw = obj["items"]
     if not isinstance(raw, (list, tuple)):
-        raise RecordError(f"'items' is {_kind(raw)}, expected a list")
+        raise RecordError(f"'items' is {kind_of(raw)}, expected a list")
     # The common case, short strings without whitespace, is checked in bulk (the service's hot
     # path): labels that are together at most MAX_LABEL_LENGTH long are each that short.
     joined = "".join(raw) if {*map(type, raw)} <= {str} and "" not in raw else None
@@ -81,7 +81,7 @@ def parse_record(obj: Any) -> Record:
     subject = _scalar_field(obj, "subject")
     ts = obj.get("ts")
     if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float))):
-        raise RecordError(f"'ts' is {_kind(ts)}, expected a number")
+        raise RecordError(f"'ts' is {kind_of(ts)}, expected a number")
     if ts is not None and not _finite(ts):
         raise RecordError("'ts' is not a finite number")
     return Record(items, tid, subject, None if ts is None else float(ts))
@@ -90,7 +90,7 @@ def parse_record(obj: Any) -> Record:
 def item_label(item: Any, position: int) -> str:
     """The label of one item: strings as they are, integers by their decimal text."""
     if isinstance(item, bool) or not isinstance(item, (str, int)):
-        raise RecordError(f"item {position} is {_kind(item)}, expected a string or an integer")
+        raise RecordError(f"item {position} is {kind_of(item)}, expected a string or an integer")
     label = item if isinstance(item, str) else str(item)
     if not label:
         raise RecordError(f"item {position} is an empty string")
@@ -113,7 +113,7 @@ MSGPACK_INTEGERS = range(-(2**63), 2**64)
 def _scalar_field(obj: Mapping, name: str) -> str | int | None:
     value = obj.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
-        raise RecordError(f"'{name}' is {_kind(value)}, expected a string or an integer")
+        raise RecordError(f"'{name}' is {kind_of(value)}, expected a string or an integer")
     if isinstance(value, int) and value not in MSGPACK_INTEGERS:
         # QA: JSONL took tid 2**64, and writing the release as msgpack ended in a traceback
         raise RecordError(f"'{name}' is an integer outside -2**63 to 2**64 - 1, which msgpack cannot hold; "
@@ -128,7 +128,7 @@ def _finite(number: int | float) -> bool:
         return False
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     """What ``value`` is, with its article, to follow "is" ("record is an integer")."""
     if value is None:
         return "null"

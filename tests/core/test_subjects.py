@@ -157,6 +157,32 @@ def test_verify_refuses_a_release_whose_records_hold_a_field_setveil_never_write
     assert "patient" not in result.stderr
 
 
+def test_verify_merged_refuses_a_release_whose_tids_are_not_the_records_merged(tmp_path):
+    # a merged release's tids say which records each transaction holds; read unchecked, a release
+    # could credit a patient with another's visits and pass
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model, "--merge-subjects").exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    without = [{key: value for key, value in row.items() if key != "tids"} for row in rows]
+    own = [{**row, "tids": row.get("tids", [row["tid"]])} for row in rows]
+    for name, release in [("without.jsonl", without), ("own.jsonl", own)]:
+        result = run("verify", visits, _release_with(tmp_path, name, release), *model, "--merge-subjects")
+        assert result.exit_code == 0, result.output
+    swapped = [*rows[:1], {**rows[1], "tids": ["v2", "v6", "v9"]}, *rows[2:]]
+    unmerged = [*rows[:2], {**rows[2], "tids": ["v3", "v4"]}, *rows[3:]]
+    shape = [{**rows[0], "tids": "v1"}, *rows[1:]]
+    for name, release, line, problem in [
+            ("swapped.jsonl", swapped, 2, "transaction 1's 'tids' are not the tids of the records merged into it"),
+            ("swapped.msgpack", swapped, 2, "transaction 1's 'tids' are not the tids of the records merged into it"),
+            ("unmerged.jsonl", unmerged, 3, "transaction 2's 'tids' are not the tids of the records merged into it"),
+            ("shape.jsonl", shape, 1, "'tids' is a string, expected a list")]:
+        path = _release_with(tmp_path, name, release, packed=name.endswith(".msgpack"))
+        result = run("verify", visits, path, *model, "--merge-subjects")
+        assert result.exit_code == 2
+        assert result.stderr == f"setveil: error: {path}:{line}: {problem}\n"
+
+
 def test_windows_count_the_transactions_after_merging(tmp_path):
     visits, model = clinic(tmp_path)
     report = tmp_path / "r.json"
