@@ -511,7 +511,13 @@ def _paced_replay(settings, data) -> subprocess.Popen:
     the input topic."""
     replay = subprocess.Popen([sys.executable, "-m", "setveil", "replay", data, "--rate", "500"],
                               env=env_of(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+    try:
+        wait_until(lambda: read_topic(settings, settings.topics.input), 30, "the replay to send")
+    except BaseException:
+        # the caller gets no replay to stop: one left paced would run on until its timeout
+        replay.kill()
+        replay.communicate()
+        raise
     return replay
 
 
