@@ -7,12 +7,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from setveil.core.schema import ItemClass, ItemSchema
-from setveil.core.window import Window
+from setveil.core.schema import ItemSchema
 from setveil.plugins.coherence import moles
-from setveil.plugins.coherence.moles import find_minimal_moles
 
 from . import bruteforce
+from .conftest import searched
 
 SCHEMA = ItemSchema(private=frozenset({"s0", "s1", "s2"}))
 
@@ -29,13 +28,7 @@ def dense_windows(draw):
 
 
 def _search(rows, h, k, p):
-    window = Window.from_transactions(rows)
-    classes = SCHEMA.classes(window.vocab)
-    found = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, h, k, p)
-    label = window.vocab.label
-    minimal = {frozenset([label(int(i))]) for i in found.size1}
-    for level in found.moles:
-        minimal |= {frozenset(label(int(i)) for i in row) for row in level}
+    minimal, found = searched(rows, SCHEMA, h, k, p)
     return minimal, found.extendible, found.candidates
 
 

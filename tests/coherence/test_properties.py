@@ -16,7 +16,7 @@ from setveil.plugins.coherence import checker, moles
 from setveil.plugins.coherence.moles import find_minimal_moles
 
 from . import bruteforce
-from .conftest import coherence
+from .conftest import coherence, searched
 
 SCHEMA = ItemSchema(private=frozenset({"s0", "s1", "s2"}), public=frozenset(f"p{i}" for i in range(8)))
 ALPHABET = [f"p{i}" for i in range(8)] + ["n0", "n1", "s0", "s1", "s2"]
@@ -37,13 +37,7 @@ def _empty_is_mole(rows, h, k):
 def test_minimal_moles_match_enumeration(rows, params):
     h, k, p = params
     assume(not _empty_is_mole(rows, h, k))
-    window = Window.from_transactions(rows)
-    classes = SCHEMA.classes(window.vocab)
-    search = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, h, k, p)
-    label = window.vocab.label
-    found = {frozenset([label(int(i))]) for i in search.size1}
-    for level in search.moles:
-        found |= {frozenset(label(int(i)) for i in row) for row in level}
+    found, _ = searched(rows, SCHEMA, h, k, p)
     assert found == bruteforce.minimal_moles(rows, SCHEMA, h, k, p)
 
 
