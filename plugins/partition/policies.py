@@ -56,7 +56,9 @@ class Partition(KAnonymityPolicy):
     summary = "top-down local generalization, expanding the node of maximal information gain (He & Naughton)"
 
     def recode(self, leaves, hierarchy, k, rng):
-        return partition(leaves, hierarchy, k, self.pick_node)
+        # another heuristic may leave a chain of one-child nodes half walked for a node elsewhere
+        walks = type(self).pick_node is Partition.pick_node
+        return partition(leaves, hierarchy, k, self.pick_node, walks_chains=walks)
 
     def pick_node(self, partitions: np.ndarray, nodes: np.ndarray, gains: np.ndarray) -> np.ndarray:
         """Max_Global_Info_Gain (§4.1): for each partition, the expandable node of largest total gain.

@@ -9,7 +9,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
+from setveil.plugins.partition import Partition
+from setveil.plugins.partition.partition import partition
+from setveil.plugins.partition.recoding import LeafWindow
 
 from .bruteforce import ALPHABET, hierarchies
 from .test_properties import configure
@@ -93,3 +97,35 @@ def test_the_worklist_releases_what_recursive_algorithm_1_releases(h, rows, k):
     window = Window.from_transactions(rows)
     release = configured.model.anonymize(window, configured.policy, np.random.default_rng(0)).window
     assert [frozenset(row) for row in release] == recursive_partition(h, rows, k)
+
+
+@st.composite
+def chained(draw):
+    """A random hierarchy in which chains of 1-6 one-child nodes are put above some of its
+    nodes (the root included), as a hierarchy file may have them."""
+    h = draw(hierarchies())
+    lengths = draw(st.lists(st.integers(0, 6), min_size=len(h), max_size=len(h)))
+    edges = []
+    for node, label in enumerate(h.labels):
+        below = label
+        for step in range(lengths[node]):
+            edges.append((below, f"c{node}.{step}", 0))
+            below = f"c{node}.{step}"
+        if node != h.root:
+            edges.append((below, h.labels[h.parent[node]], 0))
+    return Hierarchy.from_edges(edges)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(h=chained(), rows=clustered(), k=st.integers(1, 5))
+def test_chains_of_one_child_nodes_walked_in_one_round_release_what_every_round_does(h, rows, k):
+    if len(rows) < k:
+        return
+    window = Window.from_transactions(rows)
+    leaves = LeafWindow.of(window, h)
+    walked = Partition().recode(leaves, h, k, np.random.default_rng(0))
+    stepped = partition(leaves, h, k, Partition().pick_node, walks_chains=False)
+    assert walked.nodes.tolist() == stepped.nodes.tolist()
+    assert walked.stats["equivalence_classes"] == stepped.stats["equivalence_classes"]
+    assert walked.stats["partition_rounds"] <= stepped.stats["partition_rounds"]
+    assert [frozenset(row) for row in walked.release(window, h)] == recursive_partition(h, rows, k)

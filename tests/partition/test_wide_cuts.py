@@ -86,15 +86,17 @@ def test_listed_buckets_number_rows_as_the_masks_do(case, offset):
 @given(
     pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40), st.integers(1, 1000)), min_size=1, max_size=60),
     dense=st.booleans(),
+    deep=st.booleans(),
 )
-def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense):
+def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense, deep):
     """``n_parts`` large enough that a dense table of partitions by nodes would be too big sends
-    the sums through the sorting path; both paths must give the same pairs and sums."""
+    the sums through the sorting path, and a hierarchy of far more nodes than the round's
+    occurrences finds the nodes in play by sorting them; all paths must give the same pairs and sums."""
     part = np.array([p for p, _, _ in pairs], dtype=np.int64)
     node = np.array([n for _, n, _ in pairs], dtype=np.int64)
     gain = np.array([g for _, _, g in pairs], dtype=np.float64)
     n_parts = 6 if dense else 1 << 20
-    got_part, got_node, got_gain = _pair_gains(part, node, gain, n_parts, 41)
+    got_part, got_node, got_gain = _pair_gains(part, node, gain, n_parts, 1 << 20 if deep else 41)
     expected = defaultdict(float)
     for p, n, g in pairs:
         expected[(p, n)] += g
@@ -170,3 +172,39 @@ def test_a_long_chain_of_inner_nodes_takes_memory_by_leaf_not_by_node():
         tracemalloc.stop()
     assert peak < 4 << 20
     assert len(recoding.nodes) == len(leaves.nodes)
+
+
+def _chain_over_five_items(length):
+    chain = [(f"n{i}", f"n{i + 1}", i + 1) for i in range(length)]
+    labels = ["a", "b", "c", "d", "e"]
+    hierarchy = Hierarchy.from_edges(chain + [(label, "n0", length + 1 + i) for i, label in enumerate(labels)])
+    return hierarchy, LeafWindow.of(Window.from_transactions([labels[i % 5: i % 5 + 2] for i in range(10)]), hierarchy)
+
+
+def test_a_long_chain_of_inner_nodes_is_walked_in_one_round():
+    # Max_Global_Info_Gain picks a one-child node only when no node of the cut gains anything, and
+    # then the chain below it round after round: 3,001 rounds (each allocating arrays of every
+    # node of the hierarchy) under a chain of 3,000, where the root and n0 are the choices.
+    hierarchy, leaves = _chain_over_five_items(3_000)
+    recoding = Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0))
+    assert recoding.stats["partition_rounds"] <= 3
+    assert [hierarchy.labels[node] for node in recoding.nodes] == ["a", "b", "b", "c", "c", "d", "d", "e", "e"] * 2
+
+
+class _ObservingPartition(Partition):
+    """Another heuristic's pick_node (here Max_Global_Info_Gain, observed) sees every chain node."""
+
+    def pick_node(self, partitions, nodes, gains):
+        self.offered.update(nodes.tolist())
+        return super().pick_node(partitions, nodes, gains)
+
+
+def test_another_pick_node_is_offered_every_node_of_a_chain_and_releases_the_same():
+    hierarchy, leaves = _chain_over_five_items(300)
+    observing = _ObservingPartition()
+    observing.offered = set()
+    observed = observing.recode(leaves, hierarchy, 2, np.random.default_rng(0))
+    walked = Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0))
+    assert observing.offered >= {hierarchy.index[f"n{i}"] for i in range(301)}
+    assert observed.stats["partition_rounds"] > 300
+    assert observed.nodes.tolist() == walked.nodes.tolist()
