@@ -32,7 +32,6 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from .arrays import concat_ranges
 from .errors import InputError
 from .labeltext import LabelSyntaxError, field_text, label_order, read_utf8, split_fields
 from .output import write_text_output
@@ -66,19 +65,20 @@ class Hierarchy:
         np.cumsum(degree, out=self.child_ptr[1:])
         # Preorder: the children of u are increasing ids, so a stable sort by parent groups them.
         self.children = (np.argsort(self.parent[1:], kind="stable") + 1).astype(np.int32)
-        # Depths level by level from the root, then subtree sizes level by level from the bottom.
-        self.depth = np.zeros(n, dtype=np.int32)
-        level = self.children[self.child_ptr[0] : self.child_ptr[1]] if n > 1 else self.children
-        depth = 0
-        while len(level):
-            depth += 1
-            self.depth[level] = depth
-            level = self.children[concat_ranges(self.child_ptr[level], self.child_ptr[level + 1])]
-        size = np.ones(n, dtype=np.int64)
-        for below in range(depth, 0, -1):
-            nodes = np.flatnonzero(self.depth == below)
-            np.add.at(size, self.parent[nodes], size[nodes])
-        self.end = (np.arange(n) + size).astype(np.int32)
+        # Depths, and subtree ends (one past the last descendant, reached by last children), by
+        # pointer jumping: passes go with the log of the height, where a pass per level made a
+        # file's chain of one-child nodes quadratic (200,000 of them: 7.6 s).
+        up = np.maximum(self.parent, 0)
+        depth = (self.parent >= 0).astype(np.int64)
+        while up.any():
+            depth, up = depth + depth[up], up[up]
+        self.depth = depth.astype(np.int32)
+        last = np.arange(n)
+        inner = ~self.is_leaf
+        last[inner] = self.children[self.child_ptr[1:][inner] - 1]
+        while (last[last] != last).any():
+            last = last[last]
+        self.end = (last + 1).astype(np.int32)
         ranks = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(self.is_leaf, out=ranks[1:])
         self.leaf_lo = ranks[:-1].copy()
