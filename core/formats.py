@@ -299,8 +299,10 @@ def _check_merged_tids(path, given: Any, merged_tids: Sequence[Sequence[Tid] | N
         raise InputError(path, f"'tids' is {kind_of(given)}, expected a list", line)
     if position >= len(merged_tids):
         return
-    expected = merged_tids[position]
-    if list(given) != list([tid] if expected is None else expected):
+    merged = merged_tids[position]
+    expected = [tid] if merged is None else merged
+    # typed: a list compares true == 1 and 4.0 == 4, which no record takes as a tid
+    if len(given) != len(expected) or any(type(a) is not type(b) or a != b for a, b in zip(given, expected)):
         # not quoted: a tid may be a producer's record id
         raise InputError(path, f"transaction {position}'s 'tids' are not the tids of the records merged into it", line)
 

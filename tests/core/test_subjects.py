@@ -287,3 +287,22 @@ def test_the_refusal_of_too_few_subjects_counts_in_english(tmp_path):
     assert result.exit_code == 1
     assert f"{visits}: --merge-subjects made its 2 records 1 transaction (1 subject, 0 records without one), " \
            "fewer than the 2 model 'kanonymity' needs" in result.stderr
+
+
+def test_verify_merged_refuses_tids_that_only_compare_equal_to_the_records_tids(tmp_path):
+    # a tid is a string or an integer (records refuse true and 1.0 as a tid), but a list compares
+    # true == 1 and 4.0 == 4: tids [true, 4.0] passed as the tids 1 and 4 merged into anna's
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    numbered = [(position + 1, who, items) for position, (_, who, items) in enumerate(VISITS)]
+    visits, model = write_visits(tmp_path, numbered), [*MODEL, "--sensitive", tmp_path / "private.txt"]
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model, "--merge-subjects").exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["tids"] == [1, 4]
+    for tids in ([True, 4], [1, 4.0]):
+        for name in ("alike.jsonl", "alike.msgpack"):
+            path = _release_with(tmp_path, name, [{**rows[0], "tids": tids}, *rows[1:]], packed=name.endswith("pack"))
+            result = run("verify", visits, path, *model, "--merge-subjects")
+            assert result.exit_code == 2, (tids, name, result.output)
+            assert result.stderr == (f"setveil: error: {path}:1: "
+                                     "transaction 0's 'tids' are not the tids of the records merged into it\n")
