@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +101,16 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     assert child.pid is not None, "started"
     try:
         send.close()  # else, the child gone, recv() would wait for this end for ever
-        tree = _tree_peak(receive, child.pid)
+        tree = _tree_peak(receive, child)
+        while not _settled(receive, child, TREE_SAMPLE_SECONDS):
+            pass
+        if not receive.poll():
+            raise EOFError
         answer = receive.recv()
     except EOFError:
-        child.join()
-        raise RunDied(f"the run's process died ({how_ended(child.exitcode)})") from None
+        # its workers with it: one in a long C call runs no handler of its parent-death signal till
+        # the call returns
+        raise RunDied(f"the run's process died ({how_ended(kill_follower(child))})") from None
     except BaseException:
         # a stop (Ctrl-C) while the run computes: left to it, the run would be joined by
         # multiprocessing's exit handler, and the command end only with the run
@@ -142,21 +148,29 @@ TREE_SAMPLE_SHARE = 0.05
 ROLLUP = "/proc/{}/smaps_rollup"
 
 
-def _tree_peak(receive: Connection, root: int) -> float | None:
-    """The largest :func:`tree_mib` of ``root`` sampled until ``receive`` has something to read
-    (the run's answer, or its end): every :data:`TREE_SAMPLE_SECONDS`, or less often where a
-    sample took more than :data:`TREE_SAMPLE_SHARE` of that, so that sampling does not slow the
-    run it measures. Sampled from the benchmark's process, as a thread in the run's would make
-    its pool fork through a forkserver."""
+def _tree_peak(receive: Connection, child: BaseProcess) -> float | None:
+    """The largest :func:`tree_mib` of ``child`` sampled until the run has answered or ended
+    (:func:`_settled`): every :data:`TREE_SAMPLE_SECONDS`, or less often where a sample took more
+    than :data:`TREE_SAMPLE_SHARE` of that, so that sampling does not slow the run it measures.
+    Sampled from the benchmark's process, as a thread in the run's would make its pool fork
+    through a forkserver."""
+    assert child.pid is not None, "started"
     peak = 0.0
     while True:
         started = time.perf_counter()
-        mib = tree_mib(root)
+        mib = tree_mib(child.pid)
         if mib is None:
             return None
         peak = max(peak, mib)
-        if receive.poll(max(TREE_SAMPLE_SECONDS, (time.perf_counter() - started) / TREE_SAMPLE_SHARE)):
+        if _settled(receive, child, max(TREE_SAMPLE_SECONDS, (time.perf_counter() - started) / TREE_SAMPLE_SHARE)):
             return peak
+
+
+def _settled(receive: Connection, child: BaseProcess, seconds: float) -> bool:
+    """Whether the run has answered, or ended, within ``seconds``. Its end is its exit status: the
+    workers it started hold its end of the pipe, and of its sentinel, open (review: a run killed
+    while a worker computed in C was waited for until the worker's call returned)."""
+    return receive.poll(seconds) or not child.is_alive()
 
 
 def tree_mib(root: int) -> float | None:

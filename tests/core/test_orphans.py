@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from setveil.core import orphans
-from setveil.core.bench import in_child
+from setveil.core.bench import RunDied, in_child
 from setveil.core.orphans import end_with_parent, follow_parent, how_ended, kill_follower, start_killed_with_parent
 from setveil.core.window import Window
 from setveil.plugins.audit.deadline import call_within
@@ -227,3 +227,34 @@ def test_ctrl_c_while_a_benchmark_run_computes_ends_the_run():
         for process in multiprocessing.active_children():
             if process.pid not in before:
                 kill_follower(process)
+
+
+def _compute_without_handling_signals(pid_file: str) -> None:
+    with open(pid_file, "w") as out:
+        out.write(f"{os.getpid()}\n")
+    # one C call that runs no signal handler till it returns (re's matching runs them), about a minute
+    sum(range(5 * 10**9))
+
+
+def _dies_while_its_worker_computes(pid_file: str) -> dict:
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=FORK, initializer=end_with_parent)
+    pool.submit(_compute_without_handling_signals, pid_file)
+    while not (Path(pid_file).exists() and Path(pid_file).read_text().endswith("\n")):
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer ends the run's own process
+    return {}
+
+
+def test_a_benchmark_run_that_dies_ends_its_workers_with_it(tmp_path):
+    # Review: a run killed while its pool worker was in a long C call left the worker computing
+    # (its parent-death signal's handler waits for the call to return), into the grid's next run
+    pid_file = tmp_path / "worker.pid"
+    try:
+        started = time.monotonic()
+        with pytest.raises(RunDied, match="killed by signal 9"):
+            in_child(_dies_while_its_worker_computes, str(pid_file))
+        assert time.monotonic() - started < 20, "the benchmark waited for the dead run's worker"
+        assert _gone([int(pid_file.read_text())], 5), "the run's worker outlived the run"
+    finally:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
