@@ -279,9 +279,10 @@ def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] |
 def _refuse_other_fields(path, record: Mapping[Any, Any], fields: Sequence[str], line: int) -> None:
     """A release holds what setveil writes and nothing else: verify checks its items, and another
     field, which it does not check, would pass unseen (a subject says whom a transaction is about)."""
-    other = next((name for name in record if name not in fields), None)
-    if other is None:
+    others = [name for name in record if name not in fields]
+    if not others:  # not None for none: msgpack takes nil as a key
         return
+    other = others[0]
     # named only when setveil knows the name: another could be an item's label
     what = repr(other) if other in _KNOWN_FIELDS else "a field setveil does not write"
     hint = "; give --merge-subjects for a release of `anonymize --merge-subjects`" if other == "tids" else ""

@@ -306,3 +306,19 @@ def test_verify_merged_refuses_tids_that_only_compare_equal_to_the_records_tids(
             assert result.exit_code == 2, (tids, name, result.output)
             assert result.stderr == (f"setveil: error: {path}:1: "
                                      "transaction 0's 'tids' are not the tids of the records merged into it\n")
+
+
+def test_verify_refuses_a_msgpack_release_whose_records_hold_a_field_under_a_nil_key(tmp_path):
+    # msgpack's keys need not be strings: a record's patient under the key nil passed, exit 0, as
+    # the search for another field gave None both for that key and for none found
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model).exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    release = _release_with(tmp_path, "nil.msgpack", [*rows[:2], {**rows[2], None: "patient-anna"}, *rows[3:]],
+                            packed=True)
+    result = run("verify", visits, release, *model)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (f"setveil: error: {release}:3: a release's records hold 'tid' and 'items' only, as "
+                             "setveil writes them, and this one holds a field setveil does not write: verify checks "
+                             "the items, not what another field reveals\n")
