@@ -18,7 +18,6 @@ import resource
 import statistics
 import time
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy as np
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
 from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
-from .errors import ParameterError, SetveilError, WindowRejected
+from .errors import ParameterError, SetveilError, WindowRejected, WorkerDied
 from .formats import FORMATS, read_window
 from .orphans import follow_parent, how_ended, kill_follower, start_follower
 from .output import write_json
@@ -84,7 +83,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
             result["peak_mib"] = max(own, workers) / 1024  # KiB on Linux
             result["run_mib"] = None if start is None else result["peak_mib"] - start
-        except BrokenProcessPool:
+        except WorkerDied:
             # the kernel's OOM killer kills the largest process, a split run's worker as often as the
             # run's own: a death too, where it was the run's error, which stopped bench rho's grid
             send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))

@@ -129,6 +129,18 @@ class SpeltOtherwise(SetveilError):
         self.words = made_by_setveil(reason)
 
 
+class WorkerDied(SetveilError):
+    """A process a model started for part of a window died (the kernel's OOM killer sends SIGKILL
+    to the largest process, often such a worker): raised by a model's ``anonymize``, it fails the
+    window closed with this reason, and a benchmark counts its run as one that died."""
+
+    exit_code = 1
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.words = made_by_setveil(reason)
+
+
 class UnknownPluginError(SetveilError):
     """No installed plugin provides the requested model or policy."""
 

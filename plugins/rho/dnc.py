@@ -28,11 +28,13 @@ import multiprocessing
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
+from setveil.core.errors import WorkerDied
 from setveil.core.orphans import end_with_parent, signals_held
 from setveil.core.window import Window
 
@@ -125,11 +127,13 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
         with signals_held():  # the pool's processes start here
             results = pool.map(suppress_part, jobs)
         return list(results)
-    except BaseException:
+    except BaseException as exc:
         # nothing waits for the other parts, and leaving the pool would wait for those under way
         # (Python 3.11's pool has no public kill; 3.14's kill_workers() is this)
         for process in list(pool._processes.values()):
             process.kill()
+        if isinstance(exc, BrokenProcessPool):  # named by its class alone, it told an operator nothing
+            raise WorkerDied("a divide-and-conquer worker process died abruptly (the kernel's OOM killer, say)") from None
         raise
     finally:
         pool.shutdown(cancel_futures=True)

@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -332,6 +333,29 @@ def test_bench_rho_goes_on_past_a_run_whose_worker_process_dies(tmp_path, monkey
     assert died == [("5", "2"), ("5", "2")]  # dist and mine, split between two workers
     assert all(row["verified"] for row in rows if not row.get("refused"))
     assert all(row["refused"].startswith("a worker process of the run died") for row in rows if row.get("refused"))
+
+
+def _killed_in_a_pool(job):
+    """dnc's suppress_part, but the pool's worker process that runs it is killed."""
+    if multiprocessing.parent_process() is not None:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _suppress_part(job)
+
+
+def test_a_window_whose_divide_and_conquer_worker_dies_fails_closed_naming_it(tmp_path, monkeypatch):
+    # Review: a pool worker killed (the OOM killer picks the largest process, a worker of a split
+    # run) failed the window closed as 'model error: BrokenProcessPool', the pool's class name,
+    # which told an operator nothing; bench rho alone named the death
+    monkeypatch.setattr(dnc, "suppress_part", _killed_in_a_pool)  # pickled by name for the pool
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    data, sensitive, out = tmp_path / "d.dat", tmp_path / "s.txt", tmp_path / "out.dat"
+    data.write_text("\n".join(lines) + "\n")
+    sensitive.write_text("8\n9\n")
+    result = run("anonymize", data, "-o", out, "--model", "rho", "-P", "rho=0.5", "-P", "t_max=5", "-P", "workers=2",
+                 "--sensitive", sensitive)
+    assert result.exit_code == 1 and not out.exists()
+    assert ("model error: a divide-and-conquer worker process died abruptly (the kernel's OOM killer, say)"
+            in result.stderr)
 
 
 def test_a_confidence_of_exactly_rho_is_safe(tmp_path):
