@@ -101,8 +101,6 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     try:
         send.close()  # else, the child gone, recv() would wait for this end for ever
         tree = _tree_peak(receive, child)
-        while not _settled(receive, child, TREE_SAMPLE_SECONDS):
-            pass
         if not receive.poll():
             raise EOFError
         answer = receive.recv()
@@ -149,18 +147,17 @@ ROLLUP = "/proc/{}/smaps_rollup"
 
 def _tree_peak(receive: Connection, child: BaseProcess) -> float | None:
     """The largest :func:`tree_mib` of ``child`` sampled until the run has answered or ended
-    (:func:`_settled`): every :data:`TREE_SAMPLE_SECONDS`, or less often where a sample took more
-    than :data:`TREE_SAMPLE_SHARE` of that, so that sampling does not slow the run it measures.
-    Sampled from the benchmark's process, as a thread in the run's would make its pool fork
-    through a forkserver."""
+    (:func:`_settled`), None where it cannot be sampled: every :data:`TREE_SAMPLE_SECONDS`, or
+    less often where a sample took more than :data:`TREE_SAMPLE_SHARE` of that, so that sampling
+    does not slow the run it measures. Sampled from the benchmark's process, as a thread in the
+    run's would make its pool fork through a forkserver."""
     assert child.pid is not None, "started"
-    peak = 0.0
+    peak = None
     while True:
         started = time.perf_counter()
         mib = tree_mib(child.pid)
-        if mib is None:
-            return None
-        peak = max(peak, mib)
+        if mib is not None:
+            peak = mib if peak is None else max(peak, mib)
         if _settled(receive, child, max(TREE_SAMPLE_SECONDS, (time.perf_counter() - started) / TREE_SAMPLE_SHARE)):
             return peak
 
