@@ -24,12 +24,24 @@ def _plain(value, kind: str, param, ctx, number_type) -> None:
         number_type.fail(f"{value!r} is not {kind} in the range {number_type._describe_range()}", param, ctx)
 
 
+def _in_range(convert, value, param, ctx, number_type):
+    """click's conversion and range check, naming a value out of range as typed: click names the
+    converted value (QA: --h 1e309 was "inf is not in the range 0<x<=1", 1e-400 "0.0"). Text
+    that is no number was refused by :func:`_plain` before, so a refusal here is the range's."""
+    try:
+        return convert(value, param, ctx)
+    except click.BadParameter:
+        if not isinstance(value, str):
+            raise
+        number_type.fail(f"{value} is not in the range {number_type._describe_range()}.", param, ctx)
+
+
 class IntRange(click.IntRange):
     """``click.IntRange`` that takes ASCII digits alone."""
 
     def convert(self, value, param, ctx):
         _plain(value, "an integer", param, ctx, self)
-        return super().convert(value, param, ctx)
+        return _in_range(super().convert, value, param, ctx, self)
 
 
 class FloatRange(click.FloatRange):
@@ -39,7 +51,7 @@ class FloatRange(click.FloatRange):
 
     def convert(self, value, param, ctx):
         _plain(value, "a number", param, ctx, self)
-        number = super().convert(value, param, ctx)
+        number = _in_range(super().convert, value, param, ctx, self)
         if math.isnan(number):
             self.fail(f"{value!r} is not a number in the range {self._describe_range()}", param, ctx)
         # as -P values are (QA re-check: bench coherence --h 0.29999999999999999 ran at 0.3)

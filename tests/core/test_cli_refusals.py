@@ -442,3 +442,18 @@ def test_a_spelling_another_list_gives_is_another_item_not_a_misspelling(tmp_pat
     assert f"1 of the 2 items listed in {sensitive} never occur in {data}" in result.output
     result = run("anonymize", data, "-o", tmp_path / "o.dat", *model)
     assert result.exit_code == 2 and f"{sensitive}:2: the label never occurs in {data}" in result.output
+
+
+@pytest.mark.parametrize("typed", ["1e309", "1e-400", "2e0"])
+def test_a_float_option_out_of_its_range_is_named_as_typed(files, typed):
+    # click named the converted value: --h 1e309 was "inf is not in the range", 1e-400 "0.0"
+    result = run("items", "split", files / "fig1.dat", "--public-share", "0.5", "--h", typed,
+                 "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 2 and not (files / "s.txt").exists()
+    assert f"Invalid value for '--h': {typed} is not in the range 0<x<=1." in result.output
+
+
+def test_an_integer_option_out_of_its_range_is_named_as_typed(files):
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--window", "+0")
+    assert result.exit_code == 2 and not (files / "o.dat").exists()
+    assert "Invalid value for '--window': +0 is not in the range x>=1." in result.output
