@@ -65,31 +65,27 @@ def partition(
     one-child nodes once it picks its first (module docstring)."""
     started = time.perf_counter()
     n_nodes = len(hierarchy)
-    drop = _chain_drops(hierarchy) if walks_chains else None
+    lands = _chain_ends(hierarchy) if walks_chains else None
     units = hierarchy.ncp_units
-    levels = hierarchy.height + 1
-    path = hierarchy.ancestor_table.ravel()
     released = np.full(len(leaves.nodes), -1, dtype=np.int64)
-    # The open occurrences, grouped by transaction: the transaction, the row of its leaf in the
-    # ancestor table, the depth of the leaf and of its current cut node, its input position,
-    # and its partition. An occurrence whose cut node is a leaf, or frozen, is final and leaves.
+    # The open occurrences, grouped by transaction: the transaction, its leaf, its current cut
+    # node and that node's child toward the leaf, its input position, and its partition. An
+    # occurrence whose cut node is its leaf, or frozen, is final and leaves.
     t = leaves.owners()
-    base = hierarchy.leaf_lo[leaves.nodes].astype(np.int64) * levels
-    bottom = hierarchy.depth[leaves.nodes].astype(np.int64)
-    depth = np.zeros(len(t), dtype=np.int64)
+    leaf = leaves.nodes
+    cur = np.zeros(len(t), dtype=np.int64)
     where = np.arange(len(t), dtype=np.int64)
     part = np.zeros(len(t), dtype=np.int64)
     n_parts = 1
     rounds = classes = 0
-    final = bottom == 0
-    released[where[final]] = path[base[final]]
-    t, base, bottom, depth, where, part = (a[~final] for a in (t, base, bottom, depth, where, part))
+    final = leaf == hierarchy.root  # a hierarchy of one node
+    released[where[final]] = hierarchy.root
+    t, leaf, cur, where, part = (a[~final] for a in (t, leaf, cur, where, part))
+    nxt = hierarchy.child_toward(cur, leaf)
     if final.any() and not len(t):
         classes = 1
     while len(t):
         rounds += 1
-        cur = path[base + depth]
-        nxt = path[base + depth + 1]
         gain = units[cur] - units[nxt]
 
         # pick_node: the total gain of expanding each (partition, cut node), in units of 1/|I|.
@@ -124,13 +120,19 @@ def partition(
         n_buckets = int(bucket.max()) + 1
         new_part, n_parts = _renumber(np.where(move, n_buckets + tpart, bucket), n_buckets + n_parts)
         moved = move[local]
-        depth += under & ~moved
-        if drop is not None and drop[pair_node[chosen]].any():
-            depth += np.where(under & ~moved, drop[cur], 0)
-        final = (under & moved) | (depth == bottom)
-        released[where[final]] = path[base[final] + depth[final]]
+        step = under & ~moved
+        if lands is not None and (lands[pair_node[chosen]] != pair_node[chosen]).any():
+            # a node of one child lands its occurrences at the end of its chain, any other at
+            # their child toward their leaf
+            jump = lands[cur[step]]
+            cur[step] = np.where(jump != cur[step], jump, nxt[step])
+        else:
+            cur[step] = nxt[step]
+        final = (under & moved) | hierarchy.is_leaf[cur]
+        released[where[final]] = cur[final]
         keep = ~final
-        t, base, bottom, depth, where = (a[keep] for a in (t, base, bottom, depth, where))
+        t, leaf, cur, nxt, where, step = (a[keep] for a in (t, leaf, cur, nxt, where, step))
+        nxt[step] = hierarchy.child_toward(cur[step], leaf[step])
         part = new_part[local[keep]]
         classes += n_parts - int(np.count_nonzero(np.bincount(part, minlength=n_parts)))
     # the empty transactions release as empty: one class of their own, never a partition's
@@ -167,19 +169,19 @@ def _pair_gains(
     return pairs // len(nodes), nodes[pairs % len(nodes)], pair_gain
 
 
-def _chain_drops(hierarchy: Hierarchy) -> np.ndarray:
-    """How many levels past its child an expansion of each node walks its occurrences: to the end
-    of the chain of one-child nodes it heads (the first node below of another fan-out, or a
-    leaf); 0 for any other node. Pointer jumping: as many passes as the log of the longest chain."""
+def _chain_ends(hierarchy: Hierarchy) -> np.ndarray:
+    """Where an expansion of each node lands its occurrences: for a node of one child, the end of
+    the chain of one-child nodes it heads (the first node below of another fan-out, or a leaf);
+    any other node itself (its occurrences go to their child toward their leaf). Pointer jumping:
+    as many passes as the log of the longest chain."""
     single = np.diff(hierarchy.child_ptr) == 1
     end = np.arange(len(hierarchy))
     end[single] = hierarchy.children[hierarchy.child_ptr[:-1][single]]
     while True:
         further = end[end]
         if (further == end).all():
-            break
+            return end
         end = further
-    return np.where(single, hierarchy.depth[end] - hierarchy.depth - 1, 0).astype(np.int64)
 
 
 def _child_masks(rows: np.ndarray, ranks: np.ndarray, n_rows: int) -> np.ndarray:
