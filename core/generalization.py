@@ -4,9 +4,10 @@ ancestors-or-self.)
 
 The core asks this of every model that declares ``Transformation.GENERALIZATION``, before the
 model's own checker, as it asks "nothing added" of a suppression model: a model's checker could
-otherwise pass a release holding labels its data never had. Coverage is found by walking each
-original item's ancestor chain and looking the nodes up among the released labels of its
-transaction, without any anonymizer's bookkeeping.
+otherwise pass a release holding labels its data never had. A released node covers the items of
+its transaction whose preorder ids lie in its subtree's range, so coverage is counted by binary
+searches over the released labels' ranges, without any anonymizer's bookkeeping and in the same
+time however deep the hierarchy.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
     if len(original) != len(release):
         yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
         return
-    n_nodes = len(hierarchy)
     released = hierarchy.nodes(release.vocab.labels)[release.indices]
     unknown = released < 0
     if unknown.any():
@@ -42,22 +42,23 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
     missing = leaves < 0
     if missing.any():
         yield Violation("unknown-item", f"{int(missing.sum())} original item occurrence(s) are not in the hierarchy")
-    keys = release.owners()[~unknown] * n_nodes + released[~unknown]
+    # A released node u covers the preorder ids [u, end[u]) among its own transaction's items.
+    # Keyed by transaction first, the labels covering an item are those opened at or before it
+    # less those closed at or before it (an earlier transaction's open and close both), and a
+    # label covers some item when one lies between its keys: no walk up each item's ancestors,
+    # a pass per level of the hierarchy (20,000 transactions under a chain of 20,000 one-child
+    # nodes: 16 s).
+    span = len(hierarchy) + 1
+    node = released[~unknown]
+    keys = release.owners()[~unknown] * span + node
     order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    used = np.zeros(len(keys), dtype=bool)
+    opens = keys[order]
+    closes = opens + (hierarchy.end[node] - node)[order]
     owners = original.owners()[~missing]
-    node = leaves[~missing]
-    covers = np.zeros(len(node), dtype=np.int64)
-    while len(keys):
-        wanted = owners * n_nodes + node
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        hit = (keys[at] == wanted) & (node >= 0)
-        covers += hit
-        used[at[hit]] = True
-        node = np.where(node >= 0, hierarchy.parent[np.maximum(node, 0)], -1)
-        if (node < 0).all():
-            break
+    items = owners * span + leaves[~missing]
+    covers = np.searchsorted(opens, items, side="right") - np.searchsorted(np.sort(closes), items, side="right")
+    held = np.sort(items)
+    used = np.searchsorted(held, closes) > np.searchsorted(held, opens)
     uncovered = np.flatnonzero(covers == 0)
     if len(uncovered):
         yield Violation(

@@ -3,10 +3,12 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.generalization import generalization_violations
+from setveil.core.hierarchy import Hierarchy
 from setveil.core.mining import MiningTooLarge
 from setveil.core.errors import WindowRejected
 from setveil.core.model import Context, Release
@@ -182,3 +184,26 @@ def test_a_window_generalized_by_a_fanout_hierarchy_is_checked_against_the_hiera
     window = Window.from_transactions([["a"], ["b"], ["c"], ["d"]])
     outcome = Pipeline(configured, get_plugin_manager()).run(window, window_rng(0, 0))
     assert outcome.report["verified"] is True and outcome.report["info_loss"] > 0
+
+
+def test_the_generalization_check_takes_no_pass_per_level_of_the_hierarchy():
+    # it walked every item up its ancestors a level at a time, each pass over every occurrence:
+    # 20,000 transactions under a chain of 20,000 one-child nodes took 28 s to check
+    n = 20_000
+    labels = [f"n{i}" for i in range(n)] + ["a", "b", "c"]
+    h = Hierarchy(labels, np.concatenate([np.arange(-1, n - 1), [n - 1] * 3]))
+    original = Window.from_transactions([["a", "b"], ["b", "c"], ["a"]])
+    release = Window.from_transactions([["a", "b"], ["n0"], ["n5", "c"]], vocab=original.vocab.copy())
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        found = list(generalization_violations(original, release, h))
+    finally:
+        sys.setprofile(None)
+    assert calls < 1_000
+    assert [(v.rule, v.transaction, v.itemset) for v in found] == [("foreign-label", 2, ("c",))]

@@ -145,6 +145,34 @@ def test_checkers_agree_with_brute_force(case, k, m):
 
 
 @SETTINGS
+@given(case=generalizations())
+def test_the_generalization_check_counts_and_places_what_walking_each_item_up_finds(case):
+    h, rows, released = case
+    ancestors = {}
+    for node, label in enumerate(h.labels):
+        above = {label}
+        while h.parent[node] >= 0:
+            node = int(h.parent[node])
+            above.add(h.labels[node])
+        ancestors[label] = above
+    covers = [(t, sum(label in ancestors[item] for label in released[t])) for t, row in enumerate(rows) for item in row]
+    foreign = sorted((t, h.index[label], label) for t, out in enumerate(released) for label in out
+                     if not any(label in ancestors[item] for item in rows[t]))
+    expected = []
+    for rule, found in (("uncovered-item", [t for t, c in covers if c == 0]),
+                        ("overlapping-labels", [t for t, c in covers if c > 1])):
+        if found:
+            expected.append((rule, len(found), min(found), ()))
+    if foreign:
+        expected.append(("foreign-label", len(foreign), foreign[0][0], (foreign[0][2],)))
+    original = Window.from_transactions(rows)
+    release = Window.from_transactions(released, vocab=original.vocab.copy())
+    found = [(v.rule, int(v.summary.split()[0]), v.transaction, v.itemset)
+             for v in generalization_violations(original, release, h)]
+    assert found == expected
+
+
+@SETTINGS
 @given(h=hierarchies(), first=transactions(), second=transactions(), k=st.integers(2, 4))
 def test_union_of_k_anonymous_windows_is_k_anonymous(h, first, second, k):
     configured = configure("kanonymity", h, k=k)
