@@ -25,6 +25,7 @@ the NCP, §3.2) are array lookups.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -196,6 +197,21 @@ class Hierarchy:
         if not edges:
             return cls([leaves[0]], np.array([-1], dtype=np.int32), None)
         return cls.from_edges(edges)
+
+    def __deepcopy__(self, memo: dict) -> Hierarchy:
+        """A hierarchy sharing nothing that can change with this one (what ``Context.copied``
+        gives a model): its arrays, and its lists and dicts of labels and line numbers, are
+        copied whole; the labels and numbers in them, immutable, are shared. An element by
+        element deep copy took 0.5 s a copy over a file's chain of 200,000 nodes, three copies
+        a run."""
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray) or type(value) in (list, dict):
+                twin.__dict__[name] = value.copy()
+            else:
+                twin.__dict__[name] = copy.deepcopy(value, memo)
+        return twin
 
     # -- I/O --------------------------------------------------------------------------------
     def edges(self) -> Iterable[tuple[str, str]]:

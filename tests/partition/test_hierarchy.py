@@ -304,3 +304,35 @@ def test_a_deep_hierarchy_has_no_ancestor_table_and_finds_children_by_searching(
     leaves = np.flatnonzero(h.is_leaf)
     assert h.child_toward(np.zeros(len(leaves), dtype=np.int64), leaves).tolist() == [1] * len(leaves)
     assert h.child_toward(np.full(len(leaves), n - 1), leaves).tolist() == leaves.tolist()
+
+
+def test_a_copy_of_a_hierarchy_shares_nothing_that_changes_and_copies_no_label_one_at_a_time():
+    # Context.copied deep-copied the labels, their index and their lines element by element:
+    # 0.26 s a copy over a file's chain of 200,000 nodes, three copies a run
+    n = 20_000
+    labels = [f"n{i}" for i in range(n)] + ["a", "b"]
+    h = Hierarchy(labels, np.concatenate([np.arange(-1, n - 1), [n - 1, n - 1]]), "h.csv",
+                  {label: line for line, label in enumerate(labels, start=1)})
+    h.child_keys, h.child_rank, h.ncp_units  # cached arrays are copied too
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        twin = Context(hierarchy=h).copied().hierarchy
+    finally:
+        sys.setprofile(None)
+    assert calls < 1_000
+    assert vars(twin).keys() == vars(h).keys()
+    for name, value in vars(h).items():
+        if isinstance(value, np.ndarray):
+            assert not np.shares_memory(value, vars(twin)[name]) and (value == vars(twin)[name]).all()
+        elif isinstance(value, (list, dict)):
+            assert vars(twin)[name] is not value and vars(twin)[name] == value
+    twin.labels[0] = "MINE"
+    twin.index["MINE"] = twin.index.pop("n0")
+    twin.parent[-1] = 0
+    assert h.labels[0] == "n0" and h.index["n0"] == 0 and "MINE" not in h.index and h.parent[-1] == n - 1
