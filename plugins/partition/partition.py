@@ -35,7 +35,8 @@ Choices where the paper is silent (each is tested):
   gains anything, and then, ties going to preorder, the chain of one-child nodes below it round
   after round. With that pick_node (``walks_chains``) the chain is walked in the one round, where
   a hierarchy file's chain of 200,000 took 200,000 rounds; another heuristic is offered every
-  node of the chain, as before.
+  node of the chain, as before, in rounds that keep the partitions as they are (one bucket each)
+  without finding their buckets.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def partition(
     started = time.perf_counter()
     n_nodes = len(hierarchy)
     lands = _chain_ends(hierarchy) if walks_chains else None
+    single = np.diff(hierarchy.child_ptr) == 1
     units = hierarchy.ncp_units
     released = np.full(len(leaves.nodes), -1, dtype=np.int64)
     # The open occurrences, grouped by transaction: the transaction, its leaf, its current cut
@@ -102,24 +104,17 @@ def partition(
         first = np.ones(len(t), dtype=bool)
         first[1:] = t[1:] != t[:-1]
         local = np.cumsum(first) - 1
-        n_local = int(local[-1]) + 1
         tpart = part[first]
-        rows = local[under]
-        ranks = hierarchy.child_rank[nxt[under]]
-        words = int(ranks.max()) // 64 + 1
-        if words == 1 or n_local * words <= MASK_WORDS:
-            bucket = _buckets(tpart, _child_masks(rows, ranks, n_local))
+        whole = np.bincount(tpart, minlength=n_parts)[pair_part[chosen]] >= k
+        if single[pair_node[chosen]].all() and whole.all():
+            # A partition's transactions share one generalized representation, so each holds the
+            # node picked: one of one child sends them all to one bucket, which stays (k or
+            # more). The partitions stay as they are, without the buckets found, balanced and
+            # renumbered, a third of such a round (another heuristic's, down a chain)
+            new_part, n_parts = _renumber(tpart, n_parts)
+            moved = np.zeros(len(t), dtype=bool)
         else:
-            bucket = _listed_buckets(tpart, rows, ranks, n_local)
-        tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
-
-        move = _balance(bucket, tpart, tgain, n_parts, k)
-
-        # The buckets that stay become partitions with the node expanded; the leftover of each
-        # partition keeps its cut, with the node frozen (so those occurrences are final).
-        n_buckets = int(bucket.max()) + 1
-        new_part, n_parts = _renumber(np.where(move, n_buckets + tpart, bucket), n_buckets + n_parts)
-        moved = move[local]
+            new_part, n_parts, moved = _distribute_and_balance(tpart, local, under, nxt, gain, n_parts, hierarchy, k)
         step = under & ~moved
         if lands is not None and (lands[pair_node[chosen]] != pair_node[chosen]).any():
             # a node of one child lands its occurrences at the end of its chain, any other at
@@ -141,6 +136,28 @@ def partition(
         released,
         {"partition_rounds": rounds, "equivalence_classes": classes, "partition_seconds": time.perf_counter() - started},
     )
+
+
+def _distribute_and_balance(
+    tpart: np.ndarray, local: np.ndarray, under: np.ndarray, nxt: np.ndarray, gain: np.ndarray, n_parts: int,
+    hierarchy: Hierarchy, k: int
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """distribute_data and balance_partitions: each transaction's new partition, their count, and
+    which occurrences went to their partition's leftover. The buckets that stay become partitions
+    with the node expanded; the leftover of each partition keeps its cut, with the node frozen."""
+    n_local = len(tpart)
+    rows = local[under]
+    ranks = hierarchy.child_rank[nxt[under]]
+    words = int(ranks.max()) // 64 + 1
+    if words == 1 or n_local * words <= MASK_WORDS:
+        bucket = _buckets(tpart, _child_masks(rows, ranks, n_local))
+    else:
+        bucket = _listed_buckets(tpart, rows, ranks, n_local)
+    tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
+    move = _balance(bucket, tpart, tgain, n_parts, k)
+    n_buckets = int(bucket.max()) + 1
+    new_part, n_parts = _renumber(np.where(move, n_buckets + tpart, bucket), n_buckets + n_parts)
+    return new_part, n_parts, move[local]
 
 
 def _pair_gains(
