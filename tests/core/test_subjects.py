@@ -322,3 +322,49 @@ def test_verify_refuses_a_msgpack_release_whose_records_hold_a_field_under_a_nil
     assert result.stderr == (f"setveil: error: {release}:3: a release's records hold 'tid' and 'items' only, as "
                              "setveil writes them, and this one holds a field setveil does not write: verify checks "
                              "the items, not what another field reveals\n")
+
+
+def test_verify_merged_refuses_tids_in_another_order_or_that_are_no_list(tmp_path):
+    # a subject's tids are its records' in input order, as anonymize writes them; a tids that is
+    # no list is a field of the wrong kind, named by its kind, never by its value
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model, "--merge-subjects").exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[1]["tids"] == ["v2", "v6", "v8"]
+    cases = [(["v6", "v2", "v8"], "transaction 1's 'tids' are not the tids of the records merged into it"),
+             (7, "'tids' is an integer, expected a list"), (None, "'tids' is null, expected a list"),
+             ({"v2": "v6"}, "'tids' is a map, expected a list")]
+    for tids, problem in cases:
+        for name in ("kind.jsonl", "kind.msgpack"):
+            path = _release_with(tmp_path, name, [rows[0], {**rows[1], "tids": tids}, *rows[2:]],
+                                 packed=name.endswith("pack"))
+            result = run("verify", visits, path, *model, "--merge-subjects")
+            assert result.exit_code == 2, (tids, name, result.output)
+            assert result.stderr == f"setveil: error: {path}:2: {problem}\n"
+
+
+def test_verify_merged_refuses_a_release_of_more_records_by_their_count_whatever_their_tids(tmp_path):
+    # a record past the merged original's transactions has no merged tids to be compared with:
+    # the count says what is wrong with the release
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model, "--merge-subjects").exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    longer = _release_with(tmp_path, "longer.jsonl", [*rows, {"tid": "v10", "tids": ["v10", "v11"], "items": []}])
+    result = run("verify", visits, longer, *model, "--merge-subjects")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"setveil: error: {longer}: 6 transactions, but {visits} has 5\n"
+
+
+def test_verify_names_a_records_first_field_setveil_does_not_write(tmp_path):
+    visits, model = clinic(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert run("anonymize", visits, "-o", out, *model).exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for extra, what in [({"subject": "patient-anna", "name of": "anna"}, "'subject'"),
+                        ({"name of": "anna", "subject": "patient-anna"}, "a field setveil does not write")]:
+        release = _release_with(tmp_path, "two.jsonl", [{**rows[0], **extra}, *rows[1:]])
+        result = run("verify", visits, release, *model)
+        assert result.exit_code == 2, result.output
+        assert f"and this one holds {what}: verify checks the items" in result.stderr
