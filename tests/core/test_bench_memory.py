@@ -2,14 +2,18 @@
 each page counted once (tree_mib), beside its largest process's peak (peak_mib)."""
 
 import json
+import mmap
 import multiprocessing
 import os
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from setveil.core import bench
 from setveil.core.bench import in_child
+from setveil.core.orphans import follow_parent, kill_follower, start_follower
 
 from .figure1 import MODEL, run
 
@@ -109,3 +113,107 @@ def test_bench_run_gives_the_trees_memory_blank_without_smaps_rollup(files, monk
         assert cells["tree_mib"] == f"{summary['tree_mib']:.4g}"
     else:
         assert summary["tree_mib"] is None and cells["tree_mib"] == ""
+
+
+def _starts_a_worker_that_starts_another(folder: Path, release) -> None:
+    """A run whose worker starts a worker of its own, each writing its pid into ``folder`` and
+    waiting for ``release``."""
+    context = multiprocessing.get_context("fork")
+
+    def inner():
+        (folder / "inner.pid").write_text(f"{os.getpid()}\n")
+        release.wait(60)
+
+    def outer():
+        nested = context.Process(target=inner)
+        nested.start()
+        (folder / "outer.pid").write_text(f"{os.getpid()}\n")
+        nested.join()
+
+    worker = context.Process(target=outer)
+    worker.start()
+    worker.join()
+
+
+def test_the_tree_is_the_runs_process_group_the_workers_of_its_workers_too(tmp_path):
+    # the run's workers may start processes of their own (and end before them): the tree is the
+    # run's process group, not the run's children
+    context = multiprocessing.get_context("fork")
+    release = context.Event()
+
+    def run():
+        follow_parent(thread=False)
+        _starts_a_worker_that_starts_another(tmp_path, release)
+
+    child = context.Process(target=run)
+    start_follower(child)
+    try:
+        files = [tmp_path / "outer.pid", tmp_path / "inner.pid"]
+        deadline = time.monotonic() + 60
+        while not all(f.exists() and f.read_text().endswith("\n") for f in files) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert bench._group(child.pid) == {child.pid, *(int(f.read_text()) for f in files)}
+    finally:
+        release.set()
+        kill_follower(child)
+
+
+def test_samples_of_the_tree_take_at_most_their_share_of_a_core(monkeypatch):
+    # a sample that takes 20 ms waits 20 / TREE_SAMPLE_SHARE ms for the next, so that sampling
+    # does not slow the run it measures
+    taken = []
+
+    def slow_sample(root):
+        taken.append(time.perf_counter())
+        time.sleep(0.02)
+        return 1.0
+
+    monkeypatch.setattr(bench, "tree_mib", slow_sample)
+    assert in_child(lambda: time.sleep(1.5) or {})["tree_mib"] == 1.0
+    assert len(taken) >= 2
+    assert min(np.diff(taken)) >= 0.02 / bench.TREE_SAMPLE_SHARE
+
+
+def _workers_then_rest(work) -> dict:
+    """Two workers running ``work``, then half a second of the run alone."""
+    _two_workers(work)
+    time.sleep(0.5)
+    return {}
+
+
+def test_the_tree_keeps_its_largest_sample_not_its_last(monkeypatch):
+    # the workers' memory is gone once they end; the samples after it must not lower the peak
+    monkeypatch.setattr(bench, "TREE_SAMPLE_SHARE", 1.0)  # samples every 50 ms or so while the run rests
+    memory = in_child(_workers_then_rest, _held_until_sampled(monkeypatch, WORKER_MIB))
+    start = memory["peak_mib"] - memory["run_mib"]
+    assert memory["tree_mib"] == pytest.approx(start + 2 * WORKER_MIB, abs=WORKER_MIB / 4)
+
+
+def test_the_tree_leaves_out_what_the_benchmark_alone_holds(monkeypatch, tmp_path):
+    # the benchmark's own pages count where the run shares them (its Pss less its private pages):
+    # what it allocates, or maps from a file, after the fork is its alone, written (private
+    # dirty) or only read (private clean)
+    mapped = tmp_path / "mapped"
+    with open(mapped, "wb") as out:
+        out.write(b"\1" * (WORKER_MIB * MIB))
+        os.fsync(out.fileno())  # else its pages, dirty in the page cache, map as private dirty
+    held = []
+    sample = bench.tree_mib
+
+    def tree_mib(root):
+        if not held:
+            allocated = np.ones(WORKER_MIB * MIB // 8)
+            with open(mapped, "rb") as handle:
+                view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            read = sum(view[offset] for offset in range(0, len(view), 4096))
+            held.extend([allocated, view, read])
+        return sample(root)
+
+    monkeypatch.setattr(bench, "tree_mib", tree_mib)
+    try:
+        memory = in_child(lambda: time.sleep(0.3) or {})
+    finally:
+        if held:
+            held[1].close()
+    start = memory["peak_mib"] - memory["run_mib"]
+    assert memory["tree_mib"] < start + WORKER_MIB / 4
