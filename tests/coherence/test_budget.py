@@ -155,3 +155,22 @@ def test_items_are_joined_in_ascending_support_so_that_a_frequent_item_heads_no_
     labels = window.vocab.label
     assert [[[labels(int(i)) for i in mole] for mole in level] for level in found.moles] == [[["x0", "x1"], ["x0", "x5"]],
                                                                                               []]
+
+
+def test_the_moles_come_back_in_item_order_whatever_order_the_search_joins_them():
+    # the search joins the items in ascending support (4d7eaab) and puts each level's moles back
+    # as the search in item-id order gave them: each mole's ids ascending, the moles ascending
+    # among themselves; random windows, whose supports are in no order of the ids
+    rng = np.random.default_rng(7)
+    schema = ItemSchema(private=frozenset({"secret"}))
+    joined = 0
+    for _ in range(20):
+        rows = [[f"i{j}" for j in np.flatnonzero(rng.random(14) < rng.uniform(0.2, 0.7))] for _ in range(40)]
+        window = Window.from_transactions([*rows, ["secret", "i0"]])
+        classes = schema.classes(window.vocab)
+        search = find_minimal_moles(window, classes == ItemClass.PUBLIC, classes == ItemClass.PRIVATE, 0.9, 6, 4)
+        for level in search.moles:
+            assert (np.diff(level, axis=1) > 0).all()
+            assert np.array_equal(level, level[np.lexsort(level.T[::-1])])
+            joined += len(level) > 1 and not np.array_equal(np.lexsort(level.T), np.lexsort(level.T[::-1]))
+    assert joined  # levels whose order by their last ids is not their order by their first
