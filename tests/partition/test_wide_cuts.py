@@ -18,7 +18,8 @@ from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
 from setveil.plugins.partition import Partition
 from setveil.plugins.partition import partition as algorithm
-from setveil.plugins.partition.partition import _buckets, _child_masks, _listed_buckets, _pair_gains, partition
+from setveil.plugins.partition.partition import (_buckets, _chain_ends, _child_masks, _listed_buckets, _pair_gains,
+                                                partition)
 from setveil.plugins.partition.recoding import LeafWindow
 
 from .test_properties import check_partition_release
@@ -268,3 +269,18 @@ def test_another_pick_node_expanding_a_one_child_node_keeps_the_partitions_witho
     walked = Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0))
     assert observed.nodes.tolist() == walked.nodes.tolist()
     assert observed.stats["equivalence_classes"] == walked.stats["equivalence_classes"]
+
+
+def test_a_chain_is_walked_to_its_end_in_the_round_that_picks_its_first_node():
+    # round 1 expands the root, walked down to n0, and round 2 n0's five children: a walk that
+    # stopped a node short of the chain's end (the previous test allows 3 rounds) would leave a
+    # round to the chain's last node
+    hierarchy, leaves = _chain_over_five_items(3_000)
+    assert Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0)).stats["partition_rounds"] == 2
+    # a node of one child lands its walk at the first node below of another fan-out, or at a
+    # leaf; any other node at itself
+    h = Hierarchy.from_edges([(child, parent, 0) for child, parent in [
+        ("c1", "r"), ("y", "r"), ("c2", "c1"), ("x", "c2"), ("a", "x"), ("b", "x"), ("z", "y"), ("w", "v"), ("v", "b")]])
+    ends = {label: h.labels[end] for label, end in zip(h.labels, _chain_ends(h).tolist())}
+    assert ends == {"r": "r", "c1": "x", "c2": "x", "x": "x", "a": "a", "b": "w", "v": "w", "w": "w", "y": "z",
+                    "z": "z"}
