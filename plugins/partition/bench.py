@@ -3,31 +3,33 @@
 For every dataset, fan-out f and k, runs Partition (k-anonymity) and AA (k^m-anonymity, each m)
 on a balanced hierarchy of fan-out f over the numerically sorted items (§5.1.2), checks every
 release with the model's independent checker, and prints one table row per run: median wall
-and CPU seconds of ``anonymize`` over ``--runs`` runs, the checker's seconds, the peak memory
-the run allocates (tracemalloc, which sees numpy's buffers; measured in one extra run so the
-timed runs are not slowed), NCP, and whether the release verified. Then the paper's shape per
-(dataset, f, k): Partition's NCP against AA's at each m >= 4, and its time against AA's at each m.
+and CPU seconds of ``anonymize`` over ``--runs`` runs, the checker's seconds, the memory of one
+more run, made first, in a forked process (:func:`setveil.core.bench.in_child`, as ``bench run``
+measures it: its peak resident memory, what the run added to it, and its process tree's, sampled),
+NCP, and whether the release verified. Then the paper's shape per (dataset, f, k): Partition's NCP
+against AA's at each m >= 4, and its time against AA's at each m.
 
 A setting the model refuses (Infeasible: k above the data's transactions) or that passes a budget
 (MiningTooLarge: AA's itemsets at a large m) is a row naming it and the reason, and the grid goes
 on; the means and the shape are counted from the settings measured, and a last line counts the
-refused ones. The command still exits 0: a model that fails closed is a result, as a refused
-window is to ``bench coherence``.
+refused ones. A model that fails closed is a result, as a refused window is to ``bench coherence``;
+a run whose process dies (the kernel's OOM killer sends SIGKILL) is not: its row says so too, and
+once the tables are printed and the JSON written the command exits 1, as ``bench rho`` does.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import click
 
+from setveil.core.bench import RunDied, in_child
 from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import window_rng
-from setveil.core.errors import Infeasible, InputError
+from setveil.core.errors import Infeasible, InputError, SetveilError
 from setveil.core.formats import read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context
@@ -67,6 +69,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     refuse_repeats("INPUT", names)
     check_bench_files(json_path, inputs)
     rows: list[dict[str, Any]] = []
+    died = 0
     for path, name in zip(inputs, names):
         window = read_window(path, format_option=None)
         for fanout in fanouts:
@@ -79,21 +82,22 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                     configured = registry.configure(model, None, _params(k, m), context)
                     if not rows:  # after the first dataset is read, so that its errors come alone
                         click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB "
-                                   "| NCP % | verified |")
-                        click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+                                   "| run MiB | tree MiB | NCP % | verified |")
+                        click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
                     setting = f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} |"
                     try:
                         row = _measure(configured, window, runs, seed)
-                    except (Infeasible, MiningTooLarge) as exc:
-                        # one setting failing closed (k above the data, AA past its budget) tells
-                        # nothing of the others: it stopped the grid, the rows after it never run
-                        # and no JSON written (review)
-                        row = {**dict.fromkeys(MEASURED), "verified": False, "refused": str(exc)}
-                        click.echo(f"{setting}{'  |' * 5} refused: {row['refused']} |")
+                    except RunDied as exc:
+                        # as bench rho's: the grid goes on, the command exits 1 at its end
+                        died += 1
+                        row = _refused(str(exc))
+                    if "refused" in row:
+                        click.echo(f"{setting}{'  |' * 7} refused: {row['refused']} |")
                     else:
                         click.echo(
                             f"{setting} {row['seconds']:.3f} | {row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | "
-                            f"{row['peak_mib']:.1f} | {100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
+                            f"{row['peak_mib']:.1f} | {row['run_mib']:.1f} | {_mib(row['tree_mib'])} | "
+                            f"{100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
                         )
                     # m an integer in the JSON as k and f are, null for Partition (QA: it was text, "" for Partition)
                     row.update(dataset=name, model=model, policy=configured.policy.name, k=k, m=m, f=fanout,
@@ -115,6 +119,9 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         click.echo(f"- settings refused (their rows say why): {refused} of {len(rows)}")
     if json_path is not None:
         write_json(json_path, rows)
+    if died:
+        # after the tables and the JSON, so that a script running the grid still learns it is not whole
+        raise SetveilError(f"{died} of the {len(rows)} settings' runs died (their rows say why)")
 
 
 def _params(k: int, m: int | None) -> dict[str, str]:
@@ -122,34 +129,55 @@ def _params(k: int, m: int | None) -> dict[str, str]:
 
 
 #: what a run measures: null in the row of a refused setting
-MEASURED = ("seconds", "cpu_seconds", "verify_seconds", "peak_mib", "ncp", "stats")
+MEASURED = ("seconds", "cpu_seconds", "verify_seconds", "peak_mib", "run_mib", "tree_mib", "ncp", "stats")
+
+
+def _refused(reason: str) -> dict[str, Any]:
+    return {**dict.fromkeys(MEASURED), "verified": False, "refused": reason}
+
+
+def _mib(value: float | None) -> str:
+    """A memory cell; blank where it was not measured (tree_mib without Linux's smaps_rollup)."""
+    return "" if value is None else f"{value:.1f}"
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
     model, policy = configured.model, configured.policy
+    # first, as bench run does, so that the fork does not inherit the heap the timed runs leave
+    memory = in_child(_memory_run, model, policy, window, seed)
+    if "refused" in memory:
+        return _refused(memory["refused"])
     walls, cpus = [], []
     for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()
         release = model.anonymize(window, policy, window_rng(seed, 0))
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
-    tracemalloc.start()
-    try:
-        model.anonymize(window, policy, window_rng(seed, 0))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     started = time.perf_counter()
     verified = not any(True for _ in release_violations(model, window, release.window, configured.context))
     return {
         "seconds": statistics.median(walls),
         "cpu_seconds": statistics.median(cpus),
         "verify_seconds": time.perf_counter() - started,
-        "peak_mib": peak / 2**20,
+        "peak_mib": memory["peak_mib"],
+        "run_mib": memory["run_mib"],
+        "tree_mib": memory["tree_mib"],
         "ncp": model.information_loss(window, release.window),
         "verified": verified,
         "stats": {key: value for key, value in release.stats.items() if isinstance(value, (int, float))},
     }
+
+
+def _memory_run(model, policy, window, seed: int) -> dict[str, Any]:
+    """The run :func:`in_child` measures, a timed run's; a setting that fails closed (k above the
+    data, AA past its budget) gives its reason, which tells nothing of the other settings (review:
+    it stopped the grid, the rows after it never run and no JSON written). in_child passes an
+    error on by its message alone, so the reason is told here from other errors."""
+    try:
+        model.anonymize(window, policy, window_rng(seed, 0))
+    except (Infeasible, MiningTooLarge) as exc:
+        return {"refused": str(exc)}
+    return {}
 
 
 def _averages(rows: list[dict[str, Any]], ms: list[int]) -> list[str]:

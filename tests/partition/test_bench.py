@@ -130,7 +130,7 @@ def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_
     assert all(set(r) == set(rows[0]) | {"refused"} for r in refused)
     table = [line for line in result.output.splitlines() if line.startswith("| tiny |")]
     assert table[2].startswith("| tiny | kanonymity | 10 |  | 2 | 0 | 1 |") and table[2].endswith(f"| refused: {reason} |")
-    assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 |  |  |  |  |  | refused: ")
+    assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 |  |  |  |  |  |  |  | refused: ")
     assert table[5].startswith("| tiny | km-anonymity | 3 | 2 |") and table[5].endswith("| yes |")
     # the shape is counted from the settings measured, and says how many were refused
     assert "- Partition faster than AA: " in result.output and " of 2 settings" in result.output
@@ -156,3 +156,70 @@ def test_aa_past_its_budget_is_a_refused_row_beside_partitions(tmp_path, monkeyp
     assert "120 distinct 3-itemsets" in rows[2]["refused"] and rows[2]["seconds"] is None
     assert "| long | km-anonymity | 2 | 3 | 2 | 0 | 1 |" in result.output
     assert result.stderr == "" and "- settings refused (their rows say why): 1 of 3" in result.output
+
+
+#: what a run maps outside Python's allocator in the memory test, in MiB
+MAPPED_MIB = 64
+
+
+def test_a_settings_memory_is_the_resident_memory_of_a_forked_run_as_bench_run_gives_it(data, tmp_path, monkeypatch):
+    # Review: the peak was tracemalloc's, in the benchmark's own process: blind to what C code
+    # maps outside Python's allocator, to the interpreter and the data read, which a container
+    # holds too. Now peak_mib, run_mib and tree_mib of a forked run, as bench run reports them
+    import mmap
+
+    from setveil.plugins.partition.models import KAnonymity
+
+    anonymize = KAnonymity.anonymize
+
+    def mapping(self, window, policy, rng):
+        held = mmap.mmap(-1, MAPPED_MIB * 2**20)
+        held.write(b"x" * len(held))  # written, so resident
+        try:
+            return anonymize(self, window, policy, rng)
+        finally:
+            held.close()
+
+    monkeypatch.setattr(KAnonymity, "anonymize", mapping)
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    partition, aa = json.loads(rows_path.read_text())
+    assert partition["run_mib"] >= MAPPED_MIB and aa["run_mib"] < MAPPED_MIB
+    for row in (partition, aa):
+        # the peak holds what the run started with: the interpreter, its libraries and the data
+        assert row["peak_mib"] > row["run_mib"] + 10
+        assert row["tree_mib"] is None or row["tree_mib"] > 10
+    assert "| peak MiB | run MiB | tree MiB |" in result.output
+
+
+def test_a_setting_whose_run_dies_is_a_refused_row_and_the_grid_goes_on_to_exit_1(data, tmp_path, monkeypatch):
+    # a death (the kernel's OOM killer's SIGKILL) is no result of the model's, as in bench rho
+    import os
+    import signal
+
+    from setveil.plugins.partition.models import KAnonymity
+
+    anonymize, benchmark = KAnonymity.anonymize, os.getpid()
+
+    def killed_at_3(self, window, policy, rng):
+        if self.params["k"] == 3 and os.getpid() != benchmark:  # the forked run's process alone
+            os.kill(os.getpid(), signal.SIGKILL)
+        return anonymize(self, window, policy, rng)
+
+    monkeypatch.setattr(KAnonymity, "anonymize", killed_at_3)
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2,3,4", "--fanout", "2", "-m", "2", "--json", rows_path)
+    assert result.exit_code == 1
+    assert result.output.endswith("setveil: error: 1 of the 6 settings' runs died (their rows say why)\n")
+    rows = json.loads(rows_path.read_text())
+    reason = "the run's process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)"
+    assert [(r["k"], r["model"], r.get("refused")) for r in rows] == [
+        (2, "kanonymity", None), (2, "km-anonymity", None), (3, "kanonymity", reason), (3, "km-anonymity", None),
+        (4, "kanonymity", None), (4, "km-anonymity", None)]
+    died = rows[2]
+    assert set(died) == set(rows[0]) | {"refused"} and died["verified"] is False
+    assert all(died[key] is None for key in ("seconds", "peak_mib", "run_mib", "tree_mib", "ncp", "stats"))
+    assert all(r["verified"] for r in rows if "refused" not in r)
+    assert f"| small | kanonymity | 3 |  | 2 | 0 | 1 |{'  |' * 7} refused: {reason} |" in result.output
+    assert "- settings refused (their rows say why): 1 of 6" in result.output
