@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import resource
 import time
-import tracemalloc
 from typing import Any
 
 import numpy as np
 
+from setveil.core.bench import in_child
 from setveil.core.plugins import get_registry
 from setveil.core.verify import release_violations
 from setveil.core.window import Window
@@ -71,15 +71,18 @@ def effectiveness(
 
 #: the fields of a :func:`speed` row, null in the row of a setting that had no patterns to run
 SPEED_MEASURED = ("policy", "index_seconds", "sanitize_seconds", "total_seconds", "verify_seconds", "peak_mib",
-                  "max_rss_mib", "restrictive_patterns", "sensitive_transactions", "sanitizations", "removed_items",
-                  "violations")
+                  "run_mib", "tree_mib", "max_rss_mib", "restrictive_patterns", "sensitive_transactions",
+                  "sanitizations", "removed_items", "violations")
 
 
 def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int) -> dict[str, Any]:
     """Median index-build and sanitization seconds over ``runs`` runs, the check's seconds, and
-    the peak of memory allocated while anonymizing (tracemalloc, in one extra run)."""
+    the memory of one more run, made first, in a forked process, as ``bench run`` measures it
+    (:func:`setveil.core.bench.in_child`); a run whose process dies raises its RunDied."""
     configured = _configure(policy, patterns_path, psi, "off")
     model, chosen = configured.model, configured.policy
+    # first, as bench run does, so that the fork does not inherit the heap the timed runs leave
+    memory = in_child(_memory_run, model, chosen, window)
     index, sanitize, verify = [], [], []
     for _ in range(runs):
         release = model.anonymize(_fresh(window), chosen, np.random.default_rng(0))
@@ -88,17 +91,15 @@ def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int
         started = time.perf_counter()
         problems = sum(1 for _ in release_violations(model, window, release.window, configured.context))
         verify.append(time.perf_counter() - started)
-    tracemalloc.start()
-    model.anonymize(_fresh(window), chosen, np.random.default_rng(0))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
     return {
         "policy": policy,
         "index_seconds": float(np.median(index)),
         "sanitize_seconds": float(np.median(sanitize)),
         "total_seconds": float(np.median(np.add(index, sanitize))),
         "verify_seconds": float(np.median(verify)),
-        "peak_mib": peak / 2**20,
+        "peak_mib": memory["peak_mib"],
+        "run_mib": memory["run_mib"],
+        "tree_mib": memory["tree_mib"],
         "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "restrictive_patterns": release.stats["restrictive_patterns"],
         "sensitive_transactions": release.stats["sensitive_transactions"],
@@ -106,3 +107,9 @@ def speed(window: Window, patterns_path: str, policy: str, psi: float, runs: int
         "removed_items": release.stats["removed_items"],
         "violations": problems,
     }
+
+
+def _memory_run(model, policy, window: Window) -> dict[str, Any]:
+    """The run :func:`in_child` measures: a timed run's anonymize, its index built afresh."""
+    model.anonymize(_fresh(window), policy, np.random.default_rng(0))
+    return {}

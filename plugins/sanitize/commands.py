@@ -13,7 +13,7 @@ import click
 from click.core import ParameterSource
 import numpy as np
 
-from setveil.core.bench import machine, print_markdown
+from setveil.core.bench import RunDied, machine, print_markdown
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
@@ -283,10 +283,11 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     refuse_repeats("n", counts)
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
-               f"psi={psi:g}; median of {runs} run(s); peak = tracemalloc peak while anonymizing")
+               f"psi={psi:g}; median of {runs} run(s); memory of one more run, forked: its peak resident memory "
+               "(peak_MiB), what it added (run_MiB), its processes' together (tree_MiB, sampled)")
     click.echo(f"# {machine()}")
     rows: list[dict] = []
-    refused = 0
+    refused = died = made = 0
     with tempfile.TemporaryDirectory(prefix="setveil-sanitize-") as scratch:
         for input_path in input_paths:
             started = time.perf_counter()
@@ -308,14 +309,22 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
                 path = str(Path(scratch) / f"restrictive-{count}.txt")
                 write_patterns(path, patterns + other_spellings(window, patterns))
                 for policy in policies:
-                    rows.append({**setting, **speed(window, path, policy, psi, runs)})
+                    made += 1
+                    try:
+                        rows.append({**setting, **speed(window, path, policy, psi, runs)})
+                    except RunDied as exc:
+                        # as bench rho's: the grid goes on, the command exits 1 at its end
+                        died += 1
+                        rows.append({**setting, **dict.fromkeys(SPEED_MEASURED), "policy": policy,
+                                     "refused": str(exc)})
     columns = [("dataset", "dataset", "{}"), ("transactions", "transactions", "{}"), ("patterns", "patterns", "{}"),
                ("policy", "policy", "{}"), ("index_s", "index_seconds", "{:.3f}"),
                ("sanitize_s", "sanitize_seconds", "{:.3f}"), ("total_s", "total_seconds", "{:.3f}"),
                ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
+               ("run_MiB", "run_mib", "{:.1f}"), ("tree_MiB", "tree_mib", "{:.1f}"),
                ("sensitive", "sensitive_transactions", "{}"), ("sanitizations", "sanitizations", "{}"),
                ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
-    if refused:
+    if refused or died:
         columns.append(("refused", "refused", "{}"))
     print_markdown([c[0] for c in columns], [[_cell(f, row.get(key, "")) for _, key, f in columns] for row in rows])
     reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})
@@ -324,10 +333,14 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
                + (f"; process max RSS {max(peaks):.0f} MiB" if peaks else ""))
     if json_out is not None:
         write_json(json_out, rows)
+    unwhole = []
     if refused:
+        unwhole.append(f"{refused} of the {len(input_paths) * len(counts)} settings (dataset, -n) had no patterns to run")
+    if died:
+        unwhole.append(f"{died} of the {made} runs died")
+    if unwhole:
         # after the table and the JSON, so that a script running the grid still learns it is not whole
-        raise SetveilError(f"{refused} of the {len(input_paths) * len(counts)} settings (dataset, -n) had no "
-                           "patterns to run (their rows say why)")
+        raise SetveilError(" and ".join(unwhole) + " (their rows say why)")
 
 
 @bench_sanitize.command("quest")

@@ -487,6 +487,71 @@ def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runne
         "setveil: error: 3 of the 4 settings (dataset, -n) had no patterns to run (their rows say why)")
 
 
+#: what a run maps outside Python's allocator in the memory test, in MiB
+MAPPED_MIB = 64
+
+
+def test_bench_speed_gives_the_resident_memory_of_a_forked_run_as_bench_run_does(runner, database, tmp_path,
+                                                                                  monkeypatch):
+    # Review: the peak was tracemalloc's, in the benchmark's own process: blind to what C code
+    # maps outside Python's allocator, to the interpreter and the data read, which a container
+    # holds too. Now peak_mib, run_mib and tree_mib of a forked run, as bench run reports them
+    import mmap
+
+    from setveil.plugins.sanitize.model import Sanitize
+
+    anonymize = Sanitize.anonymize
+
+    def mapping(self, window, policy, rng):
+        held = mmap.mmap(-1, MAPPED_MIB * 2**20)
+        held.write(b"x" * len(held))  # written, so resident
+        try:
+            return anonymize(self, window, policy, rng)
+        finally:
+            held.close()
+
+    monkeypatch.setattr(Sanitize, "anonymize", mapping)
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--runs", "1", "--policies", "minfia", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(rows.read_text())
+    assert row["run_mib"] >= MAPPED_MIB
+    # the peak holds what the run started with: the interpreter, its libraries and the data
+    assert row["peak_mib"] > row["run_mib"] + 10
+    assert row["tree_mib"] is None or row["tree_mib"] > 10
+    assert "| peak_MiB | run_MiB | tree_MiB |" in result.output
+
+
+def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, database, tmp_path, monkeypatch):
+    # a death (the kernel's OOM killer's SIGKILL) is no result of the model's, as in bench rho
+    import signal
+
+    from setveil.plugins.sanitize.model import Sanitize
+
+    anonymize, benchmark = Sanitize.anonymize, os.getpid()
+
+    def killed_under_iga(self, window, policy, rng):
+        if policy.name == "iga" and os.getpid() != benchmark:  # the forked run's process alone
+            os.kill(os.getpid(), signal.SIGKILL)
+        return anonymize(self, window, policy, rng)
+
+    monkeypatch.setattr(Sanitize, "anonymize", killed_under_iga)
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--runs", "1", "--policies", "minfia,iga,naive", "--json", str(rows)])
+    assert result.exit_code == 1
+    body = json.loads(rows.read_text())
+    reason = "the run's process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)"
+    assert [(r["policy"], r.get("refused")) for r in body] == [("minfia", None), ("iga", reason), ("naive", None)]
+    assert set(body[1]) == set(body[0]) | {"refused"}
+    assert all(body[1][key] is None for key in ("total_seconds", "peak_mib", "run_mib", "tree_mib", "violations"))
+    assert body[0]["violations"] == body[2]["violations"] == 0
+    table = [line for line in result.output.splitlines() if line.startswith("| db.dat ")]
+    assert len(table) == 3 and table[1].rstrip(" |").endswith(reason)
+    assert result.stderr.splitlines()[-1] == "setveil: error: 1 of the 3 runs died (their rows say why)"
+
+
 def test_real_data_quickly(datasets, tmp_path):
     """A slice of mushroom: every policy hides every pattern at ψ=0, adds nothing, passes the check."""
     window = read_window(datasets / "mushroom.dat").take(np.arange(1500))
