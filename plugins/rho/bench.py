@@ -118,7 +118,6 @@ class Bench:
         self.folder, self.share, self.seed = Path(folder), share, seed
         self.base = {"qid_size": str(qid_size), "workers": workers, "t_max": t_max, "rule_metrics": "false"}
         self.support, self.max_size, self.runs = support, max_size, runs
-        self.rules: dict[tuple[str, float], np.ndarray] = {}
         self.rows: dict[str, list[dict[str, Any]]] = {}
         self.made = self.died = 0
 
@@ -130,7 +129,13 @@ class Bench:
                    "memory of the forked process (--json also keeps peak_mib, the run's peak, or its largest "
                    "worker's, and tree_mib, its processes' together, sampled)\n")
 
-    def run(self, data: Data, policy: str, params: dict[str, str], runs: int, rules: bool) -> dict[str, Any]:
+    def run(self, data: Data, policy: str, params: dict[str, str], runs: int) -> dict[str, Any]:
+        """A run's row, without the rules' measures."""
+        return self.measure(data, policy, params, runs, rules=False)[0]
+
+    def measure(self, data: Data, policy: str, params: dict[str, str], runs: int,
+                rules: bool) -> tuple[dict[str, Any], Window | None]:
+        """A run's row and its release, none where the run's process died (its row says so)."""
         setting = ", ".join(f"{k}={v}" for k, v in params.items())
         head = {"dataset": data.name, "policy": policy, **{k: v for k, v in params.items() if k != "workers"},
                 "runs": runs}
@@ -142,21 +147,22 @@ class Bench:
             # rows measured before it unprinted and no JSON written (review)
             self.died += 1
             click.echo(f"  {data.name} {policy} {setting}: {exc}", err=True)
-            return {**head, **dict.fromkeys(MEASURED + (RULES_MEASURED if rules else ())), "refused": str(exc)}
+            return {**head, **dict.fromkeys(MEASURED + (RULES_MEASURED if rules else ())), "refused": str(exc)}, None
         release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
         row = {**head, **row}
         click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {row['info_loss_%']:.2f}%, "
                    f"verified {row['verified']}", err=True)
-        if rules:
-            rho = float(params["rho"])
-            key = (data.name, rho)
-            if key not in self.rules:
-                # one R(T) at a time: on BMS-WebView-1 one holds millions of rules. The budget
-                # was checked on the full datasets before any run, and bounds every window here
-                self.rules = {key: association_rules(data.window, self.support, rho, self.max_size, budget=None)}
-            after = association_rules(release, self.support, rho, self.max_size, budget=None)
-            row.update(compare_rules(self.rules[key], after))
-        return row
+        return row, release
+
+    def compare(self, data: Data, rho: float, measured: list[tuple[dict[str, Any], Window | None]]) -> None:
+        """Add to each row the rules of its release against R(T), mined once for all of them. The
+        budget was checked on the full datasets before any run, and bounds every window here."""
+        releases = [(row, release) for row, release in measured if release is not None]
+        if not releases:
+            return
+        before = association_rules(data.window, self.support, rho, self.max_size, budget=None)
+        for row, release in releases:
+            row.update(compare_rules(before, association_rules(release, self.support, rho, self.max_size, budget=None)))
 
     def grid(self, name: str, data: list[Data], rhos, policies, rules: bool) -> None:
         size = "any" if self.max_size is None else self.max_size
@@ -164,8 +170,12 @@ class Bench:
         rows = []
         for item in data:
             for rho in rhos:
-                for policy in policies:
-                    rows.append(self.run(item, policy, {"rho": rho}, self.runs, rules))
+                # every policy's run before R(T) is mined, so that none is forked holding it (a
+                # forked run inherits it: BMS-WebView-1's 18-22 million rules were much of its peaks)
+                measured = [self.measure(item, policy, {"rho": rho}, self.runs, rules) for policy in policies]
+                if rules:
+                    self.compare(item, float(rho), measured)
+                rows += [row for row, _ in measured]
         columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_s", "verified", "parts", "passes", "run_mib",
                    "info_loss_%", "sensitive_deleted_%", "sym_kl"]
         if rules:
@@ -274,7 +284,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     if "speed" in experiments:
         chosen = _paper_datasets(full, "BMS-WebView-2", "retail")
         bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
-        rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs, rules=False)
+        rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs)
                 for item in chosen for policy in ("dist", "mine")]
         bench.record("speed", rows,
                      ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%", "verified"])
@@ -286,7 +296,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
             for value in t_max_values:
                 for policy in ("dist", "mine"):
                     for count in sorted({"1", workers}):
-                        row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1, False)
+                        row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1)
                         rows.append({**row, "workers": count})
         bench.record("tmax", rows,
                      ["dataset", "policy", "t_max", "workers", "parts", "seconds", "run_mib", "tree_mib",
@@ -294,7 +304,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     if "bmax" in experiments:
         chosen = _paper_datasets(full, "BMS-WebView-2")
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
-        rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1, False)
+        rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1)
                 for item in chosen
                 for value in b_max_values for policy in ("dist", "mine")]
         bench.record("bmax", rows,

@@ -143,6 +143,43 @@ def test_bench_runs_every_experiment_on_small_data(tmp_path):
     assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
 
 
+
+def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch):
+    # Review: R(T) of a (dataset, ρ), mined after its first policy's run, was held while the next
+    # runs forked, which inherited it: much of BMS-WebView-1's peaks was its 18-22 million rules
+    import weakref
+
+    from setveil.plugins.rho import bench
+
+    mined, held_at_fork = [], []
+    association_rules, in_child = bench.association_rules, bench.in_child
+
+    def mining(*args, **kwargs):
+        rules = association_rules(*args, **kwargs)
+        mined.append(weakref.ref(rules))
+        return rules
+
+    def forking(*args):
+        held_at_fork.append(sum(rules() is not None for rules in mined))
+        return in_child(*args)
+
+    monkeypatch.setattr(bench, "association_rules", mining)
+    monkeypatch.setattr(bench, "in_child", forking)
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
+                 "--rho", "0.3,0.7", "--policy", "mine,dist,global", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert held_at_fork == [0] * 6
+    # R(T) once per (dataset, ρ), and each release's rules, as before
+    assert len(mined) == 2 * (1 + 3)
+    rows = json.loads(out.read_text())["rows"]["quality"]
+    assert [(row["rho"], row["policy"]) for row in rows] == [
+        (rho, policy) for rho in ("0.3", "0.7") for policy in ("mine", "dist", "global")]
+    assert all(row["rules_original"] == rows[0]["rules_original"] for row in rows[:3])
+    assert all(row["rules_common"] + row["rules_lost"] == row["rules_original"] for row in rows)
+
 def _speed_on_own_data(tmp_path) -> dict:
     """The JSON of `bench rho --experiment speed` on a dataset of 60 transactions of the user's."""
     lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
