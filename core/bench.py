@@ -74,8 +74,11 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     from it as in the command line, and its workers, once joined, count in its
     ``RUSAGE_CHILDREN``; through a forkserver they would count in the server's, which lives on.
 
-    An error in the child is raised here with its message and exit status; a child that dies,
-    or a worker of its pool, is a :class:`RunDied` naming how."""
+    An error in the child is raised here with its message and exit status; a child that dies is
+    a :class:`RunDied` naming how, and so is a worker of its pool that dies where ``function``
+    calls the model itself (bench rho): a :class:`~setveil.core.errors.WorkerDied` that reaches
+    it. Through a pipeline (bench run) the death fails its window closed, as in the service, and
+    is the window's error."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     go = context.Event()
