@@ -66,7 +66,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     - ``tree_mib``: the memory of the child and every process it started, together, each page
       counted once (:func:`tree_mib`), the figure to size a container for the run with: its
       largest value in samples taken while the child runs (:func:`_tree_peak`), so a peak
-      shorter than their interval may be missed; none where Linux's smaps_rollup is missing.
+      shorter than their interval may be missed; none where Linux's smaps_rollup is missing or
+      may not be read.
 
     What allocates outside Python's allocator (scipy's and pyfim's C code, HiGHS) is counted, as
     tracemalloc does not count it, nor anything in another process. The child keeps a single
@@ -206,7 +207,8 @@ def _settled(receive: Connection, child: BaseProcess, seconds: float) -> bool:
 
 def tree_mib(root: int) -> float | None:
     """The memory ``root`` and the processes of its group (the processes a :func:`follow_parent`
-    child started) map now, each page counted once (Linux 4.14 on; none elsewhere).
+    child started) map now, each page counted once (Linux 4.14 on; none elsewhere, or where a
+    process of the tree may not be read).
 
     The proportional set size (Pss) of a process splits each page among the processes that map
     it, so the tree's Pss adds up to each of its pages once, where a sum of resident sizes counts
@@ -217,8 +219,11 @@ def tree_mib(root: int) -> float | None:
     resident memory (``peak_mib``) does too."""
     if not os.path.exists(ROLLUP.format("self")):
         return None
-    kib = sum(_rollup(pid, "Pss") for pid in _group(root))
-    own = _rollup(os.getpid(), "Pss", "Private_Clean", "Private_Dirty")
+    try:
+        kib = sum(_rollup(pid, "Pss") for pid in _group(root))
+        own = _rollup(os.getpid(), "Pss", "Private_Clean", "Private_Dirty")
+    except PermissionError:  # a kernel that keeps smaps from a process without ptrace access to it
+        return None
     return (kib + own) / 1024
 
 
@@ -318,7 +323,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     and what worker processes hold, which Python's tracemalloc would miss. tree_mib is the memory
     of that process and its workers together, each page counted once (their proportional set
     sizes, Linux), at its largest in samples at least 50 ms apart (a peak between two may be
-    missed); blank where Linux's smaps_rollup is missing.
+    missed); blank where Linux's smaps_rollup is missing or may not be read.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))

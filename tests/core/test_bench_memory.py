@@ -96,6 +96,19 @@ def test_the_tree_is_none_where_linux_has_no_smaps_rollup(monkeypatch, tmp_path)
     assert memory["tree_mib"] is None and memory["peak_mib"] > 0
 
 
+
+def test_the_tree_is_none_where_a_process_of_it_may_not_be_read(monkeypatch):
+    # a hardened kernel may refuse another process's smaps_rollup (ptrace access): the benchmark
+    # ended in a PermissionError's traceback, where the tree cannot be measured
+    def refusing(path, *args, **kwargs):
+        if str(path).endswith("smaps_rollup") and not str(path).startswith("/proc/self"):
+            raise PermissionError(13, "Permission denied", path)
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(bench, "open", refusing, raising=False)
+    memory = in_child(_two_workers, lambda: None)
+    assert memory["tree_mib"] is None and memory["peak_mib"] > 0
+
 @pytest.mark.parametrize("rollup", [True, False])
 def test_bench_run_gives_the_trees_memory_blank_without_smaps_rollup(files, monkeypatch, rollup):
     if not rollup:
