@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
 
+from ..resident import MAPPED_MIB, check_forked_memory, map_while_anonymizing
+
 
 def run(*args):
     _load_plugin_commands()
@@ -158,38 +160,20 @@ def test_aa_past_its_budget_is_a_refused_row_beside_partitions(tmp_path, monkeyp
     assert result.stderr == "" and "- settings refused (their rows say why): 1 of 3" in result.output
 
 
-#: what a run maps outside Python's allocator in the memory test, in MiB
-MAPPED_MIB = 64
-
-
 def test_a_settings_memory_is_the_resident_memory_of_a_forked_run_as_bench_run_gives_it(data, tmp_path, monkeypatch):
     # Review: the peak was tracemalloc's, in the benchmark's own process: blind to what C code
     # maps outside Python's allocator, to the interpreter and the data read, which a container
     # holds too. Now peak_mib, run_mib and tree_mib of a forked run, as bench run reports them
-    import mmap
-
     from setveil.plugins.partition.models import KAnonymity
 
-    anonymize = KAnonymity.anonymize
-
-    def mapping(self, window, policy, rng):
-        held = mmap.mmap(-1, MAPPED_MIB * 2**20)
-        held.write(b"x" * len(held))  # written, so resident
-        try:
-            return anonymize(self, window, policy, rng)
-        finally:
-            held.close()
-
-    monkeypatch.setattr(KAnonymity, "anonymize", mapping)
+    map_while_anonymizing(monkeypatch, KAnonymity)
     rows_path = tmp_path / "rows.json"
     result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
     assert result.exit_code == 0, result.output
     partition, aa = json.loads(rows_path.read_text())
     assert partition["run_mib"] >= MAPPED_MIB and aa["run_mib"] < MAPPED_MIB
     for row in (partition, aa):
-        # the peak holds what the run started with: the interpreter, its libraries and the data
-        assert row["peak_mib"] > row["run_mib"] + 10
-        assert row["tree_mib"] is None or row["tree_mib"] > 10
+        check_forked_memory(row)
     assert "| peak MiB | run MiB | tree MiB |" in result.output
 
 

@@ -1,7 +1,6 @@
 """core.hierarchy: files (round trip, every malformed case named by file and line), the balanced
 fan-out tree of §5.1.2 over numerically sorted labels, and the array lookups."""
 
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.window import Window
 
 from .bruteforce import hierarchies
+from .chains import calls_made, chain_over
 from .examples import FIGURE_2, hierarchy
 
 
@@ -248,19 +248,8 @@ def test_a_long_chain_of_one_child_nodes_is_built_in_passes_that_go_with_the_log
     # depths and subtree ends were found a pass per level, each over every node: a hierarchy
     # file's chain of 200,000 one-child nodes took 7.6 s to read, 0.8 s now
     n = 20_000
-    labels = [f"n{i}" for i in range(n)] + ["a", "b"]
-    parent = np.concatenate([np.arange(-1, n - 1), [n - 1, n - 1]])
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        calls += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
-        h = Hierarchy(labels, parent)
-    finally:
-        sys.setprofile(None)
+    labels, parent = chain_over(n, ["a", "b"])
+    h, calls = calls_made(lambda: Hierarchy(labels, parent))
     assert calls < 2_000
     assert h.depth[-2:].tolist() == [n, n] and h.height == n
     assert h.end.tolist() == [n + 2] * n + [n + 1, n + 2]
@@ -309,22 +298,10 @@ def test_a_deep_hierarchy_has_no_ancestor_table_and_finds_children_by_searching(
 def test_a_copy_of_a_hierarchy_shares_nothing_that_changes_and_copies_no_label_one_at_a_time():
     # Context.copied deep-copied the labels, their index and their lines element by element:
     # 0.26 s a copy over a file's chain of 200,000 nodes, three copies a run
-    n = 20_000
-    labels = [f"n{i}" for i in range(n)] + ["a", "b"]
-    h = Hierarchy(labels, np.concatenate([np.arange(-1, n - 1), [n - 1, n - 1]]), "h.csv",
-                  {label: line for line, label in enumerate(labels, start=1)})
+    labels, parent = chain_over(20_000, ["a", "b"])
+    h = Hierarchy(labels, parent, "h.csv", {label: line for line, label in enumerate(labels, start=1)})
     h.child_keys, h.child_rank, h.ncp_units  # cached arrays are copied too
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        calls += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
-        twin = Context(hierarchy=h).copied().hierarchy
-    finally:
-        sys.setprofile(None)
+    twin, calls = calls_made(lambda: Context(hierarchy=h).copied().hierarchy)
     assert calls < 1_000
     assert vars(twin).keys() == vars(h).keys()
     for name, value in vars(h).items():
@@ -335,4 +312,4 @@ def test_a_copy_of_a_hierarchy_shares_nothing_that_changes_and_copies_no_label_o
     twin.labels[0] = "MINE"
     twin.index["MINE"] = twin.index.pop("n0")
     twin.parent[-1] = 0
-    assert h.labels[0] == "n0" and h.index["n0"] == 0 and "MINE" not in h.index and h.parent[-1] == n - 1
+    assert h.labels[0] == "n0" and h.index["n0"] == 0 and "MINE" not in h.index and h.parent[-1] == 20_000 - 1

@@ -18,6 +18,7 @@ from setveil.plugins.sanitize.patterns import RestrictivePatterns
 from setveil.plugins.sanitize.sample import sample_patterns
 from setveil.plugins.sanitize.sample import write_patterns as write_sampled
 
+from ..resident import MAPPED_MIB, check_forked_memory, map_while_anonymizing
 from .helpers import FIG3, configure, write_patterns
 
 
@@ -487,39 +488,21 @@ def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runne
         "setveil: error: 3 of the 4 settings (dataset, -n) had no patterns to run (their rows say why)")
 
 
-#: what a run maps outside Python's allocator in the memory test, in MiB
-MAPPED_MIB = 64
-
-
 def test_bench_speed_gives_the_resident_memory_of_a_forked_run_as_bench_run_does(runner, database, tmp_path,
                                                                                   monkeypatch):
     # Review: the peak was tracemalloc's, in the benchmark's own process: blind to what C code
     # maps outside Python's allocator, to the interpreter and the data read, which a container
     # holds too. Now peak_mib, run_mib and tree_mib of a forked run, as bench run reports them
-    import mmap
-
     from setveil.plugins.sanitize.model import Sanitize
 
-    anonymize = Sanitize.anonymize
-
-    def mapping(self, window, policy, rng):
-        held = mmap.mmap(-1, MAPPED_MIB * 2**20)
-        held.write(b"x" * len(held))  # written, so resident
-        try:
-            return anonymize(self, window, policy, rng)
-        finally:
-            held.close()
-
-    monkeypatch.setattr(Sanitize, "anonymize", mapping)
+    map_while_anonymizing(monkeypatch, Sanitize)
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
                                  "--runs", "1", "--policies", "minfia", "--json", str(rows)])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(rows.read_text())
     assert row["run_mib"] >= MAPPED_MIB
-    # the peak holds what the run started with: the interpreter, its libraries and the data
-    assert row["peak_mib"] > row["run_mib"] + 10
-    assert row["tree_mib"] is None or row["tree_mib"] > 10
+    check_forked_memory(row)
     assert "| peak_MiB | run_MiB | tree_MiB |" in result.output
 
 
