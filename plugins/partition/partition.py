@@ -66,8 +66,8 @@ def partition(
     one-child nodes once it picks its first (module docstring)."""
     started = time.perf_counter()
     n_nodes = len(hierarchy)
-    lands = _chain_ends(hierarchy) if walks_chains else None
     single = np.diff(hierarchy.child_ptr) == 1
+    lands = _chain_ends(hierarchy, single) if walks_chains else None
     units = hierarchy.ncp_units
     released = np.full(len(leaves.nodes), -1, dtype=np.int64)
     # The open occurrences, grouped by transaction: the transaction, its leaf, its current cut
@@ -116,11 +116,10 @@ def partition(
         else:
             new_part, n_parts, moved = _distribute_and_balance(tpart, local, under, nxt, gain, n_parts, hierarchy, k)
         step = under & ~moved
-        if lands is not None and (lands[pair_node[chosen]] != pair_node[chosen]).any():
+        if lands is not None and single[pair_node[chosen]].any():
             # a node of one child lands its occurrences at the end of its chain, any other at
             # their child toward their leaf
-            jump = lands[cur[step]]
-            cur[step] = np.where(jump != cur[step], jump, nxt[step])
+            cur[step] = np.where(single[cur[step]], lands[cur[step]], nxt[step])
         else:
             cur[step] = nxt[step]
         final = (under & moved) | hierarchy.is_leaf[cur]
@@ -186,12 +185,11 @@ def _pair_gains(
     return pairs // len(nodes), nodes[pairs % len(nodes)], pair_gain
 
 
-def _chain_ends(hierarchy: Hierarchy) -> np.ndarray:
-    """Where an expansion of each node lands its occurrences: for a node of one child, the end of
-    the chain of one-child nodes it heads (the first node below of another fan-out, or a leaf);
-    any other node itself (its occurrences go to their child toward their leaf). Pointer jumping:
-    as many passes as the log of the longest chain."""
-    single = np.diff(hierarchy.child_ptr) == 1
+def _chain_ends(hierarchy: Hierarchy, single: np.ndarray) -> np.ndarray:
+    """Where an expansion of each node lands its occurrences: for a node of one child (``single``),
+    the end of the chain of one-child nodes it heads (the first node below of another fan-out, or
+    a leaf); any other node itself (its occurrences go to their child toward their leaf). Pointer
+    jumping: as many passes as the log of the longest chain."""
     end = np.arange(len(hierarchy))
     end[single] = hierarchy.children[hierarchy.child_ptr[:-1][single]]
     while True:
