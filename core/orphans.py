@@ -32,10 +32,11 @@ _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("lin
 def follow_parent(thread: bool = True) -> None:
     """Call first thing in a :mod:`multiprocessing` child.
 
-    ``thread=False`` (a benchmark's measured run, :func:`setveil.core.bench.in_child`): on Linux
-    the parent-death signal alone watches the parent, so that the child keeps a single thread and
-    a process pool it starts forks from it, as in the command line, rather than through a
-    forkserver (plugins/rho/dnc.py). Elsewhere the watchdog thread is all there is, and starts."""
+    ``thread=False`` (a benchmark's measured run, :func:`setveil.core.bench.in_child`; a service's
+    window process): on Linux the parent-death signal alone watches the parent, so that the child
+    keeps a single thread and a process pool it starts forks from it, as in the command line,
+    rather than through a forkserver (plugins/rho/dnc.py). Elsewhere the watchdog thread is all
+    there is, and starts."""
     os.setpgrp()
     _watch_parent(group=True, thread=thread)
 

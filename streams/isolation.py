@@ -211,8 +211,11 @@ def limit_private_memory(extra: int) -> None:
 
 def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: bool, source: str,
            verify: bool, memory_limit: int) -> None:
-    # Its own process group, so that a timeout kills the worker processes a model starts too.
-    follow_parent()
+    # Its own process group, so that a timeout kills the worker processes a model starts too. No
+    # watchdog thread: a process of one thread forks its pool (plugins/rho/dnc.py), whose
+    # semaphores have no names, where a forkserver's are named in /dev/shm until the process
+    # that made them removes them, which a process killed at the limit never does.
+    follow_parent(thread=False)
     limit = limit_named(memory_limit)
     in_window_process()  # a group of its own, which no Ctrl-C reaches: a stop here is plugin code's
     pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_limit=limit)

@@ -33,6 +33,8 @@ from setveil.core.records import Record
 from setveil.core.subjects import merge_window
 from setveil.core.window import Window
 from setveil.plugins.coherence import Coherence
+from setveil.plugins.rho import dnc
+from setveil.plugins.rho.model import RhoUncertainty
 from setveil.streams import causes
 from setveil.streams.app import window_processor
 from setveil.streams.codec import decode_batch
@@ -541,6 +543,23 @@ class _DiesOnce(_Dies):
         return Coherence.anonymize(self, window, policy, rng)
 
 
+def _suppress_part_slowly(job):
+    """A part that never ends, once its process has said (SETVEIL_TEST_HELPER_PID, suffixed with
+    its pid) which named semaphores it maps: the pool's queues'."""
+    mapped = (line.split(None, 5)[5] for line in Path("/proc/self/maps").read_text().splitlines()
+              if "/dev/shm/sem." in line)
+    Path(f"{os.environ['SETVEIL_TEST_HELPER_PID']}.{os.getpid()}").write_text("\n".join(sorted(set(mapped))))
+    time.sleep(600)
+
+
+class _SuppressesPartsSlowly(RhoUncertainty):
+    """The ρ model, whose divide and conquer's parts never end."""
+
+    def anonymize(self, window, policy, rng):
+        dnc.suppress_part = _suppress_part_slowly
+        return super().anonymize(window, policy, rng)
+
+
 def with_model(model_class, good: Configured) -> Configured:
     """``good`` with its model replaced by an instance of ``model_class`` (same parameters)."""
     return Configured(model_class(good.model.params, good.model.context), good.policy, good.params, good.context)
@@ -661,6 +680,28 @@ def test_a_window_past_the_time_limit_fails_closed_and_everything_it_started_is_
         pid = int(helper_pid.read_text())
         assert _gone([pid]), "the model's own process outlived the window"
         assert child._child is not None and child._child.is_alive(), "no child is ready for the next window"
+
+
+def test_a_window_past_the_time_limit_while_rho_splits_it_leaves_no_named_semaphore(sample, helper_pid):
+    # Regression (stop 63): the window's child, a process with a watchdog thread, started the
+    # pool through a forkserver, whose queues' five semaphores are named in /dev/shm until the
+    # process that made them cleans them up; killed at the limit, it never did, and each such
+    # window left them there (about 20 KiB of /dev/shm) until the worker exited. The window
+    # process is single-threaded and forks its pool, as the command line does: the names are
+    # gone as soon as the semaphores exist.
+    _, sensitive, public = sample
+    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=12000", "workers=2"], sensitive, public, None, None)
+    data, _, _ = sample
+    child = isolated(with_model(_SuppressesPartsSlowly, rho), time_limit=20.0)
+    try:
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:20_000]))
+        said = [path.read_text().split("\n") for path in helper_pid.parent.glob(f"{helper_pid.name}.*")]
+    finally:
+        child.close()
+    assert not outcome.emitted and outcome.cause == "timeout", outcome.reason
+    assert said and all(said), "no part's process said which semaphores it maps"
+    names = {name.removesuffix(" (deleted)") for names in said for name in names}
+    assert [name for name in names if Path(name).exists()] == []
 
 
 def test_a_child_process_that_dies_fails_its_window_closed_and_the_next_window_gets_a_new_one(sample):
