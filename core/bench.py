@@ -15,6 +15,7 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import pickle
 import platform
 import resource
 import statistics
@@ -33,7 +34,7 @@ import numpy as np
 from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
 from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
-from .errors import ParameterError, SetveilError, WindowRejected, WorkerDied
+from .errors import ParameterError, SetveilError, WindowRejected, WorkerDied, pickled_whole
 from .formats import FORMATS, read_window
 from .orphans import follow_parent, how_ended, kill_follower, start_follower
 from .output import write_json
@@ -51,6 +52,17 @@ class RunDied(SetveilError):
     """A benchmark run's process died, killed by a signal (the kernel's OOM killer sends SIGKILL)
     or gone without a word: not a result of the model's, which a grid records as a row of its
     own before it goes on."""
+
+
+class RunCrashed(SetveilError):
+    """A benchmark run raised an error that is not setveil's own (a bug, in setveil or in a
+    plugin): named by its class alone, as its message may quote the data. Unlike a model's
+    refusal (:class:`~setveil.core.errors.Infeasible`, ``MiningTooLarge``), no result."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(f"the run crashed: it raised {kind}, an error setveil does not raise on purpose (its "
+                         "message is left out, as it may quote the data)")
 
 
 def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
@@ -75,11 +87,13 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     from it as in the command line, and its workers, once joined, count in its
     ``RUSAGE_CHILDREN``; through a forkserver they would count in the server's, which lives on.
 
-    An error in the child is raised here with its message and exit status; a child that dies is
-    a :class:`RunDied` naming how, and so is a worker of its pool that dies where ``function``
-    calls the model itself (bench rho): a :class:`~setveil.core.errors.WorkerDied` that reaches
-    it. Through a pipeline (bench run) the death fails its window closed, as in the service, and
-    is the window's error."""
+    An error of setveil's own in the child is raised here as it was raised there, its class,
+    message, exit status and attributes kept (:func:`_carried`), so that a benchmark catches a
+    model's refusal as it would in its own process; any other error is a :class:`RunCrashed`
+    naming its class. A child that dies is a :class:`RunDied` naming how, and so is a worker of
+    its pool that dies where ``function`` calls the model itself (bench rho): a
+    :class:`~setveil.core.errors.WorkerDied` that reaches it. Through a pipeline (bench run) the
+    death fails its window closed, as in the service, and is the window's error."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     go = context.Event()
@@ -101,10 +115,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             # run's own: a death too, where it was the run's error, which stopped bench rho's grid
             send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))
             return
-        except Exception as exc:  # the parent reports it as the CLI would
-            code = exc.exit_code if isinstance(exc, SetveilError) else 1
-            text = str(exc) if isinstance(exc, SetveilError) else f"{type(exc).__name__} in a benchmark run"
-            send.send(("error", text, code))
+        except Exception as exc:
+            send.send(("error", _carried(exc)))
             return
         send.send(("result", result))
 
@@ -133,10 +145,33 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     if answer[0] == "died":
         raise RunDied(answer[1])
     if answer[0] == "error":
-        error = SetveilError(answer[1])
-        error.exit_code = answer[2]
-        raise error
+        raise answer[1]
     return {**answer[1], "tree_mib": tree}
+
+
+def _carried(exc: Exception) -> SetveilError:
+    """What the benchmark's process raises for the run's error ``exc``: setveil's own error, its
+    class kept with what of its attributes can cross a pipe (a WindowRejected's cause may be of
+    a class pickle cannot name, a plugin's local one), or with its message and exit status alone
+    where its class cannot cross either; any other error, a :class:`RunCrashed`."""
+    if not isinstance(exc, SetveilError):
+        return RunCrashed(type(exc).__name__)
+    rebuild, (cls, args, state) = pickled_whole(exc)
+    kept = rebuild(cls, args, {name: value for name, value in state.items() if _crosses(value)})
+    if _crosses(kept):
+        return kept
+    plain = SetveilError(str(exc))
+    plain.exit_code = exc.exit_code
+    return plain
+
+
+def _crosses(value: object) -> bool:
+    """Whether ``value`` comes back from pickle as it goes, as through in_child's pipe."""
+    try:
+        pickle.loads(pickle.dumps(value))
+    except Exception:  # pickle raises what the object's own reduction raises, of any class
+        return False
+    return True
 
 
 #: glibc's malloc_trim, which gives the pages of the heap's free chunks back to the system

@@ -14,7 +14,9 @@ A setting the model refuses (Infeasible: k above the data's transactions) or tha
 on; the means and the shape are counted from the settings measured, and a last line counts the
 refused ones. A model that fails closed is a result, as a refused window is to ``bench coherence``;
 a run whose process dies (the kernel's OOM killer sends SIGKILL) is not: its row says so too, and
-once the tables are printed and the JSON written the command exits 1, as ``bench rho`` does.
+once the tables are printed and the JSON written the command exits 1, as ``bench rho`` does. A
+run that raises an error not setveil's own ends the grid as a crash
+(:class:`~setveil.core.bench.RunCrashed`, exit 1).
 """
 
 from __future__ import annotations
@@ -144,9 +146,12 @@ def _mib(value: float | None) -> str:
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
     model, policy = configured.model, configured.policy
     # first, as bench run does, so that the fork does not inherit the heap the timed runs leave
-    memory = in_child(_memory_run, model, policy, window, seed)
-    if "refused" in memory:
-        return _refused(memory["refused"])
+    try:
+        memory = in_child(_memory_run, model, policy, window, seed)
+    except (Infeasible, MiningTooLarge) as exc:
+        # a setting that fails closed (k above the data, AA past its budget) tells nothing of the
+        # other settings (review: it stopped the grid, the rows after it never run, no JSON written)
+        return _refused(str(exc))
     walls, cpus = [], []
     for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()
@@ -169,14 +174,8 @@ def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
 
 
 def _memory_run(model, policy, window, seed: int) -> dict[str, Any]:
-    """The run :func:`in_child` measures, a timed run's; a setting that fails closed (k above the
-    data, AA past its budget) gives its reason, which tells nothing of the other settings (review:
-    it stopped the grid, the rows after it never run and no JSON written). in_child passes an
-    error on by its message alone, so the reason is told here from other errors."""
-    try:
-        model.anonymize(window, policy, window_rng(seed, 0))
-    except (Infeasible, MiningTooLarge) as exc:
-        return {"refused": str(exc)}
+    """The run :func:`in_child` measures, a timed run's."""
+    model.anonymize(window, policy, window_rng(seed, 0))
     return {}
 
 

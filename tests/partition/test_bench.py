@@ -207,3 +207,31 @@ def test_a_setting_whose_run_dies_is_a_refused_row_and_the_grid_goes_on_to_exit_
     assert all(r["verified"] for r in rows if "refused" not in r)
     assert f"| small | kanonymity | 3 |  | 2 | 0 | 1 |{'  |' * 7} refused: {reason} |" in result.output
     assert "- settings refused (their rows say why): 1 of 6" in result.output
+
+
+@pytest.mark.parametrize("raised, code", [("refuses", 0), ("crashes", 1)])
+def test_a_setting_the_model_refuses_is_a_row_and_one_it_crashes_on_ends_the_grid_named_as_a_crash(
+        data, tmp_path, monkeypatch, raised, code):
+    # review: the forked run passed its error on by its message alone, so a refusal had to be
+    # caught inside the run, and a crash read as any of setveil's errors: 'ValueError in a benchmark run'
+    from setveil.core.errors import Infeasible
+    from setveil.plugins.partition.models import KAnonymity
+
+    anonymize = KAnonymity.anonymize
+
+    def fails_at_3(self, window, policy, rng):
+        if self.params["k"] == 3:
+            raise Infeasible("no release at k=3") if raised == "refuses" else ValueError("secret label 7")
+        return anonymize(self, window, policy, rng)
+
+    monkeypatch.setattr(KAnonymity, "anonymize", fails_at_3)
+    result = run("bench", "partition", data, "-k", "2,3", "--fanout", "2", "-m", "2", "--models", "partition")
+    assert result.exit_code == code
+    assert "| small | kanonymity | 2 |" in result.output and "secret" not in result.output
+    if raised == "refuses":
+        assert "| refused: no release at k=3 |" in result.output
+        assert "- settings refused (their rows say why): 1 of 2" in result.output
+    else:
+        assert "refused" not in result.output
+        assert result.output.endswith("setveil: error: the run crashed: it raised ValueError, an error setveil does "
+                                      "not raise on purpose (its message is left out, as it may quote the data)\n")

@@ -1,0 +1,48 @@
+"""What a benchmark's forked run (setveil.core.bench.in_child) raises in the benchmark's process
+when the run raises: setveil's own error as it was raised, its class kept, so that a benchmark
+tells a model's refusal from a run that crashed; any other error as a crash named by its class."""
+
+import pytest
+
+from setveil.core.bench import RunCrashed, RunDied, in_child
+from setveil.core.errors import Infeasible, ParameterError, SetveilError, WindowRejected
+from setveil.core.mining import MiningTooLarge
+
+
+def _raises(error: BaseException):
+    def run():
+        raise error
+
+    return run
+
+
+@pytest.mark.parametrize("error", [Infeasible("fewer than k=10 transactions"), MiningTooLarge(2e8, 10**6, 3),
+                                   ParameterError("k", "too large")])
+def test_setveils_own_error_reaches_the_benchmark_with_its_class_attributes_and_exit_status(error):
+    # review: every error came back a plain SetveilError of its message, so a benchmark could not
+    # catch a model's refusal (bench partition caught it inside the run instead)
+    with pytest.raises(type(error)) as raised:
+        in_child(_raises(error))
+    assert str(raised.value) == str(error) and raised.value.exit_code == error.exit_code
+    assert vars(raised.value) == vars(error)
+    assert not isinstance(raised.value, (RunCrashed, RunDied))
+
+
+def test_an_error_of_setveils_keeps_its_class_when_an_attribute_of_it_cannot_cross():
+    class PluginsOwn(Exception):  # a local class: pickle cannot name it
+        pass
+
+    error = WindowRejected("model error: it erred", cause=PluginsOwn("secret label HIV"))
+    with pytest.raises(WindowRejected, match="^model error: it erred$") as raised:
+        in_child(_raises(error))
+    assert raised.value.reason == "model error: it erred" and raised.value.exit_code == 1
+
+
+def test_any_other_error_is_a_crash_named_by_its_class_alone():
+    # its message may quote the data, as a traceback of plugin code would
+    with pytest.raises(RunCrashed) as raised:
+        in_child(_raises(ValueError("secret label HIV")))
+    crash = raised.value
+    assert isinstance(crash, SetveilError) and crash.exit_code == 1 and crash.kind == "ValueError"
+    assert "ValueError" in str(crash) and "HIV" not in str(crash)
+    assert not isinstance(crash, (Infeasible, RunDied))
