@@ -83,8 +83,8 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                 for model, m in settings:
                     configured = registry.configure(model, None, _params(k, m), context)
                     if not rows:  # after the first dataset is read, so that its errors come alone
-                        click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu s | verify s | peak MiB "
-                                   "| run MiB | tree MiB | NCP % | verified |")
+                        click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu_seconds | verify_seconds "
+                                   "| peak_mib | run_mib | tree_mib | ncp_% | verified |")
                         click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
                     setting = f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} |"
                     try:

@@ -88,7 +88,7 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
 
 #: what a run measures (:func:`_anonymize`, then :func:`~setveil.core.bench.in_child`), and what
 #: comparing its rules adds: null in the row of a run whose process died
-MEASURED = ("seconds", "fastest", "verify_s", "verified", "parts", "passes", "info_loss_%", "sensitive_deleted_%",
+MEASURED = ("seconds", "fastest", "verify_seconds", "verified", "parts", "passes", "info_loss_%", "sensitive_deleted_%",
             "sym_kl", "peak_mib", "run_mib", "tree_mib")
 RULES_MEASURED = ("rules_original", "rules_release", "rules_common", "rules_lost", "rules_spurious", "rules_jaccard")
 
@@ -105,7 +105,8 @@ def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs:
     assert data.context.schema is not None  # _load gives every dataset its sensitive items
     return {
         "release": release.window.indices, "release_indptr": release.window.indptr,
-        "seconds": statistics.median(seconds), "fastest": min(seconds), "verify_s": time.perf_counter() - started,
+        "seconds": statistics.median(seconds), "fastest": min(seconds),
+        "verify_seconds": time.perf_counter() - started,
         "verified": not problems, "parts": release.stats["parts"], "passes": release.stats["passes"],
         "info_loss_%": 100 * suppressed_share(data.window, release.window),
         "sensitive_deleted_%": 100 * sensitive_loss(data.window, release.window, data.context.schema.private),
@@ -176,8 +177,8 @@ class Bench:
                 if rules:
                     self.compare(item, float(rho), measured)
                 rows += [row for row, _ in measured]
-        columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_s", "verified", "parts", "passes", "run_mib",
-                   "info_loss_%", "sensitive_deleted_%", "sym_kl"]
+        columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_seconds", "verified", "parts", "passes",
+                   "run_mib", "info_loss_%", "sensitive_deleted_%", "sym_kl"]
         if rules:
             columns += ["rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"]
         self.record(name, rows, columns)

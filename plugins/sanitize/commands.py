@@ -211,7 +211,9 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
                f"{mining_seconds:.2f} s; deterministic, 1 run per setting")
     click.echo(f"# {started_on}")
     figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
-    header = ["policy", "psi", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%", "removed", "violations"]
+    # each column headed by the --json key it shows, a share in percent with _% (bench rho's info_loss_%)
+    percents = [f"{key}_%" for key in figures]
+    header = ["policy", "psi", "restrictive", *percents, "removed_items", "violations"]
     measured = [row for row in rows if "refused" not in row]
     refused = [row for row in rows if "refused" in row]
     groups: dict[tuple[str, float], list[dict]] = {}
@@ -234,7 +236,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     if seeds > 1 and patterns_path is None:
         click.echo("## psi = 0 by pattern set")
         zero = [row for row in measured if row["psi"] == 0.0]
-        print_markdown(["seed", "policy", "restrictive", "HF%", "MC%", "AP%", "dissim%", "size_loss%"],
+        print_markdown(["seed", "policy", "restrictive", *percents],
                      [[str(r["seed"]), r["policy"], str(r["restrictive"])]
                       + [_cell("{:.2f}", None if r[key] is None else 100 * r[key]) for key in figures] for r in zero])
     if json_out is not None:
@@ -284,7 +286,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {runs} run(s); memory of one more run, forked: its peak resident memory "
-               "(peak_MiB), what it added (run_MiB), its processes' together (tree_MiB, sampled)")
+               "(peak_mib), what it added (run_mib), its processes' together (tree_mib, sampled)")
     click.echo(f"# {machine()}")
     rows: list[dict] = []
     refused = died = made = 0
@@ -317,16 +319,15 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
                         died += 1
                         rows.append({**setting, **dict.fromkeys(SPEED_MEASURED), "policy": policy,
                                      "refused": str(exc)})
-    columns = [("dataset", "dataset", "{}"), ("transactions", "transactions", "{}"), ("patterns", "patterns", "{}"),
-               ("policy", "policy", "{}"), ("index_s", "index_seconds", "{:.3f}"),
-               ("sanitize_s", "sanitize_seconds", "{:.3f}"), ("total_s", "total_seconds", "{:.3f}"),
-               ("verify_s", "verify_seconds", "{:.3f}"), ("peak_MiB", "peak_mib", "{:.1f}"),
-               ("run_MiB", "run_mib", "{:.1f}"), ("tree_MiB", "tree_mib", "{:.1f}"),
-               ("sensitive", "sensitive_transactions", "{}"), ("sanitizations", "sanitizations", "{}"),
-               ("removed", "removed_items", "{}"), ("violations", "violations", "{}")]
+    # each column headed by the --json key that holds it, as bench run's and bench rho's are
+    columns = [("dataset", "{}"), ("transactions", "{}"), ("patterns", "{}"), ("policy", "{}"),
+               ("index_seconds", "{:.3f}"), ("sanitize_seconds", "{:.3f}"), ("total_seconds", "{:.3f}"),
+               ("verify_seconds", "{:.3f}"), ("peak_mib", "{:.1f}"), ("run_mib", "{:.1f}"), ("tree_mib", "{:.1f}"),
+               ("sensitive_transactions", "{}"), ("sanitizations", "{}"), ("removed_items", "{}"),
+               ("violations", "{}")]
     if refused or died:
-        columns.append(("refused", "refused", "{}"))
-    print_markdown([c[0] for c in columns], [[_cell(f, row.get(key, "")) for _, key, f in columns] for row in rows])
+        columns.append(("refused", "{}"))
+    print_markdown([key for key, _ in columns], [[_cell(f, row.get(key, "")) for key, f in columns] for row in rows])
     reads = sorted({(row["dataset"], row["read_seconds"]) for row in rows})
     peaks = [row["max_rss_mib"] for row in rows if "refused" not in row]
     click.echo("# read seconds: " + ", ".join(f"{name} {seconds:.2f}" for name, seconds in reads)

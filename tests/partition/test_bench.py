@@ -174,7 +174,7 @@ def test_a_settings_memory_is_the_resident_memory_of_a_forked_run_as_bench_run_g
     assert partition["run_mib"] >= MAPPED_MIB and aa["run_mib"] < MAPPED_MIB
     for row in (partition, aa):
         check_forked_memory(row)
-    assert "| peak MiB | run MiB | tree MiB |" in result.output
+    assert "| peak_mib | run_mib | tree_mib |" in result.output
 
 
 def test_a_setting_whose_run_dies_is_a_refused_row_and_the_grid_goes_on_to_exit_1(data, tmp_path, monkeypatch):

@@ -503,7 +503,7 @@ def test_bench_speed_gives_the_resident_memory_of_a_forked_run_as_bench_run_does
     (row,) = json.loads(rows.read_text())
     assert row["run_mib"] >= MAPPED_MIB
     check_forked_memory(row)
-    assert "| peak_MiB | run_MiB | tree_MiB |" in result.output
+    assert "| peak_mib | run_mib | tree_mib |" in result.output
 
 
 def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, database, tmp_path, monkeypatch):

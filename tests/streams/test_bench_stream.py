@@ -77,6 +77,27 @@ def test_the_docs_name_every_field_of_a_json_row_and_no_other():
     assert row["rate"] == 800 / 1.5 and row["tail"] == 100
 
 
+def test_the_tables_columns_are_headed_by_the_json_fields_they_show(tmp_path):
+    # review: 'tx/s', 'p50 ms', 'info loss', 'peak MiB' and 'worker CPU s', where every other
+    # benchmark heads a column with its --json key (the latencies shown in ms: the field and _ms)
+    class Headed(Exception):
+        pass
+
+    lines = []
+
+    def echo(line: str) -> None:
+        lines.append(line)
+        if len(lines) == 2:  # the header, echoed before any worker starts
+            raise Headed
+
+    with pytest.raises(Headed):
+        run_bench(SimpleNamespace(kind="external"), _config(tmp_path, [10]), echo)
+    fields = set(Run(1000, 1, 1, 900, 1.5, 800, 0.01, 0.02, 0.18, 1, 120.0, 1.2).json_row())
+    header = lines[1].split()
+    assert [cell for cell in header if cell not in fields and cell.removesuffix("_ms") not in fields] == []
+    assert {"latency_p50_ms", "information_loss", "peak_rss_mib", "cpu_seconds"} <= set(header)
+
+
 def test_a_window_below_the_models_smallest_is_refused_before_any_broker(tmp_path):
     # Regression: --window 3 with k=5 started a broker and workers that refused it at start-up.
     # named as its repeats are ("window"), as every list option of the bench commands names itself
