@@ -319,8 +319,16 @@ def _percentile(values: list[float], q: float) -> float | None:
     return float(np.percentile(values, q)) if values else None
 
 
+#: what every benchmark's table prints for a figure a row does not have, null or absent in its
+#: --json: not measured (a refused or died run's, tree_mib without smaps_rollup), not defined (the
+#: latency of no window released) or not applicable (m for Partition, which AA alone takes)
+NOT_APPLICABLE = "n/a"
+#: columns of words, not figures: blank in a row that has none to say (a run measured, not refused)
+WORDS = frozenset({"refused"})
+
+
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    print_markdown(columns, [[_cell(row.get(c)) for c in columns] for row in rows])
+    print_markdown(columns, [[_cell(row.get(c, "" if c in WORDS else None)) for c in columns] for row in rows])
 
 
 def print_markdown(header: list[str], cells: list[list[str]]) -> None:
@@ -334,7 +342,7 @@ def print_markdown(header: list[str], cells: list[list[str]]) -> None:
 
 def _cell(value) -> str:
     if value is None:
-        return ""
+        return NOT_APPLICABLE
     if isinstance(value, float):
         # .4g writes 10,000 and more with an exponent; from 1,000 on it gives whole numbers anyway
         return f"{value:.4g}" if abs(value) < 1e3 else f"{value:.0f}"
@@ -358,7 +366,7 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     and what worker processes hold, which Python's tracemalloc would miss. tree_mib is the memory
     of that process and its workers together, each page counted once (their proportional set
     sizes, Linux), at its largest in samples at least 50 ms apart (a peak between two may be
-    missed); blank where Linux's smaps_rollup is missing or may not be read.
+    missed); n/a where Linux's smaps_rollup is missing or may not be read.
     """
     configured = configure(model, policy, params, sensitive, public, hierarchy, fanout)
     check_bench_files(json_path, read_paths(configured, input_path, sensitive, public, hierarchy))

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from setveil.core.bench import NOT_APPLICABLE
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
@@ -298,7 +299,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
                 for run in range(1, config.runs + 1):
                     result = measure(broker, config, window, workers, run, directory, items)
                     runs.append(result)
-                    rate = "-" if result.rate is None else f"{result.rate:,.0f}"
+                    rate = _shown(result.rate, ",.0f")
                     p50, p99 = (_shown(result.latency_p50, ".0f", 1000), _shown(result.latency_p99, ".0f", 1000))
                     echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
                          f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {p50:>14} {p99:>14} "
@@ -308,4 +309,4 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
 
 
 def _shown(value: float | None, spec: str, scale: float = 1.0) -> str:
-    return "-" if value is None else format(value * scale, spec)
+    return NOT_APPLICABLE if value is None else format(value * scale, spec)

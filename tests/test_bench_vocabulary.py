@@ -97,3 +97,58 @@ def test_bench_rho(tmp_path):
     assert shown_as_keys(header, set(row)) == []
     assert "verify_seconds" in header and "verify_s" not in row and row["verify_seconds"] >= 0
     assert SHARED <= set(row)
+
+
+def rows_of(output: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table in ``output``, by header."""
+    lines = [line for line in output.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (cell.strip() for cell in line.strip("|").split("|")))) for line in lines[2:]]
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.dat"
+    path.write_text("1 2\n2 3\n1 3\n3 4\n")
+    return path
+
+
+def test_a_figure_a_row_lacks_reads_n_a_in_bench_partition(tiny):
+    # review: blank in bench partition, 'n/a' in bench sanitize, '-' in bench stream; here the
+    # refused setting's figures (k above the 4 transactions) and m, which Partition does not take
+    output = run("bench", "partition", tiny, "-k", "2,10", "--fanout", "2", "-m", "2")
+    partition, aa, refused, refused_aa = rows_of(output)
+    assert partition["m"] == refused["m"] == "n/a" and aa["m"] == "2"
+    measured = ["seconds", "cpu_seconds", "verify_seconds", "peak_mib", "run_mib", "tree_mib", "ncp_%"]
+    assert [refused_aa[key] for key in measured] == ["n/a"] * 7 and refused_aa["verified"].startswith("refused: ")
+    assert all(partition[key] not in ("", "n/a") for key in measured)
+
+
+def test_a_figure_a_row_lacks_reads_n_a_in_bench_windows(tiny):
+    # k above the window's 4 transactions: every window rejected, so no latency nor loss
+    output = run("bench", "windows", tiny, "-m", "kanonymity", "-P", "k=10", "--fanout", "2", "--sizes", "10")
+    (row,) = rows_of(output)
+    assert row["rejected"] == "1" and row["rejected_p50_latency_s"] != "n/a"
+    assert row["p50_latency_s"] == row["p99_latency_s"] == row["info_loss"] == "n/a"
+
+
+def test_a_figure_a_row_lacks_reads_n_a_in_bench_coherence_and_a_reason_none_blank(tmp_path, monkeypatch):
+    # RmAll searches no moles; a policy whose search the budget refuses has no distortion
+    from setveil.plugins.coherence import moles
+
+    monkeypatch.setattr(moles, "CANDIDATE_BUDGET", 0)
+    data = tmp_path / "d.dat"
+    data.write_text("a b c s\na b c\na b s\na c\nb c s\na b c\n" * 5)
+    output = run("bench", "coherence", data, "--public-share", "1", "--h", "1", "--k", "2", "--p", "3", "--seeds", "1",
+                 "--policies", "mm-il")
+    rows = {row["approach"]: row for row in rows_of(output)}
+    assert rows["mm-il"]["distortion"] == rows["mm-il"]["minimal_moles"] == "n/a"
+    assert rows["mm-il"]["refused"].startswith("model error: mining at a support of 2")
+    assert rows["rmall"]["find_moles_seconds"] == rows["rmall"]["minimal_moles"] == "n/a"
+    assert rows["rmall"]["distortion"] != "n/a" and rows["rmall"]["refused"] == ""
+
+
+def test_bench_streams_figure_a_run_lacks_reads_n_a():
+    from setveil.streams.bench import _shown
+
+    assert _shown(None, ".0f", 1000) == "n/a" and _shown(0.0123, ".0f", 1000) == "12"

@@ -28,7 +28,7 @@ from typing import Any
 
 import click
 
-from setveil.core.bench import RunDied, in_child
+from setveil.core.bench import NOT_APPLICABLE, RunDied, in_child
 from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import window_rng
 from setveil.core.errors import Infeasible, InputError, SetveilError
@@ -86,7 +86,8 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                         click.echo("| dataset | model | k | m | f | seed | runs | seconds | cpu_seconds | verify_seconds "
                                    "| peak_mib | run_mib | tree_mib | ncp_% | verified |")
                         click.echo("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
-                    setting = f"| {name} | {model} | {k} | {'' if m is None else m} | {fanout} | {seed} | {runs} |"
+                    setting = (f"| {name} | {model} | {k} | {NOT_APPLICABLE if m is None else m} | {fanout} | {seed} "
+                               f"| {runs} |")
                     try:
                         row = _measure(configured, window, runs, seed)
                     except RunDied as exc:
@@ -94,7 +95,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                         died += 1
                         row = _refused(str(exc))
                     if "refused" in row:
-                        click.echo(f"{setting}{'  |' * 7} refused: {row['refused']} |")
+                        click.echo(f"{setting}{f' {NOT_APPLICABLE} |' * 7} refused: {row['refused']} |")
                     else:
                         click.echo(
                             f"{setting} {row['seconds']:.3f} | {row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | "
@@ -139,8 +140,8 @@ def _refused(reason: str) -> dict[str, Any]:
 
 
 def _mib(value: float | None) -> str:
-    """A memory cell; blank where it was not measured (tree_mib without Linux's smaps_rollup)."""
-    return "" if value is None else f"{value:.1f}"
+    """A memory cell; n/a where it was not measured (tree_mib without Linux's smaps_rollup)."""
+    return NOT_APPLICABLE if value is None else f"{value:.1f}"
 
 
 def _measure(configured, window, runs: int, seed: int) -> dict[str, Any]:
@@ -200,7 +201,7 @@ def _averages(rows: list[dict[str, Any]], ms: list[int]) -> list[str]:
                 ncp = statistics.mean(100 * r["ncp"] for r in runs)
                 cells.append(f"{ncp:.2f} / {statistics.mean(r['cpu_seconds'] for r in runs):.2f}")
             else:
-                cells.append("")
+                cells.append(NOT_APPLICABLE)
         lines.append(f"| {dataset} | {k} | " + " | ".join(cells) + " |")
     return lines
 

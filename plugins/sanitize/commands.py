@@ -13,7 +13,7 @@ import click
 from click.core import ParameterSource
 import numpy as np
 
-from setveil.core.bench import RunDied, machine, print_markdown
+from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
@@ -391,6 +391,6 @@ def bench_quest(output, **options):
 
 
 def _cell(fmt: str, value) -> str:
-    return "n/a" if value is None else fmt.format(value)
+    return NOT_APPLICABLE if value is None else fmt.format(value)
 
 

@@ -118,7 +118,7 @@ def test_the_printed_summary_keeps_its_columns_when_the_first_approach_has_no_ru
     _, table = bench_tables(tmp_path, monkeypatch, refuse=True)
     assert table[0] == ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s",
                         "minimal_moles", "all_verified"]
-    assert table[2] == ["mm-il", "0", "", "", "", "", "", ""]
+    assert table[2] == ["mm-il", "0", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"]
     assert table[-1][:4] == ["rmall", "1", "1", "0"]
 
 

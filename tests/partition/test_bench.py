@@ -131,8 +131,10 @@ def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_
     # a refused row holds every field a measured one does (MEASURED kept in step with _measure)
     assert all(set(r) == set(rows[0]) | {"refused"} for r in refused)
     table = [line for line in result.output.splitlines() if line.startswith("| tiny |")]
-    assert table[2].startswith("| tiny | kanonymity | 10 |  | 2 | 0 | 1 |") and table[2].endswith(f"| refused: {reason} |")
-    assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 |  |  |  |  |  |  |  | refused: ")
+    assert table[2].startswith("| tiny | kanonymity | 10 | n/a | 2 | 0 | 1 |")
+    assert table[2].endswith(f"| refused: {reason} |")
+    assert table[3].startswith("| tiny | km-anonymity | 10 | 2 | 2 | 0 | 1 | n/a | n/a | n/a | n/a | n/a | n/a | n/a "
+                               "| refused: ")
     assert table[5].startswith("| tiny | km-anonymity | 3 | 2 |") and table[5].endswith("| yes |")
     # the shape is counted from the settings measured, and says how many were refused
     assert "- Partition faster than AA: " in result.output and " of 2 settings" in result.output
@@ -205,7 +207,7 @@ def test_a_setting_whose_run_dies_is_a_refused_row_and_the_grid_goes_on_to_exit_
     assert set(died) == set(rows[0]) | {"refused"} and died["verified"] is False
     assert all(died[key] is None for key in ("seconds", "peak_mib", "run_mib", "tree_mib", "ncp", "stats"))
     assert all(r["verified"] for r in rows if "refused" not in r)
-    assert f"| small | kanonymity | 3 |  | 2 | 0 | 1 |{'  |' * 7} refused: {reason} |" in result.output
+    assert f"| small | kanonymity | 3 | n/a | 2 | 0 | 1 |{' n/a |' * 7} refused: {reason} |" in result.output
     assert "- settings refused (their rows say why): 1 of 6" in result.output
 
 
