@@ -9,7 +9,10 @@ nodes are their generalizations. It comes from
   the node that is nobody's child is the root. Cycles (at the line that closes one), a node with
   two parents, several roots, labels longer than an item's (1,024 characters) and malformed
   lines are :class:`~setveil.core.errors.InputError`
-  naming the file and line, and other lines by number: never a label;
+  naming the file and line, and other lines by number: never a label. The file is read over
+  whole arrays: its lines split at once (line by line where a label is quoted), its edges
+  checked and its nodes put in preorder by pointer jumping; only a file at fault is walked
+  line by line and edge by edge, to name the first line at fault;
 - :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
   sorted item labels: consecutive runs of f nodes get a parent, level after level, until one
   node is left. "Sorted" is :func:`label_order`: labels that are decimal integers first, in
@@ -29,6 +32,8 @@ import copy
 import os
 from collections.abc import Iterable, Sequence
 from functools import cached_property
+from itertools import compress, count, repeat
+from operator import methodcaller
 
 import numpy as np
 import numpy.typing as npt
@@ -62,7 +67,7 @@ class Hierarchy:
         self.labels = list(labels)
         self.source = source
         self.lines = {} if lines is None else lines
-        self.index = {label: node for node, label in enumerate(self.labels)}
+        self.index = dict(zip(self.labels, range(len(self.labels))))
         self.parent = np.asarray(parent, dtype=np.int32)
         n = len(self.labels)
         degree = np.bincount(self.parent[1:], minlength=n) if n > 1 else np.zeros(n, np.int64)
@@ -95,67 +100,42 @@ class Hierarchy:
     @classmethod
     def read(cls, path: str | os.PathLike) -> Hierarchy:
         """Parse a ``child,parent`` file; errors name the file and line."""
-        edges = []
-        for number, line in enumerate(read_utf8(path).split("\n"), start=1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            try:
-                fields = split_fields(stripped)
-            except LabelSyntaxError as exc:
-                raise InputError(path, str(exc), number) from None
-            if len(fields) != 2 or not fields[0] or not fields[1]:
-                raise InputError(path, "expected one edge 'child,parent'", number)
-            for position, label in enumerate(fields, start=1):
-                # a node generalizes items into a release, which no reader would take back with a
-                # label longer than an item's (QA: verify refused such a release of anonymize)
-                if len(label) > MAX_LABEL_LENGTH:
-                    raise InputError(path, f"field {position} is longer than {MAX_LABEL_LENGTH} characters", number)
-            edges.append((fields[0], fields[1], number))
-        return cls.from_edges(edges, os.fspath(path))
+        return cls._from_columns(*_file_edges(path), os.fspath(path))
 
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[str, str, int]], source: str | None = None) -> Hierarchy:
         """Build from ``(child, parent, line)`` edges; siblings keep the order they are listed in.
         An error names the line at fault and other lines by number, never a label (a hierarchy
         of diagnoses is data too)."""
-        parent_of: dict[str, tuple[str, int]] = {}
-        children: dict[str, list[str]] = {}
-        first_line: dict[str, int] = {}
-        trees: dict[str, str] = {}
-        for child, parent, line in edges:
-            if child == parent:
-                raise InputError(source, "the child is its own parent (a cycle)", line)
-            if child in parent_of:
-                other, other_line = parent_of[child]
-                if other == parent:
-                    raise InputError(source, f"the edge is repeated (first on line {other_line})", line)
-                raise InputError(source, f"the child has two parents: another one on line {other_line}", line)
-            # Every node has at most one parent, so the edges so far form a forest in which the
-            # child, parentless until now, is the root of its tree: the edge closes a cycle exactly
-            # when the parent is in that tree, and this is the line to blame.
-            top, above = _tree_of(trees, child), _tree_of(trees, parent)
-            if top == above:
-                raise InputError(source, "the edge closes a cycle: the parent is below the child", line)
-            trees[top] = above
-            parent_of[child] = (parent, line)
-            children.setdefault(parent, []).append(child)
-            first_line.setdefault(parent, line)
-        if not parent_of:
+        return cls._from_columns(*_columns(edges), source)
+
+    @classmethod
+    def _from_columns(cls, children: list[str], parents: list[str], lines: list[int], source: str | None) -> Hierarchy:
+        """:meth:`from_edges` over its edges' columns. The edges are checked, and their nodes put in
+        preorder, over whole arrays; where an edge is at fault, the walk over them in order
+        (:func:`_edge_error`) names the first, as reading line after line would have stopped there."""
+        if not children:
             raise InputError(source, "no edges: a hierarchy needs at least one 'child,parent' line")
-        # a forest without cycles has one root per tree: one root reaches every node
-        roots = sorted((node for node in children if node not in parent_of), key=first_line.__getitem__)
+        # node i is the child of edge i, and the roots, the parents that are nobody's child, follow
+        edges = len(children)
+        node = dict(zip(children, range(edges)))
+        if len(node) < edges:
+            raise _edge_error(children, parents, lines, source)
+        parent = np.fromiter(map(node.get, parents, repeat(-1)), dtype=np.int64, count=edges)
+        outside = parent < 0
+        roots = dict(zip(dict.fromkeys(compress(parents, outside)), count(edges)))
+        parent[outside] = np.fromiter(map(roots.__getitem__, compress(parents, outside)), dtype=np.int64,
+                                      count=int(outside.sum()))
+        up = np.concatenate([parent, np.full(len(roots), -1, dtype=np.int64)])
+        if (parent == np.arange(edges)).any() or _cyclic(up):
+            raise _edge_error(children, parents, lines, source)
         if len(roots) > 1:
-            raise InputError(
-                source,
-                f"{len(roots)} roots: the parent on line {first_line[roots[0]]} and the one on this line have no "
-                "parent; a hierarchy has one root",
-                first_line[roots[1]],
-            )
-        labels, parents = _preorder(roots[0], children)
-        lines = {child: line for child, (_, line) in parent_of.items()}
-        lines[roots[0]] = first_line[roots[0]]
-        return cls(labels, np.array(parents, dtype=np.int32), source, lines)
+            raise _roots_error(parent, lines, source)
+        order, parents_in_preorder = _preorder(up, parent)
+        labels = np.array(children + list(roots), dtype=object)[order].tolist()
+        line_of = dict(zip(children, lines))
+        line_of[labels[0]] = lines[int(np.argmax(outside))]
+        return cls(labels, parents_in_preorder, source, line_of)
 
     @classmethod
     def balanced(cls, labels: Iterable[str], fanout: int, source: str | os.PathLike | None = None) -> Hierarchy:
@@ -348,23 +328,154 @@ class Hierarchy:
         return f"Hierarchy({len(self)} nodes, {self.n_leaves} leaves, height {self.height})"
 
 
+def _file_edges(path: str | os.PathLike) -> tuple[list[str], list[str], list[int]]:
+    """The children, parents and line numbers of the edges of the hierarchy file ``path``: split
+    over all its lines at once where it can be (:func:`_bare_edges`), else line by line."""
+    text = read_utf8(path)
+    return _bare_edges(text) or _columns(_edges_of_lines(path, text))
+
+
+def _columns(edges: Iterable[tuple[str, str, int]]) -> tuple[list[str], list[str], list[int]]:
+    """The children, parents and lines of ``(child, parent, line)`` edges."""
+    children, parents, lines = tuple(map(list, zip(*edges))) or ([], [], [])
+    return children, parents, lines
+
+
+def _bare_edges(text: str) -> tuple[list[str], list[str], list[int]] | None:
+    """The children, parents and line numbers of the edges of a hierarchy file's ``text``, split
+    over all its lines at once; None when a label is quoted or a line is at fault, which
+    :func:`_edges_of_lines` reads or names line by line."""
+    if '"' in text:
+        return None
+    stripped = list(map(str.strip, text.split("\n")))
+    kept = np.fromiter(map(bool, stripped), dtype=bool, count=len(stripped))
+    if "#" in text:
+        kept &= ~np.fromiter(map(methodcaller("startswith", "#"), stripped), dtype=bool, count=len(stripped))
+    lines = list(compress(stripped, kept))
+    if (np.fromiter(map(methodcaller("count", ","), lines), dtype=np.int64, count=len(lines)) != 1).any():
+        return None
+    fields = list(map(str.strip, ",".join(lines).split(","))) if lines else []
+    if "" in fields or max(map(len, fields), default=0) > MAX_LABEL_LENGTH:
+        return None
+    return fields[0::2], fields[1::2], (np.flatnonzero(kept) + 1).tolist()
+
+
+def _edges_of_lines(path: str | os.PathLike, text: str) -> list[tuple[str, str, int]]:
+    """The ``(child, parent, line)`` edges of a hierarchy file's ``text``, read line by line;
+    :class:`InputError` names the first line at fault."""
+    edges = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            fields = split_fields(stripped)
+        except LabelSyntaxError as exc:
+            raise InputError(path, str(exc), number) from None
+        if len(fields) != 2 or not fields[0] or not fields[1]:
+            raise InputError(path, "expected one edge 'child,parent'", number)
+        for position, label in enumerate(fields, start=1):
+            # a node generalizes items into a release, which no reader would take back with a
+            # label longer than an item's (QA: verify refused such a release of anonymize)
+            if len(label) > MAX_LABEL_LENGTH:
+                raise InputError(path, f"field {position} is longer than {MAX_LABEL_LENGTH} characters", number)
+        edges.append((fields[0], fields[1], number))
+    return edges
+
+
+def _cyclic(up: np.ndarray) -> bool:
+    """Whether following ``up`` (each node's parent, -1 at a root) from some node never reaches a
+    root, by pointer jumping: every path from a node to its root is halved a pass, so one longer
+    than the nodes, a cycle, is left after as many passes as the count of nodes has bits."""
+    jump = np.where(up < 0, np.arange(len(up)), up)
+    for _ in range(len(up).bit_length()):
+        further = jump[jump]
+        if (further == jump).all():
+            break
+        jump = further
+    return bool((up[jump] >= 0).any())
+
+
+def _edge_error(children: list[str], parents: list[str], lines: list[int], source: str | None) -> InputError:
+    """The error of the first edge at fault, taking the edges in order: a node that is its own
+    parent, a child given a parent again, or an edge that closes a cycle."""
+    parent_of: dict[str, tuple[str, int]] = {}
+    trees: dict[str, str] = {}
+    for child, parent, line in zip(children, parents, lines):
+        if child == parent:
+            return InputError(source, "the child is its own parent (a cycle)", line)
+        if child in parent_of:
+            other, other_line = parent_of[child]
+            if other == parent:
+                return InputError(source, f"the edge is repeated (first on line {other_line})", line)
+            return InputError(source, f"the child has two parents: another one on line {other_line}", line)
+        # Every node has at most one parent, so the edges so far form a forest in which the
+        # child, parentless until now, is the root of its tree: the edge closes a cycle exactly
+        # when the parent is in that tree, and this is the line to blame.
+        top, above = _tree_of(trees, child), _tree_of(trees, parent)
+        if top == above:
+            return InputError(source, "the edge closes a cycle: the parent is below the child", line)
+        trees[top] = above
+        parent_of[child] = (parent, line)
+    raise AssertionError("no edge at fault")
+
+
+def _roots_error(parent: np.ndarray, lines: list[int], source: str | None) -> InputError:
+    """The error of several roots, the nodes ``len(parent)`` on (``parent`` holds each edge's),
+    naming the first two by the line of their first edge, in the order of those lines."""
+    edges = len(parent)
+    first = np.full(int(parent.max()) + 1, edges, dtype=np.int64)
+    np.minimum.at(first, parent, np.arange(edges))
+    first = first[edges:]
+    ranked = first[np.lexsort((first, np.asarray(lines)[first]))]
+    return InputError(
+        source,
+        f"{len(first)} roots: the parent on line {lines[ranked[0]]} and the one on this line have no parent; "
+        "a hierarchy has one root",
+        lines[ranked[1]],
+    )
+
+
+def _preorder(up: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes of the tree ``up`` (each node's parent, -1 at the one root) in preorder, and each
+    one's parent as a preorder position; a node's children in the order of their edges
+    (``parent``, edge i's child being node i). Each node is linked to the next in preorder, its
+    first child, or else the next sibling of its nearest ancestor-or-self that has one, and the
+    list is ranked by pointer jumping: as many passes as the count of nodes has bits, however
+    deep the tree, where a walk took a Python step a node."""
+    n = len(up)
+    kids = np.argsort(parent, kind="stable")
+    grouped = parent[kids]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    first_child = np.full(n, -1, dtype=np.int64)
+    first_child[grouped[starts]] = kids[starts]
+    # node n stands for the end of the list: the next sibling of the root, and of the nodes that have none
+    next_sibling = np.full(n + 1, n, dtype=np.int64)
+    same = grouped[1:] == grouped[:-1]
+    next_sibling[kids[:-1][same]] = kids[1:][same]
+    has_next = next_sibling < n
+    has_next[n] = True
+    climb = np.where(has_next[:n], np.arange(n), np.where(up < 0, n, up))
+    climb = np.append(climb, n)
+    while not has_next[climb].all():
+        climb = np.where(has_next[climb], climb, climb[climb])
+    following = np.where(first_child >= 0, first_child, next_sibling[climb[:n]])
+    following = np.append(following, n)
+    to_end = np.ones(n + 1, dtype=np.int64)
+    to_end[n] = 0
+    for _ in range(n.bit_length()):
+        to_end += to_end[following]
+        following = following[following]
+    position = n - to_end[:n]
+    order = np.empty(n, dtype=np.int64)
+    order[position] = np.arange(n)
+    above = up[order]
+    return order, np.where(above < 0, -1, position[np.maximum(above, 0)])
+
+
 def _tree_of(trees: dict[str, str], node: str) -> str:
     """The node that stands for ``node``'s tree in ``trees`` (union-find, halving paths as it goes)."""
     while (above := trees.get(node, node)) != node:
         trees[node] = node = trees.get(above, above)
     return node
-
-
-def _preorder(root: str, children: dict[str, list[str]]) -> tuple[list[str], list[int]]:
-    """Labels in preorder and each one's parent position, without recursion."""
-    labels: list[str] = []
-    parents: list[int] = []
-    stack = [(root, -1)]
-    while stack:
-        label, parent = stack.pop()
-        position = len(labels)
-        labels.append(label)
-        parents.append(parent)
-        stack.extend((child, position) for child in reversed(children.get(label, ())))
-    return labels, parents
 

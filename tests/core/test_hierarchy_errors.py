@@ -2,8 +2,11 @@
 of diagnoses is data, so no node label may reach a message (core/hierarchy.py)."""
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from setveil.core.errors import InputError
+from setveil.core import hierarchy as hierarchy_module
 from setveil.core.hierarchy import Hierarchy
 
 from .figure1 import run
@@ -94,3 +97,94 @@ def test_lines_end_at_newline_alone(tmp_path):
     with pytest.raises(InputError) as info:
         Hierarchy.read(path)
     assert str(info.value) == f"{path}:3: expected one edge 'child,parent'"
+
+
+def _oracle(edges):
+    """The tree or the error of ``(child, parent, line)`` edges, as the reader defines them, by
+    the obvious walk: edges in order, the first at fault named (a self-loop, a second parent or
+    a repeated edge, an edge whose parent is below its child), then the roots, then every node
+    in preorder with its siblings in the order listed."""
+    parent_of, children, first_line = {}, {}, {}
+    for child, parent, line in edges:
+        if child == parent:
+            return line, "the child is its own parent (a cycle)"
+        if child in parent_of:
+            other, other_line = parent_of[child]
+            if other == parent:
+                return line, f"the edge is repeated (first on line {other_line})"
+            return line, f"the child has two parents: another one on line {other_line}"
+        above = parent
+        while above in parent_of:
+            above = parent_of[above][0]
+        if above == child:
+            return line, "the edge closes a cycle: the parent is below the child"
+        parent_of[child] = (parent, line)
+        children.setdefault(parent, []).append(child)
+        first_line.setdefault(parent, line)
+    roots = sorted((node for node in children if node not in parent_of), key=first_line.__getitem__)
+    if len(roots) > 1:
+        return first_line[roots[1]], (f"{len(roots)} roots: the parent on line {first_line[roots[0]]} and the one on "
+                                      "this line have no parent; a hierarchy has one root")
+    order = []
+
+    def visit(node):
+        order.append(node)
+        for child in children.get(node, ()):
+            visit(child)
+
+    visit(roots[0])
+    return order, [order.index(parent_of[node][0]) if node in parent_of else -1 for node in order]
+
+
+edge_lists = st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from("abcdefgh")), min_size=1, max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pairs=edge_lists)
+@example(pairs=[("a", "b"), ("b", "c"), ("d", "e"), ("e", "d"), ("f", "g")])  # a cycle apart from the trees
+@example(pairs=[("a", "b"), ("c", "d"), ("b", "a")])  # a cycle, and two roots before it closes
+@example(pairs=[("a", "b"), ("b", "c"), ("d", "c"), ("e", "a"), ("f", "d"), ("g", "b")])
+def test_any_edges_give_the_tree_or_the_first_error_the_walk_in_line_order_finds(tmp_path_factory, pairs):
+    # the reader finds them over whole arrays; this is what it must agree with, edge by edge
+    edges = [(child, parent, line) for line, (child, parent) in enumerate(pairs, start=1)]
+    expected = _oracle(edges)
+    path = tmp_path_factory.mktemp("h") / "h.csv"
+    path.write_text("".join(f"{child},{parent}\n" for child, parent, _ in edges))
+    for build in (lambda: Hierarchy.from_edges(edges, str(path)), lambda: Hierarchy.read(path)):
+        if isinstance(expected[0], int):
+            with pytest.raises(InputError) as info:
+                build()
+            assert str(info.value) == f"{path}:{expected[0]}: {expected[1]}"
+        else:
+            tree = build()
+            assert tree.labels == expected[0] and tree.parent.tolist() == expected[1]
+            assert tree.lines == {child: line for child, _, line in edges} | {expected[0][0]: min(
+                line for _, parent, line in edges if parent == expected[0][0])}
+
+
+def _outcome(build):
+    try:
+        tree = build()
+    except InputError as exc:
+        return str(exc)
+    return tree.labels, tree.parent.tolist(), tree.lines
+
+
+blanks = st.text(alphabet=" \t", max_size=2)
+edge_lines = st.builds("{}{}{},{}{}{}".format, blanks, st.sampled_from(["a", "b", "c", "d e"]), blanks, blanks,
+                       st.sampled_from(["b", "c", "R", "d e"]), blanks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(edge_lines | st.text(alphabet="abc,# \t", max_size=7), max_size=8))
+@example(lines=["a,b", "c , b", "  # note, here", "", "b,R"])
+@example(lines=["a,b", "b," + "c" * 1025])
+@example(lines=["a,b,", "c"])
+def test_a_file_split_at_once_reads_as_line_by_line(tmp_path_factory, lines):
+    # the reader splits a file without quoted labels over all its lines at once: blank lines,
+    # comments, blanks around fields and every malformed line as the per-line reading takes them
+    path = tmp_path_factory.mktemp("h") / "h.csv"
+    text = "\n".join(lines)
+    path.write_text(text)
+    by_line = _outcome(lambda: Hierarchy.from_edges(hierarchy_module._edges_of_lines(path, text), str(path)))
+    assert _outcome(lambda: Hierarchy.read(path)) == by_line
