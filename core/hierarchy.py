@@ -243,8 +243,7 @@ class Hierarchy:
 
     def nodes(self, labels: Iterable[str]) -> np.ndarray:
         """Node ids of ``labels``; -1 for a label that is not a node."""
-        get = self.index.get
-        return np.fromiter((get(label, -1) for label in labels), dtype=np.int64)
+        return np.fromiter(map(self.index.get, labels, repeat(-1)), dtype=np.int64)
 
     def is_ancestor_or_self(self, ancestor: np.ndarray, node: np.ndarray) -> np.ndarray:
         """Element by element, whether ``ancestor`` is ``node`` or above it (node ids,

@@ -275,6 +275,19 @@ def test_a_file_of_20000_edges_is_read_and_built_over_whole_arrays(tmp_path, sha
         assert h.labels[:4] == ["ALL", "g0", "0", "100"] and h.height == 2 and h.n_leaves == n - 100
 
 
+
+def test_the_nodes_of_labels_are_looked_up_without_a_python_step_a_label():
+    # each label was a step of a generator, over the data's items seven times an anonymize run
+    # (leaves, NCP, the generalization check)
+    labels, parent = chain_over(3, [str(i) for i in range(20_000)])
+    h = Hierarchy(labels, parent)
+    asked = ["19999", "n1", "missing", "0"] * 5_000
+    nodes, calls = calls_made(lambda: h.nodes(asked))
+    assert calls < 100
+    assert nodes.dtype == np.int64 and nodes[:4].tolist() == [h.index["19999"], 1, -1, 3] and len(nodes) == 20_000
+    assert h.nodes(iter(["n2", "x"])).tolist() == [2, -1]
+
+
 def _paths(h):
     """Every leaf's root-to-leaf path, by walking parents."""
     paths = {}
