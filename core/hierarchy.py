@@ -10,7 +10,7 @@ nodes are their generalizations. It comes from
   two parents, several roots, labels longer than an item's (1,024 characters) and malformed
   lines are :class:`~setveil.core.errors.InputError`
   naming the file and line, and other lines by number: never a label. The file is read over
-  whole arrays: its lines split at once (line by line where a label is quoted), its edges
+  whole arrays: its lines split at once (those with a quoted label one by one), its edges
   checked and its nodes put in preorder by pointer jumping; only a file at fault is walked
   line by line and edge by edge, to name the first line at fault;
 - :meth:`Hierarchy.balanced`: the balanced tree of fan-out f of §5.1.2, built bottom-up over the
@@ -32,7 +32,7 @@ import copy
 import os
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from itertools import compress, count, repeat
+from itertools import chain, compress, count, repeat
 from operator import methodcaller
 
 import numpy as np
@@ -329,9 +329,10 @@ class Hierarchy:
 
 def _file_edges(path: str | os.PathLike) -> tuple[list[str], list[str], list[int]]:
     """The children, parents and line numbers of the edges of the hierarchy file ``path``: split
-    over all its lines at once where it can be (:func:`_bare_edges`), else line by line."""
+    over all its lines at once (:func:`_edges_at_once`), or line by line to name the first at
+    fault."""
     text = read_utf8(path)
-    return _bare_edges(text) or _columns(_edges_of_lines(path, text))
+    return _edges_at_once(text) or _columns(_edges_of_lines(path, text))
 
 
 def _columns(edges: Iterable[tuple[str, str, int]]) -> tuple[list[str], list[str], list[int]]:
@@ -340,23 +341,40 @@ def _columns(edges: Iterable[tuple[str, str, int]]) -> tuple[list[str], list[str
     return children, parents, lines
 
 
-def _bare_edges(text: str) -> tuple[list[str], list[str], list[int]] | None:
+def _edges_at_once(text: str) -> tuple[list[str], list[str], list[int]] | None:
     """The children, parents and line numbers of the edges of a hierarchy file's ``text``, split
-    over all its lines at once; None when a label is quoted or a line is at fault, which
-    :func:`_edges_of_lines` reads or names line by line."""
-    if '"' in text:
-        return None
+    over all its lines at once, those with a quoted label one by one; None when a line is at
+    fault, which :func:`_edges_of_lines` names."""
     stripped = list(map(str.strip, text.split("\n")))
     kept = np.fromiter(map(bool, stripped), dtype=bool, count=len(stripped))
     if "#" in text:
         kept &= ~np.fromiter(map(methodcaller("startswith", "#"), stripped), dtype=bool, count=len(stripped))
     lines = list(compress(stripped, kept))
-    if (np.fromiter(map(methodcaller("count", ","), lines), dtype=np.int64, count=len(lines)) != 1).any():
+    quoted = np.zeros(len(lines), dtype=bool)
+    if '"' in text:
+        quoted = np.fromiter(map(methodcaller("__contains__", '"'), lines), dtype=bool, count=len(lines))
+    bare = list(compress(lines, ~quoted))
+    if (np.fromiter(map(methodcaller("count", ","), bare), dtype=np.int64, count=len(bare)) != 1).any():
         return None
-    fields = list(map(str.strip, ",".join(lines).split(","))) if lines else []
-    if "" in fields or max(map(len, fields), default=0) > MAX_LABEL_LENGTH:
+    fields = list(map(str.strip, ",".join(bare).split(","))) if bare else []
+    numbers = (np.flatnonzero(kept) + 1).tolist()
+    if not quoted.any():
+        return (fields[0::2], fields[1::2], numbers) if _labels_fit(fields) else None
+    try:
+        pairs = [split_fields(line) for line in compress(lines, quoted)]
+    except LabelSyntaxError:
         return None
-    return fields[0::2], fields[1::2], (np.flatnonzero(kept) + 1).tolist()
+    if set(map(len, pairs)) != {2} or not _labels_fit(fields + list(chain.from_iterable(pairs))):
+        return None
+    table = np.empty((len(lines), 2), dtype=object)
+    table[~quoted] = np.array(fields, dtype=object).reshape(-1, 2)
+    table[quoted] = pairs
+    return table[:, 0].tolist(), table[:, 1].tolist(), numbers
+
+
+def _labels_fit(labels: list[str]) -> bool:
+    """Whether none of a file's ``labels`` is empty or longer than an item's."""
+    return "" not in labels and max(map(len, labels), default=0) <= MAX_LABEL_LENGTH
 
 
 def _edges_of_lines(path: str | os.PathLike, text: str) -> list[tuple[str, str, int]]:

@@ -171,18 +171,22 @@ def _outcome(build):
 
 
 blanks = st.text(alphabet=" \t", max_size=2)
-edge_lines = st.builds("{}{}{},{}{}{}".format, blanks, st.sampled_from(["a", "b", "c", "d e"]), blanks, blanks,
-                       st.sampled_from(["b", "c", "R", "d e"]), blanks)
+edge_lines = st.builds("{}{}{},{}{}{}".format, blanks, st.sampled_from(["a", "b", "c", "d e", '"a"', '"c, d"', '"#e"']),
+                       blanks, blanks, st.sampled_from(["b", "c", "R", "d e", '"R"', '"c, d"']), blanks)
 
 
-@settings(max_examples=300, deadline=None)
-@given(lines=st.lists(edge_lines | st.text(alphabet="abc,# \t", max_size=7), max_size=8))
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(edge_lines | st.text(alphabet='abc,# \t"', max_size=7), max_size=8))
 @example(lines=["a,b", "c , b", "  # note, here", "", "b,R"])
 @example(lines=["a,b", "b," + "c" * 1025])
 @example(lines=["a,b,", "c"])
+@example(lines=['"c, d",R', "a,b", '"#e" , "c, d"', "b,R"])
+@example(lines=["a,b", '"a" x,R', "b,"])
+@example(lines=["a,b", '"' + "c" * 1025 + '",b'])
 def test_a_file_split_at_once_reads_as_line_by_line(tmp_path_factory, lines):
-    # the reader splits a file without quoted labels over all its lines at once: blank lines,
-    # comments, blanks around fields and every malformed line as the per-line reading takes them
+    # the reader splits a file over all its lines at once, those with a quoted label one by one:
+    # blank lines, comments, blanks around fields, quoted labels and every malformed line as the
+    # per-line reading takes them
     path = tmp_path_factory.mktemp("h") / "h.csv"
     text = "\n".join(lines)
     path.write_text(text)

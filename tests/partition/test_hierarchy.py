@@ -256,15 +256,18 @@ def test_a_long_chain_of_one_child_nodes_is_built_in_passes_that_go_with_the_log
 
 
 
-@pytest.mark.parametrize("shape", ["chain", "wide"])
+@pytest.mark.parametrize("shape", ["chain", "wide", "quoted"])
 def test_a_file_of_20000_edges_is_read_and_built_over_whole_arrays(tmp_path, shape):
     # each line was split, each edge checked and each node put in preorder one at a time: a file
-    # of 200,000 lines took 0.7-1.1 s, of 1,000,000 lines 4.7-8.4 s
+    # of 200,000 lines took 0.7-1.1 s, of 1,000,000 lines 4.7-8.4 s; and one quoted label had
+    # the whole file split line by line again
     n = 20_000
     if shape == "chain":
         lines = [f"n{i + 1},n{i}" for i in range(n - 2)] + [f"a,n{n - 2}", f"b,n{n - 2}"]
     else:
         lines = [f"g{i}, ALL" for i in range(100)] + [f"{i} ,g{i % 100}" for i in range(n - 100)]
+    if shape == "quoted":
+        lines[100] = '"0, quoted" ,g0'
     path = write(tmp_path, "# a comment, then a blank line\n\n" + "\n".join(lines) + "\n")
     h, calls = calls_made(lambda: Hierarchy.read(path))
     assert calls < 2_000
@@ -272,7 +275,8 @@ def test_a_file_of_20000_edges_is_read_and_built_over_whole_arrays(tmp_path, sha
     if shape == "chain":
         assert h.labels[:2] == ["n0", "n1"] and h.height == n - 1 and h.n_leaves == 2
     else:
-        assert h.labels[:4] == ["ALL", "g0", "0", "100"] and h.height == 2 and h.n_leaves == n - 100
+        first = "0, quoted" if shape == "quoted" else "0"
+        assert h.labels[:4] == ["ALL", "g0", first, "100"] and h.height == 2 and h.n_leaves == n - 100
 
 
 
