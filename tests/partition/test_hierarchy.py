@@ -255,7 +255,6 @@ def test_a_long_chain_of_one_child_nodes_is_built_in_passes_that_go_with_the_log
     assert h.end.tolist() == [n + 2] * n + [n + 1, n + 2]
 
 
-
 @pytest.mark.parametrize("shape", ["chain", "wide", "quoted"])
 def test_a_file_of_20000_edges_is_read_and_built_over_whole_arrays(tmp_path, shape):
     # each line was split, each edge checked and each node put in preorder one at a time: a file
@@ -277,7 +276,6 @@ def test_a_file_of_20000_edges_is_read_and_built_over_whole_arrays(tmp_path, sha
     else:
         first = "0, quoted" if shape == "quoted" else "0"
         assert h.labels[:4] == ["ALL", "g0", first, "100"] and h.height == 2 and h.n_leaves == n - 100
-
 
 
 def test_the_nodes_of_labels_are_looked_up_without_a_python_step_a_label():
