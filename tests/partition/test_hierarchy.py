@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from setveil.core import hierarchy as hierarchy_module
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import Infeasible, InputError, WindowRejected
-from setveil.core.hierarchy import Hierarchy
+from setveil.core.hierarchy import ANCESTOR_TABLE_LEVELS, Hierarchy
 from setveil.core.labeltext import label_order
 from setveil.core.model import Context
 from setveil.core.plugins import get_plugin_manager, get_registry
@@ -348,3 +348,16 @@ def test_a_copy_of_a_hierarchy_shares_nothing_that_changes_and_copies_no_label_o
     twin.index["MINE"] = twin.index.pop("n0")
     twin.parent[-1] = 0
     assert h.labels[0] == "n0" and h.index["n0"] == 0 and "MINE" not in h.index and h.parent[-1] == 20_000 - 1
+
+
+@pytest.mark.parametrize("levels", [ANCESTOR_TABLE_LEVELS, ANCESTOR_TABLE_LEVELS + 1])
+def test_a_hierarchy_of_at_most_ancestor_table_levels_levels_has_the_table(levels):
+    # 64 levels (height 63) keep a row of 64 cells per leaf; 65 search the edges instead
+    h = Hierarchy(*chain_over(levels - 1, ["a", "b"]))
+    assert h.height + 1 == levels
+    table = h.ancestor_table
+    assert (table is not None) == (levels <= ANCESTOR_TABLE_LEVELS)
+    if table is not None:
+        assert table.shape == (2, levels)
+    last = np.full(2, levels - 2)
+    assert h.child_toward(last, np.array([levels - 1, levels])).tolist() == [levels - 1, levels]

@@ -284,3 +284,40 @@ def test_a_chain_is_walked_to_its_end_in_the_round_that_picks_its_first_node():
     ends = {label: h.labels[end] for label, end in zip(h.labels, _chain_ends(h, np.diff(h.child_ptr) == 1).tolist())}
     assert ends == {"r": "r", "c1": "x", "c2": "x", "x": "x", "a": "a", "b": "w", "v": "w", "w": "w", "y": "z",
                     "z": "z"}
+
+
+def test_a_chain_is_walked_to_its_end_in_a_round_that_another_partition_splits_in():
+    # round 2 expands c1 (one child, no node of its partition gains) in the a/b partition and y
+    # (two children) in the other: c1's occurrences land at x, y's at z1 and z2, and round 3
+    # ends both. A walk taken only in rounds that pick one-child nodes alone, or a two-child
+    # node's occurrences landed where it is, took a round more
+    edges = [("c1", "r"), ("y", "r"), ("c2", "c1"), ("x", "c2"), ("a", "x"), ("b", "x"),
+             ("z1", "y"), ("z2", "y"), ("d1", "z1"), ("d2", "z1"), ("e1", "z2"), ("e2", "z2")]
+    hierarchy = Hierarchy.from_edges([(child, parent, 0) for child, parent in edges])
+    rows = [[item] for item in ("a", "b", "d1", "d2", "e1", "e2") for _ in range(2)]
+    leaves = LeafWindow.of(Window.from_transactions(rows), hierarchy)
+    walked = Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0))
+    stepped = partition(leaves, hierarchy, 2, Partition().pick_node, walks_chains=False)
+    assert walked.stats["partition_rounds"] == 3 and stepped.stats["partition_rounds"] == 4
+    assert walked.nodes.tolist() == stepped.nodes.tolist() == leaves.nodes.tolist()
+
+
+def test_a_partition_of_exactly_k_transactions_keeps_itself_down_a_chain_without_finding_buckets():
+    # the ten transactions are one partition of k = 10 all the way down the chain of 300: every
+    # round but n0's keeps it whole without its buckets found (k or more, not more than k)
+    hierarchy, leaves = _chain_over_five_items(300)
+    observing = _ObservingPartition()
+    observing.offered = set()
+    calls = 0
+    found = algorithm._buckets
+
+    def counted(*args):
+        nonlocal calls
+        calls += 1
+        return found(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(algorithm, "_buckets", counted)
+        observed = observing.recode(leaves, hierarchy, 10, np.random.default_rng(0))
+    assert observed.stats["partition_rounds"] > 300 and calls == 1
+    assert [hierarchy.labels[node] for node in observed.nodes] == ["n0"] * len(leaves.nodes)
