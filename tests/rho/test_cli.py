@@ -345,6 +345,35 @@ def test_bench_rho_goes_on_past_a_run_whose_process_dies_and_exits_1(tmp_path, m
     assert f"mine mine rho=0.5: {reason}" in result.stderr
 
 
+def test_bench_rho_mines_no_rules_for_a_rho_whose_every_run_died(tmp_path, monkeypatch):
+    # R(T) is mined for the releases of a (dataset, ρ): where every run died there is none to
+    # compare with it (mining R(T) of BMS-WebView-1 takes 21 million rules)
+    from setveil.plugins.rho import bench
+    from setveil.plugins.rho.model import RhoUncertainty
+
+    anonymize, association_rules = RhoUncertainty.anonymize, bench.association_rules
+    mined = []
+
+    def killed_at_half(self, window, policy, rng):
+        if self.rho == 0.5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return anonymize(self, window, policy, rng)
+
+    def mining(window, support, rho, *args, **kwargs):
+        mined.append(rho)
+        return association_rules(window, support, rho, *args, **kwargs)
+
+    monkeypatch.setattr(RhoUncertainty, "anonymize", killed_at_half)  # in the forked run's process
+    monkeypatch.setattr(bench, "association_rules", mining)
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
+                 "--rho", "0.3,0.5", "--policy", "mine,dist", "--workers", "1")
+    assert result.exit_code == 1
+    assert result.output.endswith("setveil: error: 2 of the 4 runs died (their rows say why)\n")
+    assert mined == [0.3] * 3  # R(T) and the two releases' rules at 0.3, nothing at 0.5
+
+
 def _killed_in_a_worker(job):
     """dnc's suppress_part, but a worker process of a run's pool is killed, as the kernel's OOM
     killer kills the largest process: a worker of a split run."""

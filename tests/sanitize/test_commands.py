@@ -535,6 +535,28 @@ def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, d
     assert result.stderr.splitlines()[-1] == "setveil: error: 1 of the 3 runs died (their rows say why)"
 
 
+def test_bench_speed_counts_both_a_death_and_a_setting_without_patterns_in_its_error(runner, database, tmp_path,
+                                                                                     monkeypatch):
+    import signal
+
+    from setveil.plugins.sanitize.model import Sanitize
+
+    anonymize, benchmark = Sanitize.anonymize, os.getpid()
+
+    def killed_under_iga(self, window, policy, rng):
+        if policy.name == "iga" and os.getpid() != benchmark:  # the forked run's process alone
+            os.kill(os.getpid(), signal.SIGKILL)
+        return anonymize(self, window, policy, rng)
+
+    monkeypatch.setattr(Sanitize, "anonymize", killed_under_iga)
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "-n", "50", "--min-support",
+                                 "0.3", "--runs", "1", "--policies", "minfia,iga"])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "setveil: error: 1 of the 2 settings (dataset, -n) had no patterns to run and 1 of the 2 runs died "
+        "(their rows say why)")
+
+
 def test_real_data_quickly(datasets, tmp_path):
     """A slice of mushroom: every policy hides every pattern at ψ=0, adds nothing, passes the check."""
     window = read_window(datasets / "mushroom.dat").take(np.arange(1500))
