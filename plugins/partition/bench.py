@@ -99,7 +99,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
                     else:
                         click.echo(
                             f"{setting} {row['seconds']:.3f} | {row['cpu_seconds']:.3f} | {row['verify_seconds']:.3f} | "
-                            f"{row['peak_mib']:.1f} | {row['run_mib']:.1f} | {_mib(row['tree_mib'])} | "
+                            f"{row['peak_mib']:.1f} | {_mib(row['run_mib'])} | {_mib(row['tree_mib'])} | "
                             f"{100 * row['ncp']:.2f} | {'yes' if row['verified'] else 'NO'} |"
                         )
                     # m an integer in the JSON as k and f are, null for Partition (QA: it was text, "" for Partition)
@@ -140,7 +140,8 @@ def _refused(reason: str) -> dict[str, Any]:
 
 
 def _mib(value: float | None) -> str:
-    """A memory cell; n/a where it was not measured (tree_mib without Linux's smaps_rollup)."""
+    """A memory cell; n/a where it was not measured (run_mib where a process cannot read its
+    resident memory, tree_mib without Linux's smaps_rollup)."""
     return NOT_APPLICABLE if value is None else f"{value:.1f}"
 
 

@@ -237,3 +237,19 @@ def test_a_setting_the_model_refuses_is_a_row_and_one_it_crashes_on_ends_the_gri
         assert "refused" not in result.output
         assert result.output.endswith("setveil: error: the run crashed: it raised ValueError, an error setveil does "
                                       "not raise on purpose (its message is left out, as it may quote the data)\n")
+
+
+def test_a_run_mib_not_measured_is_an_n_a_cell(data, tmp_path, monkeypatch):
+    # where a process cannot read its resident memory (no /proc/self/statm) in_child gives run_mib
+    # None, as it gives tree_mib None without smaps_rollup: the row's print ended the grid in a
+    # TypeError (NoneType.__format__); n/a, as every figure a row does not have
+    from setveil.core import bench
+
+    monkeypatch.setattr(bench, "resident_mib", lambda: None)  # in the forked run's process
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(rows_path.read_text())
+    assert [row["run_mib"] for row in rows] == [None, None] and all(row["peak_mib"] > 10 for row in rows)
+    table = [line for line in result.output.splitlines() if line.startswith("| small |")]
+    assert len(table) == 2 and all(f"| {row['peak_mib']:.1f} | n/a | " in line for row, line in zip(rows, table))
