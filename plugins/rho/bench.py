@@ -165,7 +165,7 @@ class Bench:
         for row, release in releases:
             row.update(compare_rules(before, association_rules(release, self.support, rho, self.max_size, budget=None)))
 
-    def grid(self, name: str, data: list[Data], rhos, policies, rules: bool) -> None:
+    def grid(self, name: str, data: list[Data], rhos, policies) -> None:
         size = "any" if self.max_size is None else self.max_size
         self.header(name, data, f"rules at support {100 * self.support:g}% and confidence ρ, up to {size} items")
         rows = []
@@ -173,14 +173,12 @@ class Bench:
             for rho in rhos:
                 # every policy's run before R(T) is mined, so that none is forked holding it (a
                 # forked run inherits it: BMS-WebView-1's 18-22 million rules were much of its peaks)
-                measured = [self.measure(item, policy, {"rho": rho}, self.runs, rules) for policy in policies]
-                if rules:
-                    self.compare(item, float(rho), measured)
+                measured = [self.measure(item, policy, {"rho": rho}, self.runs, rules=True) for policy in policies]
+                self.compare(item, float(rho), measured)
                 rows += [row for row, _ in measured]
         columns = ["dataset", "rho", "policy", "runs", "seconds", "verify_seconds", "verified", "parts", "passes",
-                   "run_mib", "info_loss_%", "sensitive_deleted_%", "sym_kl"]
-        if rules:
-            columns += ["rules_original", "rules_release", "rules_lost", "rules_spurious", "rules_jaccard"]
+                   "run_mib", "info_loss_%", "sensitive_deleted_%", "sym_kl", "rules_original", "rules_release",
+                   "rules_lost", "rules_spurious", "rules_jaccard"]
         self.record(name, rows, columns)
 
     def record(self, name: str, rows: list[dict[str, Any]], columns: list[str]) -> None:
@@ -278,10 +276,10 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
                 raise ParameterError("rule-support", f"{bench.folder / f'{name}.dat'}: {exc}: raise --rule-support "
                                                      "or lower --rule-max-size") from None
     if "quality" in experiments:
-        bench.grid("quality", list(full.values()), rhos, policies, rules=True)
+        bench.grid("quality", list(full.values()), rhos, policies)
     if "cutoff" in experiments:
         cut = [_load(bench.folder, name, share, seed, 5) for name in names]
-        bench.grid("cutoff", cut, rhos, policies, rules=True)
+        bench.grid("cutoff", cut, rhos, policies)
     if "speed" in experiments:
         chosen = _paper_datasets(full, "BMS-WebView-2", "retail")
         bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
