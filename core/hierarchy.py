@@ -182,8 +182,8 @@ class Hierarchy:
         """A hierarchy sharing nothing that can change with this one (what ``Context.copied``
         gives a model): its arrays, and its lists and dicts of labels and line numbers, are
         copied whole; the labels and numbers in them, immutable, are shared. An element by
-        element deep copy took 0.5 s a copy over a file's chain of 200,000 nodes, three copies
-        a run."""
+        element deep copy took 0.26 s of CPU a copy over a file's chain of 200,000 nodes, three
+        copies a run."""
         twin = copy.copy(self)
         memo[id(self)] = twin
         for name, value in vars(self).items():

@@ -143,7 +143,6 @@ def test_bench_runs_every_experiment_on_small_data(tmp_path):
     assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
 
 
-
 def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch):
     # Review: R(T) of a (dataset, ρ), mined after its first policy's run, was held while the next
     # runs forked, which inherited it: much of BMS-WebView-1's peaks was its 18-22 million rules
@@ -179,6 +178,7 @@ def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch
         (rho, policy) for rho in ("0.3", "0.7") for policy in ("mine", "dist", "global")]
     assert all(row["rules_original"] == rows[0]["rules_original"] for row in rows[:3])
     assert all(row["rules_common"] + row["rules_lost"] == row["rules_original"] for row in rows)
+
 
 def _speed_on_own_data(tmp_path) -> dict:
     """The JSON of `bench rho --experiment speed` on a dataset of 60 transactions of the user's."""
