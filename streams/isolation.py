@@ -21,6 +21,7 @@ MemoryError in the child, closed as ``error``, and the child is replaced. Left t
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import pickle
@@ -200,8 +201,9 @@ def limit_private_memory(extra: int) -> None:
     now (Linux counts every such mapping in RLIMIT_DATA: the heap, numpy's arrays, thread stacks).
     Called as each window is taken, so that what earlier windows left mapped (a heap the allocator
     keeps) is not the next one's loss (QA: the same window passed in a fresh child and failed in a
-    used one). Processes it starts inherit the limit, a fresh interpreter among them with at
-    least as much room. The soft limit alone: the hard one stays, so that it can be raised again."""
+    used one). A process it starts inherits the limit, a fresh interpreter with at least as much
+    room; a forked one calls this again as it starts (:func:`_serve`). The soft limit alone: the
+    hard one stays, so that it can be raised again."""
     with open("/proc/self/status") as status:
         mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
@@ -216,6 +218,10 @@ def _serve(conn: Connection, configured: Configured, seed: int, merge_subjects: 
     # semaphores have no names, where a forkserver's are named in /dev/shm until the process
     # that made them removes them, which a process killed at the limit never does.
     follow_parent(thread=False)
+    if memory_limit:
+        # a process forked here (the ρ model's pool) maps all this one does, so that under the
+        # inherited limit it had what this one had left of it: the limit is its own again
+        os.register_at_fork(after_in_child=functools.partial(limit_private_memory, memory_limit * MiB))
     limit = limit_named(memory_limit)
     in_window_process()  # a group of its own, which no Ctrl-C reaches: a stop here is plugin code's
     pipeline = Pipeline(configured, get_plugin_manager(), verify=verify, memory_limit=limit)

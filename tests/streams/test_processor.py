@@ -882,6 +882,44 @@ def test_the_memory_limit_is_each_windows_not_what_earlier_windows_left(sample):
             assert outcome.emitted, outcome.reason
 
 
+_suppress_part = dnc.suppress_part
+
+
+def _suppress_part_mapping_40_mib(job):
+    """A part that maps 40 MiB of its own (never written) while it is suppressed."""
+    taken = np.empty(40 << 17)
+    assert taken.nbytes == 40 << 20
+    return _suppress_part(job)
+
+
+class _SplitsHoldingMemory(RhoUncertainty):
+    """The ρ model, holding 40 MiB mapped while its divide and conquer runs, each of whose parts
+    maps 40 MiB more."""
+
+    def anonymize(self, window, policy, rng):
+        dnc.suppress_part = _suppress_part_mapping_40_mib
+        held = np.empty(40 << 17)
+        assert held.nbytes == 40 << 20
+        return super().anonymize(window, policy, rng)
+
+
+def test_each_process_of_the_rho_pool_has_the_memory_limit_of_its_own(sample):
+    # Regression (QA as an operator, b171551): the window process forks its pool, and a forked
+    # process maps all its parent maps, so under the parent's RLIMIT_DATA a pool process had only
+    # what the window process had left of the limit as it forked, and the larger the window, the
+    # less its parts could use: retail windows of 20,000 at t_max 1000 were dead-lettered where a
+    # forkserver's fresh processes had passed them. Here the window process holds 40 of its 64 MiB
+    # as the pool starts, and each part maps 40 MiB: the release needs 64 MiB in each process.
+    data, sensitive, public = sample
+    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=100", "workers=2"], sensitive, public, None, None)
+    child = isolated(with_model(_SplitsHoldingMemory, rho), memory_limit=64)
+    try:
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:2_000]))
+    finally:
+        child.close()
+    assert outcome.emitted, outcome.reason
+
+
 class _OutOfMemoryInItsRejection(Coherence):
     def anonymize(self, window, policy, rng):
         os._exit(OUT_OF_MEMORY)  # what the child does when not even the rejection can be built
