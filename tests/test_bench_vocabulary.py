@@ -4,12 +4,13 @@ a forked run's memory read ``verify_seconds``, ``peak_mib``, ``run_mib`` and ``t
 every command that measures them (docs/operations.md, "One setting's time and memory")."""
 
 import json
-import random
 
 import pytest
 from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
+
+from .benchdata import small_transactions
 
 #: the names of the quantities several benchmarks measure
 SHARED = {"verify_seconds", "peak_mib", "run_mib", "tree_mib"}
@@ -36,11 +37,7 @@ def shown_as_keys(header: list[str], keys: set[str]) -> list[str]:
 
 @pytest.fixture
 def data(tmp_path):
-    rng = random.Random(3)
-    rows = [rng.sample(range(1, 13), rng.randint(1, 5)) for _ in range(40)]
-    path = tmp_path / "small.dat"
-    path.write_text("".join(" ".join(map(str, row)) + "\n" for row in rows))
-    return path
+    return small_transactions(tmp_path)
 
 
 def test_bench_run(data, tmp_path):

@@ -4,13 +4,13 @@ and the paper's shape counted from those rows; a dataset the hierarchy cannot be
 named."""
 
 import json
-import random
 
 import pytest
 from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli
 
+from ..benchdata import small_transactions
 from ..resident import MAPPED_MIB, check_forked_memory, map_while_anonymizing
 
 
@@ -21,11 +21,7 @@ def run(*args):
 
 @pytest.fixture
 def data(tmp_path):
-    rng = random.Random(3)
-    rows = [rng.sample(range(1, 13), rng.randint(1, 5)) for _ in range(40)]
-    path = tmp_path / "small.dat"
-    path.write_text("".join(" ".join(map(str, row)) + "\n" for row in rows))
-    return path
+    return small_transactions(tmp_path)
 
 
 def test_every_row_is_the_verified_release_anonymize_makes(data, tmp_path):

@@ -246,11 +246,9 @@ def test_partition_releases_the_same_when_it_searches_for_the_child_toward_each_
     assert searched.stats["partition_rounds"] == with_table.stats["partition_rounds"]
 
 
-def test_another_pick_node_expanding_a_one_child_node_keeps_the_partitions_without_finding_buckets():
-    # Such an expansion sends every transaction of a partition (k or more) to one bucket that
-    # stays: its buckets were found, balanced and renumbered all the same, a round per node of
-    # the chain (a subclass under a chain of 20,000: 4.7-5.1 s, now 2.9-3.1 s, at load 10)
-    hierarchy, leaves = _chain_over_five_items(300)
+def _recoded_by_a_subclass_counting_buckets(leaves, hierarchy, k: int):
+    """The recoding of a Partition subclass with its own pick_node, and how many times its
+    rounds found buckets."""
     observing = _ObservingPartition()
     observing.offered = set()
     calls = 0
@@ -263,7 +261,16 @@ def test_another_pick_node_expanding_a_one_child_node_keeps_the_partitions_witho
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(algorithm, "_buckets", counted)
-        observed = observing.recode(leaves, hierarchy, 2, np.random.default_rng(0))
+        observed = observing.recode(leaves, hierarchy, k, np.random.default_rng(0))
+    return observed, calls
+
+
+def test_another_pick_node_expanding_a_one_child_node_keeps_the_partitions_without_finding_buckets():
+    # Such an expansion sends every transaction of a partition (k or more) to one bucket that
+    # stays: its buckets were found, balanced and renumbered all the same, a round per node of
+    # the chain (a subclass under a chain of 20,000: 4.7-5.1 s, now 2.9-3.1 s, at load 10)
+    hierarchy, leaves = _chain_over_five_items(300)
+    observed, calls = _recoded_by_a_subclass_counting_buckets(leaves, hierarchy, 2)
     assert observed.stats["partition_rounds"] > 300
     assert calls <= 2
     walked = Partition().recode(leaves, hierarchy, 2, np.random.default_rng(0))
@@ -306,18 +313,6 @@ def test_a_partition_of_exactly_k_transactions_keeps_itself_down_a_chain_without
     # the ten transactions are one partition of k = 10 all the way down the chain of 300: every
     # round but n0's keeps it whole without its buckets found (k or more, not more than k)
     hierarchy, leaves = _chain_over_five_items(300)
-    observing = _ObservingPartition()
-    observing.offered = set()
-    calls = 0
-    found = algorithm._buckets
-
-    def counted(*args):
-        nonlocal calls
-        calls += 1
-        return found(*args)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(algorithm, "_buckets", counted)
-        observed = observing.recode(leaves, hierarchy, 10, np.random.default_rng(0))
+    observed, calls = _recoded_by_a_subclass_counting_buckets(leaves, hierarchy, 10)
     assert observed.stats["partition_rounds"] > 300 and calls == 1
     assert [hierarchy.labels[node] for node in observed.nodes] == ["n0"] * len(leaves.nodes)

@@ -506,8 +506,9 @@ def test_bench_speed_gives_the_resident_memory_of_a_forked_run_as_bench_run_does
     assert "| peak_mib | run_mib | tree_mib |" in result.output
 
 
-def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, database, tmp_path, monkeypatch):
-    # a death (the kernel's OOM killer's SIGKILL) is no result of the model's, as in bench rho
+def _kill_forked_runs_under_iga(monkeypatch) -> None:
+    """Make IGA's forked run (bench sanitize speed measures its memory in one) die as the
+    kernel's OOM killer would end it; the benchmark's own process runs on."""
     import signal
 
     from setveil.plugins.sanitize.model import Sanitize
@@ -520,6 +521,11 @@ def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, d
         return anonymize(self, window, policy, rng)
 
     monkeypatch.setattr(Sanitize, "anonymize", killed_under_iga)
+
+
+def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, database, tmp_path, monkeypatch):
+    # a death (the kernel's OOM killer's SIGKILL) is no result of the model's, as in bench rho
+    _kill_forked_runs_under_iga(monkeypatch)
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
                                  "--runs", "1", "--policies", "minfia,iga,naive", "--json", str(rows)])
@@ -537,18 +543,7 @@ def test_bench_speed_goes_on_past_a_run_whose_process_dies_and_exits_1(runner, d
 
 def test_bench_speed_counts_both_a_death_and_a_setting_without_patterns_in_its_error(runner, database, tmp_path,
                                                                                      monkeypatch):
-    import signal
-
-    from setveil.plugins.sanitize.model import Sanitize
-
-    anonymize, benchmark = Sanitize.anonymize, os.getpid()
-
-    def killed_under_iga(self, window, policy, rng):
-        if policy.name == "iga" and os.getpid() != benchmark:  # the forked run's process alone
-            os.kill(os.getpid(), signal.SIGKILL)
-        return anonymize(self, window, policy, rng)
-
-    monkeypatch.setattr(Sanitize, "anonymize", killed_under_iga)
+    _kill_forked_runs_under_iga(monkeypatch)
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "-n", "50", "--min-support",
                                  "0.3", "--runs", "1", "--policies", "minfia,iga"])
     assert result.exit_code == 1
