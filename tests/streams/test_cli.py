@@ -398,7 +398,8 @@ def test_bench_stream_reports_a_run_whose_every_window_failed_closed(broker, tmp
     env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
     result = setveil("bench", "stream", data, "--window", 300, "-m", "coherence", "-P", "h=0.3", "-P", "k=1",
                      "-P", "p=1", "--sensitive", tmp_path / "everywhere.txt", env=env, timeout=180)
-    assert re.search(r"^ +300 +1 +1 +0 +\S+ +- +0 +- +- +- +2 ", result.stdout, re.MULTILINE), result.stdout
+    # n/a where a figure is not defined, as in every benchmark's table (until 78afdd0 '-' here)
+    assert re.search(r"^ +300 +1 +1 +0 +\S+ +n/a +0 +n/a +n/a +n/a +2 ", result.stdout, re.MULTILINE), result.stdout
 
 
 def test_bench_stream_validates_the_model_before_it_reads_or_connects(tmp_path):
