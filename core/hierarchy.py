@@ -70,6 +70,12 @@ class Hierarchy:
         self.index = dict(zip(self.labels, range(len(self.labels))))
         self.parent = np.asarray(parent, dtype=np.int32)
         n = len(self.labels)
+        # what preorder asks of each parent, checked since the passes below would never end on a
+        # cycle (QA: a direct caller's cycle hung); the rest of preorder is the constructors'
+        if self.parent.shape != (n,) or n and (self.parent[0] != -1 or (self.parent[1:] < 0).any()
+                                               or (self.parent[1:] >= np.arange(1, n)).any()):
+            raise ValueError("a Hierarchy's parent array must be in preorder: one entry a label, -1 for node 0 "
+                             "(the root) and, for every other node, a node id below its own")
         degree = np.bincount(self.parent[1:], minlength=n) if n > 1 else np.zeros(n, np.int64)
         self.is_leaf = degree == 0
         self.child_ptr = np.zeros(n + 1, dtype=np.int64)

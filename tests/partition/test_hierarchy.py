@@ -361,3 +361,12 @@ def test_a_hierarchy_of_at_most_ancestor_table_levels_levels_has_the_table(level
         assert table.shape == (2, levels)
     last = np.full(2, levels - 2)
     assert h.child_toward(last, np.array([levels - 1, levels])).tolist() == [levels - 1, levels]
+
+
+@pytest.mark.parametrize("parent", [[-1, 2, 1], [-1, 0, 2], [0, 0, 1], [-1, 0, 5], [-1, -1, 0], [-1, 0]],
+                         ids=["cycle", "own-parent", "no-root", "out-of-range", "two-roots", "short"])
+def test_a_parent_array_out_of_preorder_is_refused_not_looped_over(parent):
+    # Regression (review): built directly (the conformance kit relabels a hierarchy so), a cycle
+    # made the depth passes loop for ever, and an id past the end failed deep inside numpy
+    with pytest.raises(ValueError, match="parent array must be in preorder"):
+        Hierarchy(["r", "a", "b"], parent)
