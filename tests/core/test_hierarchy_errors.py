@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from setveil.core.errors import InputError
 from setveil.core import hierarchy as hierarchy_module
 from setveil.core.hierarchy import Hierarchy
+from setveil.core.labeltext import field_text, read_utf8
 
 from .figure1 import run
 
@@ -192,3 +193,39 @@ def test_a_file_split_at_once_reads_as_line_by_line(tmp_path_factory, lines):
     path.write_text(text)
     by_line = _outcome(lambda: Hierarchy.from_edges(hierarchy_module._edges_of_lines(path, text), str(path)))
     assert _outcome(lambda: Hierarchy.read(path)) == by_line
+
+
+@pytest.mark.parametrize("text", [
+    "a," + "P" * 1024 + "\nb," + "P" * 1024 + "\n",
+    '"a, b",' + field_text("P" * 511 + "\t" + "P" * 512) + "\n" + field_text("P" * 511 + "\t" + "P" * 512) + ",ALL\n",
+    "a\u00a0,\u00a0ALL\nb\u2003c ,ALL\n",
+    "\ufeffa,ALL\nb\ufeff,ALL\n",
+    "a,ALL\r\n\r\n# note, here\r\nb,ALL\r\n",
+    "a#1,ALL\nb,A#2\nA#2,ALL\n#c,d\n",
+    "1,0\n01,0\n1.0,01\n",
+])
+def test_a_file_at_fault_in_no_line_is_never_read_line_by_line(tmp_path, monkeypatch, text):
+    # labels of exactly 1,024 characters, blanks of other scripts, a byte-order mark, CRLF and a
+    # '#' inside a label are all well-formed: the line-by-line reading is for a file at fault
+    # only, and gives the same tree
+    path = tmp_path / "h.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    by_line = _outcome(lambda: Hierarchy.from_edges(hierarchy_module._edges_of_lines(path, read_utf8(path)),
+                                                    str(path)))
+    assert not isinstance(by_line, str)
+
+    def at_fault(*args):
+        raise AssertionError("a well-formed file read line by line")
+
+    monkeypatch.setattr(hierarchy_module, "_edges_of_lines", at_fault)
+    assert _outcome(lambda: Hierarchy.read(path)) == by_line
+
+
+def test_several_roots_are_named_in_the_order_of_their_lines_as_given_to_from_edges():
+    # from_edges takes the lines of any source, in any order: the first root is the one of the
+    # lowest line, as the roots were sorted by line before the whole-array reading
+    edges = [("HIV", "SECRET", 5), ("Diabetes", "ALL", 2), ("MRN-7", "ALL", 7)]
+    with pytest.raises(InputError) as info:
+        Hierarchy.from_edges(edges, "h.csv")
+    assert str(info.value) == ("h.csv:5: 2 roots: the parent on line 2 and the one on this line have no parent; "
+                               "a hierarchy has one root")
