@@ -88,7 +88,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     ``RUSAGE_CHILDREN``; through a forkserver they would count in the server's, which lives on.
 
     An error of setveil's own in the child is raised here as it was raised there, its class,
-    message, exit status and attributes kept (:func:`_carried`), so that a benchmark catches a
+    message, exit status and attributes kept (:func:`_carried`; its message and exit status alone
+    where this process cannot unpickle it, :func:`_received`), so that a benchmark catches a
     model's refusal as it would in its own process; any other error is a :class:`RunCrashed`
     naming its class. A child that dies is a :class:`RunDied` naming how, and so is a worker of
     its pool that dies where ``function`` calls the model itself (bench rho): a
@@ -116,7 +117,8 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))
             return
         except Exception as exc:
-            send.send(("error", _carried(exc)))
+            error = _carried(exc)
+            send.send(("error", pickle.dumps(error), str(error), error.exit_code))
             return
         send.send(("result", result))
 
@@ -145,7 +147,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     if answer[0] == "died":
         raise RunDied(answer[1])
     if answer[0] == "error":
-        raise answer[1]
+        raise _received(*answer[1:])
     return {**answer[1], "tree_mib": tree}
 
 
@@ -158,10 +160,23 @@ def _carried(exc: Exception) -> SetveilError:
         return RunCrashed(type(exc).__name__)
     rebuild, (cls, args, state) = pickled_whole(exc)
     kept = rebuild(cls, args, {name: value for name, value in state.items() if _crosses(value)})
-    if _crosses(kept):
-        return kept
-    plain = SetveilError(str(exc))
-    plain.exit_code = exc.exit_code
+    return kept if _crosses(kept) else _plain(str(exc), exc.exit_code)
+
+
+def _received(pickled: bytes, message: str, exit_code: int) -> SetveilError:
+    """The run's error as :func:`_carried` sent it, or with its message and exit status alone where
+    this process cannot unpickle it: its class, or an attribute's, of a module the run made or
+    imported from where only it could (the run's own pickle check found that module)."""
+    try:
+        return pickle.loads(pickled)
+    except Exception:  # what the class lookup or the object's own reconstruction raises
+        return _plain(message, exit_code)
+
+
+def _plain(message: str, exit_code: int) -> SetveilError:
+    """A SetveilError of ``message`` and ``exit_code``: a run's error whose class cannot cross."""
+    plain = SetveilError(message)
+    plain.exit_code = exit_code
     return plain
 
 

@@ -2,6 +2,9 @@
 when the run raises: setveil's own error as it was raised, its class kept, so that a benchmark
 tells a model's refusal from a run that crashed; any other error as a crash named by its class."""
 
+import sys
+import types
+
 import pytest
 
 from setveil.core.bench import RunCrashed, RunDied, in_child
@@ -46,3 +49,25 @@ def test_any_other_error_is_a_crash_named_by_its_class_alone():
     assert isinstance(crash, SetveilError) and crash.exit_code == 1 and crash.kind == "ValueError"
     assert "ValueError" in str(crash) and "HIV" not in str(crash)
     assert not isinstance(crash, (Infeasible, RunDied))
+
+
+def _raises_a_class_of_the_runs_own_module():
+    # a module the run made (or imported from where only it could): this process has no such
+    # module to unpickle the error's class from, where the run's own pickle check found it
+    module = types.ModuleType("made_in_the_run")
+    sys.modules[module.__name__] = module
+
+    class Refused(SetveilError):
+        exit_code = 3
+
+    Refused.__module__, Refused.__qualname__ = module.__name__, "Refused"
+    module.Refused = Refused
+    raise Refused("refused in the run")
+
+
+def test_an_error_this_process_cannot_unpickle_is_setveils_with_its_message_and_exit_status():
+    # review: the benchmark got ModuleNotFoundError from the pipe, not a SetveilError
+    assert "made_in_the_run" not in sys.modules
+    with pytest.raises(SetveilError, match="^refused in the run$") as raised:
+        in_child(_raises_a_class_of_the_runs_own_module)
+    assert raised.value.exit_code == 3 and not isinstance(raised.value, (RunCrashed, RunDied))
