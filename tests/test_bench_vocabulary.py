@@ -149,3 +149,24 @@ def test_bench_streams_figure_a_run_lacks_reads_n_a():
     from setveil.streams.bench import _shown
 
     assert _shown(None, ".0f", 1000) == "n/a" and _shown(0.0123, ".0f", 1000) == "12"
+
+
+def test_a_figure_a_row_lacks_reads_n_a_in_bench_partitions_means_over_the_fan_outs(tiny):
+    # AA not run: its column of the means over the fan-outs has no figure
+    output = run("bench", "partition", tiny, "-k", "2", "--fanout", "2,3", "-m", "2", "--models", "partition")
+    means = output[output.index("Means over the fan-outs"):]
+    (row,) = rows_of(means)
+    assert row["aa m=2"] == "n/a" and row["partition"] not in ("", "n/a")
+
+
+def test_a_figure_a_row_lacks_reads_n_a_in_bench_sanitize_speed(tmp_path, monkeypatch):
+    # tree_mib where Linux's smaps_rollup cannot be read
+    from setveil.core import bench
+
+    monkeypatch.setattr(bench, "tree_mib", lambda root: None)
+    data = tmp_path / "db.dat"
+    data.write_text("a b c d\na b c\na b d\na c d\nb c e\na b e\n" * 5)
+    output = run("bench", "sanitize", "speed", data, "-n", "2", "--min-support", "0.3", "--runs", "1",
+                 "--policies", "minfia")
+    (row,) = rows_of(output)
+    assert row["tree_mib"] == "n/a" and row["peak_mib"] not in ("", "n/a")
