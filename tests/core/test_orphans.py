@@ -258,3 +258,28 @@ def test_a_benchmark_run_that_dies_ends_its_workers_with_it(tmp_path):
     finally:
         with contextlib.suppress(ProcessLookupError, FileNotFoundError, ValueError):
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+class _GoneParent:
+    def is_alive(self) -> bool:
+        return False
+
+
+def _follow_a_parent_gone_before_its_signal_was_set(send) -> None:
+    # the parent already gone as the child reads its parent's pid: the parent-death signal, set
+    # after, never comes, and a thread-less follower has no watchdog to notice
+    multiprocessing.parent_process = _GoneParent
+    follow_parent(thread=False)
+    send.send("still running")
+
+
+@pytest.mark.skipif(orphans._prctl is None, reason="Linux's parent-death signal")
+def test_a_thread_less_follower_whose_parent_is_gone_as_it_starts_ends_at_once():
+    receive, send = FORK.Pipe(duplex=False)
+    child = FORK.Process(target=_follow_a_parent_gone_before_its_signal_was_set, args=(send,))
+    child.start()
+    send.close()
+    child.join(30)
+    assert child.exitcode == -signal.SIGKILL
+    with pytest.raises(EOFError):  # nothing sent after follow_parent
+        receive.recv()

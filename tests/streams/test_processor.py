@@ -920,6 +920,34 @@ def test_each_process_of_the_rho_pool_has_the_memory_limit_of_its_own(sample):
     assert outcome.emitted, outcome.reason
 
 
+def _suppress_part_mapping_100_mib(job):
+    """A part that maps 100 MiB of its own (never written) while it is suppressed."""
+    taken = np.empty(100 << 17)
+    assert taken.nbytes == 100 << 20
+    return _suppress_part(job)
+
+
+class _SplitsPastTheLimit(RhoUncertainty):
+    """The ρ model, each of whose parts maps 100 MiB."""
+
+    def anonymize(self, window, policy, rng):
+        dnc.suppress_part = _suppress_part_mapping_100_mib
+        return super().anonymize(window, policy, rng)
+
+
+def test_each_process_of_the_rho_pool_has_the_memory_limit_and_no_more(sample):
+    # the limit set again in each forked process is model.memory_limit beyond what it maps as it
+    # starts, not a multiple of it: a part mapping 100 MiB under 64 fails its window closed
+    data, sensitive, public = sample
+    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=100", "workers=2"], sensitive, public, None, None)
+    child = isolated(with_model(_SplitsPastTheLimit, rho), memory_limit=64)
+    try:
+        outcome = child.process("in", 0, cut_of(list(read_window(data))[:2_000]))
+    finally:
+        child.close()
+    assert not outcome.emitted and outcome.cause == "error" and "MemoryError" in outcome.reason, outcome.reason
+
+
 class _OutOfMemoryInItsRejection(Coherence):
     def anonymize(self, window, policy, rng):
         os._exit(OUT_OF_MEMORY)  # what the child does when not even the rejection can be built
