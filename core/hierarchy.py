@@ -52,6 +52,12 @@ RANGE_SEPARATOR = ".."
 ANCESTOR_TABLE_LEVELS = 64
 
 
+#: why a parent array is refused (:class:`Hierarchy`)
+_NOT_PREORDER = ("a Hierarchy's parent array must be in preorder: one entry a label, -1 for node 0 (the root), "
+                 "each node's first child right after it and each other child right after the subtree of the "
+                 "sibling before it")
+
+
 class Hierarchy:
     """A rooted tree over item labels, stored as preorder arrays.
 
@@ -70,12 +76,11 @@ class Hierarchy:
         self.index = dict(zip(self.labels, range(len(self.labels))))
         self.parent = np.asarray(parent, dtype=np.int32)
         n = len(self.labels)
-        # what preorder asks of each parent, checked since the passes below would never end on a
-        # cycle (QA: a direct caller's cycle hung); the rest of preorder is the constructors'
+        # what preorder asks of each parent, checked first since the passes below would never end
+        # on a cycle (QA: a direct caller's cycle hung)
         if self.parent.shape != (n,) or n and (self.parent[0] != -1 or (self.parent[1:] < 0).any()
                                                or (self.parent[1:] >= np.arange(1, n)).any()):
-            raise ValueError("a Hierarchy's parent array must be in preorder: one entry a label, -1 for node 0 "
-                             "(the root) and, for every other node, a node id below its own")
+            raise ValueError(_NOT_PREORDER)
         degree = np.bincount(self.parent[1:], minlength=n) if n > 1 else np.zeros(n, np.int64)
         self.is_leaf = degree == 0
         self.child_ptr = np.zeros(n + 1, dtype=np.int64)
@@ -96,6 +101,13 @@ class Hierarchy:
         while (last[last] != last).any():
             last = last[last]
         self.end = (last + 1).astype(np.int32)
+        # the rest of preorder, or every subtree end above is wrong ([-1, 0, 0, 1] gave node 1 the
+        # end 3, leaving its child 3 out): each first child follows its parent, and each other
+        # child the subtree of the sibling before it
+        siblings = self.parent[self.children[1:]] == self.parent[self.children[:-1]]
+        if ((self.children[self.child_ptr[:-1][inner]] != np.flatnonzero(inner) + 1).any()
+                or (self.end[self.children[:-1][siblings]] != self.children[1:][siblings]).any()):
+            raise ValueError(_NOT_PREORDER)
         ranks = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(self.is_leaf, out=ranks[1:])
         self.leaf_lo = ranks[:-1].copy()

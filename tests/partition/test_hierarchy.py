@@ -370,3 +370,18 @@ def test_a_parent_array_out_of_preorder_is_refused_not_looped_over(parent):
     # made the depth passes loop for ever, and an id past the end failed deep inside numpy
     with pytest.raises(ValueError, match="parent array must be in preorder"):
         Hierarchy(["r", "a", "b"], parent)
+
+
+@pytest.mark.parametrize("parent", [[-1, 0, 0, 1], [-1, 0, 1, 0, 0, 1], [-1, 0, 0, 2, 1]],
+                         ids=["child-after-uncle", "late-child", "children-swapped"])
+def test_a_parent_array_whose_subtrees_are_not_contiguous_is_refused(parent):
+    # Regression (review): every parent below its child passed, and [-1, 0, 0, 1] gave node 1 the
+    # subtree end 3, leaving its own child 3 out of every check that reads subtree ends
+    with pytest.raises(ValueError, match="parent array must be in preorder"):
+        Hierarchy([f"n{i}" for i in range(len(parent))], parent)
+
+
+@pytest.mark.parametrize("parent", [[-1], [-1, 0], [-1, 0, 1, 1, 0, 4], [-1, 0, 1, 2, 3]])
+def test_a_parent_array_in_preorder_is_taken(parent):
+    h = Hierarchy([f"n{i}" for i in range(len(parent))], parent)
+    assert h.parent.tolist() == parent and h.end[0] == len(parent)
