@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import signal
@@ -885,22 +886,44 @@ def test_the_memory_limit_is_each_windows_not_what_earlier_windows_left(sample):
 _suppress_part = dnc.suppress_part
 
 
-def _suppress_part_mapping_40_mib(job):
-    """A part that maps 40 MiB of its own (never written) while it is suppressed."""
-    taken = np.empty(40 << 17)
-    assert taken.nbytes == 40 << 20
+def _suppress_part_mapping(mib: int, job):
+    """A part that maps ``mib`` MiB of its own (never written) while it is suppressed."""
+    taken = np.empty(mib << 17)
+    assert taken.nbytes == mib << 20
     return _suppress_part(job)
 
 
-class _SplitsHoldingMemory(RhoUncertainty):
-    """The ρ model, holding 40 MiB mapped while its divide and conquer runs, each of whose parts
-    maps 40 MiB more."""
+class _SplitsMappingMemory(RhoUncertainty):
+    """The ρ model, holding ``held_mib`` MiB mapped while its divide and conquer runs, each of
+    whose parts maps ``part_mib`` MiB more."""
+
+    held_mib = part_mib = 0
 
     def anonymize(self, window, policy, rng):
-        dnc.suppress_part = _suppress_part_mapping_40_mib
-        held = np.empty(40 << 17)
-        assert held.nbytes == 40 << 20
+        dnc.suppress_part = functools.partial(_suppress_part_mapping, self.part_mib)
+        held = np.empty(self.held_mib << 17)
+        assert held.nbytes == self.held_mib << 20
         return super().anonymize(window, policy, rng)
+
+
+class _SplitsHoldingMemory(_SplitsMappingMemory):
+    held_mib = part_mib = 40
+
+
+class _SplitsPastTheLimit(_SplitsMappingMemory):
+    part_mib = 100
+
+
+def _split_under_64_mib(sample, model_class) -> Outcome:
+    """The outcome of 2,000 sample transactions split by ``model_class`` (ρ 0.3, t_max 100, 2
+    workers) in a window process under model.memory_limit=64."""
+    data, sensitive, public = sample
+    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=100", "workers=2"], sensitive, public, None, None)
+    child = isolated(with_model(model_class, rho), memory_limit=64)
+    try:
+        return child.process("in", 0, cut_of(list(read_window(data))[:2_000]))
+    finally:
+        child.close()
 
 
 def test_each_process_of_the_rho_pool_has_the_memory_limit_of_its_own(sample):
@@ -910,41 +933,14 @@ def test_each_process_of_the_rho_pool_has_the_memory_limit_of_its_own(sample):
     # less its parts could use: retail windows of 20,000 at t_max 1000 were dead-lettered where a
     # forkserver's fresh processes had passed them. Here the window process holds 40 of its 64 MiB
     # as the pool starts, and each part maps 40 MiB: the release needs 64 MiB in each process.
-    data, sensitive, public = sample
-    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=100", "workers=2"], sensitive, public, None, None)
-    child = isolated(with_model(_SplitsHoldingMemory, rho), memory_limit=64)
-    try:
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:2_000]))
-    finally:
-        child.close()
+    outcome = _split_under_64_mib(sample, _SplitsHoldingMemory)
     assert outcome.emitted, outcome.reason
-
-
-def _suppress_part_mapping_100_mib(job):
-    """A part that maps 100 MiB of its own (never written) while it is suppressed."""
-    taken = np.empty(100 << 17)
-    assert taken.nbytes == 100 << 20
-    return _suppress_part(job)
-
-
-class _SplitsPastTheLimit(RhoUncertainty):
-    """The ρ model, each of whose parts maps 100 MiB."""
-
-    def anonymize(self, window, policy, rng):
-        dnc.suppress_part = _suppress_part_mapping_100_mib
-        return super().anonymize(window, policy, rng)
 
 
 def test_each_process_of_the_rho_pool_has_the_memory_limit_and_no_more(sample):
     # the limit set again in each forked process is model.memory_limit beyond what it maps as it
     # starts, not a multiple of it: a part mapping 100 MiB under 64 fails its window closed
-    data, sensitive, public = sample
-    rho = configure("rho", "mine", ["rho=0.3", "qid_size=5", "t_max=100", "workers=2"], sensitive, public, None, None)
-    child = isolated(with_model(_SplitsPastTheLimit, rho), memory_limit=64)
-    try:
-        outcome = child.process("in", 0, cut_of(list(read_window(data))[:2_000]))
-    finally:
-        child.close()
+    outcome = _split_under_64_mib(sample, _SplitsPastTheLimit)
     assert not outcome.emitted and outcome.cause == "error" and "MemoryError" in outcome.reason, outcome.reason
 
 
