@@ -343,16 +343,38 @@ WORDS = frozenset({"refused"})
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    print_markdown(columns, [[_cell(row.get(c, "" if c in WORDS else None)) for c in columns] for row in rows])
+    print_markdown(columns, [_cells(row, columns) for row in rows])
 
 
 def print_markdown(header: list[str], cells: list[list[str]]) -> None:
     """A Markdown table of formatted cells, so that it pastes into the docs as it is."""
     widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(header)]
-    click.echo("| " + " | ".join(c.ljust(w) for c, w in zip(header, widths)) + " |")
-    click.echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    _print_header(header, widths, click.echo)
     for row in cells:
-        click.echo("| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |")
+        click.echo(_markdown_line(row, widths))
+
+
+def table_printer(columns: list[str], echo: Callable[[str], None] = click.echo) -> Callable[[dict[str, Any]], None]:
+    """Print the header of a Markdown table of ``columns`` now, and return what prints a row of it,
+    for rows measured one at a time (bench stream's take minutes each, and a stopped benchmark keeps
+    the rows printed). Each column is as wide as its header: a longer cell widens its own row alone,
+    which Markdown reads alike."""
+    widths = [len(c) for c in columns]
+    _print_header(columns, widths, echo)
+    return lambda row: echo(_markdown_line(_cells(row, columns), widths))
+
+
+def _print_header(header: list[str], widths: list[int], echo: Callable[[str], None]) -> None:
+    echo(_markdown_line(header, widths))
+    echo("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+def _markdown_line(cells: list[str], widths: list[int]) -> str:
+    return "| " + " | ".join(v.ljust(w) for v, w in zip(cells, widths)) + " |"
+
+
+def _cells(row: dict[str, Any], columns: list[str]) -> list[str]:
+    return [_cell(row.get(c, "" if c in WORDS else None)) for c in columns]
 
 
 def _cell(value) -> str:
@@ -464,11 +486,11 @@ def bench_windows(input_path, model, policy, params, sensitive, public, hierarch
                 "window": size,
                 "windows": len(latencies) + len(rejected_latencies),
                 "rejected": len(rejected_latencies),
-                "tx_per_second": len(data) / elapsed,
-                "p50_latency_s": _percentile(latencies, 50),
-                "p99_latency_s": _percentile(latencies, 99),
+                "transactions_per_second": len(data) / elapsed,
+                "latency_p50_seconds": _percentile(latencies, 50),
+                "latency_p99_seconds": _percentile(latencies, 99),
                 "info_loss": info_loss,
-                "rejected_p50_latency_s": _percentile(rejected_latencies, 50),
+                "rejected_latency_p50_seconds": _percentile(rejected_latencies, 50),
             }
         )
     click.echo(f"{Path(input_path).name}: {len(data)} transactions, model {model}, policy {configured.policy.name}, "

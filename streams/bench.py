@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from setveil.core.bench import NOT_APPLICABLE
+from setveil.core.bench import table_printer
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
@@ -56,6 +56,9 @@ from .tail import WindowSummary, collect
 
 #: window.max_seconds of the workers: how long each partition's partial last window waits
 MAX_SECONDS = 1.0
+#: the table's columns, --json keys of a run: all but ``measured``, which ``tail`` completes
+TABLE_COLUMNS = ["window", "workers", "run", "transactions", "seconds", "transactions_per_second", "tail",
+                 "latency_p50_seconds", "latency_p99_seconds", "info_loss", "rejected", "peak_rss_mib", "cpu_seconds"]
 
 
 @dataclass
@@ -69,15 +72,15 @@ class Run:
     measured: int
     #: None when no window was released (every one rejected): no latency was measured, and a
     #: loss of 0 would read as the best result
-    latency_p50: float | None
-    latency_p99: float | None
-    information_loss: float | None
+    latency_p50_seconds: float | None
+    latency_p99_seconds: float | None
+    info_loss: float | None
     rejected: int
     peak_rss_mib: float
     cpu_seconds: float
 
     @property
-    def rate(self) -> float | None:
+    def transactions_per_second(self) -> float | None:
         """None when no partition had more than one window: nothing was cut by size."""
         return self.measured / self.seconds if self.seconds else None
 
@@ -87,7 +90,7 @@ class Run:
 
     def json_row(self) -> dict:
         """The run as a row of ``--json`` (docs/operations.md, "Benchmark", names every field)."""
-        return {**asdict(self), "rate": self.rate, "tail": self.tail}
+        return {**asdict(self), "transactions_per_second": self.transactions_per_second, "tail": self.tail}
 
 
 @dataclass
@@ -286,11 +289,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
          f"model.time_limit {config.time_limit:g}; model.memory_limit {config.memory_limit}; broker {broker.kind}; "
          f"{os.cpu_count()} CPUs, "
          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    # each column headed by the --json field it shows (in ms where the field is in seconds), as the
-    # other benchmarks' tables are
-    echo(f"{'window':>7} {'workers':>7} {'run':>3} {'transactions':>12} {'seconds':>8} {'rate':>8} {'tail':>6} "
-         f"{'latency_p50_ms':>14} {'latency_p99_ms':>14} {'information_loss':>16} {'rejected':>8} "
-         f"{'peak_rss_mib':>12} {'cpu_seconds':>11}")
+    print_row = table_printer(TABLE_COLUMNS, echo)
     runs = []
     with logs_folder("setveil-bench-") as directory:
         items = item_args(config, directory)
@@ -299,14 +298,5 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
                 for run in range(1, config.runs + 1):
                     result = measure(broker, config, window, workers, run, directory, items)
                     runs.append(result)
-                    rate = _shown(result.rate, ",.0f")
-                    p50, p99 = (_shown(result.latency_p50, ".0f", 1000), _shown(result.latency_p99, ".0f", 1000))
-                    echo(f"{result.window:>7} {result.workers:>7} {result.run:>3} {result.transactions:>12} "
-                         f"{result.seconds:>8.2f} {rate:>8} {result.tail:>6} {p50:>14} {p99:>14} "
-                         f"{_shown(result.information_loss, '.4f'):>16} {result.rejected:>8} "
-                         f"{result.peak_rss_mib:>12.0f} {result.cpu_seconds:>11.2f}")
+                    print_row(result.json_row())
     return runs
-
-
-def _shown(value: float | None, spec: str, scale: float = 1.0) -> str:
-    return NOT_APPLICABLE if value is None else format(value * scale, spec)

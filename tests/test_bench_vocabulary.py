@@ -1,7 +1,9 @@
 """One vocabulary for the benchmarks' tables: each column is headed by the ``--json`` key that
 holds its figure (a share shown in percent: the key and ``_%``), so that the check's seconds and
 a forked run's memory read ``verify_seconds``, ``peak_mib``, ``run_mib`` and ``tree_mib`` in
-every command that measures them (docs/operations.md, "One setting's time and memory")."""
+every command that measures them (docs/operations.md, "One setting's time and memory"), and one
+quantity has one key in every command: seconds as ``_seconds``, never ``_s``, and none of
+:data:`SYNONYMS`."""
 
 import json
 
@@ -14,6 +16,21 @@ from .benchdata import small_transactions
 
 #: the names of the quantities several benchmarks measure
 SHARED = {"verify_seconds", "peak_mib", "run_mib", "tree_mib"}
+#: keys once given to a quantity that another benchmark named otherwise, each with the key every
+#: benchmark now gives it (review: bench windows and bench stream named throughput, latency and
+#: loss each their own way, bench coherence's summary its rows' seconds)
+SYNONYMS = {
+    "tx_per_second": "transactions_per_second",
+    "rate": "transactions_per_second",
+    "p50_latency_s": "latency_p50_seconds",
+    "latency_p50": "latency_p50_seconds",
+    "p99_latency_s": "latency_p99_seconds",
+    "latency_p99": "latency_p99_seconds",
+    "rejected_p50_latency_s": "rejected_latency_p50_seconds",
+    "information_loss": "info_loss",
+    "find_moles_s": "find_moles_seconds",
+    "eliminate_s": "eliminate_seconds",
+}
 
 
 def run(*args):
@@ -125,8 +142,8 @@ def test_a_figure_a_row_lacks_reads_n_a_in_bench_windows(tiny):
     # k above the window's 4 transactions: every window rejected, so no latency nor loss
     output = run("bench", "windows", tiny, "-m", "kanonymity", "-P", "k=10", "--fanout", "2", "--sizes", "10")
     (row,) = rows_of(output)
-    assert row["rejected"] == "1" and row["rejected_p50_latency_s"] != "n/a"
-    assert row["p50_latency_s"] == row["p99_latency_s"] == row["info_loss"] == "n/a"
+    assert row["rejected"] == "1" and row["rejected_latency_p50_seconds"] != "n/a"
+    assert row["latency_p50_seconds"] == row["latency_p99_seconds"] == row["info_loss"] == "n/a"
 
 
 def test_a_figure_a_row_lacks_reads_n_a_in_bench_coherence_and_a_reason_none_blank(tmp_path, monkeypatch):
@@ -145,10 +162,15 @@ def test_a_figure_a_row_lacks_reads_n_a_in_bench_coherence_and_a_reason_none_bla
     assert rows["rmall"]["distortion"] != "n/a" and rows["rmall"]["refused"] == ""
 
 
-def test_bench_streams_figure_a_run_lacks_reads_n_a():
-    from setveil.streams.bench import _shown
-
-    assert _shown(None, ".0f", 1000) == "n/a" and _shown(0.0123, ".0f", 1000) == "12"
+def test_a_figure_a_run_lacks_reads_n_a_in_bench_stream(tmp_path):
+    # every window rejected: no latency nor loss; one window per partition: no throughput
+    measured = stream_run(0.0123, 0.02, 0.18)
+    rejected = stream_run(None, None, None)
+    rejected.seconds = rejected.measured = 0
+    released, none = rows_of(stream_table(tmp_path, measured, rejected))
+    figures = ["transactions_per_second", "latency_p50_seconds", "latency_p99_seconds", "info_loss"]
+    assert [none[key] for key in figures] == ["n/a"] * 4
+    assert [released[key] for key in figures] == ["533.3", "0.0123", "0.02", "0.18"]
 
 
 def test_a_figure_a_row_lacks_reads_n_a_in_bench_partitions_means_over_the_fan_outs(tiny):
@@ -170,3 +192,98 @@ def test_a_figure_a_row_lacks_reads_n_a_in_bench_sanitize_speed(tmp_path, monkey
                  "--policies", "minfia")
     (row,) = rows_of(output)
     assert row["tree_mib"] == "n/a" and row["peak_mib"] not in ("", "n/a")
+
+
+def json_keys(value) -> set[str]:
+    """Every key of every map in a ``--json`` document."""
+    if isinstance(value, dict):
+        return set(value).union(*map(json_keys, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(json_keys, value))
+    return set()
+
+
+def misnamed(keys: set[str]) -> list[str]:
+    """The keys that name a quantity otherwise than every benchmark does, each with its name."""
+    return sorted(f"{key}, not {SYNONYMS.get(key) or key.removesuffix('_s') + '_seconds'}" for key in keys
+                  if key in SYNONYMS or key.endswith("_s"))
+
+
+def stream_run(latency_p50: float | None, latency_p99: float | None, loss: float | None):
+    """A run of bench stream at windows of 1,000: 900 transactions emitted, 800 within 1.5 s."""
+    from setveil.streams.bench import Run
+
+    return Run(1000, 1, 1, 900, 1.5, 800, latency_p50, latency_p99, loss, 1, 120.0, 1.2)
+
+
+def stream_table(tmp_path, *runs) -> str:
+    """What bench stream prints for ``runs``, measured without a broker."""
+    from setveil.core.formats import read_window
+    from setveil.streams import bench
+    from setveil.streams.replay import pack_unkeyed
+
+    dataset = tmp_path / "tiny.dat"
+    dataset.write_text("".join(f"{i % 7} {i % 5 + 10} {i % 3 + 20}\n" for i in range(40)))
+    window = read_window(dataset)
+    config = bench.BenchConfig(dataset, window, ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"],
+                               "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None), True, 10, pack_unkeyed(window, 10, 1 << 20),
+                               2, [10], [1], len(runs))
+    measured = iter(runs)
+    lines = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bench, "measure", lambda *args: next(measured))
+        bench.run_bench(type("Broker", (), {"kind": "external"})(), config, lines.append)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("command", ["run", "windows", "coherence", "partition", "rho", "sanitize speed",
+                                     "sanitize effectiveness", "audit"])
+def test_every_benchmark_names_a_quantity_as_the_others_do(command, data, tmp_path):
+    (tmp_path / "private.txt").write_text("1\n2\n")
+    coherence = ["-m", "coherence", "-P", "h=0.9", "-P", "k=2", "-P", "p=2", "--sensitive", tmp_path / "private.txt"]
+    database = tmp_path / "db.dat"
+    database.write_text("a b c d\na b c\na b d\na c d\nb c e\na b e\n" * 5)
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    arguments = {
+        "run": [data, *coherence, "--runs", "1"],
+        "windows": [data, *coherence, "--sizes", "10,20"],
+        "coherence": [database, "--public-share", "0.5", "--h", "1", "--k", "2", "--p", "2", "--seeds", "1"],
+        "partition": [data, "-k", "2", "--fanout", "2", "-m", "2"],
+        "rho": ["--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality", "--rho", "0.7", "--policy",
+                "dist", "--workers", "1"],
+        "sanitize speed": [database, "-n", "2", "--min-support", "0.3", "--runs", "1", "--policies", "minfia"],
+        "sanitize effectiveness": [database, "-n", "2", "--min-support", "0.3", "--seeds", "2", "--psi-step", "0.5",
+                                   "--policies", "minfia"],
+        "audit": [database, "--sigma", "0.3", "--noise", "0,0.01", "--runs", "1"],
+    }[command]
+    out = tmp_path / "bench.json"
+    output = run("bench", *command.split(), *arguments, "--json", out)
+    keys = json_keys(json.loads(out.read_text()))
+    assert misnamed(keys) == []
+    assert misnamed({cell.removesuffix("_%") for header in headers(output) for cell in header}) == []
+
+
+def test_bench_stream_names_a_quantity_as_the_others_do(tmp_path):
+    # review: its table, of fixed-width columns, headed the latencies in ms as latency_p50_ms
+    row = stream_run(0.01, 0.02, 0.18).json_row()
+    assert misnamed(set(row)) == []
+    (header,) = headers(stream_table(tmp_path, stream_run(0.01, 0.02, 0.18)))
+    assert shown_as_keys(header, set(row)) == []
+    assert {"transactions_per_second", "latency_p50_seconds", "latency_p99_seconds", "info_loss", "peak_rss_mib",
+            "cpu_seconds"} <= set(header)
+
+
+def test_bench_windows_and_coherence_head_their_columns_with_their_keys(data, tmp_path):
+    (tmp_path / "private.txt").write_text("1\n2\n")
+    out = tmp_path / "windows.json"
+    output = run("bench", "windows", data, "-m", "coherence", "-P", "h=0.9", "-P", "k=2", "-P", "p=2", "--sensitive",
+                 tmp_path / "private.txt", "--sizes", "10,20", "--json", out)
+    (header,) = headers(output)
+    assert shown_as_keys(header, set(json.loads(out.read_text())["rows"][0])) == []
+    out = tmp_path / "coherence.json"
+    output = run("bench", "coherence", data, "--public-share", "0.5", "--h", "1", "--k", "2", "--p", "2", "--seeds",
+                 "1", "--json", out)
+    body = json.loads(out.read_text())
+    rows, summary = headers(output)
+    assert shown_as_keys(rows, json_keys(body["rows"])) == [] and shown_as_keys(summary, json_keys(body["summary"])) == []

@@ -31,7 +31,7 @@ from setveil.core.verify import release_violations
 
 
 #: the summary's columns; an approach none of whose runs passed the check has only the first two
-SUMMARY_COLUMNS = ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s",
+SUMMARY_COLUMNS = ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_seconds", "eliminate_seconds",
                    "minimal_moles", "all_verified"]
 
 
@@ -89,8 +89,8 @@ def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_
                 "runs": len(mine),
                 "distortion_mean": statistics.mean(r["distortion"] for r in mine),
                 "distortion_sd": statistics.pstdev(r["distortion"] for r in mine),
-                "find_moles_s": _mean(mine, "find_moles_seconds"),
-                "eliminate_s": statistics.mean(r["eliminate_seconds"] for r in mine),
+                "find_moles_seconds": _mean(mine, "find_moles_seconds"),
+                "eliminate_seconds": statistics.mean(r["eliminate_seconds"] for r in mine),
                 "minimal_moles": _mean(mine, "minimal_moles"),
                 "all_verified": all(r["verified"] for r in rows if r["approach"] == name),
             }

@@ -91,7 +91,7 @@ def test_rmall_searches_no_moles_so_reports_no_count_of_them(tmp_path):
     rmall = next(r for r in body["rows"] if r["approach"] == "rmall")
     assert rmall["minimal_moles"] is None and rmall["find_moles_seconds"] is None
     summary = {s["approach"]: s for s in body["summary"]}
-    assert summary["rmall"]["minimal_moles"] is None and summary["rmall"]["find_moles_s"] is None
+    assert summary["rmall"]["minimal_moles"] is None and summary["rmall"]["find_moles_seconds"] is None
     assert summary["mm-il"]["minimal_moles"] == moles["mm-il"]
 
 
@@ -116,8 +116,8 @@ def test_the_printed_summary_keeps_its_columns_when_the_first_approach_has_no_ru
     # approach and runs when none of its runs passed; policies refused by the search's budget (the
     # search of connect at p=7 is) then printed RmAll's runs and not its distortion
     _, table = bench_tables(tmp_path, monkeypatch, refuse=True)
-    assert table[0] == ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_s", "eliminate_s",
-                        "minimal_moles", "all_verified"]
+    assert table[0] == ["approach", "runs", "distortion_mean", "distortion_sd", "find_moles_seconds",
+                        "eliminate_seconds", "minimal_moles", "all_verified"]
     assert table[2] == ["mm-il", "0", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"]
     assert table[-1][:4] == ["rmall", "1", "1", "0"]
 

@@ -517,13 +517,13 @@ def test_bench_windows_gives_the_latency_of_released_and_rejected_windows_apart(
     assert invoke(runner, "bench", "windows", data, *coherence, "--sizes", "1", "--json", rows).exit_code == 0
     (row,) = json.loads(rows.read_text())["rows"]
     assert (row["windows"], row["rejected"]) == (5, 2)
-    assert row["p50_latency_s"] == row["p99_latency_s"] == 1.0
-    assert row["rejected_p50_latency_s"] == 100.0
+    assert row["latency_p50_seconds"] == row["latency_p99_seconds"] == 1.0
+    assert row["rejected_latency_p50_seconds"] == 100.0
     (tmp_path / "none.txt").write_text("z\n")
     coherence[-1] = tmp_path / "none.txt"
     assert invoke(runner, "bench", "windows", data, *coherence, "--sizes", "1", "--json", rows).exit_code == 0
     (row,) = json.loads(rows.read_text())["rows"]
-    assert (row["rejected"], row["rejected_p50_latency_s"], row["p50_latency_s"]) == (0, None, 1.0)
+    assert (row["rejected"], row["rejected_latency_p50_seconds"], row["latency_p50_seconds"]) == (0, None, 1.0)
 
 
 def test_a_benchmark_table_writes_every_rate_in_plain_digits(capsys):
@@ -531,8 +531,8 @@ def test_a_benchmark_table_writes_every_rate_in_plain_digits(capsys):
     # 88,100 transactions/s as 8.81e+04 and, in the next row, 132,595 as 132595
     from setveil.core.bench import print_table
 
-    print_table([{"tx_per_second": 88100.4}, {"tx_per_second": 132595.2}, {"tx_per_second": 9999.6}],
-                ["tx_per_second"])
+    print_table([{"transactions_per_second": 88100.4}, {"transactions_per_second": 132595.2},
+                 {"transactions_per_second": 9999.6}], ["transactions_per_second"])
     assert capsys.readouterr().out.split()[-9:] == ["|", "88100", "|", "|", "132595", "|", "|", "10000", "|"]
 
 
