@@ -56,8 +56,9 @@ class RunDied(SetveilError):
 
 class RunCrashed(SetveilError):
     """A benchmark run raised an error that is not setveil's own (a bug, in setveil or in a
-    plugin): named by its class alone, as its message may quote the data. Unlike a model's
-    refusal (:class:`~setveil.core.errors.Infeasible`, ``MiningTooLarge``), no result."""
+    plugin; a SystemExit or KeyboardInterrupt of the run's own too): named by its class alone, as
+    its message may quote the data. Unlike a model's refusal
+    (:class:`~setveil.core.errors.Infeasible`, ``MiningTooLarge``), no result."""
 
     def __init__(self, kind: str):
         self.kind = kind
@@ -91,10 +92,13 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     message, exit status and attributes kept (:func:`_carried`; its message and exit status alone
     where this process cannot unpickle it, :func:`_received`), so that a benchmark catches a
     model's refusal as it would in its own process; any other error is a :class:`RunCrashed`
-    naming its class. A child that dies is a :class:`RunDied` naming how, and so is a worker of
-    its pool that dies where ``function`` calls the model itself (bench rho): a
-    :class:`~setveil.core.errors.WorkerDied` that reaches it. Through a pipeline (bench run) the
-    death fails its window closed, as in the service, and is the window's error."""
+    naming its class, and so are a SystemExit and a KeyboardInterrupt that ``function`` raises,
+    with nothing printed (the user's Ctrl-C reaches this process alone, the child having a
+    process group of its own: the run is killed, and the KeyboardInterrupt raised here). A child
+    that dies is a :class:`RunDied` naming how, and so is a worker of its pool that dies where
+    ``function`` calls the model itself (bench rho): a :class:`~setveil.core.errors.WorkerDied`
+    that reaches it. Through a pipeline (bench run) the death fails its window closed, as in the
+    service, and is the window's error."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     go = context.Event()
@@ -116,7 +120,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             # run's own: a death too, where it was the run's error, which stopped bench rho's grid
             send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))
             return
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt too, which multiprocessing would print
             error = _carried(exc)
             send.send(("error", pickle.dumps(error), str(error), error.exit_code))
             return
@@ -151,7 +155,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     return {**answer[1], "tree_mib": tree}
 
 
-def _carried(exc: Exception) -> SetveilError:
+def _carried(exc: BaseException) -> SetveilError:
     """What the benchmark's process raises for the run's error ``exc``: setveil's own error, its
     class kept with what of its attributes can cross a pipe (a WindowRejected's cause may be of
     a class pickle cannot name, a plugin's local one), or with its message and exit status alone

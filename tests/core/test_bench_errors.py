@@ -71,3 +71,15 @@ def test_an_error_this_process_cannot_unpickle_is_setveils_with_its_message_and_
     with pytest.raises(SetveilError, match="^refused in the run$") as raised:
         in_child(_raises_a_class_of_the_runs_own_module)
     assert raised.value.exit_code == 3 and not isinstance(raised.value, (RunCrashed, RunDied))
+
+
+@pytest.mark.parametrize("error", [SystemExit(0), SystemExit("secret label HIV"), KeyboardInterrupt()],
+                         ids=["exit-0", "exit-message", "keyboard-interrupt"])
+def test_an_exit_or_interrupt_the_run_raises_is_a_crash_named_by_its_class_with_nothing_printed(error, capfd):
+    # review: SystemExit(0) came back as "the run's process died (exit status 0)", and
+    # multiprocessing printed a KeyboardInterrupt's traceback, or a SystemExit's message, which
+    # may quote the data, on the benchmark's standard error
+    with pytest.raises(RunCrashed) as raised:
+        in_child(_raises(error))
+    assert raised.value.kind == type(error).__name__ and "HIV" not in str(raised.value)
+    assert capfd.readouterr().err == ""
