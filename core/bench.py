@@ -121,8 +121,7 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
             send.send(("died", "a worker process of the run died abruptly (the kernel's OOM killer, say)"))
             return
         except BaseException as exc:  # SystemExit and KeyboardInterrupt too, which multiprocessing would print
-            error = _carried(exc)
-            send.send(("error", pickle.dumps(error), str(error), error.exit_code))
+            send.send(("error", *_carried(exc)))
             return
         send.send(("result", result))
 
@@ -155,26 +154,30 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     return {**answer[1], "tree_mib": tree}
 
 
-def _carried(exc: BaseException) -> SetveilError:
-    """What the benchmark's process raises for the run's error ``exc``: setveil's own error, its
-    class kept with what of its attributes can cross a pipe (a WindowRejected's cause may be of
-    a class pickle cannot name, a plugin's local one), or with its message and exit status alone
-    where its class cannot cross either; any other error, a :class:`RunCrashed`."""
-    if not isinstance(exc, SetveilError):
-        return RunCrashed(type(exc).__name__)
-    rebuild, (cls, args, state) = pickled_whole(exc)
+def _carried(exc: BaseException) -> tuple[bytes | None, str, int]:
+    """What the run sends the benchmark's process for its error ``exc``: the error pickled, none
+    where it cannot be, and its message and exit status, which :func:`_received` raises where the
+    pickle does not come back. The error is setveil's own, its class kept with what of its
+    attributes can cross a pipe (a WindowRejected's cause may be of a class pickle cannot name, a
+    plugin's local one); any other, a :class:`RunCrashed`."""
+    error = exc if isinstance(exc, SetveilError) else RunCrashed(type(exc).__name__)
+    rebuild, (cls, args, state) = pickled_whole(error)
     kept = rebuild(cls, args, {name: value for name, value in state.items() if _crosses(value)})
-    return kept if _crosses(kept) else _plain(str(exc), exc.exit_code)
-
-
-def _received(pickled: bytes, message: str, exit_code: int) -> SetveilError:
-    """The run's error as :func:`_carried` sent it, or with its message and exit status alone where
-    this process cannot unpickle it: its class, or an attribute's, of a module the run made or
-    imported from where only it could (the run's own pickle check found that module)."""
     try:
-        return pickle.loads(pickled)
-    except Exception:  # what the class lookup or the object's own reconstruction raises
-        return _plain(message, exit_code)
+        pickled = pickle.dumps(kept)
+    except Exception:  # pickle raises what the class's own reduction raises, of any class
+        pickled = None
+    return pickled, str(error), error.exit_code
+
+
+def _received(pickled: bytes | None, message: str, exit_code: int) -> SetveilError:
+    """The run's error as :func:`_carried` sent it, or with its message and exit status alone where
+    it was not pickled or this process cannot unpickle it: its class, or an attribute's, of a
+    module the run made or imported from where only it could, or one whose reconstruction raises."""
+    if pickled is not None:
+        with contextlib.suppress(Exception):  # what the class lookup or the object's own reconstruction raises
+            return pickle.loads(pickled)
+    return _plain(message, exit_code)
 
 
 def _plain(message: str, exit_code: int) -> SetveilError:

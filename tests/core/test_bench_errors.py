@@ -83,3 +83,30 @@ def test_an_exit_or_interrupt_the_run_raises_is_a_crash_named_by_its_class_with_
         in_child(_raises(error))
     assert raised.value.kind == type(error).__name__ and "HIV" not in str(raised.value)
     assert capfd.readouterr().err == ""
+
+
+class _CountsItsPickles(SetveilError):
+    """An error that notes in the file ``args[0]`` names each time it is pickled."""
+
+    def __reduce__(self) -> tuple:
+        with open(self.args[0], "a") as notes:
+            notes.write("pickled\n")
+        return super().__reduce__()
+
+
+def test_the_runs_error_is_pickled_once_on_its_way_to_the_benchmark(tmp_path):
+    # review: the run pickled it, unpickled it to see that it crosses, then pickled it again to
+    # send it; the benchmark's process unpickles it, and falls back to its message where it cannot
+    notes = tmp_path / "pickles.txt"
+    with pytest.raises(_CountsItsPickles):
+        in_child(_raises(_CountsItsPickles(str(notes))))
+    assert notes.read_text().splitlines() == ["pickled"]
+
+
+def test_an_error_of_a_class_pickle_cannot_name_is_setveils_with_its_message_and_exit_status():
+    class Refused(SetveilError):  # a local class: pickle cannot name it
+        exit_code = 4
+
+    with pytest.raises(SetveilError, match="^refused locally$") as raised:
+        in_child(_raises(Refused("refused locally")))
+    assert raised.value.exit_code == 4 and not isinstance(raised.value, (Refused, RunCrashed, RunDied))
