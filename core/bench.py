@@ -159,15 +159,21 @@ def _carried(exc: BaseException) -> tuple[bytes | None, str, int]:
     where it cannot be, and its message and exit status, which :func:`_received` raises where the
     pickle does not come back. The error is setveil's own, its class kept with what of its
     attributes can cross a pipe (a WindowRejected's cause may be of a class pickle cannot name, a
-    plugin's local one); any other, a :class:`RunCrashed`."""
+    plugin's local one); any other, or one whose message cannot be made (a plugin's ``__str__``
+    that raises), a :class:`RunCrashed`."""
     error = exc if isinstance(exc, SetveilError) else RunCrashed(type(exc).__name__)
+    try:
+        message = str(error)
+    except Exception:  # what the class's own __str__ raises, of any class
+        error = RunCrashed(type(exc).__name__)
+        message = str(error)
     rebuild, (cls, args, state) = pickled_whole(error)
     kept = rebuild(cls, args, {name: value for name, value in state.items() if _crosses(value)})
     try:
         pickled = pickle.dumps(kept)
     except Exception:  # pickle raises what the class's own reduction raises, of any class
         pickled = None
-    return pickled, str(error), error.exit_code
+    return pickled, message, error.exit_code
 
 
 def _received(pickled: bytes | None, message: str, exit_code: int) -> SetveilError:

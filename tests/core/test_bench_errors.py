@@ -110,3 +110,18 @@ def test_an_error_of_a_class_pickle_cannot_name_is_setveils_with_its_message_and
     with pytest.raises(SetveilError, match="^refused locally$") as raised:
         in_child(_raises(Refused("refused locally")))
     assert raised.value.exit_code == 4 and not isinstance(raised.value, (Refused, RunCrashed, RunDied))
+
+
+class _Unsayable(SetveilError):
+    """A plugin's error whose message cannot be made."""
+
+    def __str__(self) -> str:
+        raise ValueError("secret label HIV")
+
+
+def test_an_error_of_setveils_whose_message_cannot_be_made_is_a_crash_named_by_its_class(capfd):
+    # review: the run's process printed the traceback of its __str__ and the benchmark reported
+    # "the run's process died (exit status 1)"
+    with pytest.raises(RunCrashed) as raised:
+        in_child(_raises(_Unsayable()))
+    assert raised.value.kind == "_Unsayable" and capfd.readouterr().err == ""
