@@ -387,7 +387,16 @@ def _markdown_line(cells: list[str], widths: list[int]) -> str:
 
 
 def _cells(row: dict[str, Any], columns: list[str]) -> list[str]:
-    return [_cell(row.get(c, "" if c in WORDS else None)) for c in columns]
+    return [_cell(_shown(row, c)) for c in columns]
+
+
+def _shown(row: dict[str, Any], column: str) -> Any:
+    """The figure of ``column`` in ``row``: a column of a key and ``_%`` shows the key's share in
+    percent, where the row has no such key of its own."""
+    if column in row or not column.endswith("_%"):
+        return row.get(column, "" if column in WORDS else None)
+    share = row.get(column.removesuffix("_%"))
+    return None if share is None else 100 * share
 
 
 def _cell(value) -> str:

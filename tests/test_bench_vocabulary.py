@@ -204,9 +204,18 @@ def json_keys(value) -> set[str]:
 
 
 def misnamed(keys: set[str]) -> list[str]:
-    """The keys that name a quantity otherwise than every benchmark does, each with its name."""
-    return sorted(f"{key}, not {SYNONYMS.get(key) or key.removesuffix('_s') + '_seconds'}" for key in keys
-                  if key in SYNONYMS or key.endswith("_s"))
+    """The keys that name a quantity otherwise than every benchmark does, each with its name: a
+    key holds a share, which its table's header alone shows in percent (the key and ``_%``)."""
+    return sorted(f"{key}, not {_named(key)}" for key in keys
+                  if key in SYNONYMS or key.endswith("_s") or key.endswith("_%"))
+
+
+def _named(key: str) -> str:
+    if key in SYNONYMS:
+        return SYNONYMS[key]
+    if key.endswith("_%"):
+        return key.removesuffix("_%") + " (a share)"
+    return key.removesuffix("_s") + "_seconds"
 
 
 def stream_run(latency_p50: float | None, latency_p99: float | None, loss: float | None):

@@ -88,7 +88,7 @@ def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) 
 
 #: what a run measures (:func:`_anonymize`, then :func:`~setveil.core.bench.in_child`), and what
 #: comparing its rules adds: null in the row of a run whose process died
-MEASURED = ("seconds", "fastest", "verify_seconds", "verified", "parts", "passes", "info_loss_%", "sensitive_deleted_%",
+MEASURED = ("seconds", "fastest", "verify_seconds", "verified", "parts", "passes", "info_loss", "sensitive_deleted",
             "sym_kl", "peak_mib", "run_mib", "tree_mib")
 RULES_MEASURED = ("rules_original", "rules_release", "rules_common", "rules_lost", "rules_spurious", "rules_jaccard")
 
@@ -108,8 +108,8 @@ def _anonymize(data: Data, policy: str, params: dict[str, str], seed: int, runs:
         "seconds": statistics.median(seconds), "fastest": min(seconds),
         "verify_seconds": time.perf_counter() - started,
         "verified": not problems, "parts": release.stats["parts"], "passes": release.stats["passes"],
-        "info_loss_%": 100 * suppressed_share(data.window, release.window),
-        "sensitive_deleted_%": 100 * sensitive_loss(data.window, release.window, data.context.schema.private),
+        "info_loss": suppressed_share(data.window, release.window),
+        "sensitive_deleted": sensitive_loss(data.window, release.window, data.context.schema.private),
         "sym_kl": symmetric_kl(data.window, release.window),
     }
 
@@ -151,7 +151,7 @@ class Bench:
             return {**head, **dict.fromkeys(MEASURED + (RULES_MEASURED if rules else ())), "refused": str(exc)}, None
         release = Window(data.window.vocab, row.pop("release_indptr"), row.pop("release"))
         row = {**head, **row}
-        click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {row['info_loss_%']:.2f}%, "
+        click.echo(f"  {data.name} {policy} {setting}: {row['seconds']:.1f} s, info loss {100 * row['info_loss']:.2f}%, "
                    f"verified {row['verified']}", err=True)
         return row, release
 
