@@ -74,11 +74,17 @@ class Hierarchy:
         self.source = source
         self.lines = {} if lines is None else lines
         self.index = dict(zip(self.labels, range(len(self.labels))))
-        self.parent = np.asarray(parent, dtype=np.int32)
+        given = np.asarray(parent)
+        try:
+            self.parent = given.astype(np.int32, copy=False)
+        except (OverflowError, TypeError, ValueError):
+            raise ValueError(_NOT_PREORDER) from None
         n = len(self.labels)
         # what preorder asks of each parent, checked first since the passes below would never end
-        # on a cycle (QA: a direct caller's cycle hung)
-        if self.parent.shape != (n,) or n and (self.parent[0] != -1 or (self.parent[1:] < 0).any()
+        # on a cycle (QA: a direct caller's cycle hung); and each one a node id as given, not
+        # truncated or wrapped by the cast (QA: 0.5 was node 0, 2**32 + 1 node 1)
+        if self.parent.shape != (n,) or (self.parent != given).any() or n and (
+                self.parent[0] != -1 or (self.parent[1:] < 0).any()
                                                or (self.parent[1:] >= np.arange(1, n)).any()):
             raise ValueError(_NOT_PREORDER)
         degree = np.bincount(self.parent[1:], minlength=n) if n > 1 else np.zeros(n, np.int64)

@@ -381,6 +381,15 @@ def test_a_parent_array_whose_subtrees_are_not_contiguous_is_refused(parent):
         Hierarchy([f"n{i}" for i in range(len(parent))], parent)
 
 
+@pytest.mark.parametrize("parent", [[-1, 0, 0.5], np.array([-1, 0, 1 + 2**32]), [-1, 0, 2**70]],
+                         ids=["float", "past-int32", "past-int64"])
+def test_a_parent_array_whose_ids_are_not_node_ids_is_refused_not_cast(parent):
+    # Regression (QA): cast to int32 in silence, 0.5 was taken as node 0 and 2**32 + 1 as node 1,
+    # a tree the caller never gave
+    with pytest.raises(ValueError, match="parent array must be in preorder"):
+        Hierarchy(["r", "a", "b"], parent)
+
+
 @pytest.mark.parametrize("parent", [[-1], [-1, 0], [-1, 0, 1, 1, 0, 4], [-1, 0, 1, 2, 3]])
 def test_a_parent_array_in_preorder_is_taken(parent):
     h = Hierarchy([f"n{i}" for i in range(len(parent))], parent)
