@@ -28,7 +28,7 @@ from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
 from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines
 from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_format, fimi_carries, named_format,
-                      read_window, read_window_and_subjects, render_window, written_compression)
+                      read_window, read_window_and_subjects, refuse_unreadable, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
 from .model import Context
 from .orphans import signals_held
@@ -672,6 +672,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     if original_path == release_path == "-":
         raise ParameterError("RELEASE", "ORIGINAL and RELEASE cannot both be standard input")
     window_ids = [] if windows_path is None else window_id_lines(windows_path)
+    refuse_unreadable(release_path)
     original, subjects, merged_tids, _ = read_records(original_path, fmt, merge_subjects)
     check_listed_items(configured, original, sensitive, public, original_path)
     pin_hierarchy(configured, original, original_path)

@@ -26,11 +26,13 @@ failed write leaves nothing at the output path.
 
 from __future__ import annotations
 
+import errno
 import io
 import itertools
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -114,6 +116,22 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
             data = handle.read()
     # without this, gzip data named .dat read as "not valid UTF-8" at line 1
     return unzipped(path, data)
+
+
+def refuse_unreadable(path: str | os.PathLike) -> None:
+    """Refuse a transaction file that does not exist or is a directory, in the words its read
+    would use, without opening it: a command that reads another file first names it before that
+    read (QA: verify named a mistyped RELEASE after reading ORIGINAL, 9.1 s over 1,000,000
+    transactions). A pipe is not opened, which would cut its writer off; standard input is
+    left to the read."""
+    if os.fspath(path) == STDIN:
+        return
+    try:
+        is_directory = stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if is_directory:
+        raise InputError(path, f"cannot read: {os.strerror(errno.EISDIR)}")
 
 
 def read_window(path: str | os.PathLike, fmt: str | None = None, vocab: Vocabulary | None = None, *,
