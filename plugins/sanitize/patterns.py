@@ -47,7 +47,10 @@ class RestrictivePatterns:
             if len(items) != len(tokens):
                 raise InputError(path, "an item is repeated in this pattern", number)
             if len(items) < 2:
-                raise InputError(path, "a restrictive pattern needs at least 2 items", number)
+                # a pattern written as CSV is one label: say so, as "needs 2 items" of two given did not
+                why = (", separated by blanks: this line's one item holds a comma (a label with a comma is one item)"
+                       if "," in tokens[0] else "")
+                raise InputError(path, f"a restrictive pattern needs at least 2 items{why}", number)
             if items in seen:
                 raise InputError(path, f"repeats the pattern of line {seen[items]}", number)
             seen[items] = number

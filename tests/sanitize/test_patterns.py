@@ -44,6 +44,16 @@ def test_bad_lines_are_named(tmp_path, lines, line, problem):
     assert str(info.value).startswith(f"{path}:{line}: ")
 
 
+def test_a_one_item_pattern_with_commas_says_items_are_separated_by_blanks(tmp_path):
+    # Regression (QA): a pattern written as CSV ('HIV,flu') was refused as needing 2 items, which
+    # the user gave; the message now says why it read one, without quoting it
+    path = write_patterns(tmp_path / "p.txt", "a b", "SECRET,flu")
+    with pytest.raises(InputError) as info:
+        RestrictivePatterns.load(path)
+    assert str(info.value) == (f"{path}:2: a restrictive pattern needs at least 2 items, separated by blanks: this "
+                               "line's one item holds a comma (a label with a comma is one item)")
+
+
 def test_empty_and_undecodable_files(tmp_path):
     empty = write_patterns(tmp_path / "empty.txt", "", "  ")
     with pytest.raises(InputError, match="no restrictive patterns"):
