@@ -849,6 +849,10 @@ def create_app(
         datadir=os.path.expanduser(data_dir).replace("{", "{{").replace("}", "}}"),
         key_serializer="raw",
         value_serializer="raw",
+        # Faust reads un-prefixed variables of its own (WEB_PORT, BROKER_URL, PRODUCER_ACKS...) over
+        # these arguments: another program's variable, or a Kubernetes Service link
+        # (WEB_PORT=tcp://...), overrode the settings in silence or stopped the worker
+        env={},
     )
     service = StreamService(app, settings, processor, log_partitions)
     source = app.topic(settings.topics.input, key_type=bytes, value_type=bytes, key_serializer="raw",

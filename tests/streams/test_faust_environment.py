@@ -1,0 +1,56 @@
+"""A worker is configured by setveil's settings alone: Faust's own environment variables, which
+name no setting, change nothing of it (docs/operations.md, "Settings")."""
+
+from __future__ import annotations
+
+import pytest
+
+from setveil.streams.app import create_app
+from setveil.streams.settings import load_settings
+
+#: Faust reads these un-prefixed names, among others; an operator's environment may hold them
+#: for another program (Celery's BROKER_URL), and Kubernetes sets <SERVICE>_PORT to a URL for
+#: every Service of the namespace (a Service named "web" sets WEB_PORT=tcp://10.96.0.5:80)
+FAUST_VARIABLES = {
+    "WEB_PORT": "9999",
+    "WEB_BIND": "127.0.0.2",
+    "BROKER_URL": "kafka://elsewhere:9092",
+    "PRODUCER_ACKS": "0",
+    "CONSUMER_AUTO_OFFSET_RESET": "latest",
+    "STREAM_WAIT_EMPTY": "true",
+    "APP_WEB_ROUTER_ENABLED": "true",
+    "TOPIC_PARTITIONS": "1",
+    "BROKER_SESSION_TIMEOUT": "600",
+    "PRODUCER_COMPRESSION_TYPE": "gzip",
+    "PROCESSING_GUARANTEE": "exactly_once",
+}
+
+#: what each variable above would set in Faust's configuration
+CONFIGURATION = ("web_port", "web_bind", "broker", "producer_acks", "consumer_auto_offset_reset", "stream_wait_empty",
+                 "web_router_enabled", "topic_partitions", "broker_session_timeout", "producer_compression_type",
+                 "processing_guarantee")
+
+
+def _configuration(tmp_path) -> dict:
+    settings = load_settings(None, {}, env={})
+    app, _ = create_app(settings, None, settings.topics.partitions, str(tmp_path))
+    return {name: getattr(app.conf, name) for name in CONFIGURATION}
+
+
+def test_fausts_variables_in_the_environment_override_no_setting(monkeypatch, tmp_path):
+    # Regression (QA as an operator): with WEB_PORT=9999 the worker served its probes on 9999 while
+    # its settings line and `serve --check` said 6066; PRODUCER_ACKS=0 and BROKER_URL took the
+    # batches' acknowledgement and the broker from under the settings, in silence
+    expected = _configuration(tmp_path)
+    for name, value in FAUST_VARIABLES.items():
+        monkeypatch.setenv(name, value)
+    assert _configuration(tmp_path) == expected
+
+
+@pytest.mark.parametrize("value", ["tcp://10.96.0.5:80", "not a port"])
+def test_a_kubernetes_service_link_named_like_a_faust_variable_does_not_stop_the_worker(monkeypatch, tmp_path, value):
+    # Regression: a Service named "web" in the workers' namespace made every worker end in Faust's
+    # traceback (ValueError: invalid literal for int() ... 'tcp://10.96.0.5:80') before it started
+    expected = _configuration(tmp_path)
+    monkeypatch.setenv("WEB_PORT", value)
+    assert _configuration(tmp_path) == expected
