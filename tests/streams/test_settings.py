@@ -1582,3 +1582,30 @@ def test_a_hierarchy_node_labelled_with_a_nul_is_refused_before_serve_connects(t
     assert result.stderr == (f"setveil: error: parameter 'model.hierarchy': {tree}:{line}: a node has a label with a "
                              "NUL, which no record may hold, so a batch holding it would not read back (from the "
                              "command line)\n")
+
+
+def _service_links(service: str, port: int) -> dict[str, str]:
+    """The variables the kubelet gives a pod, unless its spec turns service links off, for a
+    Service of its namespace that has a cluster IP (Kubernetes, "Environment variables" of Services)."""
+    name = service.upper().replace("-", "_")
+    url = f"tcp://10.96.0.7:{port}"
+    return {f"{name}_SERVICE_HOST": "10.96.0.7", f"{name}_SERVICE_PORT": str(port), f"{name}_PORT": url,
+            f"{name}_PORT_{port}_TCP": url, f"{name}_PORT_{port}_TCP_PROTO": "tcp",
+            f"{name}_PORT_{port}_TCP_PORT": str(port), f"{name}_PORT_{port}_TCP_ADDR": "10.96.0.7"}
+
+
+def test_the_kubernetes_workers_start_whatever_services_their_namespace_holds(tmp_path):
+    # Regression (QA as an operator): in the Deployment's namespace, setveil, a Service named
+    # setveil-web (the workers' port behind a cluster IP) gave every pod SETVEIL_WEB_PORT=tcp://...,
+    # refused as web.port, and one named setveil-kafka SETVEIL_KAFKA_PORT, refused as no setting:
+    # every worker stopped at its start, exit status 2, for as long as the Service was there
+    kubernetes = REPO / "deploy" / "kubernetes"
+    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", (kubernetes / "configmap.yaml").read_text()).group(1)
+    config = tmp_path / "setveil.toml"
+    config.write_text("\n".join(line[4:] for line in embedded.splitlines()).replace("/etc/setveil/items", str(tmp_path)))
+    for name in ("sensitive.txt", "public.txt"):
+        (tmp_path / name).write_text(f"{name}\n")
+    links = re.search(r"^ +enableServiceLinks: (\S+)$", (kubernetes / "deployment.yaml").read_text(), re.MULTILINE)
+    env = {} if links is not None and links.group(1) == "false" else {
+        **_service_links("setveil-web", 6066), **_service_links("setveil-kafka", 9092)}
+    assert load_settings(config, env=env).web.port == 6066
