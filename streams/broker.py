@@ -15,6 +15,7 @@ short session timeouts keep tests and the demo quick there.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import socket
 import subprocess
@@ -78,6 +79,12 @@ def free_port(host: str = "127.0.0.1") -> int:
         return address[1]
 
 
+#: what to change when the port cannot be bound, by errno: a --host that is not this machine's was
+#: blamed on the port, which no other port could mend (QA as an operator)
+BIND_HINTS: dict[int | None, str] = {errno.EADDRINUSE: "another broker there? choose another --port",
+                                     errno.EADDRNOTAVAIL: "no address of this machine: choose another --host"}
+
+
 def refuse_taken_port(host: str, port: int) -> None:
     """Refuse a port another program listens on: Tansu, unable to bind it, exits with status 0,
     and the other program's answers looked like its own (QA: "listening on", then "ended by
@@ -89,8 +96,8 @@ def refuse_taken_port(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            raise BrokerError(f"cannot listen on {host}:{port}: {exc.strerror} (another broker there? choose another "
-                              "--port)") from None
+            hint = BIND_HINTS.get(exc.errno)
+            raise BrokerError(f"cannot listen on {host}:{port}: {exc.strerror}" + (f" ({hint})" if hint else "")) from None
 
 
 def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
