@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
+from setveil.plugins.sanitize import checker
 from setveil.plugins.sanitize.checker import sanitize_violations
 from setveil.plugins.sanitize.patterns import RestrictivePatterns
 
@@ -49,6 +50,18 @@ def test_psi_allows_the_floor_of_its_share_and_an_emptied_transaction_is_named_w
     assert rules(original, [["a", "b"], ["a"], ["b"], ["c"]], path, 0.5) == []
     assert rules(original, [["a", "b"], ["a", "b"], ["b"], ["c"]], path, 0.5) == ["disclosed"]
     assert rules(original, [["a", "b"], ["a", "b"], ["b"], []], path, 0.5) == ["emptied", "disclosed"]
+
+
+def test_every_pattern_is_checked_when_the_patterns_of_one_length_take_several_chunks(tmp_path, monkeypatch):
+    # Mutation pass: checking only the first chunk of each pattern length passed every test, as
+    # none had more patterns of one length than a chunk of 16 MiB of bitsets holds
+    monkeypatch.setattr(checker, "CHUNK_BYTES", 8)  # one pattern a chunk
+    original = Window.from_transactions([["a", "b", "c", "d"]] * 4)
+    path = write_patterns(tmp_path / "patterns.txt", "a b", "c d", "a c")
+    release = Window.from_transactions([["a", "c"]] * 4, vocab=original.vocab)
+    found = list(sanitize_violations(original, release, RestrictivePatterns.load(path), 0.0))
+    assert [(v.rule, v.itemset) for v in found] == [("disclosed", ("a", "c"))]
+    assert "line 3" in found[0].summary
 
 
 def test_a_release_over_another_vocabulary(fig3, fig3_patterns):
