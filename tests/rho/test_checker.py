@@ -1,7 +1,9 @@
 """The independent checker on hand-made releases."""
 
 import numpy as np
+import pytest
 
+from setveil.core.errors import ParameterError
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
@@ -119,6 +121,35 @@ def test_qid_size_all_counts_only_the_subsets_of_records_holding_a_sensitive_ite
     assert not violations(window, window, qid_size="all")
     found = violations(window, window, rho="0.49", qid_size="all")
     assert [(v.itemset, v.target) for v in found] == [(("a",), "hiv")]
+
+
+def test_qid_size_all_budgets_the_subsets_of_every_sensitive_record_together(monkeypatch):
+    # Mutation pass: the budget held against the largest record's subsets alone passed every
+    # test. At a budget of 16, two records of 3 items and hiv have 16 subsets each, 32 in all
+    from setveil.plugins.rho import checker
+
+    monkeypatch.setattr(checker, "ALL_SUBSETS_BUDGET", 16)
+    one = Window.from_transactions([["a", "b", "c", "hiv"], ["x"], ["y"], ["z"]])
+    found = violations(one, one, qid_size="all")  # each item held once, with hiv
+    assert sorted((v.itemset, v.target) for v in found) == [((item,), "hiv") for item in "abc"]
+    two = Window.from_transactions([["a", "b", "c", "hiv"], ["d", "e", "f", "hiv"], ["x"], ["y"], ["z"]])
+    with pytest.raises(ParameterError, match="qid_size"):
+        violations(two, two, qid_size="all")
+
+
+def test_qid_size_all_is_sized_on_the_release_not_its_original(monkeypatch):
+    # Mutation pass: sizing "all" on the original passed every test. At a budget of 16 the
+    # original's record of 5 items and hiv (64 subsets) is refused; its release dropped that hiv,
+    # leaves [a, hiv] (4 subsets) and is checked: {a} -> hiv is 1/2, rho itself
+    from setveil.plugins.rho import checker
+
+    monkeypatch.setattr(checker, "ALL_SUBSETS_BUDGET", 16)
+    rows = [["a", "b", "c", "d", "e", "hiv"], ["a", "hiv"], ["x"], ["y"], ["z"], ["w"]]
+    original = Window.from_transactions(rows)
+    with pytest.raises(ParameterError, match="qid_size"):
+        violations(original, original, qid_size="all")
+    release = Window.from_transactions([rows[0][:-1], *rows[1:]], vocab=original.vocab)
+    assert not violations(original, release, qid_size="all")
 
 
 def test_the_candidates_of_3_items_and_more_are_counted_chunk_at_a_time_and_only_the_free_ones_kept(monkeypatch):
