@@ -156,3 +156,18 @@ def test_patterns_new_to_the_release_past_64_frequent_items_are_told_apart(tmp_p
     assert (figures["frequent_before"], figures["frequent_after"]) == (64, 68)
     assert (figures["restrictive_before"], figures["restrictive_after"], figures["hiding_failure"]) == (0, 0, None)
     assert figures["artifactual_patterns"] == pytest.approx(4 / 68) and figures["misses_cost"] == 0.0
+
+
+def test_restrictive_patterns_in_different_words_of_the_frequent_items_are_each_counted(tmp_path):
+    # Mutation pass: a mask taken to hold the smallest pattern when one of its 64-bit words does
+    # (any for all) passed every test, as every test's restrictive patterns shared a word. Here a b
+    # are frequent items 0 and 1, c d 72 and 73, each pair held by 2 transactions: both pairs are
+    # restrictive, and the release hides c d alone (c and d, now held once each, go too)
+    rows = [["a", "b"]] * 2 + [[f"i{k}"] for k in range(70) for _ in range(2)] + [["c", "d"]] * 2
+    original = Window.from_transactions(rows)
+    release = Window.from_transactions([*rows[:-2], ["c"], ["d"]], vocab=original.vocab)
+    patterns = RestrictivePatterns.load(write_patterns(tmp_path / "p.txt", "a b", "c d"))
+    figures = PatternMetrics(original, 2 / len(rows)).evaluate(release, patterns)
+    assert (figures["frequent_before"], figures["frequent_after"]) == (76, 73)
+    assert (figures["restrictive_before"], figures["restrictive_after"], figures["hiding_failure"]) == (2, 1, 0.5)
+    assert figures["misses_cost"] == pytest.approx(2 / 74)
