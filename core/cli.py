@@ -165,8 +165,8 @@ def build_context(sensitive, public, hierarchy, fanout) -> Context:
         if path is not None:
             check_user_file(path, option)
     schema = ItemSchema.from_files(sensitive, public) if sensitive is not None else None
-    if hierarchy is not None and not Path(hierarchy).exists():
-        raise InputError(hierarchy, "cannot read: No such file or directory")
+    if hierarchy is not None:
+        refuse_unreadable(hierarchy)
     return Context(schema=schema, hierarchy_file=None if hierarchy is None else Path(hierarchy), fanout=fanout)
 
 

@@ -119,11 +119,11 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
 
 
 def refuse_unreadable(path: str | os.PathLike) -> None:
-    """Refuse a transaction file that does not exist or is a directory, in the words its read
-    would use, without opening it: a command that reads another file first names it before that
-    read (QA: verify named a mistyped RELEASE after reading ORIGINAL, 9.1 s over 1,000,000
-    transactions). A pipe is not opened, which would cut its writer off; standard input is
-    left to the read."""
+    """Refuse a file that does not exist or is a directory, in the words its read would use,
+    without opening it: a command that reads another file first names it before that read (QA:
+    verify named a mistyped RELEASE after reading ORIGINAL, 9.1 s over 1,000,000 transactions;
+    a hierarchy is read once the data is). A pipe is not opened, which would cut its writer off;
+    standard input is left to the read."""
     if os.fspath(path) == STDIN:
         return
     try:
