@@ -386,3 +386,22 @@ def test_a_truncated_msgpack_record_is_named_by_its_position(tmp_path):
     with pytest.raises(InputError) as info:
         read_window(path)
     assert (info.value.line, info.value.problem) == (2, "truncated msgpack record")
+
+
+@pytest.mark.parametrize("joint, line, problem", [
+    (b"\n", 2, "a byte-order mark at the start of this line, where only a file's first line may have one: "
+               "files joined with cat?"),
+    (b"\n\n", 3, "a byte-order mark at the start of this line, where only a file's first line may have one: "
+                 "files joined with cat?"),
+    # the first file did not end its last line
+    (b"", 1, "not valid JSON: a byte-order mark at character 19 of this line"),
+])
+def test_a_byte_order_mark_inside_a_jsonl_file_is_named(tmp_path, joint, line, problem):
+    # QA: two JSONL files, each with a byte-order mark, joined with cat gave "not valid JSON
+    # (Expecting value)", which did not say what was there
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(BOM + b'{"items": ["HIV"]}' + joint + BOM + b'{"items": ["b"]}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (line, problem)
+    assert "HIV" not in str(info.value)
