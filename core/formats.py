@@ -386,10 +386,31 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
+#: the most bytes a msgpack record may take (msgpack's own default): its unpacker refuses longer
+#: lists, strings and extensions than this, and maps of more than half as many pairs
+MSGPACK_RECORD_BYTES = 100 * 1024 * 1024
+#: msgpack's words for a length over those limits, which hold two numbers and nothing of the data
+_MSGPACK_LENGTH = re.compile(r"\d+ exceeds max_(str|bin|array|map|ext)_len\(\d+\)")
+_MSGPACK_KINDS = {"str": "a string", "bin": "binary data", "array": "a list", "map": "a map", "ext": "an extension"}
+
+
+def _msgpack_error(exc: Exception, size: int) -> str:
+    """Why msgpack refused a record, in words where it is a length over the limits: every entry
+    takes a byte at least, so in a file no larger than a record may be, such a length runs past
+    its end ("malformed msgpack (ValueError)" did not say so)."""
+    found = _MSGPACK_LENGTH.fullmatch(str(exc)) if type(exc) is ValueError else None
+    if found is None:
+        return f"malformed msgpack ({type(exc).__name__})"
+    kind = _MSGPACK_KINDS[found[1]]
+    if size <= MSGPACK_RECORD_BYTES:
+        return f"the length of {kind} in this record runs past the end of the file"
+    return f"the length of {kind} in this record is over {MSGPACK_RECORD_BYTES:,} bytes, more than a record may take"
+
+
 def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,
                    merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> tuple[Window, list[str | int | None]]:
     unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False, ext_hook=extension,
-                                object_pairs_hook=unique_map)
+                                object_pairs_hook=unique_map, max_buffer_size=MSGPACK_RECORD_BYTES)
 
     def records():
         number = 0
@@ -405,7 +426,7 @@ def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] |
             except RepeatedKey:
                 raise InputError(path, "a map repeats a key", number) from None
             except (msgpack.UnpackException, ValueError) as exc:
-                raise InputError(path, f"malformed msgpack ({type(exc).__name__})", number) from None
+                raise InputError(path, _msgpack_error(exc, len(data)), number) from None
             except TypeError:  # a list or map as a map key: Python cannot hash it
                 raise InputError(path, "a map key is a list or a map", number) from None
             consumed = unpacker.tell()

@@ -7,6 +7,7 @@ import msgpack
 import pytest
 
 from setveil.core.errors import InputError
+from setveil.core import formats
 from setveil.core.formats import read_window, write_window
 from setveil.core.records import RepeatedKey, unique_map
 
@@ -405,3 +406,32 @@ def test_a_byte_order_mark_inside_a_jsonl_file_is_named(tmp_path, joint, line, p
         read_window(path)
     assert (info.value.line, info.value.problem) == (line, problem)
     assert "HIV" not in str(info.value)
+
+
+@pytest.mark.parametrize("record, kind", [
+    (b"\xdd\xff\xff\xff\xff", "a list"),
+    (b"\xdf\xff\xff\xff\xff", "a map"),
+    (b"\x81\xa5items\xdd\x10\x00\x00\x00", "a list"),
+    # msgpack 1.0 reads this one as "0 exceeds max_ext_len": its length plus one wraps to 0
+    (b"\xc9\xff\xff\xff\xff\x05", "an extension"),
+])
+def test_a_msgpack_length_past_the_end_of_the_file_is_named_in_words(tmp_path, record, kind):
+    # QA: a header claiming billions of entries gave "malformed msgpack (ValueError)"
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["HIV"]}) + record)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (2, f"the length of {kind} in this record runs past the end of "
+                                                        "the file")
+
+
+def test_a_msgpack_length_past_what_a_record_may_take_is_not_said_to_run_past_the_end(tmp_path, monkeypatch):
+    # in a file larger than a record may be, such a length might end inside it: the message
+    # says what is true then (the limit made small, so the file need not be 100 MiB)
+    monkeypatch.setattr(formats, "MSGPACK_RECORD_BYTES", 16)
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(b"\xdc\x00\x14" + b"\x01" * 40)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (1, "the length of a list in this record is over 16 bytes, more "
+                                                        "than a record may take")
