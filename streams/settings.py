@@ -49,7 +49,8 @@ TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 MODEL_FILES = ("model.sensitive", "model.public", "model.hierarchy")
 #: ``SETVEIL_*`` variables that are no setting: the settings file (``--config``) and the folder
 #: of the benchmark datasets (``setveil bench rho --datasets``, the tests)
-OTHER_VARIABLES = ("SETVEIL_CONFIG", "SETVEIL_DATASETS")
+CONFIG_VARIABLE = "SETVEIL_CONFIG"
+OTHER_VARIABLES = (CONFIG_VARIABLE, "SETVEIL_DATASETS")
 #: the source of what ``--set`` and a command's own options give, as errors name it
 COMMAND_LINE = "the command line"
 #: the source of a setting no one gave (:func:`_by_default` tells it from a file of that name)
@@ -482,8 +483,14 @@ def load_settings(
         sources[setting.name] = source
 
     given_by = CONFIG_OPTION
-    if config is None and env.get("SETVEIL_CONFIG"):
-        config, given_by = env["SETVEIL_CONFIG"], "$SETVEIL_CONFIG"
+    if config is None and CONFIG_VARIABLE in env:
+        # stripped as a setting's variable is (below), and refused when blank as theirs are: a
+        # manifest's "" would otherwise leave the workers on the defaults in silence
+        config, given_by = env[CONFIG_VARIABLE].strip(), f"${CONFIG_VARIABLE}"
+        if not config:
+            raise ParameterError(CONFIG_VARIABLE, "empty: give the settings file's path, or unset the variable")
+    elif config is not None and not os.fspath(config).strip():
+        raise ParameterError(CONFIG_OPTION, "empty: give the settings file's path")
     if config is not None:
         file = SettingsFile(os.fspath(config))
         for name, raw in _read_toml(config, given_by).items():

@@ -1609,3 +1609,36 @@ def test_the_kubernetes_workers_start_whatever_services_their_namespace_holds(tm
     env = {} if links is not None and links.group(1) == "false" else {
         **_service_links("setveil-web", 6066), **_service_links("setveil-kafka", 9092)}
     assert load_settings(config, env=env).web.port == 6066
+
+
+@pytest.mark.parametrize("command", ["serve", "replay", "tail", "demo"])
+def test_setveil_config_is_taken_without_the_blanks_around_it(tmp_path, command):
+    # Regression (QA as an operator): the path in $SETVEIL_CONFIG kept a manifest's trailing line
+    # end, and was refused as "…\n: cannot read", where a setting's variable is taken stripped
+    config = tmp_path / "given.toml"
+    config.write_text("[window]\nmax_transactions = 300\n")
+    for blanked in (f"{config}\n", f"  {config}\t"):
+        values = load_settings(env={"SETVEIL_CONFIG": blanked})
+        assert values.window.max_transactions == 300
+        assert values.source("window.max_transactions") == str(config)
+    missing = tmp_path / "missing.toml"
+    args = [command] + (["data.dat"] if command == "replay" else [])
+    result = CliRunner().invoke(cli, args, env={"SETVEIL_CONFIG": f" {missing}\n"})
+    assert result.exit_code == 2
+    assert result.output == (f"setveil: error: {missing}: cannot read: No such file or directory "
+                             "(the settings file, from $SETVEIL_CONFIG)\n")
+
+
+@pytest.mark.parametrize("command", ["serve", "replay", "tail", "demo"])
+@pytest.mark.parametrize("blank", ["", " ", "\n"])
+def test_an_empty_settings_file_path_is_refused_naming_the_option_or_the_variable(command, blank):
+    # Regression (QA as an operator): --config "" said "error: : cannot read", naming no file, and
+    # SETVEIL_CONFIG="" was passed over in silence where an empty setting variable is refused
+    args = [command] + (["data.dat"] if command == "replay" else [])
+    from_option = CliRunner().invoke(cli, args + ["--config", blank], env={"SETVEIL_CONFIG": None})
+    assert from_option.exit_code == 2
+    assert from_option.output == "setveil: error: parameter '--config': empty: give the settings file's path\n"
+    from_variable = CliRunner().invoke(cli, args, env={"SETVEIL_CONFIG": blank})
+    assert from_variable.exit_code == 2
+    assert from_variable.output == ("setveil: error: parameter 'SETVEIL_CONFIG': empty: give the settings "
+                                    "file's path, or unset the variable\n")
