@@ -107,8 +107,12 @@ def start_follower(child: BaseProcess) -> None:
 def how_ended(code: int | None) -> str:
     """How a process ended, said one way wherever setveil reports it, from its exit code as
     ``multiprocessing`` and ``subprocess`` give it (a negative code: the signal that killed it).
-    SIGKILL is the one the kernel's OOM killer sends, the likeliest reason a run dies unasked."""
-    if code is None or code >= 0:
+    SIGKILL is the one the kernel's OOM killer sends, the likeliest reason a run dies unasked.
+    None, of a process waited for, is a status someone else took: with SIGCHLD ignored (which a
+    supervisor may set, and exec keeps) the kernel reaps every child, and waitpid finds none."""
+    if code is None:
+        return "exit status unknown: the process was reaped elsewhere, as when SIGCHLD is ignored"
+    if code >= 0:
         return f"exit status {code}"
     try:
         name = signal.Signals(-code).name

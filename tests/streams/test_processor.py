@@ -561,6 +561,33 @@ class _SuppressesPartsSlowly(RhoUncertainty):
         return super().anonymize(window, policy, rng)
 
 
+def _exits_as_it_loads() -> None:
+    os._exit(3)
+
+
+class _CannotStart(Coherence):
+    """A model that ends the window process as it is unpickled there, before it says it is ready."""
+
+    def __reduce__(self):
+        return _exits_as_it_loads, ()
+
+
+def test_a_window_process_that_does_not_start_says_how_it_ended_or_that_no_one_can_tell(sample):
+    # Regression (QA): with SIGCHLD ignored (a supervisor's setting, which exec keeps) the kernel
+    # reaps the child, its status is lost, and the worker said "did not start (exit status None)"
+    good = processor(sample).pipeline.configured
+    with pytest.raises(RuntimeError, match=r"^the anonymizing process did not start \(exit status 3\)$"):
+        isolated(with_model(_CannotStart, good))
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        with pytest.raises(RuntimeError) as info:
+            isolated(with_model(_CannotStart, good))
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert str(info.value) == ("the anonymizing process did not start (exit status unknown: the process was "
+                               "reaped elsewhere, as when SIGCHLD is ignored)")
+
+
 def with_model(model_class, good: Configured) -> Configured:
     """``good`` with its model replaced by an instance of ``model_class`` (same parameters)."""
     return Configured(model_class(good.model.params, good.model.context), good.policy, good.params, good.context)
