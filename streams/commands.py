@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -262,11 +263,14 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     A record's own tid (JSONL, msgpack) is kept instead, and its subject is sent too: a
     subject's records go to one partition, for window.merge_subjects.
     """
+    from .replay import ReplayProgress
     from .replay import replay as produce
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     window, subjects, _ = read_window_and_subjects(input_path, fmt)
-    stats = run(produce(settings, window, batch, rate, count, subjects))
+    progress = ReplayProgress()
+    stats = run(produce(settings, window, batch, rate, count, subjects, progress),
+                on_stop=lambda: click.echo(progress.said(settings.topics.input), err=True))
     speed = stats.transactions / stats.seconds if stats.seconds else 0.0
     click.echo(f"{stats.transactions} transactions in {stats.messages} messages to {settings.topics.input} "
                f"in {stats.seconds:.2f} s ({speed:,.0f} transactions/s)", err=True)
@@ -470,12 +474,13 @@ def setveil_register_commands(register):
     register(bench_stream, group="bench")
 
 
-def run(coroutine) -> Any:
+def run(coroutine, on_stop: Callable[[], None] = lambda: None) -> Any:
     """Run a command's coroutine; Ctrl-C (status 130) or SIGTERM (143) ends it quietly, its own
-    cleanup run first."""
+    cleanup run first, then ``on_stop`` (which may say how far it got)."""
     quiet_repeats()
     try:
         return interrupt.run_stoppable(coroutine)
     except interrupt.Stopped as stopped:
+        on_stop()
         click.echo("interrupted" if stopped.signal == "SIGINT" else f"stopped by {stopped.signal}", err=True)
         sys.exit(stopped.status)

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import msgpack
 from aiokafka import AIOKafkaProducer
@@ -51,6 +51,45 @@ class ReplayStats:
     transactions: int
     messages: int
     seconds: float
+
+
+@dataclass
+class ReplayProgress:
+    """What a replay has got into the input topic so far, for the line a stopped one ends with: an
+    operator resuming it needs to know how much of the file the topic holds, and up to where."""
+    planned: int | None = None  # transactions to send, once the messages are made
+    sent: int = 0  # transactions handed to the producer
+    acknowledged: int = 0  # transactions in messages the broker acknowledged
+    last_offsets: dict[int, int] = field(default_factory=dict)  # partition: last acknowledged offset
+
+    def settle(self, pending: Sequence[tuple[asyncio.Future, int]]) -> BaseException | None:
+        """Count the messages of ``pending`` (each with its transactions) that the broker
+        acknowledged; the error of the first that failed, if one did."""
+        failed = None
+        for future, size in pending:
+            if not future.done() or future.cancelled():
+                continue
+            if future.exception() is not None:
+                failed = failed or future.exception()
+                continue
+            metadata = future.result()
+            self.acknowledged += size
+            self.last_offsets[metadata.partition] = max(metadata.offset,
+                                                        self.last_offsets.get(metadata.partition, -1))
+        return failed
+
+    def said(self, topic: str) -> str:
+        """One line: how many transactions the broker acknowledged and, per partition, the offset
+        of the last; transactions sent without an acknowledgement may be in the topic too."""
+        if not self.sent:
+            return f"no transaction was sent to {topic}"
+        of = f" of {self.planned}" if self.planned is not None else ""
+        where = ", ".join(f"partition {partition} to offset {offset}"
+                          for partition, offset in sorted(self.last_offsets.items()))
+        line = f"{self.acknowledged}{of} transactions acknowledged by the broker in {topic}"
+        line += f" ({where})" if where else ""
+        unsure = self.sent - self.acknowledged
+        return line + (f"; {unsure} more were sent unacknowledged and may be there too" if unsure else "")
 
 
 def unkeyed_partition(position: int, batch: int, partitions: int) -> int:
@@ -119,10 +158,13 @@ def deal(packed: Sequence[tuple[int, bytes]], partitions: int) -> list[tuple[int
 
 
 async def replay(settings: Settings, window: Window, batch: int = 1, rate: float | None = None,
-                 count: int | None = None, subjects: Sequence[str | int | None] | None = None) -> ReplayStats:
+                 count: int | None = None, subjects: Sequence[str | int | None] | None = None,
+                 progress: ReplayProgress | None = None) -> ReplayStats:
+    """Send ``window``'s transactions; ``progress`` follows what reached the topic, for a caller
+    whose replay is stopped before this returns."""
     partitions = await _input_partitions(settings)
     planned = list(messages(window, batch, count, partitions, subjects, settings.records.max_message_bytes))
-    return await _send(settings, planned, rate)
+    return await _send(settings, planned, rate, progress)
 
 
 async def replay_packed(settings: Settings, packed: Sequence[tuple[int, bytes]],
@@ -138,10 +180,12 @@ async def _input_partitions(settings: Settings) -> int:
 
 
 async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, bytes]],
-                rate: float | None) -> ReplayStats:
+                rate: float | None, progress: ReplayProgress | None = None) -> ReplayStats:
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
+    progress = ReplayProgress() if progress is None else progress
+    progress.planned = sum(size for _, _, size, _ in planned)
     sent = sent_messages = 0
-    pending: list[asyncio.Future] = []
+    pending: list[tuple[asyncio.Future, int]] = []
     try:
         # the topic was there a moment ago, but a broker gone since (while a large file's messages
         # were made, say) failed the start outside the handler below: a traceback, aiokafka's own
@@ -150,19 +194,22 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
             await kafka.start_client(producer.start(), producer.stop)
         started = time.monotonic()
         for partition, key, size, value in planned:
-            pending.append(await producer.send(settings.topics.input, value, key=key, partition=partition))
+            delivery = await producer.send(settings.topics.input, value, key=key, partition=partition)
+            # the first error ends the replay; the others, left to fail unseen, would each be logged
+            # as never retrieved
+            delivery.add_done_callback(_seen)
+            pending.append((delivery, size))
             sent += size
+            progress.sent = sent
             sent_messages += 1
             if len(pending) >= INFLIGHT:
-                await asyncio.gather(*pending)
-                pending.clear()
+                await _delivered(pending, progress)
             if rate is not None:
                 ahead = sent / rate - (time.monotonic() - started)
                 if ahead > 0:
-                    await asyncio.gather(*pending)
-                    pending.clear()
+                    await _delivered(pending, progress)
                     await asyncio.sleep(ahead)
-        await asyncio.gather(*pending)
+        await _delivered(pending, progress)
     except KafkaError as exc:
         # aiokafka's own error ended the command in a traceback
         held = "; the input topic may hold some of them" if sent else ""
@@ -172,10 +219,29 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
             f"transactions were sent ({type(exc).__name__}){held}") from None
     except asyncio.CancelledError:
         await _flush_briefly(producer)
+        progress.settle(pending)  # a message the stop dropped failed: it counts as not acknowledged
         raise
     finally:
         await producer.stop()
     return ReplayStats(sent, sent_messages, time.monotonic() - started)
+
+
+async def _delivered(pending: list[tuple[asyncio.Future, int]], progress: ReplayProgress) -> None:
+    """Wait for ``pending``'s messages to be acknowledged, count them and clear ``pending``; the
+    first one's error when one fails. Awaited with ``asyncio.wait``, not ``gather``: a stop's
+    cancellation of gather cancelled the messages' futures, and what the stop's flush then
+    delivered could not be counted."""
+    if pending:
+        await asyncio.wait([future for future, _ in pending], return_when=asyncio.FIRST_EXCEPTION)
+    failed = progress.settle(pending)
+    pending.clear()
+    if failed is not None:
+        raise failed
+
+
+def _seen(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def _flush_briefly(producer: AIOKafkaProducer) -> None:

@@ -552,6 +552,26 @@ def test_replay_whose_broker_is_gone_stops_promptly_on_a_signal(make_settings, s
     assert took < 3, took  # generous for a loaded machine: it takes under 1 s
 
 
+@pytest.mark.parametrize("stop, status, line", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                (signal.SIGINT, 130, "interrupted")])
+def test_a_stopped_replay_says_how_many_transactions_reached_the_topic_and_where(make_settings, sample, stop,
+                                                                                 status, line):
+    # Regression (QA as an operator): a stopped replay said only "interrupted", and an operator
+    # resuming it could not tell how much of the file the input topic held
+    settings = make_settings()
+    replay = _paced_replay(settings, sample[0])
+    stderr, _ = _stopped(replay, stop)
+    assert replay.returncode == status, stderr
+    held = read_topic(settings, settings.topics.input)
+    in_topic = len(held)  # one transaction a message: replay's --batch 1
+    last = {message.partition: message.offset for message in sorted(held, key=lambda m: m.offset)}
+    where = ", ".join(f"partition {partition} to offset {last[partition]}" for partition in sorted(last))
+    total = len(read_window(sample[0]))
+    assert 0 < in_topic < total
+    assert stderr.splitlines()[-2:] == [f"{in_topic} of {total} transactions acknowledged by the broker in "
+                                        f"{settings.topics.input} ({where})", line], stderr
+
+
 def test_replay_whose_broker_hangs_stops_promptly_on_a_signal(make_settings, sample, tmp_path):
     # Regression (found beside the broker that is gone): with its broker stopped (SIGSTOP: it holds
     # its connections and answers nothing) SIGTERM ended `setveil replay` only after 5.2-5.4 s, the

@@ -9,14 +9,16 @@ import logging
 
 import msgpack
 import pytest
+from aiokafka.errors import KafkaTimeoutError
 from aiokafka.partitioner import DefaultPartitioner
+from aiokafka.structs import RecordMetadata
 
 from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 from setveil.streams import replay as replay_module
 from setveil.streams.broker import free_port
 from setveil.streams.kafka import BrokerUnavailable
-from setveil.streams.replay import deal, messages, pack_unkeyed, replay
+from setveil.streams.replay import ReplayProgress, deal, messages, pack_unkeyed, replay
 from setveil.streams.settings import load_settings
 
 
@@ -110,3 +112,24 @@ def test_a_broker_gone_between_the_topic_and_the_first_message_ends_replay_in_it
     assert error == (f"the broker at {bootstrap} (kafka.bootstrap) stopped taking messages after 0 transactions "
                      "were sent (KafkaConnectionError)")
     assert [record.getMessage() for record in caplog.records] == []
+
+
+def test_a_stopped_replay_counts_only_what_the_broker_acknowledged():
+    # what a stopped replay says (streams/commands.py): a message the stop dropped, or one still
+    # under way, may or may not be in the topic, and is not counted as there
+    async def settled() -> ReplayProgress:
+        loop = asyncio.get_running_loop()
+        futures = [loop.create_future() for _ in range(4)]
+        for future, (partition, offset) in zip(futures, [(0, 7), (1, 3), (0, 8)]):
+            future.set_result(RecordMetadata("in", partition, None, offset, -1, 0, None))
+        dropped = loop.create_future()
+        dropped.set_exception(KafkaTimeoutError())
+        progress = ReplayProgress(planned=100, sent=12)
+        failed = progress.settle([(futures[0], 2), (futures[1], 2), (futures[2], 2), (futures[3], 3), (dropped, 3)])
+        assert isinstance(failed, KafkaTimeoutError)
+        return progress
+
+    progress = asyncio.run(settled())
+    assert progress.said("in") == ("6 of 100 transactions acknowledged by the broker in in (partition 0 to offset 8, "
+                                   "partition 1 to offset 3); 6 more were sent unacknowledged and may be there too")
+    assert ReplayProgress(planned=100).said("in") == "no transaction was sent to in"

@@ -1029,7 +1029,7 @@ def test_replay_and_tail_need_not_find_the_workers_item_files(tmp_path, monkeypa
     data = tmp_path / "data.dat"
     data.write_text("a b\n")
 
-    def connect(coroutine):
+    def connect(coroutine, on_stop=None):
         coroutine.close()
         raise SetveilError("would connect now")
 
