@@ -68,18 +68,29 @@ async def collect_dead_letters(settings: Settings, idle: float | None = None,
     return out
 
 
+def missing(name: str) -> str:
+    """What stands for header ``name`` where a dead letter lacks it, or has it empty or null: a
+    message someone else wrote to the topic. A blank field read as a value setveil wrote empty."""
+    return f"(no {name})"
+
+
 def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None) -> DeadLetter:
-    """A dead letter from its headers; only a rejected window's value (a reference) is decoded."""
+    """A dead letter from its headers; only a rejected window's value (a reference) is decoded.
+    A header its kind always has is :func:`missing` when it is not there; a lacking ``ce_id``
+    stays empty, as it says the letter is no copy of another (:func:`take`)."""
 
     def header(name: str) -> str:
         return (headers.get(name) or b"").decode("utf-8", "replace")  # a header's value may be null
 
+    def expected(name: str) -> str:
+        return header(name) or missing(name)
+
     ce_type, where = header("ce_type"), header("ce_id")
     if ce_type == REJECTED_WINDOW_TYPE:
-        return DeadLetter("window", where, header("setveil_cause"), header("setveil_reason"),
+        return DeadLetter("window", where, expected("setveil_cause"), expected("setveil_reason"),
                           _window_transactions(value))
     if ce_type == REJECTED_RECORD_TYPE:
-        return DeadLetter(header("setveil_kind"), where, "", header("setveil_reason"), None)
+        return DeadLetter(expected("setveil_kind"), where, "", expected("setveil_reason"), None)
     return DeadLetter("unknown", where, "", f"a message of ce_type {ce_type or '(none)'}, not a dead letter "
                       "this version of setveil writes", None)
 

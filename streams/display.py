@@ -12,7 +12,7 @@ import numpy as np
 
 from setveil.core.cli import printable
 
-from .deadletters import DeadLetter, DeadLetters
+from .deadletters import DeadLetter, DeadLetters, missing
 from .tail import Collected, WindowSummary
 
 HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':>9} {'check':>6} {'total tx':>9} "
@@ -59,7 +59,8 @@ class DeadLetterDisplay:
             self.shown = True
         transactions = "" if letter.transactions is None else str(letter.transactions)
         # headers come from whoever may write the topic: one line each, escapes shown as such
-        self.echo(f"{printable(letter.kind):<12} {printable(letter.cause or '-'):<12} {printable(letter.where):<36} "
+        where = letter.where or missing("ce_id")
+        self.echo(f"{printable(letter.kind):<12} {printable(letter.cause or '-'):<12} {printable(where):<36} "
                   f"{transactions:>6}  {printable(letter.reason)}")
 
     def summary(self, collected: DeadLetters) -> str:

@@ -1,5 +1,7 @@
 """Dead letters read back from their headers: a record's original bytes are never decoded."""
 
+import re
+
 import msgpack
 
 from setveil.streams.codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
@@ -54,7 +56,8 @@ def test_null_headers_and_letters_without_a_ce_id_are_shown_not_dropped():
     # letters without a ce_id were all dropped as duplicates of the first
     letter = read_dead_letter({"ce_type": REJECTED_WINDOW_TYPE.encode(), "ce_id": None, "setveil_cause": None},
                               None)
-    assert (letter.kind, letter.where, letter.cause, letter.reason) == ("window", "", "", "")
+    assert (letter.kind, letter.where, letter.cause, letter.reason) == ("window", "", "(no setveil_cause)",
+                                                                        "(no setveil_reason)")
     seen, out = set(), DeadLetters()
     assert take(letter, seen, out) and take(letter, seen, out) and out.letters == 2 and out.duplicates == 0
     named = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3"}, b"")
@@ -86,3 +89,22 @@ def test_a_header_value_that_is_not_utf8_is_shown_with_replacement_characters():
     letter = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/3",
                                "setveil_kind": b"malformed", "setveil_reason": b"bad \xff byte"}, b"")
     assert letter.reason == "bad \ufffd byte"
+
+
+def test_a_header_a_dead_letter_lacks_is_named_as_missing_not_shown_blank():
+    # Regression (QA as an operator): a message written to the dead-letter topic by hand, without
+    # setveil's headers, was shown with blank fields, which read as values setveil wrote empty
+    shown = []
+    display = DeadLetterDisplay(shown.append)
+    seen, out = set(), DeadLetters()
+    for letter in (read_dead_letter({}, b"hand-made"),
+                   read_dead_letter({"ce_type": REJECTED_WINDOW_TYPE.encode()}, None),
+                   read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "setveil_kind": b""}, b"")):
+        take(letter, seen, out)
+        display.letter(letter)
+    assert re.fullmatch(r"unknown +- +\(no ce_id\) +a message of ce_type \(none\), .*", shown[1]), shown[1]
+    assert re.fullmatch(r"window +\(no setveil_cause\) +\(no ce_id\) +\(no setveil_reason\)", shown[2]), shown[2]
+    assert re.fullmatch(r"\(no setveil_kind\) +- +\(no ce_id\) +\(no setveil_reason\)", shown[3]), shown[3]
+    # counted apart, not merged with one another as copies, under the placeholders the lines show
+    assert (out.letters, out.duplicates, out.windows, out.records, out.unknown) == (
+        3, 0, {"(no setveil_cause)": 1}, {"(no setveil_kind)": 1}, 1)
