@@ -73,51 +73,33 @@ def test_a_label_of_1024_characters_is_taken_and_one_of_1025_refused(tmp_path):
     assert str(info.value) == f"{path}:2: field 1 is longer than 1024 characters"
 
 
-@pytest.mark.parametrize("text, roots, hint", [
+#: what a second root brought in by line 1 alone adds to the message
+HEADER_HINT = " (line 1 shares no label with any other line: a header? a hierarchy file has none)"
+
+
+@pytest.mark.parametrize("text, line, roots, hint", [
     # roots are taken in the order of their lines, not of their labels
-    ("HIV,SECRET\nDiabetes,ALL\n", 2, " (line 1 shares no label with any other line: a header? a hierarchy file has none)"),
+    ("HIV,SECRET\nDiabetes,ALL\n", 2, 2, HEADER_HINT),
     # the first two are named, not the first and the last
-    ("HIV,ALL\nMRN-7,SECRET\nDiabetes,Diabetes-2\n", 3, ""),
-])
-def test_several_roots_name_the_first_two_by_their_lines(tmp_path, text, roots, hint):
-    path = tmp_path / "h.csv"
-    path.write_text(text)
-    with pytest.raises(InputError) as info:
-        Hierarchy.read(path)
-    assert str(info.value) == (f"{path}:2: {roots} roots: the parent on line 1 and the one on this line have no "
-                               f"parent; a hierarchy has one root{hint}")
-
-
-HEADER_HINT = "line 1 shares no label with any other line: a header? a hierarchy file has none"
-
-
-@pytest.mark.parametrize("header", ["child,parent", "Child, Parent", '"child","parent"', "node,generalization"])
-def test_a_header_line_is_named_as_the_likely_cause_of_a_second_root(tmp_path, header):
+    ("HIV,ALL\nMRN-7,SECRET\nDiabetes,Diabetes-2\n", 2, 3, ""),
     # QA: "2 roots: the parent on line 1 ..." was true of a CSV header, but did not say so
-    path = tmp_path / "h.csv"
-    path.write_text(f"{header}\nHIV,ALL\nDiabetes,ALL\n")
-    with pytest.raises(InputError) as info:
-        Hierarchy.read(path)
-    assert str(info.value) == (f"{path}:2: 2 roots: the parent on line 1 and the one on this line have no parent; "
-                               f"a hierarchy has one root ({HEADER_HINT})")
-
-
-@pytest.mark.parametrize("text, line, roots", [
+    *((f"{header}\nHIV,ALL\nDiabetes,ALL\n", 2, 2, HEADER_HINT)
+      for header in ["child,parent", "Child, Parent", '"child","parent"', "node,generalization"]),
     # line 1's parent has another child, or its child a child: line 1 is part of a tree
-    ("HIV,SECRET\nMRN-7,SECRET\nDiabetes,ALL\n", 3, 2),
-    ("HIV,SECRET\nMRN-7,HIV\nDiabetes,ALL\n", 3, 2),
+    ("HIV,SECRET\nMRN-7,SECRET\nDiabetes,ALL\n", 3, 2, ""),
+    ("HIV,SECRET\nMRN-7,HIV\nDiabetes,ALL\n", 3, 2, ""),
     # a header would leave a root too many still: the hint would not explain the file
-    ("child,parent\nHIV,ALL\nDiabetes,SECRET\n", 2, 3),
+    ("child,parent\nHIV,ALL\nDiabetes,SECRET\n", 2, 3, ""),
     # the lone edge is not line 1: no header is there
-    ("HIV,ALL\nDiabetes,ALL\nMRN-7,SECRET\n", 3, 2),
+    ("HIV,ALL\nDiabetes,ALL\nMRN-7,SECRET\n", 3, 2, ""),
 ])
-def test_a_second_root_is_blamed_on_no_header_where_line_1_is_part_of_a_tree(tmp_path, text, line, roots):
+def test_several_roots_name_the_first_two_by_their_lines(tmp_path, text, line, roots, hint):
     path = tmp_path / "h.csv"
     path.write_text(text)
     with pytest.raises(InputError) as info:
         Hierarchy.read(path)
     assert str(info.value) == (f"{path}:{line}: {roots} roots: the parent on line 1 and the one on this line have "
-                               "no parent; a hierarchy has one root")
+                               f"no parent; a hierarchy has one root{hint}")
 
 
 def test_lines_end_at_newline_alone(tmp_path):
