@@ -184,7 +184,7 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
     producer = kafka.producer(settings, linger_ms=max(settings.producer.linger_ms, 5))
     progress = ReplayProgress() if progress is None else progress
     progress.planned = sum(size for _, _, size, _ in planned)
-    sent = sent_messages = 0
+    sent_messages = 0
     pending: list[tuple[asyncio.Future, int]] = []
     try:
         # the topic was there a moment ago, but a broker gone since (while a large file's messages
@@ -199,23 +199,22 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
             # as never retrieved
             delivery.add_done_callback(_seen)
             pending.append((delivery, size))
-            sent += size
-            progress.sent = sent
+            progress.sent += size
             sent_messages += 1
             if len(pending) >= INFLIGHT:
                 await _delivered(pending, progress)
             if rate is not None:
-                ahead = sent / rate - (time.monotonic() - started)
+                ahead = progress.sent / rate - (time.monotonic() - started)
                 if ahead > 0:
                     await _delivered(pending, progress)
                     await asyncio.sleep(ahead)
         await _delivered(pending, progress)
     except KafkaError as exc:
         # aiokafka's own error ended the command in a traceback
-        held = "; the input topic may hold some of them" if sent else ""
+        held = "; the input topic may hold some of them" if progress.sent else ""
         await _give_up(producer)
         raise kafka.BrokerUnavailable(
-            f"the broker at {settings.kafka.bootstrap} (kafka.bootstrap) stopped taking messages after {sent} "
+            f"the broker at {settings.kafka.bootstrap} (kafka.bootstrap) stopped taking messages after {progress.sent} "
             f"transactions were sent ({type(exc).__name__}){held}") from None
     except asyncio.CancelledError:
         await _flush_briefly(producer)
@@ -223,7 +222,7 @@ async def _send(settings: Settings, planned: list[tuple[int, bytes | None, int, 
         raise
     finally:
         await producer.stop()
-    return ReplayStats(sent, sent_messages, time.monotonic() - started)
+    return ReplayStats(progress.sent, sent_messages, time.monotonic() - started)
 
 
 async def _delivered(pending: list[tuple[asyncio.Future, int]], progress: ReplayProgress) -> None:
