@@ -6,6 +6,7 @@ import math
 
 import click
 
+from .formats import refuse_unreadable
 from .output import STDOUT, check_output, refuse_reading_standard_output, reserve_stdout
 from .params import float_not_as_typed, given_more_than_once, repeats, written_plainly
 
@@ -113,12 +114,15 @@ def check_bench_files(path, inputs) -> None:
     """What a benchmark checks before it prints: a ``--json`` path that names a file the run
     reads (known only once the command's other options are parsed; the option's own check sees
     the path alone), and an input standard output is open on, which a benchmark would print rows
-    into before it came to read it (QA: bench partition's and sanitize speed's did)."""
+    into before it came to read it (QA: bench partition's and sanitize speed's did), and an
+    input that is missing or a directory, which a benchmark of several inputs came to after
+    printing the rows of those before it (QA: bench partition ok.dat missing.dat)."""
     if path is not None:
         check_output(path, "--json", inputs)
     for given in inputs:
         if given is not None:
             refuse_reading_standard_output(given)
+            refuse_unreadable(given)
 
 
 def keep_stdout_for_data(*paths) -> None:

@@ -52,13 +52,13 @@ SUMMARY_COLUMNS = ["approach", "runs", "distortion_mean", "distortion_sd", "find
 @json_option()
 def bench_coherence(input_path, public_share, h, k, p, seed_list, policies, min_support_share, json_path):
     """Distortion of each policy and of RmAll on INPUT, averaged over item splits (Xu et al. §4)."""
-    check_bench_files(json_path, (input_path,))
     policy_list = listed("policies", policies)
     refuse_repeats("policies", policy_list)  # QA re-check: each row then came twice
     registry = get_registry()
     params = {"h": str(h), "k": str(k), "p": str(p)}
     for name in policy_list:
         registry.configure("coherence", name, params, Context(schema=ItemSchema()))
+    check_bench_files(json_path, (input_path,))
     data = read_window(input_path, format_option=None)
     if min_support_share:
         # transactions left empty stay: the paper's Table 1 counts all 88,162 of retail (QA)

@@ -166,10 +166,11 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     # as many decimals as the step has, so that each row shows its own ψ (QA: steps of 0.05 were
     # printed 0.0, 0.1, 0.1, 0.1, 0.2)
     psi_decimals = max(1, -int(Decimal(repr(psi_step)).as_tuple().exponent))
+    if patterns_path is not None:
+        _refuse_sampling_with_patterns()
     check_bench_files(json_out, (input_path, patterns_path))
     given = None
     if patterns_path is not None:
-        _refuse_sampling_with_patterns()
         given = RestrictivePatterns.load(patterns_path)  # its errors before the data is read
     window = read_window(input_path, fmt)
     dropped = ""

@@ -912,3 +912,19 @@ def test_an_output_whose_name_is_as_long_as_a_file_system_allows_is_written(runn
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 4
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["hiv.txt", "s.dat", name])
+
+
+@pytest.mark.parametrize("command, first", [
+    (["bench", "partition", "-k", "2", "--fanout", "2", "-m", "2", "--models", "partition", "--runs", "1"], 2),
+    (["bench", "sanitize", "speed", "-n", "1", "--min-support", "0.5", "--max-support", "0.5", "--runs", "1",
+      "--policies", "naive"], 3),
+], ids=["partition", "sanitize-speed"])
+@pytest.mark.parametrize("unreadable", ["missing.dat", "."], ids=["missing", "directory"])
+def test_a_benchmark_of_several_inputs_names_one_it_cannot_read_before_it_runs_the_others(runner, data, tmp_path,
+                                                                                           command, first, unreadable):
+    # QA (opqa): `bench partition ok.dat missing.dat` ran and printed the grid over ok.dat, then
+    # exited 2 on missing.dat, where README says a benchmark that prints as it goes checks all its
+    # inputs first (bench sanitize speed printed its header lines before it)
+    result = invoke(runner, *command[:first], data, tmp_path / unreadable, *command[first:])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert str(tmp_path / unreadable) in result.stderr
