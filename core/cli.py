@@ -445,13 +445,15 @@ def named_window_rows(path, lines: list[str], release_path, n: int) -> list[tupl
 
 @cli.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
-@click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), help="Release file ('-' for stdout).")
+@click.option("-o", "--output", required=True, type=click.Path(allow_dash=True), metavar="FILE",
+              help="Release file ('-' for stdout).")
 @model_options()
 @click.option("--window", "window_size", type=IntRange(min=1), help="Anonymize consecutive windows of N transactions.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed for every random choice; window i of --window draws from the seed and i (the service: "
                    "the seed and the window id).")
-@click.option("--report", type=click.Path(allow_dash=True), help="Write a JSON report here.")
+@click.option("--report", type=click.Path(allow_dash=True), metavar="FILE",
+              help="Write a JSON report here ('-' for stdout).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 @click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: from the suffix).")
 @click.option("--no-verify", is_flag=True, help="Skip the independent check (benchmarks only).")

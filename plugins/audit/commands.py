@@ -155,7 +155,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @click.option("--anonymized", is_flag=True,
               help="RENAMED is a release an anonymization removed items from: the --truth mapping may lack the "
                    "published items it lost, which count as not named.")
-@click.option("--report", type=click.Path(dir_okay=False, allow_dash=True), help="Write a JSON report here.")
+@click.option("--report", type=click.Path(dir_okay=False, allow_dash=True), help="Write a JSON report here ('-' for stdout).")
 @_format
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
                 time_limit, linking, determined, round_seed, truth, anonymized, report, fmt):

@@ -368,6 +368,26 @@ def test_every_option_of_every_command_says_what_it_does():
     assert silent == []
 
 
+def test_an_option_shows_one_metavar_in_every_commands_help():
+    # QA (opqa): anonymize showed `-o, --output PATH` and `--report PATH` where every other
+    # command's --output and audit deanonymize's --report show FILE
+    _load_plugin_commands()
+    shown: dict[str, dict[str, list[str]]] = {}
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}")
+        context = click.Context(command, info_name=path)
+        for option in command.params:
+            if isinstance(option, click.Option) and option.name in ("output", "report", "json_path", "json_out"):
+                names, _ = option.get_help_record(context)
+                shown.setdefault(max(option.opts, key=len), {}).setdefault(names.rsplit(" ", 1)[-1], []).append(path)
+
+    walk(cli, "setveil")
+    assert {option: sorted(metavars) for option, metavars in shown.items()} == \
+        {"--output": ["FILE"], "--report": ["FILE"], "--json": ["FILE"]}, shown
+
+
 def test_a_usage_error_of_the_console_script_is_one_line_and_status_2(files):
     # mutation pass: the console script's status for click's errors was tested through no
     # process (CliRunner calls the group, not main), and exiting 1 passed every test
