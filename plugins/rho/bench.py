@@ -218,7 +218,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
                     for value in b_max_values for policy in pair)
 
 
-@click.command("rho")
+@click.command("rho", short_help="ρ-uncertainty experiments (Jia et al. §4): info loss, K-L...")
 @click.option("--datasets", "folder", type=click.Path(exists=True, file_okay=False), envvar="SETVEIL_DATASETS",
               required=True, help="Folder of the FIMI datasets; or set SETVEIL_DATASETS.")
 @click.option("--dataset", "names", multiple=True, help=f"Datasets to run (default: {', '.join(DATASETS)}).")

@@ -140,7 +140,7 @@ def _refuse_sampling_with_patterns() -> None:
                                  "drop one of the two")
 
 
-@bench_sanitize.command("effectiveness")
+@bench_sanitize.command("effectiveness", short_help="§5.1, Figs. 6 and 11: HF, MC, AP, dissimilarity, size loss...")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), help="Restrictive patterns; sampled when omitted.")
 @click.option("-n", "count", type=IntRange(min=1), default=10, show_default=True, help="How many patterns to sample.")

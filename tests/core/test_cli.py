@@ -388,6 +388,25 @@ def test_an_option_shows_one_metavar_in_every_commands_help():
         {"--output": ["FILE"], "--report": ["FILE"], "--json": ["FILE"]}, shown
 
 
+def test_each_command_a_group_lists_is_summed_up_in_a_whole_sentence():
+    # QA (opqa): `setveil bench --help` listed rho as "ρ-uncertainty experiments (Jia et al." and
+    # `bench sanitize --help` effectiveness as "Fig.": click ends the summary at the first word
+    # that ends with a full stop, an abbreviation's too
+    _load_plugin_commands()
+    cut = []
+
+    def walk(group, path):
+        for name, command in group.commands.items():
+            text = command.get_short_help_str(limit=click.HelpFormatter().width)
+            if not text.endswith("...") and (len(text.split()) < 3 or text.count("(") != text.count(")")):
+                cut.append(f"{path} {name}: {text}")
+            if isinstance(command, click.Group):
+                walk(command, f"{path} {name}")
+
+    walk(cli, "setveil")
+    assert cut == []
+
+
 def test_a_usage_error_of_the_console_script_is_one_line_and_status_2(files):
     # mutation pass: the console script's status for click's errors was tested through no
     # process (CliRunner calls the group, not main), and exiting 1 passed every test
