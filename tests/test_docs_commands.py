@@ -19,9 +19,12 @@ line names are created empty, in a folder of the test's own.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -306,3 +309,31 @@ def test_lines_are_read_as_the_shell_reads_them():
     (shown,) = commands_in("t", line)
     assert shown.env == (("SETVEIL_CONFIG", "c.toml"),) and shown.argv == ("tail", "--count", "$(wc -l < x.dat)")
     assert [s.text for s in commands_in("t", "setveil audit rename \\| publish …")] == ["audit rename", "audit publish …"]
+
+
+def code_block_after(path: Path, heading: str) -> str:
+    """The first ```sh block after the line ``heading`` of ``path``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == heading)
+    opening = next(i for i in range(start, len(lines)) if FENCE.match(lines[i]))
+    closing = next(i for i in range(opening + 1, len(lines)) if FENCE.match(lines[i]))
+    return "\n".join(lines[opening + 1:closing])
+
+
+def test_the_readmes_first_example_runs_as_written_and_releases_what_it_says(tmp_path):
+    # the other lines are parsed, not run; this one, the first a reader copies, is run as
+    # written, and its release is the one the text after it describes: "x, y and z go as size-1
+    # moles, then d and b by the MM/IL greedy (Example 7)"; verify exits 0 naming the parameters
+    block = code_block_after(REPO / "README.md", "## The command line")
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env = {name: value for name, value in env.items() if not name.startswith("SETVEIL_")}
+    result = subprocess.run(["bash", "-euc", block], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    original = [line.split() for line in (tmp_path / "fig1.dat").read_text().splitlines()]
+    released = [line.split() for line in (tmp_path / "release.dat").read_text().splitlines()]
+    assert released == [[item for item in transaction if item not in {"x", "y", "z", "d", "b"}]
+                        for transaction in original]
+    assert result.stdout == "release.dat: satisfies coherence (h=0.8, k=2, p=2)\n"
+    assert json.loads((tmp_path / "report.json").read_text())["verified"] is True
