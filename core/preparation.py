@@ -33,7 +33,8 @@ def items():
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random split.")
 @click.option("--sensitive-out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the sensitive items here ('-' for stdout).")
-@click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True), help="Write the public items here.")
+@click.option("--public-out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the public items here ('-' for stdout).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: from the suffix).")
 def items_split(input_path, method, public_share, sensitive_share, h, seed, sensitive_out, public_out, fmt):
     """Choose sensitive and public items of INPUT at random (seeded)."""

@@ -74,9 +74,10 @@ _add = click.option("--add", type=FloatRange(0, MAX_ADD), default=0.0, show_defa
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="The item-renamed transactions f(D), in the format its suffix names (.jsonl, .msgpack, ...; "
-                   "FIMI for '-' and other suffixes; gzipped for .gz) unless --output-format says otherwise.")
+                   "FIMI for '-' and other suffixes; gzipped for .gz) unless --output-format says otherwise ('-' for "
+                   "stdout).")
 @click.option("--mapping", required=True, type=click.Path(dir_okay=False),
-              help="Write f here: one 'original renamed' pair per line (keep it secret).")
+              help="Write f here: one 'original renamed' pair per line (keep it secret; '-' for stdout).")
 @click.option("--seed", type=SEED,
               help="Draw f from this seed, to repeat an experiment; whoever guesses the seed rebuilds f from f(D) "
                    "alone. Default: a fresh draw from the operating system's entropy.")
@@ -99,7 +100,7 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @_sigma_option("Publish the itemsets of at least this frequency.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="The published itemsets: 'frequency label label ...' per line.")
+              help="The published itemsets: 'frequency label label ...' per line ('-' for stdout).")
 @_max_size("Largest itemset published (default: no limit).")
 @click.option("--noise", type=FloatRange(0, MAX_NOISE), default=0.0, show_default=True,
               help="Standard deviation of the zero-mean Gaussian noise added to every frequency (a share, so "
@@ -131,7 +132,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @_sigma_option("The frequency the itemsets were published at; RENAMED is mined at it.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="The naming found: 'original renamed weight' per line (an lp vote within "
-                   f"{VOTE_TOLERANCE:g} of 0 or 1 is the solver's round-off: left out, or written as 1).")
+                   f"{VOTE_TOLERANCE:g} of 0 or 1 is the solver's round-off: left out, or written as 1; '-' for stdout).")
 @click.option("--method", type=click.Choice(METHODS), default="ip", show_default=True,
               help="ip: every variable integral (the maximum-likelihood naming); mip: only the item "
                    "matching; lp: none (weights are votes).")

@@ -407,6 +407,23 @@ def test_each_command_a_group_lists_is_summed_up_in_a_whole_sentence():
     assert cut == []
 
 
+@pytest.mark.parametrize("command, option", [
+    ("anonymize", "--output"), ("anonymize", "--report"), ("items split", "--sensitive-out"),
+    ("items split", "--public-out"), ("hierarchy build", "--output"), ("patterns sample", "--output"),
+    ("audit rename", "--output"), ("audit rename", "--mapping"), ("audit publish", "--output"),
+    ("audit deanonymize", "--output"), ("audit deanonymize", "--report"), ("bench sanitize quest", "--output"),
+])
+def test_every_file_a_command_writes_says_that_dash_is_standard_output(command, option):
+    # QA (opqa): items split --public-out, audit publish and deanonymize -o and audit rename's
+    # --mapping wrote to standard output given '-', as the others do, but their help did not say so
+    _load_plugin_commands()
+    target = cli
+    for name in command.split():
+        target = target.commands[name]
+    (param,) = [param for param in target.params if option in param.opts]
+    assert "'-' for stdout" in param.help
+
+
 def test_a_usage_error_of_the_console_script_is_one_line_and_status_2(files):
     # mutation pass: the console script's status for click's errors was tested through no
     # process (CliRunner calls the group, not main), and exiting 1 passed every test
