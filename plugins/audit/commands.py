@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.cli import counted, note
+from setveil.core.cli import counted, note, shown_path
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.formats import FORMATS, read_window, render_window
@@ -122,7 +122,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
         raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, text_bytes(output, published.text()))
-    click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {output}", err=True)
+    click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {shown_path(output, 'standard output')}", err=True)
 
 
 @audit.command("deanonymize")

@@ -14,6 +14,7 @@ from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
+from setveil.core.cli import shown_path
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
@@ -91,7 +92,7 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
     extra = "" if sigma is None else f" and their {len(supersets)} supersets of support >= {sigma:g}"
     extra += f" and their {len(spelt)} other spelling(s) in the input" if spelt else ""
     click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
-               f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {output}", err=True)
+               f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {shown_path(output, 'standard output')}", err=True)
 
 
 def _sample(source, window, count, min_length, max_length, min_support, max_support, seed):
@@ -388,7 +389,7 @@ def bench_quest(output, **options):
     lengths = [line.count(" ") + 1 for line in data.lines]
     click.echo(f"{len(data.lines)} transactions of {min(lengths)}-{max(lengths)} items (mean "
                f"{sum(lengths) / len(lengths):.1f}) over {data.items_used} of {settings.items} items, seed "
-               f"{settings.seed} ({data.dropped_short} made again for closing short), written to {output}", err=True)
+               f"{settings.seed} ({data.dropped_short} made again for closing short), written to {shown_path(output, 'standard output')}", err=True)
 
 
 def _cell(fmt: str, value) -> str:

@@ -928,3 +928,15 @@ def test_a_benchmark_of_several_inputs_names_one_it_cannot_read_before_it_runs_t
     result = invoke(runner, *command[:first], data, tmp_path / unreadable, *command[first:])
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert str(tmp_path / unreadable) in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", "publish", "{data}", "--sigma", "0.5"],
+    ["patterns", "sample", "{data}", "-n", "1", "--min-support", "0.5", "--max-support", "0.5"],
+    ["bench", "sanitize", "quest", "--transactions", "10"],
+], ids=["audit-publish", "patterns-sample", "sanitize-quest"])
+def test_a_summary_names_standard_output_as_the_written_file(runner, data, args):
+    # QA (opqa): with -o - the line on standard error ended "written to -"
+    result = invoke(runner, *[str(data) if arg == "{data}" else arg for arg in args], "-o", "-")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.rstrip().endswith("written to standard output"), result.stderr
