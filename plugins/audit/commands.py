@@ -55,8 +55,9 @@ _format = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Inpu
 def _time_limit(default: float | None = None):
     return click.option("--time-limit", type=FloatRange(0, MAX_TIME_LIMIT, min_open=True), default=default,
                         show_default=default is not None,
-                        help="Seconds each solve may take (with --determined: the first and each test; a test "
-                             f"still running {GRACE_SECONDS:g} s past it is killed and its item left unsettled).")
+                        help=f"Seconds each solve may take ({'' if default else 'default: no limit; '}with "
+                             f"--determined: the first and each test; a test still running {GRACE_SECONDS:g} s past "
+                             "it is killed and its item left unsettled).")
 
 
 _unmatched_cost = click.option(

@@ -968,3 +968,12 @@ def test_a_max_size_below_every_published_itemset_is_refused_before_renamed_is_r
     assert result.exit_code == 2
     assert "'max-size': 1: every itemset of" in result.stderr and "holds 2 items or more" in result.stderr
     assert not (tmp_path / "n.txt").exists()
+
+
+def test_deanonymize_help_says_what_no_time_limit_means(runner):
+    # QA (opqa): bench audit's --time-limit shows its default, 60 s; deanonymize's showed a range
+    # alone, where leaving it out lets each solve run as long as it takes
+    result = runner.invoke(cli, ["audit", "deanonymize", "--help"])
+    assert result.exit_code == 0
+    help_text = " ".join(result.output.split())
+    assert "Seconds each solve may take (default: no limit;" in help_text
