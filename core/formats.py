@@ -394,10 +394,23 @@ _MSGPACK_LENGTH = re.compile(r"\d+ exceeds max_(str|bin|array|map|ext)_len\(\d+\
 _MSGPACK_KINDS = {"str": "a string", "bin": "binary data", "array": "a list", "map": "a map", "ext": "an extension"}
 
 
+#: msgpack's words for a timestamp (extension -1) of another length, which it decodes itself:
+#: "invalid timestamp data (length 2)" or "Timestamp type can only be created from 32, 64, ..."
+_MSGPACK_TIMESTAMP = re.compile(r"invalid timestamp data|timestamp type can only", re.IGNORECASE)
+
+
 def _msgpack_error(exc: Exception, size: int) -> str:
-    """Why msgpack refused a record, in words where it is a length over the limits: every entry
-    takes a byte at least, so in a file no larger than a record may be, such a length runs past
-    its end ("malformed msgpack (ValueError)" did not say so)."""
+    """Why msgpack refused a record, in words: the class of msgpack's error did not say it
+    ("malformed msgpack (UnicodeDecodeError)"). Every entry takes a byte at least, so in a file
+    no larger than a record may be, a length over the limits runs past its end."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "a string in this record is not valid UTF-8"
+    if isinstance(exc, msgpack.StackError):
+        return "msgpack nested too deeply"
+    if isinstance(exc, msgpack.FormatError):  # the one byte no msgpack value begins with
+        return "not msgpack: byte 0xc1, which msgpack reserves"
+    if type(exc) is ValueError and _MSGPACK_TIMESTAMP.match(str(exc)):
+        return "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 bytes)"
     found = _MSGPACK_LENGTH.fullmatch(str(exc)) if type(exc) is ValueError else None
     if found is None:
         return f"malformed msgpack ({type(exc).__name__})"

@@ -435,3 +435,23 @@ def test_a_msgpack_length_past_what_a_record_may_take_is_not_said_to_run_past_th
         read_window(path)
     assert (info.value.line, info.value.problem) == (1, "the length of a list in this record is over 16 bytes, more "
                                                         "than a record may take")
+
+
+@pytest.mark.parametrize("record, problem", [
+    (b"\x81\xa5items\x91\xa3\xff\xfeH", "a string in this record is not valid UTF-8"),
+    (b"\x81\xa3\xff\xfeH\x91\xa3HIV", "a string in this record is not valid UTF-8"),
+    (b"\x91" * 5000 + b"\xa3HIV", "msgpack nested too deeply"),
+    (b"\x81\xa5items\x91\xc1", "not msgpack: byte 0xc1, which msgpack reserves"),
+    (b"\x81\xa5items\x91\xd5\xff\x00\x01", "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 "
+                                           "bytes)"),
+], ids=["item", "key", "nested", "reserved", "timestamp"])
+def test_a_msgpack_record_msgpack_refuses_is_named_in_words(tmp_path, record, problem):
+    # QA (rev65, malformed files through anonymize and verify): these gave "malformed msgpack"
+    # and the class of msgpack's error (UnicodeDecodeError, StackError, FormatError, ValueError),
+    # where a JSONL file's are "not valid UTF-8" and "JSON nested too deeply"
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["HIV"]}) + record)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (2, problem)
+    assert "HIV" not in str(info.value)
