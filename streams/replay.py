@@ -25,6 +25,7 @@ import msgpack
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
+from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
 from setveil.core.errors import ParameterError
 from setveil.core.window import Window
@@ -99,20 +100,31 @@ def unkeyed_partition(position: int, batch: int, partitions: int) -> int:
 
 
 def messages(window: Window, batch: int, count: int | None = None, partitions: int = 1,
-             subjects: Sequence[str | int | None] | None = None,
-             max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
+             subjects: Sequence[str | int | None] | None = None, max_bytes: int | None = None,
+             max_request_bytes: int | None = None) -> Iterator[tuple[int, bytes | None, int, bytes]]:
     """(partition, key, transactions, value) of each message: one record, or an array of
     ``batch`` records of one partition. A :class:`ParameterError` for a message longer than
-    ``max_bytes``."""
+    ``max_bytes``, or than ``max_request_bytes`` as the Kafka client counts it."""
     packer = msgpack.Packer(use_bin_type=True)
+    advice = "give a smaller --batch" if batch > 1 else "raise that setting"
 
-    def pack(records: list[dict]) -> bytes:
+    def pack(records: list[dict], key: bytes | None = None) -> bytes:
         value = packer.pack(records if batch > 1 else records[0])
+        # no tid in the reasons: a record's own may be the producer's id for a person
         if max_bytes is not None and len(value) > max_bytes:
-            # no tid in the reason: a record's own may be the producer's id for a person
             raise ParameterError("batch", f"a message of {len(records)} record(s) would be {len(value)} bytes, over "
                                           f"records.max_message_bytes={max_bytes}, which the workers dead-letter: "
-                                          + ("give a smaller --batch" if batch > 1 else "raise that setting"))
+                                          + advice)
+        # the settings let records.max_message_bytes be producer.max_request_bytes, and a value
+        # that fits the one may not fit the other with its framing: the client's refusal came as
+        # the broker's, "stopped taking messages after 0 transactions were sent"
+        if max_request_bytes is not None:
+            framed = DefaultRecordBatchBuilder.estimate_size_in_bytes(key, value, [])  # the producer's own check
+            if framed > max_request_bytes:
+                raise ParameterError("producer.max_request_bytes",
+                                     f"a message of {len(records)} record(s) would be {framed} bytes as the Kafka "
+                                     f"client counts it (with its key and framing), over producer.max_request_bytes="
+                                     f"{max_request_bytes}, which the client refuses to send: {advice}")
         return value
 
     total = len(window) if count is None else min(count, len(window))
@@ -133,7 +145,8 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         chunk = chunks[partition]
         chunk.append(record)
         if len(chunk) == batch:
-            yield partition, key if batch == 1 else None, batch, pack(chunk)
+            key = key if batch == 1 else None
+            yield partition, key, batch, pack(chunk, key)
             chunk.clear()
     for partition, chunk in enumerate(chunks):
         if chunk:
@@ -163,7 +176,8 @@ async def replay(settings: Settings, window: Window, batch: int = 1, rate: float
     """Send ``window``'s transactions; ``progress`` follows what reached the topic, for a caller
     whose replay is stopped before this returns."""
     partitions = await _input_partitions(settings)
-    planned = list(messages(window, batch, count, partitions, subjects, settings.records.max_message_bytes))
+    planned = list(messages(window, batch, count, partitions, subjects, settings.records.max_message_bytes,
+                            settings.producer.max_request_bytes))
     return await _send(settings, planned, rate, progress)
 
 

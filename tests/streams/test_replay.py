@@ -17,6 +17,7 @@ from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 from setveil.streams import replay as replay_module
 from setveil.streams.broker import free_port
+from setveil.streams.codec import message_bytes
 from setveil.streams.kafka import BrokerUnavailable
 from setveil.streams.replay import ReplayProgress, deal, messages, pack_unkeyed, replay
 from setveil.streams.settings import load_settings
@@ -133,3 +134,22 @@ def test_a_stopped_replay_counts_only_what_the_broker_acknowledged():
     assert progress.said("in") == ("6 of 100 transactions acknowledged by the broker in in (partition 0 to offset 8, "
                                    "partition 1 to offset 3); 6 more were sent unacknowledged and may be there too")
     assert ReplayProgress(planned=100).said("in") == "no transaction was sent to in"
+
+
+@pytest.mark.parametrize("batch, advice", [(1, "raise that setting"), (2, "give a smaller --batch")])
+def test_a_message_the_kafka_client_would_refuse_is_refused_naming_producer_max_request_bytes(batch, advice):
+    # Regression (rev65): with records.max_message_bytes and producer.max_request_bytes both 1024,
+    # as the settings allow, a record of 1,016 bytes passed replay's check, and the Kafka client
+    # refused it as 1,102 bytes with its framing: `setveil replay` said "the broker at ...
+    # (kafka.bootstrap) stopped taking messages after 0 transactions were sent
+    # (MessageSizeTooLargeError)", blaming a broker that had refused nothing
+    window = Window.from_transactions([["a" * 1000], ["b" * 10], ["c" * 10]])
+    framed = max(message_bytes(key, value, []) for _, key, _, value in messages(window, batch))
+    with pytest.raises(ParameterError) as refused:
+        list(messages(window, batch, max_bytes=1 << 20, max_request_bytes=framed - 1))
+    assert refused.value.name == "producer.max_request_bytes"
+    assert refused.value.problem == (f"a message of {batch} record(s) would be {framed} bytes as the Kafka client "
+                                     f"counts it (with its key and framing), over producer.max_request_bytes="
+                                     f"{framed - 1}, which the client refuses to send: {advice}")
+    assert "a" * 10 not in str(refused.value)
+    assert len(list(messages(window, batch, max_bytes=1 << 20, max_request_bytes=framed))) == 3 // batch + 3 % batch
