@@ -477,12 +477,14 @@ def _roots_error(parent: np.ndarray, lines: list[int], source: str | None) -> In
     np.minimum.at(first, parent, np.arange(edges))
     first = first[edges:]
     ranked = first[np.lexsort((first, np.asarray(lines)[first]))]
-    # A CSV header ('child,parent') is read as an edge of its own: its parent is the extra root,
-    # with that one child, which has none. Only when that leaves one root does it explain the
-    # file; the hint states what is true of a real edge placed there as well.
+    # A CSV header ('child,parent') is read as an edge of its own: its parent is the extra root
+    # (a node from ``edges`` on, no edge's child), with that one child, which has none. Only when
+    # that leaves one root does it explain the file; the hint states what is true of a real edge
+    # placed there as well.
     opening = int(np.argmin(lines))
     header = ""
-    if len(first) == 2 and np.count_nonzero(parent == parent[opening]) == 1 and not (parent == opening).any():
+    if (len(first) == 2 and parent[opening] >= edges and np.count_nonzero(parent == parent[opening]) == 1
+            and not (parent == opening).any()):
         header = f" (line {lines[opening]} shares no label with any other line: a header? a hierarchy file has none)"
     return InputError(
         source,

@@ -102,6 +102,18 @@ def test_several_roots_name_the_first_two_by_their_lines(tmp_path, text, line, r
                                f"no parent; a hierarchy has one root{hint}")
 
 
+def test_no_header_is_asked_about_when_line_1s_parent_is_the_child_of_another_line(tmp_path):
+    # Regression (rev65): line 1's parent, with line 1's child its only one, was taken for the
+    # extra root whatever it was, and the hint said line 1 shared no label with any other line
+    # where its parent was line 3's child
+    path = tmp_path / "h.csv"
+    path.write_text("HIV,Infections\nDiabetes,Metabolic\nInfections,ALL\n")
+    with pytest.raises(InputError) as info:
+        Hierarchy.read(path)
+    assert str(info.value) == (f"{path}:3: 2 roots: the parent on line 2 and the one on this line have no parent; "
+                               "a hierarchy has one root")
+
+
 def test_lines_end_at_newline_alone(tmp_path):
     # as in the data and the item lists (core/labeltext.py): a label may hold U+2028 or U+0085
     # (NEL), written as a JSON string, and the lines after it keep their numbers
@@ -139,7 +151,8 @@ def _oracle(edges):
     roots = sorted((node for node in children if node not in parent_of), key=first_line.__getitem__)
     if len(roots) > 1:
         child, parent, line = edges[0]
-        alone = len(roots) == 2 and children[parent] == [child] and child not in children
+        alone = (len(roots) == 2 and parent not in parent_of and children[parent] == [child]
+                 and child not in children)
         hint = f" (line {line} shares no label with any other line: a header? a hierarchy file has none)" if alone else ""
         return first_line[roots[1]], (f"{len(roots)} roots: the parent on line {first_line[roots[0]]} and the one on "
                                       f"this line have no parent; a hierarchy has one root{hint}")
