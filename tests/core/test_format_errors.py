@@ -467,3 +467,16 @@ def test_a_release_on_standard_input_is_read_after_the_original(tmp_path):
     result = run("verify", original, "-", *MODEL, "--sensitive", tmp_path / "private.txt", input=FIGURE_1)
     assert result.exit_code == 1, result.output  # read: Figure 1 itself fails the model
     assert "FAILS coherence" in result.output
+
+
+def test_a_msgpack_length_past_the_end_of_a_file_as_large_as_a_record_may_be_is_said_to_run_past_it(tmp_path,
+                                                                                                    monkeypatch):
+    # a file no larger than a record may be holds no entry past that many: the length runs past
+    # its end (rev65: a mutant taking only smaller files for such passed every test)
+    monkeypatch.setattr(formats, "MSGPACK_RECORD_BYTES", 16)
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(b"\xdc\x00\x14" + b"\x01" * 13)
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (1, "the length of a list in this record runs past the end of "
+                                                        "the file")
