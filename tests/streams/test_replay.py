@@ -9,7 +9,7 @@ import logging
 
 import msgpack
 import pytest
-from aiokafka.errors import KafkaTimeoutError
+from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError
 from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.structs import RecordMetadata
 
@@ -160,3 +160,27 @@ def test_a_stopped_replay_with_nothing_acknowledged_says_what_it_sent():
     # in the topic (rev65: a line saying that none was sent, as where none was, passed every test)
     assert ReplayProgress(planned=100, sent=4).said("in") == ("0 of 100 transactions acknowledged by the broker in in; "
                                                               "4 more were sent unacknowledged and may be there too")
+
+
+def test_settling_gives_the_first_failure_and_each_partitions_highest_offset():
+    # the futures of several INFLIGHT rounds may be settled in any order: the offset is the
+    # partition's last, and the error the first met (rev65: the last one's, and the last offset
+    # met, each passed every test)
+    async def settled() -> tuple[ReplayProgress, BaseException | None]:
+        loop = asyncio.get_running_loop()
+        acknowledged = []
+        for partition, offset in [(0, 9), (0, 4)]:
+            future = loop.create_future()
+            future.set_result(RecordMetadata("in", partition, None, offset, -1, 0, None))
+            acknowledged.append((future, 1))
+        failures = []
+        for error in (KafkaTimeoutError(), KafkaConnectionError()):
+            future = loop.create_future()
+            future.set_exception(error)
+            failures.append((future, 1))
+        progress = ReplayProgress(planned=4, sent=4)
+        return progress, progress.settle([failures[0], *acknowledged, failures[1]])
+
+    progress, failed = asyncio.run(settled())
+    assert isinstance(failed, KafkaTimeoutError)
+    assert (progress.acknowledged, progress.last_offsets) == (2, {0: 9})
