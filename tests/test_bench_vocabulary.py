@@ -296,3 +296,13 @@ def test_bench_windows_and_coherence_head_their_columns_with_their_keys(data, tm
     body = json.loads(out.read_text())
     rows, summary = headers(output)
     assert shown_as_keys(rows, json_keys(body["rows"])) == [] and shown_as_keys(summary, json_keys(body["summary"])) == []
+
+
+def test_a_share_is_shown_in_percent_under_its_key_and_percent(capsys):
+    # rev65, mutation pass over core/bench.py _shown: the share itself under info_loss_% passed
+    # every test not marked slow (bench rho's and sanitize's tables show one)
+    from setveil.core.bench import print_table
+
+    print_table([{"info_loss": 0.25}, {"info_loss": None}, {}], ["info_loss_%"])
+    assert capsys.readouterr().out.splitlines() == ["| info_loss_% |", "|-------------|", "| 25          |",
+                                                    "| n/a         |", "| n/a         |"]
