@@ -340,7 +340,7 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | N
             except RepeatedKey:
                 raise InputError(path, "an object repeats a key", number) from None
             except json.JSONDecodeError as exc:
-                raise InputError(path, _json_error(exc), number) from None
+                raise InputError(path, _json_error(exc, number), number) from None
             except RecursionError:
                 raise InputError(path, "JSON nested too deeply", number) from None
             except ValueError:  # an integer past Python's limit on digits
@@ -352,14 +352,16 @@ def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | N
     return _records_to_window(path, records(), vocab, fields, merged_tids)
 
 
-def _json_error(exc: json.JSONDecodeError) -> str:
-    """Why a JSONL line is not JSON, naming a byte-order mark where the error is at one: ``cat``
-    of files that each open with one leaves one at the start of a line, or inside one that the
-    file before did not end, and "Expecting value" did not say what was there."""
+def _json_error(exc: json.JSONDecodeError, line: int) -> str:
+    """Why JSONL line ``line`` is not JSON, naming a byte-order mark where the error is at one:
+    ``cat`` of files that each open with one leaves one at the start of a line, or inside one that
+    the file before did not end, and "Expecting value" did not say what was there."""
     if not exc.doc.startswith("\ufeff", exc.pos):
         return f"not valid JSON ({exc.msg})"
     if exc.doc[:exc.pos].strip():
         return f"not valid JSON: a byte-order mark at character {exc.colno} of this line"
+    if line == 1 and exc.pos == 0:  # the file's own was taken off (_decode): an empty file saved with one came first
+        return "a second byte-order mark at the start of the file: files joined with cat?"
     return ("a byte-order mark at the start of this line, where only a file's first line may have one: "
             "files joined with cat?")
 

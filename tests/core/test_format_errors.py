@@ -480,3 +480,15 @@ def test_a_msgpack_length_past_the_end_of_a_file_as_large_as_a_record_may_be_is_
         read_window(path)
     assert (info.value.line, info.value.problem) == (1, "the length of a list in this record runs past the end of "
                                                         "the file")
+
+
+def test_a_second_byte_order_mark_at_the_start_of_a_jsonl_file_is_named_as_such(tmp_path):
+    # rev65: an empty file an editor saved with a byte-order mark, joined with cat before a JSONL
+    # file that has one, gave "a byte-order mark at the start of this line, where only a file's
+    # first line may have one" on line 1, the first line
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(BOM + BOM + b'{"items": ["HIV"]}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (1, "a second byte-order mark at the start of the file: files "
+                                                        "joined with cat?")
