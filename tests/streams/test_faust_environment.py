@@ -3,8 +3,16 @@ name no setting, change nothing of it (docs/operations.md, "Settings")."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from setveil.streams import FAUST_IMPORT_NAMES
 from setveil.streams.app import create_app
 from setveil.streams.settings import load_settings
 
@@ -54,3 +62,37 @@ def test_a_kubernetes_service_link_named_like_a_faust_variable_does_not_stop_the
     expected = _configuration(tmp_path)
     monkeypatch.setenv("WEB_PORT", value)
     assert _configuration(tmp_path) == expected
+
+
+#: the prefixed variables Faust reads once, when it is imported (faust.types._env, faust/__init__)
+IMPORT_TIME_VARIABLES = {
+    "F_WEB_PORT": "abc",  # Faust's int() of it ended `serve` and `serve --check` in a traceback
+    "FAUST_BLOCKING_TIMEOUT": "y",  # float() of it, the same
+    "F_DEBUG": "1",  # Faust's debug mode (blocking detection)
+    "FAUST_WEB_TRANSPORT": "unix:///tmp/elsewhere",  # the probes' transport, though web.port names a port
+    "F_LOOP": "no-such-loop",  # an event loop Faust would import and install
+}
+
+
+def _faust_reads_at_import(environment: dict[str, str]) -> subprocess.CompletedProcess:
+    probe = ("import setveil.streams.app, faust.types._env as e; "
+             "print(e.WEB_PORT, e.BLOCKING_TIMEOUT, e.DEBUG, e.WEB_TRANSPORT)")
+    return subprocess.run([sys.executable, "-c", probe], env={**os.environ, **environment},
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_fausts_import_time_variables_change_nothing_and_stop_nothing():
+    # Regression (review of 9acc2b3): env={} kept Faust's un-prefixed names out of the app, but
+    # Faust reads F_* and FAUST_* names when it is imported, before any app is built
+    expected = _faust_reads_at_import({})
+    given = _faust_reads_at_import(IMPORT_TIME_VARIABLES)
+    assert given.returncode == 0, given.stderr.splitlines()[-1:]
+    assert given.stdout == expected.stdout == "6066 10.0 False tcp:\n"
+
+
+def test_every_variable_faust_reads_at_import_is_kept_from_it():
+    # a Faust release that reads one more makes this fail, rather than a worker's configuration
+    # change in silence
+    source = Path(importlib.util.find_spec("faust.types._env").origin).read_text()
+    read = set(re.findall(r'_getenv\(\s*"(\w+)"', source))
+    assert read and read <= set(FAUST_IMPORT_NAMES)
