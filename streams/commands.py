@@ -441,7 +441,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     original = read_window(dataset, format_option=None)
     if count is not None:
         original = original.take(list(range(min(count, len(original)))))
-    packed = pack_unkeyed(original, batch, settings.records.max_message_bytes)
+    packed = pack_unkeyed(original, batch, settings.records.max_message_bytes, settings.producer.max_request_bytes)
     scratch = tempfile.TemporaryDirectory(prefix="setveil-bench-stream-")
     if fanout is not None:
         # workers take no --fanout (PER_WINDOW_HIERARCHY): one hierarchy over the dataset, as

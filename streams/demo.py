@@ -154,7 +154,8 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
         if count is not None:
             refuse_held_count(count, len(original), batch, settings.topics.partitions, least)
             original = original.take(list(range(min(count, len(original)))))
-        packed = pack_unkeyed(original, batch, settings.records.max_message_bytes)
+        packed = pack_unkeyed(original, batch, settings.records.max_message_bytes,
+                              settings.producer.max_request_bytes)
         broker, settings = open_demo_broker(settings, tmp / "broker.log", echo)
         try:
             echo(f"broker: {broker.kind} at {broker.bootstrap}")

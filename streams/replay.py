@@ -153,14 +153,16 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
             yield partition, None, len(chunk), pack(chunk)
 
 
-def pack_unkeyed(window: Window, batch: int, max_bytes: int) -> list[tuple[int, bytes]]:
+def pack_unkeyed(window: Window, batch: int, max_bytes: int, max_request_bytes: int) -> list[tuple[int, bytes]]:
     """(transactions, value) of each message of ``window``'s records (without subjects), packed
     once, or a :class:`ParameterError` before any broker or worker starts for a message the
-    workers would dead-letter: ``setveil demo`` and ``bench stream`` said so only after their wait
-    for the batches that never came (QA as an operator). Records without a subject go to the
+    workers would dead-letter, or the Kafka client refuse: ``setveil demo`` and ``bench stream``
+    said so only after their wait for the batches that never came (QA as an operator), or as the
+    producer's error once a broker ran (review). Records without a subject go to the
     partitions in runs of ``batch``, so their messages are the same however many partitions the
     topic has, and :func:`replay_packed` sends these very bytes."""
-    return [(size, value) for _, _, size, value in messages(window, batch, max_bytes=max_bytes)]
+    return [(size, value)
+            for _, _, size, value in messages(window, batch, max_bytes=max_bytes, max_request_bytes=max_request_bytes)]
 
 
 def deal(packed: Sequence[tuple[int, bytes]], partitions: int) -> list[tuple[int, bytes | None, int, bytes]]:

@@ -235,7 +235,7 @@ def stream_table(tmp_path, *runs) -> str:
     dataset.write_text("".join(f"{i % 7} {i % 5 + 10} {i % 3 + 20}\n" for i in range(40)))
     window = read_window(dataset)
     config = bench.BenchConfig(dataset, window, ["--model", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"],
-                               "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None), True, 10, pack_unkeyed(window, 10, 1 << 20),
+                               "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None), True, 10, pack_unkeyed(window, 10, 1 << 20, 1 << 24),
                                2, [10], [1], len(runs))
     measured = iter(runs)
     lines = []

@@ -63,7 +63,7 @@ def _config(tmp_path: Path, windows: list[int], model_args=COHERENCE) -> BenchCo
     dataset.write_text("".join(f"{i % 7} {i % 5 + 10} {i % 3 + 20}\n" for i in range(40)))
     window = read_window(dataset)
     return BenchConfig(dataset, window, model_args, "h=0.4 k=5 p=3", 0.4, 5, 0.2, 1, (None, None),
-                       True, 10, pack_unkeyed(window, 10, 1 << 20), 2, windows, [1], 1)
+                       True, 10, pack_unkeyed(window, 10, 1 << 20, 1 << 24), 2, windows, [1], 1)
 
 
 def test_the_docs_name_every_field_of_a_json_row_and_no_other():

@@ -86,7 +86,7 @@ def test_the_bytes_demo_and_bench_stream_check_are_the_bytes_they_send(batch, pa
     # again to send it (37 ms of the demo's sample, per run of bench stream). The messages
     # checked are dealt to the partitions as replay deals a window's records, and sent as they are
     window = Window.from_transactions([[f"i{i}", "x" * i] for i in range(11)])
-    packed = pack_unkeyed(window, batch, 1 << 20)
+    packed = pack_unkeyed(window, batch, 1 << 20, 1 << 24)
     dealt = deal(packed, partitions)
     assert dealt == list(messages(window, batch, partitions=partitions))
     assert all(value is checked for (*_, value), (_, checked) in zip(dealt, packed, strict=True))

@@ -21,13 +21,16 @@ from hypothesis import strategies as st
 
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError, ParameterError, SetveilError
+from setveil.core.formats import read_window
 from setveil.core.cli import configure
 from setveil.streams import commands, demo, worker
 from setveil.streams import settings as settings_module
 from setveil.streams.broker import Broker, free_port, open_broker
+from setveil.streams.codec import message_bytes
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
 from setveil.streams.released import Released
+from setveil.streams.replay import messages
 from setveil.streams.worker import union_notes
 from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, as_toml, describe, fit_to_model,
                                       load_settings, settings_table)
@@ -246,6 +249,30 @@ def test_replay_and_demo_refuse_a_rate_below_one_by_the_option_and_its_range(com
     assert result.exit_code == 2
     assert "Invalid value for '--rate'" in result.output and "is not in the range x>=1." in result.output
 
+
+
+def test_demo_refuses_a_message_the_kafka_client_would_refuse_before_any_broker():
+    # Regression (review of rev65's replay check): records.max_message_bytes may equal
+    # producer.max_request_bytes, and a record that fits the one by fewer bytes than the Kafka
+    # client's framing passed demo's check, to be refused by its producer once a broker ran
+    with demo.sample_files() as (data, _, _):
+        sample = read_window(data)
+    limit = 1024  # the least producer.max_request_bytes
+    sizes = []
+    for count in range(1, 100):
+        [(_, key, _, value)] = messages(sample.take(list(range(count))), count)
+        sizes.append((count, len(value), message_bytes(key, value, [])))
+    count, _, framed = next(size for size in sizes if size[1] <= limit < size[2])
+    # the first message is the first run of --batch records; 1,000 of them leave each partition a window
+    result = CliRunner().invoke(cli, ["demo", "--count", "1000", "--batch", str(count),
+                                      "--set", f"records.max_message_bytes={limit}",
+                                      "--set", f"producer.max_request_bytes={limit}"],
+                                env={"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
+    assert result.exit_code == 2
+    assert result.output == (f"setveil: error: parameter 'producer.max_request_bytes': a message of {count} record(s) "
+                             f"would be {framed} bytes as the Kafka client counts it (with its key and framing), over "
+                             f"producer.max_request_bytes={limit}, which the client refuses to send: give a smaller "
+                             "--batch\n")
 
 def test_config_file_errors(tmp_path):
     unknown = tmp_path / "unknown.toml"
