@@ -257,3 +257,10 @@ def test_the_noise_is_zero_mean_with_the_standard_deviation_asked_for():
     noise = publish(collection, np.random.default_rng(0), noise=0.1).frequencies - 1.0
     assert abs(noise.mean()) < 0.0125
     assert 0.09 < noise.std() < 0.11
+
+
+def test_an_itemset_held_at_exactly_sigma_is_frequent_where_sigma_times_n_rounds_up():
+    # F(σ, D) holds the itemsets of frequency σ or more: 7 of 100 transactions is 0.07, though
+    # 0.07 * 100 is 7.000000000000001 in floating point, and its ceiling 8
+    window = Window.from_transactions([["a"]] * 7 + [["b"]] * 93)
+    assert as_dict(ItemsetCollection.mine(window, 0.07)) == {frozenset("a"): 0.07, frozenset("b"): 0.93}
