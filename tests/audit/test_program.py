@@ -862,3 +862,16 @@ def test_a_solve_error_without_presolve_after_its_infeasible_is_not_said_to_have
                        r"\.\.\.\); with presolve it had answered: The problem is infeasible\. \(HiGHS Status 8") as raised:
         attack(window, sigma_of(window), method="ip")
     assert raised.value.exit_code == 1
+
+
+def test_a_published_item_the_truth_does_not_name_counts_as_not_named_in_the_accuracy():
+    # §4's accuracy is over every published item: `deanonymize --anonymized` scores against a
+    # mapping that lacks the items a release lost, and those count as not named, never as absent
+    window = graph_database(ASYMMETRIC)
+    published, mined, names, result = attack(window, sigma_of(window), method="ip")
+    lost = published.labels[0]
+    partial = {label: renamed for label, renamed in names.items() if label != lost}
+    assert result.accuracy(names) == 1.0
+    assert result.accuracy(partial) == pytest.approx(5 / 6)
+    assert uniform_accuracy(published, mined, 0.0, partial) == pytest.approx(uniform_accuracy(
+        published, mined, 0.0, names) - 1 / 6 / 6)
