@@ -113,3 +113,13 @@ def test_with_a_time_limit_the_verdicts_are_those_of_the_solves_in_process():
     naming = deanonymize(published, mined, method="ip")
     limited, unlimited = determine_names(naming, time_limit=60), determine_names(naming)
     assert limited.determined == unlimited.determined == tuple(sorted(published.labels))
+
+
+def test_a_call_past_its_limit_is_killed_at_the_limit_and_the_grace_not_long_after(short_grace):
+    # the limit is what bounds a --determined test solve: a child waited on for several times
+    # it would still be "killed", as the tests above take it, but long past the time asked for
+    started = time.monotonic()
+    assert call_within(lambda: time.sleep(60), 1.0) is KILLED
+    elapsed = time.monotonic() - started
+    # the limit and the grace (1.2 s), and a second for the fork and the kill on a busy machine
+    assert 1.0 <= elapsed < 2.2
