@@ -165,3 +165,12 @@ def test_a_run_past_the_pair_budget_scores_0_and_the_grid_goes_on(monkeypatch):
     table = {(row["noise"], row["method"]): row for row in summary(measured)}
     assert table[0.05, "ip"]["too_large"] == 2 and table[0.05, "ip"]["not_optimal"] == 0
     assert table[0.0, "lp"]["too_large"] == 0 and table[0.0, "lp"]["accuracy"] == 1.0
+
+
+def test_the_share_of_names_determined_is_over_the_published_items_not_their_itemsets():
+    # Theorem 1's asymmetric graph: its 6 vertices, published with its 6 edges, each named the
+    # one way every optimal naming names it, so the share determined is 6 of 6 items (not of 12 itemsets)
+    window = graph_database(ASYMMETRIC)
+    _, rows = experiment(window, sigma_of(window), max_size=None, noises=[0.0], methods=["ip"], runs=1, seed=0,
+                         tolerance_sds=4.0, time_limit=None, determine=True)
+    assert [(row["itemsets"], row["items"], row["determined"], row["unsettled"]) for row in rows] == [(12, 6, 1.0, 0.0)]
