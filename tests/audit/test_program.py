@@ -875,3 +875,16 @@ def test_a_published_item_the_truth_does_not_name_counts_as_not_named_in_the_acc
     assert result.accuracy(partial) == pytest.approx(5 / 6)
     assert uniform_accuracy(published, mined, 0.0, partial) == pytest.approx(uniform_accuracy(
         published, mined, 0.0, names) - 1 / 6 / 6)
+
+
+def test_the_rounding_takes_the_renamed_items_in_random_order():
+    # §3: the renamed items in random order, each naming a free item drawn by weight. a votes half
+    # for each of 1 and 2, c half for 1: when 1 goes first it takes a half the time, and 2 then
+    # names nobody; when 2 goes first it takes a and 1 takes c. Random order: {a: 2, c: 1} three
+    # times in four; always 1 first: half the time
+    votes = Naming(method="lp", published_labels=("a", "c"), renamed_labels=("1", "2"),
+                   weights=sparse.csr_array(np.array([[0.5, 0.5], [0.5, 0.0]])),
+                   candidates=sparse.csr_array(np.ones((2, 2))), optimal=True, status="", objective=0.0, variables=4,
+                   constraints=4, pairs_before_pruning=4, seconds=0.0)
+    both = sum(votes.rounded(np.random.default_rng(seed)) == {"a": "2", "c": "1"} for seed in range(400))
+    assert 250 <= both <= 350
