@@ -888,3 +888,16 @@ def test_the_rounding_takes_the_renamed_items_in_random_order():
                    constraints=4, pairs_before_pruning=4, seconds=0.0)
     both = sum(votes.rounded(np.random.default_rng(seed)) == {"a": "2", "c": "1"} for seed in range(400))
     assert 250 <= both <= 350
+
+
+@pytest.mark.parametrize("pair, advised", [(0.5, True), (0.58, False)])
+def test_the_sigma_advice_is_given_only_past_the_tolerance_below_every_mined_itemset(tmp_path, pair, advised):
+    # no pair is mined: the published pair is matched with nothing. At 0.5 it is less frequent
+    # than every mined itemset (0.6 and more) by more than the tolerance, 0.05, which a sigma
+    # other than the publisher's explains; at 0.58, within the tolerance, noise alone may
+    published, mined = tmp_path / "published.txt", tmp_path / "mined.txt"
+    published.write_text(f"0.6 a\n0.62 b\n{pair!r} a b\n")
+    mined.write_text("0.6 1\n0.62 2\n")
+    with pytest.raises(Infeasible, match="1 published itemset") as refused:
+        deanonymize(ItemsetCollection.load(published), ItemsetCollection.load(mined), tolerance=0.05)
+    assert ("published at a lower sigma than --sigma?" in str(refused.value)) == advised
