@@ -121,5 +121,6 @@ def test_a_call_past_its_limit_is_killed_at_the_limit_and_the_grace_not_long_aft
     started = time.monotonic()
     assert call_within(lambda: time.sleep(60), 1.0) is KILLED
     elapsed = time.monotonic() - started
-    # the limit and the grace (1.2 s), and a second for the fork and the kill on a busy machine
-    assert 1.0 <= elapsed < 2.2
+    # the limit and the grace (1.2 s), and room for the fork and the kill on a machine running the
+    # suite in three processes on two cores; a wait of several times the limit (10 s) still fails
+    assert 1.0 <= elapsed < 5.0
