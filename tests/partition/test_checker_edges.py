@@ -15,3 +15,13 @@ def test_an_empty_transaction_is_identical_to_no_transaction_of_the_item_of_id_0
     assert [v.transaction for v in kanonymity_violations(window, 2)] == [0, 1]
     assert [v.transaction for v in kanonymity_violations(Window.from_transactions([["x"], ["x"], []]), 2)] == [2]
     assert list(kanonymity_violations(Window.from_transactions([["x"], [], ["x"], []]), 2)) == []
+
+
+def test_transactions_are_compared_by_every_bit_of_their_item_ids():
+    # Mutation pass: comparing rows by ids cut to one byte passed every test, as no window held
+    # 257 labels; i0 (id 0) and i256 (id 256) are each held once, every other label twice
+    labels = [f"i{j}" for j in range(300)]
+    rows = [[label] for label in labels] + [[label] for label in labels if label not in ("i0", "i256")]
+    window = Window.from_transactions(rows)
+    assert (window.vocab.label(0), window.vocab.label(256)) == ("i0", "i256")
+    assert [v.transaction for v in kanonymity_violations(window, 2)] == [0, 256]
