@@ -3,8 +3,15 @@ an empty transaction beside the item of id 0, item ids past one byte, the itemse
 names, and the k and m the model hands to the checker (found by a mutation pass over
 plugins/partition/checker.py and models.py)."""
 
+from itertools import combinations
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
 from setveil.core.window import Window
-from setveil.plugins.partition.checker import kanonymity_violations
+from setveil.plugins.partition.checker import kanonymity_violations, km_violations
+
+from .bruteforce import transactions
 
 
 def test_an_empty_transaction_is_identical_to_no_transaction_of_the_item_of_id_0():
@@ -25,3 +32,33 @@ def test_transactions_are_compared_by_every_bit_of_their_item_ids():
     window = Window.from_transactions(rows)
     assert (window.vocab.label(0), window.vocab.label(256)) == ("i0", "i256")
     assert [v.transaction for v in kanonymity_violations(window, 2)] == [0, 256]
+
+
+def support(rows, itemset):
+    return sum(1 for row in rows if set(itemset) <= set(row))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=transactions(max_transactions=20, max_length=5), unused=st.integers(0, 3), k=st.integers(2, 5),
+       m=st.integers(1, 3))
+# a mutant whose locating pass took itemsets of one size too many named 3 labels here, past m
+@example(rows=[["3", "4", "9", "5"], ["3", "8", "9", "4"], ["7", "8", "9", "10"], ["11", "6", "7", "9"],
+               ["0", "1", "5", "9", "6"], ["0", "1", "9", "10", "11"]], unused=0, k=2, m=2)
+def test_a_km_violation_names_an_itemset_of_its_size_that_occurs_fewer_than_k_times(rows, unused, k, m):
+    """The itemset named is one the release holds, of the size the summary counts, of support in
+    (0, k), and every smaller itemset the release holds has support >= k. Labels of the
+    vocabulary that no released transaction holds (the items a generalization replaced) come
+    first: a mutant that named one of them, of support 0, passed every other test."""
+    vocab = Window.from_transactions([[f"gone{j}" for j in range(unused)]]).vocab
+    window = Window.from_transactions(rows, vocab=vocab)
+    found = list(km_violations(window, k, m))
+    if not found:
+        assert all(support(rows, c) >= k for row in rows for size in range(1, m + 1)
+                   for c in combinations(sorted(row), size))
+        return
+    (violation,) = found
+    size = int(violation.summary.split(" of ")[1].split("-")[0])
+    assert len(violation.itemset) == size <= m
+    assert 0 < support(rows, violation.itemset) < k
+    assert all(support(rows, c) >= k for row in rows for smaller in range(1, size)
+               for c in combinations(sorted(row), smaller))
