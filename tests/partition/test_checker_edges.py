@@ -8,10 +8,13 @@ from itertools import combinations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
 from setveil.core.window import Window
 from setveil.plugins.partition.checker import kanonymity_violations, km_violations
 
 from .bruteforce import transactions
+from .examples import FIGURE_2, hierarchy
 
 
 def test_an_empty_transaction_is_identical_to_no_transaction_of_the_item_of_id_0():
@@ -62,3 +65,17 @@ def test_a_km_violation_names_an_itemset_of_its_size_that_occurs_fewer_than_k_ti
     assert 0 < support(rows, violation.itemset) < k
     assert all(support(rows, c) >= k for row in rows for smaller in range(1, size)
                for c in combinations(sorted(row), smaller))
+
+
+def test_the_km_model_checks_k_transactions_against_m_known_items():
+    # Mutation pass: a model that handed the checker m for k and k for m passed every hand-made
+    # test. a1 is held twice: safe against one known item at k=2, not at k=3, whatever m is
+    original = Window.from_transactions([["a1", "b1"], ["a1", "b1"], ["b1"]])
+
+    def failing(k, m):
+        configured = get_registry().configure("km-anonymity", None, {"k": str(k), "m": str(m)},
+                                              Context(hierarchy=hierarchy(FIGURE_2)))
+        return [v.rule for v in configured.model.violations(original, original)]
+
+    assert failing(k=3, m=1) == ["small-support"]
+    assert failing(k=2, m=1) == [] and failing(k=2, m=3) == []
