@@ -3,6 +3,10 @@
 a share, the groups of public items the cohorts are counted from (more than one byte numbers),
 the moles of the empty itemset and of one item, the cohorts of frequent itemsets, neutral items."""
 
+from itertools import chain
+
+import pytest
+
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 
@@ -23,3 +27,26 @@ def test_a_breach_probability_is_compared_with_h_as_typed_on_either_side():
     rows = [["p0", "s0"], ["p0", "s0"], ["p0"], ["p1"], ["p1"], ["p1"]]
     assert found(rows, "0.6666666666666666", 3, 1) == [("breach", ("p0",), "s0")]
     assert found(rows, "0.67", 3, 1) == []
+
+
+@pytest.mark.parametrize("before, after", [(7, 0), (0, 254)])
+def test_a_small_cohort_is_found_among_more_groups_of_public_items_than_a_byte_numbers(before, after):
+    # Mutation pass: group numbers kept in one byte, or capped at 7, or a group's bit looked up
+    # in the wrong byte passed every hand-made test (the random ones found the last two late).
+    # Transactions are grouped by their public items, numbered as they first occur: {a}, {a, c}
+    # and {c} are groups 7, 8 and 9 after 7 groups of fillers, and 0, 1 and 256 around 254 more.
+    # Were they folded into one, the cohort of a would count c three times: {a, c} is held once,
+    # below k=2
+    fillers = [[[f"f{i}"], [f"f{i}"]] for i in range(before + after)]
+    rows = [*chain(*fillers[:before]), ["a"], ["a"], ["a", "c"], *chain(*fillers[before:]), ["c"], ["c"]]
+    assert found(rows, "1.0", 2, 2) == [("small-cohort", ("a", "c"), None)]
+    assert found([row for row in rows if row != ["a", "c"]], "1.0", 2, 2) == []
+
+
+def test_transactions_are_grouped_by_every_public_item_they_hold():
+    # Mutation pass: groups keyed without the item of id 0 (p0) passed every hand-made test; they
+    # put {p0, p1} with the {p1, s0} transactions and counted s0 twice in p0's cohort (2/2 > h),
+    # where p0's transactions hold no s0 and p1's hold it in 2 of 3, below h
+    rows = [["p0", "p1"], ["p1", "s0"], ["p1", "s0"], ["p0"]]
+    assert found(rows, "0.7", 2, 1) == []
+    assert found(rows, "0.6", 2, 1) == [("breach", ("p1",), "s0")]
