@@ -50,3 +50,42 @@ def test_transactions_are_grouped_by_every_public_item_they_hold():
     rows = [["p0", "p1"], ["p1", "s0"], ["p1", "s0"], ["p0"]]
     assert found(rows, "0.7", 2, 1) == []
     assert found(rows, "0.6", 2, 1) == [("breach", ("p1",), "s0")]
+
+
+def test_a_window_of_one_transaction_is_checked():
+    # Mutation pass: a checker that passed windows of one transaction as it passes empty ones
+    # was caught by the random examples alone
+    assert found([["p0"]], "1.0", 2, 1) == [("small-cohort", (), None)]
+    assert found([["p0", "s0"]], "0.5", 1, 1) == [("breach", (), "s0"), ("breach", ("p0",), "s0")]
+    assert found([["p0"]], "0.5", 1, 1) == []
+
+
+def test_a_public_item_held_once_or_k_minus_1_times_is_a_mole():
+    # Mutation pass: leaving out the moles of one public item, or those of support 1, or of
+    # support k-1, passed every hand-made test
+    assert found([["p0"], ["p0"], ["p0"], ["p1"]], "1.0", 3, 1) == [("small-cohort", ("p1",), None)]
+    assert found([["p0"], ["p0"], ["p0"], ["p1"], ["p1"]], "1.0", 3, 1) == [("small-cohort", ("p1",), None)]
+    assert found([["p0"], ["p0"], ["p0"], ["p1"], ["p1"], ["p1"]], "1.0", 3, 1) == []
+
+
+def test_empty_transactions_count_in_the_support_of_the_empty_itemset():
+    # Mutation pass: counting only non-empty transactions, or passing a window that holds no item,
+    # passed every hand-made test. Sup(∅) is every transaction: s0 is in 1 of 4
+    assert found([["s0"], [], [], []], "0.5", 4, 1) == []
+    assert found([["s0"], [], [], []], "0.5", 5, 1) == [("small-cohort", (), None)]
+    assert found([[], []], "1.0", 3, 1) == [("small-cohort", (), None)]
+
+
+def test_a_private_label_the_window_does_not_hold_breaches_nothing():
+    # Mutation pass: a checker that ranked the items it was not counting as 0, where it ranks them
+    # below any count, took p0 (id 0) for the private item held most often when the window holds
+    # none of its vocabulary's private labels (a vocabulary shared with other windows, here s0),
+    # whether in the whole window or in a cohort
+    vocab = Window.from_transactions([["p0"], ["s0"]]).vocab
+    assert found([["p0"], ["p0"]], "0.5", 2, 1, vocab=vocab.copy()) == []
+    assert found([["p0", "s0"], ["p0"]], "0.5", 2, 1, vocab=vocab.copy()) == []
+    # in a cohort too: p0's is checked, as p1 is held with it once
+    small = [["p0"], ["p0"], ["p0", "p1"], ["p1"], ["p1"]]
+    assert found(small, "0.5", 2, 2, vocab=vocab.copy()) == [("small-cohort", ("p0", "p1"), None)]
+    assert found([["p0", "s0"], ["p0", "s0"]], "0.5", 2, 1, vocab=vocab.copy()) == [("breach", (), "s0"),
+                                                                                     ("breach", ("p0",), "s0")]
