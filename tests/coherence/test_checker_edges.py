@@ -89,3 +89,26 @@ def test_a_private_label_the_window_does_not_hold_breaches_nothing():
     assert found(small, "0.5", 2, 2, vocab=vocab.copy()) == [("small-cohort", ("p0", "p1"), None)]
     assert found([["p0", "s0"], ["p0", "s0"]], "0.5", 2, 1, vocab=vocab.copy()) == [("breach", (), "s0"),
                                                                                      ("breach", ("p0",), "s0")]
+
+
+def test_the_cohort_of_the_only_frequent_itemset_is_checked():
+    # Mutation pass: a checker that looked at cohorts only when pyfim found two frequent
+    # itemsets or more passed every hand-made test. p0 is the only one here (k=3); s0 is in 2 of
+    # its 3 transactions, above h, and in 2 of the window's 6, not above
+    rows = [["p0", "s0"], ["p0", "s0"], ["p0"], [], [], []]
+    assert found(rows, "0.5", 3, 1) == [("breach", ("p0",), "s0")]
+    assert found(rows, "0.7", 3, 1) == []
+
+
+def test_public_items_never_held_together_make_no_mole():
+    # Mutation pass: a checker that took an item absent from a cohort (count 0) for a small
+    # cohort refused this coherent window, and only the random examples saw it: {p0, p1} is
+    # held by no transaction, so it is no mole (Definition 1 asks Sup > 0)
+    assert found([["p0"], ["p0"], ["p1"], ["p1"]], "1.0", 2, 2) == []
+    assert found([["p0"], ["p0", "p1"], ["p1"], ["p1"]], "1.0", 2, 2) == [("small-cohort", ("p0", "p1"), None)]
+
+
+def test_a_public_itemset_held_once_is_checked_at_k_1():
+    # Mutation pass: mining the frequent itemsets at a support of at least 2 passed every
+    # hand-made test: at k=1 p0's cohort is one transaction, which holds s0 (1/1 > h)
+    assert found([["p0", "s0"], ["p1"], ["p1"]], "0.5", 1, 1) == [("breach", ("p0",), "s0")]
