@@ -112,3 +112,13 @@ def test_a_public_itemset_held_once_is_checked_at_k_1():
     # Mutation pass: mining the frequent itemsets at a support of at least 2 passed every
     # hand-made test: at k=1 p0's cohort is one transaction, which holds s0 (1/1 > h)
     assert found([["p0", "s0"], ["p1"], ["p1"]], "0.5", 1, 1) == [("breach", ("p0",), "s0")]
+
+
+def test_neutral_items_are_no_public_knowledge():
+    # Mutation pass: taking every non-private item for public passed every hand-made test; n0 is
+    # neither public nor private, so that it is held once is no small cohort
+    schema = ItemSchema(private=frozenset({"s0"}), public=frozenset({"p0"}))
+    window = Window.from_transactions([["p0", "n0"], ["p0"], ["p0", "s0"]])
+    assert not list(coherence(h="0.5", k="2", p="2", schema=schema).model.violations(window, window))
+    assert [v.rule for v in coherence(h="0.5", k="4", p="2", schema=schema).model.violations(window, window)] == [
+        "small-cohort"]
