@@ -46,6 +46,7 @@ from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.itemsplit import random_split
+from setveil.core.labeltext import unzipped
 from setveil.core.metrics import suppressed_share
 from setveil.core.model import Context
 from setveil.core.output import write_json
@@ -75,13 +76,23 @@ class Data:
                 f"({100 * share:.1f}% of occurrences)")
 
 
+def dataset_file(folder: Path, name: str) -> Path:
+    """The file of dataset ``name`` in ``folder``: NAME.dat, else NAME.dat.gz, as connect ships
+    (every reader takes gzip); NAME.dat where neither is, for the refusal to name."""
+    plain = folder / f"{name}.dat"
+    gzipped = folder / f"{name}.dat.gz"
+    return gzipped if not plain.exists() and gzipped.exists() else plain
+
+
 def _load(folder: Path, name: str, share: float, seed: int, cutoff: int | None) -> Data:
-    path = folder / f"{name}.dat"
+    path = dataset_file(folder, name)
     full = read_window(path, format_option=None)
     sensitive = frozenset(random_split(full, share, seed).private)
     window = full
     if cutoff is not None:
-        window = Window.from_transactions(line.split()[:cutoff] for line in path.read_text().splitlines())
+        # the window keeps no order within a transaction: a line's first items are in its text
+        text = unzipped(path, path.read_bytes())[0].decode()
+        window = Window.from_transactions(line.split()[:cutoff] for line in text.splitlines())
         name = f"{name} (cutoff={cutoff})"
     return Data(name, window, Context(schema=ItemSchema(private=sensitive)), window.vocab.mask(sensitive))
 
@@ -220,7 +231,7 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 
 @click.command("rho", short_help="ρ-uncertainty experiments (Jia et al. §4): info loss, K-L...")
 @click.option("--datasets", "folder", type=click.Path(exists=True, file_okay=False), envvar="SETVEIL_DATASETS",
-              required=True, help="Folder of the FIMI datasets; or set SETVEIL_DATASETS.")
+              required=True, help="Folder of the FIMI datasets (NAME.dat or NAME.dat.gz); or set SETVEIL_DATASETS.")
 @click.option("--dataset", "names", multiple=True, help=f"Datasets to run (default: {', '.join(DATASETS)}).")
 @click.option("--experiment", "experiments", multiple=True, type=click.Choice(EXPERIMENTS),
               help="Experiments to run (default: all).")
@@ -264,7 +275,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
         if experiment in experiments:
             refuse_repeats(flag, values)
-    check_bench_files(json_path, [bench.folder / f"{name}.dat" for name in names])
+    check_bench_files(json_path, [dataset_file(bench.folder, name) for name in names])
     started_on = machine()  # the load average as the runs start, not as they end
     full = {name: _load(bench.folder, name, share, seed, None) for name in names}
     if "quality" in experiments or "cutoff" in experiments:
@@ -273,7 +284,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
             try:
                 rules_within_budget(data.window, rule_support, rule_max_size)
             except MiningTooLarge as exc:
-                raise ParameterError("rule-support", f"{bench.folder / f'{name}.dat'}: {exc}: raise --rule-support "
+                raise ParameterError("rule-support", f"{dataset_file(bench.folder, name)}: {exc}: raise --rule-support "
                                                      "or lower --rule-max-size") from None
     if "quality" in experiments:
         bench.grid("quality", list(full.values()), rhos, policies)
