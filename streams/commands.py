@@ -125,8 +125,9 @@ def _refuse_nul_nodes(configured: Configured, settings: Settings) -> None:
     ``anonymize`` refuses one above a file's items: a batch could carry it, but no record may
     hold one, so a consumer could not feed the batch back (``setveil verify``). A worker cannot
     tell which nodes its windows will reach, and a leaf holding one matches no item anyway, so
-    every node is checked."""
-    hierarchy = configured.model.context.file_hierarchy if configured.model.needs_hierarchy else None
+    every node is checked. The hierarchy is the one :func:`configure` parsed: the file may be a
+    pipe, empty when read again (QA: ``serve --hierarchy <(cat h.csv)`` said "no edges")."""
+    hierarchy = configured.model.context.hierarchy if configured.model.needs_hierarchy else None
     if hierarchy is None:
         return
     for label in hierarchy.labels:

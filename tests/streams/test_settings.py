@@ -1669,3 +1669,18 @@ def test_an_empty_settings_file_path_is_refused_naming_the_option_or_the_variabl
     assert from_variable.exit_code == 2
     assert from_variable.output == ("setveil: error: parameter 'SETVEIL_CONFIG': empty: give the settings "
                                     "file's path, or unset the variable\n")
+
+
+def test_serve_reads_a_hierarchy_given_as_a_pipe_once(tmp_path):
+    # Regression (QA): `serve --hierarchy <(cat h.csv) --check` said "no edges", where anonymize
+    # read the same pipe: the NUL-node check parsed the file again, and a pipe is empty the second time
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"a,ALL\nb,ALL\n")
+    os.close(write_end)
+    try:
+        result = CliRunner().invoke(cli, ["serve", "--check", "-m", "kanonymity", "-P", "k=2",
+                                          "--hierarchy", f"/dev/fd/{read_end}"], env={})
+    finally:
+        os.close(read_end)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith("setveil: serve --check: every check passed; nothing was connected\n")
