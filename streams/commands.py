@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
-from setveil.core.cli import (build_context, configure, model_options, note, refuse_empty_sensitive,
+from setveil.core.cli import (build_context, configure, counted, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
@@ -273,7 +273,8 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     stats = run(produce(settings, window, batch, rate, count, subjects, progress),
                 on_stop=lambda: click.echo(progress.said(settings.topics.input), err=True))
     speed = stats.transactions / stats.seconds if stats.seconds else 0.0
-    click.echo(f"{stats.transactions} transactions in {stats.messages} messages to {settings.topics.input} "
+    click.echo(f"{counted(stats.transactions, 'transaction')} in {counted(stats.messages, 'message')} to "
+               f"{settings.topics.input} "
                f"in {stats.seconds:.2f} s ({speed:,.0f} transactions/s)", err=True)
 
 
@@ -330,7 +331,7 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
     echo(display.summary(collected))
     if out is not None:
         written = write_release(collected.release, out, windows_out)
-        click.echo(f"wrote {written} transactions to {out}" + (f", and the window of each to {windows_out}"
+        click.echo(f"wrote {counted(written, 'transaction')} to {out}" + (f", and the window of each to {windows_out}"
                                                                if windows_out is not None else ""), err=True)
 
 

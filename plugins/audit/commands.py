@@ -123,7 +123,7 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
         raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, text_bytes(output, published.text()))
-    click.echo(f"{len(published)} itemsets over {len(published.labels)} items written to {shown_path(output, 'standard output')}", err=True)
+    click.echo(f"{counted(len(published), 'itemset')} over {counted(len(published.labels), 'item')} written to {shown_path(output, 'standard output')}", err=True)
 
 
 @audit.command("deanonymize")
@@ -514,9 +514,9 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
         raise _too_many_itemsets(exc, max_size) from None
     table = summary(rows)
     sizes = np.bincount(frequent.sizes)
-    click.echo(f"# {Path(input_path).name}: {len(window)} transactions; sigma={sigma:g}: {len(frequent)} frequent "
-               f"itemsets over {len(frequent.labels)} items (by size: "
-               f"{', '.join(str(int(c)) for c in sizes[1:])}); {runs} runs per setting, seed {seed}")
+    click.echo(f"# {Path(input_path).name}: {counted(len(window), 'transaction')}; sigma={sigma:g}: "
+               f"{counted(len(frequent), 'frequent itemset')} over {counted(len(frequent.labels), 'item')} (by size: "
+               f"{', '.join(str(int(c)) for c in sizes[1:])}); {counted(runs, 'run')} per setting, seed {seed}")
     click.echo(f"# linking {linking}, tolerance {tolerance_sds:g} sd, omit {omit:g}, add {add:g}, time limit {time_limit:g} s; "
                f"{started_on}")
     columns = ["noise", "method", "runs", "accuracy", "sd", "uniform"]

@@ -14,7 +14,7 @@ from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
-from setveil.core.cli import shown_path
+from setveil.core.cli import counted, shown_path
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
@@ -89,9 +89,9 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
         raise ParameterError("supersets-at", f"{exc}: raise it") from None
     spelt = other_spellings(window, patterns + supersets)
     write_patterns(output, patterns + supersets + spelt)
-    extra = "" if sigma is None else f" and their {len(supersets)} supersets of support >= {sigma:g}"
-    extra += f" and their {len(spelt)} other spelling(s) in the input" if spelt else ""
-    click.echo(f"{len(patterns)} patterns of length {min_length}-{max_length}, support "
+    extra = "" if sigma is None else f" and their {counted(len(supersets), 'superset')} of support >= {sigma:g}"
+    extra += f" and their {counted(len(spelt), 'other spelling')} in the input" if spelt else ""
+    click.echo(f"{counted(len(patterns), 'pattern')} of length {min_length}-{max_length}, support "
                f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {shown_path(output, 'standard output')}", err=True)
 
 
@@ -193,7 +193,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
             source = f"patterns from {patterns_path}"
             rows += [{"seed": None, **row} for row in effectiveness(window, measure, patterns_path, policies, psis)]
         else:
-            source = (f"{count} patterns sampled per seed: length {min_length}-{max_length}, support "
+            source = (f"{counted(count, 'pattern')} sampled per seed: length {min_length}-{max_length}, support "
                       f"{min_support:g}-{max_support:g}, seeds {seed}..{seed + seeds - 1}")
             for current in range(seed, seed + seeds):
                 path = str(Path(scratch) / f"restrictive-{current}.txt")
@@ -208,9 +208,10 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
                 write_patterns(path, picks + other_spellings(window, picks))
                 rows += [{"seed": current, **row} for row in effectiveness(window, measure, path, policies, psis)]
     items = int((window.supports > 0).sum())
-    click.echo(f"# {Path(input_path).name}: {len(window)} transactions, {items} items{dropped}; {source}")
-    click.echo(f"# sigma={sigma:g} (support >= {measure.min_support}): {measure.frequent} frequent patterns, mined in "
-               f"{mining_seconds:.2f} s; deterministic, 1 run per setting")
+    click.echo(f"# {Path(input_path).name}: {counted(len(window), 'transaction')}, {counted(items, 'item')}{dropped}; "
+               f"{source}")
+    click.echo(f"# sigma={sigma:g} (support >= {measure.min_support}): {counted(measure.frequent, 'frequent pattern')}, "
+               f"mined in {mining_seconds:.2f} s; deterministic, 1 run per setting")
     click.echo(f"# {started_on}")
     figures = ["hiding_failure", "misses_cost", "artifactual_patterns", "dissimilarity", "size_loss"]
     # each column headed by the --json key it shows, a share in percent with _% (bench rho's info_loss_%)
@@ -387,7 +388,7 @@ def bench_quest(output, **options):
     data = generate(settings)
     write_text_output(output, data.fimi())
     lengths = [line.count(" ") + 1 for line in data.lines]
-    click.echo(f"{len(data.lines)} transactions of {min(lengths)}-{max(lengths)} items (mean "
+    click.echo(f"{counted(len(data.lines), 'transaction')} of {min(lengths)}-{max(lengths)} items (mean "
                f"{sum(lengths) / len(lengths):.1f}) over {data.items_used} of {settings.items} items, seed "
                f"{settings.seed} ({data.dropped_short} made again for closing short), written to {shown_path(output, 'standard output')}", err=True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import _load_plugin_commands, cli, counted
 from setveil.core.formats import read_window
 from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.plugins.audit import commands, itemsets
@@ -723,7 +723,7 @@ def test_publish_counts_the_items_of_the_itemsets_it_writes(runner, tmp_path, da
     assert result.exit_code == 0, result.output
     written = [line.split()[1:] for line in out.read_text().splitlines()]
     items = {label for labels in written for label in labels}
-    assert f"{len(written)} itemsets over {len(items)} items written to" in result.stderr
+    assert f"{counted(len(written), 'itemset')} over {counted(len(items), 'item')} written to" in result.stderr
     assert len(items) < 5
 
 
@@ -977,3 +977,12 @@ def test_deanonymize_help_says_what_no_time_limit_means(runner):
     assert result.exit_code == 0
     help_text = " ".join(result.output.split())
     assert "Seconds each solve may take (default: no limit;" in help_text
+
+
+def test_publish_counts_one_itemset_over_one_item_in_the_singular(runner, tmp_path, database):
+    # QA: the summary lines said "1 itemsets", as patterns sample said "1 patterns"; only {a} is
+    # in 90% of the transactions
+    published = tmp_path / "published.txt"
+    result = invoke(runner, "audit", "publish", database, "--sigma", 0.9, "-o", published, "--seed", 0)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"1 itemset over 1 item written to {published}\n"

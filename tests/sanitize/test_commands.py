@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import _load_plugin_commands, cli, counted
 from setveil.core.formats import read_window
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
@@ -288,7 +288,8 @@ def test_a_sampled_pattern_is_written_in_every_spelling_the_input_gives_its_item
                              label.replace("cafe\u0301", "caf\u00e9") for label in p)) for p in picks}
     assert {tuple(sorted(p)) for p in written[2:]} == variants - {tuple(sorted(p)) for p in picks}
     assert any("caf\u00e9" in p or "cafe\u0301" in p for p in picks)
-    assert "2 patterns" in result.stderr and f"and their {len(written) - 2} other spelling(s)" in result.stderr
+    assert "2 patterns" in result.stderr and f"and their {counted(len(written) - 2, 'other spelling')} in the input" \
+        in result.stderr
     out = tmp_path / "out.jsonl"
     args = ["-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0", "-P", "sigma=off"]
     result = runner.invoke(cli, ["anonymize", str(data), "-o", str(out), *args])
@@ -568,3 +569,12 @@ def test_real_data_quickly(datasets, tmp_path):
         assert figures["hiding_failure"] == 0.0 and figures["artifactual_patterns"] == 0.0
         loss[policy] = figures["dissimilarity"]
     assert loss["naive"] == max(loss.values())
+
+
+def test_patterns_sample_counts_one_pattern_in_the_singular(runner, database, tmp_path):
+    # QA: `patterns sample -n 1` said "1 patterns of length ..."
+    result = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "1", "--min-length", "2",
+                                 "--max-length", "2", "--min-support", "0.01", "--max-support", "1",
+                                 "-o", str(tmp_path / "p.txt")])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("1 pattern of length 2-2, support 0.01-1, seed 0, written to ")
