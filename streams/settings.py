@@ -556,6 +556,11 @@ def _read_toml(path: str | os.PathLike, given_by: str = CONFIG_OPTION) -> dict[s
         raise InputError(exc.path, f"{exc.problem} (the settings file, from {given_by})", exc.line) from None
 
 
+#: tomllib's refusal: its problem, then where, "(at line 3, column 15)" or "(at end of document)"
+_TOML_WHERE = re.compile(r"(?P<problem>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)",
+                         re.DOTALL)
+
+
 def _toml_settings(path: str | os.PathLike) -> dict[str, Any]:
     # read as an item list is (gzip data unzipped): '-', a file that cannot be read and one that is
     # not UTF-8 (UTF-16) are each refused for what they are, where tomllib.load let a traceback out (QA)
@@ -563,7 +568,16 @@ def _toml_settings(path: str | os.PathLike) -> dict[str, Any]:
     try:
         data = tomllib.loads(text, parse_float=_TomlFloat)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"not valid TOML ({exc})") from None
+        # tomllib puts where in its own words, "Invalid value (at line 3, column 15)": the line is
+        # taken out to name the file as every file setveil reads is, FILE:LINE: problem (review)
+        found = _TOML_WHERE.fullmatch(str(exc))
+        if found is None:  # worded otherwise by another Python's tomllib: said whole, the line unknown
+            raise InputError(path, f"not valid TOML ({exc})") from None
+        if found["line"] is None:  # past the last character: the last line, whatever line ends follow it
+            line, where = text.rstrip("\n").count("\n") + 1, "at the end of the file"
+        else:
+            line, where = int(found["line"]), f"at column {found['column']}"
+        raise InputError(path, f"not valid TOML ({found['problem']} {where})", line) from None
     out: dict[str, Any] = {}
     for section, table in data.items():
         if not isinstance(table, dict):

@@ -1684,3 +1684,56 @@ def test_serve_reads_a_hierarchy_given_as_a_pipe_once(tmp_path):
         os.close(read_end)
     assert result.exit_code == 0, result.output
     assert result.stderr.endswith("setveil: serve --check: every check passed; nothing was connected\n")
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("[window]\nmax_transactions = 7\nmax_seconds = = 3\n", 3, "not valid TOML (Invalid value at column 15)"),
+    ("[window]\nmax_transactions = 7\n[model\n", 3, "not valid TOML (Expected ']' at the end of a table declaration "
+                                                  "at column 7)"),
+    ('[window]\nmax_transactions = 7\nmax_seconds = 3\nmax_seconds = 4\n', 4,
+     "not valid TOML (Cannot overwrite a value at column 16)"),
+    # past the last character: the last line of the file, however many line ends follow it
+    ('[model]\nname = "unterminated', 2, "not valid TOML (Unterminated string at the end of the file)"),
+    ('[model]\nname = """unterminated\n\n', 2, "not valid TOML (Unterminated string at the end of the file)"),
+    ("[window]\nmax_transactions =", 2, "not valid TOML (Invalid value at the end of the file)"),
+    ("\ufeff[window\n", 1, "not valid TOML (Expected ']' at the end of a table declaration at column 8)"),
+])
+def test_a_broken_config_file_is_named_at_its_line_as_every_file_is(tmp_path, monkeypatch, text, line, words):
+    # regression (review): tomllib's line was inside its own words, "not valid TOML (Invalid value
+    # (at line 3, column 15))", where every other file setveil reads is refused as FILE:LINE: problem
+    config = tmp_path / "setveil.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    for command, env in ((["serve", "--config", str(config)], {}), (["serve"], {"SETVEIL_CONFIG": str(config)})):
+        result = CliRunner().invoke(cli, command, env=env)
+        given_by = "--config" if env == {} else "$SETVEIL_CONFIG"
+        assert result.exit_code == 2, command
+        assert result.output == f"setveil: error: {config}:{line}: {words} (the settings file, from {given_by})\n"
+    with pytest.raises(InputError) as refused:
+        load_settings(config, env={})
+    assert (refused.value.path, refused.value.line) == (str(config), line)
+
+
+def test_a_config_file_that_is_a_folder_or_empty(tmp_path, monkeypatch):
+    monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
+    result = CliRunner().invoke(cli, ["serve", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output == f"setveil: error: {tmp_path}: cannot read: Is a directory (the settings file, from --config)\n"
+    # an empty file sets nothing, as an empty TOML document does: the defaults hold
+    empty = tmp_path / "empty.toml"
+    empty.write_bytes(b"")
+    assert load_settings(empty, env={}).window.max_transactions == load_settings(None, env={}).window.max_transactions
+
+
+def test_a_toml_refusal_worded_otherwise_is_said_whole(tmp_path, monkeypatch):
+    # another Python's tomllib may put where otherwise than "(at line L, column C)": its words are
+    # then given whole, without a line, rather than a traceback
+    def refuse(text, **options):
+        raise tomllib.TOMLDecodeError("Invalid value, line 3")
+
+    monkeypatch.setattr(tomllib, "loads", refuse)
+    config = tmp_path / "setveil.toml"
+    config.write_text("[window]\n")
+    with pytest.raises(InputError) as refused:
+        load_settings(config, env={})
+    assert str(refused.value) == f"{config}: not valid TOML (Invalid value, line 3) (the settings file, from --config)"
