@@ -388,8 +388,9 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-#: the most bytes a msgpack record may take (msgpack's own default): its unpacker refuses longer
-#: lists, strings and extensions than this, and maps of more than half as many pairs
+#: the most bytes msgpack's unpacker holds at once (its own default): one string, binary data or
+#: extension of a record, which it holds whole, may take no more (a record may: it reads a list or a
+#: map entry by entry), and it refuses lists of more entries than this, maps of half as many pairs
 MSGPACK_RECORD_BYTES = 100 * 1024 * 1024
 #: msgpack's words for a length over those limits, which hold two numbers and nothing of the data
 _MSGPACK_LENGTH = re.compile(r"\d+ exceeds max_(str|bin|array|map|ext)_len\(\d+\)")
@@ -409,6 +410,9 @@ def _msgpack_error(exc: Exception, size: int) -> str:
         return "a string in this record is not valid UTF-8"
     if isinstance(exc, msgpack.StackError):
         return "msgpack nested too deeply"
+    if isinstance(exc, msgpack.BufferFull):
+        return (f"a string, binary data or an extension in this record is over {MSGPACK_RECORD_BYTES:,} bytes, more "
+                "than msgpack reads of one entry")
     if isinstance(exc, msgpack.FormatError):  # the one byte no msgpack value begins with
         return "not msgpack: byte 0xc1, which msgpack reserves"
     if type(exc) is ValueError and _MSGPACK_TIMESTAMP.match(str(exc)):

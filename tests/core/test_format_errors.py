@@ -492,3 +492,27 @@ def test_a_second_byte_order_mark_at_the_start_of_a_jsonl_file_is_named_as_such(
         read_window(path)
     assert (info.value.line, info.value.problem) == (1, "a second byte-order mark at the start of the file: files "
                                                         "joined with cat?")
+
+
+@pytest.mark.parametrize("entry", [b"\xa5items\x91\xd9\x41" + b"x" * 65, b"\xa5items\x91\xc4\x41" + b"x" * 65,
+                                   b"\xa4note\xc7\x41\x05" + b"x" * 65], ids=["string", "binary", "extension"])
+def test_a_msgpack_string_longer_than_the_unpacker_holds_is_named_in_words(tmp_path, monkeypatch, entry):
+    # review: one label of 101 MiB (105,906,232-byte file) gave "malformed msgpack (BufferFull)"
+    # through anonymize and verify; msgpack holds a string, binary data or an extension whole, a
+    # list or a map entry by entry (a record of 108,888,926 bytes in 12,000,000 labels was read).
+    # The limit made small, so the file need not be 100 MiB.
+    monkeypatch.setattr(formats, "MSGPACK_RECORD_BYTES", 64)
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["HIV"]}) + b"\x81" + entry + msgpack.packb({"items": ["b"]}))
+    problem = ("a string, binary data or an extension in this record is over 64 bytes, more than msgpack reads of "
+               "one entry")
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (2, problem)
+    for command in (["anonymize", path, "-o", tmp_path / "out.msgpack"], ["verify", path, path]):
+        result = run(*command, *MODEL, "--sensitive", tmp_path / "private.txt")
+        assert (result.exit_code, result.output) == (2, f"setveil: error: {path}:2: {problem}\n"), command
+    # one of 64 bytes is held whole
+    path.write_bytes(msgpack.packb({"items": ["HIV"]}) + msgpack.packb({"items": ["x" * 64]}))
+    assert list(read_window(path)) == [["HIV"], ["x" * 64]]
