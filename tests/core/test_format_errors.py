@@ -516,3 +516,17 @@ def test_a_msgpack_string_longer_than_the_unpacker_holds_is_named_in_words(tmp_p
     # one of 64 bytes is held whole
     path.write_bytes(msgpack.packb({"items": ["HIV"]}) + msgpack.packb({"items": ["x" * 64]}))
     assert list(read_window(path)) == [["HIV"], ["x" * 64]]
+
+
+@pytest.mark.parametrize("blanks", [b" ", b"\t", b" \t "])
+def test_a_jsonl_byte_order_mark_after_blanks_is_at_the_start_of_its_line(tmp_path, blanks):
+    # review: blanks before the mark are no character of the record (as a blank line is none),
+    # so it is still "at the start of this line"; a _json_error that did not strip them passed
+    # every test, saying "a byte-order mark at character 2 of this line"
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"items": ["HIV"]}\n' + blanks + BOM + b'{"items": ["b"]}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert (info.value.line, info.value.problem) == (2, "a byte-order mark at the start of this line, where only a "
+                                                        "file's first line may have one: files joined with cat?")
+    assert "HIV" not in str(info.value)
