@@ -9,7 +9,10 @@
   back as several): the writer refuses it, naming the line; JSONL and msgpack carry it. It refuses
   a label holding a NUL too: no text file is read with one (UTF-16 read as UTF-8 is full of
   them). Lines end at ``\n`` or ``\r\n``; a carriage return elsewhere is refused, naming its
-  line, as it would join two transactions.
+  line, as it would join two transactions. A U+FEFF that begins a line other than the first is
+  the first character of its label, not a byte-order mark: a label may begin with one (JSONL and
+  msgpack carry it) and the writer writes it bare there, so files joined with ``cat`` keep each
+  one's mark in that line's first label.
 - JSONL: one record per line, ``{"tid": ..., "items": [...]}`` (see :mod:`.records`); blank
   lines are skipped. A record's ``subject`` is validated and, for a producer that sends it on
   (``setveil replay``), read by :func:`read_window_and_subjects`; windows hold none.

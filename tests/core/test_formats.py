@@ -179,3 +179,19 @@ def test_fimi_has_no_subjects(tmp_path):
     path = tmp_path / "in.dat"
     path.write_text("a b\n\nc\n")
     assert read_window_and_subjects(path)[1] == [None, None, None]
+
+
+@pytest.mark.parametrize("name", ["out.dat", "out.dat.gz"])
+def test_a_label_that_begins_with_u_feff_on_a_later_line_reads_back(tmp_path, name):
+    # review: a FIMI line other than the first that starts with a byte-order mark (files joined
+    # with cat) makes a label such as '\ufeffHIV', where JSONL refuses the mark. FIMI cannot refuse
+    # it: a JSONL or msgpack input may hold such a label, and the FIMI writer writes it bare at the
+    # start of its line, as it must be read back (only on the first line is a mark put before it)
+    records = tmp_path / "in.jsonl"
+    records.write_text('{"items": ["a"]}\n{"items": ["\\ufeffHIV", "b"]}\n', encoding="utf-8")
+    window = read_window(records)
+    write_window(window, tmp_path / name)
+    assert list(read_window(tmp_path / name)) == [["a"], ["\ufeffHIV", "b"]]
+    joined = tmp_path / "joined.dat"
+    joined.write_bytes(b"\xef\xbb\xbfa\n" + b"\xef\xbb\xbfHIV b\n")
+    assert list(read_window(joined)) == list(window)
