@@ -1,0 +1,24 @@
+"""What a window's outcome says to the consumers of the output and dead-letter topics, as
+docs/batch-format.md and the metrics give it. Each test kills a hand-made mutant of the processor
+that passed every other not-slow test (mutation review of the fail-closed path)."""
+
+from __future__ import annotations
+
+from setveil.core.formats import read_window
+
+from .test_processor import cut_of, processor
+
+
+def test_a_batch_carries_the_cloudevents_headers_docs_batch_format_gives(sample):
+    # mutant: the processor's batch typed org.setveil.window.rejected.v1 passed every test, and a
+    # consumer that follows the docs stops at a ce_type it does not know
+    data, _, _ = sample
+    outcome = processor(sample).process("in", 2, cut_of(list(read_window(data))[:100], first_offset=5))
+    assert outcome.emitted, outcome.reason
+    assert outcome.headers == [
+        ("ce_specversion", b"1.0"),
+        ("ce_type", b"org.setveil.batch.v1"),
+        ("ce_source", b"test"),
+        ("ce_id", b"in/2/5-104"),
+        ("content-type", b"application/msgpack"),
+    ]
