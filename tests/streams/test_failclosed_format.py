@@ -5,6 +5,7 @@ that passed every other not-slow test (mutation review of the fail-closed path).
 from __future__ import annotations
 
 from setveil.core.formats import read_window
+from setveil.streams.codec import decode_batch
 
 from .test_processor import cut_of, processor
 
@@ -22,3 +23,14 @@ def test_a_batch_carries_the_cloudevents_headers_docs_batch_format_gives(sample)
         ("ce_id", b"in/2/5-104"),
         ("content-type", b"application/msgpack"),
     ]
+
+
+def test_a_batch_names_the_model_and_the_policy_that_made_it(sample):
+    # mutant: model.policy holding the model's name passed every test
+    data, _, _ = sample
+    worker = processor(sample)
+    configured = worker.pipeline.configured
+    batch = decode_batch(worker.process("in", 0, cut_of(list(read_window(data))[:100])).value)
+    assert batch["model"] == {"name": "coherence", "policy": configured.policy.name,
+                              "parameters": configured.shown_params(), "context": configured.digests()}
+    assert configured.policy.name != configured.model.name
