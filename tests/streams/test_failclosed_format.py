@@ -5,7 +5,9 @@ that passed every other not-slow test (mutation review of the fail-closed path).
 from __future__ import annotations
 
 from setveil.core.formats import read_window
+from setveil.core.records import Record
 from setveil.streams.codec import decode_batch
+from setveil.streams.windowing import Cut, Message
 
 from .test_processor import cut_of, processor
 
@@ -34,3 +36,16 @@ def test_a_batch_names_the_model_and_the_policy_that_made_it(sample):
     assert batch["model"] == {"name": "coherence", "policy": configured.policy.name,
                               "parameters": configured.shown_params(), "context": configured.digests()}
     assert configured.policy.name != configured.model.name
+
+
+def test_an_emitted_window_counts_the_transactions_its_batch_holds_after_a_merge(sample):
+    # mutant: an emitted outcome counting input records, which setveil_transactions_emitted_total
+    # and setveil_window_transactions add up, passed every test; with window.merge_subjects the
+    # two differ, and the metric is the batch's transactions
+    data, _, _ = sample
+    rows = list(read_window(data))[:100]
+    records = [Record(list(items), tid=i, subject="u" if i < 3 else None) for i, items in enumerate(rows)]
+    cut = Cut([Message(offset, [record], 100.0) for offset, record in enumerate(records)])
+    outcome = processor(sample, merge=True).process("in", 0, cut)
+    assert outcome.emitted, outcome.reason
+    assert outcome.transactions == decode_batch(outcome.value)["metrics"]["transactions"] == 98
