@@ -123,7 +123,8 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
         raise ParameterError("sigma", f"{sigma!r}: no itemset is that frequent, so there is nothing to publish")
     published = publish_itemsets(frequent, np.random.default_rng(seed), noise=noise, omit=omit, add=add)
     write_output(output, text_bytes(output, published.text()))
-    click.echo(f"{counted(len(published), 'itemset')} over {counted(len(published.labels), 'item')} written to {shown_path(output, 'standard output')}", err=True)
+    click.echo(f"{counted(len(published), 'itemset')} over {counted(len(published.labels), 'item')} written to "
+               f"{shown_path(output, 'standard output')}", err=True)
 
 
 @audit.command("deanonymize")
@@ -157,7 +158,8 @@ def publish(input_path, sigma, output, max_size, noise, omit, add, seed, fmt):
 @click.option("--anonymized", is_flag=True,
               help="RENAMED is a release an anonymization removed items from: the --truth mapping may lack the "
                    "published items it lost, which count as not named.")
-@click.option("--report", type=click.Path(dir_okay=False, allow_dash=True), help="Write a JSON report here ('-' for stdout).")
+@click.option("--report", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write a JSON report here ('-' for stdout).")
 @_format
 def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tolerance, unmatched_cost,
                 time_limit, linking, determined, round_seed, truth, anonymized, report, fmt):

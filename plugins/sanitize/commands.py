@@ -92,7 +92,8 @@ def sample(input_path, count, min_length, max_length, min_support, max_support, 
     extra = "" if sigma is None else f" and their {counted(len(supersets), 'superset')} of support >= {sigma:g}"
     extra += f" and their {counted(len(spelt), 'other spelling')} in the input" if spelt else ""
     click.echo(f"{counted(len(patterns), 'pattern')} of length {min_length}-{max_length}, support "
-               f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to {shown_path(output, 'standard output')}", err=True)
+               f"{min_support:g}-{max_support:g}, seed {seed}{extra}, written to "
+               f"{shown_path(output, 'standard output')}", err=True)
 
 
 def _sample(source, window, count, min_length, max_length, min_support, max_support, seed):
@@ -390,7 +391,8 @@ def bench_quest(output, **options):
     lengths = [line.count(" ") + 1 for line in data.lines]
     click.echo(f"{counted(len(data.lines), 'transaction')} of {min(lengths)}-{max(lengths)} items (mean "
                f"{sum(lengths) / len(lengths):.1f}) over {data.items_used} of {settings.items} items, seed "
-               f"{settings.seed} ({data.dropped_short} made again for closing short), written to {shown_path(output, 'standard output')}", err=True)
+               f"{settings.seed} ({data.dropped_short} made again for closing short), written to "
+               f"{shown_path(output, 'standard output')}", err=True)
 
 
 def _cell(fmt: str, value) -> str:
