@@ -133,7 +133,7 @@ def rejected_message_headers(kind: str, reason: str, topic: str, partition: int,
     ]
 
 
-def message_bytes(key: bytes, value: bytes, headers: list[tuple[str, bytes]]) -> int:
+def message_bytes(key: bytes | None, value: bytes, headers: list[tuple[str, bytes]]) -> int:
     """The size the Kafka client gives a message (value, key, headers and a record batch's framing)
     and refuses when above its ``max_request_size``, producer.max_request_bytes."""
     return DefaultRecordBatchBuilder.estimate_size_in_bytes(key, value, headers)

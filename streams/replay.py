@@ -25,12 +25,12 @@ import msgpack
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
-from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
 from setveil.core.errors import ParameterError
 from setveil.core.window import Window
 
 from . import kafka
+from .codec import message_bytes
 from .clientlog import bootstrap_errors_unlogged
 from .settings import Settings
 
@@ -119,7 +119,7 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         # that fits the one may not fit the other with its framing: the client's refusal came as
         # the broker's, "stopped taking messages after 0 transactions were sent"
         if max_request_bytes is not None:
-            framed = DefaultRecordBatchBuilder.estimate_size_in_bytes(key, value, [])  # the producer's own check
+            framed = message_bytes(key, value, [])
             if framed > max_request_bytes:
                 raise ParameterError("producer.max_request_bytes",
                                      f"a message of {len(records)} record(s) would be {framed} bytes as the Kafka "
