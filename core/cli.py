@@ -26,7 +26,7 @@ import numpy as np
 from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
-from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines
+from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines, counted
 from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_format, fimi_carries, named_format,
                       read_window, read_window_and_subjects, refuse_unreadable, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
@@ -287,11 +287,6 @@ def subject_counts(subjects: Sequence[Subject | None]) -> tuple[int, int]:
     """How many records carry a subject, and how many subjects they carry."""
     given = [subject for subject in subjects if subject is not None]
     return len(given), len(set(given))
-
-
-def counted(number: int, noun: str) -> str:
-    """``1 record``, ``2 records``: a message's counts read as English whatever the file."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def refuse_too_few_subjects(merged: Window, subjects: Sequence[Subject | None], smallest: int,

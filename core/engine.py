@@ -25,7 +25,7 @@ import numpy as np
 import pluggy
 
 from . import builtin
-from .errors import Infeasible, PluginError, WindowRejected, own_words, wrote_read_only
+from .errors import Infeasible, PluginError, WindowRejected, counted, own_words, wrote_read_only
 from .model import PrivacyModel, Release
 from .plugins import Configured, is_wrapper
 from .verify import release_violations
@@ -275,7 +275,7 @@ class Pipeline:
             if problems:
                 self._reject(
                     window,
-                    f"release failed the {self.model.name} check: {len(problems)} violation(s); "
+                    f"release failed the {self.model.name} check: {counted(len(problems), 'violation')}; "
                     f"first: {problems[0].rule}: {problems[0].summary}{overriders_note(self.hook)}",
                 )
             verified = True

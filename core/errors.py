@@ -57,6 +57,11 @@ def also_lines(lines: list[int]) -> str:
     return f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
 
 
+def counted(number: int, noun: str) -> str:
+    """``1 record``, ``2 records``: a message's counts read as English whatever the file."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 class ParameterError(SetveilError):
     """A parameter is missing, unknown, malformed or out of range; names the parameter."""
 

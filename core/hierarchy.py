@@ -38,7 +38,7 @@ from operator import methodcaller
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InputError
+from .errors import InputError, counted
 from .labeltext import LabelSyntaxError, field_text, label_order, read_utf8, split_fields
 from .output import write_text_output
 from .records import MAX_LABEL_LENGTH
@@ -335,14 +335,15 @@ class Hierarchy:
         present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
         present[window.indices] = True
         inner_node = (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]
-        for wrong, what in ((nodes < 0, "are not in the hierarchy"),
-                            (inner_node, "are inner nodes of the hierarchy, not leaves")):
+        for wrong, one, many in ((nodes < 0, "is not in the hierarchy", "are not in the hierarchy"),
+                                 (inner_node, "is an inner node of the hierarchy, not a leaf",
+                                  "are inner nodes of the hierarchy, not leaves")):
             count = int((present & wrong).sum())
             if count:
                 # a position counted from 0, as a rejected window names its transactions
                 first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]])
-                raise InputError(self.source, f"{count} item(s) of {data or 'the data'} {what}; the first in "
-                                 f"transaction {first} (counted from 0)")
+                raise InputError(self.source, f"{counted(count, 'item')} of {data or 'the data'} "
+                                 f"{one if count == 1 else many}; the first in transaction {first} (counted from 0)")
         return nodes
 
     def inner_labels_above(self, window: Window) -> list[str]:

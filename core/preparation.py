@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from .clitypes import SEED, FloatRange, IntRange
-from .errors import InputError, ParameterError
+from .errors import InputError, ParameterError, counted
 from .formats import FORMATS, read_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split
@@ -70,7 +70,8 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
     if public_out is not None:
         outputs.append((public_out, label_file_bytes(public_out, split.public)))
     write_outputs(outputs)
-    click.echo(f"{len(split.private)} sensitive, {len(split.public)} public, {len(split.neutral)} neutral items", err=True)
+    click.echo(f"{counted(len(split.private), 'sensitive item')}, {counted(len(split.public), 'public item')}, "
+               f"{counted(len(split.neutral), 'neutral item')}", err=True)
 
 
 @click.group()

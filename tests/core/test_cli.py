@@ -256,6 +256,19 @@ def test_items_split_follows_the_paper(files):
     assert private == expected
 
 
+def test_items_split_and_hierarchy_build_count_what_they_wrote_in_english(files):
+    # a and c are the top items of the transactions with δ = 0, b the neutral one; the summary
+    # said "1 neutral items"
+    data = files / "d.dat"
+    data.write_text("a b\na\nc\n")
+    result = run("items", "split", data, "--public-share", "0", "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 0 and result.stderr == "2 sensitive items, 0 public items, 1 neutral item\n"
+    # four leaves under two parents under the root
+    data.write_text("a b\nc d\n")
+    result = run("hierarchy", "build", data, "--fanout", "2", "-o", files / "h.csv")
+    assert result.exit_code == 0 and result.stderr == "4 items, 7 nodes, height 2\n"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_items_split_keeps_the_spellings_of_one_item_in_one_list(files, seed):
     # QA (offline user): data that spells café as one code point in some records and as e and a

@@ -462,7 +462,8 @@ def test_a_benchmark_names_the_hierarchy_that_misses_items_of_the_data(runner, d
     partial = tmp_path / "h.csv"
     partial.write_text("a,A\nb,A\nA,R\n")
     model = ["-m", "kanonymity", "-P", "k=2", "--hierarchy", partial]
-    one_line_error(invoke(runner, "bench", "run", data, *model, "--runs", "1"), f"item(s) of {data} are not in the hierarchy")
+    one_line_error(invoke(runner, "bench", "run", data, *model, "--runs", "1"),
+                   f"3 items of {data} are not in the hierarchy")
     one_line_error(invoke(runner, "bench", "windows", data, *model, "--sizes", "4"), "not in the hierarchy")
 
 

@@ -1424,6 +1424,6 @@ def test_a_release_listing_an_item_twice_fails_even_a_checker_that_only_counts(r
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(_with_model(registry, RepeatingModel, k="2"), pm).run(Window.from_transactions([["a"]]),
                                                                         window_rng(0, 0))
-    assert rejected.value.reason == ("release failed the leaky check: 1 violation(s); first: malformed: a released "
+    assert rejected.value.reason == ("release failed the leaky check: 1 violation; first: malformed: a released "
                                      "transaction lists an item twice or out of order (setveil_anonymize_window is "
                                      "wrapped by plugin 'recorder')")

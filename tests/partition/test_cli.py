@@ -82,9 +82,9 @@ def test_windows_share_the_fanout_hierarchy_of_the_whole_input(files):
         ("A,B\nB,A\n", DATA, "fig.csv:2: the edge closes a cycle"),
         ("A,ALL\na1,A\na2,A\nb1,B\nb2,B\n", DATA, "fig.csv:4: 2 roots"),
         # QA: the message named neither the data file nor where in it
-        (FIG2, DATA + "c1\n", "fig.csv: 1 item(s) of {data} are not in the hierarchy; the first in transaction "
+        (FIG2, DATA + "c1\n", "fig.csv: 1 item of {data} is not in the hierarchy; the first in transaction "
          f"{DATA.count(chr(10))} (counted from 0)"),
-        (FIG2, "A\n" + DATA, "fig.csv: 1 item(s) of {data} are inner nodes of the hierarchy, not leaves; the first "
+        (FIG2, "A\n" + DATA, "fig.csv: 1 item of {data} is an inner node of the hierarchy, not a leaf; the first "
          "in transaction 0 (counted from 0)"),
     ],
 )
