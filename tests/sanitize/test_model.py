@@ -99,6 +99,18 @@ def test_transactions_an_earlier_pattern_broke_count_as_sanitized(tmp_path):
     assert release.stats["already_sanitized"] == 4
 
 
+def test_a_pattern_earlier_ones_broke_counts_no_sanitizations_beside_one_sanitized_with_it(tmp_path):
+    # as above, "a b" breaks all four abc, so "a c" holds none of its 4 sensitive transactions and
+    # may hold 2; "x y", which shares none of them, is sanitized with it: of its 2 sensitive
+    # transactions the first loses x (ties to the first label). Sanitizations: 4 + 0 + 1; "a c"
+    # counts 0, not the 2 by which it holds fewer than it may (it was counted as -2)
+    window = Window.from_transactions([["a", "b"]] * 4 + [["a", "b", "c"]] * 4 + [["x", "y"]] * 2)
+    release = run("iga", window, write_patterns(tmp_path / "p.txt", "a b", "a c", "x y"), "0.5")
+    assert as_text(release.window) == ["ab"] * 4 + ["bc"] * 4 + ["y", "xy"]
+    assert release.stats["sanitizations"] == 5
+    assert release.stats["already_sanitized"] == 4
+
+
 def test_the_least_conflicting_transaction_goes_first_even_when_longer(tmp_path):
     # ψ=0.5, MinFIA (ties to the first label: a, c). abcd holds both patterns (conflict 2),
     # abxyz only "a b" (conflict 1, but longer), so abxyz loses a; of abcd and cd, cd loses c.
