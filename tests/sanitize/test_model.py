@@ -269,6 +269,14 @@ def test_the_sanitizer_refuses_victims_or_an_order_outside_the_contract(fig3, fi
         sanitize_fig3(fig3, fig3_patterns, victims, order)
 
 
+def test_the_sanitizer_refuses_a_victim_that_is_no_item(fig3, tmp_path):
+    # "A C" is padded with -1 to the width of "A B D": a victim -1 matched the padding and D, the
+    # last tracked item, was removed from T4 (ACD), which still held "A C"
+    path = write_patterns(tmp_path / "p.txt", "A B D", "A C")
+    with pytest.raises(ValueError, match="victims of restrictive pattern 1 are not distinct items"):
+        sanitize_fig3(fig3, path, Victims.one_each(np.array([D, -1])))
+
+
 def test_the_sanitizer_leaves_the_index_as_built(fig3, fig3_patterns):
     # the tidsets it keeps current are a copy: the index can serve another policy or ψ
     index, first = sanitize_fig3(fig3, fig3_patterns)
