@@ -131,11 +131,9 @@ def sanitize(
             chosen = place < need[holders - first]
             holders, transactions = holders[chosen], transactions[chosen]
         if single:
-            emptied = remaining[transactions] == 1
-            spared += int(emptied.sum())
-            transactions = transactions[~emptied]
-            clear(present, cells[starts[holders[~emptied]]], transactions)
-            remaining[transactions] -= 1
+            # a transaction that still holds the pattern holds two items at least: one victim never
+            # empties it
+            clear(present, cells[starts[holders]], transactions)
             continue
         victims_of = concat_ranges(starts[holders], starts[holders + 1])
         per = starts[holders + 1] - starts[holders]
