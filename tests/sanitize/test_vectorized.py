@@ -76,6 +76,16 @@ def tables(draw):
     return table_of(*patterns), ItemOrder(support, rank)
 
 
+def rows_past_255():
+    """402 patterns of two items of their own, and two groups of two: rows 255 and 401, and rows
+    256 and 400, whose rows compare as numbers and not as little-endian bytes (256 is 00 01)."""
+    patterns = [[1000 + row, 5000 + row] for row in range(402)]
+    for row, item in ((255, 0), (401, 0), (256, 1), (400, 1)):
+        patterns[row].append(item)
+    return table_of(*map(sorted, patterns)), None
+
+
+@example(drawn=rows_past_255())
 @settings(max_examples=400, deadline=None)
 @given(drawn=tables())
 def test_groups_are_the_distinct_holders_of_each_item_by_size_then_rows(drawn):
