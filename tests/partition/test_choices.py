@@ -42,6 +42,19 @@ def test_aa_fixes_the_failing_itemset_of_least_support_first():
                                 [["A"], ["A", "b1"], ["A", "b1", "b2"], ["A", "b1", "b2"], ["A"], ["A", "b1", "b2"]]]
 
 
+def test_aa_fixes_the_failing_itemset_of_least_support_first_though_later_in_preorder():
+    # k = 3, m = 2 over Fig. 2 (|I| = 4): every item is held 3 or 4 times; the failing pairs are
+    # {a1, b1}, {a2, b2}, {b1, b2} (support 2) and {a1, b2} (support 1), second in preorder.
+    # {A, b2} is held twice, so {a1, b2} takes B (2 x 8 = 16 units), which touches all four, and
+    # the next round finds {a1, B} held 3 times. Mutation testing: in preorder alone (the test
+    # above has its least-support pair first in preorder too), {a1, b1} took A (14 units), and
+    # {b1, b2} took B on top.
+    rows = [["a1", "a2", "b1"], ["a1", "a2", "b2"], ["b1", "b2"], ["a1", "a2", "b1"], ["b2"], ["a2", "b1", "b2"]]
+    _, _, release = run("km-anonymity", {"k": "3", "m": "2"}, FIGURE_2, rows)
+    assert as_sets(release) == [frozenset(row) for row in
+                                [["a1", "a2", "B"], ["a1", "a2", "B"], ["B"], ["a1", "a2", "B"], ["B"], ["a2", "B"]]]
+
+
 def test_aa_prices_a_generalization_net_of_the_cut_below_it():
     # k = 2, m = 2 over ALL -> {C, A}, C -> {B, D}, B -> {b1, b2}, D -> {d1, d2}, A -> {a1, a2}
     # (|I| = 6). Size 1: b2 and d2 are held once, and B (NCP 2/6 over 3 occurrences: 6 units)
