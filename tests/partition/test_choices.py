@@ -55,6 +55,22 @@ def test_aa_fixes_the_failing_itemset_of_least_support_first_though_later_in_pre
                                 [["a1", "a2", "B"], ["a1", "a2", "B"], ["B"], ["a1", "a2", "B"], ["B"], ["a2", "B"]]]
 
 
+def test_aa_fixes_failing_itemsets_of_equal_support_in_preorder_of_their_first_items():
+    # k = 2, m = 2 over ALL -> {A, B, C}, each over two leaves (preorder ALL, A, a1, a2, B, b1, b2,
+    # C, c1, c2; |I| = 6). The pairs {a1, c1}, {a2, b1} and {a2, c1} are held once. {a1, c1} comes
+    # first (a1 before a2): {a1, C} is still held once, so A (2 x 7 = 14 units, {A, c1} held twice);
+    # that touches the others, and the next round finds {A, b1} and {A, b2} held 3 and 2 times.
+    # Mutation testing: ordering by the last item first fixed {a2, b1} (b1 before c1) first, by B
+    # (2 x 6 = 12 units), and {a1, c1} then took A on top.
+    edges = [("A", "ALL"), ("B", "ALL"), ("C", "ALL"), ("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B"),
+             ("c1", "C"), ("c2", "C")]
+    rows = [["a1", "c1"], ["a2", "b1"], ["a2", "c1"], ["a1", "b1"], ["a1", "b1"], ["a2", "b2"], ["b2"], ["a2", "b2"]]
+    _, _, release = run("km-anonymity", {"k": "2", "m": "2"}, edges, rows)
+    assert as_sets(release) == [frozenset(row) for row in
+                                [["A", "c1"], ["A", "b1"], ["A", "c1"], ["A", "b1"], ["A", "b1"], ["A", "b2"], ["b2"],
+                                 ["A", "b2"]]]
+
+
 def test_aa_prices_a_generalization_net_of_the_cut_below_it():
     # k = 2, m = 2 over ALL -> {C, A}, C -> {B, D}, B -> {b1, b2}, D -> {d1, d2}, A -> {a1, a2}
     # (|I| = 6). Size 1: b2 and d2 are held once, and B (NCP 2/6 over 3 occurrences: 6 units)
