@@ -11,7 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from setveil.core.window import Window
 from setveil.plugins.partition import apriori
+from setveil.plugins.partition.recoding import LeafWindow
+
+from .examples import FIGURE_2, hierarchy
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -126,3 +130,16 @@ def test_a_transaction_past_the_budget_fails_before_anything_is_counted(monkeypa
     nodes = np.concatenate([np.arange(10), np.arange(3)]).astype(np.int32)
     with pytest.raises(MiningTooLarge, match="120 distinct 3-itemsets"):
         apriori._count_sorted(indptr, lengths, nodes, 3, 1 << 21)
+
+
+def test_the_support_of_a_generalization_counts_every_transaction_of_each_64_bit_word():
+    # DA tests a generalization by ANDing its nodes' tidset bitsets, a word of all ones standing
+    # in for an item merged into another chosen node. Mutation testing: a word of ones without its
+    # top bit (transactions 63, 127, ...) passed every test, whose windows hold at most 60.
+    h = hierarchy(FIGURE_2)
+    a1, a2, big_a = h.nodes(["a1", "a2", "A"]).tolist()
+    leaves = LeafWindow.of(Window.from_transactions([["a1", "a2"]] * 130), h)
+    cut = apriori.GlobalCut(leaves, h)
+    # {a1, a2} -> {A, a2}: a2 is merged into A; {a1, a2} as it is: both tested
+    supports = cut.support(np.array([[big_a, a2], [a1, a2]]), np.array([[False, True], [False, False]]))
+    assert supports.tolist() == [130, 130]
