@@ -132,6 +132,24 @@ def test_a_transaction_past_the_budget_fails_before_anything_is_counted(monkeypa
         apriori._count_sorted(indptr, lengths, nodes, 3, 1 << 21)
 
 
+def distinct_triples(n_rows):
+    """``n_rows`` transactions of three nodes each, no two alike: one distinct 3-itemset apiece."""
+    rows = [[3 * row, 3 * row + 1, 3 * row + 2] for row in range(n_rows)]
+    indptr, nodes = csr(rows)
+    return indptr, np.diff(indptr), nodes
+
+
+def test_distinct_itemsets_past_the_budget_across_transactions_fail_once_counted(monkeypatch):
+    # every transaction alone is within the budget (one 3-itemset), the 20 together are not.
+    # Mutation testing: dropping the check after the last merge passed every test and returned
+    # the count of all 20
+    from setveil.core.mining import MiningTooLarge
+
+    monkeypatch.setattr(apriori, "DISTINCT_BUDGET", 5)
+    with pytest.raises(MiningTooLarge, match="up to 20 distinct 3-itemsets .* more than the budget of 5$"):
+        apriori._count_sorted(*distinct_triples(20), 3, 64)
+
+
 def test_the_support_of_a_generalization_counts_every_transaction_of_each_64_bit_word():
     # DA tests a generalization by ANDing its nodes' tidset bitsets, a word of all ones standing
     # in for an item merged into another chosen node. Mutation testing: a word of ones without its
