@@ -150,6 +150,20 @@ def test_distinct_itemsets_past_the_budget_across_transactions_fail_once_counted
         apriori._count_sorted(*distinct_triples(20), 3, 64)
 
 
+def test_distinct_itemsets_past_the_budget_stop_the_count_at_the_merge_that_finds_them(monkeypatch):
+    # two transactions' subsets per block, merged past MERGE = 4 held: the first merge holds 6
+    # distinct itemsets, past the budget of 5, and nothing more is counted ("at least": the
+    # message gives 6, not 20). Mutation testing: no check at the merges passed every test and
+    # counted all 20 transactions before failing
+    from setveil.core.mining import MiningTooLarge
+
+    monkeypatch.setattr(apriori, "BLOCK", 2)
+    monkeypatch.setattr(apriori, "MERGE", 4)
+    monkeypatch.setattr(apriori, "DISTINCT_BUDGET", 5)
+    with pytest.raises(MiningTooLarge, match="up to 6 distinct 3-itemsets \\(at least: counting stopped there\\)"):
+        apriori._count_sorted(*distinct_triples(20), 3, 64)
+
+
 def test_the_support_of_a_generalization_counts_every_transaction_of_each_64_bit_word():
     # DA tests a generalization by ANDing its nodes' tidset bitsets, a word of all ones standing
     # in for an item merged into another chosen node. Mutation testing: a word of ones without its
