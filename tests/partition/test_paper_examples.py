@@ -77,6 +77,18 @@ def test_aa_on_table_2_counts_its_rounds_subsets_and_cut_nodes():
                      "aa_cut_nodes": 3, "hierarchy_nodes": 7, "hierarchy_height": 2, "generalized_occurrences": 8}
 
 
+@pytest.mark.parametrize("model, params", [("kanonymity", {"k": "2"}), ("km-anonymity", {"k": "2", "m": "2"})])
+def test_a_release_adds_the_inner_labels_to_a_copy_of_the_windows_vocabulary(model, params):
+    # Recoding.release interns A and B (Partition) or B (AA) for Table 2's release; the window
+    # handed to the model keeps its own four leaves. Mutation testing: interning into the window's
+    # vocabulary passed every test, and grew the caller's window
+    configured = get_registry().configure(model, None, params, Context(hierarchy=hierarchy(FIGURE_2)))
+    original = window([original for original, _, _ in TABLE_2.values()])
+    release = configured.model.anonymize(original, configured.policy, np.random.default_rng(0)).window
+    assert original.vocab.labels == ("a1", "a2", "b1", "b2")
+    assert "B" in release.vocab
+
+
 class RecordingPartition(Partition):
     """Algorithm 1 with pick_node observed: a third party's variant overrides only pick_node."""
 
