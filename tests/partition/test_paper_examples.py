@@ -89,6 +89,16 @@ def test_a_release_adds_the_inner_labels_to_a_copy_of_the_windows_vocabulary(mod
     assert "B" in release.vocab
 
 
+@pytest.mark.parametrize("model, params", [("kanonymity", {"k": "2"}), ("km-anonymity", {"k": "2", "m": "2"})])
+def test_a_release_keeps_the_windows_tids(model, params):
+    # transaction i of the release is transaction i of the window, under its tid. Mutation
+    # testing: a release without tids passed every test
+    configured = get_registry().configure(model, None, params, Context(hierarchy=hierarchy(FIGURE_2)))
+    original = Window.from_transactions([original for original, _, _ in TABLE_2.values()], tids=list(TABLE_2))
+    release = configured.model.anonymize(original, configured.policy, np.random.default_rng(0)).window
+    assert release.tids == ["T1", "T2", "T3", "T4", "T5", "T6", "T7"]
+
+
 class RecordingPartition(Partition):
     """Algorithm 1 with pick_node observed: a third party's variant overrides only pick_node."""
 
