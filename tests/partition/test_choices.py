@@ -110,6 +110,17 @@ def test_aa_breaks_a_tie_of_cost_by_fewer_items_changed():
                                 [["C", "b1"], ["C", "b2"], ["C", "b1"], ["C"], ["C", "b2"], ["C"], ["b2"]]]
 
 
+def test_aa_breaks_a_tie_of_cost_along_a_chain_of_one_child_nodes_by_the_lowest_node():
+    # k = 2, m = 1 over ALL -> {AA, B}, AA -> A (a chain, as hierarchy files may have), A -> {a1, a2},
+    # B -> {b1, b2}. a1 and a2 are held once; A and AA cover the same two leaves, so either costs
+    # 2 x 2 units, changes one item and is held twice: enumeration order, up each item's chain of
+    # ancestors from the item, gives A. Mutation testing: the chain enumerated from the root down
+    # passed every test and released AA.
+    edges = [("AA", "ALL"), ("A", "AA"), ("a1", "A"), ("a2", "A"), ("B", "ALL"), ("b1", "B"), ("b2", "B")]
+    _, _, release = run("km-anonymity", {"k": "2", "m": "1"}, edges, [["a1"], ["a2"], ["b1"], ["b1"]])
+    assert as_sets(release) == [frozenset(row) for row in [["A"], ["A"], ["b1"], ["b1"]]]
+
+
 def test_aa_refuses_an_itemset_with_too_many_generalizations_to_weigh():
     # DA weighs every combination of an ancestor-or-self per item of a failing itemset: the
     # product of their chains, exponential in its size. 16 items and each 15 of them are
