@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from setveil.core.cli import printable
+from setveil.core.cli import counted, printable
 
 from .deadletters import DeadLetter, DeadLetters, missing
 from .tail import Collected, WindowSummary
@@ -37,12 +37,12 @@ class WindowDisplay:
                   f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
     def summary(self, collected: Collected) -> str:
-        counted = (f"{collected.windows} windows ({collected.duplicates} duplicates dropped), "
-                   f"{collected.transactions} transactions")
+        counts = (f"{counted(collected.windows, 'window')} ({counted(collected.duplicates, 'duplicate')} dropped), "
+                  f"{counted(collected.transactions, 'transaction')}")
         if not collected.latencies:  # nothing to measure: a loss or latency of 0 would read as the best
-            return counted
+            return counts
         p50, p99 = np.percentile(np.asarray(collected.latencies), [50, 99])
-        return (f"{counted}, information loss {collected.information_loss:.4f}, "
+        return (f"{counts}, information loss {collected.information_loss:.4f}, "
                 f"window latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
 
 
@@ -74,4 +74,5 @@ class DeadLetterDisplay:
                  (f" ({counts(collected.records)})" if collected.records else "")]
         if collected.unknown:
             parts.append(f"messages of an unknown type {collected.unknown}")
-        return f"{collected.letters} dead letters ({collected.duplicates} duplicates dropped): " + "; ".join(parts)
+        return (f"{counted(collected.letters, 'dead letter')} ({counted(collected.duplicates, 'duplicate')} dropped): "
+                + "; ".join(parts))

@@ -1,6 +1,7 @@
 """Dead letters read back from their headers: a record's original bytes are never decoded."""
 
 import re
+from collections import Counter
 
 import msgpack
 
@@ -108,3 +109,14 @@ def test_a_header_a_dead_letter_lacks_is_named_as_missing_not_shown_blank():
     # counted apart, not merged with one another as copies, under the placeholders the lines show
     assert (out.letters, out.duplicates, out.windows, out.records, out.unknown) == (
         3, 0, {"(no setveil_cause)": 1}, {"(no setveil_kind)": 1}, 1)
+
+
+def test_the_summarys_counts_read_as_english_for_one_and_for_many():
+    # Regression (review of tail's summary): one letter was "1 dead letters (1 duplicates dropped)"
+    one = DeadLetters(letters=1, duplicates=1, windows=Counter(infeasible=1))
+    assert DeadLetterDisplay(print).summary(one) == (
+        "1 dead letter (1 duplicate dropped): windows failed closed 1 (infeasible 1); input messages dead-lettered 0")
+    many = DeadLetters(letters=5, duplicates=2, records=Counter(malformed=4), unknown=1)
+    assert DeadLetterDisplay(print).summary(many) == (
+        "5 dead letters (2 duplicates dropped): windows failed closed 0; input messages dead-lettered 4 (malformed 4); "
+        "messages of an unknown type 1")
