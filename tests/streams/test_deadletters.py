@@ -120,3 +120,10 @@ def test_the_summarys_counts_read_as_english_for_one_and_for_many():
     assert DeadLetterDisplay(print).summary(many) == (
         "5 dead letters (2 duplicates dropped): windows failed closed 0; input messages dead-lettered 4 (malformed 4); "
         "messages of an unknown type 1")
+
+
+def test_the_summary_counts_every_window_failed_closed_and_names_each_cause_once():
+    out = DeadLetters(letters=3, windows=Counter(infeasible=2, timeout=1))
+    assert DeadLetterDisplay(print).summary(out) == (
+        "3 dead letters (0 duplicates dropped): windows failed closed 3 (infeasible 2, timeout 1); "
+        "input messages dead-lettered 0")
