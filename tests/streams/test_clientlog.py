@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
+from types import SimpleNamespace
 
 import pytest
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from mode import Service
 
-from setveil.streams.clientlog import FAUST_CONSUMER_LOGGER, AssignmentStallFilter
+from setveil.streams import clientlog
+from setveil.streams.clientlog import (FAUST_CONSUMER_LOGGER, AssignmentStallFilter, RepeatFilter,
+                                         bootstrap_errors_unlogged)
 
 STALLS_SINCE_START = [faust_aiokafka.SLOW_PROCESSING_NO_FETCH_SINCE_START,
                       faust_aiokafka.SLOW_PROCESSING_NO_RESPONSE_SINCE_START,
@@ -67,3 +70,39 @@ def test_other_faust_errors_are_kept(logged):
     ConsumerThread().log.error(faust_aiokafka.SLOW_PROCESSING_NO_RECENT_FETCH, "TP(topic='t', partition=2)",
                                "6.00 minutes ago")
     assert len(records) == 1
+
+
+def _client_record(level: int, msg: str, *args) -> logging.LogRecord:
+    return logging.LogRecord("aiokafka.conn", level, __file__, 1, msg, args, None)
+
+
+def test_a_repeated_client_warning_passes_once_per_interval_and_says_how_many_were_left_out(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(clientlog, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    repeats = RepeatFilter(10.0)
+    refused = 'Unable connect to "%s": %s'
+    passed = []
+    for at, level, msg, args in ((1000, logging.ERROR, refused, ("h:1", "refused")),
+                                 # the same template with other arguments is the same failure
+                                 (1001, logging.ERROR, refused, ("h:2", "refused")),
+                                 (1002, logging.ERROR, refused, ("h:1", "refused")),
+                                 (1003, logging.WARNING, "Heartbeat failed", ()),
+                                 (1004, logging.WARNING, "Heartbeat failed", ()),
+                                 (1005, logging.INFO, refused, ("h:1", "refused")),  # below WARNING: never thinned
+                                 (1011, logging.ERROR, refused, ("h:1", "refused"))):
+        now[0] = at
+        record = _client_record(level, msg, *args)
+        if repeats.filter(record):
+            passed.append(record.getMessage())
+    assert passed == ['Unable connect to "h:1": refused', "Heartbeat failed", 'Unable connect to "h:1": refused',
+                      'Unable connect to "h:1": refused (2 more like it in the last 11 s not shown)']
+
+
+def test_the_clients_bootstrap_errors_are_left_out_only_while_the_caller_reports_them(caplog):
+    client = logging.getLogger("aiokafka")
+    with caplog.at_level(logging.WARNING, logger="aiokafka"):
+        with bootstrap_errors_unlogged():
+            client.error('Unable connect to "%s": %s', "h:1", "[Errno 111] refused")
+            client.warning("kept")
+        client.error("after")
+    assert [record.getMessage() for record in caplog.records] == ["kept", "after"]
