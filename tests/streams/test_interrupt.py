@@ -69,3 +69,17 @@ def test_the_previous_handlers_are_back_afterwards():
     before = {signum: signal.getsignal(signum) for signum in interrupt.STOP_SIGNALS}
     assert interrupt.run_stoppable(returns()) == 7
     assert {signum: signal.getsignal(signum) for signum in interrupt.STOP_SIGNALS} == before
+
+
+def test_before_the_worker_runs_a_stop_signal_raises_stopped_with_the_shells_status():
+    # what `serve` reports as a clean stop while it reads its settings and item files
+    before = {signum: signal.getsignal(signum) for signum in interrupt.STOP_SIGNALS}
+    try:
+        interrupt.stop_on_signals()
+        for signum, status in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+            with pytest.raises(interrupt.Stopped) as stopped:
+                signal.raise_signal(signum)
+            assert stopped.value.status == status
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
