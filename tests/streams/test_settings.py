@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
 import re
@@ -176,6 +177,8 @@ def test_a_consumer_group_faust_cannot_use_is_refused_before_connecting():
         with pytest.raises(ParameterError, match="consumer.group_id"):
             check_group_id(load_settings(env={"SETVEIL_CONSUMER_GROUP_ID": group}))
     check_group_id(load_settings(env={"SETVEIL_CONSUMER_GROUP_ID": "g." * 114 + "g"}))  # 229 characters
+    with pytest.raises(ParameterError, match=r"allowed: 1-229 of a-z, A-Z, 0-9, '\.', '_', '-'$"):
+        check_group_id(load_settings(env={"SETVEIL_CONSUMER_GROUP_ID": "g" * 230}))
 
 
 def test_a_data_dir_the_worker_cannot_use_is_refused_before_it_connects(tmp_path, monkeypatch):
@@ -204,6 +207,12 @@ def test_a_data_dir_the_worker_cannot_use_is_refused_before_it_connects(tmp_path
             check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "/proc/setveil-nope"}))
         with pytest.raises(ParameterError, match="is not writable"):
             check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "/proc/self"}))
+        # as root where it passes (faked: a container's root may not pass it in /proc), the
+        # directory is refused by the file the check tries to write in it
+        with monkeypatch.context() as passes:
+            passes.setattr("setveil.streams.preflight.os.access", lambda path, mode: True)
+            with pytest.raises(ParameterError, match=r"'/proc/self' .* is not writable \("):
+                check_data_dir(load_settings(env={"SETVEIL_WORKER_DATA_DIR": "/proc/self"}))
     assert not (tmp_path / "new").exists()  # the probes leave nothing behind
     # not writable (faked: root may write anywhere)
     monkeypatch.setattr("setveil.streams.preflight.os.access", lambda path, mode: False)
@@ -693,6 +702,18 @@ def test_web_bind_and_port_are_tried_before_the_worker_connects(tmp_path, monkey
         assert result.exit_code == 2 and "parameter 'web.port'" in result.stderr
 
 
+def test_a_port_below_1024_without_the_privilege_is_refused_as_web_port(monkeypatch):
+    # faked: root may listen anywhere
+    def refused(sock, address):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(socket.socket, "bind", refused)
+    with pytest.raises(ParameterError, match=r"80 \(from the command line\): not permitted to listen on it "
+                       r"\(ports below 1024 need privileges\)") as info:
+        check_web_listen(load_settings(overrides=["web.bind=127.0.0.1", "web.port=80"], env={}))
+    assert info.value.name == "web.port"
+
+
 def test_a_port_a_stopped_server_left_in_time_wait_is_not_refused():
     # the web server (asyncio's create_server) binds with SO_REUSEADDR, so a restarted worker may
     # bind the port its predecessor's connections left in TIME_WAIT; a check binding without it
@@ -779,11 +800,15 @@ def tls_files(tmp_path_factory):
 
 @pytest.mark.parametrize("pairs, name, problem", [
     ({"ssl_cafile": "junk.pem"}, "kafka.ssl_cafile", "holds no usable CA certificate"),
+    # the system's reason, not the exception's type ("IsADirectoryError")
+    ({"ssl_cafile": "."}, "kafka.ssl_cafile", r"holds no usable CA certificate \(PEM\): Is a directory$"),
     ({"ssl_certfile": "cert.pem"}, "kafka.ssl_keyfile", "holds no private key of its certificate"),
     ({"ssl_certfile": "junk.pem", "ssl_keyfile": "key.pem"}, "kafka.ssl_certfile", "holds no certificate"),
     ({"ssl_certfile": "cert.pem", "ssl_keyfile": "other-key.pem"}, "kafka.ssl_keyfile", "KEY_VALUES_MISMATCH"),
     ({"ssl_certfile": "cert.pem", "ssl_keyfile": "junk.pem"}, "kafka.ssl_keyfile", "not readable as PEM"),
-    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem"}, "kafka.ssl_password", "is encrypted"),
+    # the file and setting of the key, not of the certificate
+    ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem"}, "kafka.ssl_password",
+     r"encrypted-key\.pem' \(kafka\.ssl_keyfile, from the command line\) is encrypted"),
     ({"ssl_certfile": "cert.pem", "ssl_keyfile": "encrypted-key.pem", "ssl_password": "wrong"}, "kafka.ssl_password",
      "does not decrypt"),
     ({"ssl_keyfile": "key.pem"}, "kafka.ssl_keyfile", "without kafka.ssl_certfile"),
