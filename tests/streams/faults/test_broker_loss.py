@@ -70,6 +70,12 @@ def test_a_read_refused_for_the_request_timeout_ends_naming_the_failure():
     assert attempts == 3
 
 
+def test_the_error_names_the_last_failure_before_the_attempt_cut_short():
+    # the worker's ERROR line names the latest failure, not the first
+    failure, attempts = _answered(2.0, [KafkaConnectionError("refused"), ConnectionResetError(), None])
+    assert isinstance(failure, BrokerSilent) and failure.failure == "ConnectionResetError" and attempts == 3
+
+
 def test_a_read_the_broker_never_answers_ends_at_the_request_timeout_without_a_retry_warning(caplog):
     failure, attempts = _answered(1.0, [None])
     assert isinstance(failure, BrokerSilent) and failure.failure == "TimeoutError" and attempts == 1
