@@ -12,7 +12,7 @@ from mode import Service
 
 from setveil.streams import clientlog
 from setveil.streams.clientlog import (FAUST_CONSUMER_LOGGER, AssignmentStallFilter, RepeatFilter,
-                                         bootstrap_errors_unlogged)
+                                         bootstrap_errors_unlogged, quiet_repeats)
 
 STALLS_SINCE_START = [faust_aiokafka.SLOW_PROCESSING_NO_FETCH_SINCE_START,
                       faust_aiokafka.SLOW_PROCESSING_NO_RESPONSE_SINCE_START,
@@ -96,6 +96,16 @@ def test_a_repeated_client_warning_passes_once_per_interval_and_says_how_many_we
             passed.append(record.getMessage())
     assert passed == ['Unable connect to "h:1": refused', "Heartbeat failed", 'Unable connect to "h:1": refused',
                       'Unable connect to "h:1": refused (2 more like it in the last 11 s not shown)']
+
+
+def test_every_logger_of_the_client_gets_one_repeat_filter_however_often_it_is_asked():
+    # aiokafka logs each connection failure on aiokafka.conn, a child, whose records its parent's
+    # filter never sees
+    loggers = {name: logging.getLogger(name) for name in ("test-client", "test-client.conn", "test-clientele")}
+    quiet_repeats("test-client")
+    quiet_repeats("test-client")  # asked again: by each command's run() and by a worker's logging setup
+    assert {name: sum(isinstance(f, RepeatFilter) for f in logger.filters) for name, logger in loggers.items()} == {
+        "test-client": 1, "test-client.conn": 1, "test-clientele": 0}
 
 
 def test_the_clients_bootstrap_errors_are_left_out_only_while_the_caller_reports_them(caplog):
