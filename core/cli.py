@@ -726,7 +726,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
             prefix = f"window {name}: " if window_size or windows_path else ""
             click.echo(f"violation: {printable(prefix + violation.describe())}")
         more = " (stopped at --max-violations)" if len(found) >= max_violations else ""
-        click.echo(printable(f"{release_path}: FAILS {configured.model.name}: {len(found)} violation(s){more}"), err=True)
+        verdict = f"{release_path}: FAILS {configured.model.name}: {counted(len(found), 'violation')}{more}"
+        click.echo(printable(verdict), err=True)
         sys.exit(1)
     click.echo(printable(f"{release_path}: satisfies {configured.model.name} ({_checked_param_text(configured)})"))
 

@@ -53,13 +53,17 @@ class InputError(SetveilError):
 
 def also_lines(lines: list[int]) -> str:
     """What an :class:`InputError` at ``lines[0]`` says of the other lines at fault, sorted:
-    ``" (also line(s) 4, 9)"``, or nothing."""
-    return f" (also line(s) {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+    ``" (also lines 4, 9)"``, or nothing."""
+    others = lines[1:]
+    return f" (also {'line' if len(others) == 1 else 'lines'} {', '.join(map(str, others))})" if others else ""
 
 
-def counted(number: int, noun: str) -> str:
-    """``1 record``, ``2 records``: a message's counts read as English whatever the file."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str, verbs: tuple[str, str] | None = None) -> str:
+    """``1 record``, ``2 records``, with ``verbs=("is", "are")`` ``1 record is``, ``2 records are``:
+    a message's counts read as English whatever the file."""
+    one = number == 1
+    said = f"{number} {noun}{'' if one else 's'}"
+    return said if verbs is None else f"{said} {verbs[0] if one else verbs[1]}"
 
 
 class ParameterError(SetveilError):

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .errors import counted
 from .hierarchy import Hierarchy
 from .model import Violation
 from .window import Window
@@ -31,17 +32,19 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
     released = hierarchy.nodes(release.vocab.labels)[release.indices]
     unknown = released < 0
     if unknown.any():
-        first = int(np.flatnonzero(unknown)[0])
+        first, count = int(np.flatnonzero(unknown)[0]), int(unknown.sum())
         yield Violation(
             "unknown-label",
-            f"{int(unknown.sum())} released label(s) are not nodes of the hierarchy",
+            f"{counted(count, 'released label')} {'is not a node' if count == 1 else 'are not nodes'} of the hierarchy",
             (release.vocab.label(int(release.indices[first])),),
             int(release.owners()[first]),
         )
     leaves = hierarchy.nodes(original.vocab.labels)[original.indices]
     missing = leaves < 0
     if missing.any():
-        yield Violation("unknown-item", f"{int(missing.sum())} original item occurrence(s) are not in the hierarchy")
+        count = int(missing.sum())
+        yield Violation("unknown-item",
+                        f"{counted(count, 'original item occurrence', ('is', 'are'))} not in the hierarchy")
     # A released node u covers the preorder ids [u, end[u]) among its own transaction's items.
     # Keyed by transaction first, the labels covering an item are those opened at or before it
     # less those closed at or before it (an earlier transaction's open and close both), and a
@@ -63,14 +66,16 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
     if len(uncovered):
         yield Violation(
             "uncovered-item",
-            f"{len(uncovered)} original item occurrence(s) have no released label covering them",
+            f"{counted(len(uncovered), 'original item occurrence', ('has', 'have'))} no released "
+            f"label covering {'it' if len(uncovered) == 1 else 'them'}",
             transaction=int(owners[uncovered[0]]),
         )
     doubled = np.flatnonzero(covers > 1)
     if len(doubled):
         yield Violation(
             "overlapping-labels",
-            f"{len(doubled)} original item occurrence(s) are covered by more than one released label",
+            f"{counted(len(doubled), 'original item occurrence', ('is', 'are'))} covered by more "
+            "than one released label",
             transaction=int(owners[doubled[0]]),
         )
     foreign = np.flatnonzero(~used)
@@ -78,7 +83,8 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
         position = np.flatnonzero(~unknown)[order[foreign[0]]]
         yield Violation(
             "foreign-label",
-            f"{len(foreign)} released label(s) cover no item of their original transaction",
+            f"{counted(len(foreign), 'released label', ('covers', 'cover'))} no item of "
+            f"{'its' if len(foreign) == 1 else 'their'} original transaction",
             (release.vocab.label(int(release.indices[position])),),
             int(release.owners()[position]),
         )

@@ -23,7 +23,7 @@ import fim
 import numpy as np
 import numpy.typing as npt
 
-from .errors import SetveilError, made_by_setveil
+from .errors import SetveilError, counted, made_by_setveil
 from .window import Window
 
 #: most itemsets (or rules) a metric or a sampler may ask pyfim to list, about 200 bytes each
@@ -41,8 +41,8 @@ class MiningTooLarge(SetveilError):
         self.count = count
         self.budget = budget
         self.min_support = min_support
-        message = (f"mining at a support of {min_support} transaction(s) would list up to {count:,.0f} {what}, "
-                   f"more than the budget of {budget:,}")
+        message = (f"mining at a support of {counted(min_support, 'transaction')} would list up to "
+                   f"{count:,.0f} {what}, more than the budget of {budget:,}")
         super().__init__(message)
         self.words = made_by_setveil(message)  # a window that fails closed on it says so
 

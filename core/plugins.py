@@ -321,7 +321,8 @@ class Registry:
         shared = sorted({p.name for p in cls.parameters} & {p.name for p in model.cls.parameters})
         if shared:
             raise PluginError(
-                f"{where}: parameter(s) {', '.join(shared)} are already parameters of model {cls.model!r}; "
+                f"{where}: {'parameter' if len(shared) == 1 else 'parameters'} {', '.join(shared)} "
+                f"{'is already a parameter' if len(shared) == 1 else 'are already parameters'} of model {cls.model!r}; "
                 "a policy's parameters need names of their own"
             )
         entries = self.policies[cls.model]

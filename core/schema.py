@@ -14,7 +14,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .errors import InputError, also_lines
+from .errors import InputError, also_lines, counted
 from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
@@ -46,7 +46,8 @@ class ItemSchema:
 
     def __post_init__(self) -> None:
         if self.public is not None and self.private & self.public:
-            raise ValueError(f"{len(self.private & self.public)} item(s) are both private and public")
+            both = len(self.private & self.public)
+            raise ValueError(f"{counted(both, 'item', ('is', 'are'))} both private and public")
 
     @property
     def listed(self) -> frozenset[str]:
@@ -176,7 +177,8 @@ def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: st
     the window fails closed, since the item meant goes unprotected while the release passes its
     check. Line numbers only, never a label, so that the reason may be logged and dead-lettered."""
     shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
-    return (f"{listing} names at line(s) {shown} an item this window spells otherwise, in another case, Unicode "
+    return (f"{listing} names at {'line' if len(lines) == 1 else 'lines'} {shown} an item this window spells "
+            "otherwise, in another case, Unicode "
             f"form or with an invisible character, {consequence}: {remedy}")
 
 

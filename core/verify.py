@@ -17,7 +17,7 @@ from collections.abc import Generator, Iterable, Iterator
 import numpy as np
 
 from .arrays import in_sorted
-from .errors import ContractError
+from .errors import ContractError, counted
 from .generalization import generalization_violations
 from .model import Context, PrivacyModel, Transformation, Violation
 from .window import Window, detached
@@ -163,10 +163,10 @@ def added_occurrences(original: Window, release: Window, rule: str = "added-item
     """Occurrences of the release that its original transaction does not hold (same vocabulary)."""
     added = ~in_sorted(occurrence_keys(release), occurrence_keys(original))
     if added.any():
-        first = int(np.flatnonzero(added)[0])
+        first, count = int(np.flatnonzero(added)[0]), int(added.sum())
         yield Violation(
             rule,
-            f"{int(added.sum())} released occurrence(s) are not in the original transaction "
+            f"{counted(count, 'released occurrence', ('is', 'are'))} not in the original transaction "
             "at the same position (a release keeps the window's order)",
             (release.vocab.label(int(release.indices[first])),),
             int(release.owners()[first]),
@@ -180,10 +180,10 @@ def removed_occurrences(
     keep = protected[original.indices]
     lost = keep & ~in_sorted(occurrence_keys(original), occurrence_keys(release))
     if lost.any():
-        first = int(np.flatnonzero(lost)[0])
+        first, count = int(np.flatnonzero(lost)[0]), int(lost.sum())
         yield Violation(
             rule,
-            f"{int(lost.sum())} occurrence(s) of {what} were removed",
+            f"{counted(count, 'occurrence')} of {what} {'was' if count == 1 else 'were'} removed",
             (original.vocab.label(int(original.indices[first])),),
             int(original.owners()[first]),
         )

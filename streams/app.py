@@ -44,6 +44,7 @@ from faust.types import TP
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from setveil.core.engine import Pipeline
+from setveil.core.errors import counted
 from setveil.core.plugins import Configured, get_plugin_manager
 
 from . import causes, codec
@@ -276,8 +277,8 @@ class StreamService:
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         points = await self._logged_cuts(state, offset)
         if points:
-            log.info("partition %d: re-delivered from offset %d; %d window(s) are cut where they were before",
-                     partition, offset, len(points))
+            log.info("partition %d: re-delivered from offset %d; %s cut where they were before",
+                     partition, offset, counted(len(points), "window", ("is", "are")))
         windower.plan(points)
         state.timer = asyncio.create_task(self._age_cuts(state), name=f"setveil-window-age-{partition}")
         self.partitions[partition] = state
@@ -344,8 +345,8 @@ class StreamService:
             else:
                 dropped += 1
         if dropped:
-            log.info("partition %d: %d held message(s) before offset %d dropped: the group committed past them, "
-                     "another worker emitted them", state.partition, dropped, due)
+            log.info("partition %d: %s before offset %d dropped: the group committed past them, another worker "
+                     "emitted them", state.partition, counted(dropped, "held message"), due)
         windower.skip(max(before.seen, due - 1))
         state.expected = max(state.expected, due)
         windower.replan(await self._logged_cuts(state, windower.first_unwindowed))

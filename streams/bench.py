@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from setveil.core.bench import table_printer
-from setveil.core.errors import ParameterError, SetveilError
+from setveil.core.errors import ParameterError, SetveilError, counted
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
 from setveil.core.params import parse_assignments
@@ -284,7 +284,7 @@ def run_bench(broker: Broker, config: BenchConfig, echo) -> list[Run]:
     else:
         classes = f"public share {config.public_share}, seed {config.seed}"
     echo(f"dataset {config.dataset.name}: {len(config.original)} transactions; {config.model_args[1]} {config.described}, "
-         f"{classes}; {config.partitions} partition(s), "
+         f"{classes}; {counted(config.partitions, 'partition')}, "
          f"{config.batch} records per message; window.max_seconds {MAX_SECONDS:g}; "
          f"model.time_limit {config.time_limit:g}; model.memory_limit {config.memory_limit}; broker {broker.kind}; "
          f"{os.cpu_count()} CPUs, "

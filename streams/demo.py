@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from setveil.core.cli import configure
-from setveil.core.errors import ParameterError
+from setveil.core.errors import ParameterError, counted
 from setveil.core.formats import read_window
 from setveil.core.plugins import Configured
 from setveil.core.verify import release_violations
@@ -129,7 +129,8 @@ def refuse_held_count(count: int, available: int, batch: int, partitions: int, l
     advice = (f"give --count {enough} or more" if enough <= available else
               f"even the sample's {available} are too few: give a smaller --batch, window.min_transactions or "
               "topics.partitions")
-    raise ParameterError("count", f"--count {count} leaves {got[short]} transaction(s) on partition {short} (the demo "
+    raise ParameterError("count", f"--count {count} leaves {counted(got[short], 'transaction')} on partition {short} "
+                         "(the demo "
                          f"deals them --batch {batch} at a time to each of its {partitions} partitions in turn), fewer "
                          f"than the {least} a worker holds until a window has (window.min_transactions), so they "
                          f"would not come back: {advice}")

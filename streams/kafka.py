@@ -23,7 +23,7 @@ from aiokafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError,
 from aiokafka.helpers import create_ssl_context
 from aiokafka.protocol.group import LeaveGroupRequest
 
-from setveil.core.errors import SetveilError
+from setveil.core.errors import SetveilError, counted
 
 from .clientlog import bootstrap_errors_unlogged
 from .headers import names_not_utf8, tolerate_header_names
@@ -370,7 +370,7 @@ async def ensure_topics(settings: Settings, names: list[str] | None = None, time
                 config = {"max.message.bytes": str(settings.producer.max_request_bytes)} if big else {}
                 try:
                     await admin.create_topics([NewTopic(name, partitions, t.replication_factor, topic_configs=config)])
-                    log.info("created topic %s with %d partition(s)", name, partitions)
+                    log.info("created topic %s with %s", name, counted(partitions, "partition"))
                 except TopicAlreadyExistsError:
                     pass
                 counts[name] = partitions

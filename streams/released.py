@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from setveil.core.arrays import concat_ranges
-from setveil.core.errors import SetveilError
+from setveil.core.errors import SetveilError, counted
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
@@ -111,7 +111,8 @@ class Released:
             # counted, not quoted: an integer tid may be a producer's record number
             missing = n - int(((tids >= 0) & (tids < n)).sum())
             raise ReleaseError(f"the batches hold {n} transactions, but not every tid from 0 to {n - 1}: "
-                               f"{missing} tid(s) are missing (dead-lettered, not emitted yet, or merged into "
+                               f"{counted(missing, 'tid', ('is', 'are'))} missing (dead-lettered, not emitted yet, or "
+                               "merged into "
                                "another record's transaction by window.merge_subjects?)")
         # no two are alike, so the tids are 0..n-1 and a transaction's tid is its position
         return build(None), windows

@@ -26,7 +26,7 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.partitioner import murmur2
 
-from setveil.core.errors import ParameterError
+from setveil.core.errors import ParameterError, counted
 from setveil.core.window import Window
 
 from . import kafka
@@ -112,7 +112,8 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         value = packer.pack(records if batch > 1 else records[0])
         # no tid in the reasons: a record's own may be the producer's id for a person
         if max_bytes is not None and len(value) > max_bytes:
-            raise ParameterError("batch", f"a message of {len(records)} record(s) would be {len(value)} bytes, over "
+            raise ParameterError("batch", f"a message of {counted(len(records), 'record')} would be {len(value)} "
+                                          "bytes, over "
                                           f"records.max_message_bytes={max_bytes}, which the workers dead-letter: "
                                           + advice)
         # the settings let records.max_message_bytes be producer.max_request_bytes, and a value
@@ -122,7 +123,8 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
             framed = message_bytes(key, value, [])
             if framed > max_request_bytes:
                 raise ParameterError("producer.max_request_bytes",
-                                     f"a message of {len(records)} record(s) would be {framed} bytes as the Kafka "
+                                     f"a message of {counted(len(records), 'record')} would be {framed} bytes as "
+                                     "the Kafka "
                                      f"client counts it (with its key and framing), over producer.max_request_bytes="
                                      f"{max_request_bytes}, which the client refuses to send: {advice}")
         return value

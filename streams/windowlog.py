@@ -34,6 +34,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
+from setveil.core.errors import counted
+
 from .kafka import _admin, consumer, fetch_failure, out_of_reach, partition_ends, start_client
 from .settings import Settings
 
@@ -219,8 +221,8 @@ class WindowLogReader:
         points = sorted({last for first, last in entries if start <= last})
         stale = [p for p in points if input_end is not None and p >= input_end]
         if stale:
-            log.warning("window log %s: %d cut point(s) of partition %d lie beyond the input's end; ignored "
-                        "(was the input topic re-created?)", self.topic, len(stale), input_partition)
+            log.warning("window log %s: %s of partition %d beyond the input's end; ignored (was the input topic "
+                        "re-created?)", self.topic, counted(len(stale), "cut point", ("lies", "lie")), input_partition)
         return [p for p in points if p not in stale], straddled
 
     async def _read(

@@ -104,8 +104,9 @@ def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, cou
     if count > room.sum():
         n = len(collection)
         largest = _largest_share(int(room.sum()), n)
-        raise ParameterError("add", f"asks for {count:,} false itemsets, but only {int(room.sum()):,} itemset(s) "
-                                    f"of the published sizes over the {n_items} frequent items are not frequent "
+        raise ParameterError("add", f"asks for {count:,} false itemsets, but only {int(room.sum()):,} "
+                                    f"{'itemset' if room.sum() == 1 else 'itemsets'} of the published sizes over the "
+                                    f"{n_items} frequent items {'is' if room.sum() == 1 else 'are'} not frequent "
                                     f"(--add {largest:g} at most)")
     false: list[tuple[np.ndarray, float]] = []
     for size, wanted in zip(sizes, _counts_per_size(frequent, room, count, rng)):

@@ -72,7 +72,7 @@ import numpy as np
 from scipy import sparse
 
 from setveil.core.arrays import concat_ranges, in_sorted
-from setveil.core.errors import Infeasible, ParameterError, SetveilError
+from setveil.core.errors import Infeasible, ParameterError, SetveilError, counted
 
 from .deadline import KILLED, call_within
 from .itemsets import ItemsetCollection
@@ -606,12 +606,16 @@ def _require_every_itemset_matched(published, mined, levels, tolerance) -> None:
             else int(unmatched[0])
         origin = published.origin(first)
         where = f"on {origin}, " if origin else ""
-        raise Infeasible(f"{int((~matched_p).sum())} published itemset(s) match no itemset mined from the renamed data "
-                         f"(the first {where}of {int(published.sizes[first])} item(s)) {advice}"
+        count = int((~matched_p).sum())
+        size = int(published.sizes[first])
+        raise Infeasible(f"{counted(count, 'published itemset', ('matches', 'match'))} no itemset mined from the "
+                         f"renamed data (the first {where}of {counted(size, 'item')}) {advice}"
                          f"{_sigma_advice(published, matched_p, mined, tolerance, 'lower')}")
     if not matched_m.all():
-        raise Infeasible(f"{int((~matched_m).sum())} itemset(s) mined from the renamed data match no published "
-                         f"itemset {advice}{_sigma_advice(mined, matched_m, published, tolerance, 'higher')}")
+        count = int((~matched_m).sum())
+        raise Infeasible(f"{counted(count, 'itemset')} mined from the renamed data "
+                         f"{'matches' if count == 1 else 'match'} no published itemset {advice}"
+                         f"{_sigma_advice(mined, matched_m, published, tolerance, 'higher')}")
 
 
 def _sigma_advice(unmatched_side, matched, other, tolerance, than: str) -> str:

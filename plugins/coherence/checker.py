@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from setveil.core.errors import counted
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemsets
 from setveil.core.model import Violation
 from setveil.core.schema import ItemClass, ItemSchema
@@ -69,7 +70,8 @@ def _coherence(release: Window, classes: np.ndarray, h: float, k: int, p: int) -
         )
     small = np.flatnonzero(public & (support > 0) & (support < k))
     for item in small[:1]:
-        yield Violation("small-cohort", f"{len(small)} public item(s) have support below k={k}", (labels(int(item)),))
+        yield Violation("small-cohort", f"{counted(len(small), 'public item', ('has', 'have'))} support below k={k}",
+                        (labels(int(item)),))
     # the budget stops a window of 2,000 shared public items before it lists 1.3 billion triples
     frequent = frequent_itemsets(release, k, max_size=p, items=public, budget=ITEMSET_BUDGET)
     if not frequent:

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from setveil.core.errors import Infeasible
+from setveil.core.errors import Infeasible, counted
 from setveil.core.metrics import partially_suppressed
 from setveil.core.model import PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
@@ -142,7 +142,8 @@ def _checked_scores(policy: CoherencePolicy, mm: np.ndarray, il: np.ndarray) -> 
                           "candidates; it must return one number per candidate")
     bad = int(np.count_nonzero(~np.isfinite(scores)))
     if bad:
-        raise BrokenScore(f"{who} returned {bad} score(s) that are NaN or infinite for {len(mm)} candidates")
+        raise BrokenScore(f"{who} returned {counted(bad, 'score')} that {'is' if bad == 1 else 'are'} NaN or "
+                          f"infinite for {len(mm)} candidates")
     return scores
 
 

@@ -20,6 +20,7 @@ import fim
 import numpy as np
 
 from setveil.core.arrays import concat_ranges
+from setveil.core.errors import counted
 from setveil.core.mining import pattern_spectrum, within_budget
 from setveil.core.model import Violation
 from setveil.core.window import Window
@@ -41,8 +42,8 @@ def kanonymity_violations(release: Window, k: int, limit: int = 10) -> Iterator[
         reported.add(rows[position])
         yield Violation(
             "small-class",
-            f"a class of {sizes[rows[position]]} identical released transaction(s) is smaller than k={k} "
-            f"({len(small)} transaction(s) are in such classes)",
+            f"a class of {counted(int(sizes[rows[position]]), 'identical released transaction')} is smaller than "
+            f"k={k} ({counted(len(small), 'transaction', ('is', 'are'))} in such classes)",
             transaction=position,
         )
         if len(reported) >= limit:
@@ -77,7 +78,7 @@ def km_violations(release: Window, k: int, m: int) -> Iterator[Violation]:
 
 
 def _failing_itemset(release: Window, rows: list[list[int]], k: int, size: int, instances: int) -> Violation:
-    summary = f"{instances} occurrence(s) of {size}-itemsets with support below k={k}"
+    summary = f"{counted(instances, 'occurrence')} of {size}-itemsets with support below k={k}"
     labels = release.vocab.label
     support = release.supports
     if size == 1:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from setveil.core.errors import Infeasible, InputError
+from setveil.core.errors import Infeasible, InputError, counted
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import PolicyT, PrivacyModel, Release, Transformation, Violation
 from setveil.core.ncp import generalized_share, ncp
@@ -56,12 +56,12 @@ class _Generalization(PrivacyModel[PolicyT]):
         nonempty = len(window) - empty
         if 0 < nonempty < k:
             raise Infeasible(
-                f"the window has {nonempty} non-empty transaction(s), fewer than k={k}: even generalizing "
+                f"the window has {counted(nonempty, 'non-empty transaction')}, fewer than k={k}: even generalizing "
                 "every item to the root leaves fewer than k alike; use windows of at least k transactions"
             )
         if self.refuse_few_empty and 0 < empty < k:
             raise Infeasible(
-                f"the window has {empty} empty transaction(s), fewer than k={k}: an empty transaction can only "
+                f"the window has {counted(empty, 'empty transaction')}, fewer than k={k}: an empty transaction can only "
                 "be identical to other empty ones"
             )
         if nonempty == 0:

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, in_sorted, joined, sorted_unique
-from setveil.core.errors import ParameterError
+from setveil.core.errors import ParameterError, counted
 from setveil.core.model import Violation
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
@@ -355,7 +355,7 @@ def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows, rho, lab
 def _violation(qid: tuple[int, ...], e: int, k: int, s: int, rho: float, labels) -> Violation:
     return Violation(
         "rho",
-        f"a qid of {len(qid)} item(s) infers a sensitive item with confidence {k}/{s} > rho={rho}",
+        f"a qid of {counted(len(qid), 'item')} infers a sensitive item with confidence {k}/{s} > rho={rho}",
         tuple(labels(i) for i in qid),
         target=labels(e),
     )

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from setveil.core.arrays import concat_ranges, sorted_unique
+from setveil.core.errors import counted
 from setveil.core.share import Share
 
 from .policies import Options, RhoPolicy, State
@@ -257,8 +258,8 @@ class PartialSuppressor:
                 # every qid holding the victim and every rule inferring it is gone, so a count
                 # left for it is a bookkeeping slip, which would offer it again for ever (QA:
                 # three mutants hung the window instead of failing it)
-                raise RuntimeError(f"global: removing item type {victim} left {int(count[victim])} "
-                                   "unsafe qid(s) or rule(s) counted for it")
+                raise RuntimeError(f"global: removing item type {victim} left {int(count[victim])} unsafe "
+                                   f"{'qid or rule' if count[victim] == 1 else 'qids or rules'} counted for it")
 
     # -- SANITIZEBUFFER ----------------------------------------------------------------------
     def _sanitize_level(self, sets: np.ndarray, unsafe: np.ndarray, cover_ptr: np.ndarray, cover_rows: np.ndarray) -> None:
@@ -383,7 +384,7 @@ def _checked_records(rows, holders: np.ndarray) -> np.ndarray:
     and at least one: anything else could corrupt the table or never end."""
     rows = np.asarray(rows, dtype=np.int64)
     if len(rows) == 0 or len(np.unique(rows)) != len(rows) or not np.isin(rows, holders).all():
-        raise PolicyError(f"the policy picked {len(rows)} record(s), not distinct records holding the rule")
+        raise PolicyError(f"the policy picked {counted(len(rows), 'record')}, not distinct records holding the rule")
     return rows
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from setveil.core.arrays import concat_ranges
 from setveil.core.bitset import n_words, set_bits
+from setveil.core.errors import counted
 from setveil.core.model import Violation
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
@@ -52,7 +53,8 @@ def _not_emptied(original: Window, release: Window) -> Iterator[Violation]:
     if emptied.any():
         yield Violation(
             "emptied",
-            f"{int(emptied.sum())} transaction(s) with items were released empty",
+            f"{counted(int(emptied.sum()), 'transaction')} with items "
+            f"{'was' if emptied.sum() == 1 else 'were'} released empty",
             transaction=int(np.flatnonzero(emptied)[0]),
         )
 

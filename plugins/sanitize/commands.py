@@ -262,8 +262,9 @@ def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str],
     if lines:
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
         remedy = "leave those patterns out" if common_share >= 1 else "raise it, or leave those patterns out"
-        raise ParameterError("drop-common", f"{common_share:g} removes an item of {len(lines)} pattern(s) of the "
-                             f"{len(given)} in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): {remedy}")
+        raise ParameterError("drop-common", f"{common_share:g} removes an item of {counted(len(lines), 'pattern')} "
+                             f"of the {len(given)} in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): "
+                             f"{remedy}")
 
 
 def _mean(rows: list[dict], key: str) -> float | None:
@@ -289,7 +290,8 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     refuse_repeats("n", counts)
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
-               f"psi={psi:g}; median of {runs} run(s); memory of one more run, forked: its peak resident memory "
+               f"psi={psi:g}; median of {counted(runs, 'run')}; memory of one more run, forked: its peak resident "
+               "memory "
                "(peak_mib), what it added (run_mib), its processes' together (tree_mib, sampled)")
     click.echo(f"# {machine()}")
     rows: list[dict] = []

@@ -557,7 +557,7 @@ def test_an_unmatched_published_itemset_is_named_by_file_and_line(runner, tmp_pa
     result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
                     "-o", tmp_path / "n.txt")
     assert result.exit_code == 1
-    assert f"(the first on line 3 of {published}, of 1 item(s))" in result.stderr
+    assert f"(the first on line 3 of {published}, of 1 item)" in result.stderr
 
 
 def test_the_first_unmatched_published_itemset_named_is_the_first_in_the_file(runner, tmp_path, database):
@@ -570,8 +570,8 @@ def test_the_first_unmatched_published_itemset_named_is_the_first_in_the_file(ru
     result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.1,
                     "-o", tmp_path / "n.txt")
     assert result.exit_code == 1
-    assert f"2 published itemset(s) match no itemset mined from the renamed data (the first on line 2 of " \
-           f"{published}, of 2 item(s))" in result.stderr
+    assert f"2 published itemsets match no itemset mined from the renamed data (the first on line 2 of " \
+           f"{published}, of 2 items)" in result.stderr
 
 
 def test_an_item_held_only_by_itemsets_past_max_size_is_not_published_to_the_attack(runner, tmp_path, database):
@@ -613,7 +613,7 @@ def test_a_few_noisy_itemsets_below_the_others_are_not_blamed_on_sigma(runner, t
     published.write_text("0.9 a\n0.2 d\n")
     result = invoke(runner, "audit", "deanonymize", database, "--itemsets", published, "--sigma", 0.3,
                     "-o", tmp_path / "n.txt")
-    assert result.exit_code == 1 and "2 published itemset(s) match no itemset mined" in result.stderr
+    assert result.exit_code == 1 and "2 published itemsets match no itemset mined" in result.stderr
     assert "sigma than --sigma" not in result.stderr
 
 
@@ -919,7 +919,7 @@ def test_the_largest_add_share_named_by_the_refusal_is_accepted_and_the_next_one
     # 0.6052 gives round(11.4988) = 11, 0.6053 gives round(11.5007) = 12
     out = tmp_path / "p.txt"
     refused = invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 10, "-o", out, "--seed", 0)
-    assert refused.exit_code == 2 and "only 11 itemset(s)" in refused.stderr and "(--add 0.6052 at most)" in refused.stderr
+    assert refused.exit_code == 2 and "only 11 itemsets" in refused.stderr and "(--add 0.6052 at most)" in refused.stderr
     assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 0.6052, "-o", out,
                   "--seed", 0).exit_code == 0
     assert invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--add", 0.6053, "-o", out,

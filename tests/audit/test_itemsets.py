@@ -183,7 +183,7 @@ def test_false_itemsets_can_fill_every_itemset_not_frequent_and_no_more():
     assert set(as_dict(full)) == every and len(full) == len(every)
     with pytest.raises(ParameterError) as caught:
         publish(collection, np.random.default_rng(3), add=(room + 1) / len(collection))
-    assert caught.value.name == "add" and f"only {room:,} itemset(s)" in caught.value.problem
+    assert caught.value.name == "add" and f"only {room:,} {'itemset' if room == 1 else 'itemsets'}" in caught.value.problem
 
 
 def test_false_itemsets_among_many_possible_are_drawn_distinct_and_unlisted():

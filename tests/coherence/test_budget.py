@@ -29,7 +29,7 @@ def test_a_window_of_shared_public_items_fails_closed_saying_why():
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, get_plugin_manager()).run(wide(2_000), window_rng(0, 0))
     assert rejected.value.reason == (
-        "model error: mining at a support of 5 transaction(s) would list up to 1,331,334,000 candidate itemsets of "
+        "model error: mining at a support of 5 transactions would list up to 1,331,334,000 candidate itemsets of "
         "size 3 in the search for minimal moles (lower p, or cut smaller windows), more than the budget of 10,000,000")
 
 
@@ -74,7 +74,7 @@ def test_aa_stops_at_its_budget_of_distinct_itemsets():
     configured = get_registry().configure("km-anonymity", None, {"k": "5", "m": "3"}, Context(fanout=4))
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, get_plugin_manager()).run(wide(2_000), window_rng(0, 0))
-    assert rejected.value.reason.startswith("model error: mining at a support of 1 transaction(s) would list up to ")
+    assert rejected.value.reason.startswith("model error: mining at a support of 1 transaction would list up to ")
     assert rejected.value.reason.endswith(" distinct 3-itemsets (at least: counting stopped there) for AA to find those "
                                           "below k (lower m, or cut smaller windows), more than the budget of 8,388,608")
 

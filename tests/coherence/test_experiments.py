@@ -128,7 +128,7 @@ def test_a_refused_run_prints_its_reason(tmp_path, monkeypatch):
     assert table[0][-1] == "refused"
     (refused,) = [cells for cells in table if cells[1] == "mm-il"]
     assert refused[5] == "False"
-    assert refused[-1].startswith("model error: mining at a support of 2 transaction(s) would list up to ")
+    assert refused[-1].startswith("model error: mining at a support of 2 transactions would list up to ")
     (rmall,) = [cells for cells in table if cells[1] == "rmall"]
     assert rmall[5] == "True" and rmall[-1] == ""
 

@@ -92,7 +92,7 @@ def test_the_papers_release_without_hepatitis_breaks_r1(figure1):
     problems = list(configured.model.violations(figure1, release))
     assert [v.rule for v in problems] == ["non-public-removed"]
     assert problems[0].itemset == ("Hepatitis",) and problems[0].transaction == 1
-    assert problems[0].summary.startswith("2 occurrence(s)") and "Hepatitis" not in problems[0].summary
+    assert problems[0].summary.startswith("2 occurrences") and "Hepatitis" not in problems[0].summary
 
 
 def test_example_3_original_violates_coherence(figure1):

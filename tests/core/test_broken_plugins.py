@@ -178,7 +178,7 @@ CASES = {
         GOOD_MODELS + "\nclass Again(CapPolicy):\n    name = 'again'\n    summary = 's'\n"
         "    parameters = (Parameter('m', 'clash', 'int', low=50),)\n    def order(self, window):\n        return None\n"
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Again)\n",
-        "parameter(s) m are already parameters of model 'cap'; a policy's parameters need names of their own",
+        "parameter m is already a parameter of model 'cap'; a policy's parameters need names of their own",
     ),
     "parameter of an unknown kind": (
         # regression (QA as a plugin author): kind 'integer' parsed as a float and took l=2.5

@@ -100,7 +100,7 @@ def test_a_piped_release_is_read_once_after_the_original(files):
         result = run("verify", files / "fig1.dat", piped, *MODEL, "--sensitive", files / "private.txt")
     finally:
         os.close(read_end)
-    assert result.exit_code == 1 and result.output.endswith(f"{piped}: FAILS coherence: 8 violation(s)\n")
+    assert result.exit_code == 1 and result.output.endswith(f"{piped}: FAILS coherence: 8 violations\n")
 
 
 def test_a_release_of_a_fimi_original_pairs_by_the_positions_as_tids(files):
@@ -277,7 +277,7 @@ def test_an_item_listed_sensitive_and_public_is_refused_naming_the_lines(files, 
     assert result.exit_code == 2 and result.output.count("\n") == 1 and not (files / "o.dat").exists()
     assert result.output == (f"setveil: error: {public}:2: the item is listed as sensitive too, on line 3 of "
                              f"{files / 'private.txt'}: list it as sensitive or as public, not both "
-                             "(also line(s) 4)\n")
+                             "(also line 4)\n")
 
 
 def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_is(files):
@@ -393,7 +393,7 @@ def test_verify_lists_at_most_max_violations_each_named_by_its_window(files):
     assert every.exit_code == 1 and every.output.count("violation: ") >= 2
     first = run("verify", files / "fig1.dat", release, *MODEL, *private, "--max-violations", "1")
     assert first.exit_code == 1 and first.output.count("violation: ") == 1
-    assert f"{release}: FAILS coherence: 1 violation(s) (stopped at --max-violations)" in first.output
+    assert f"{release}: FAILS coherence: 1 violation (stopped at --max-violations)" in first.output
     lines = FIGURE_1.splitlines()
     lines[3] += " w"  # transaction 3, in the second window of 2 (which takes the fifth as well)
     release.write_text("\n".join(lines) + "\n")

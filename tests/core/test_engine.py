@@ -975,7 +975,7 @@ def test_only_anonymize_refuses_a_window(recorder):
     (lambda mm: ["1"] * len(mm), "returned str32 values (list), not real numbers"),
     (lambda mm: [True] * len(mm), "returned bool values (list), not real numbers"),
     (lambda mm: [10 ** 400] * len(mm), "returned object values (list), not real numbers"),
-    (lambda mm: np.full(len(mm), np.nan), "returned 3 score(s) that are NaN or infinite for 3 candidates"),
+    (lambda mm: np.full(len(mm), np.nan), "returned 3 scores that are NaN or infinite for 3 candidates"),
 ])
 def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
     # Regression (QA as a plugin author): a third party's score of the wrong length, or of NaNs,

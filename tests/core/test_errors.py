@@ -6,7 +6,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from setveil.core.errors import Infeasible, InputError, ParameterError, PluginError, WindowRejected, wrote_read_only
+from setveil.core.errors import (Infeasible, InputError, ParameterError, PluginError, WindowRejected, also_lines, counted,
+                                 wrote_read_only)
 from setveil.core.mining import MiningTooLarge
 from setveil.core.window import DuplicateItem
 from setveil.streams.codec import MessageRejected
@@ -72,3 +73,15 @@ def test_only_numpys_read_only_messages_are_taken_for_a_write_into_a_given_windo
     assert wrote_read_only(ValueError("assignment destination is read-only"), "the checker") == (
         "ValueError: the checker wrote into a read-only array (the windows it is given are; compute on a copy)")
     assert wrote_read_only(ValueError("invalid literal for int() with base 10: 'HIV'")) is None
+
+
+@pytest.mark.parametrize("number, verbs, said", [
+    (0, None, "0 windows"), (1, None, "1 window"), (2, None, "2 windows"),
+    (1, ("is", "are"), "1 window is"), (3, ("is", "are"), "3 windows are"), (0, ("has", "have"), "0 windows have"),
+])
+def test_a_count_reads_as_english_with_its_verb(number, verbs, said):
+    assert counted(number, "window", verbs) == said
+
+
+def test_the_other_lines_at_fault_read_as_english():
+    assert (also_lines([3]), also_lines([3, 4]), also_lines([3, 4, 9])) == ("", " (also line 4)", " (also lines 4, 9)")

@@ -287,7 +287,7 @@ def test_a_generalizing_model_is_held_to_its_hierarchy_by_the_core(env, data, tm
     assert result.returncode == 1
     assert error(result).startswith("setveil: error: window 0 (transactions 0..7) rejected, nothing written: release "
                                     "failed the ksup-decoy check: 1 violation; first: unknown-label: 8 released "
-                                    "label(s) are not nodes of the hierarchy")
+                                    "labels are not nodes of the hierarchy")
     assert not out.exists()
 
 

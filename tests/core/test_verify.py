@@ -113,5 +113,5 @@ def test_added_and_removed_occurrences_are_counted_and_located():
     protected = np.zeros(len(original.vocab), dtype=bool)
     protected[s] = True
     [lost] = removed_occurrences(original, release, protected, "lost", "private items")
-    assert (lost.summary, lost.itemset, lost.transaction) == ("1 occurrence(s) of private items were removed", ("s",), 0)
+    assert (lost.summary, lost.itemset, lost.transaction) == ("1 occurrence of private items was removed", ("s",), 0)
     assert list(removed_occurrences(original, original, ~protected, "lost", "public items")) == []

@@ -66,7 +66,7 @@ def test_km_checker_finds_the_failing_itemset():
     window = Window.from_transactions(before)
     (violation,) = km_violations(window, 2, 2)
     assert violation.itemset in {("a1", "b1"), ("a2", "b1")}
-    assert "2 occurrence(s) of 2-itemsets" in violation.summary
+    assert "2 occurrences of 2-itemsets" in violation.summary
 
 
 def test_km_checker_sees_items_in_every_transaction():
@@ -105,7 +105,7 @@ def test_km_checker_takes_a_k_past_a_c_int():
              "    print(violation.rule, violation.summary)\n")
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "".join(f"small-support 5 occurrence(s) of 1-itemsets with support below k={k}; one has "
+    assert result.stdout == "".join(f"small-support 5 occurrences of 1-itemsets with support below k={k}; one has "
                                     "support 3\n" for k in (2**31, 2**63 - 1))
 
 

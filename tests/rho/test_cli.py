@@ -231,7 +231,7 @@ def test_bench_refuses_rules_past_the_budget_before_any_run(tmp_path):
     assert "info loss" not in result.output
     # at a support of 1 every subset of a record is frequent: 8 * sum of s * C(40, s) for s = 2..5
     assert result.output.endswith(
-        f"parameter 'rule-support': {tmp_path / 'wide.dat'}: mining at a support of 1 transaction(s) would list "
+        f"parameter 'rule-support': {tmp_path / 'wide.dat'}: mining at a support of 1 transaction would list "
         "up to 29,494,400 rules, more than the budget of 25,000,000: raise --rule-support or lower "
         "--rule-max-size\n")
 

@@ -96,7 +96,8 @@ def test_verdict_matches_brute_force(tmp_path_factory, rows, patterns, psi, seed
         expected += len(still) > Fraction(repr(float(psi))) * len(sensitive)
     assert [v.rule for v in found] == ["emptied"] * bool(emptied) + ["disclosed"] * expected
     if emptied:
-        assert found[0].transaction == emptied[0] and found[0].summary.startswith(f"{len(emptied)} transaction(s)")
+        assert found[0].transaction == emptied[0] and found[0].summary.startswith(
+            "1 transaction with items was" if len(emptied) == 1 else f"{len(emptied)} transactions with items were")
 
 
 def test_psi_is_the_decimal_typed(tmp_path):
@@ -120,11 +121,14 @@ def _brute_force(rows, released, release_vocab, unique, lines, psi):
         # the first added occurrence of that transaction in id order: the input's labels keep
         # their ids, labels only the release holds follow in the release's order
         shown = min(added[first], key=release_vocab.get)
-        out.append(("added-item", f"{sum(map(len, added))} released occurrence(s) are not in the original "
+        count = sum(map(len, added))
+        said = "1 released occurrence is" if count == 1 else f"{count} released occurrences are"
+        out.append(("added-item", f"{said} not in the original "
                     "transaction at the same position (a release keeps the window's order)", (shown,), first))
     emptied = [i for i, row in enumerate(rows) if row and not released[i]]
     if emptied:
-        out.append(("emptied", f"{len(emptied)} transaction(s) with items were released empty", (), emptied[0]))
+        said = "1 transaction with items was" if len(emptied) == 1 else f"{len(emptied)} transactions with items were"
+        out.append(("emptied", f"{said} released empty", (), emptied[0]))
     for pattern, line in zip(unique, lines):
         sensitive = [i for i, row in enumerate(rows) if pattern <= set(row)]
         still = [i for i in sensitive if pattern <= set(released[i])]

@@ -437,7 +437,7 @@ def test_bench_effectiveness_refuses_to_drop_an_item_of_a_given_pattern(runner, 
     result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
                                  "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
     assert result.exit_code == 2, result.output
-    assert (f"parameter 'drop-common': 0.9 removes an item of 2 pattern(s) of the 3 in {patterns} (lines 2, 3): "
+    assert (f"parameter 'drop-common': 0.9 removes an item of 2 patterns of the 3 in {patterns} (lines 2, 3): "
             "raise it, or leave those patterns out" in result.output)
     # a pattern holding an item the data lacks occurs nowhere anyway (QA re-check: it was blamed)
     patterns.write_text("a b\nu zz\n", encoding="utf-8")

@@ -213,7 +213,7 @@ def test_a_batch_the_workers_would_dead_letter_is_refused_before_any_broker(tmp_
     refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--batch", "12000"],
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stdout == ""
-    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 12000 record\(s\) would be \d+ bytes, over "
+    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 12000 records would be \d+ bytes, over "
                         r"records.max_message_bytes=1048576, which the workers dead-letter: give a smaller --batch\n",
                         refused.stderr)
 

@@ -147,7 +147,7 @@ def test_tail_refuses_a_release_with_missing_transactions(make_settings, start_w
     assert result.returncode != 0
     (error,) = [line for line in result.stderr.splitlines() if line.startswith("setveil: error:")]
     # the highest tid is never quoted; the progress table above may hold "24" in a latency (CI, once: 524ms)
-    assert "5 tid(s) are missing" in error and "24" not in error
+    assert "5 tids are missing" in error and "24" not in error
     assert not (tmp_path / "r.dat").exists()
 
 
@@ -480,7 +480,7 @@ def test_replay_refuses_a_message_the_workers_would_dead_letter_with_nothing_sen
     refused = setveil("replay", data, "--count", 300, "--batch", 100, env=env_of(settings), check=False)
     assert refused.returncode == 2
     [line] = refused.stderr.splitlines()
-    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 100 record\(s\) would be \d+ bytes, over "
+    assert re.fullmatch(r"setveil: error: parameter 'batch': a message of 100 records would be \d+ bytes, over "
                         r"records\.max_message_bytes=1024, which the workers dead-letter: give a smaller --batch", line)
     assert read_topic(settings, settings.topics.input) == []
 

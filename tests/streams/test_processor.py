@@ -171,7 +171,7 @@ def test_a_window_holding_a_listed_item_only_in_another_spelling_fails_closed_na
     rows = [["a", "b", held], ["a", "b", "flu"], ["a", "c"], ["b", "c", held]] * 5
     outcome = worker.process("in", 0, cut_of(rows))
     assert not outcome.emitted and outcome.cause == "error"
-    assert "model.sensitive names at line(s) 2 an item this window spells otherwise, in another case" in outcome.reason
+    assert "model.sensitive names at line 2 an item this window spells otherwise, in another case" in outcome.reason
     assert held not in outcome.reason and listed not in outcome.reason
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason
     assert worker.process("in", 0, cut_of([row for row in rows if held not in row])).emitted
@@ -187,7 +187,7 @@ def test_a_spelling_the_other_list_gives_is_another_item_not_a_misspelling(tmp_p
     released = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive, public).process("in", 0, cut_of(rows))
     assert released.emitted, released.reason
     alone = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive).process("in", 0, cut_of(rows))
-    assert not alone.emitted and "model.sensitive names at line(s) 2" in alone.reason
+    assert not alone.emitted and "model.sensitive names at line 2" in alone.reason
 
 
 def test_a_window_holding_a_listed_item_also_with_an_invisible_character_fails_closed(tmp_path):
@@ -199,7 +199,7 @@ def test_a_window_holding_a_listed_item_also_with_an_invisible_character_fails_c
     rows = [["a", "b", "HIV"], ["a", "b", "flu"], ["a", "c", "\ufeffHIV"], ["b", "c", "HIV"]] * 5
     outcome = worker.process("in", 0, cut_of(rows))
     assert not outcome.emitted and outcome.cause == "error"
-    assert "model.sensitive names at line(s) 2 an item this window spells otherwise" in outcome.reason
+    assert "model.sensitive names at line 2 an item this window spells otherwise" in outcome.reason
     sensitive.write_text("flu\nHIV\n\ufeffHIV\n", encoding="utf-8")
     released = worker_for("rho", "mine", ["rho=0.5", "workers=1"], sensitive).process("in", 0, cut_of(rows))
     assert released.emitted, released.reason
@@ -217,7 +217,7 @@ def test_a_window_holding_a_restrictive_patterns_item_only_in_another_spelling_f
     outcome = worker.process("in", 0, cut_of(rows))
     assert not outcome.emitted and outcome.cause == "error"
     assert outcome.reason == (
-        "model error: the file of parameter 'restrictive' names at line(s) 2 an item this window spells otherwise, in "
+        "model error: the file of parameter 'restrictive' names at line 2 an item this window spells otherwise, in "
         "another case, Unicode form or with an invisible character, so the patterns there would hide nothing: write it "
         "as the input spells it, a pattern for each spelling the input uses")
     assert msgpack.unpackb(outcome.value)["reason"] == outcome.reason

@@ -73,7 +73,8 @@ def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, s
     # a message of exactly that many bytes is taken
     window = Window.from_transactions([["aaaa"], ["bbbb"], ["cccc"], ["dddd"]])
     largest = max(len(value) for *_, value in messages(window, batch))
-    with pytest.raises(ParameterError, match=f"a message of {batch} record\\(s\\) would be {largest} bytes, over "
+    records = f"{batch} record{'' if batch == 1 else 's'}"
+    with pytest.raises(ParameterError, match=f"a message of {records} would be {largest} bytes, over "
                                              f"records.max_message_bytes={largest - 1}, .*: {advice}"):
         list(messages(window, batch, max_bytes=largest - 1))
     assert len(list(messages(window, batch, max_bytes=largest))) == sent
@@ -148,7 +149,8 @@ def test_a_message_the_kafka_client_would_refuse_is_refused_naming_producer_max_
     with pytest.raises(ParameterError) as refused:
         list(messages(window, batch, max_bytes=1 << 20, max_request_bytes=framed - 1))
     assert refused.value.name == "producer.max_request_bytes"
-    assert refused.value.problem == (f"a message of {batch} record(s) would be {framed} bytes as the Kafka client "
+    records = f"{batch} record{'' if batch == 1 else 's'}"
+    assert refused.value.problem == (f"a message of {records} would be {framed} bytes as the Kafka client "
                                      f"counts it (with its key and framing), over producer.max_request_bytes="
                                      f"{framed - 1}, which the client refuses to send: {advice}")
     assert "a" * 10 not in str(refused.value)

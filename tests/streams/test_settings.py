@@ -278,7 +278,7 @@ def test_demo_refuses_a_message_the_kafka_client_would_refuse_before_any_broker(
                                       "--set", f"producer.max_request_bytes={limit}"],
                                 env={"SETVEIL_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
     assert result.exit_code == 2
-    assert result.output == (f"setveil: error: parameter 'producer.max_request_bytes': a message of {count} record(s) "
+    assert result.output == (f"setveil: error: parameter 'producer.max_request_bytes': a message of {count} records "
                              f"would be {framed} bytes as the Kafka client counts it (with its key and framing), over "
                              f"producer.max_request_bytes={limit}, which the client refuses to send: give a smaller "
                              "--batch\n")
@@ -1126,7 +1126,7 @@ def test_demo_refuses_a_batch_the_workers_would_dead_letter_before_it_starts_a_b
     with pytest.raises(ParameterError) as info:
         demo.run_demo(print, 1000, 100, None, 1000, None, {"records.max_message_bytes": "1024"})
     assert info.value.name == "batch"
-    assert re.fullmatch(r"a message of 100 record\(s\) would be \d+ bytes, over records.max_message_bytes=1024, "
+    assert re.fullmatch(r"a message of 100 records would be \d+ bytes, over records.max_message_bytes=1024, "
                         "which the workers dead-letter: give a smaller --batch", info.value.problem)
 
 
@@ -1139,11 +1139,11 @@ def test_demo_refuses_a_count_a_partition_would_hold_before_it_starts_a_broker(n
     with pytest.raises(ParameterError) as info:
         demo.run_demo(echoed.append, 1000, 20, 5, 1000)
     assert (info.value.name, echoed) == ("count", [])
-    assert info.value.problem == ("--count 5 leaves 5 transaction(s) on partition 0 (the demo deals them --batch 20 at "
+    assert info.value.problem == ("--count 5 leaves 5 transactions on partition 0 (the demo deals them --batch 20 at "
                                   "a time to each of its 2 partitions in turn), fewer than the 100 a worker holds until "
                                   "a window has (window.min_transactions), so they would not come back: give --count "
                                   "200 or more")
-    with pytest.raises(ParameterError, match="leaves 90 transaction\\(s\\) on partition 1 "):
+    with pytest.raises(ParameterError, match="leaves 90 transactions on partition 1 "):
         demo.run_demo(echoed.append, 1000, 20, 190, 1000)
 
 
