@@ -277,7 +277,7 @@ class StreamService:
         state = PartitionState(partition, windower, expected=await self.windowlog.resume_offset(partition))
         points = await self._logged_cuts(state, offset)
         if points:
-            log.info("partition %d: re-delivered from offset %d; %s cut where they were before",
+            log.info("partition %d: re-delivered from offset %d; %s cut as before",
                      partition, offset, counted(len(points), "window", ("is", "are")))
         windower.plan(points)
         state.timer = asyncio.create_task(self._age_cuts(state), name=f"setveil-window-age-{partition}")

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from setveil.core.cli import counted, printable
+from setveil.core.cli import printable
+from setveil.core.errors import counted
 
 from .deadletters import DeadLetter, DeadLetters, missing
 from .tail import Collected, WindowSummary

@@ -221,8 +221,8 @@ class WindowLogReader:
         points = sorted({last for first, last in entries if start <= last})
         stale = [p for p in points if input_end is not None and p >= input_end]
         if stale:
-            log.warning("window log %s: %s of partition %d beyond the input's end; ignored (was the input topic "
-                        "re-created?)", self.topic, counted(len(stale), "cut point", ("lies", "lie")), input_partition)
+            log.warning("window log %s: partition %d has %s beyond the input's end; ignored (was the input topic "
+                        "re-created?)", self.topic, input_partition, counted(len(stale), "cut point"))
         return [p for p in points if p not in stale], straddled
 
     async def _read(

@@ -225,5 +225,5 @@ def test_cut_points_beyond_the_inputs_end_are_counted_in_the_warning_and_ignored
         cut = _read(log, monkeypatch, lambda reader: reader.cut_points(0, 12, 25))
     assert cut == ([19], (10, 19))
     assert [record.getMessage() for record in caplog.records] == [
-        f"window log {load_settings(env={}).topics.windows}: 2 cut point(s) of partition 0 lie beyond the input's end; "
+        f"window log {load_settings(env={}).topics.windows}: partition 0 has 2 cut points beyond the input's end; "
         "ignored (was the input topic re-created?)"]
