@@ -282,3 +282,16 @@ def test_a_tie_goes_to_the_entry_first_in_the_table_as_built_not_as_it_stands(po
     release = configured.model.anonymize(Window.from_transactions(rows), configured.policy, np.random.default_rng(0))
     assert release.details["size1_moles"] == []
     assert release.details["suppressed"] == ["m", "z", "a"]
+
+
+def test_deleting_an_item_counts_down_each_of_its_nodes_met_twice_below_it():
+    # Fig. 6, Step 8 with p=3: x sits twice below d (moles dbx and dgx), so deleting d takes 2 from
+    # MM(x), one per node. Mutation review: a buffered `mm[labels] -= counts` took 1, and only a
+    # hypothesis search of 3 minutes (test_properties) found it. MM is 2 for d, b, g and x, 1 for
+    # the rest; IL orders the table d, b, g, x, u, v, w, y.
+    d, b, g, x, u, v, w, y = range(8)
+    tree = MoleTree([np.array([[d, b, x], [d, g, x], [b, u, v], [g, w, y]])], np.arange(1.0, 9.0), np.arange(8))
+    assert tree.paths()[:5] == [([d], 2), ([d, b], 1), ([d, b, x], 1), ([d, g], 1), ([d, g, x], 1)]
+    tree.delete(0)
+    assert [(e, mm) for e, mm, _ in tree.table.entries()] == [(b, 1), (g, 1), (u, 1), (v, 1), (w, 1), (y, 1)]
+    assert tree.paths() == [([b], 1), ([b, u], 1), ([b, u, v], 1), ([g], 1), ([g, w], 1), ([g, w, y], 1)]
