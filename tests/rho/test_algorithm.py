@@ -64,6 +64,16 @@ def test_a_part_whose_cost_equals_t_max_is_not_split():
     assert sorted(map(len, split(window, 7.9, np.random.default_rng(0)))) == [2, 2]
 
 
+def test_a_cost_past_what_a_float_holds_is_infinite_and_splits():
+    # 2^1024 is the first power of two a float cannot hold (2.0**1024 raises OverflowError). Mutation
+    # review: the guard moved from an exponent of 1000 to 2000 passed every test, which tried only
+    # 5000. A window of two records of 1,100 items each then failed its split with that OverflowError.
+    assert math.isinf(cost(1, 1024, 1)) and math.isinf(cost(2, 2 * 1999, 3))
+    assert cost(1, 999, 1) == 2.0**999
+    window = Window.from_transactions([[f"i{j}" for j in range(1100)]] * 2)
+    assert sorted(part.tolist() for part in split(window, 500.0, np.random.default_rng(0))) == [[0], [1]]
+
+
 def test_split_assigns_a_random_half_of_the_records_to_each_part():
     # 16 records [a b] cost 16 · 4 / 2 = 32; at t_max 20 each half costs 16 and stays whole. Which
     # records go together is the seed's choice, not the first half of the window.
