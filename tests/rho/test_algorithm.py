@@ -2,6 +2,7 @@
 parallel parts, and the refusals."""
 
 import math
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,7 @@ from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.share import Share
 from setveil.core.window import Window
+from setveil.plugins.rho import dnc
 from setveil.plugins.rho.dnc import cost, split
 from setveil.plugins.rho.qids import QidBuffer
 from setveil.plugins.rho.suppressor import deletions_needed
@@ -115,6 +117,20 @@ def test_parallel_parts_give_the_sequential_release(policy):
     assert list(one.window) == list(two.window)
     config = get_registry().configure("rho", policy, {"rho": "0.5"}, CONTEXT)
     assert not list(config.model.violations(window, two.window))
+
+
+def test_a_process_running_threads_starts_the_pool_by_forkserver_not_fork():
+    # forking a process with threads (the streaming service) can copy a lock another thread holds,
+    # and the part's process then waits on it for ever. Mutation review: forking whatever the
+    # threads passed every test.
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert dnc._context().get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        thread.join()
 
 
 def test_global_suppression_stays_global_and_unsplit():
