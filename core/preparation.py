@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
+from .cli import shown_path
 from .clitypes import SEED, FloatRange, IntRange
 from .errors import InputError, ParameterError, counted
 from .formats import FORMATS, read_window
@@ -64,8 +65,8 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
         # every run refuses an empty sensitive list (it protects nothing): say so now (QA re-check)
         name, option = ("public-share", "--public-share (or --h)") if method == "coherence" else \
             ("sensitive-share", "--sensitive-share")
-        raise ParameterError(name, f"the split of {input_path} makes no item sensitive; every run would refuse the "
-                             f"list it wrote: change {option}")
+        raise ParameterError(name, f"the split of {shown_path(input_path)} makes no item sensitive; every run would "
+                             f"refuse the list it wrote: change {option}")
     outputs = [(sensitive_out, label_file_bytes(sensitive_out, split.private))]
     if public_out is not None:
         outputs.append((public_out, label_file_bytes(public_out, split.public)))

@@ -321,10 +321,10 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
     display = WindowDisplay(echo)
 
     def waiting(collected) -> None:
-        click.echo(f"setveil: {collected.transactions:,} of {count:,} transactions so far, none in the last "
-                   f"{WAITING_SECONDS:g} s: a partition's last transactions, fewer than window.min_transactions, wait "
-                   "for more input (setveil_held_transactions on a worker's /metrics), and a rejected window is "
-                   "dead-lettered; --idle S ends tail", err=True)
+        click.echo(f"setveil: {collected.transactions:,} of {count:,} transaction{'' if count == 1 else 's'} so far, "
+                   f"none in the last {WAITING_SECONDS:g} s: a partition's last transactions, fewer than "
+                   "window.min_transactions, wait for more input (setveil_held_transactions on a worker's /metrics), "
+                   "and a rejected window is dead-lettered; --idle S ends tail", err=True)
 
     collected = run(collect(settings, count, idle, keep=out is not None, on_window=display.window,
                             on_waiting=waiting, on_note=note))

@@ -331,6 +331,10 @@ def test_items_split_refuses_an_input_without_items(runner, data, tmp_path):
     result = invoke(runner, "items", "split", data, "--public-share", "1", "--sensitive-out", tmp_path / "s.txt")
     one_line_error(result, "parameter 'public-share'", "change --public-share (or --h)")
     assert not (tmp_path / "s.txt").exists()
+    # the input read from standard input is named as such, as the other messages name it
+    result = runner.invoke(cli, ["items", "split", "-", "--method", "random", "--sensitive-share", "0",
+                                 "--sensitive-out", str(tmp_path / "s.txt")], input=Path(data).read_text())
+    one_line_error(result, "the split of standard input makes no item sensitive")
 
 
 def test_items_split_names_the_missing_share_with_what_it_allows(runner, data, tmp_path):
