@@ -1,5 +1,5 @@
-"""The window-log reader: against a real broker (a stopping worker leaves no client open), and on a
-log of its own where what is in question is what the reader makes of the entries."""
+"""The window-log reader against a real broker: what it makes of the entries, and a stopping worker
+leaves no client open."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ import asyncio
 import gc
 import logging
 import warnings
-from types import SimpleNamespace
 
 import pytest
 from aiokafka import TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
-from setveil.streams import kafka, windowlog
-from setveil.streams.settings import load_settings
+from setveil.streams import kafka
 from setveil.streams.windowlog import FIRST_READ, WindowLogError, WindowLogReader, encode_entry, log_partition
 
 from .kafkatools import produce, records
@@ -89,20 +87,23 @@ def test_delivery_resumes_at_the_groups_committed_offset_or_at_the_partitions_fi
     async def run():
         reader = await _reader(settings)
         try:
-            before = await reader.resume_offset(0)
+            resumed = [await reader.resume_offset(0)]
             committer = kafka.consumer(settings, group_id=settings.consumer.group_id, enable_auto_commit=False)
             await committer.start()
             try:
                 tp = TopicPartition(settings.topics.input, 0)
                 committer.assign([tp])
-                await committer.commit({tp: 5})  # offset 5 is the first not yet acknowledged
+                # -1: a group's offset that says nothing is committed; 5: the first not yet acknowledged
+                for committed in (-1, 5):
+                    await committer.commit({tp: OffsetAndMetadata(committed, "")})
+                    resumed.append(await reader.resume_offset(0))
             finally:
                 await committer.stop()
-            return before, await reader.resume_offset(0)
+            return resumed
         finally:
             await reader.stop()
 
-    assert asyncio.run(run()) == (0, 5)
+    assert asyncio.run(run()) == [0, 0, 5]
 
 
 def test_a_partitions_windows_are_logged_to_the_log_partition_of_its_number():
@@ -151,79 +152,22 @@ def test_a_read_cut_short_while_its_clients_start_leaves_none_open(make_settings
     assert _unclosed_clients(run) == []
 
 
-class _Log:
-    """The window log and input partition as the reader's clients see them: ``entries`` of
-    ``(input partition, first, last)`` at offsets 0, 1, ...; the input partition begins at
-    ``first`` and the group committed ``committed`` (None: nothing)."""
+@pytest.mark.slow
+def test_cut_points_beyond_the_inputs_end_are_counted_in_the_warning_and_ignored(make_settings, caplog):
+    settings = make_settings()
 
-    def __init__(self, entries=(), first=0, committed=None):
-        self.messages = [SimpleNamespace(offset=offset, key=str(partition).encode(), value=encode_entry(begin, end))
-                         for offset, (partition, begin, end) in enumerate(entries)]
-        self.first, self.committed, self.at = first, committed, 0
+    async def run():
+        await _log(settings, 1, [(0, 0, 9), (1, 0, 4), (0, 10, 19), (0, 20, 29), (0, 30, 39)])
+        reader = WindowLogReader(settings, 1)
+        try:
+            return await reader.cut_points(0, 12, 25)
+        finally:
+            await reader.stop()
 
-    def assign(self, tps):
-        pass
-
-    def seek(self, tp, offset):
-        self.at = offset
-
-    async def getmany(self, tp, timeout_ms):
-        batch = self.messages[self.at:self.at + 5]
-        self.at += len(batch)
-        return {tp: batch} if batch else {}
-
-    async def position(self, tp):
-        return self.at
-
-    async def beginning_offsets(self, tps):
-        return {tp: self.first for tp in tps}
-
-    async def list_consumer_group_offsets(self, group, partitions):
-        return {tp: OffsetAndMetadata(self.committed, "") for tp in partitions if self.committed is not None}
-
-
-def _read(log: _Log, monkeypatch, read):
-    """What ``read(reader)`` returns from a reader whose clients are ``log``."""
-    async def ends(reader, tps):
-        return {tp: len(log.messages) for tp in tps}
-
-    monkeypatch.setattr(windowlog, "partition_ends", ends)
-    reader = WindowLogReader(load_settings(env={}), 1)
-    reader._consumer, reader._admin = log, log
-    return asyncio.run(read(reader))
-
-
-@pytest.mark.parametrize("first, committed, resumed", [(0, None, 0), (100, None, 100), (100, -1, 100), (100, 150, 150),
-                                                       # retention removed the committed offset: the partition's first
-                                                       (100, 40, 100)])
-def test_delivery_resumes_at_the_committed_offset_unless_retention_removed_it(monkeypatch, first, committed, resumed):
-    assert _read(_Log(first=first, committed=committed), monkeypatch, lambda reader: reader.resume_offset(0)) == resumed
-
-
-def test_the_cut_points_are_read_back_from_a_log_longer_than_the_first_read(monkeypatch):
-    # the broker test's log, without the broker: partition 0 in windows of 10, partition 1's
-    # elsewhere in the same log partition, more entries than the first read holds
-    zero = [(0, 10 * i, 10 * i + 9) for i in range(2 * FIRST_READ)]
-    one = [(1, 7 * i, 7 * i + 6) for i in range(2 * FIRST_READ)]
-    log = _Log([entry for pair in zip(zero, one) for entry in pair])
-
-    async def read(reader):
-        return [await reader.cut_points(0, 12, None), await reader.cut_points(0, 10, 200),
-                await reader.cut_points(0, 19, 199), await reader.cut_points(0, 0, 200)]
-
-    from_12, from_10, from_19, from_0 = _read(log, monkeypatch, read)
-    ends = [10 * i + 9 for i in range(2 * FIRST_READ)]
-    assert from_12 == (ends[1:], (10, 19))
-    assert from_10 == ([19 + 10 * i for i in range(19)], None)
-    assert from_19 == ([19 + 10 * i for i in range(18)], (10, 19))
-    assert from_0 == (ends[:20], None)
-
-
-def test_cut_points_beyond_the_inputs_end_are_counted_in_the_warning_and_ignored(monkeypatch, caplog):
-    log = _Log([(0, 0, 9), (1, 0, 4), (0, 10, 19), (0, 20, 29), (0, 30, 39)])
     with caplog.at_level(logging.WARNING, logger="setveil.streams"):
-        cut = _read(log, monkeypatch, lambda reader: reader.cut_points(0, 12, 25))
+        cut = asyncio.run(run())
     assert cut == ([19], (10, 19))
-    assert [record.getMessage() for record in caplog.records] == [
-        f"window log {load_settings(env={}).topics.windows}: partition 0 has 2 cut points beyond the input's end; "
+    # the two stale points, not the three from the start on
+    assert [record.getMessage() for record in caplog.records if record.name == "setveil.streams"] == [
+        f"window log {settings.topics.windows}: partition 0 has 2 cut points beyond the input's end; "
         "ignored (was the input topic re-created?)"]
