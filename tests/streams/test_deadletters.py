@@ -1,18 +1,17 @@
 """Dead letters read back from their headers: a record's original bytes are never decoded."""
 
 import asyncio
-import contextlib
 import re
+import time
 from collections import Counter
-from types import SimpleNamespace
 
 import msgpack
+import pytest
 
+from setveil.streams import kafka
 from setveil.streams.codec import REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE
-from setveil.streams import deadletters
 from setveil.streams.deadletters import DeadLetters, collect_dead_letters, read_dead_letter, take
 from setveil.streams.display import DeadLetterDisplay
-from setveil.streams.settings import load_settings
 
 
 def headers(ce_type, ce_id, **setveil):
@@ -134,29 +133,38 @@ def test_the_summary_counts_every_window_failed_closed_and_names_each_cause_once
         "input messages dead-lettered 0")
 
 
-def _record_letter(offset: int) -> SimpleNamespace:
-    return SimpleNamespace(headers=[("ce_type", REJECTED_RECORD_TYPE.encode()), ("ce_id", f"in/0/{offset}".encode()),
-                                    ("setveil_kind", b"malformed"), ("setveil_reason", b"r")], value=b"secret")
+@pytest.mark.slow
+def test_tail_shows_each_letter_once_and_waits_idle_seconds_after_the_last_one(make_settings):
+    settings = make_settings(topics__partitions=1)
+    idle, apart = 2.0, 0.6
 
+    async def run():
+        await kafka.ensure_topics(settings, [settings.topics.dlq])
+        producer = kafka.producer(settings)
+        await producer.start()
+        try:
+            async def send(*offsets):
+                for offset in offsets:
+                    ce_id = f"{settings.topics.input}/0/{offset}".encode()
+                    await producer.send_and_wait(settings.topics.dlq, b"secret", partition=0, headers=[
+                        ("ce_type", REJECTED_RECORD_TYPE.encode()), ("ce_id", ce_id), ("setveil_kind", b"malformed"),
+                        ("setveil_reason", b"r")])
 
-def test_tail_shows_each_letter_once_and_waits_idle_seconds_after_the_last_one(monkeypatch):
-    # fetches as (the clock then, the letters): tail began at 0; idle is 5 s
-    fetches = iter([(1, [0]), (4, []), (5, [0, 1]), (9, []), (10, [2]), (14, []), (16, []), (99, [3])])
-    clock = [0.0]
+            await send(0)
+            shown = []
+            tail = asyncio.create_task(collect_dead_letters(settings, idle, on_letter=shown.append))
+            # letters keep coming, each well within idle of the one before, until past idle seconds
+            # after tail began; a re-delivered copy of the first among them
+            for offsets in ((0, 1), (2,), (3,), (4,), (5,)):
+                await asyncio.sleep(apart)
+                await send(*offsets)
+            last = time.monotonic()
+            out = await asyncio.wait_for(tail, 5 * idle)
+            return shown, out, time.monotonic() - last
+        finally:
+            await producer.stop()
 
-    async def fetch(consumer, note):
-        at, offsets = next(fetches)
-        clock[0] = at
-        return {"in/0": [_record_letter(offset) for offset in offsets]} if offsets else {}
-
-    @contextlib.asynccontextmanager
-    async def reading_from_start(settings, topic, what, setting):
-        yield None
-
-    monkeypatch.setattr(deadletters, "kafka", SimpleNamespace(reading_from_start=reading_from_start, fetch=fetch))
-    monkeypatch.setattr(deadletters, "time", SimpleNamespace(monotonic=lambda: clock[0]))
-    shown = []
-    out = asyncio.run(collect_dead_letters(load_settings(env={}), 5.0, on_letter=shown.append))
-    # offset 2 came 5 s after offset 1, 10 s after tail began; the copy of offset 0 is counted, not shown
-    assert [letter.where for letter in shown] == ["in/0/0", "in/0/1", "in/0/2"]
-    assert (out.letters, out.duplicates, out.records) == (3, 1, {"malformed": 3})
+    shown, out, waited = asyncio.run(run())
+    assert [letter.where.rsplit("/", 1)[1] for letter in shown] == ["0", "1", "2", "3", "4", "5"]
+    assert (out.letters, out.duplicates, out.records) == (6, 1, {"malformed": 6})
+    assert waited > idle - 0.5  # the last letter was acknowledged a moment after tail read it
