@@ -130,10 +130,9 @@ def refuse_held_count(count: int, available: int, batch: int, partitions: int, l
               f"even the sample's {available} are too few: give a smaller --batch, window.min_transactions or "
               "topics.partitions")
     raise ParameterError("count", f"--count {count} leaves {counted(got[short], 'transaction')} on partition {short} "
-                         "(the demo "
-                         f"deals them --batch {batch} at a time to each of its {partitions} partitions in turn), fewer "
-                         f"than the {least} a worker holds until a window has (window.min_transactions), so they "
-                         f"would not come back: {advice}")
+                         f"(the demo deals them --batch {batch} at a time to each of its {partitions} partitions in "
+                         f"turn), fewer than the {least} a worker holds until a window has (window.min_transactions), "
+                         f"so they would not come back: {advice}")
 
 
 def coherence(sensitive: Path, public: Path) -> Configured:

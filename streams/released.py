@@ -112,8 +112,7 @@ class Released:
             missing = n - int(((tids >= 0) & (tids < n)).sum())
             raise ReleaseError(f"the batches hold {n} transactions, but not every tid from 0 to {n - 1}: "
                                f"{counted(missing, 'tid', ('is', 'are'))} missing (dead-lettered, not emitted yet, or "
-                               "merged into "
-                               "another record's transaction by window.merge_subjects?)")
+                               "merged into another record's transaction by window.merge_subjects?)")
         # no two are alike, so the tids are 0..n-1 and a transaction's tid is its position
         return build(None), windows
 

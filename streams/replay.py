@@ -113,9 +113,8 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         # no tid in the reasons: a record's own may be the producer's id for a person
         if max_bytes is not None and len(value) > max_bytes:
             raise ParameterError("batch", f"a message of {counted(len(records), 'record')} would be {len(value)} "
-                                          "bytes, over "
-                                          f"records.max_message_bytes={max_bytes}, which the workers dead-letter: "
-                                          + advice)
+                                          f"bytes, over records.max_message_bytes={max_bytes}, which the workers "
+                                          f"dead-letter: {advice}")
         # the settings let records.max_message_bytes be producer.max_request_bytes, and a value
         # that fits the one may not fit the other with its framing: the client's refusal came as
         # the broker's, "stopped taking messages after 0 transactions were sent"
@@ -124,9 +123,9 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
             if framed > max_request_bytes:
                 raise ParameterError("producer.max_request_bytes",
                                      f"a message of {counted(len(records), 'record')} would be {framed} bytes as "
-                                     "the Kafka "
-                                     f"client counts it (with its key and framing), over producer.max_request_bytes="
-                                     f"{max_request_bytes}, which the client refuses to send: {advice}")
+                                     "the Kafka client counts it (with its key and framing), over "
+                                     f"producer.max_request_bytes={max_request_bytes}, which the client refuses to "
+                                     f"send: {advice}")
         return value
 
     total = len(window) if count is None else min(count, len(window))

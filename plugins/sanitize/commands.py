@@ -291,8 +291,7 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {counted(runs, 'run')}; memory of one more run, forked: its peak resident "
-               "memory "
-               "(peak_mib), what it added (run_mib), its processes' together (tree_mib, sampled)")
+               "memory (peak_mib), what it added (run_mib), its processes' together (tree_mib, sampled)")
     click.echo(f"# {machine()}")
     rows: list[dict] = []
     refused = died = made = 0
