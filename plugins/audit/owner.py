@@ -101,12 +101,13 @@ def _false_itemsets(collection: ItemsetCollection, rng: np.random.Generator, cou
     n_items = len(collection.labels)
     # room is capped at count so that it fits an int64 (C(n, k) need not) and costs nothing to sum
     room = np.array([min(math.comb(n_items, int(s)) - int(f), count) for s, f in zip(sizes, frequent)], dtype=np.int64)
-    if count > room.sum():
-        n = len(collection)
-        largest = _largest_share(int(room.sum()), n)
-        raise ParameterError("add", f"asks for {count:,} false itemsets, but only {int(room.sum()):,} "
-                                    f"{'itemset' if room.sum() == 1 else 'itemsets'} of the published sizes over the "
-                                    f"{n_items} frequent items {'is' if room.sum() == 1 else 'are'} not frequent "
+    available = int(room.sum())
+    if count > available:
+        largest = _largest_share(available, len(collection))
+        one = available == 1
+        raise ParameterError("add", f"asks for {count:,} false itemsets, but only {available:,} "
+                                    f"{'itemset' if one else 'itemsets'} of the published sizes over the "
+                                    f"{n_items} frequent items {'is' if one else 'are'} not frequent "
                                     f"(--add {largest:g} at most)")
     false: list[tuple[np.ndarray, float]] = []
     for size, wanted in zip(sizes, _counts_per_size(frequent, room, count, rng)):

@@ -51,10 +51,10 @@ def sanitize_violations(
 def _not_emptied(original: Window, release: Window) -> Iterator[Violation]:
     emptied = (original.lengths > 0) & (release.lengths == 0)
     if emptied.any():
+        count = int(emptied.sum())
         yield Violation(
             "emptied",
-            f"{counted(int(emptied.sum()), 'transaction')} with items "
-            f"{'was' if emptied.sum() == 1 else 'were'} released empty",
+            f"{counted(count, 'transaction')} with items {'was' if count == 1 else 'were'} released empty",
             transaction=int(np.flatnonzero(emptied)[0]),
         )
 
