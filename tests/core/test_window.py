@@ -180,3 +180,38 @@ def test_copies_of_one_vocabulary_are_checked_once_and_grow_alone():
     assert second.vocab is not first.vocab and second.vocab.labels is first.vocab.labels
     assert first.vocab.intern("z") == 3 and "z" not in second.vocab and "z" not in window.vocab
     assert list(second) == [["a", "b"], ["c"]] and detached(first)[0].vocab.labels == ("a", "b", "c", "z")
+
+
+def test_a_window_refuses_tids_that_are_not_one_per_transaction():
+    vocab = Vocabulary(["a", "b"])
+    with pytest.raises(ValueError, match="tids must have one entry per transaction"):
+        Window(vocab, [0, 1, 2], [0, 1], tids=["t0"])
+
+
+def test_from_flat_sorts_each_transaction_of_a_window_whose_positions_times_items_pass_2_to_the_31():
+    # the sort key is position * (largest id + 1) + id: 50,000 transactions over 50,000 items
+    # reach 2.5e9, past int32, where a key computed in int32 wraps and mixes transactions
+    n = 50_000
+    ids = np.empty(2 * n, dtype=np.int32)
+    ids[0::2], ids[1::2] = n - 1, np.arange(n) % (n - 1)
+    window = Window.from_flat(Vocabulary(str(i) for i in range(n)), np.full(n, 2), ids)
+    assert window.indptr[-1] == 2 * n
+    expected = np.sort(ids.reshape(n, 2), axis=1).ravel()
+    assert np.array_equal(window.indices, expected)
+
+
+def test_slices_and_take_keep_the_tids_a_window_has():
+    # a file's own tids (anonymize --window) must come out with their transactions
+    window = Window.from_transactions([["a"], ["b"], ["c"]], tids=["v7", "v3", "v9"])
+    assert [p.tids for p in window.slices(2)] == [["v7", "v3"], ["v9"]]
+    assert window.take([2, 0]).tids == ["v9", "v7"]
+    assert window.take([False, True, False]).tids == ["v3"]
+
+
+def test_relabel_sorts_rows_next_to_empty_transactions():
+    # rows that start or end the window empty share their boundary offset with a neighbour
+    vocab = Vocabulary(["a", "b", "c"])
+    for indptr, indices, rows in [([0, 0, 2], [2, 0], [[], ["a", "c"]]), ([0, 2, 2], [2, 0], [["a", "c"], []]),
+                                  ([0, 0, 2, 2, 4], [1, 0, 2, 1], [[], ["a", "b"], [], ["b", "c"]])]:
+        relabeled = Window(vocab, indptr, indices).relabel(Vocabulary(["a", "b", "c", "d"]))
+        assert list(relabeled) == rows
