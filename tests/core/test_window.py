@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setveil.core.bitset import clear, holds, members, popcount, row_members
+from setveil.core.errors import ContractError
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import DuplicateItem, Window, detached
 
@@ -215,3 +216,47 @@ def test_relabel_sorts_rows_next_to_empty_transactions():
                                   ([0, 0, 2, 2, 4], [1, 0, 2, 1], [[], ["a", "b"], [], ["b", "c"]])]:
         relabeled = Window(vocab, indptr, indices).relabel(Vocabulary(["a", "b", "c", "d"]))
         assert list(relabeled) == rows
+
+
+def test_a_read_only_copy_made_writable_again_leaves_the_original_as_it_was():
+    window = Window.from_transactions([["a", "b"], ["c"]])
+    copy = window.read_only_copy()
+    with pytest.raises(ValueError, match="read-only"):
+        copy.indices[0] = 2
+    copy.indices.flags.writeable = copy.indptr.flags.writeable = True
+    copy.indices[:] = 2
+    copy.indptr[1] = 0
+    assert list(window) == [["a", "b"], ["c"]]
+
+
+def test_detached_copies_share_no_memory_with_the_windows_they_copy():
+    window = Window.from_transactions([["a", "b"], ["c"]])
+    copy, = detached(window)
+    assert not np.shares_memory(copy.indices, window.indices)
+    assert not np.shares_memory(copy.indptr, window.indptr)
+    assert window.indices.flags.writeable  # the plugin's own window is left as it was
+    window.indices[0] = 2
+    assert list(copy) == [["a", "b"], ["c"]]
+
+
+def test_detached_windows_over_unrelated_vocabularies_keep_their_own_labels():
+    # only labels that extend one another's share a snapshot: x, y is no prefix of a, b, c
+    first = Window.from_transactions([["a", "b"], ["c"]])
+    second = Window.from_transactions([["x"], ["y", "x"]])
+    copies = detached(first, second)
+    assert [list(copy) for copy in copies] == [[["a", "b"], ["c"]], [["x"], ["x", "y"]]]
+
+
+def test_detached_refuses_a_vocabulary_with_a_label_that_is_not_a_str_or_is_there_twice():
+    with pytest.raises(ContractError, match="a label that is not a str, or one label twice"):
+        detached(Window(Vocabulary(["a", 7]), [0, 2], [0, 1]))
+
+    class Twice(Vocabulary):
+        __slots__ = ()
+
+        @property
+        def labels(self):
+            return ("a", "a")
+
+    with pytest.raises(ContractError, match="a label that is not a str, or one label twice"):
+        detached(Window(Twice(["a", "b"]), [0, 2], [0, 1]))
