@@ -260,3 +260,14 @@ def test_detached_refuses_a_vocabulary_with_a_label_that_is_not_a_str_or_is_ther
 
     with pytest.raises(ContractError, match="a label that is not a str, or one label twice"):
         detached(Window(Twice(["a", "b"]), [0, 2], [0, 1]))
+
+
+def test_a_boolean_mask_longer_than_what_it_masks_is_refused():
+    # a mask of another window's transactions or vocabulary is a plugin's mistake, not a choice
+    window = Window.from_transactions([["a", "b"], ["c"]])
+    with pytest.raises(ValueError, match=r"suppress was given a boolean mask of shape \(4,\); a mask holds one entry "
+                                         r"per vocabulary item \(3\)"):
+        window.suppress([True, False, False, False])
+    with pytest.raises(ValueError, match=r"take was given a boolean mask of shape \(3,\); a mask holds one entry per "
+                                         r"transaction \(2\)"):
+        window.take([True, False, False])
