@@ -316,3 +316,12 @@ def test_with_merged_subjects_a_repeated_message_counts_for_no_subject():
     windower.add(tid_message(2, 5, subjects=["u"]))
     (cut,) = windower.cuts(now=10.0)
     assert len(cut.messages) == 3 and list(cut.repeated_tids) == [1]
+
+
+def test_a_window_whose_messages_reach_max_bytes_exactly_is_cut_at_once():
+    # "as soon as ... messages of max_bytes in all" are pending: not max_seconds later
+    w = Windower(max_transactions=100, min_transactions=1, max_seconds=60, max_bytes=100)
+    w.add(Message(0, [RECORD], 0.0, size=40))
+    assert w.cuts(now=0.0) == []
+    w.add(Message(1, [RECORD], 0.0, size=60))
+    assert [[m.offset for m in c.messages] for c in w.cuts(now=0.0)] == [[0, 1]]
