@@ -94,6 +94,7 @@ def test_windows_tile_the_accepted_messages(steps, max_tx, min_tx, max_seconds, 
             windower.plan([offset + value])
         cuts = windower.cuts(now)
         for index, cut in enumerate(cuts):
+            assert cut.messages  # a window of nothing has no offsets, hence no id
             windows.append(cut)
             if cut.planned:
                 continue  # honoured whatever its size
@@ -325,3 +326,16 @@ def test_a_window_whose_messages_reach_max_bytes_exactly_is_cut_at_once():
     assert w.cuts(now=0.0) == []
     w.add(Message(1, [RECORD], 0.0, size=60))
     assert [[m.offset for m in c.messages] for c in w.cuts(now=0.0)] == [[0, 1]]
+
+
+def test_a_planned_window_whose_messages_were_all_dead_lettered_is_no_window():
+    windower = Windower(max_transactions=100, min_transactions=1, max_seconds=60)
+    windower.plan([1, 3])
+    windower.add(message(0))
+    windower.skip(1)
+    assert [(c.first_offset, c.last_offset) for c in windower.cuts(now=0.0)] == [(0, 0)]
+    windower.skip(2)
+    windower.skip(3)
+    assert windower.cuts(now=0.0) == [] and not windower.cut_points
+    windower.add(message(4))
+    assert [(c.first_offset, c.last_offset, c.planned) for c in windower.cuts(now=60.0)] == [(4, 4, False)]
