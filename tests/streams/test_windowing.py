@@ -339,3 +339,11 @@ def test_a_planned_window_whose_messages_were_all_dead_lettered_is_no_window():
     assert windower.cuts(now=0.0) == [] and not windower.cut_points
     windower.add(message(4))
     assert [(c.first_offset, c.last_offset, c.planned) for c in windower.cuts(now=60.0)] == [(4, 4, False)]
+
+
+def test_a_repeated_tid_is_named_by_the_offset_that_has_it_and_the_record_that_repeats_it():
+    # the dead letter's reason: which record of an array, which offset, never the tid itself
+    cut = Cut([tid_message(0, "patient-7"), tid_message(1, "patient-7"), tid_message(2, None, "patient-7")])
+    assert cut.repeated_tids == {
+        1: "'tid' repeats that of a record at offset 0, in the same window",
+        2: "record 1 of the array: 'tid' repeats that of a record at offset 0, in the same window"}
