@@ -243,7 +243,10 @@ def fit_rejected_window(key: bytes, value: bytes, headers: list[tuple[str, bytes
 
 def decode_batch(value: bytes) -> dict[str, Any]:
     """A batch as a dict; raises ValueError for anything that is not a ``setveil.batch/1`` map."""
-    batch = msgpack.unpackb(value, raw=False, strict_map_key=False)
+    try:
+        batch = msgpack.unpackb(value, raw=False, strict_map_key=False)
+    except TypeError:  # a list or map as a map key: Python cannot hash it
+        raise ValueError(f"not a {BATCH_SCHEMA} message: a map key is a list or a map") from None
     if not isinstance(batch, dict) or batch.get("schema") != BATCH_SCHEMA:
         raise ValueError(f"not a {BATCH_SCHEMA} message")
     return batch

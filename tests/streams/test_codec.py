@@ -293,3 +293,12 @@ def test_a_window_dead_letter_within_the_limit_is_sent_as_it_is():
     value, headers = rejected_window_message(REF, MODEL, reason, "timeout", 10, "setveil/g")
     limit = largest_window_dead_letter("in", MODEL, "setveil/g")
     assert fit_rejected_window(b"in/3", value, headers, limit) == (value, headers, reason)
+
+
+@pytest.mark.parametrize("value", [msgpack.packb([{"schema": BATCH_SCHEMA}]), msgpack.packb("setveil.batch/1"),
+                                   b"\x81\x90\x01", msgpack.packb({"schema": BATCH_SCHEMA})[:-3]],
+                         ids=["array", "string", "list-key", "truncated"])
+def test_anything_but_a_batch_map_is_a_value_error_to_decode_batch(value):
+    # what its docstring promises a consumer that catches ValueError; a map keyed by a list was a TypeError
+    with pytest.raises(ValueError):
+        decode_batch(value)
