@@ -302,3 +302,10 @@ def test_anything_but_a_batch_map_is_a_value_error_to_decode_batch(value):
     # what its docstring promises a consumer that catches ValueError; a map keyed by a list was a TypeError
     with pytest.raises(ValueError):
         decode_batch(value)
+
+
+def test_two_records_sent_as_one_message_are_named_as_more_than_one_object():
+    # the reason a producer's developer reads: two packed maps are not a broken map
+    with pytest.raises(MessageRejected) as info:
+        decode_message(msgpack.packb({"items": ["a"]}) * 2, 1 << 20)
+    assert (info.value.kind, info.value.reason) == ("malformed", "more than one msgpack object in the message")
