@@ -309,3 +309,19 @@ def test_two_records_sent_as_one_message_are_named_as_more_than_one_object():
     with pytest.raises(MessageRejected) as info:
         decode_message(msgpack.packb({"items": ["a"]}) * 2, 1 << 20)
     assert (info.value.kind, info.value.reason) == ("malformed", "more than one msgpack object in the message")
+
+
+@pytest.mark.parametrize("reason", ["x" * 600, "é" * 300, "x" * 300 + "€" * 100])
+def test_a_window_dead_letter_is_fitted_to_every_limit_that_has_room_for_the_cut_mark(reason):
+    # every limit from below the smallest dead letter to the whole one: each cut ends (a cut by
+    # half the excess rounded down stops at an excess of 1 and never ends), and fits when it can
+    key = b"in/3"
+    value, headers = rejected_window_message(REF, MODEL, reason, "infeasible", 10, "setveil/g")
+    smallest = message_bytes(key, *rejected_window_message(REF, MODEL, CUT_MARK, "infeasible", 10, "setveil/g"))
+    for limit in range(smallest - 2, message_bytes(key, value, headers) + 1):
+        fitted, fitted_headers, cut = fit_rejected_window(key, value, headers, limit)
+        if limit >= smallest:
+            assert message_bytes(key, fitted, fitted_headers) <= limit, limit
+        else:
+            assert cut == CUT_MARK, limit  # nothing fits: the least it can send
+        assert reason.startswith(cut.removesuffix(CUT_MARK))
