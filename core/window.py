@@ -297,12 +297,18 @@ def detached(*windows: Window) -> tuple[Window, ...]:
 
 
 def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.ndarray:
-    """Ids or positions as int64; a boolean mask as the positions where it is True. Converted as
-    numbers, a mask chose 0 and 1 alone: suppress(window.supports < k) removed items 0 and 1, not
-    the rare ones (QA as a plugin author)."""
+    """Ids or positions as int64, each refused outside 0 to ``size`` - 1; a boolean mask as the
+    positions where it is True. Converted as numbers, a mask chose 0 and 1 alone:
+    suppress(window.supports < k) removed items 0 and 1, not the rare ones (QA as a plugin author)."""
     given = np.asarray(chosen)
     if given.dtype != bool:
-        return given.astype(np.int64, copy=False)
+        ids = given.astype(np.int64, copy=False)
+        if ids.size and not 0 <= ids.min() <= ids.max() < size:
+            # numpy reads -1 as the last entry, and Vocabulary.ids gives -1 for a label it lacks
+            outside = int(ids[(ids < 0) | (ids >= size)].flat[0])
+            hint = " (Vocabulary.ids gives -1 for a label it lacks)" if entry == "vocabulary item" else ""
+            raise ValueError(f"{method} was given {entry} {outside}; {entry}s run from 0 to {size - 1}{hint}")
+        return ids
     if given.shape != (size,):
         raise ValueError(f"{method} was given a boolean mask of shape {given.shape}; a mask holds one entry per "
                          f"{entry} ({size})")

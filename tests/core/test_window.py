@@ -271,3 +271,17 @@ def test_a_boolean_mask_longer_than_what_it_masks_is_refused():
     with pytest.raises(ValueError, match=r"take was given a boolean mask of shape \(3,\); a mask holds one entry per "
                                          r"transaction \(2\)"):
         window.take([True, False, False])
+
+
+def test_an_id_or_position_outside_the_window_is_refused_not_read_from_the_end():
+    # vocab.ids() gives -1 for a label the vocabulary lacks, and numpy reads -1 as the last entry:
+    # suppress(vocab.ids(["a", "z"])) removed a and, in silence, whatever item was interned last
+    window = Window.from_transactions([["a", "b", "c"], ["c", "d"], ["c", "b"]])
+    with pytest.raises(ValueError, match=r"suppress was given vocabulary item -1; vocabulary items run from 0 to 3 "
+                                         r"\(Vocabulary.ids gives -1 for a label it lacks\)"):
+        window.suppress(window.vocab.ids(["a", "z"]))
+    with pytest.raises(ValueError, match=r"take was given transaction 3; transactions run from 0 to 2$"):
+        window.take([0, 3])
+    with pytest.raises(ValueError, match=r"keep_occurrences was given occurrence -2; occurrences run from 0 to 6$"):
+        window.keep_occurrences([0, -2])
+    assert list(window.suppress(window.vocab.ids(["a", "d"]))) == [["b", "c"], ["c"], ["b", "c"]]
