@@ -347,3 +347,15 @@ def test_a_repeated_tid_is_named_by_the_offset_that_has_it_and_the_record_that_r
     assert cut.repeated_tids == {
         1: "'tid' repeats that of a record at offset 0, in the same window",
         2: "record 1 of the array: 'tid' repeats that of a record at offset 0, in the same window"}
+
+
+def test_the_first_unwindowed_offset_is_the_first_held_one_or_the_one_after_everything_seen():
+    # where a replan reads the window log from, and the lag gauge counts from
+    windower = Windower(max_transactions=2, min_transactions=1, max_seconds=60)
+    assert windower.first_unwindowed == 0
+    windower.add(message(3))
+    assert windower.first_unwindowed == 3
+    windower.add(message(4))
+    windower.skip(5)
+    assert [(c.first_offset, c.last_offset) for c in windower.cuts(now=0.0)] == [(3, 4)]
+    assert windower.first_unwindowed == 6
