@@ -19,6 +19,7 @@ from setveil.streams.codec import (
     encode_batch,
     event_source,
     fit_rejected_window,
+    is_integer,
     largest_window_dead_letter,
     message_bytes,
     rejected_message_headers,
@@ -325,3 +326,21 @@ def test_a_window_dead_letter_is_fitted_to_every_limit_that_has_room_for_the_cut
         else:
             assert cut == CUT_MARK, limit  # nothing fits: the least it can send
         assert reason.startswith(cut.removesuffix(CUT_MARK))
+
+
+def test_an_array_of_one_map_is_one_record():
+    records = decode_message(msgpack.packb([{"items": ["a"], "tid": 4}]), 1 << 20)
+    assert [(r.items, r.tid) for r in records] == [(["a"], 4)]
+
+
+def test_a_boolean_is_no_integer_to_the_readers_of_batches_and_dead_letters():
+    assert (is_integer(7), is_integer(0), is_integer(True), is_integer(False), is_integer(7.0)) == (
+        True, True, False, False, False)
+
+
+def test_header_values_are_utf_8():
+    # a consumer group (hence ce_source) and a reason may hold any character
+    reason = "'tid' is a boolean, expected …"
+    headers = dict(rejected_message_headers("invalid", reason, "in", 0, 1, "setveil/gruppé"))
+    assert headers["ce_source"].decode("utf-8") == "setveil/gruppé"
+    assert headers["setveil_reason"].decode("utf-8") == reason
