@@ -285,3 +285,18 @@ def test_an_id_or_position_outside_the_window_is_refused_not_read_from_the_end()
     with pytest.raises(ValueError, match=r"keep_occurrences was given occurrence -2; occurrences run from 0 to 6$"):
         window.keep_occurrences([0, -2])
     assert list(window.suppress(window.vocab.ids(["a", "d"]))) == [["b", "c"], ["c"], ["b", "c"]]
+
+
+def test_a_window_reads_its_tids_labels_in_id_order_and_every_item_as_a_column():
+    vocab = Vocabulary(["b", "a", "unused"])
+    window = Window(vocab, [0, 2, 3], [0, 1, 1], tids=["t9", "t2"])
+    assert (window.tid(1), window.with_tids(None).tid(1)) == ("t2", 1)
+    assert window.labels(0) == ["b", "a"]  # id order, as iteration gives them
+    assert window.matrix().shape == (2, 3)  # an item no transaction holds is a column of zeros
+    assert window.matrix().toarray().tolist() == [[1, 1, 0], [0, 1, 0]]
+
+
+def test_empty_and_concat_of_nothing_keep_the_vocabulary_given():
+    vocab = Vocabulary(["a"])
+    for window in (Window.empty(vocab), Window.concat([], vocab)):
+        assert (len(window), window.n_occurrences, window.tids, window.vocab) == (0, 0, [], vocab)
