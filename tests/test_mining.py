@@ -5,10 +5,11 @@ import gc
 import itertools
 import random
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.errors import own_words
@@ -149,3 +150,17 @@ def test_a_budget_counts_only_the_itemsets_of_the_sizes_asked_for():
     # [a, b] holds a, b and ab: one itemset of size 2, within a budget of 1
     window = Window.from_transactions([["a", "b"]])
     assert list(frequent_itemsets(window, 1, min_size=2, budget=1).values()) == [1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=databases, min_support=st.integers(1, 3), sizes=st.tuples(st.integers(1, 7), st.integers(1, 7)))
+@example(rows=[["a", "b", "c"]], min_support=1, sizes=(3, 2))
+def test_only_itemsets_within_both_size_bounds_are_listed_and_counted(rows, min_support, sizes):
+    # a max_size below min_size bounds every size away: pyfim refuses a zmax below zmin, and the
+    # bound raised to min_size listed the itemsets of min_size items ([a, b, c] gave abc for sizes 3..2)
+    window = Window.from_transactions(rows)
+    low, high = sizes
+    expected = {s: c for s, c in brute_force(window, min_support).items() if low <= len(s) <= high}
+    assert frequent_itemsets(window, min_support, min_size=low, max_size=high) == expected
+    spectrum = itemset_spectrum(_rows(window, None), min_support, high, low)
+    assert {size: count for size, count in spectrum.items() if count} == dict(Counter(len(s) for s in expected))
