@@ -55,3 +55,23 @@ def test_one_count_under_a_tiny_share_floors_in_python_integers():
     # AttributeError (a Python integer has no astype)
     assert Share.of(1e-20).floor_of(5) == 0 and Share.of(1e-20).floor_of(10**21) == 10
     assert Share.of(0.7).floor_of(np.int64(90)) == 63
+
+
+@given(share=SHARES, s=st.lists(st.integers(0, 2**40), min_size=1, max_size=20))
+def test_one_count_floors_as_many_do(share, s):
+    # one count is floored in Python integers, as many are in int64: 0.57·7 = 3.99 floors to 3, not 4
+    exact = Fraction(share)
+    typed = Share.of(float(share))
+    assert [int(typed.floor_of(b)) for b in s] == [int(exact * b) for b in s] == typed.floor_of(np.array(s)).tolist()
+
+
+@given(share=st.sampled_from(["0.5", "0.7", "0.9999999999"]), data=st.data())
+def test_products_at_the_int64_boundary_compare_exactly(share, data):
+    # counts past 2**61 times the denominator 2 of 0.5 pass 2**63, where int64 wraps to a
+    # negative, though not 2**64: the products must go to Python integers from 2**62 on
+    s = data.draw(st.lists(st.integers(2**61, 2**63 - 1), min_size=1, max_size=5))
+    k = [data.draw(st.integers(x - 4, x)) for x in s]
+    exact = Fraction(share)
+    typed = Share.of(float(share))
+    assert typed.exceeded(np.array(k), np.array(s)).tolist() == [Fraction(a) > exact * b for a, b in zip(k, s)]
+    assert typed.floor_of(np.array(s)).tolist() == [int(exact * b) for b in s]
