@@ -328,6 +328,22 @@ def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions(
     assert sorted(triples.cover(0).tolist()) == [0, 1]
 
 
+def test_a_level_holds_only_the_qids_its_records_hold_now():
+    # Algorithm 1 generates the qids of the records as they are: every pair and triple of
+    # {0, 1, 2, 3} has support 3 and 2 (records 0, 1 and one more for a pair). Record 0, the
+    # buffer's, then loses item 2, as a sanitized pair would make it: of the triples only
+    # {0, 1, 3} is still its own. {0, 2, 3} and {1, 2, 3} (record 1 alone holds them now, so
+    # they are free) extend the pairs {0, 2} and {1, 2}, which record 0 no longer holds.
+    rows = [[0, 1, 2, 3, 9], [0, 1, 2, 3], [0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3], [0], [1], [2], [3]]
+    table = table_of(rows, 10, [9])
+    buffer = QidBuffer(table, np.array([0]), 1_000_000)
+    pairs = buffer.extend(buffer.singletons())
+    assert pairs.sets.tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]] and pairs.sup.tolist() == [3] * 6
+    table.delete_one(2, 0)
+    triples = buffer.extend(pairs)
+    assert triples.sets.tolist() == [[0, 1, 3]] and triples.sup.tolist() == [2]
+
+
 @pytest.mark.parametrize("t_max, noted", [("4", False), ("3.9", True)])
 def test_dense_records_are_noted_only_when_t_max_is_below_their_cost_floor(t_max, noted):
     # records of 4 items: a part's domain holds at most its 4·|T| occurrences, so eq. 8 gives
