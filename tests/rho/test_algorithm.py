@@ -344,6 +344,23 @@ def test_a_level_holds_only_the_qids_its_records_hold_now():
     assert triples.sets.tolist() == [[0, 1, 3]] and triples.sup.tolist() == [2]
 
 
+def test_a_record_parted_from_its_identical_first_generates_its_own_qids_only():
+    # Records 0 and 2 are identical, so only record 0 generates the pairs; record 2 then loses
+    # item 2 and generates on its own from its first row's pair instances, moved to its own
+    # items. Of the triples, {0, 1, 2} is record 0's (support 1 now). {0, 1, 3} is held by
+    # record 4 alone, which has no sensitive item: no buffer record generates it, although its
+    # pairs {0, 1}, {0, 3} and {1, 3} are extendable (mutation review: record 2's instances left
+    # at record 0's positions extended {0, 1} by every item up to record 2's end, record 1's 3 too).
+    rows = [[0, 1, 2, 9], [1, 3, 9], [0, 1, 2, 9], [0, 3, 9], [0, 1, 3], [1, 3], [0], [1], [2], [3]]
+    table = table_of(rows, 10, [9])
+    buffer = QidBuffer(table, np.array([0, 1, 2, 3]), 1_000_000)
+    pairs = buffer.extend(buffer.singletons())
+    assert pairs.sets.tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3]] and pairs.sup.tolist() == [3, 2, 2, 2, 3]
+    table.delete_one(2, 2)
+    triples = buffer.extend(pairs)
+    assert triples.sets.tolist() == [[0, 1, 2]] and triples.sup.tolist() == [1]
+
+
 @pytest.mark.parametrize("t_max, noted", [("4", False), ("3.9", True)])
 def test_dense_records_are_noted_only_when_t_max_is_below_their_cost_floor(t_max, noted):
     # records of 4 items: a part's domain holds at most its 4·|T| occurrences, so eq. 8 gives
