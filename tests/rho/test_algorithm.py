@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .rho_reference import unsafe_rules as reference_rules
+from .test_properties import is_free
 from setveil.core.errors import Infeasible, ParameterError, own_words
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
@@ -18,7 +20,7 @@ from setveil.core.share import Share
 from setveil.core.window import Window
 from setveil.plugins.rho import dnc
 from setveil.plugins.rho.dnc import cost, split
-from setveil.plugins.rho.qids import QidBuffer
+from setveil.plugins.rho.qids import QidBuffer, unsafe_rules
 from setveil.plugins.rho.suppressor import deletions_needed
 from setveil.plugins.rho.table import NotHeld, Table
 
@@ -444,3 +446,35 @@ def test_a_buffer_generates_the_same_levels_whatever_b_max(rows, b_max):
         assert np.array_equal(buffer.items[level.inst_pos], level.sets[level.inst_set, -1])
         for row, qid in zip(level.inst_row, level.inst_set):
             assert set(level.sets[qid].tolist()) <= set(buffer.items[buffer.ptr[row] : buffer.ptr[row + 1]].tolist())
+
+
+RECORDS = st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=6, unique=True).map(sorted), min_size=3, max_size=20)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=RECORDS, rho=st.sampled_from([0.3, 0.5, 0.7]), b_max=st.sampled_from([1, 2, 3, 1_000_000]), data=st.data())
+def test_a_buffer_finds_every_unsafe_rule_of_a_free_qid_of_its_records_after_deletions(rows, rho, b_max, data):
+    # The pass that deletes nothing proves the release safe (Theorem 1), and it sees a table
+    # whose earlier passes deleted items: a buffer of the records holding a sensitive item (6 or
+    # 7) and 3 items, filled to qids of 4 items, must find the unsafe rules of exactly the free
+    # qids of 2 to 4 items of the current records, as the reference counts them.
+    table = table_of(rows, 8, [6, 7])
+    occurrences = [(x, r) for r, row in enumerate(rows) for x in row]
+    deleted = set(data.draw(st.lists(st.sampled_from(occurrences), unique=True, max_size=len(occurrences) // 3)))
+    for x, r in sorted(deleted):
+        table.delete_one(x, r)
+    now = [[x for x in row if (x, r) not in deleted] for r, row in enumerate(rows)]
+    buffer_rows = [r for r, row in enumerate(now) if {6, 7} & set(row) and len(row) >= 3]
+    expected = {(q, e) for q, e in reference_rules(now, {6, 7}, rho, 4) if len(q) >= 2 and is_free(now, q)}
+    found = set()
+    if buffer_rows:
+        buffer = QidBuffer(table, np.array(buffer_rows), b_max)
+        level = buffer.singletons()
+        while level is not None and level.size < 4:
+            level = buffer.extend(level, last=level.size == 3)
+            if level is not None:
+                free = np.flatnonzero(level.free)
+                qid, item, _ = unsafe_rules(table, level.sets, level.sup, level.cover_ptr, level.cover_rows, free,
+                                            Share.of(rho), b_max)
+                found |= {(frozenset(level.sets[q].tolist()), int(e)) for q, e in zip(qid, item)}
+    assert found == expected
