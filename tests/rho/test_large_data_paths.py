@@ -48,6 +48,7 @@ def test_keys_round_trip_sort_as_the_rows_do_and_are_looked_up(case):
     assert len(distinct) == len(set(listed))
     assert (distinct[lookup(distinct, keys)] == keys).all()
     assert (lookup(np.unique(keys[1:]), keys[:1])[0] == -1) == (listed[0] not in set(listed[1:]))
+    assert lookup(distinct[:0], keys).tolist() == [-1] * len(keys)  # no key is in an empty table
 
 
 @pytest.mark.parametrize("n_items, size", [(1 << 21, 3), (40_000, 4)])
