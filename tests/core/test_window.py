@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.bitset import clear, holds, members, popcount, row_members
+from setveil.core.bitset import clear, holds, members, popcount, row_members, set_bits
 from setveil.core.errors import ContractError
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import DuplicateItem, Window, detached
@@ -28,8 +28,8 @@ def test_views_agree_with_the_rows(rows):
 
 @settings(max_examples=100, deadline=None)
 @given(rows=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=6, unique=True), min_size=1, max_size=150),
-       gone=st.lists(st.integers(0, 149)))
-def test_bit_queries_and_clearing_agree_with_the_tidlists(rows, gone):
+       gone=st.lists(st.integers(0, 149)), back=st.lists(st.integers(0, 149)))
+def test_bit_queries_clearing_and_setting_agree_with_the_tidlists(rows, gone, back):
     window = Window.from_transactions(rows)
     items = np.arange(len(window.vocab))
     bits = window.bitsets(items)
@@ -42,6 +42,10 @@ def test_bit_queries_and_clearing_agree_with_the_tidlists(rows, gone):
         gone = [t for t in gone if t < n]
         clear(bits, 0, np.array(gone, dtype=np.int64))
         assert members(bits[0]).tolist() == sorted(set(window.tidset(0).tolist()) - set(gone))
+        # setting a bit that is set, or the same bit twice, leaves it set
+        back = [t for t in back if t < n]
+        set_bits(bits, 0, np.array(back, dtype=np.int64))
+        assert members(bits[0]).tolist() == sorted(set(window.tidset(0).tolist()) - set(gone) | set(back))
 
 
 @settings(max_examples=100, deadline=None)
