@@ -21,7 +21,7 @@ def test_the_empty_qid_counts():
     window = Window.from_transactions([["hiv"], ["hiv"], ["a"]])
     found = violations(window, window)
     assert [(v.itemset, v.target) for v in found] == [((), "hiv")]
-    assert "2/3" in found[0].summary and "hiv" not in found[0].summary
+    assert "a qid of 0 items" in found[0].summary and "2/3" in found[0].summary and "hiv" not in found[0].summary
 
 
 def test_a_window_of_one_record_is_checked():
@@ -49,7 +49,7 @@ def test_a_qid_grows_from_subsets_held_by_only_two_records():
     window = Window.from_transactions([["a", "b", "c", "hiv"], ["a", "b"], ["a", "c"], ["b", "c"], ["x"], ["y"]])
     found = violations(window, window, rho="0.5", qid_size="3")
     assert [(v.itemset, v.target) for v in found] == [(("a", "b", "c"), "hiv")]
-    assert "1/1" in found[0].summary
+    assert "a qid of 3 items infers a sensitive item with confidence 1/1 > rho=0.5" in found[0].summary
 
 
 def test_qid_size_1_checks_every_free_item_against_rho_exactly():
