@@ -1,13 +1,23 @@
-"""The independent checker on hand-made releases."""
+"""The independent checker on hand-made releases, and its report against the literal reference."""
+
+from collections import Counter
+from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from setveil.core.errors import ParameterError
 from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
+from setveil.plugins.rho import checker
+from setveil.plugins.rho.checker import rho_violations
+
+from .rho_reference import unsafe_rules
+from .test_properties import ALPHABET, RHOS, SENSITIVE, is_free, tables
 
 CONTEXT = Context(schema=ItemSchema(private=frozenset({"hiv"})))
 
@@ -126,8 +136,6 @@ def test_qid_size_all_counts_only_the_subsets_of_records_holding_a_sensitive_ite
 def test_qid_size_all_budgets_the_subsets_of_every_sensitive_record_together(monkeypatch):
     # Mutation pass: the budget held against the largest record's subsets alone passed every
     # test. At a budget of 16, two records of 3 items and hiv have 16 subsets each, 32 in all
-    from setveil.plugins.rho import checker
-
     monkeypatch.setattr(checker, "ALL_SUBSETS_BUDGET", 16)
     one = Window.from_transactions([["a", "b", "c", "hiv"], ["x"], ["y"], ["z"]])
     found = violations(one, one, qid_size="all")  # each item held once, with hiv
@@ -141,8 +149,6 @@ def test_qid_size_all_is_sized_on_the_release_not_its_original(monkeypatch):
     # Mutation pass: sizing "all" on the original passed every test. At a budget of 16 the
     # original's record of 5 items and hiv (64 subsets) is refused; its release dropped that hiv,
     # leaves [a, hiv] (4 subsets) and is checked: {a} -> hiv is 1/2, rho itself
-    from setveil.plugins.rho import checker
-
     monkeypatch.setattr(checker, "ALL_SUBSETS_BUDGET", 16)
     rows = [["a", "b", "c", "d", "e", "hiv"], ["a", "hiv"], ["x"], ["y"], ["z"], ["w"]]
     original = Window.from_transactions(rows)
@@ -157,8 +163,6 @@ def test_the_candidates_of_3_items_and_more_are_counted_chunk_at_a_time_and_only
     # support 1, which is not extendable, and of the others only abc (support 2, each pair 3) is
     # free: abd, acd and bcd have the support of ad or bd. One record of L items gives up to
     # C(L, 3) triples, mostly not free (131,000 of a 103-item BMS-WebView-1 record, 296 free).
-    from setveil.plugins.rho import checker
-
     rows = [["a", "b", "c", "d", "e", "hiv"], ["a", "b", "c", "d"], ["a", "b"], ["c", "d"], ["a", "c"], ["b", "c"],
             ["b", "e"], ["e"], ["a"], ["b"], ["c"], ["d"]]
     window = Window.from_transactions(rows)
@@ -185,3 +189,22 @@ def test_the_candidates_of_3_items_and_more_are_counted_chunk_at_a_time_and_only
     assert 0 < max(counted) <= 1
     # abcd would need abd, which is not free
     assert levels[2] is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=tables(), rho=RHOS, qid_size=st.sampled_from([2, 3, 4, "all"]), slice_size=st.integers(1, 8))
+# with slices of one record, the second and third records each give the triple p0 p3 s2, which
+# infers s0 and s1 at 1/2
+@example(rows=[["p0", "p1", "p2", "p3"], ["p0", "p3", "s1", "s2"], ["p3", "s0", "s2", "p0"],
+               ["p0", "p1", "p2", "p4", "s2"], ["p3", "s2"]], rho="0.3", qid_size=3, slice_size=1)
+def test_each_unsafe_rule_of_a_free_qid_is_reported_once_whatever_the_slice_size(rows, rho, qid_size, slice_size):
+    # Mutation pass: merging each slice's candidates without leaving out those an earlier slice
+    # gave reported a rule once per slice that held it, and every test compared sets of rules
+    window = Window.from_transactions(rows)
+    with mock.patch.object(checker, "SLICE", slice_size):
+        limit = len(rows) << len(ALPHABET)  # above the rules a table can hold
+        found = [(frozenset(v.itemset), v.target)
+                 for v in rho_violations(window, window, SENSITIVE, float(rho), qid_size, limit=limit)]
+    longest = max((len(r) for r in rows), default=0)
+    expected = unsafe_rules(rows, SENSITIVE, float(rho), longest if qid_size == "all" else qid_size)
+    assert Counter(found) == Counter((q, e) for q, e in expected if is_free(rows, q))
