@@ -79,3 +79,18 @@ def test_the_km_model_checks_k_transactions_against_m_known_items():
 
     assert failing(k=3, m=1) == ["small-support"]
     assert failing(k=2, m=1) == [] and failing(k=2, m=3) == []
+
+
+def test_each_class_smaller_than_k_is_reported_once_at_its_first_transaction_up_to_the_limit():
+    # Mutation pass: reporting a class at each of its transactions, one class past the limit, or
+    # counting in the summary the classes reported rather than the transactions in them passed
+    # every test. At k=3, x (positions 0 and 2) and z (3) are too small, y (1, 4, 5) is not
+    window = Window.from_transactions([["x"], ["y"], ["x"], ["z"], ["y"], ["y"]])
+    found = list(kanonymity_violations(window, 3))
+    assert [v.transaction for v in found] == [0, 3]
+    assert [v.summary for v in found] == [
+        "a class of 2 identical released transactions is smaller than k=3 (3 transactions are in such classes)",
+        "a class of 1 identical released transaction is smaller than k=3 (3 transactions are in such classes)",
+    ]
+    singles = Window.from_transactions([[f"i{j}"] for j in range(5)])
+    assert [v.transaction for v in kanonymity_violations(singles, 2, limit=3)] == [0, 1, 2]
