@@ -6,6 +6,7 @@ a miner's support that the recount does not confirm."""
 
 from itertools import chain
 
+import numpy as np
 import pytest
 
 from setveil.core.schema import ItemSchema
@@ -136,3 +137,16 @@ def test_a_support_the_recount_does_not_confirm_fails_the_check(monkeypatch):
         itemset: count + (itemset == frozenset({0})) for itemset, count in mined(*args, **kwargs).items()})
     rows = [["p0"], ["p0"], ["p1"], ["p1"]]
     assert found(rows, "1.0", 2, 1) == [("checker", ("p0",), None)]
+
+
+def test_a_release_of_other_length_or_malformed_is_named_so_when_the_checker_is_asked_directly():
+    # Mutation pass: a checker that went on past a release it cannot compare passed every test (the
+    # core asks only aligned pairs), though a plugin's own tests ask model.violations directly: the
+    # windows were unpacked as None, a TypeError where the answer is the shape or the malformed row
+    model = coherence(h="1.0", k="2", p="2", schema=SCHEMA).model
+    window = Window.from_transactions([["p0"], ["p0"], ["p1"]])
+    shorter = Window.from_transactions([["p0"], ["p0"]], vocab=window.vocab)
+    assert [(v.rule, v.transaction) for v in model.violations(window, shorter)] == [("shape", None)]
+    p0, p1 = window.vocab.get("p0"), window.vocab.get("p1")
+    repeated = Window(window.vocab, np.array([0, 1, 3, 4]), np.array([p0, p0, p0, p1], dtype=np.int32))
+    assert [(v.rule, v.transaction) for v in model.violations(window, repeated)] == [("malformed", 1)]
