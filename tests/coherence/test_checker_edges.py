@@ -139,6 +139,17 @@ def test_a_support_the_recount_does_not_confirm_fails_the_check(monkeypatch):
     assert found(rows, "1.0", 2, 1) == [("checker", ("p0",), None)]
 
 
+def test_a_support_the_recount_does_not_confirm_is_no_ground_for_a_breach(monkeypatch):
+    # Mutation pass: a checker that went on to judge the itemset whose support it could not
+    # confirm passed every test. p0 is held 3 times, twice with s0 (2/3, no breach at h=0.7); a
+    # miner that counts it once too few would have had it reported as a breach of 2/2
+    mined = checker.frequent_itemsets
+    monkeypatch.setattr(checker, "frequent_itemsets", lambda *args, **kwargs: {
+        itemset: count - (itemset == frozenset({0})) for itemset, count in mined(*args, **kwargs).items()})
+    rows = [["p0", "s0"], ["p0", "s0"], ["p0"], ["p1"], ["p1"], ["p1"]]
+    assert found(rows, "0.7", 2, 1) == [("checker", ("p0",), None)]
+
+
 def test_a_release_of_other_length_or_malformed_is_named_so_when_the_checker_is_asked_directly():
     # Mutation pass: a checker that went on past a release it cannot compare passed every test (the
     # core asks only aligned pairs), though a plugin's own tests ask model.violations directly: the
