@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from setveil.core.model import Context, Violation
+from setveil.core.model import Context, PrivacyModel, Release, Transformation, Violation
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import added_occurrences, malformed_violation, release_violations, removed_occurrences
@@ -21,6 +21,37 @@ def built(original: Window, rows: list[list[int]]) -> Window:
     """A release a plugin could build from arrays, bypassing the parsers' checks."""
     indptr = np.cumsum([0] + [len(row) for row in rows])
     return Window(original.vocab, indptr, np.array([i for row in rows for i in row], dtype=np.int32))
+
+
+class Trusting(PrivacyModel):
+    """A third party's suppressing model whose checker forgot the structural checks: it finds nothing."""
+
+    name = "trusting"
+    summary = "releases its window as it is"
+    guarantee = "nothing"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+
+    def anonymize(self, window, policy, rng):
+        return Release(window)
+
+    def violations(self, original, release):
+        return []
+
+
+def test_the_core_checks_the_structure_of_a_release_whatever_the_models_checker_forgets():
+    # Mutation pass: the core's own added-item check, or its malformed check, dropped from
+    # release_violations passed every test, as every model shipped checks both itself; the core
+    # checks them "so that no plugin's checker can forget them"
+    original = Window.from_transactions(ORIGINAL)
+    a, s, c, d = (original.vocab.get(label) for label in "ascd")
+    model = Trusting({}, Context())
+    assert list(release_violations(model, original, original, model.context)) == []
+    found = release_violations(model, original, built(original, [[a, s], sorted([a, d]), [c], [d]]), model.context)
+    assert [(v.rule, v.itemset, v.transaction) for v in found] == [("added-item", ("d",), 1)]
+    found = release_violations(model, original, built(original, [[a, s], [a, a], [c], [d]]), model.context)
+    assert [(v.rule, v.transaction) for v in found] == [("malformed", 1)]
+    found = release_violations(model, original, built(original, [[a, s], [a], [c]]), model.context)
+    assert [v.rule for v in found] == ["shape"]
 
 
 def test_an_item_listed_twice_is_refused_before_the_model_counts_it():
