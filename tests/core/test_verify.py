@@ -123,6 +123,9 @@ def test_offsets_that_do_not_cover_the_ids_in_order_are_malformed(indptr, ids):
 def test_the_first_id_past_the_vocabulary_is_outside_it():
     original = Window.from_transactions([["a"], ["b"]])
     assert malformed_violation(built(original, [[0], [2]])).summary.endswith("outside its vocabulary")
+    # alone in the release too (mutation pass: ids checked only in releases of two occurrences or
+    # more survived: the core then raised IndexError naming no rule, reading the label of id 2)
+    assert malformed_violation(built(original, [[], [2]])).summary.endswith("outside its vocabulary")
 
 
 def test_a_negative_id_is_outside_the_vocabulary():
