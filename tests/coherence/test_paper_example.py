@@ -141,6 +141,30 @@ def test_example_4_supports_and_breach_probabilities(figure1, schema):
     assert "breach probability 2/2" in breach.summary
 
 
+def test_the_checkers_summaries_give_the_counts_of_figure_1(figure1):
+    # Mutation pass: each figure of these summaries could be replaced by another count (the size-1
+    # moles' number by 1, a cohort's support by its parent's, a breach share over the window in
+    # place of the cohort) and pass every test; `setveil verify` and a rejected window's reason
+    # show them to the user. Counted by hand from Fig. 1: x, y and z are held once each; ab once;
+    # bf twice, with Hepatitis both times; c by T1, T2, T4 and T5, two with HIV;
+    # Hepatitis and HIV are each in 2 of the 5 transactions
+    def summaries(**params):
+        found = coherence(**params).model.violations(figure1, figure1)
+        return [(v.rule, v.itemset, v.target, v.summary) for v in found]
+
+    found = summaries()
+    assert found[0] == ("small-cohort", ("x",), None, "3 public items have support below k=2")
+    assert ("small-cohort", ("a", "b"), None, "a public itemset of size 2 has support 1 < k=2") in found
+    assert ("breach", ("b", "f"), "Hepatitis", "a public itemset of size 2 has breach probability 2/2 > h=0.8") in found
+    found = summaries(h="0.3", k="1", p="2")
+    rule, itemset, target, summary = found[0]  # Hepatitis and HIV tie: either is the one to name
+    assert (rule, itemset, summary) == ("breach", (), "a private item is in 2/5 of the transactions > h=0.3 (no public "
+                                        "knowledge needed)") and target in {"Hepatitis", "HIV"}
+    assert ("breach", ("c",), "HIV", "a public itemset of size 1 has breach probability 2/4 > h=0.3") in found
+    assert summaries(k="6") == [("small-cohort", (), None, "the empty itemset has support 5 < k=6: the window itself "
+                                 "is too small")]
+
+
 
 #: Xu et al. §1 Example 2 and §2.1: Jane bought a Printer, a Frame and a Camera; "only 3 transactions
 #: matched, out of which 2 also contains AdultToy", P(β -> AdultToy) = 2/3 = 67%. The other
