@@ -349,6 +349,19 @@ def test_child_toward_a_leaf_is_the_next_node_of_its_path_from_the_table_or_by_s
         assert searched.child_toward(node, leaf).tolist() == child.tolist()
 
 
+@settings(max_examples=100, deadline=None)
+@given(h=hierarchies())
+def test_a_node_is_an_ancestor_or_self_of_exactly_the_nodes_its_path_down_reaches(h):
+    # mutation pass: a subtree's end taken as its own (node <= end) made every node an ancestor of
+    # the node right after its subtree, its next sibling or an uncle, and no test told
+    n = len(h)
+    above = {node: {node} for node in range(n)}
+    for node in range(1, n):
+        above[node] |= above[int(h.parent[node])]
+    ancestor, node = (column.ravel() for column in np.meshgrid(np.arange(n), np.arange(n)))
+    assert h.is_ancestor_or_self(ancestor, node).tolist() == [int(a) in above[int(v)] for a, v in zip(ancestor, node)]
+
+
 def test_a_deep_hierarchy_has_no_ancestor_table_and_finds_children_by_searching():
     # 1,000 leaves under a chain of 3,000 one-child nodes: a row of 3,002 cells per leaf was
     # 12 MB, for a hierarchy of 4,001 nodes (10,000 under 20,000: 800 MB)
