@@ -8,6 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from setveil.core import hierarchy as hierarchy_module
 from setveil.core.engine import Pipeline, window_rng
@@ -165,6 +166,22 @@ def test_balanced_keeps_labels_with_dots_that_make_no_clash():
     # docs/partition.md said every label of the form a..b was refused; only a clash is
     h = Hierarchy.balanced(["1..3", "4", "5"], 2)
     assert sorted(h.labels) == sorted(["1..3", "4", "5", "4..5", "4..1..3"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(leaves=st.sets(st.integers(-50, 10_000).map(str) | st.text("abc", min_size=1, max_size=3), min_size=1,
+                      max_size=40),
+       fanout=st.integers(2, 5))
+def test_each_generated_node_is_labelled_after_the_first_and_last_leaf_it_covers(leaves, fanout):
+    # §5.1.2's tree over sorted labels; mutation pass: a node's last leaf taken as the first leaf
+    # of its last child ("1..3" over 1, 2, 3, 4 when that child was "3..4") survived, since every
+    # node checked by hand had a leaf for its last child
+    h = Hierarchy.balanced(leaves, fanout)
+    ordered = sorted(leaves, key=label_order)
+    assert [h.labels[node] for node in np.flatnonzero(h.is_leaf)] == ordered
+    for node in np.flatnonzero(~h.is_leaf):
+        assert h.labels[node] == f"{ordered[h.leaf_lo[node]]}..{ordered[h.leaf_hi[node] - 1]}"
+        assert 2 <= h.leaf_counts[node] and np.diff(h.child_ptr)[node] <= fanout
 
 
 @pytest.mark.parametrize("model, params", [("kanonymity", {"k": "2"}), ("km-anonymity", {"k": "2", "m": "2"})])
