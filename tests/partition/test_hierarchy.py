@@ -16,6 +16,7 @@ from setveil.core.errors import Infeasible, InputError, WindowRejected
 from setveil.core.hierarchy import ANCESTOR_TABLE_LEVELS, Hierarchy
 from setveil.core.labeltext import label_order
 from setveil.core.model import Context
+from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.window import Window
 
@@ -291,6 +292,15 @@ def test_a_generated_node_label_too_long_to_read_back_is_refused():
     # the tool's own release
     with pytest.raises(InputError, match="too long to name the nodes"):
         Hierarchy.balanced(["a" * 1000, "b" * 1000, "c"], 2)
+
+
+def test_a_generated_node_label_of_exactly_an_items_length_is_taken():
+    # the limit is an item's, inclusive, as it is for a hierarchy file's labels (mutation pass: a
+    # node of exactly 1,024 characters refused survived)
+    h = Hierarchy.balanced(["a" * 511, "b" * 511], 2)
+    assert len(h.labels[0]) == MAX_LABEL_LENGTH
+    with pytest.raises(InputError, match="too long to name the nodes"):
+        Hierarchy.balanced(["a" * 511, "b" * 512], 2)
 
 
 def test_a_long_chain_of_one_child_nodes_is_built_in_passes_that_go_with_the_log_of_its_height():
