@@ -40,6 +40,15 @@ def test_file_round_trip_keeps_the_tree(tmp_path):
     assert again.labels == h.labels and (again.parent == h.parent).all()
 
 
+@pytest.mark.parametrize("label", ["", " b", "b\t"])
+def test_a_hierarchy_whose_labels_cannot_be_read_back_is_never_written(tmp_path, label):
+    # mutation pass: an empty label was written as ',R', a line the reader refuses, and no test told
+    path = tmp_path / "h.csv"
+    with pytest.raises(InputError, match="empty or has surrounding blanks"):
+        Hierarchy(["R", "a", label], [-1, 0, 0]).write(path)
+    assert not path.exists()
+
+
 def test_labels_with_commas_or_a_leading_hash_are_quoted_and_read_back(tmp_path):
     # Regression: JSONL labels may hold commas ("Smith, John"); `hierarchy build` refused to write
     # such a hierarchy and no file could name the leaf. A leaf "#c" read as a comment.
