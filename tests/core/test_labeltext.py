@@ -143,6 +143,9 @@ def test_a_byte_order_mark_opening_a_file_of_labels_is_no_part_of_its_first_labe
 
 def test_integer_labels_come_first_in_numeric_order():
     assert sorted(["b", "10", "9", "-1", "a"], key=label_order) == ["-1", "9", "10", "a", "b"]
+    # ASCII digits only, as documented: int() takes Arabic-Indic ones (and \d matches them), not "²"
+    # (mutation pass: \d for [0-9] survived)
+    assert sorted(["\u0661\u0660", "\u00b2", "a", "9"], key=label_order) == ["9", "a", "\u00b2", "\u0661\u0660"]
 
 
 def test_without_a_public_list_every_item_but_the_sensitive_is_public(tmp_path):
