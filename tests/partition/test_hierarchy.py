@@ -159,6 +159,10 @@ def test_balanced_single_item_and_no_items():
     assert h.labels == ["x"] and h.n_leaves == 1 and h.ncp.tolist() == [0.0]
     with pytest.raises(InputError, match="no items"):
         Hierarchy.balanced([], 4)
+    # labels as a window's transactions hold them, repeated: one leaf each (mutation pass: sorting
+    # them without taking their set, which refused a repeated label as a repeated edge, survived)
+    again = Hierarchy.balanced(["b", "a", "b", "c", "a"], 2)
+    assert again.labels == Hierarchy.balanced(["a", "b", "c"], 2).labels == ["a..c", "a..b", "a", "b", "c"]
     # a run of one node is carried up as is, so with fan-out 1 no level would ever shrink; the
     # API refuses it even where it would terminate (mutation pass: it then built one node)
     with pytest.raises(ValueError, match="fanout must be at least 2"):
