@@ -75,6 +75,11 @@ class Hierarchy:
         self.source = source
         self.node_lines = None if lines is None else np.asarray(lines, dtype=np.int64)
         self.index = dict(zip(self.labels, range(len(self.labels))))
+        if len(self.index) < len(self.labels):
+            # the index would name only the last node of a label given twice (the constructors
+            # give each node its own; a direct caller may not)
+            raise ValueError(f"a Hierarchy's labels must be distinct: {len(self.labels)} nodes have "
+                             f"{len(self.index)} labels")
         given = np.asarray(parent)
         try:
             self.parent = given.astype(np.int32, copy=False)

@@ -479,3 +479,12 @@ def test_a_parent_array_whose_ids_are_not_node_ids_is_refused_not_cast(parent):
 def test_a_parent_array_in_preorder_is_taken(parent):
     h = Hierarchy([f"n{i}" for i in range(len(parent))], parent)
     assert h.parent.tolist() == parent and h.end[0] == len(parent)
+
+
+@pytest.mark.parametrize("labels", [["r", "a", "a"], ["a", "a", "b"], ["r", "r", "b"]])
+def test_a_label_naming_two_nodes_is_refused(labels):
+    # built directly (the conformance kit relabels a hierarchy so), a label given twice was looked
+    # up as its last node only: an item under it was generalized along that node's path, and the
+    # other node counted among the leaves |I| of every NCP
+    with pytest.raises(ValueError, match="a Hierarchy's labels must be distinct: 3 nodes have 2 labels"):
+        Hierarchy(labels, [-1, 0, 0])
