@@ -16,8 +16,8 @@ from setveil.core.errors import Infeasible, InputError, WindowRejected
 from setveil.core.hierarchy import ANCESTOR_TABLE_LEVELS, Hierarchy
 from setveil.core.labeltext import label_order
 from setveil.core.model import Context
-from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.core.plugins import get_plugin_manager, get_registry
+from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.core.window import Window
 
 from .bruteforce import hierarchies
