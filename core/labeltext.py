@@ -79,7 +79,9 @@ def unmarked(label: str) -> str:
         return label
     # dropped before NFKC too, not only the default-ignorable: NFKC composes no letter and accent
     # that a kept format character parts (e, U+FFF9 and a combining acute were not é: review);
-    # and after it, which maps the halfwidth Hangul filler onto another
+    # and after it, in case a later Unicode's NFKC maps a kept character onto an invisible one, as
+    # it maps the halfwidth Hangul filler (dropped already) onto the Hangul filler; under Unicode 14
+    # none does
     return _visible(unicodedata.normalize("NFKC", _visible(label)))
 
 
