@@ -437,6 +437,21 @@ def test_a_release_without_singletons_has_no_item_of_a_unique_singleton_frequenc
     assert unique_singletons(ItemsetCollection.load(path), 0.0) == 0
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1e-9, 0.1, 0.2, 0.3, 0.3 + 1e-9, 0.4, 0.7, 1.0]), max_size=8),
+       st.sampled_from([0.0, 1e-9, 0.1, 0.3]))
+def test_unique_singleton_frequencies_are_the_items_of_one_candidate_in_the_uniform_vote(frequencies, tolerance):
+    # docs/audit.md: an item counted is named by its frequency alone, so the count must agree with
+    # the uniform vote's candidates of the release against itself, also for frequencies exactly
+    # the tolerance (or the exact tolerance, 1e-9) apart, which are each other's candidates
+    from setveil.plugins.audit import program
+
+    published = singletons(frequencies)
+    candidates = program._singleton_candidates(published, published, tolerance + program.EXACT)
+    alone = np.asarray(candidates.sum(axis=1)).ravel() == 1
+    assert unique_singletons(published, tolerance) == int(alone.sum())
+
+
 def impossible_lines(text, tmp_path, tolerance=0.0) -> list[int]:
     path = tmp_path / "published.txt"
     path.write_text(text)
