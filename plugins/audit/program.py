@@ -541,8 +541,7 @@ def _frequency_pairs(published, mined, tolerance, max_pairs) -> list:
         order = np.argsort(mined.frequencies[m_pos], kind="stable")
         sorted_freq = mined.frequencies[m_pos][order]
         fp = published.frequencies[p_pos]
-        low = np.searchsorted(sorted_freq, fp - width, side="left")
-        high = np.searchsorted(sorted_freq, fp + width, side="right")
+        low, high = _within(sorted_freq, fp, width)
         counts = high - low
         total += int(counts.sum())
         if total > max_pairs:
@@ -556,6 +555,25 @@ def _frequency_pairs(published, mined, tolerance, max_pairs) -> list:
         pairs = np.stack([left, right], axis=1).astype(np.int64)
         levels.append((int(size), pairs))
     return levels
+
+
+def _within(sorted_frequencies: np.ndarray, frequencies: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each f of ``frequencies``, [low, high): the positions in ``sorted_frequencies`` of the g
+    with |f - g| <= ``width``, the test of :func:`_singleton_candidates`. A search for f ± width
+    alone may move a pair in or out by rounding (0.022 + 0.100000001 rounds below 0.122000001,
+    which is 0.100000001 from 0.022), so each edge is searched a hair inside and outside and the
+    few frequencies between are tested; the test holds on one unbroken run of them around f."""
+    # far more than the rounding of f ± width, far less than the exact tolerance (width is never below it)
+    margin = np.minimum(1e-12 * (1.0 + np.abs(frequencies) + width), width / 4)
+    edges = []
+    for direction, side in ((-1, "left"), (1, "right")):
+        inner = np.searchsorted(sorted_frequencies, frequencies + direction * (width - margin), side=side)
+        outer = np.searchsorted(sorted_frequencies, frequencies + direction * (width + margin), side=side)
+        first, last = (outer, inner) if direction < 0 else (inner, outer)
+        rows = np.repeat(np.arange(len(frequencies)), last - first)
+        close = np.abs(frequencies[rows] - sorted_frequencies[concat_ranges(first, last)]) <= width
+        edges.append(inner + direction * np.bincount(rows[close], minlength=len(frequencies)))
+    return edges[0], edges[1]
 
 
 def _pair_keys(pairs: sparse.csr_array) -> np.ndarray:

@@ -558,6 +558,20 @@ def test_frequencies_written_to_fewer_digits_are_equal_within_the_exact_toleranc
     assert uniform_accuracy(published, mined, 0.0, truth) == pytest.approx(2 / 3)
 
 
+def test_itemsets_as_far_apart_as_the_tolerance_and_the_exact_tolerance_are_matched_whatever_the_rounding(tmp_path):
+    # {a} published at 0.022 and {1} mined at 0.122000001 are 0.1 + 1e-9 apart, within the
+    # tolerance 0.1 and the exact tolerance, but 0.022 + (0.1 + 1e-9) rounds below 0.122000001.
+    # Review: the uniform vote took 1 as a's one candidate while the program, which searched for
+    # its itemset pairs up to fr(X) + width alone, called every naming infeasible
+    published, mined = tmp_path / "published.txt", tmp_path / "mined.txt"
+    published.write_text("0.022 a\n")
+    mined.write_text("0.12200000100000001 1\n")
+    published, mined = ItemsetCollection.load(published), ItemsetCollection.load(mined)
+    assert abs(0.022 - 0.12200000100000001) <= 0.1 + 1e-9 and 0.022 + (0.1 + 1e-9) < 0.12200000100000001
+    assert uniform_accuracy(published, mined, 0.1, {"a": "1"}) == 1.0
+    assert naming_of(deanonymize(published, mined, tolerance=0.1)) == {"a": "1"}
+
+
 def test_a_program_of_exactly_the_budget_is_built():
     # the asymmetric graph's 6 vertices share one frequency and its 6 edges another, so at
     # tolerance 0 every singleton pairs with every singleton and every edge with every edge:
