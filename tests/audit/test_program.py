@@ -570,6 +570,15 @@ def test_itemsets_as_far_apart_as_the_tolerance_and_the_exact_tolerance_are_matc
     assert abs(0.022 - 0.12200000100000001) <= 0.1 + 1e-9 and 0.022 + (0.1 + 1e-9) < 0.12200000100000001
     assert uniform_accuracy(published, mined, 0.1, {"a": "1"}) == 1.0
     assert naming_of(deanonymize(published, mined, tolerance=0.1)) == {"a": "1"}
+    # the same for a pair; the next float, past 0.1 + 1e-9 from 0.022, is matched with nothing
+    pair = ItemsetCollection.load("published.txt", "0.5 a\n0.5 b\n0.022 a b\n")
+    for frequency, matched in (("0.12200000100000001", True), ("0.12200000100000002", False)):
+        mined = ItemsetCollection.load("mined.txt", f"0.5 1\n0.5 2\n{frequency} 1 2\n")
+        if matched:
+            assert deanonymize(pair, mined, tolerance=0.1).optimal
+        else:
+            with pytest.raises(Infeasible, match="^1 published itemset matches no itemset mined"):
+                deanonymize(pair, mined, tolerance=0.1)
 
 
 def test_a_program_of_exactly_the_budget_is_built():
