@@ -471,6 +471,16 @@ def test_an_itemset_is_impossible_only_past_twice_the_tolerance(tmp_path, tolera
     assert impossible_lines("0.5 a\n0.6 a b\n", tmp_path, tolerance) == ([2] if impossible else [])
 
 
+@pytest.mark.parametrize("tolerance", [0.0, 0.05])
+def test_an_itemset_exactly_twice_the_tolerance_above_a_subset_is_possible(tmp_path, tolerance):
+    # each frequency may lie the tolerance and the exact tolerance from a true one: {a} 0.5 and {a b}
+    # 0.5 + 2 (tolerance + 1e-9), as the floats add, are matched by true ones at the midpoint; a
+    # float more is past it
+    above = 0.5 + 2 * (tolerance + 1e-9)
+    assert impossible_lines(f"0.5 a\n{above!r} a b\n", tmp_path, tolerance) == []
+    assert impossible_lines(f"0.5 a\n{float(np.nextafter(above, 1))!r} a b\n", tmp_path, tolerance) == [2]
+
+
 @pytest.mark.parametrize("text, impossible", [
     # of at most 5 items: compared with every published subset, its pairs published or not
     ("0.3 a\n0.5 a b c\n", [2]),
