@@ -4,6 +4,7 @@ children are inner nodes (the gain is the NCP before minus the NCP after), which
 up a leftover, and which bucket moves whole."""
 
 import numpy as np
+import pytest
 
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
@@ -90,6 +91,19 @@ def test_a_tie_between_buckets_that_could_move_whole_goes_to_the_smallest_childr
     # 0b10, moves whole, and the leftover T1-T3 keeps {ALL}
     rows = [["a1", "a2", "b1"], ["a1"], ["a1"], ["b1"], ["b1"]]
     assert released(FIGURE_2, rows) == [{"ALL"}, {"ALL"}, {"ALL"}, {"b1"}, {"b1"}]
+
+
+
+@pytest.mark.parametrize("children", [64, 65])
+def test_the_tie_goes_to_the_smallest_children_mask_when_the_last_child_is_the_64th_or_65th(children):
+    # k = 2, ALL over 64 or 65 leaves expanded: T1 alone in {c1} needs one more; {c0} (T2, T3) and
+    # {c63} or {c64} (T4, T5) can spare none and gain alike, so {c0}, the smaller mask, moves whole.
+    # Mutation testing: buckets keyed as signed 64-bit integers up to 64 bits wide put the mask of
+    # bit 63 (negative) first, and {c63} moved whole.
+    last = f"c{children - 1}"
+    edges = [(f"c{i}", "ALL") for i in range(children)]
+    rows = [["c1"], ["c0"], ["c0"], [last], [last]]
+    assert released(edges, rows) == [{"ALL"}, {"ALL"}, {"ALL"}, {last}, {last}]
 
 
 def test_a_hierarchy_of_one_item_releases_it_as_is_in_one_class():
