@@ -77,6 +77,18 @@ def test_equal_gains_give_the_earliest_transaction_across_buckets():
     assert np.flatnonzero(move).tolist() == [0, 1]
 
 
+
+def test_partitions_topping_up_in_the_same_round_each_take_their_own_need():
+    # k = 3: T0 and T7 are alone in two partitions and each needs two more; each partition's
+    # bucket of six can spare three, gains 1, 3, 5 and 2, 4, 6. Each leftover takes its own two
+    # least gains, so both hold exactly k. Mutation testing: donors ranked by gain across the
+    # partitions at once (interleaved 1, 2, 3, ...) moved all six spares, leaving buckets of k.
+    bucket = np.array([0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 3, 3, 3, 3])
+    tpart = np.array([0] * 7 + [1] * 7)
+    gain = np.array([0.0, 1, 3, 5, 7, 7, 7, 0, 2, 4, 6, 8, 8, 8])
+    move = _balance(bucket, tpart, gain, 2, 3)
+    assert np.flatnonzero(move).tolist() == [0, 1, 2, 7, 8, 9]
+
 def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_whole():
     # k = 3: T0 alone needs two more; the buckets T1-T3 (gain 6) and T4-T6 (gain 3) can spare none,
     # so T4-T6 moves whole
