@@ -78,6 +78,18 @@ def test_equal_gains_give_the_earliest_transaction_across_buckets():
 
 
 
+
+def test_no_bucket_gives_more_than_its_excess_when_the_gains_of_two_buckets_interleave():
+    # k = 5: T0 alone needs four more; the buckets T1-T7 and T8-T14 can each spare two, their
+    # least gains 1, 2 and 3, 10. The leftover takes 1, 2, 3, 10, not the third of T1-T7 (gain 4),
+    # which would leave it four transactions, fewer than k. Mutation testing: donors ranked by
+    # gain across the buckets before each bucket's excess was counted (ranks 1, 2 | 3 | 4 |
+    # 10) let the gain 4 through.
+    bucket = np.array([0] + [1] * 7 + [2] * 7)
+    gain = np.array([0.0, 1, 2, 4, 20, 20, 20, 20, 3, 10, 20, 20, 20, 20, 20])
+    move = _balance(bucket, np.zeros(15, dtype=np.int64), gain, 1, 5)
+    assert np.flatnonzero(move).tolist() == [0, 1, 2, 8, 9]
+
 def test_partitions_topping_up_in_the_same_round_each_take_their_own_need():
     # k = 3: T0 and T7 are alone in two partitions and each needs two more; each partition's
     # bucket of six can spare three, gains 1, 3, 5 and 2, 4, 6. Each leftover takes its own two
