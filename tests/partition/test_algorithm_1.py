@@ -109,6 +109,18 @@ def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_wh
     assert np.flatnonzero(move).tolist() == [0, 4, 5, 6]
 
 
+
+def test_partitions_that_each_move_a_bucket_whole_in_the_same_round_move_one_each():
+    # k = 2: T0 and T5 are alone in two partitions; no bucket can spare one. Each partition's
+    # bucket of least total gain moves whole: T1-T2 (1, against 3 for T3-T4) and T6-T7 (2,
+    # against 4 for T8-T9). Mutation testing: buckets ranked by gain across the partitions
+    # (1, 2, 3, 4 alternate between them) moved all four whole.
+    bucket = np.array([0, 1, 1, 2, 2, 3, 4, 4, 5, 5])
+    tpart = np.array([0] * 5 + [1] * 5)
+    gain = np.array([0.0, 1, 0, 1, 2, 0, 1, 1, 2, 2])
+    move = _balance(bucket, tpart, gain, 2, 2)
+    assert np.flatnonzero(move).tolist() == [0, 1, 2, 5, 6, 7]
+
 def test_a_tie_between_buckets_that_could_move_whole_goes_to_the_smallest_children_mask():
     # k = 2, ALL expanded: T1 alone in {A, B} needs one more; {A} (T2, T3) and {B} (T4, T5) can
     # spare none and gain alike (2 occurrences from 4/4 to 2/4). {A}, children mask 0b01 against
