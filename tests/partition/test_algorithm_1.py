@@ -77,8 +77,6 @@ def test_equal_gains_give_the_earliest_transaction_across_buckets():
     assert np.flatnonzero(move).tolist() == [0, 1]
 
 
-
-
 def test_no_bucket_gives_more_than_its_excess_when_the_gains_of_two_buckets_interleave():
     # k = 5: T0 alone needs four more; the buckets T1-T7 and T8-T14 can each spare two, their
     # least gains 1, 2 and 3, 10. The leftover takes 1, 2, 3, 10, not the third of T1-T7 (gain 4),
@@ -89,6 +87,7 @@ def test_no_bucket_gives_more_than_its_excess_when_the_gains_of_two_buckets_inte
     gain = np.array([0.0, 1, 2, 4, 20, 20, 20, 20, 3, 10, 20, 20, 20, 20, 20])
     move = _balance(bucket, np.zeros(15, dtype=np.int64), gain, 1, 5)
     assert np.flatnonzero(move).tolist() == [0, 1, 2, 8, 9]
+
 
 def test_partitions_topping_up_in_the_same_round_each_take_their_own_need():
     # k = 3: T0 and T7 are alone in two partitions and each needs two more; each partition's
@@ -101,13 +100,13 @@ def test_partitions_topping_up_in_the_same_round_each_take_their_own_need():
     move = _balance(bucket, tpart, gain, 2, 3)
     assert np.flatnonzero(move).tolist() == [0, 1, 2, 7, 8, 9]
 
+
 def test_when_no_bucket_can_spare_enough_the_bucket_of_least_total_gain_moves_whole():
     # k = 3: T0 alone needs two more; the buckets T1-T3 (gain 6) and T4-T6 (gain 3) can spare none,
     # so T4-T6 moves whole
     bucket = np.array([0, 1, 1, 1, 2, 2, 2])
     move = _balance(bucket, np.zeros(7, dtype=np.int64), np.array([0.0, 2, 2, 2, 1, 1, 1]), 1, 3)
     assert np.flatnonzero(move).tolist() == [0, 4, 5, 6]
-
 
 
 def test_partitions_that_each_move_a_bucket_whole_in_the_same_round_move_one_each():
@@ -121,13 +120,13 @@ def test_partitions_that_each_move_a_bucket_whole_in_the_same_round_move_one_eac
     move = _balance(bucket, tpart, gain, 2, 2)
     assert np.flatnonzero(move).tolist() == [0, 1, 2, 5, 6, 7]
 
+
 def test_a_tie_between_buckets_that_could_move_whole_goes_to_the_smallest_children_mask():
     # k = 2, ALL expanded: T1 alone in {A, B} needs one more; {A} (T2, T3) and {B} (T4, T5) can
     # spare none and gain alike (2 occurrences from 4/4 to 2/4). {A}, children mask 0b01 against
     # 0b10, moves whole, and the leftover T1-T3 keeps {ALL}
     rows = [["a1", "a2", "b1"], ["a1"], ["a1"], ["b1"], ["b1"]]
     assert released(FIGURE_2, rows) == [{"ALL"}, {"ALL"}, {"ALL"}, {"b1"}, {"b1"}]
-
 
 
 @pytest.mark.parametrize("children", [64, 65])
