@@ -826,7 +826,6 @@ def test_the_program_holds_no_dense_array_of_items_by_items():
     assert result.accuracy({label: label for label in labels}) == 1.0 and result.variables == n + 2 * n
 
 
-
 @pytest.mark.parametrize("highs_status, verdict", [
     ("kOptimal", "failed"),  # no solution came with it: nothing to take
     ("kInfeasible", "infeasible"),

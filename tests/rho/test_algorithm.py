@@ -448,7 +448,8 @@ def test_a_buffer_generates_the_same_levels_whatever_b_max(rows, b_max):
             assert set(level.sets[qid].tolist()) <= set(buffer.items[buffer.ptr[row] : buffer.ptr[row + 1]].tolist())
 
 
-RECORDS = st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=6, unique=True).map(sorted), min_size=3, max_size=20)
+RECORDS = st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=6, unique=True).map(sorted),
+                   min_size=3, max_size=20)
 
 
 @settings(max_examples=80, deadline=None)
