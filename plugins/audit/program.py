@@ -66,7 +66,7 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -566,7 +566,8 @@ def _within(sorted_frequencies: np.ndarray, frequencies: np.ndarray, width: floa
     # far more than the rounding of f ± width, far less than the exact tolerance (width is never below it)
     margin = np.minimum(1e-12 * (1.0 + np.abs(frequencies) + width), width / 4)
     edges = []
-    for direction, side in ((-1, "left"), (1, "right")):
+    sides: tuple[tuple[int, Literal["left", "right"]], ...] = ((-1, "left"), (1, "right"))
+    for direction, side in sides:
         inner = np.searchsorted(sorted_frequencies, frequencies + direction * (width - margin), side=side)
         outer = np.searchsorted(sorted_frequencies, frequencies + direction * (width + margin), side=side)
         first, last = (outer, inner) if direction < 0 else (inner, outer)
