@@ -84,16 +84,18 @@ def pattern_spectrum(rows: list[list[int]], min_support: int, max_size: int | No
     Asked as a list (``report="="``): pyfim 6.28 builds the dictionary form (``"#"``) with
     ``PyDict_SetItem`` and never releases its own references, so each call leaked every key
     and count, about 600 bytes a window in a worker's checks (QA soak: +0.7-1.5 MiB/h)."""
-    if _no_size(max_size, min_size):
+    return _fpgrowth(rows, "s", min_support, max_size, min_size, report="=")
+
+
+def _fpgrowth(rows: list[list[int]], target: str, min_support: int, max_size: int | None, min_size: int,
+              report: str) -> list:
+    """pyfim's FP-growth over ``rows``, for itemsets of ``min_size`` to ``max_size`` items: none
+    when no size is within both bounds, since pyfim refuses a ``zmax`` below ``zmin`` and
+    :func:`_zmax` raises it to ``zmin``, which would list the itemsets of ``min_size`` items."""
+    if max_size is not None and max_size < min_size:
         return []
-    return fim.fpgrowth(rows, target="s", supp=-max(1, int(min_support)), zmin=min_size,
-                        zmax=_zmax(rows, max_size, min_size), report="=")
-
-
-def _no_size(max_size: int | None, min_size: int) -> bool:
-    """No size is within both bounds: pyfim refuses a ``zmax`` below ``zmin``, and :func:`_zmax`
-    raises it to ``zmin``, which would list the itemsets of ``min_size`` items."""
-    return max_size is not None and max_size < min_size
+    return fim.fpgrowth(rows, target=target, supp=-max(1, int(min_support)), zmin=min_size,
+                        zmax=_zmax(rows, max_size, min_size), report=report)
 
 
 def _zmax(rows: list[list[int]], max_size: int | None, min_size: int) -> int:
@@ -115,20 +117,11 @@ def itemset_spectrum(rows: list[list[int]], min_support: int, max_size: int | No
 
 def _mine(window: Window, min_support: int, max_size: int | None, min_size: int, items: npt.ArrayLike | None,
           target: str, budget: int | None) -> list:
-    if _no_size(max_size, min_size):
-        return []
     rows = _rows(window, items)
     if budget is not None and target == "s":
         within_budget(int(sum(itemset_spectrum(rows, min_support, max_size, min_size).values())), budget,
                       max(1, int(min_support)))
-    return fim.fpgrowth(
-        rows,
-        target=target,
-        supp=-max(1, int(min_support)),
-        zmin=min_size,
-        zmax=_zmax(rows, max_size, min_size),
-        report="a",
-    )
+    return _fpgrowth(rows, target, min_support, max_size, min_size, report="a")
 
 
 def frequent_itemsets(
