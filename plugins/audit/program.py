@@ -678,8 +678,9 @@ def _supported(published, mined, levels, allowed, n_a, n_b) -> np.ndarray:
         item, partner = (a_of, b_of) if side == 0 else (b_of, a_of)
         where = _pair_index(_pair_keys(count), other_width, item, partner)
         shared = np.where(where >= 0, count.data[where], 0.0)
-        # an item no itemset holds has every partner (0 of 0 itemsets), one held has those of all its itemsets
-        result &= (degree[item] == 0) | ((where >= 0) & np.isclose(shared, degree[item]))
+        # an item no itemset holds has every partner (0 of 0 itemsets), one held has those of all its itemsets;
+        # both counts are sums of ones, exact in floats, where np.isclose took 100,000 of 100,001 for all
+        result &= (degree[item] == 0) | ((where >= 0) & (shared == degree[item]))
     return result
 
 

@@ -734,6 +734,26 @@ def test_the_pruning_holds_no_dense_array_of_itemsets_by_items():
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"
 
 
+def test_an_item_held_by_100_001_itemsets_lacks_a_partner_one_of_them_lacks():
+    # review: the pruning compared an item's count of itemsets with a partner and its count of
+    # itemsets with np.isclose, whose relative tolerance 1e-5 takes 100,000 of 100,001 for all of
+    # them. The hub 0 is in 100,001 published itemsets, each paired with the mined itemset of its
+    # frequency; each pair holds 0 on both sides but the last, whose mined partner lacks 0
+    from setveil.plugins.audit import program
+
+    n = 100_001
+    hub_pairs = np.stack([np.zeros(n, np.int64), np.arange(1, n + 1)], axis=1).ravel()
+    frequencies = np.arange(1, n + 2) / (2 * n + 2)
+    indptr = np.arange(0, 2 * n + 3, 2)
+    labels = tuple(f"i{k}" for k in range(n + 2))
+    published = ItemsetCollection(labels, indptr, np.concatenate([hub_pairs, [0, n + 1]]), frequencies)
+    mined = ItemsetCollection(labels, indptr, np.concatenate([hub_pairs, [1, n + 1]]), frequencies)
+    levels = program._frequency_pairs(published, mined, 0.0, program.MAX_PAIRS)
+    assert sum(len(pairs) for _, pairs in levels) == n + 1
+    allowed = np.array([0, len(labels) + 1])  # the item pairs (0, 0) and (1, 1)
+    assert program._supported(published, mined, levels, allowed, len(labels), len(labels)).tolist() == [False, False]
+
+
 def test_mined_itemsets_against_no_published_one_are_infeasible():
     # review: the advice on a --sigma other than the publisher's took the minimum of no published frequency
     mined = ItemsetCollection.mine(Window.from_transactions([["1", "2"], ["1"]]), 0.5)
