@@ -54,3 +54,13 @@ def test_tids_other_than_0_to_n_minus_1_are_ordered_but_not_numbered():
         release.numbered()
     empty = Released()
     assert len(empty.numbered()[0]) == 0
+
+
+def test_each_tid_of_an_added_batch_is_refused_again():
+    # tids below 2**26 share a bitmap, eight to a byte: marking one must not unmark its neighbours
+    release = Released()
+    release.add("in/0/0-19", [{"tid": tid, "items": ["a"]} for tid in range(20)])
+    for tid in range(20):
+        with pytest.raises(ReleaseError, match="windows in/0/0-19 and in/1/0-0"):
+            release.add("in/1/0-0", [{"tid": tid, "items": ["a"]}])
+    assert len(release) == 20
