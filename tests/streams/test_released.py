@@ -64,3 +64,13 @@ def test_each_tid_of_an_added_batch_is_refused_again():
         with pytest.raises(ReleaseError, match="windows in/0/0-19 and in/1/0-0"):
             release.add("in/1/0-0", [{"tid": tid, "items": ["a"]}])
     assert len(release) == 20
+
+
+def test_a_tid_beyond_64_bits_is_held_and_out_refuses_it_by_name():
+    release = Released()
+    release.add("in/0/0-1", [{"tid": 1 << 70, "items": ["a"]}, {"tid": 0, "items": ["b"]}])
+    with pytest.raises(ReleaseError, match="windows in/0/0-1 and in/0/2-2"):
+        release.add("in/0/2-2", [{"tid": 1 << 70, "items": ["a"]}])
+    for read in (release.by_tid, release.numbered):
+        with pytest.raises(ReleaseError, match="--out needs integer tids 0..n-1"):
+            read()
