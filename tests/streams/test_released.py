@@ -74,3 +74,10 @@ def test_a_tid_beyond_64_bits_is_held_and_out_refuses_it_by_name():
     for read in (release.by_tid, release.numbered):
         with pytest.raises(ReleaseError, match="--out needs integer tids 0..n-1"):
             read()
+
+
+def test_the_tids_missing_from_0_to_n_minus_1_are_counted_past_negative_ones():
+    release = Released()
+    release.add("in/0/0-2", [{"tid": -1, "items": ["a"]}, {"tid": 0, "items": ["b"]}, {"tid": 1, "items": ["a"]}])
+    with pytest.raises(ReleaseError, match="not every tid from 0 to 2: 1 tid is missing"):
+        release.numbered()
