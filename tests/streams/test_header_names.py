@@ -83,6 +83,19 @@ def test_the_reader_reads_past_header_names_that_are_not_utf8(monkeypatch, compr
     assert unreadable_name(read[-1].headers) is None
 
 
+def test_a_batch_whose_crc_does_not_match_is_an_error_not_read_again(monkeypatch):
+    # read again with the tolerant reader, which checks no CRC, its records would be delivered
+    # as if they were sound
+    monkeypatch.setattr(fetcher, "MemoryRecords", fetcher.MemoryRecords)
+    monkeypatch.setattr(fetcher, "PartitionRecords", fetcher.PartitionRecords)
+    tolerate_header_names()
+    data = batch(0, 3, -1, DefaultRecordBase.CODEC_NONE)
+    data = data.replace(b"\x01\x021", b"\x01\x027")  # the value of offset 1: no key, one byte
+    reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(data), [], 0, None, None, True, 0)
+    with pytest.raises(CorruptRecordException, match="Invalid CRC"):
+        list(reader)
+
+
 PURE_READER = """
 import sys
 from aiokafka.consumer import fetcher
