@@ -12,6 +12,7 @@ import pytest
 from aiokafka.consumer import fetcher
 from aiokafka.errors import CorruptRecordException
 from aiokafka.record.default_records import DefaultRecordBase, _DefaultRecordBatchBuilderPy
+from aiokafka.record.util import calc_crc32c
 from aiokafka.structs import TopicPartition
 
 from setveil.streams.codec import REJECTED_RECORD_TYPE
@@ -94,6 +95,21 @@ def test_a_batch_whose_crc_does_not_match_is_an_error_not_read_again(monkeypatch
     reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(data), [], 0, None, None, True, 0)
     with pytest.raises(CorruptRecordException, match="Invalid CRC"):
         list(reader)
+
+
+def test_the_reader_goes_on_from_the_end_of_a_batch_read_again_past_its_compacted_offsets(monkeypatch):
+    # compaction keeps a batch's last offset when it removes the records there; a next fetch from
+    # within the batch would give that batch again, and the partition would read it for ever
+    monkeypatch.setattr(fetcher, "MemoryRecords", fetcher.MemoryRecords)
+    monkeypatch.setattr(fetcher, "PartitionRecords", fetcher.PartitionRecords)
+    tolerate_header_names()
+    data = bytearray(batch(0, 3, 1, DefaultRecordBase.CODEC_NONE))
+    data[23:27] = (4).to_bytes(4, "big")  # the last offset delta: offsets 3 and 4 were compacted away
+    data[17:21] = calc_crc32c(bytes(data[21:])).to_bytes(4, "big")
+    reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(bytes(data)), [], 0,
+                                      None, None, True, 0)
+    assert [record.offset for record in reader] == [0, 1, 2]
+    assert reader.next_fetch_offset == 5
 
 
 PURE_READER = """
