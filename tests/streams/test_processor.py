@@ -392,6 +392,19 @@ def test_a_release_that_fails_the_check_or_a_model_that_errs_is_rejected(sample,
     assert [length for length, _ in rejections] == [200] * 5  # once each, by the pipeline
 
 
+def test_a_window_the_pipeline_rejects_counts_its_transactions_after_merging(sample):
+    # as a window rejected outside the pipeline counts them: its records, which merging makes
+    # fewer, are no count a consumer can add to the batches' transactions
+    cut = Cut([
+        Message(0, [Record(["a", "b"], tid=1, subject="u"), Record(["c"], tid=2)], 0.0),
+        Message(1, [Record(["b", "d"], tid=3, subject="u"), Record(["e"], tid=4, subject="v")], 0.0),
+    ])
+    pipeline = Pipeline(with_model(_Crashes, processor(sample).pipeline.configured), get_plugin_manager())
+    outcome = WindowProcessor(pipeline, 0, True, "test").process("in", 0, cut)
+    assert not outcome.emitted and outcome.cause == "error"
+    assert outcome.transactions == 3 and msgpack.unpackb(outcome.value)["transactions"] == 3
+
+
 def test_windows_failed_outside_the_pipeline_are_observed_too(sample, rejections):
     # Regression (review): the hook promises one call per rejected window, but windows the
     # service failed itself (an overlap, a service error, a time limit) were never observed.
