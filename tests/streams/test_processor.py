@@ -190,6 +190,22 @@ def test_a_spelling_the_other_list_gives_is_another_item_not_a_misspelling(tmp_p
     assert not alone.emitted and "model.sensitive names at line 2" in alone.reason
 
 
+def test_a_window_holding_a_public_item_only_in_another_spelling_fails_closed_naming_the_line(tmp_path):
+    # coherence's public items are what the attacker may know: the list's hiv against a window's
+    # HIV would leave HIV out of that knowledge, and the release would pass a check too weak
+    sensitive, public = tmp_path / "sensitive.txt", tmp_path / "public.txt"
+    sensitive.write_text("flu\n", encoding="utf-8")
+    public.write_text("a\nb\nhiv\n", encoding="utf-8")
+    rows = [["a", "b", "HIV"], ["a", "b", "flu"], ["a", "HIV"], ["b", "HIV"]] * 5
+    outcome = worker_for("coherence", None, ["h=0.4", "k=2", "p=2"], sensitive, public).process("in", 0, cut_of(rows))
+    assert not outcome.emitted and outcome.cause == "error"
+    assert "model.public names at line 3 an item this window spells otherwise" in outcome.reason
+    assert "left out of what the attacker may know" in outcome.reason and "HIV" not in outcome.reason
+    public.write_text("a\nb\nHIV\n", encoding="utf-8")
+    released = worker_for("coherence", None, ["h=0.4", "k=2", "p=2"], sensitive, public).process("in", 0, cut_of(rows))
+    assert released.emitted, released.reason
+
+
 def test_a_window_holding_a_listed_item_also_with_an_invisible_character_fails_closed(tmp_path):
     # Regression (review): a byte-order mark before some records' HIV made them hold another
     # item, released unprotected beside the records whose HIV was listed and protected
