@@ -31,11 +31,12 @@ class NotUtf8(str):  # the pure-Python record builder encodes header names with 
 
 def batch(base: int, size: int, bad: int, compression: int) -> bytes:
     """A record batch of offsets ``base`` to ``base + size - 1``; record ``bad`` has a header name
-    that is not UTF-8 (none when it is out of range)."""
+    that is not UTF-8 (none when it is out of range). Each record has a header value of 64 bytes
+    alike, which compression shrinks: a batch it does not shrink is written uncompressed."""
     builder = _DefaultRecordBatchBuilderPy(magic=2, compression_type=compression, is_transactional=False,
                                            producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
     for index in range(size):
-        names = [("ok", b"1"), (NotUtf8("x"), b"y")] if index == bad else [("ok", b"1")]
+        names = [("ok", b"1" * 64), (NotUtf8("x"), b"y")] if index == bad else [("ok", b"1" * 64)]
         builder.append(index, timestamp=None, key=None, value=b"%d" % (base + index), headers=names)
     data = bytearray(builder.build())
     data[:8] = base.to_bytes(8, "big")  # the broker sets a batch's base offset
@@ -71,6 +72,7 @@ def test_the_reader_reads_past_header_names_that_are_not_utf8(monkeypatch, compr
     # starts at the batch that holds its offset, as brokers send it
     layout = [(0, 5, 2), (5, 3, 0), (8, 2, -1)]
     data = b"".join(batch(base, size, bad, compression) for base, size, bad in layout if base + size > fetch_offset)
+    assert data[22] & DefaultRecordBase.CODEC_MASK == compression  # the first batch's attributes
     reader = fetcher.PartitionRecords(TopicPartition("in", 0), fetcher.MemoryRecords(data), [], fetch_offset,
                                       None, None, True, 0)
     read = list(reader)
