@@ -4,9 +4,14 @@ that passed every other not-slow test (mutation review of the fail-closed path).
 
 from __future__ import annotations
 
+import msgpack
+
+from setveil.core.engine import Pipeline
 from setveil.core.formats import read_window
+from setveil.core.plugins import Configured, get_plugin_manager
 from setveil.core.records import Record
 from setveil.streams.codec import decode_batch
+from setveil.streams.processor import WindowProcessor
 from setveil.streams.windowing import Cut, Message
 
 from .test_processor import cut_of, processor
@@ -36,6 +41,22 @@ def test_a_batch_names_the_model_and_the_policy_that_made_it(sample):
     assert batch["model"] == {"name": "coherence", "policy": configured.policy.name,
                               "parameters": configured.shown_params(), "context": configured.digests()}
     assert configured.policy.name != configured.model.name
+
+
+def test_a_batch_and_a_rejected_window_show_a_parameter_named_like_a_secret_masked(sample):
+    # mutant: model.parameters holding the parameters as given passed every other test; a batch
+    # goes to every consumer of the output topic, a rejection to every one of the dead-letter
+    # topic, where the startup log masks such a value (a third party's model may take one)
+    data, _, _ = sample
+    good = processor(sample).pipeline.configured
+    configured = Configured(good.model, good.policy, {**good.params, "api_token": "hunter2"}, good.context)
+    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), 3, False, "test")
+    outcome = worker.process("in", 0, cut_of(list(read_window(data))[:100]))
+    assert outcome.emitted, outcome.reason
+    failed = worker.failed("in", 0, cut_of(list(read_window(data))[:100]), "the rest of a window", "overlap")
+    for value in (decode_batch(outcome.value), msgpack.unpackb(failed.value)):
+        assert value["model"]["parameters"]["api_token"] == "***"
+        assert b"hunter2" not in outcome.value + failed.value
 
 
 def test_an_emitted_window_counts_the_transactions_its_batch_holds_after_a_merge(sample):
