@@ -124,10 +124,13 @@ def test_msgpack_map_with_an_unhashable_key_names_the_record(tmp_path, key):
         ({"items": msgpack.ExtType(5, b"secret")}, "'items' is a msgpack extension"),
         ({"tid": msgpack.ExtType(5, b"secret"), "items": []}, "'tid' is a msgpack extension"),
         (msgpack.ExtType(5, b"secret"), "record is a msgpack extension"),
+        ({"items": ["a", b"secret"]}, "item 1 is binary data"),
+        ({"subject": b"secret", "items": []}, "'subject' is binary data"),
     ],
 )
 def test_msgpack_extension_values_are_named_as_such(tmp_path, record, words):
-    """msgpack's ExtType is a tuple, which was reported as a list (or taken for one)."""
+    """msgpack's ExtType is a tuple, which was reported as a list (or taken for one); binary data
+    is named by its kind too, its bytes unshown."""
     path = tmp_path / "in.msgpack"
     path.write_bytes(msgpack.packb(record))
     with pytest.raises(InputError) as info:
@@ -179,6 +182,9 @@ def test_a_label_holding_a_nul_is_refused_in_records_as_in_text_files(tmp_path):
     assert info.value.line == 2 and info.value.problem == "item 0 holds a NUL"
     packed = tmp_path / "in.msgpack"
     packed.write_bytes(msgpack.packb({"items": ["a" * 600, "b\0" * 300]}))  # past the fast path's length
+    with pytest.raises(InputError, match="item 1 holds a NUL"):
+        read_window(packed)
+    packed.write_bytes(msgpack.packb({"items": [7, "\0b"]}))  # an integer takes it off the fast path too
     with pytest.raises(InputError, match="item 1 holds a NUL"):
         read_window(packed)
 

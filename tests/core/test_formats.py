@@ -92,6 +92,9 @@ def test_duplicate_item_names_file_and_line_but_not_the_item(tmp_path):
         ('{"items": [["a"]]}\n', 1, "item 0 is a list"),
         ('{"items": [true]}\n', 1, "item 0 is a boolean"),
         ('[1, 2]\n', 1, "expected a map"),
+        ('{"items": ["a"], "ts": true}\n', 1, "'ts' is a boolean, expected a number"),
+        # JSON writes an integer of any length, and one past a float's range is no finite time
+        ('{"items": ["a"], "ts": 1' + "0" * 400 + '}\n', 1, "'ts' is not a finite number"),
     ],
 )
 def test_jsonl_errors(tmp_path, content, line, words):
