@@ -37,6 +37,15 @@ def test_a_subjects_records_become_one_transaction_where_its_first_record_is():
                       {"tid": 7, "tids": [7]}]
 
 
+def test_only_a_nil_subject_is_none_and_a_subject_compares_by_type_whichever_comes_first():
+    # 0 and "" are subjects like any other (docs/batch-format.md: a record "without a subject, or
+    # with a nil one" stays apart); "0" comes before 0 here, and they stay two
+    transactions, fields = merge_records([(1, ["a"], 0), (2, ["b"], ""), (3, ["c"], "0"), (4, ["a", "d"], 0),
+                                          (5, ["b"], ""), (6, ["e"], None)])
+    assert transactions == [["a", "d"], ["b"], ["c"], ["e"]]
+    assert fields == [{"tid": 1, "tids": [1, 4]}, {"tid": 2, "tids": [2, 5]}, {"tid": 3, "tids": [3]}, {"tid": 6}]
+
+
 def test_a_files_window_merges_over_its_own_vocabulary():
     window = Window.from_transactions([items for _, items, _ in RECORDS], tids=[tid for tid, _, _ in RECORDS])
     merged, tids = merge_window(window, [subject for _, _, subject in RECORDS])
