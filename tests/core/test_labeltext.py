@@ -340,6 +340,19 @@ def test_labels_that_differ_in_more_than_spelling_are_not_misspelt(listed, held)
     assert misspelt(frozenset({listed}), Vocabulary([held])) == set()
 
 
+@pytest.mark.parametrize("count, shown", [(1, "line 1 an item"), (5, "lines 1, 2, 3, 4, 5 an item"),
+                                          (6, "lines 1, 2, 3, 4, 5, ... an item")])
+def test_a_misspelt_list_is_refused_naming_its_first_five_lines_and_more_only_when_there_are(count, shown):
+    # the reason a worker dead-letters a window for: line numbers alone, "..." only past the fifth
+    names = [f"item{n}" for n in range(count)]
+    first_lines = {name: number for number, name in enumerate(names, 1)}
+    lines = schema.misspelt_lines(frozenset(names), first_lines, Vocabulary([name.upper() for name in names]))
+    reason = schema.misspelt_reason("the list of model.sensitive", lines, "which would be released unprotected",
+                                    "list it as the input spells it")
+    assert reason.startswith(f"the list of model.sensitive names at {shown} this window spells otherwise")
+    assert "item0" not in reason and "ITEM0" not in reason
+
+
 @given(st.lists(st.from_regex(r"[+-]?0{0,2}[0-9]{1,2}", fullmatch=True) | labels, min_size=2, max_size=8, unique=True),
        st.randoms(use_true_random=False))
 @example(["7", "007", "+7", "-0", "0"], None)
