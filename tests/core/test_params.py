@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from setveil.core.errors import ParameterError
-from setveil.core.params import Parameter, parse_assignments, refuse_repeats, validate
+from setveil.core.params import Parameter, parse_assignments, refuse_repeats, shown_value, validate
 
 H = Parameter("h", "breach bound", "float", low=0, high=1, low_inclusive=False)
 K = Parameter("k", "cohort size", "int", low=1)
@@ -39,6 +39,7 @@ def test_missing_and_unknown():
     with pytest.raises(ParameterError) as info:
         validate([H, K], {"h": "0.5"}, "model m")
     assert info.value.name == "k"
+    assert info.value.problem == "model m needs it (cohort size; allowed: an integer in [1, inf))"
     with pytest.raises(ParameterError) as info:
         validate([H], {"h": "0.5", "hh": "1"}, "model m")
     assert info.value.name == "hh" and "its parameters: h" in str(info.value)
@@ -57,15 +58,17 @@ def test_every_list_option_refuses_a_repeat_in_one_wording_naming_the_values():
     # QA: -P, bench sanitize, bench audit and bench stream said "given twice", "names a policy
     # twice", "given more than once; give each value once" and "which repeats a value"
     refuse_repeats("window", [1000, 5000, 1000000])
-    for values, shown in (([1000000, 5, 1000000], "1000000"), ([0.0, 0, 0.25, 0.25], "0, 0.25"), (["ip", "ip"], "ip")):
+    for values, shown in (([1000000, 5, 1000000], "1000000"), ([0.0, 0, 0.25, 0.25], "0, 0.25"), (["ip", "ip"], "ip"),
+                           ([1000000, 5, 5, 1000000], "5, 1000000")):
         with pytest.raises(ParameterError) as refused:
             refuse_repeats("window", values)
         assert str(refused.value) == f"parameter 'window': {shown} given more than once; give each once"
 
 
-@pytest.mark.parametrize("parameter, raw", [(K, "١"), (K, "٣"), (K, "３"), (K, "1\u00a0"), (H, "٠.٥"), (H, "０.5")])
+@pytest.mark.parametrize("parameter, raw", [(K, "١"), (K, "٣"), (K, "３"), (K, "1\u00a0"), (H, "٠.٥"), (H, "０.5"),
+                                            (K, "1_000"), (H, "0.2_5")])
 def test_numbers_are_written_in_ascii_digits(parameter, raw):
-    # int() and float() read other scripts' digits: k=١ ran with k=1
+    # int() and float() read other scripts' digits, and digits grouped by "_": k=١ ran with k=1
     with pytest.raises(ParameterError) as info:
         validate([parameter], {parameter.name: raw}, "model m")
     assert info.value.name == parameter.name and parameter.allowed() in str(info.value)
@@ -214,6 +217,21 @@ def test_a_refused_choice_names_the_parameter_and_every_choice():
     with pytest.raises(ParameterError) as info:
         validate([method], {"method": "MM"}, "model m")
     assert str(info.value) == "parameter 'method': got 'MM', allowed: one of mm-il, mm"
+    for typed in (0, None):  # as the Python API may give it
+        with pytest.raises(ParameterError, match="allowed: one of mm-il, mm$"):
+            method.parse(typed)
+
+
+@pytest.mark.parametrize("raw", [" all", "all ", "ALL"])
+def test_a_numbers_extra_choice_is_taken_only_as_declared(raw):
+    # the model gets a number in range or one of the choices as declared, never a near miss
+    with pytest.raises(ParameterError, match="allowed: an integer in \\[1, inf\\) or all$"):
+        SIZE.parse(raw)
+
+
+def test_every_extra_choice_of_a_number_is_named_as_an_alternative():
+    workers = Parameter("workers", "processes", "int", low=1, high=256, choices=("auto", "off"))
+    assert workers.allowed() == "an integer in [1, 256] or auto or off"
 
 
 def test_a_missing_file_is_named_in_the_error(tmp_path):
@@ -258,8 +276,9 @@ def test_a_parameter_named_like_a_secret_is_refused_without_its_value(parameter,
     ("2 api_token hunter2", "'2 api_token ***'", "(api_token)"),
     ("2 x=3 API_Token:hunter2", "'2 x=3 API_Token:***'", "(x, API_Token)"),
     ("api_token=hunter2", "'api_token=***'", "(api_token)"),
+    ("2,api_token=hunter2,password=ter2", "'2,api_token=***'", "(api_token)"),
 ], ids=["comma syntax", "blanks and a secret", "no secret", "a secret's name without '='", "a secret's name and ':'",
-        "a secret's name first"])
+        "a secret's name first", "two secrets"])
 def test_a_value_holding_another_parameter_is_refused_saying_so_without_a_secrets_value(raw, shown, names):
     # Regression (QA): `-P m=2,api_token=hunter2`, the service's comma syntax typed into -P, was
     # refused quoting m's whole value, secret included; so was `-P "m=2 api_token hunter2"`, a
@@ -306,3 +325,8 @@ def test_a_value_without_a_name_is_never_shown(pair):
 def test_a_parameter_not_named_like_a_secret_still_shows_what_was_given():
     with pytest.raises(ParameterError, match="got 'x', allowed: an integer in \\[1, inf\\)$"):
         K.parse("x")
+
+
+def test_a_secrets_value_is_masked_where_it_is_shown_and_one_not_given_shows_as_not_given():
+    assert (shown_value("api_token", "hunter2"), shown_value("DB_Password", 3)) == ("***", "***")
+    assert shown_value("api_token", None) is None and shown_value("k", 5) == 5
