@@ -199,7 +199,10 @@ class Parameter:
         if self.kind == "str":
             return str(raw)
         if self.kind == "path":
-            path = os.fspath(raw)
+            try:
+                path = os.fspath(raw)
+            except TypeError:  # a typed value, from the Python API, that is no path (5, a list)
+                raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
             if path == "-":
                 # a parameter's file is read before the data, which may be standard input
                 raise ParameterError(self.name, "standard input ('-') is not supported for this file; give a path")

@@ -241,6 +241,14 @@ def test_a_missing_file_is_named_in_the_error(tmp_path):
     assert str(info.value) == f"parameter 'restrictive': file {str(missing)!r} does not exist"
 
 
+@pytest.mark.parametrize("raw", [5, 2.5, True, ["patterns.txt"]])
+def test_a_typed_value_that_is_no_path_is_refused_by_a_file_parameter(raw):
+    # a typed value, as the Python API gives one, was let out as os.fspath's TypeError
+    with pytest.raises(ParameterError) as info:
+        validate([Parameter("restrictive", "patterns", "path")], {"restrictive": raw}, "model m")
+    assert str(info.value) == f"parameter 'restrictive': got {raw!r}, allowed: a path"
+
+
 def test_an_integer_beyond_a_floats_range_is_refused_by_a_float_parameter():
     # Regression (mutation testing): float(10**400) raises OverflowError, which a TOML file's
     # integer for a float setting let out as a traceback
