@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from setveil.core.errors import ParameterError
-from setveil.core.params import Parameter, parse_assignments, refuse_repeats, shown_value, validate
+from setveil.core.params import Parameter, listed, parse_assignments, refuse_repeats, shown_value, validate
 
 H = Parameter("h", "breach bound", "float", low=0, high=1, low_inclusive=False)
 K = Parameter("k", "cohort size", "int", low=1)
@@ -53,6 +53,11 @@ def test_assignments():
     with pytest.raises(ParameterError, match="^parameter 'k': k given more than once; give each once$"):
         parse_assignments(["k=1", "k=2"])
 
+
+def test_a_list_option_takes_its_values_without_their_blanks_and_refuses_a_blank_one():
+    assert listed("policies", " naive, iga\t") == ["naive", "iga"]
+    with pytest.raises(ParameterError, match="^parameter 'rho': '0.3, ,0.5' is not a comma-separated list"):
+        listed("rho", "0.3, ,0.5")
 
 def test_every_list_option_refuses_a_repeat_in_one_wording_naming_the_values():
     # QA: -P, bench sanitize, bench audit and bench stream said "given twice", "names a policy
