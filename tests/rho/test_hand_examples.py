@@ -200,6 +200,36 @@ def test_an_item_of_the_qid_is_deleted_only_from_records_that_also_hold_the_cons
     assert sorted(release[:2]) == [[0, 1], [1]]
 
 
+class Recording(Mine):
+    """:class:`Mine`, keeping the options of every choice it is asked to make."""
+
+    def __init__(self):
+        super().__init__()
+        self.offered = []
+
+    def choose(self, options, state):
+        self.offered.append(options)
+        return super().choose(options, state)
+
+
+def test_an_unsafe_qid_offers_each_of_its_items_against_each_consequent_at_its_n_s():
+    # Algorithm 2, lines 5-11: every (d, e) with d in q ∪ {e}, and k = N_s(d, q -> e) of Definition 1.
+    # ρ = 0.4, qid size 2, sensitive 2 and 3 (0 = a, 1 = b, 4 = y). {a, b} is held by 8 records,
+    # 4 with e2 and 4 with e3: both rules are 4/8 > 0.4, and nothing else is unsafe (a -> e2 and
+    # b -> e2 are 4/10, the empty qid 4/12, and no record holds both sensitive items).
+    # N_s(e) = 4 - 0.4·8 = 0.8, one deletion; N_s(a) = N_s(b) = 0.8/(1 - 0.4), two.
+    rows = [[0, 1, 2]] * 4 + [[0, 1, 3]] * 4 + [[0, 4]] * 2 + [[1, 4]] * 2
+    policy = Recording()
+    suppressed(rows, 5, [2, 3], policy, 0.4, 2, 0)
+    first = policy.offered[0]
+    assert first.qid.tolist() == [0, 1]
+    offered = set(zip(first.victim.tolist(), first.consequent.tolist(), first.deletions.tolist(),
+                      first.in_qid.tolist()))
+    assert len(offered) == len(first.victim)
+    assert offered == {(2, 2, 1, False), (3, 3, 1, False),
+                       (0, 2, 2, True), (0, 3, 2, True), (1, 2, 2, True), (1, 3, 2, True)}
+
+
 def test_records_of_the_same_length_lose_the_victim_in_a_seeded_random_order():
     # line 13's record choice: a -> s is 2/2 at ρ = 0.5, N_s(s) = 1 against N_s(a) = 2, so one s
     # goes, from record 0 or record 1, both of length 2; the seeded record rank decides, and the
