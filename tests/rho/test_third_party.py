@@ -12,6 +12,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.plugins.rho import RhoPolicy
+from setveil.plugins.rho.suppressor import PolicyError
 
 from .test_table1 import TABLE_1
 
@@ -39,11 +40,50 @@ class DeletesNothing(RhoPolicy):
         return records[:0]
 
 
+class DeletesTwice(DeletesNothing):
+    """Breaks the contract: names one record twice."""
+
+    name = "deletes-twice"
+    summary = "picks the first record twice"
+
+    def pick_records(self, records, count, state):
+        return np.repeat(records[:1], 2)
+
+
+class DeletesElsewhere(DeletesNothing):
+    """Breaks the contract: picks a record outside C(q ∪ {e})."""
+
+    name = "deletes-elsewhere"
+    summary = "picks a record that does not hold the rule"
+
+    def pick_records(self, records, count, state):
+        return np.setdiff1d(np.arange(len(state.record_length)), records)[:1]
+
+
+class ChoosesPastTheEnd(DeletesNothing):
+    """Breaks the contract: chooses an option that is not offered."""
+
+    name = "chooses-past-the-end"
+    summary = "chooses the option after the last"
+
+    def choose(self, options, state):
+        return len(options.victim)
+
+
+class ChoosesBeforeTheStart(ChoosesPastTheEnd):
+    name = "chooses-before-the-start"
+    summary = "chooses option -1"
+
+    def choose(self, options, state):
+        return -1
+
+
 class ThirdParty:
     @hookimpl
     def setveil_register_policies(self, register):
-        register(AntecedentFirst)
-        register(DeletesNothing)
+        for policy in (AntecedentFirst, DeletesNothing, DeletesTwice, DeletesElsewhere, ChoosesPastTheEnd,
+                       ChoosesBeforeTheStart):
+            register(policy)
 
 
 @pytest.fixture
@@ -73,3 +113,21 @@ def test_a_policy_that_breaks_the_contract_fails_closed(pm):
     pipeline = Pipeline(get_registry().configure("rho", "deletes-nothing", {"rho": "0.5"}, CONTEXT), pm)
     with pytest.raises(WindowRejected):
         pipeline.run(window, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("policy, breach", [
+    ("deletes-twice", "picked 2 records, not distinct records holding the rule"),
+    ("deletes-elsewhere", "picked 1 record, not distinct records holding the rule"),
+    ("chooses-past-the-end", "chose option 1 of 1"),
+    ("chooses-before-the-start", "chose option -1 of 1"),
+])
+def test_a_policy_that_breaks_the_contract_is_named_as_the_reason_the_window_fails(pm, policy, breach):
+    # The first unsafe rule is the empty qid's -> condom (Table 1): one option, delete condom from
+    # records of C({condom}). Another record, a record twice or another option would corrupt the table
+    # or delete outside the rule; the window fails closed and the reason says the policy broke its
+    # contract, not that the model erred elsewhere or the release failed the check.
+    pipeline = Pipeline(get_registry().configure("rho", policy, {"rho": "0.5"}, CONTEXT), pm)
+    with pytest.raises(WindowRejected) as rejected:
+        pipeline.run(Window.from_transactions(TABLE_1), np.random.default_rng(0))
+    assert rejected.value.reason == "model error: PolicyError"
+    assert isinstance(rejected.value.cause, PolicyError) and breach in str(rejected.value.cause)
