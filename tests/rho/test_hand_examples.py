@@ -270,6 +270,20 @@ def test_a_consequent_at_exactly_rho_is_left_alone_while_another_is_sanitized(se
     assert stats["deletions_by_pass"] == [1, 0]
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_the_settle_counts_a_qid_unsafe_only_for_a_sensitive_item_it_still_infers(seed):
+    # docs/rho.md's unsafe_qids: the qids found with an unsafe rule q -> e, e outside q. ρ = 0.7, qid
+    # size 3, sensitive 1 and 3. The one unsafe rule is {1, 2} -> 3 at 1/1 (record 2; every other rule
+    # is at most 2/3); Mine's options are one deletion each at leftover 1 and the tie goes to the
+    # consequent, so that 3 goes. The settle of the buffer then re-checks its qids: {2, 3} and {1, 3}
+    # hold a sensitive item, which is no rule of theirs, and the deleted 3 is no longer held.
+    rows = [[0], [1], [1, 2, 3], [0, 3], [0, 2, 3], [0, 2]]
+    after, stats = suppressed(rows, 4, [1, 3], Mine(), 0.7, 3, seed)
+    assert after == [[0], [1], [1, 2], [0, 3], [0, 2, 3], [0, 2]]
+    assert stats["unsafe_qids"] == 1
+    assert stats["deletions_by_pass"] == [1, 0]
+
+
 def test_global_fails_rather_than_removing_a_settled_type_for_ever(monkeypatch):
     # a -> s1 and a -> s2 are 1/1 at ρ = 0.5 (every other rule at most 1/2), and removing a, one
     # occurrence for both rules, goes first. A slip that left those rules counted for s1 and s2
