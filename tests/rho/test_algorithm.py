@@ -57,6 +57,8 @@ def test_definition_1_values():
 
 def test_cost_is_equation_8():
     assert cost(100, 300, 50) == pytest.approx(100 * 2**3 / 50)
+    # N/|T| is the mean record length, not rounded: 4 records of 6 occurrences over 3 items
+    assert cost(4, 6, 3) == pytest.approx(4 * 2**1.5 / 3)
     assert cost(0, 0, 0) == 0.0
     assert math.isinf(cost(1, 5000, 3))
 
