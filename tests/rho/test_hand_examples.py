@@ -284,6 +284,20 @@ def test_the_settle_counts_a_qid_unsafe_only_for_a_sensitive_item_it_still_infer
     assert stats["deletions_by_pass"] == [1, 0]
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_dist_weighs_a_qid_held_by_one_record_by_the_current_occurrences(seed):
+    # eq. 6's T(t) is a share of the occurrences of T as it is now. ρ = 0.5, qid size 3, sensitive
+    # 3, 4 and 5; 18 occurrences. The single-item qids {2} -> 3 (2/3) and {1} -> 3 (2/2) are unsafe;
+    # {2} comes first, every H_dist is 0 (T = T0), and the tie goes to the consequent: one 3 goes,
+    # from the longer holder, record 5, which settles {1} -> 3 too. Of 17 occurrences left, record 6
+    # alone holds {0, 2} -> 3: H_dist(3) = 3/17 log((3/17)/(4/18)) < 0, H_dist(0) = 2/17 log(18/17),
+    # H_dist(2) = 3/17 log(18/17), the best: 2 goes. Over 18 occurrences 0 and 2 would tie at 0.
+    rows = [[0], [2, 4], [3, 5], [1, 3], [5], [1, 2, 3, 6], [0, 2, 3], [4, 5], [6]]
+    after, stats = suppressed(rows, 7, [3, 4, 5], Dist(), 0.5, 3, seed)
+    assert after == [[0], [2, 4], [3, 5], [1, 3], [5], [1, 2, 6], [0, 3], [4, 5], [6]]
+    assert stats["deletions_by_pass"] == [2, 0]
+
+
 def test_global_fails_rather_than_removing_a_settled_type_for_ever(monkeypatch):
     # a -> s1 and a -> s2 are 1/1 at ρ = 0.5 (every other rule at most 1/2), and removing a, one
     # occurrence for both rules, goes first. A slip that left those rules counted for s1 and s2
