@@ -220,7 +220,8 @@ def test_an_unsafe_qid_offers_each_of_its_items_against_each_consequent_at_its_n
     # N_s(e) = 4 - 0.4·8 = 0.8, one deletion; N_s(a) = N_s(b) = 0.8/(1 - 0.4), two.
     rows = [[0, 1, 2]] * 4 + [[0, 1, 3]] * 4 + [[0, 4]] * 2 + [[1, 4]] * 2
     policy = Recording()
-    suppressed(rows, 5, [2, 3], policy, 0.4, 2, 0)
+    stats = suppressed(rows, 5, [2, 3], policy, 0.4, 2, 0)[1]
+    assert stats["unsafe_qids"] == 1
     first = policy.offered[0]
     assert first.qid.tolist() == [0, 1]
     offered = set(zip(first.victim.tolist(), first.consequent.tolist(), first.deletions.tolist(),
@@ -251,10 +252,11 @@ def test_records_of_the_same_length_lose_the_victim_in_a_seeded_random_order():
 def test_a_qid_with_two_unsafe_consequents_is_sanitized_until_safe_in_one_pass(rows, rho, release, seed):
     # Algorithm 2, lines 3-17 repeat on q until it is safe: with qid size 1 and sensitive 1 and 2,
     # a = 0 loses neither (every leftover is 1 and the tie goes to the consequent), both
-    # consequents go in the first pass, and the second deletes nothing
+    # consequents go in the first pass, and the second deletes nothing; a is one unsafe qid
     after, stats = suppressed(rows, 1 + max(map(max, rows)), [1, 2], Mine(), rho, 1, seed)
     assert after == release
     assert stats["deletions_by_pass"] == [2, 0]
+    assert stats["unsafe_qids"] == 1
 
 
 @pytest.mark.parametrize("seed", range(2))
