@@ -85,6 +85,10 @@ def test_a_collection_reads_back_as_written(tmp_path):
     ("0.5 a\n0_5 b\n", 2, "a decimal number in ASCII digits"),
     ("\u0660.\u0665 a\n", 1, "a decimal number in ASCII digits"),
     ("0_5 a\n", 1, "a decimal number in ASCII digits"),  # a frequency mistyped, not a transaction file's label
+    # mutation review: once a share is read the file is itemsets, and a bad line is its own fault,
+    # where the whole number before the share (or a whole number alone) marked a transaction file
+    ("1 a\n0.5 b\nabc c\n", 3, "starts with its frequency"),
+    ("0.5 a\n1\n", 2, "has no items"),
 ])
 def test_a_malformed_itemset_file_names_the_line(tmp_path, text, line, problem):
     path = tmp_path / "bad.txt"
@@ -105,6 +109,8 @@ TRANSACTIONS = "looks like a transaction file, not itemsets: an itemsets line is
     ("1 2\n7 8\nbread milk\n", 3),  # a label that is no number, after integer labels
     ("0 1 2\n30 31\n", 2),  # every line holds two items or more: caught by its whole numbers
     ("2 3\n2 3\n", 2),  # a repeated transaction
+    ("-1 -2\n-3\n", 2),  # a whole number is one with its sign: a transaction of one negative label (mutation review)
+    ("1 2 3\n4 5\n", 2),  # whole numbers from 1 up: a share of 1 beside a count is no itemset file (mutation review)
 ])
 def test_a_transaction_file_given_as_itemsets_is_named_as_such(tmp_path, text, line):
     path = tmp_path / "retail.dat"
