@@ -74,6 +74,17 @@ def test_a_collection_reads_back_as_written(tmp_path):
     assert '"New York"' in path.read_text()
 
 
+def test_the_itemsets_a_collection_keeps_are_still_named_by_their_lines(tmp_path):
+    # deanonymize leaves out impossible itemsets (any of them, not a prefix) and names an unmatched one
+    # by its line; mutation review: a restriction that kept every line named the lines of others
+    path = tmp_path / "published.txt"
+    path.write_text("0.5 a b\n0.75 a\n0.25 b c\n0.5 c\n0.6 b\n")
+    collection = ItemsetCollection.load(path)
+    kept = collection.restrict(collection.sizes == 2).over_held_labels()
+    origins = {"".join(kept.labels[i] for i in kept.itemset(j)): kept.origin(j) for j in range(len(kept))}
+    assert origins == {"ab": f"line 1 of {path}", "bc": f"line 3 of {path}"}
+
+
 @pytest.mark.parametrize("text, line, problem", [
     ("0.5 a\nabc b\n", 2, "starts with its frequency"),
     ("0.5 a\n0.4\n", 2, "has no items"),
