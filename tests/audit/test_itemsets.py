@@ -36,6 +36,15 @@ def test_mining_at_sigma_1_gives_the_itemsets_of_every_transaction():
     assert as_dict(ItemsetCollection.mine(window, 1.0)) == {frozenset("a"): 1.0}
 
 
+@pytest.mark.parametrize("sigma", [0.0, -0.25, 1.5, math.nan])
+def test_mining_refuses_a_sigma_outside_0_to_1_by_name(sigma):
+    # the library's own check, under the command line's: at sigma 0 every itemset held once was mined
+    window = Window.from_transactions([["a", "b"], ["b", "c"]])
+    with pytest.raises(ParameterError) as caught:
+        ItemsetCollection.mine(window, sigma)
+    assert caught.value.name == "sigma" and "(0, 1]" in caught.value.problem
+
+
 def test_a_renamed_collection_orders_its_labels_by_the_new_names():
     # otherwise label i of the mined collection would be the image of label i of the published
     # one, and the solver's ties among equally good namings would lean on the secret f
