@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from setveil.core.errors import InputError, ParameterError
 from setveil.core.window import Window
-from setveil.plugins.audit.itemsets import ItemsetCollection
+from setveil.plugins.audit.itemsets import ItemsetCollection, count_itemsets
 from setveil.plugins.audit.owner import publish, random_names, rename
 from setveil.testing.strategies import windows
 
@@ -163,6 +163,14 @@ def test_whole_frequencies_that_are_shares_or_counts_are_not_taken_for_transacti
     path = tmp_path / "p.txt"
     path.write_text(text)
     assert len(ItemsetCollection.load(path)) == 3
+
+
+def test_the_count_before_parsing_takes_a_line_of_blanks_for_no_itemset():
+    # the count refuses a file past the pair budget and names its number of itemsets; it must never be above
+    # what the file holds (mutation review: a line of blanks and tabs was counted as an itemset)
+    text = "0.6 a\n \t\n0.5 a b\n\n"
+    assert len(ItemsetCollection.load("p.txt", text)) == 2
+    assert [count_itemsets(text, size) for size in (None, 1, 2)] == [2, 1, 2]
 
 
 def test_an_empty_itemset_file_is_an_error(tmp_path):
