@@ -42,6 +42,18 @@ def test_anonymize_with_a_hierarchy_file_reproduces_table_2(files):
     assert result.exit_code == 1 and "small-class" in result.output
 
 
+def test_the_report_counts_the_labels_the_release_holds(files):
+    # docs/partition.md: `released_labels` is how many distinct labels the whole release holds. AA
+    # releases b1 and b2 of Table 2 only as B (mutation review: the count took in b1 and b2, which the
+    # release's vocabulary keeps from the input's)
+    out, report = files / "out.dat", files / "r.json"
+    result = run("anonymize", files / "t2.dat", "-o", out, "--model", "km-anonymity", "-P", "k=2", "-P", "m=2",
+                 "--hierarchy", files / "fig2.csv", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert [set(line.split()) for line in out.read_text().splitlines()] == [set(g) for _, _, g in TABLE_2.values()]
+    assert json.loads(report.read_text())["metrics"]["released_labels"] == 3
+
+
 def test_hierarchy_build_then_fanout_and_file_runs_agree(files):
     h = files / "h.csv"
     result = run("hierarchy", "build", files / "numbers.dat", "--fanout", "2", "-o", h)
