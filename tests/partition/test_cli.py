@@ -54,6 +54,19 @@ def test_the_report_counts_the_labels_the_release_holds(files):
     assert json.loads(report.read_text())["metrics"]["released_labels"] == 3
 
 
+def test_an_input_of_empty_transactions_is_released_as_it_is_with_nothing_lost(files):
+    # mutation review: the report said 1 released label for a release of none
+    data, out, report = files / "empty.dat", files / "out.dat", files / "r.json"
+    data.write_text("\n\n\n")
+    result = run("anonymize", data, "-o", out, "--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig2.csv",
+                 "--report", report)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == "\n\n\n"
+    body = json.loads(report.read_text())
+    assert body["info_loss"] == 0.0
+    assert body["metrics"] == {"ncp": 0.0, "generalized_share": 0.0, "released_labels": 0}
+
+
 def test_hierarchy_build_then_fanout_and_file_runs_agree(files):
     h = files / "h.csv"
     result = run("hierarchy", "build", files / "numbers.dat", "--fanout", "2", "-o", h)
