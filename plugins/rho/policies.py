@@ -105,8 +105,9 @@ class RhoPolicy(Policy):
     def pick_records(self, records: np.ndarray, count: int, state: State) -> np.ndarray:
         """Which ``count`` of ``records`` (those of C(q ∪ {e})) lose the victim. The answer
         must be at least one distinct record of ``records`` (fewer than ``count`` only delays
-        the rule's safety to the next step); anything else fails the window closed. Not asked
-        when C(q ∪ {e}) is a single record (the only possible answer).
+        the rule's safety to the next step); anything else fails the window closed. It may be
+        given a single record, the only answer then; a qid the buffer found in one record alone
+        is sanitized without asking, since every option deletes from that record.
 
         The paper picks at random "for simplicity" (§3.2.3); we take the longest records
         first, ties at random (seeded): a long record holds the most qids, so deleting there
