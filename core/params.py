@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from .errors import ParameterError
 
+
 class _Required(Enum):
     # an enum member, so that a pickled Parameter (a model sent to a window's process) stays required
     REQUIRED = "required"
