@@ -39,10 +39,14 @@ def test_many_words_and_chunks(monkeypatch):
     monkeypatch.setattr(module, "POSITIONS_PER_SLICE", 100)
     chunked = sensitive_index(window, table)
     assert np.array_equal(whole.rows, chunked.rows) and np.array_equal(whole.indptr, chunked.indptr)
+    conflict = np.zeros(len(window), dtype=np.int64)
     for r in range(3):
         items = set(table.row(r).tolist())
         expected = [t for t in range(len(window)) if items <= set(window.row(t).tolist())]
         assert whole.of(r).tolist() == expected
+        conflict[expected] += 1
+    # the degree of conflict counts every slice's patterns, not the last slice's alone (mutation review)
+    assert whole.conflict.tolist() == chunked.conflict.tolist() == conflict.tolist()
 
 
 def test_empty_window_and_no_patterns(tmp_path):
