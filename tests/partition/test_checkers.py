@@ -161,6 +161,18 @@ def test_a_foreign_label_is_named_with_its_transaction():
     assert (violation.rule, violation.itemset, violation.transaction) == ("foreign-label", ("a2",), 1)
 
 
+
+@pytest.mark.parametrize("released", [[["A"]], [["A"], [], []]])
+def test_a_release_of_another_length_is_no_generalization_even_when_the_extra_transactions_are_empty(released):
+    # called on its own, the check is the only one of the shape: a release one empty transaction
+    # short covers every original item, and passed when only a longer release was refused
+    # (mutation review: `len(original) < len(release)` for `!=`)
+    original = Window.from_transactions([["a1"], []])
+    release = Window.from_transactions(released, vocab=original.vocab.copy())
+    violations = list(generalization_violations(original, release, hierarchy(FIGURE_2)))
+    assert [(v.rule, v.summary) for v in violations] == [
+        ("shape", f"release has {len(released)} transactions, original 2")]
+
 class OwnHierarchy(KAnonymity):
     """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""
 
