@@ -603,6 +603,28 @@ def test_a_loss_outside_zero_to_one_fails_the_window_closed_as_the_models_error(
     assert finite_loss(1, model) == 1.0
 
 
+
+class SuppressAllModel(LeakyModel):
+    """Suppresses every item, and measures the loss as the share of item occurrences removed."""
+
+    def anonymize(self, window, policy, rng):
+        return Release(Window.from_transactions([[] for _ in range(len(window))], vocab=window.vocab.copy()))
+
+    def information_loss(self, original, release):
+        return 1 - release.n_occurrences / original.n_occurrences
+
+
+def test_a_window_whose_every_item_is_suppressed_is_released_with_a_loss_of_one(recorder):
+    # the bounds of [0, 1] are losses too: suppressing everything is a safe release, to be emitted
+    # and reported as a loss of 1, not failed closed as the model's error (mutation review:
+    # `0 <= info_loss < 1` passed every test)
+    rec, pm, registry = recorder
+    outcome = Pipeline(_with_model(registry, SuppressAllModel), pm).run(Window.from_transactions([["a"], ["a", "b"]]),
+                                                                        window_rng(0, 0))
+    assert outcome.report["info_loss"] == 1.0 and outcome.report["verified"] is True
+    assert (outcome.report["items_before"], outcome.report["items_after"]) == (3, 0)
+    assert [list(row) for row in outcome.release.window] == [[], []] and rec.rejected == []
+
 class ListStatsModel(LeakyModel):
     def anonymize(self, window, policy, rng):
         return Release(window, {}, [len(window)])
