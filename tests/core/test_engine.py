@@ -355,8 +355,26 @@ class DoublingOverrider:
         return _doubled(window)
 
 
+def _logged(function):
+    """A plugin author's decorator that keeps no trace of what it wraps (no functools.wraps)."""
+
+    def logged(*args, **kwargs):
+        return function(*args, **kwargs)
+    return logged
+
+
+class DecoratedRaisingOverrider:
+    @hookimpl
+    @_logged
+    def setveil_anonymize_window(self):
+        raise KeyError("secret")
+
+
 @pytest.mark.parametrize("overrider, reason", [
     (RaisingOverrider, "plugin error: plugin 'floor' raised KeyError"),
+    # its instance is in the decorator's *args, where no frame names it (mutation review: reading the
+    # first argument alone named the model)
+    (DecoratedRaisingOverrider, "plugin error: plugin 'floor' raised KeyError"),
     (WindowOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                       "'recorder', returned Window, not a Release of a Window"),
     (StatsOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
