@@ -394,6 +394,19 @@ def test_an_overriding_plugins_error_is_reported_as_the_plugins(recorder, overri
     _assert_plugins_error(recorder, overrider(), "floor", reason)
 
 
+
+def test_an_answer_the_model_gave_another_caller_of_the_hook_is_not_taken_for_this_windows(recorder):
+    # the conformance kit calls setveil_anonymize_window itself; the model's answer it left must
+    # not make the next window's broken answer, a plugin's, look replaced by a wrapper (mutation
+    # review: dropping the pipeline's first take_answer passed every test)
+    _, pm, registry = recorder
+    configured = registry.configure("coherence", None, {"h": "1", "k": "1", "p": "2"}, Context(schema=ItemSchema()))
+    pm.hook.setveil_anonymize_window(model=configured.model, policy=configured.policy,
+                                     window=Window.from_transactions([["a"]]), rng=window_rng(0, 0))
+    _assert_plugins_error(recorder, WindowOverrider(), "floor",
+                          "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
+                          "'recorder', returned Window, not a Release of a Window")
+
 class DelegatingOverrider:
     """Answers for the model itself: hands the window on to the model's own anonymize."""
 
