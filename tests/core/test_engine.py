@@ -880,6 +880,23 @@ def test_ctrl_c_during_anonymize_stops_the_run_rather_than_rejecting_the_window(
     assert rec.rejected == []
 
 
+
+class InterruptedObserver:
+    @hookimpl
+    def setveil_window_anonymized(self):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_an_observer_hears_of_a_window_stops_the_run(recorder, caplog):
+    # an observer's errors change no outcome, but in the main thread a KeyboardInterrupt is the
+    # user's Ctrl-C, which no plugin may swallow (mutation review: logging it as the observer's
+    # error passed every test)
+    _, pm, registry = recorder
+    pm.register(InterruptedObserver(), name="interrupted-observer")
+    with pytest.raises(KeyboardInterrupt):
+        Pipeline(_with_model(registry, LeakyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
+    assert not caplog.records
+
 class StringChecker(LeakyModel):
     def violations(self, original, release):
         yield "rare: a"
