@@ -173,6 +173,16 @@ def test_a_release_of_another_length_is_no_generalization_even_when_the_extra_tr
     assert [(v.rule, v.summary) for v in violations] == [
         ("shape", f"release has {len(released)} transactions, original 2")]
 
+
+def test_original_items_that_are_inner_nodes_or_the_root_are_generalized_as_leaves_are():
+    # data already generalized once holds the hierarchy's own nodes, the root among them, whose
+    # preorder id is 0 (mutation review: taking id 0 for "not in the hierarchy" passed every test)
+    original = Window.from_transactions([["ALL"], ["A", "b1"]])
+    release = Window.from_transactions([["ALL"], ["ALL"]], vocab=original.vocab.copy())
+    assert list(generalization_violations(original, release, hierarchy(FIGURE_2))) == []
+    kept = Window.from_transactions([["ALL"], ["A", "b1"]], vocab=original.vocab.copy())
+    assert list(generalization_violations(original, kept, hierarchy(FIGURE_2))) == []
+
 class OwnHierarchy(KAnonymity):
     """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""
 
