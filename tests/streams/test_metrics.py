@@ -147,6 +147,28 @@ def test_the_throughput_window_is_trimmed_without_a_scrape(monkeypatch):
     assert metrics.transactions_per_second() == 10.0
 
 
+def test_the_windows_emitted_and_rejected_are_counted_with_their_transactions(monkeypatch):
+    # what an operator reads of two acknowledged windows and a rejected one: the counters count
+    # windows and transactions, the histograms observe each window, the gauges read the last one
+    monkeypatch.setattr("setveil.streams.metrics.time.monotonic", lambda: 1000.0)
+    metrics = ServiceMetrics(lambda: {2: (4, 9)})
+    metrics.emitted(120, 0.3, 0.1, 0.25, 5000)
+    metrics.emitted(30, 0.2, 0.1, 0.05, 2000)
+    metrics.rejected(WINDOW_CAUSES[1], 40)
+    text = metrics.exposition().decode()
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(text) for s in family.samples}
+    assert [samples[(name, ())] for name in (
+        "setveil_windows_emitted_total", "setveil_transactions_emitted_total", "setveil_transactions_rejected_total",
+        "setveil_window_transactions_count", "setveil_window_transactions_sum", "setveil_window_information_loss_count",
+        "setveil_information_loss", "setveil_transactions_per_second")] == [2, 150, 40, 2, 150, 2, 0.05, 15.0]
+    assert samples[("setveil_window_information_loss_sum", ())] == pytest.approx(0.3)
+    assert [samples[("setveil_windows_rejected_total", (("cause", cause),))] for cause in WINDOW_CAUSES] == [
+        1 if cause == WINDOW_CAUSES[1] else 0 for cause in WINDOW_CAUSES]
+    assert [samples[(name, (("partition", "2"),))] for name in ("setveil_consumer_lag", "setveil_held_transactions")] \
+        == [4, 9]
+
+
 def test_the_worker_serves_the_documented_endpoints_and_not_fausts_router_or_tables(make_settings, start_worker):
     # Regression (QA as an operator): the metrics port also served Faust's /router, the URL of
     # every worker of the group, and /table
