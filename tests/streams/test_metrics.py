@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from setveil.streams.app import StreamService
 from setveil.streams.causes import MESSAGE_KINDS, WINDOW_CAUSES
 from setveil.streams.codec import message_bytes
-from setveil.streams.metrics import ServiceMetrics
+from setveil.streams.metrics import ServiceMetrics, latency_buckets
 
 from .kafkatools import produce, read_topic, records, wait_until
 
@@ -132,6 +132,8 @@ def test_window_latency_has_buckets_just_past_the_age_a_window_is_cut_at():
     bounds = {s.labels["le"]: s.value for family in text_string_to_metric_families(text)
               for s in family.samples if s.name == "setveil_window_latency_seconds_bucket"}
     assert [bounds[le] for le in ("5.0", "5.5", "6.25", "7.5", "10.0")] == [0, 1, 1, 1, 1]
+    # at 3 s the bound at twice the age is one of its own, not one of the fixed buckets
+    assert {3.3, 3.75, 4.5, 6.0} <= set(latency_buckets(3.0))
 
 
 def test_the_throughput_window_is_trimmed_without_a_scrape(monkeypatch):
