@@ -730,6 +730,21 @@ def test_a_port_a_stopped_server_left_in_time_wait_is_not_refused():
     check_web_listen(load_settings(overrides=["web.bind=127.0.0.1", f"web.port={port}"], env={}))
 
 
+def test_a_port_held_on_ipv4_alone_is_not_refused_to_an_ipv6_web_bind():
+    # the web server (asyncio's create_server) binds an IPv6 address v6-only, so web.bind=:: may
+    # share its port with a process listening on IPv4 alone; a check binding dual-stack refused it
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::", 0))
+    except OSError:
+        pytest.skip("no IPv6 on this machine")
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        check_web_listen(load_settings(overrides=["web.bind=::", f"web.port={port}"], env={}))
+
+
 @pytest.mark.parametrize("model, given, problem", [
     # Regression (QA as an operator): SETVEIL_MODEL_HIERARCHY with coherence said "parameter
     # 'hierarchy': ... drop --hierarchy and --fanout", naming neither the setting nor its source
