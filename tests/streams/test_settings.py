@@ -526,6 +526,20 @@ def test_a_worker_warns_at_its_start_that_model_verify_false_releases_unchecked_
     assert result.exit_code == 0 and "model.verify" not in result.stderr
 
 
+def test_a_worker_notes_a_public_list_that_lists_no_items_and_no_other(sample, tmp_path):
+    # as setveil anonymize notes it; a public list with items must not be warned about
+    _, sensitive, public = sample
+    (tmp_path / "empty.txt").write_text("")
+    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
+            str(sensitive), "--set", f"web.port={free_port()}", "--public"]
+    result = CliRunner().invoke(cli, [*args, str(tmp_path / "empty.txt")], env={})
+    assert result.exit_code == 0
+    assert f"setveil: note: {tmp_path / 'empty.txt'} (model.public, from the command line) lists no items\n" \
+        in result.stderr
+    result = CliRunner().invoke(cli, [*args, str(public)], env={})
+    assert result.exit_code == 0 and "model.public" not in result.stderr
+
+
 def test_a_path_must_exist_only_as_finally_set(tmp_path):
     # Regression (QA as an operator): the shipped setveil.toml names /etc/setveil/items/..., which
     # docker-compose does not mount; its workers override it by environment, yet exited 2 on the file's path
