@@ -540,6 +540,17 @@ def test_a_worker_notes_a_public_list_that_lists_no_items_and_no_other(sample, t
     assert result.exit_code == 0 and "model.public" not in result.stderr
 
 
+def test_serve_check_refuses_a_group_id_and_a_data_dir_the_worker_cannot_use(sample, tmp_path):
+    # both are Faust's, which refused them only once the worker had connected
+    _, sensitive, _ = sample
+    (tmp_path / "a-file").write_text("")
+    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
+            str(sensitive), "--set", f"web.port={free_port()}", "--set"]
+    for setting, value in (("consumer.group_id", "g" * 230), ("worker.data_dir", str(tmp_path / "a-file"))):
+        result = CliRunner().invoke(cli, [*args, f"{setting}={value}"], env={})
+        assert result.exit_code == 2 and f"setveil: error: parameter '{setting}': " in result.stderr
+
+
 def test_a_path_must_exist_only_as_finally_set(tmp_path):
     # Regression (QA as an operator): the shipped setveil.toml names /etc/setveil/items/..., which
     # docker-compose does not mount; its workers override it by environment, yet exited 2 on the file's path
