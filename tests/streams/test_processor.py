@@ -38,11 +38,13 @@ from setveil.plugins.rho import dnc
 from setveil.plugins.rho.model import RhoUncertainty
 from setveil.streams import causes
 from setveil.streams.app import window_processor
+from setveil.streams.broker import free_port
 from setveil.streams.codec import decode_batch
 from setveil.streams.isolation import OUT_OF_MEMORY, IsolatedProcessor, check_picklable
 from setveil.streams.processor import Outcome, WindowProcessor, build_window, process_in_thread
 from setveil.streams.settings import load_settings
 from setveil.streams.windowing import Cut, Message
+from setveil.streams.worker import prepare_worker
 
 
 def worker_for(model, policy, params, sensitive=None, public=None, merge=False) -> WindowProcessor:
@@ -885,6 +887,17 @@ def test_a_model_the_window_process_cannot_receive_is_refused_at_start_up(sample
     with pytest.raises(PluginError, match="model 'coherence' and policy 'mm-il' pickled, and they cannot be"):
         check_picklable(with_model(local, good))
     check_picklable(good)
+
+
+def test_a_worker_refuses_such_a_model_only_when_model_time_limit_sends_it_to_a_window_process(sample):
+    # without model.time_limit the windows are anonymized in the worker's own thread, where a model
+    # need not be pickled; with it, the worker would stop at its first window after it had connected
+    good = processor(sample).pipeline.configured
+    local = with_model(type("Local", (Coherence,), {}), good)
+    port = free_port()
+    with pytest.raises(PluginError, match="model 'coherence' and policy 'mm-il' pickled, and they cannot be"):
+        prepare_worker(load_settings(overrides=["model.time_limit=30", f"web.port={port}"], env={}), local)
+    prepare_worker(load_settings(overrides=[f"web.port={port}"], env={}), local)
 
 
 class _Hungry(Coherence):
