@@ -33,6 +33,20 @@ def test_the_watchdog_exits_when_reading_the_services_still_stopping_fails(monke
                                        "exiting without waiting for the rest of its stop\n")
 
 
+def test_a_stop_that_hangs_after_a_fatal_error_exits_1_and_removes_the_temporary_data_dir(monkeypatch, tmp_path):
+    # the exit status is the worker's failure, as a stop that ends in time says it: a supervisor
+    # must not read a refused batch as a clean stop
+    monkeypatch.setattr(worker, "still_stopping", lambda loop: "none")
+    monkeypatch.setattr(worker.os, "_exit", _exit)
+    data_dir = tmp_path / "faust"
+    data_dir.mkdir()
+    failed = types.SimpleNamespace(fatal=RuntimeError("a batch was refused"))
+    hanging = types.SimpleNamespace(service=failed, temporary_dir=str(data_dir), loop=None)
+    with pytest.raises(_Exited) as exited:
+        worker.Worker._stop_hangs(hanging)
+    assert exited.value.status == 1 and not data_dir.exists()
+
+
 class _Service:
     def __init__(self, label: str) -> None:
         self.shortlabel = label
