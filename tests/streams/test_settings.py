@@ -511,12 +511,17 @@ def test_a_worker_warns_when_its_model_does_not_promise_the_union_of_windows_saf
         "but batches joined by a consumer are not covered by its guarantee"])
 
 
+def serve_check(sample, *more: str) -> list[str]:
+    """The arguments of serve --check for coherence (h=0.4, k=5, p=3) over the sample's sensitive
+    items, on a free web port, then ``more``."""
+    return ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
+            str(sample[1]), "--set", f"web.port={free_port()}", *more]
+
+
 def test_a_worker_warns_at_its_start_that_model_verify_false_releases_unchecked_windows(sample):
     # QA as an operator: SETVEIL_MODEL_VERIFY=false turned the fail-closed check off with nothing
     # said but "verify=false" among the settings lines
-    _, sensitive, _ = sample
-    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
-            str(sensitive), "--set", f"web.port={free_port()}"]
+    args = serve_check(sample)
     warning = ("setveil: note: model.verify=false (from $SETVEIL_MODEL_VERIFY): windows are released without the "
                "model's independent check, so a release the model got wrong reaches the output (batches say "
                "verified: false)\n")
@@ -528,10 +533,9 @@ def test_a_worker_warns_at_its_start_that_model_verify_false_releases_unchecked_
 
 def test_a_worker_notes_a_public_list_that_lists_no_items_and_no_other(sample, tmp_path):
     # as setveil anonymize notes it; a public list with items must not be warned about
-    _, sensitive, public = sample
+    public = sample[2]
     (tmp_path / "empty.txt").write_text("")
-    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
-            str(sensitive), "--set", f"web.port={free_port()}", "--public"]
+    args = serve_check(sample, "--public")
     result = CliRunner().invoke(cli, [*args, str(tmp_path / "empty.txt")], env={})
     assert result.exit_code == 0
     assert f"setveil: note: {tmp_path / 'empty.txt'} (model.public, from the command line) lists no items\n" \
@@ -542,10 +546,8 @@ def test_a_worker_notes_a_public_list_that_lists_no_items_and_no_other(sample, t
 
 def test_serve_check_refuses_a_group_id_and_a_data_dir_the_worker_cannot_use(sample, tmp_path):
     # both are Faust's, which refused them only once the worker had connected
-    _, sensitive, _ = sample
     (tmp_path / "a-file").write_text("")
-    args = ["serve", "--check", "-m", "coherence", "-P", "h=0.4", "-P", "k=5", "-P", "p=3", "--sensitive",
-            str(sensitive), "--set", f"web.port={free_port()}", "--set"]
+    args = serve_check(sample, "--set")
     for setting, value in (("consumer.group_id", "g" * 230), ("worker.data_dir", str(tmp_path / "a-file"))):
         result = CliRunner().invoke(cli, [*args, f"{setting}={value}"], env={})
         assert result.exit_code == 2 and f"setveil: error: parameter '{setting}': " in result.stderr
