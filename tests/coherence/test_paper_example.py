@@ -165,7 +165,6 @@ def test_the_checkers_summaries_give_the_counts_of_figure_1(figure1):
                                  "is too small")]
 
 
-
 #: Xu et al. §1 Example 2 and §2.1: Jane bought a Printer, a Frame and a Camera; "only 3 transactions
 #: matched, out of which 2 also contains AdultToy", P(β -> AdultToy) = 2/3 = 67%. The other
 #: transactions hold two of the three items each, so that β of three items is the only breach.

@@ -394,7 +394,6 @@ def test_an_overriding_plugins_error_is_reported_as_the_plugins(recorder, overri
     _assert_plugins_error(recorder, overrider(), "floor", reason)
 
 
-
 def test_an_answer_the_model_gave_another_caller_of_the_hook_is_not_taken_for_this_windows(recorder):
     # the conformance kit calls setveil_anonymize_window itself; the model's answer it left must
     # not make the next window's broken answer, a plugin's, look replaced by a wrapper (mutation
@@ -406,6 +405,7 @@ def test_an_answer_the_model_gave_another_caller_of_the_hook_is_not_taken_for_th
     _assert_plugins_error(recorder, WindowOverrider(), "floor",
                           "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                           "'recorder', returned Window, not a Release of a Window")
+
 
 class DelegatingOverrider:
     """Answers for the model itself: hands the window on to the model's own anonymize."""
@@ -634,7 +634,6 @@ def test_a_loss_outside_zero_to_one_fails_the_window_closed_as_the_models_error(
     assert finite_loss(1, model) == 1.0
 
 
-
 class SuppressAllModel(LeakyModel):
     """Suppresses every item, and measures the loss as the share of item occurrences removed."""
 
@@ -655,6 +654,7 @@ def test_a_window_whose_every_item_is_suppressed_is_released_with_a_loss_of_one(
     assert outcome.report["info_loss"] == 1.0 and outcome.report["verified"] is True
     assert (outcome.report["items_before"], outcome.report["items_after"]) == (3, 0)
     assert [list(row) for row in outcome.release.window] == [[], []] and rec.rejected == []
+
 
 class ListStatsModel(LeakyModel):
     def anonymize(self, window, policy, rng):
@@ -880,7 +880,6 @@ def test_ctrl_c_during_anonymize_stops_the_run_rather_than_rejecting_the_window(
     assert rec.rejected == []
 
 
-
 class InterruptedObserver:
     @hookimpl
     def setveil_window_anonymized(self):
@@ -896,6 +895,7 @@ def test_ctrl_c_while_an_observer_hears_of_a_window_stops_the_run(recorder, capl
     with pytest.raises(KeyboardInterrupt):
         Pipeline(_with_model(registry, LeakyModel), pm).run(Window.from_transactions([["a"]]), window_rng(0, 0))
     assert not caplog.records
+
 
 class StringChecker(LeakyModel):
     def violations(self, original, release):
@@ -1438,6 +1438,7 @@ def test_stats_that_copy_as_no_dict_fail_the_window_closed(recorder):
     assert rejected.value.reason == ("model error: anonymize returned a Release whose stats are a ShiftyStats that "
                                      "does not copy as a dict")
     assert rec.anonymized == []
+
 
 class Unlocked:
     """An object whose deep copy raises an error whose message names an item."""

@@ -59,6 +59,7 @@ def test_a_list_option_takes_its_values_without_their_blanks_and_refuses_a_blank
     with pytest.raises(ParameterError, match="^parameter 'rho': '0.3, ,0.5' is not a comma-separated list"):
         listed("rho", "0.3, ,0.5")
 
+
 def test_every_list_option_refuses_a_repeat_in_one_wording_naming_the_values():
     # QA: -P, bench sanitize, bench audit and bench stream said "given twice", "names a policy
     # twice", "given more than once; give each value once" and "which repeats a value"

@@ -161,7 +161,6 @@ def test_a_foreign_label_is_named_with_its_transaction():
     assert (violation.rule, violation.itemset, violation.transaction) == ("foreign-label", ("a2",), 1)
 
 
-
 @pytest.mark.parametrize("released", [[["A"]], [["A"], [], []]])
 def test_a_release_of_another_length_is_no_generalization_even_when_the_extra_transactions_are_empty(released):
     # called on its own, the check is the only one of the shape: a release one empty transaction
@@ -182,6 +181,7 @@ def test_original_items_that_are_inner_nodes_or_the_root_are_generalized_as_leav
     assert list(generalization_violations(original, release, hierarchy(FIGURE_2))) == []
     kept = Window.from_transactions([["ALL"], ["A", "b1"]], vocab=original.vocab.copy())
     assert list(generalization_violations(original, kept, hierarchy(FIGURE_2))) == []
+
 
 class OwnHierarchy(KAnonymity):
     """Swaps in a hierarchy of its own, in which one node X covers every item, and releases X."""

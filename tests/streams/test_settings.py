@@ -259,7 +259,6 @@ def test_replay_and_demo_refuse_a_rate_below_one_by_the_option_and_its_range(com
     assert "Invalid value for '--rate'" in result.output and "is not in the range x>=1." in result.output
 
 
-
 def test_demo_refuses_a_message_the_kafka_client_would_refuse_before_any_broker():
     # Regression (review of rev65's replay check): records.max_message_bytes may equal
     # producer.max_request_bytes, and a record that fits the one by fewer bytes than the Kafka
@@ -282,6 +281,7 @@ def test_demo_refuses_a_message_the_kafka_client_would_refuse_before_any_broker(
                              f"would be {framed} bytes as the Kafka client counts it (with its key and framing), over "
                              f"producer.max_request_bytes={limit}, which the client refuses to send: give a smaller "
                              "--batch\n")
+
 
 def test_config_file_errors(tmp_path):
     unknown = tmp_path / "unknown.toml"
