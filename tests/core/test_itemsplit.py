@@ -51,3 +51,11 @@ def test_the_lists_name_only_items_the_window_holds(seed):
         assert sorted(split.private + split.public + split.neutral) == ["b", "caf\u00e9"]
         split = random_split(window, share, seed)
         assert sorted(split.private + split.public + split.neutral) == ["b", "caf\u00e9"]
+
+
+def test_an_item_made_public_by_h_is_public_in_every_spelling():
+    # café as one code point in 3 of 4 transactions is past h = 0.5; its other spelling, in one, must
+    # go public with it: listed private instead, every run would refuse the lists (core.schema.misspelt)
+    window = Window.from_transactions([["caf\u00e9", "a"], ["caf\u00e9", "b"], ["caf\u00e9", "c"], ["cafe\u0301", "d"]])
+    split = coherence_split(window, 0, seed=0, h=0.5)
+    assert (split.private, split.public, split.neutral) == (["a", "b", "c", "d"], ["cafe\u0301", "caf\u00e9"], [])
