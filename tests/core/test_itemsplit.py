@@ -59,3 +59,11 @@ def test_an_item_made_public_by_h_is_public_in_every_spelling():
     window = Window.from_transactions([["caf\u00e9", "a"], ["caf\u00e9", "b"], ["caf\u00e9", "c"], ["cafe\u0301", "d"]])
     split = coherence_split(window, 0, seed=0, h=0.5)
     assert (split.private, split.public, split.neutral) == (["a", "b", "c", "d"], ["cafe\u0301", "caf\u00e9"], [])
+
+
+def test_a_private_item_lists_no_spelling_the_window_does_not_hold():
+    # the window's one transaction holds café as one code point alone, so it is private; its other
+    # spelling is in the vocabulary it shares with the whole, not in the window
+    whole = Window.from_transactions([["caf\u00e9"], ["cafe\u0301", "d"]])
+    split = coherence_split(whole.take([0]), 0, seed=0)
+    assert (split.private, split.public, split.neutral) == (["caf\u00e9"], [], [])
