@@ -67,3 +67,10 @@ def test_a_private_item_lists_no_spelling_the_window_does_not_hold():
     whole = Window.from_transactions([["caf\u00e9"], ["cafe\u0301", "d"]])
     split = coherence_split(whole.take([0]), 0, seed=0)
     assert (split.private, split.public, split.neutral) == (["caf\u00e9"], [], [])
+
+
+def test_the_seed_chooses_the_draw():
+    # --seed is what a user changes for another split of the same data (the experiments run ten)
+    window = Window.from_transactions([["a", "b", "c", "d", "e", "f"]])
+    assert len({tuple(coherence_split(window, 0.5, seed).public) for seed in range(10)}) > 1
+    assert len({tuple(random_split(window, 0.5, seed).private) for seed in range(10)}) > 1
