@@ -74,3 +74,11 @@ def test_the_seed_chooses_the_draw():
     window = Window.from_transactions([["a", "b", "c", "d", "e", "f"]])
     assert len({tuple(coherence_split(window, 0.5, seed).public) for seed in range(10)}) > 1
     assert len({tuple(random_split(window, 0.5, seed).private) for seed in range(10)}) > 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_share_drawn_counts_the_spellings_of_one_item_once(seed):
+    # two items, café in two spellings: half of them is one item, both spellings or b, not two of three labels
+    window = Window.from_transactions([["caf\u00e9", "cafe\u0301", "b"]])
+    assert random_split(window, 0.5, seed).private in (["b"], ["cafe\u0301", "caf\u00e9"])
+    assert coherence_split(window, 0.5, seed).public in (["b"], ["cafe\u0301", "caf\u00e9"])
