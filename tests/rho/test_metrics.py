@@ -10,7 +10,7 @@ from setveil.core.model import Context
 from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
-from setveil.core.metrics import suppressed_share as info_loss
+from setveil.core.metrics import partially_suppressed, suppressed_share as info_loss
 from setveil.plugins.rho.bench import Data, _anonymize
 from setveil.plugins.rho.metrics import association_rules, compare_rules, rule_comparison, symmetric_kl
 
@@ -19,6 +19,14 @@ def test_info_loss_is_the_share_of_deleted_occurrences():
     original = Window.from_transactions([["a", "b"], ["a", "c", "d"]])
     release = original.keep_occurrences(np.array([True, False, True, True, False]))
     assert info_loss(original, release) == pytest.approx(2 / 5)
+
+
+def test_partially_suppressed_counts_the_items_kept_in_some_transactions_only():
+    # R3 of Xu et al. §2.2: b kept in one of its two transactions counts, c removed from both does not
+    original = Window.from_transactions([["a", "b", "c"], ["b", "c"]])
+    release = original.keep_occurrences(np.array([True, True, False, False, False]))
+    assert partially_suppressed(original, release) == 1
+    assert partially_suppressed(original, original) == 0
 
 
 def test_symmetric_kl_is_zero_for_the_same_distribution_and_symmetric():
