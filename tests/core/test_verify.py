@@ -169,3 +169,15 @@ def test_every_added_or_removed_occurrence_is_found_whatever_its_item_and_transa
             found = added or lost
             assert (bool(added), bool(lost)) == (item not in row, item in row)
             assert [(v.itemset, v.transaction) for v in found] == [((original.vocab.label(item),), t)]
+
+
+def test_occurrences_added_to_a_window_of_empty_transactions_or_all_removed_are_found():
+    # the side compared against holds no occurrence at all: an item added to an empty transaction,
+    # or every occurrence removed, is a violation to name, not an index error
+    empty = Window.from_transactions([["a"], []]).take([1])
+    [added] = added_occurrences(empty, built(empty, [[empty.vocab.get("a")]]))
+    assert (added.itemset, added.transaction) == (("a",), 0)
+    original = Window.from_transactions([["a"]])
+    protected = np.ones(len(original.vocab), dtype=bool)
+    [lost] = removed_occurrences(original, built(original, [[]]), protected, "lost", "private items")
+    assert (lost.summary, lost.itemset, lost.transaction) == ("1 occurrence of private items was removed", ("a",), 0)
