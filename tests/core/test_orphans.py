@@ -192,6 +192,18 @@ def test_ctrl_c_while_the_divide_and_conquer_pool_starts_stops_the_suppression()
         run_jobs(jobs, 2)
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_a_hangup_ignored_by_nohup_while_a_solve_process_starts_stays_ignored():
+    # only a signal with a Python handler is held: one ignored (nohup) stays ignored, not handed on
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with _signal_while_forking(signal.SIGHUP):
+            assert call_within(lambda: 7, 120) == 7
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
 @pytest.mark.parametrize(("code", "said"), [
     (0, "exit status 0"),
     (3, "exit status 3"),
