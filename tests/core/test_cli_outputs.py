@@ -62,6 +62,17 @@ def test_a_symlinked_output_replaces_the_file_it_points_to(runner, data, tmp_pat
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+@pytest.mark.parametrize("umask", [0o002, 0o077])
+def test_a_new_output_has_the_permissions_the_umask_gives(runner, data, tmp_path, umask):
+    # its stand-in is created 0600 and renamed into place: the output gets what open() would give
+    previous = os.umask(umask)
+    try:
+        assert invoke(runner, "anonymize", data, "-o", tmp_path / "out.dat", *K).exit_code == 0
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "out.dat").stat().st_mode) == 0o666 & ~umask
+
+
 def test_outputs_that_would_destroy_an_input_or_each_other_are_refused_first(runner, data, tmp_path):
     before = data.read_text()
     one_line_error(invoke(runner, "anonymize", data, "-o", data, *K), "'output'", "also read")
