@@ -131,6 +131,16 @@ def test_every_text_output_named_gz_is_gzipped_and_read_back(runner, data, tmp_p
     assert json.loads(gzip.decompress(json_path.read_bytes())) == {"rows": [1]}
 
 
+def test_a_gzipped_output_holds_no_time_so_a_rerun_writes_the_same_bytes(runner, data, tmp_path):
+    # the gzip header's four bytes of modification time are 0 in a release and in a report
+    release, report = tmp_path / "o.dat.gz", tmp_path / "r.json.gz"
+    result = invoke(runner, "anonymize", data, "-o", release, "--report", report, *K)
+    assert result.exit_code == 0, result.output
+    for written in (release, report):
+        header = written.read_bytes()[:10]
+        assert header[:2] == b"\x1f\x8b" and header[4:8] == bytes(4), written.name
+
+
 def test_parameters_come_before_item_files_and_conflicts_exit_2(runner, data, tmp_path):
     result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", "-m", "coherence", "-P", "k=0", "-P", "h=1",
                     "-P", "p=1", "--sensitive", tmp_path / "none.txt")
