@@ -776,6 +776,13 @@ def test_a_benchmarks_json_writes_a_number_that_is_not_finite_as_null(tmp_path):
         "rows": [{"stat": None, "rate": None, "seconds": 1.5}], "tail": [None, 2]}
 
 
+def test_a_benchmarks_json_is_indented_and_ends_its_last_line(tmp_path):
+    # a text file for people and line tools: `cat bench.json; echo done` must not run "}done" together
+    out = tmp_path / "bench.json"
+    write_json(out, {"rows": [1]})
+    assert out.read_text() == '{\n  "rows": [\n    1\n  ]\n}\n'
+
+
 def test_an_output_naming_an_input_by_a_link_or_another_spelling_is_refused(runner, data, tmp_path, monkeypatch):
     # mutation pass: the check compared the paths as given, so a symbolic link or a relative path
     # to the input, or to an item list or hierarchy file, was replaced with the release
