@@ -625,7 +625,8 @@ def test_dev_stdout_on_a_pipe_is_written_to_and_a_path_ending_in_a_slash_is_refu
 
 
 @pytest.mark.parametrize("flag, name", [("-o", "/dev/stdout"), ("--report", "/dev/stdout"),
-                                        ("--report", "/dev/stderr"), ("-o", "/dev/fd/{log}")])
+                                        ("--report", "/dev/stderr"), ("-o", "/dev/fd/{log}"),
+                                        ("--report", "/proc/self/fd/{log}")])
 def test_a_name_of_a_descriptor_on_a_file_is_written_to_not_replaced(data, tmp_path, flag, name):
     # Regression (QA): /dev/stdout was followed to the file standard output was open on and that
     # file replaced, so `>> log` lost the log, and `{ echo a; setveil ...; echo b; } > log` both lines
