@@ -223,11 +223,13 @@ def test_json_to_standard_output_is_json_alone(data):
     assert "| run " in result.stderr
 
 
-def test_data_typed_into_the_terminal_standard_output_is_on_is_read(tmp_path):
+@pytest.mark.parametrize("source", ["-", "/dev/stdin"])
+def test_data_typed_into_the_terminal_standard_output_is_on_is_read(tmp_path, source):
     # mutation pass: a terminal taken for a file to destroy (standard input and output on one
-    # terminal) refused `anonymize - -o -` typed at a prompt, and no test ran on a terminal
+    # terminal) refused `anonymize - -o -` typed at a prompt, and no test ran on a terminal; named
+    # /dev/stdin it is read by path, and the terminal is still typed into, not written back
     master, terminal = os.openpty()
-    child = subprocess.Popen([*SETVEIL, "anonymize", "-", "-o", "-", *K], stdin=terminal, stdout=terminal,
+    child = subprocess.Popen([*SETVEIL, "anonymize", source, "-o", "-", *K], stdin=terminal, stdout=terminal,
                              stderr=subprocess.PIPE, text=True)
     os.close(terminal)
     os.write(master, b"a b\na b\nc d\nc d\n\x04")  # four lines, then Ctrl-D
