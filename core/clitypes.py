@@ -7,7 +7,7 @@ import math
 import click
 
 from .formats import refuse_unreadable
-from .output import STDOUT, check_output, refuse_reading_standard_output, reserve_stdout
+from .output import check_output, names_standard_output, refuse_reading_standard_output, reserve_stdout
 from .params import float_not_as_typed, given_more_than_once, repeats, written_plainly
 
 
@@ -126,11 +126,12 @@ def check_bench_files(path, inputs) -> None:
 
 
 def keep_stdout_for_data(*paths) -> None:
-    """When one of a command's output ``paths`` is standard output, keep it for that data until
+    """When one of a command's output ``paths`` is standard output (``-``, or a name of it such as
+    /dev/stdout: mutation pass, ``--json /dev/stdout`` began with the table), keep it for that data until
     the command ends (:func:`.output.reserve_stdout`): what the code run from here prints, in
     Python or from C, goes to standard error. Call it once the paths are checked, since
     /dev/stdout names standard error once the data has moved."""
-    if STDOUT in paths:
+    if any(path is not None and names_standard_output(path) for path in paths):
         click.get_current_context().call_on_close(reserve_stdout())
 
 

@@ -115,6 +115,12 @@ def _stat(text: str) -> os.stat_result:
     return os.stat(text)
 
 
+def names_standard_output(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is standard output: ``-``, or a name of descriptor 1 such as ``/dev/stdout``."""
+    text = os.fspath(path)
+    return text == STDOUT or _descriptor_named(text) == 1
+
+
 def _descriptor_named(text: str) -> int | None:
     """The open descriptor a name such as ``/dev/stdout``, ``/dev/stderr`` or ``/dev/fd/3``
     stands for, else None."""

@@ -215,9 +215,11 @@ def test_standard_input_or_a_pipe_that_is_standard_output_is_not_read(data, tmp_
         assert run("anonymize", "-", "-o", tmp_path / "o.dat", *K, stdin=given, stdout=log).returncode == 0
 
 
-def test_json_to_standard_output_is_json_alone(data):
-    # QA: `bench run --json -` printed its table first, so the output parsed as nothing
-    result = run("bench", "run", data, *K, "--runs", "1", "--json", "-")
+@pytest.mark.parametrize("name", ["-", "/dev/stdout"])
+def test_json_to_standard_output_is_json_alone(data, name):
+    # QA: `bench run --json -` printed its table first, so the output parsed as nothing; `--json
+    # /dev/stdout` still did (mutation pass), though a name of standard output is written as - is
+    result = run("bench", "run", data, *K, "--runs", "1", "--json", name)
     assert result.returncode == 0, result.stderr
     assert set(json.loads(result.stdout)) == {"machine", "rows", "summary"}
     assert "| run " in result.stderr
