@@ -646,6 +646,11 @@ def test_a_name_of_a_descriptor_on_a_file_is_written_to_not_replaced(data, tmp_p
     assert len(lines) == 6 if flag == "-o" else lines[1] == "{"
 
 
+def test_a_descriptor_name_in_digits_other_than_ascii_is_refused_as_a_path(runner, data):
+    # /dev/fd/² is no descriptor's name: Python's isdigit takes ², and int() then raised a traceback
+    one_line_error(invoke(runner, "anonymize", data, "-o", "/dev/fd/\u00b2", *K), "/dev/fd/\u00b2", "cannot write")
+
+
 def test_a_release_written_in_another_format_than_its_suffix_names_is_verified_with_release_format(runner, data,
                                                                                                     tmp_path):
     # Regression (QA): --format named both files' format, so such a release could not be checked
