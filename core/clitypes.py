@@ -127,10 +127,9 @@ def check_bench_files(path, inputs) -> None:
 
 def keep_stdout_for_data(*paths) -> None:
     """When one of a command's output ``paths`` is standard output (``-``, or a name of it such as
-    /dev/stdout: mutation pass, ``--json /dev/stdout`` began with the table), keep it for that data until
-    the command ends (:func:`.output.reserve_stdout`): what the code run from here prints, in
-    Python or from C, goes to standard error. Call it once the paths are checked, since
-    /dev/stdout names standard error once the data has moved."""
+    /dev/stdout), keep it for that data until the command ends (:func:`.output.reserve_stdout`):
+    what the code run from here prints, in Python or from C, goes to standard error. Call it once
+    the paths are checked, since /dev/stdout names standard error once the data has moved."""
     if any(path is not None and names_standard_output(path) for path in paths):
         click.get_current_context().call_on_close(reserve_stdout())
 
