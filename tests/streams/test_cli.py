@@ -15,10 +15,12 @@ import time
 from pathlib import Path
 
 import docker
+import msgpack
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
+from setveil.streams import kafka
 from setveil.streams.broker import default_docker_socket, docker_available, free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
@@ -149,6 +151,48 @@ def test_tail_refuses_a_release_with_missing_transactions(make_settings, start_w
     # the highest tid is never quoted; the progress table above may hold "24" in a latency (CI, once: 524ms)
     assert "5 tids are missing" in error and "24" not in error
     assert not (tmp_path / "r.dat").exists()
+
+
+def _batch(window_id: str, tids: list[int], items_in: int, loss: float, opened: float, verified: bool = True) -> bytes:
+    return msgpack.packb({"schema": "setveil.batch/1", "verified": verified,
+                          "window": {"id": window_id, "partition": int(window_id.split("/")[1]), "opened": opened,
+                                     "closed": opened + 0.1},
+                          "metrics": {"items_in": items_in, "information_loss": loss},
+                          "transactions": [{"tid": tid, "items": [f"i{tid}"]} for tid in tids]})
+
+
+async def _emit(settings, batches: list[tuple[int, bytes, int | None]]) -> None:
+    """Send batches to the output topic as a worker would, each (partition, value, its Kafka timestamp in ms)."""
+    await ensure_topics(settings, [settings.topics.output])
+    producer = kafka.producer(settings)
+    await producer.start()
+    try:
+        for partition, value, emitted in batches:
+            await producer.send_and_wait(settings.topics.output, value, partition=partition, timestamp_ms=emitted)
+    finally:
+        await producer.stop()
+
+
+def test_tail_counts_a_redelivered_window_once_and_times_each_window_from_its_kafka_timestamp(make_settings, tmp_path):
+    # the figures an operator reads off tail: a re-delivery (at-least-once) is dropped, not counted,
+    # the latency is the batch's Kafka timestamp less when its window opened, and the loss is over the release
+    settings = make_settings()
+    emitted = int(time.time() * 1000)
+    first = _batch("in/0/0-1", [0, 1], 4, 0.5, emitted / 1000 - 0.25)
+    asyncio.run(_emit(settings, [(0, first, emitted), (0, first, emitted + 40),
+                                 (1, _batch("in/1/0-0", [2], 2, 0.0, emitted / 1000 - 0.75, verified=False), emitted)]))
+    shown = setveil("tail", "--idle", 2, env=env_of(settings))
+    rows = {line.split()[0]: line.split()[1:5] for line in shown.stdout.splitlines()[1:-1]}
+    assert rows == {"0/0-1": ["2", "0.500", "250ms", "ok"], "1/0-0": ["1", "0.000", "750ms", "off"]}
+    assert shown.stdout.splitlines()[-1] == ("2 windows (1 duplicate dropped), 3 transactions, "
+                                             "information loss 0.3333, window latency p50 500 ms, p99 745 ms")
+    # --count ends tail at the count, with no --idle to end it otherwise
+    release, windows = tmp_path / "release.dat", tmp_path / "windows.txt"
+    written = setveil("tail", "--count", 3, "--out", release, "--windows", windows, env=env_of(settings), timeout=60)
+    assert release.read_text() == "i0\ni1\ni2\n"
+    assert windows.read_text() == "in/0/0-1\nin/0/0-1\nin/1/0-0\n"
+    assert written.stderr.splitlines()[-1] == (f"wrote 3 transactions to {release}, and the window of each to "
+                                               f"{windows}")
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
