@@ -195,6 +195,15 @@ def test_tail_counts_a_redelivered_window_once_and_times_each_window_from_its_ka
                                                f"{windows}")
 
 
+def test_tail_without_out_reads_on_where_the_same_tids_come_again(make_settings):
+    # a file replayed twice: only the release --out writes needs each tid once
+    settings = make_settings(topics__partitions=1)
+    asyncio.run(_emit(settings, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None),
+                                 (0, _batch("in/0/2-3", [0, 1], 2, 0.0, 1.0), None)]))
+    shown = setveil("tail", "--idle", 2, env=env_of(settings))
+    assert shown.stdout.splitlines()[-1].startswith("2 windows (0 duplicates dropped), 4 transactions, ")
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_dev_broker_runs_until_terminated(tmp_path, stop):
     # SIGINT is Ctrl-C (regression, QA re-check: it ended in an error once dev-broker watched Tansu)
