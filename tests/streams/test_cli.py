@@ -204,6 +204,37 @@ def test_tail_without_out_reads_on_where_the_same_tids_come_again(make_settings)
     assert shown.stdout.splitlines()[-1].startswith("2 windows (0 duplicates dropped), 4 transactions, ")
 
 
+def test_tail_short_of_its_count_says_so_again_after_each_batch_and_never_without_a_count(make_settings):
+    # each quiet spell is told once, so a batch that comes between two of them starts a new one;
+    # a tail without --count waits for nothing (`setveil tail`'s note names the count)
+    settings = make_settings(topics__partitions=1)
+    told: list[int] = []
+
+    async def run() -> int:
+        await _emit(settings, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None)])
+        first_told = asyncio.Event()
+
+        async def after_the_first_note():
+            await first_told.wait()
+            await _emit(settings, [(0, _batch("in/0/2-2", [2], 1, 0.0, 1.0), None)])
+
+        def waiting(out: Collected) -> None:
+            told.append(out.transactions)
+            first_told.set()
+
+        sending = asyncio.create_task(after_the_first_note())
+        collected = await collect(settings, count=4, idle=3.0, on_waiting=waiting, waiting=0.5)
+        await asyncio.wait_for(sending, 10)  # sent at the first note, which a tail that never told leaves waiting
+        return collected.transactions
+
+    assert asyncio.run(run()) == 3 and told == [2, 3]
+    unbounded: list[Collected] = []
+    started = time.monotonic()
+    collected = asyncio.run(collect(settings, idle=3.0, on_waiting=unbounded.append, waiting=0.2))
+    assert collected.transactions == 3 and unbounded == []
+    assert time.monotonic() - started < 6.0  # ended by the idle time after the batches, not twice that
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_dev_broker_runs_until_terminated(tmp_path, stop):
     # SIGINT is Ctrl-C (regression, QA re-check: it ended in an error once dev-broker watched Tansu)
