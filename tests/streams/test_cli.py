@@ -839,6 +839,13 @@ VALUES = {
                                 "window": {"id": "t/0/0-0", "partition": 0, "opened": 1.0, "closed": 2.0},
                                 "metrics": {"items_in": 2 ** 62, "information_loss": "x"}}), b"org.setveil.batch.v1"),
     "long-type": (b"\\xc1", b"x" * 200_000),
+    "eighty-type": (b"\\xc1", b"x" * 80),
+    "verified-as-text": (msgpack.packb({"schema": "setveil.batch/1", "verified": "false", "transactions": [],
+                                        "window": {"id": "t/0/0-0", "partition": 0, "opened": 1.0, "closed": 2.0},
+                                        "metrics": {"items_in": 0, "information_loss": 0.0}}), b"org.setveil.batch.v1"),
+    "not-records": (msgpack.packb({"schema": "setveil.batch/1", "verified": True, "transactions": [1, 2],
+                                   "window": {"id": "t/0/0-1", "partition": 0, "opened": 1.0, "closed": 2.0},
+                                   "metrics": {"items_in": 2, "information_loss": 0.0}}), b"org.setveil.batch.v1"),
 }
 
 async def main():
@@ -863,6 +870,13 @@ asyncio.run(main())
                  "tail stops rather than skip it"),
     ("long-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}…): a newer setveil may have written it; "
                   "tail stops rather than skip it"),
+    ("eighty-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}): a newer setveil may have written it; "
+                    "tail stops rather than skip it"),
+    # a window shown as checked ("ok") for a truthy string, or counted with transactions that are no records
+    ("verified-as-text", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md "
+                         "gives; tail stops rather than skip it"),
+    ("not-records", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md gives; "
+                    "tail stops rather than skip it"),
 ])
 def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings, kind, problem):
     # Regression (QA as a consumer): a batch of a newer schema ended tail in a traceback
@@ -874,6 +888,18 @@ def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings, kind,
     result = setveil("tail", "--idle", 2, env=env_of(settings), check=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == f"setveil: error: {settings.topics.output}/0/0 {problem}"
+
+
+def test_tail_shows_the_windows_before_the_message_it_stops_at_and_names_where_that_is(make_settings):
+    settings = make_settings()
+    asyncio.run(_emit(settings, [(1, _batch("in/1/0-0", [0], 1, 0.0, 1.0), None),
+                                 (1, _batch("in/1/1-1", [1], 1, 0.0, 1.0), None), (1, b"\xc1", None)]))
+    result = setveil("tail", "--idle", 2, env=env_of(settings), check=False)
+    assert result.returncode == 1
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["1/0-0", "1/1-1"]
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"setveil: error: {settings.topics.output}/1/2 is not a setveil.batch/1 message (ce_type (none)): a newer "
+        "setveil may have written it; tail stops rather than skip it")
 
 
 def test_every_builder_leaves_the_virtual_environment_out_of_the_image_context():
