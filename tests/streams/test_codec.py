@@ -234,6 +234,9 @@ def test_the_collected_loss_is_the_models_measure_over_the_release():
     _take(batch("in/1/0-9", 10, 10, 0.1), 1.0, seen, out, keep=False)
     _take(batch("in/2/0-9", 0, 0, 0.0), 1.0, seen, out, keep=False)
     assert out.information_loss == pytest.approx((30 * 0.5 + 10 * 0.1) / 40)
+    one = Collected()  # a stream of one item occurrence, suppressed
+    _take(batch("in/0/0-0", 1, 0, 1.0), 1.0, set(), one, keep=False)
+    assert one.information_loss == 1.0
 
 
 @pytest.mark.parametrize("value", [b"\x82\xa5items\x91\xa1a\xa5items\x91\xa1b",
