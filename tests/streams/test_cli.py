@@ -569,6 +569,18 @@ def test_replay_refuses_a_message_the_workers_would_dead_letter_with_nothing_sen
     assert read_topic(settings, settings.topics.input) == []
 
 
+def test_replay_sends_the_first_count_transactions_at_most_rate_a_second(make_settings, sample):
+    data, _, _ = sample
+    settings = make_settings()
+    replayed = setveil("replay", data, "--count", 30, "--rate", 40, env=env_of(settings), timeout=60)
+    said = re.fullmatch(rf"30 transactions in 30 messages to {re.escape(settings.topics.input)} in ([\d.]+) s "
+                        r"\([\d,]+ transactions/s\)", replayed.stderr.strip())
+    assert said, replayed.stderr
+    assert float(said.group(1)) >= 0.74  # the 30th of 40 a second goes 0.75 s after the first
+    sent = read_topic(settings, settings.topics.input)
+    assert sorted(msgpack.unpackb(message.value)["tid"] for message in sent) == list(range(30))
+
+
 def test_replay_whose_broker_goes_down_ends_in_one_line(make_settings, sample, tmp_path):
     # Regression (QA re-check as an operator): a broker killed under `setveil replay` ended it in
     # a traceback (aiokafka's NodeNotReadyError) after 40 s of retries
