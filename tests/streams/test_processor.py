@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -45,6 +46,8 @@ from setveil.streams.processor import Outcome, WindowProcessor, build_window, pr
 from setveil.streams.settings import load_settings
 from setveil.streams.windowing import Cut, Message
 from setveil.streams.worker import prepare_worker
+
+from .kafkatools import wait_until
 
 
 def worker_for(model, policy, params, sensitive=None, public=None, merge=False) -> WindowProcessor:
@@ -793,6 +796,27 @@ def test_a_window_whose_child_died_with_it_is_not_tried_again(sample, helper_pid
     assert helper_pid.exists()
     assert not outcome.emitted and outcome.cause == "error"
     assert "the anonymizing process died (killed by signal 9, SIGKILL, which the kernel's OOM killer sends)" in outcome.reason
+
+
+def test_a_window_process_closed_while_its_window_runs_is_not_replaced(sample, helper_pid):
+    # a stopped worker closes its processor while the window thread may still wait on the child
+    # (streams/worker.py): that window fails closed, and no new child starts, which would outlive
+    # the worker or hold its exit (multiprocessing joins a child that is no daemon)
+    data, _, _ = sample
+    earlier = multiprocessing.active_children()
+    child = isolated(with_model(_Hangs, processor(sample).pipeline.configured), time_limit=600.0)
+    outcomes: list[Outcome] = []
+    window = threading.Thread(target=lambda: outcomes.append(child.process("in", 0,
+                                                                           cut_of(list(read_window(data))[:50]))))
+    window.start()
+    try:
+        wait_until(helper_pid.exists, 60, "the child to run the window")
+    finally:
+        child.close()
+        window.join(30)
+    [outcome] = outcomes
+    assert not outcome.emitted and outcome.cause == "error"
+    assert [process.name for process in multiprocessing.active_children() if process not in earlier] == []
 
 
 def test_a_service_error_in_the_window_process_fails_its_window_closed_and_the_child_lives(sample):
