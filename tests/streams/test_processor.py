@@ -666,6 +666,41 @@ def test_a_stop_signal_as_the_window_process_starts_kills_it_before_the_stop_goe
     assert exit_codes == [-signal.SIGKILL]
 
 
+class _LoadsForEver(Coherence):
+    """A model whose window process never finishes unpickling it, so never says it is ready."""
+
+    def __reduce__(self):
+        return time.sleep, (600,)
+
+
+def test_a_stop_signal_while_the_window_process_loads_kills_it_before_the_stop_goes_on(sample, monkeypatch):
+    # the same stop once the child has started, while the worker waits for it to be ready (its
+    # imports and plugins take seconds): left running, the child waited for the worker there too
+    started = []
+    start = SpawnProcess.start
+
+    def start_then_signal_later(self):
+        start(self)
+        started.append(self)
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+
+    def stop(signum, frame):
+        raise _Stopped
+
+    monkeypatch.setattr(SpawnProcess, "start", start_then_signal_later)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(_Stopped):
+            isolated(with_model(_LoadsForEver, processor(sample).pipeline.configured))
+        exit_codes = [child.exitcode for child in started]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for child in started:
+            if child.exitcode is None:
+                kill_follower(child)
+    assert exit_codes == [-signal.SIGKILL]
+
+
 def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(sample):
     data, _, _ = sample
     transactions = list(read_window(data))[:300]
