@@ -2,6 +2,7 @@
 pinned by digest, the generator's invariants on random settings, and its refusals."""
 
 import hashlib
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -148,3 +149,31 @@ def test_settings_whose_transactions_seldom_reach_the_minimum_are_refused():
     # each left out with chance about 1/2, seldom make 40 distinct items
     with pytest.raises(ParameterError, match="40 is seldom reached: 1001 transactions closed short of it while 0"):
         generate(QuestSettings(transactions=50, large_itemset_size=1.0))
+
+
+def test_a_min_length_of_every_item_is_met_and_one_more_is_refused_by_name():
+    every = QuestSettings(transactions=20, items=6, mean_length=6.0, min_length=6, large_itemset_size=3.0,
+                          large_itemsets=10, corruption_mean=0.0, corruption_variance=0.0)
+    assert set(generate(every).lines) == {"0 1 2 3 4 5"}
+    with pytest.raises(ParameterError, match=r"^parameter 'min-length': 7 is more than --items 6$"):
+        replace(every, min_length=7).check()
+
+
+def test_a_min_length_past_the_items_the_large_itemsets_hold_is_refused_by_name():
+    # one item past them: a transaction could only close short, and be made again a thousand times
+    settings = QuestSettings(**{**SMALL, "mean_length": 40.0})
+    covered = quest.large_itemsets(settings).covered
+    with pytest.raises(ParameterError, match=f"^parameter 'min-length': {covered + 1} is more than the {covered} "
+                                             "items the large itemsets hold"):
+        generate(replace(settings, min_length=covered + 1))
+
+
+@pytest.mark.parametrize("mean_length, allowed", [(1.0, 1), (3.0, 9), (40.0, 61)])
+def test_the_min_length_a_refusal_allows_is_accepted_and_one_more_refused(mean_length, allowed):
+    # a target length is 1 + Poisson(mean_length - 1), so at a mean of 1 it is always 1
+    with pytest.raises(ParameterError, match=f"^parameter 'min-length': 200 is out of reach of --mean-length "
+                                             f"{mean_length:g} .*; allowed: at most {allowed}, or raise"):
+        QuestSettings(mean_length=mean_length, min_length=200).check()
+    QuestSettings(mean_length=mean_length, min_length=allowed).check()
+    with pytest.raises(ParameterError, match=f"^parameter 'min-length': {allowed + 1} is out of reach"):
+        QuestSettings(mean_length=mean_length, min_length=allowed + 1).check()
