@@ -177,3 +177,15 @@ def test_the_min_length_a_refusal_allows_is_accepted_and_one_more_refused(mean_l
     QuestSettings(mean_length=mean_length, min_length=allowed).check()
     with pytest.raises(ParameterError, match=f"^parameter 'min-length': {allowed + 1} is out of reach"):
         QuestSettings(mean_length=mean_length, min_length=allowed + 1).check()
+
+
+def test_the_draw_budgets_take_settings_up_to_them_and_refuse_one_past_by_name():
+    QuestSettings(large_itemsets=1_000_000, large_itemset_size=10.0).check()
+    with pytest.raises(ParameterError, match="^parameter 'large-itemsets': 1000001 itemsets of about 10 items draw "
+                                             "more than 10,000,000 items"):
+        QuestSettings(large_itemsets=1_000_001, large_itemset_size=10.0).check()
+    # a min-length above the mean length makes transactions of about min-length items
+    QuestSettings(transactions=2_500_000, mean_length=38.0, min_length=40).check()
+    with pytest.raises(ParameterError, match="^parameter 'transactions': 2500001 transactions of about 40 items hold "
+                                             "more than 100,000,000 items"):
+        QuestSettings(transactions=2_500_001, mean_length=38.0, min_length=40).check()
