@@ -189,3 +189,16 @@ def test_the_draw_budgets_take_settings_up_to_them_and_refuse_one_past_by_name()
     with pytest.raises(ParameterError, match="^parameter 'transactions': 2500001 transactions of about 40 items hold "
                                              "more than 100,000,000 items"):
         QuestSettings(transactions=2_500_001, mean_length=38.0, min_length=40).check()
+
+
+def test_a_large_itemset_holds_at_most_every_item():
+    # 1 + Poisson(1) passes 4 items about once in 50 itemsets
+    drawn = quest.large_itemsets(QuestSettings(items=4, mean_length=2.0, min_length=1, large_itemset_size=2.0,
+                                               large_itemsets=300))
+    assert max(len(itemset) for itemset in drawn.itemsets) == 4
+
+
+def test_a_draw_just_under_one_picks_the_last_entry_not_one_past_it():
+    # thirteen weights of 0.1 sum, normalized, to 1 - 3e-16 in floats
+    cumulative = quest._cumulative(np.full(13, 0.1))
+    assert np.searchsorted(cumulative, np.nextafter(1.0, 0.0), side="left") == 12
