@@ -15,7 +15,7 @@ from setveil.core.formats import read_window
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
 from setveil.plugins.sanitize.patterns import RestrictivePatterns
-from setveil.plugins.sanitize.sample import sample_patterns
+from setveil.plugins.sanitize.sample import frequent_supersets, sample_patterns
 from setveil.plugins.sanitize.sample import write_patterns as write_sampled
 
 from ..resident import MAPPED_MIB, check_forked_memory, map_while_anonymizing
@@ -57,6 +57,18 @@ def test_patterns_sample_support_range_includes_both_ends():
     # ab has support 2 of 5 = 0.4 exactly, the bottom and the top of [0.4, 0.4]
     window = Window.from_transactions([["a", "b"], ["a", "b"], ["a"], ["b"], ["c"]])
     assert sample_patterns(window, 1, 2, 2, 0.4, 0.4, seed=0) == [("a", "b")]
+
+
+def test_patterns_sample_gives_each_pattern_in_label_order():
+    # the input names b first, so its id comes first
+    window = Window.from_transactions([["b", "a"], ["b", "a"], ["c"]])
+    assert sample_patterns(window, 1, 2, 2, 0.5, 1.0, seed=0) == [("a", "b")]
+
+
+def test_frequent_supersets_include_those_of_support_exactly_sigma():
+    # abc is held by 6 of 30 transactions, and 0.2 * 30 is 6.000000000000001 in floats
+    window = Window.from_transactions([["a", "b", "c"]] * 6 + [["a", "b"]] * 24)
+    assert frequent_supersets(window, [("a", "b")], 0.2) == [("a", "b", "c")]
 
 
 def test_patterns_sample_with_the_frequent_supersets_of_section_5_1(runner, database, tmp_path):
