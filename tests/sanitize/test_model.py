@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setveil.core.engine import Pipeline
-from setveil.core.errors import WindowRejected
+from setveil.core.errors import SpeltOtherwise, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.window import Window
@@ -166,6 +166,17 @@ def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
     release = run("iga", fig3, path, "0")
     assert as_text(release.window) == as_text(fig3)
     assert release.stats["restrictive_patterns"] == 0
+
+
+def test_a_window_that_spells_a_pattern_otherwise_fails_closed_naming_only_the_line(tmp_path):
+    # a worker sees its input a window at a time, so the command line's refusal for the whole
+    # input never ran: released, the window would keep HIV flu whole while its check passes
+    window = Window.from_transactions([["HIV", "flu"]] * 4)
+    configured = configure("iga", write_patterns(tmp_path / "p.txt", "a b", "hiv flu"), "0")
+    with pytest.raises(SpeltOtherwise, match="^the file of parameter 'restrictive' names at line 2 an item this "
+                                             "window spells otherwise") as refused:
+        configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
+    assert not {"hiv", "HIV", "flu"} & set(str(refused.value).replace(",", " ").split())
 
 
 def test_a_pattern_containing_another_is_bounded_by_it(tmp_path):
