@@ -168,6 +168,15 @@ def test_patterns_absent_from_the_window_are_inert(tmp_path, fig3):
     assert release.stats["restrictive_patterns"] == 0
 
 
+def test_a_pattern_whose_items_occur_but_never_together_is_inert(tmp_path):
+    # b c d is held by no transaction: left in, IGA would group it with a b and take their shared b
+    window = Window.from_transactions([list("abd"), list("ab"), list("ce"), list("abc"), list("bd")])
+    alone = run("iga", window, write_patterns(tmp_path / "alone.txt", "a b"), "0")
+    release = run("iga", window, write_patterns(tmp_path / "p.txt", "a b", "b c d"), "0")
+    assert as_text(release.window) == as_text(alone.window) == ["bd", "b", "ce", "bc", "bd"]
+    assert release.stats["restrictive_patterns"] == 1 and release.details == {"victims": {"1": ["a"]}}
+
+
 def test_a_window_that_spells_a_pattern_otherwise_fails_closed_naming_only_the_line(tmp_path):
     # a worker sees its input a window at a time, so the command line's refusal for the whole
     # input never ran: released, the window would keep HIV flu whole while its check passes
@@ -177,6 +186,22 @@ def test_a_window_that_spells_a_pattern_otherwise_fails_closed_naming_only_the_l
                                              "window spells otherwise") as refused:
         configured.model.anonymize(window, configured.policy, np.random.default_rng(0))
     assert not {"hiv", "HIV", "flu"} & set(str(refused.value).replace(",", " ").split())
+
+
+def test_the_note_of_patterns_the_input_lacks_lists_five_lines_without_an_ellipsis(tmp_path):
+    window = Window.from_transactions([["a", "b"]] * 3)
+    listed = ["a b"] + [f"a x{i}" for i in range(6)]
+    for count, shown in ((6, "line 2, 3, 4, 5, 6)"), (7, "line 2, 3, 4, 5, 6, ...)")):
+        model = configure("iga", write_patterns(tmp_path / f"{count}.txt", *listed[:count]), "0").model
+        [note] = model.input_notes(window, "db.dat")
+        assert f"{count - 1} of the {count} restrictive patterns in " in note and f"({shown} hold an item" in note
+
+
+def test_sigma_off_reports_dissimilarity_and_size_loss_without_mining(tmp_path):
+    window = Window.from_transactions([["a", "b", "c"]] * 4)
+    model = configure("iga", write_patterns(tmp_path / "p.txt", "a b"), "0", sigma="off").model
+    release = model.anonymize(window, configure("iga", tmp_path / "p.txt").policy, np.random.default_rng(0))
+    assert set(model.metrics(window, release.window)) == {"dissimilarity", "size_loss"}
 
 
 def test_a_pattern_containing_another_is_bounded_by_it(tmp_path):
