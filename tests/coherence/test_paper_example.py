@@ -7,12 +7,14 @@ from functools import reduce
 import numpy as np
 import pytest
 
+from setveil.core.model import Context
+from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemClass, ItemSchema
 from setveil.core.window import Window
 from setveil.plugins.coherence.moles import find_minimal_moles
 from setveil.plugins.coherence.moletree import MoleTree, eliminate
 
-from .conftest import FIGURE_1, coherence
+from .conftest import FIGURE_1, PRIVATE, coherence
 
 
 def _labels(window, rows):
@@ -63,6 +65,14 @@ def test_example_7_greedy_order_is_d_then_b(figure1, schema):
     chosen = eliminate(tree, lambda mm, il: mm / il)
     assert [figure1.vocab.label(i) for i in chosen] == ["d", "b"]
     assert tree.table.entries() == []
+
+
+def test_the_model_without_il_weighs_items_by_support_as_example_7_does(figure1):
+    # every other test of the model names il; with IL(e) = 1 for all (il=unit) b would go first
+    configured = get_registry().configure("coherence", None, {"h": "0.8", "k": "2", "p": "2"},
+                                          Context(schema=ItemSchema(private=PRIVATE)))
+    release = configured.model.anonymize(figure1, configured.policy, np.random.default_rng(0))
+    assert release.details == {"size1_moles": ["x", "y", "z"], "suppressed": ["d", "b"]}
 
 
 def test_a_deletion_that_leaves_moles_of_its_item_fails_rather_than_loops(figure1, schema, monkeypatch):
