@@ -1046,6 +1046,10 @@ def test_only_anonymize_refuses_a_window(recorder):
     (lambda mm: [True] * len(mm), "returned bool values (list), not real numbers"),
     (lambda mm: [10 ** 400] * len(mm), "returned object values (list), not real numbers"),
     (lambda mm: np.full(len(mm), np.nan), "returned 3 scores that are NaN or infinite for 3 candidates"),
+    (lambda mm: np.array([1.0, np.inf, -np.inf]), "returned 2 scores that are NaN or infinite for 3 candidates"),
+    # one row per candidate, but two numbers in each: the greedy's argmax would run past the candidates
+    (lambda mm: np.zeros((len(mm), 2)), "returned shape (3, 2) (ndarray) for 3 candidates; it must return one "
+                                        "number per candidate"),
 ])
 def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
     # Regression (QA as a plugin author): a third party's score of the wrong length, or of NaNs,
