@@ -118,6 +118,8 @@ def test_parallel_parts_give_the_sequential_release(policy):
     _, one = anonymize(rows, policy, {"rho": "0.5", "t_max": "2", "workers": "1"}, seed=5)
     window, two = anonymize(rows, policy, {"rho": "0.5", "t_max": "2", "workers": "2"}, seed=5)
     assert one.stats["parts"] > 2 and two.stats["workers"] == 2
+    # the parts run side by side: the window took as many passes as its longest part, not their sum
+    assert one.stats["passes"] == len(one.stats["deletions_by_pass"]) < one.stats["parts"]
     assert list(one.window) == list(two.window)
     config = get_registry().configure("rho", policy, {"rho": "0.5"}, CONTEXT)
     assert not list(config.model.violations(window, two.window))
