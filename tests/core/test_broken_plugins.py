@@ -554,8 +554,10 @@ def test_a_broken_plugin_leaves_the_help_of_setveils_own_commands(tmp_path):
         assert warning.endswith("may be missing below)" if missing else "until it is fixed or uninstalled)")
     data = tmp_path / "in.dat"
     data.write_text("a b\n")
-    # a --help that click reads as an option's value runs the command, which stops
-    for command in (["plugins"], ["anonymize", str(data), "--model", "cap", "-o", "--help"]):
+    # a --help that click reads as an option's value runs the command, which stops, as does one
+    # after an option the command refuses, where click stops before any help
+    for command in (["plugins"], ["anonymize", str(data), "--model", "cap", "-o", "--help"],
+                    ["anonymize", "--no-such-option", "--help"]):
         result = setveil(env, *command, cwd=tmp_path)
         assert result.returncode == 2 and result.stdout == "" and not (tmp_path / "--help").exists()
         assert result.stderr.startswith("setveil: error: ") and expected in result.stderr
