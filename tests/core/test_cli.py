@@ -149,6 +149,8 @@ def test_unknown_model_and_missing_schema(files):
     [
         (["--model", "kanonymity", "-P", "k=2", "--fanout", "2", "--sensitive", "private.txt"],
          "parameter 'sensitive': model 'kanonymity' does not classify items"),
+        (["--model", "kanonymity", "-P", "k=2", "--fanout", "2", "--public", "private.txt"],
+         "parameter 'public': model 'kanonymity' does not classify items"),
         ([*MODEL, "--sensitive", "private.txt", "--fanout", "2"], "parameter 'hierarchy': model 'coherence' does not generalize"),
     ],
 )
