@@ -142,6 +142,10 @@ def test_unknown_model_and_missing_schema(files):
     assert result.exit_code == 2 and "; did you mean 'mm-il'?" in result.output
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL)
     assert result.exit_code == 2 and "--sensitive" in result.output
+    # the public list given is named, not only the --sensitive missing beside it
+    result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--public", files / "private.txt")
+    assert result.output == f"setveil: error: {files / 'private.txt'}: --public needs --sensitive as well\n"
+    assert result.exit_code == 2
 
 
 @pytest.mark.parametrize(
