@@ -484,3 +484,13 @@ def test_an_integer_option_out_of_its_range_is_named_as_typed(files):
     result = run("anonymize", files / "fig1.dat", "-o", files / "o.dat", *MODEL, "--window", "+0")
     assert result.exit_code == 2 and not (files / "o.dat").exists()
     assert "Invalid value for '--window': +0 is not in the range x>=1." in result.output
+
+
+@pytest.mark.parametrize("command", ["anonymize", "verify"])
+def test_a_malformed_hierarchy_is_named_before_the_data_is_read(tmp_path, command):
+    # the hierarchy is parsed with the options, so its line is named before a large input is read
+    tree, missing = tmp_path / "h.csv", tmp_path / "missing.dat"
+    tree.write_text("a,b\nb\n")
+    target = ["-o", tmp_path / "o.dat"] if command == "anonymize" else [tmp_path / "r.dat"]
+    result = run(command, missing, *target, "--model", "kanonymity", "-P", "k=2", "--hierarchy", tree)
+    assert result.exit_code == 2 and result.output == f"setveil: error: {tree}:2: expected one edge 'child,parent'\n"
