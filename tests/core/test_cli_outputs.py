@@ -193,6 +193,25 @@ def test_a_quoted_label_in_a_piped_item_list_is_refused_as_in_a_file(runner, tmp
     assert not out.exists()
 
 
+def test_an_item_list_refused_for_several_labels_names_the_first_line_and_the_others(runner, tmp_path):
+    # the user fixes the list line by line: the error is at the first line at fault, the rest follow it
+    data, listed, out = tmp_path / "d.dat", tmp_path / "s.txt", tmp_path / "o.dat"
+    data.write_text('a "HIV"\na "HIV"\n"flu" s\n"flu" s\nb\nb\n')
+    listed.write_text('"HIV"\ns\n"flu"\n')
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", listed),
+                   f"{listed}:1: the label is a JSON string", "for \"x\" (also line 3)")
+    data.write_text("a HIV\na HIV\nc Flu\nc Flu\n")
+    listed.write_text("hiv\nc\nflu\n")
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", listed),
+                   f"{listed}:1: the label never occurs in {data}", "exactly as the input spells it (also line 3)")
+    # line 3's label occurs, in another Unicode form too: the problem said is line 1's
+    data.write_text("a HIV\na HIV\nc Caf\u00e9\nc Cafe\u0301\n")
+    listed.write_text("hiv\nc\nCaf\u00e9\n")
+    one_line_error(invoke(runner, "anonymize", data, "-o", out, *COHERENCE, "--sensitive", listed),
+                   f"{listed}:1: the label never occurs in {data}", "exactly as the input spells it (also line 3)")
+    assert not out.exists()
+
+
 def test_records_that_share_a_subject_are_noted_without_naming_it(runner, tmp_path):
     # Regression (QA as a new user): a clinic's JSONL of visits with a subject per patient was
     # protected visit by visit, with no word that anonymize reads no subject (now: that it merges
