@@ -114,6 +114,11 @@ def test_verify_merges_the_original_as_anonymize_did(tmp_path):
     assert result.exit_code == 2
     assert result.stderr == (f"setveil: error: {fimi}: 5 transactions, but {visits} has 9; give --merge-subjects for a "
                              "release of `anonymize --merge-subjects`\n")
+    # merging makes fewer transactions, never more: a longer release gets no such hint
+    longer = tmp_path / "longer.dat"
+    longer.write_text(fimi.read_text() * 2)
+    result = run("verify", visits, longer, *model)
+    assert result.exit_code == 2 and result.stderr == f"setveil: error: {longer}: 10 transactions, but {visits} has 9\n"
     # a release of every visit is not one of the merged patients'
     visit_release = tmp_path / "visits-out.jsonl"
     visit_release.write_text("".join(json.dumps({"tid": tid, "items": []}) + "\n" for tid, _, _ in VISITS))
