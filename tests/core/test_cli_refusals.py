@@ -383,6 +383,17 @@ def test_a_list_of_integers_refuses_a_value_below_its_least_with_the_range(files
     assert f"Invalid value for '{option}': expected integers {within}, got '{args[-1]}'" in result.output
 
 
+@pytest.mark.parametrize("args", [
+    ["coherence", "{data}", "--public-share", "0.5", "--h", "0.5", "--k", "2", "--p", "2", "--seeds", f"0,{2**32 - 1}"],
+    ["partition", "{data}", "-k", f"2,{2**63 - 1}"],
+])
+def test_a_list_of_integers_takes_the_largest_value_its_range_shows(files, args):
+    # the run goes on to its input, here missing, as with any value in range
+    missing = files / "missing.dat"
+    result = run("bench", *[missing if a == "{data}" else a for a in args])
+    assert result.exit_code == 2 and result.output.startswith(f"setveil: error: {missing}: ")
+
+
 def test_verify_lists_at_most_max_violations_each_named_by_its_window(files):
     # mutation pass: listing one violation past --max-violations, or dropping the "window i: " a
     # windowed check puts before each, went unnoticed
