@@ -64,6 +64,21 @@ def test_a_hierarchy_node_labelled_with_a_nul_is_refused_before_anonymizing(tmp_
                              "NUL, which no transaction file may hold, so the release would not read back\n")
 
 
+def test_a_hierarchy_node_with_whitespace_is_refused_before_anonymizing_for_a_fimi_output_alone(tmp_path):
+    # FIMI splits a transaction at whitespace, while JSONL carries the label as it is
+    data, tree = tmp_path / "d.dat", tmp_path / "h.csv"
+    data.write_text("a b\na c\nb c\n")
+    tree.write_text('a,x\nb,"Health Care"\nc,"Health Care"\nx,"Health Care"\n')
+    model = ["--model", "kanonymity", "-P", "k=3", "--hierarchy", tree]
+    result = run("anonymize", data, "-o", tmp_path / "o.dat", *model)
+    assert result.exit_code == 2 and not (tmp_path / "o.dat").exists()
+    assert result.output == (f"setveil: error: {tree}:2: a hierarchy node above the data's items has a label with "
+                             f"whitespace, which the FIMI output {tmp_path / 'o.dat'} cannot carry: write JSONL or "
+                             "msgpack (--output-format)\n")
+    result = run("anonymize", data, "-o", tmp_path / "o.jsonl", *model)
+    assert result.exit_code == 0 and "Health Care" in (tmp_path / "o.jsonl").read_text()
+
+
 def test_a_release_that_does_not_pair_exits_2(files):
     short = files / "r2.dat"
     short.write_text("a c f g Diabetes\na c f Hepatitis\n")
