@@ -38,6 +38,11 @@ def test_a_violation_is_named_by_its_window_id_and_input_position(files):
     assert result.exit_code == 1
     assert result.output.count("violation: ") == 1
     assert "violation: window in/1/0-4: added-item" in result.output and "transaction 7" in result.output
+    # ids saved by an editor with CRLF line ends, or padded, name the same windows
+    windows.write_text("".join(f" {line}\r\n" for line in windows.read_text().splitlines()))
+    result = run("verify", original, release, *MODEL, "--sensitive", files / "private.txt", "--windows", windows)
+    assert result.exit_code == 1 and result.output.count("violation: ") == 1
+    assert "violation: window in/1/0-4: added-item" in result.output
 
 
 def test_windows_that_do_not_pair_with_the_release_exit_2_naming_the_file(files):
