@@ -92,7 +92,7 @@ def test_outputs_that_would_destroy_an_input_or_each_other_are_refused_first(run
 
 def test_a_benchmark_refuses_its_json_path_before_it_runs(runner, data, tmp_path):
     result = invoke(runner, "bench", "run", data, *K, "--json", tmp_path / "no" / "rows.json")
-    one_line_error(result, "--json", "no directory")
+    one_line_error(result, "cannot write --json: no directory")
     assert "transactions" not in result.output
 
 
