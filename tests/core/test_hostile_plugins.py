@@ -259,6 +259,10 @@ def test_verify_in_windows_says_when_the_model_does_not_promise_their_union_safe
             "window is checked on its own, not the release they make together\n")
     verdict = setveil(env, "verify", str(data), str(out), "-m", "ksup-perwindow", "-P", "k=2", "--window", "4")
     assert verdict.returncode == 0 and note in verdict.stderr, verdict.stdout + verdict.stderr
+    windows = tmp_path / "windows.txt"  # the same windows, named as `setveil tail --windows` names them
+    windows.write_text("in/0/0-3\n" * 4 + "in/0/4-7\n" * 4)
+    named = setveil(env, "verify", str(data), str(out), "-m", "ksup-perwindow", "-P", "k=2", "--windows", str(windows))
+    assert named.returncode == 0 and note in named.stderr, named.stdout + named.stderr
     whole = setveil(env, "verify", str(data), str(out), "-m", "ksup", "-P", "k=2", "--window", "4")
     assert whole.returncode == 0 and "union" not in whole.stderr
 
