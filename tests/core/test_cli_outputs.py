@@ -710,6 +710,12 @@ def test_a_release_whose_name_says_another_format_than_format_is_refused_naming_
     one_line_error(result, f"{out}:1: ", f"(read as {fmt} as --format says, though its name says fimi: give "
                                          "--release-format fimi)")
     assert invoke(runner, "verify", records, out, *K, "--format", fmt, "--release-format", "fimi").exit_code == 0
+    # a release its name and --format both read as one format fails for another cause: no --release-format helps
+    named = tmp_path / f"out.{fmt}"
+    shutil.copy(out, named)
+    result = invoke(runner, "verify", records, named, *K, "--format", fmt)
+    one_line_error(result, f"{named}:1: ")
+    assert "--release-format" not in result.stderr
 
 
 def test_a_violation_quoting_a_label_with_a_line_end_stays_one_line(runner, tmp_path):
