@@ -308,6 +308,7 @@ def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_i
                  files / "s.txt")
     assert result.exit_code == 0, result.output
 
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")

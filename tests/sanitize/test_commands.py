@@ -465,6 +465,7 @@ def test_bench_effectiveness_refuses_to_drop_an_item_of_a_given_pattern(runner, 
                                "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
     assert kept.exit_code == 0, kept.output
 
+
 def test_bench_speed(runner, database, tmp_path):
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
