@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from setveil.core.engine import window_rng
 from setveil.testing import ConformanceSuite
 
 from .distributions import install_plugin
@@ -422,6 +423,20 @@ def test_a_model_that_never_finishes_on_the_largest_value_fails_in_time(installe
 
 def test_the_seeded_generator_is_allowed(installed, tmp_path):
     assert run_kit(installed, tmp_path, "random").returncode == 0
+
+
+def test_anonymize_in_windows_draws_window_i_from_the_seed_and_i(installed, tmp_path):
+    # as --seed's help says: one generator for every window gave eight alike windows the same draw
+    # (mutation pass), here the same suppression in all of them
+    data, out = tmp_path / "in.dat", tmp_path / "out.dat"
+    data.write_text("p0\np0\n" * 8)
+    env = dict(installed, FLOOR_FAULT="random")
+    made = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o", str(out), "-m", "floor",
+                           "-P", "k=2", "--window", "2", "--seed", "7"], env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    lines = out.read_text().splitlines()
+    drawn = ["" if window_rng(7, index).random() < 0.5 else "p0" for index in range(8)]
+    assert lines == [line for line in drawn for _ in range(2)] and len(set(drawn)) == 2
 
 
 @pytest.mark.parametrize("fault", ["refuserare", "chatty", "selectsnothing"])
