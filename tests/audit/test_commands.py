@@ -435,6 +435,11 @@ def test_determined_reports_determined_named_otherwise_and_unsettled_apart(runne
     assert sorted(body["named_otherwise"]) == ["v0", "v1", "v2", "v3"] and body["unsettled"] == []
     assert ("0 of 4 names determined, 4 named otherwise by an equally good naming, 0 not settled within the time "
             "limit") in result.stderr
+    # the limit a test was not settled within is the one each solve had, not the run's
+    limited = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.05,
+                     "-o", tmp_path / "n.txt", "--determined", "--time-limit", 30)
+    assert limited.exit_code == 0, limited.output
+    assert "0 not settled within the time limit of 30 s per solve" in limited.stderr
 
 
 @pytest.mark.parametrize("args, name", [
