@@ -407,6 +407,22 @@ def rename_and_publish(runner, tmp_path, data, sigma):
     return renamed, mapping, published
 
 
+def test_an_output_that_cannot_be_written_is_refused_naming_its_option_before_the_run(runner, tmp_path, database):
+    renamed, mapping, published = rename_and_publish(runner, tmp_path, database, 0.1)
+    secret = mapping.read_text()
+    naming = tmp_path / "n.txt"
+    args = ("audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o", naming, "--truth", mapping)
+    # a report written over the --truth it is scored against would lose the owner's mapping
+    over_truth = invoke(runner, *args, "--report", mapping)
+    assert over_truth.exit_code == 2 and f"parameter 'report': {mapping} is also read by this run" in over_truth.stderr
+    assert mapping.read_text() == secret and not naming.exists()
+    nowhere = invoke(runner, *args, "--report", tmp_path / "no" / "r.json")
+    assert nowhere.exit_code == 2 and "cannot write --report: no directory" in nowhere.stderr and not naming.exists()
+    again = tmp_path / "again.dat"
+    lost = invoke(runner, "audit", "rename", database, "-o", again, "--mapping", tmp_path / "no" / "f.txt")
+    assert lost.exit_code == 2 and "cannot write --mapping: no directory" in lost.stderr and not again.exists()
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device every write to fails")
 def test_a_run_whose_second_output_fails_writes_neither(runner, tmp_path, database):
     renamed = tmp_path / "renamed.dat"
