@@ -393,6 +393,9 @@ def test_the_benchmark_prints_a_row_per_noise_and_method(runner, tmp_path):
     assert exact["ip"] == exact["mip"] == 1.0
     assert "| noise | method" in result.output
     assert "  run 2/2, noise 0.004, lp: accuracy " in result.stderr
+    # the graph's 6 vertices and 6 edges: the itemsets by size, from size 1 on (no empty itemset)
+    assert ("# graph.dat: 12 transactions; sigma=0.05: 12 frequent itemsets over 6 items (by size: 6, 6); "
+            "2 runs per setting, seed 0") in result.output
 
 
 def write_graph(tmp_path, edges=ASYMMETRIC):
