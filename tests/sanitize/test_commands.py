@@ -122,6 +122,18 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
         "supports or change the length range" in none.output  # no other seed helps (QA re-check)
 
 
+def test_patterns_sample_takes_one_support_and_names_the_length_crossed(runner, database, tmp_path):
+    # --min-support equal to --max-support is a range of one support (both ends are in it), not a crossed one
+    out = tmp_path / "p.txt"
+    one = runner.invoke(cli, ["patterns", "sample", str(database), "-n", "2", "--min-support", "0.5", "--max-support",
+                              "0.5", "--max-length", "2", "-o", str(out)])
+    assert one.exit_code == 0, one.output
+    assert sorted(out.read_text().splitlines()) in (["a c", "a d"], ["a c", "b c"], ["a d", "b c"])
+    crossed = runner.invoke(cli, ["patterns", "sample", str(database), "--min-length", "3", "--max-length", "2",
+                                  "-o", str(out)])
+    assert crossed.exit_code == 2 and "parameter 'min-length': 3 is more than --max-length 2" in crossed.output
+
+
 def test_mining_that_would_exhaust_memory_is_refused_or_skipped(runner, tmp_path):
     # a dozen records of 60 items: at a support of one transaction every subset is frequent
     long = tmp_path / "long.dat"
