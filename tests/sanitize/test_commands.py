@@ -154,6 +154,17 @@ def test_mining_that_would_exhaust_memory_is_refused_or_skipped(runner, tmp_path
     assert "the report has no patterns metrics" in result.stderr
 
 
+def test_supersets_that_would_exhaust_memory_are_refused_naming_supersets_at(runner, tmp_path):
+    # the pairs are few, but every subset of a row of 60 items holding a picked pair is a superset
+    long = tmp_path / "long.dat"
+    long.write_text("".join(" ".join(f"i{row}-{x}" for x in range(60)) + "\n" for row in range(12)))
+    out = tmp_path / "p.txt"
+    refused = runner.invoke(cli, ["patterns", "sample", str(long), "-n", "1", "--min-support", "0.05", "--max-support",
+                                  "0.1", "--max-length", "2", "--supersets-at", "0.05", "-o", str(out)])
+    assert refused.exit_code == 2 and "parameter 'supersets-at'" in refused.output and "budget" in refused.output
+    assert not out.exists()
+
+
 def test_anonymize_verify_and_report(runner, tmp_path):
     data = tmp_path / "fig3.dat"
     data.write_text("".join(" ".join(r) + "\n" for r in FIG3), encoding="utf-8")
