@@ -483,6 +483,13 @@ def test_bench_effectiveness_refuses_to_drop_an_item_of_a_given_pattern(runner, 
     whole = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
                                 "--sigma", "0.2", "--psi-step", "1", "--drop-common", "1"])
     assert whole.exit_code == 2 and "(line 1): leave those patterns out" in whole.output
+    # five lines are named in full, the sixth on is left to "..."
+    for given, shown in (("u a\nu b\nu c\nu a b\nu a c\n", "(lines 1, 2, 3, 4, 5): raise it"),
+                         ("u a\nu b\nu c\nu a b\nu a c\nu b c\n", "(lines 1, 2, 3, 4, 5, ...): raise it")):
+        patterns.write_text(given, encoding="utf-8")
+        many = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
+                                   "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
+        assert many.exit_code == 2 and shown in many.output, many.output
     patterns.write_text("a b\nb c\n", encoding="utf-8")
     kept = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", str(patterns),
                                "--sigma", "0.2", "--psi-step", "1", "--drop-common", "0.9"])
