@@ -402,6 +402,7 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert all(r["violations"] == 0 and r["artifactual_patterns"] == 0.0 for r in body["rows"])
     assert all(r["hiding_failure"] == 0.0 for r in body["rows"] if r["psi"] == 0.0)
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
+    assert "2 patterns sampled per seed: length 2-5, support 0.3-0.6, seeds 0..1" in result.output
 
 
 def test_bench_effectiveness_runs_on_past_a_seed_whose_pick_falls_short(runner, database, tmp_path):
