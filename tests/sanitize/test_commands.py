@@ -403,6 +403,11 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert all(r["hiding_failure"] == 0.0 for r in body["rows"] if r["psi"] == 0.0)
     assert "| policy" in result.output and "psi = 0 by pattern set" in result.output
     assert "2 patterns sampled per seed: length 2-5, support 0.3-0.6, seeds 0..1" in result.output
+    # the per-set table is of psi 0, where every pattern is hidden, not of another psi
+    lines = result.output.splitlines()
+    zero = [[cell.strip() for cell in line.split("|")[1:-1]]
+            for line in lines[lines.index("## psi = 0 by pattern set") + 3:]]
+    assert [(cells[0], cells[3]) for cells in zero] == [(seed, "0.00") for seed in "01" for _ in range(4)]
 
 
 def test_bench_effectiveness_runs_on_past_a_seed_whose_pick_falls_short(runner, database, tmp_path):
