@@ -465,6 +465,8 @@ def test_bench_effectiveness_can_drop_near_universal_items_first(runner, tmp_pat
     window = read_window(database)
     body = json.loads(rows.read_text())
     assert body["drop_common"] == 0.9
+    # sigma 0.2 of the 20 transactions: the least support as a count, which the header gives too
+    assert (body["sigma"], body["min_support"]) == (0.2, 4) and "# sigma=0.2 (support >= 4): " in result.output
     assert body["frequent"] == PatternMetrics(window.suppress(window.vocab.ids(["u"])), 0.2).frequent
     assert body["frequent"] < PatternMetrics(window, 0.2).frequent
     assert all(r["violations"] == 0 for r in body["rows"])
