@@ -2,6 +2,7 @@
 back; bad input and bad parameters end in one line that names the file or the parameter."""
 
 import gzip
+import itertools
 import json
 import os
 import subprocess
@@ -204,6 +205,24 @@ def test_an_itemset_more_frequent_than_its_subset_is_noted_and_left_out_of_the_p
     body = json.loads(report.read_text())
     assert body["impossible_itemsets"] == 1 and body["impossible_itemset_lines"] == [true_lines + 1]
     assert body["published_itemsets"] == true_lines and body["accuracy"] == 1.0
+
+
+def test_the_report_lists_the_first_ten_impossible_itemsets_by_line_and_counts_them_all(runner, tmp_path, database):
+    # the ten pairs over a..e, written last first, and {c d e}, each at 0.95: above every published
+    # singleton, so impossible; the program holds its itemsets in another order than the file's
+    renamed, mapping, published = tmp_path / "r.dat", tmp_path / "f.txt", tmp_path / "p.txt"
+    invoke(runner, "audit", "rename", database, "-o", renamed, "--mapping", mapping, "--seed", 1)
+    invoke(runner, "audit", "publish", database, "--sigma", 0.1, "--max-size", 1, "-o", published, "--seed", 0)
+    pairs = [f"0.95 {a} {b}\n" for a, b in itertools.combinations("abcde", 2)][::-1]
+    published.write_text(published.read_text() + "".join(pairs) + "0.95 c d e\n")
+    report = tmp_path / "report.json"
+    result = invoke(runner, "audit", "deanonymize", renamed, "--itemsets", published, "--sigma", 0.1, "-o",
+                    tmp_path / "n.txt", "--unmatched-cost", 1, "--report", report)
+    assert result.exit_code == 0, result.stderr
+    assert f"11 published itemsets are more frequent than a published subset, which no database allows (the first " \
+           f"on line 6 of {published})" in result.stderr
+    body = json.loads(report.read_text())
+    assert body["impossible_itemsets"] == 11 and body["impossible_itemset_lines"] == list(range(6, 16))
 
 
 @pytest.mark.parametrize("perturbation", [[], ["--omit", 0.3]])
