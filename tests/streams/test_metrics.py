@@ -123,6 +123,15 @@ def test_readyz_names_no_partition_between_a_revocation_and_the_next_assignment(
     assert ready and body["partitions"] == [0, 2]
 
 
+def test_readyz_answers_503_once_the_worker_stops_on_a_fatal_error():
+    # mutation pass (app70): readiness without its check of a fatal error passed every test; a
+    # worker stopping after a send the broker did not take stayed ready, as /healthz said 503
+    service = _service(assigned=True, rebalancing=False)
+    service.fatal = TimeoutError()
+    ready, body = StreamService.readiness(service)
+    assert not ready and body["ready"] is False and body["assigned"] is True
+
+
 def test_window_latency_has_buckets_just_past_the_age_a_window_is_cut_at():
     # QA soak: at window.max_seconds 5 every window cut by age fell into the one bucket (5, 10], so
     # the histogram's p50 and p99 read 7.5 and 9.95 s whatever the work took
