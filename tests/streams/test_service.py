@@ -213,7 +213,7 @@ def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make
     # an empty one too: its dead letter carried setveil_original_bytes 0, the one header that
     # tells a message too large from an empty one (docs/batch-format.md).
     settings = make_settings(producer__max_request_bytes=2048, records__max_message_bytes=2048,
-                             window__min_transactions=5)
+                             window__min_transactions=5, topics__partitions=1)
     worker = start_worker(settings)
     produce(settings, [b"", b"\xc1" * 100])
     wait_until(lambda: len(read_topic(settings, settings.topics.dlq)) == 2, 60, "two dead letters")
@@ -222,6 +222,9 @@ def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make
     assert "setveil_original_bytes" not in empty.headers
     assert (malformed.headers["setveil_kind"], malformed.value) == ("malformed", b"")
     assert malformed.headers["setveil_original_bytes"] == "100"
+    # mutation pass (app70): the WARNING naming the message by partition and offset swapped, passed every test
+    named = f"dead-lettered {settings.topics.input}/0/1: "
+    wait_until(lambda: named in worker.log_text(), 30, "the WARNING naming the message")
     assert worker.stop(timeout=30) == 0
 
 def test_debug_logging_keeps_transaction_contents_out(make_settings, start_worker):
