@@ -457,6 +457,23 @@ def test_sigterm_stops_a_worker_in_the_middle_of_a_long_window(make_settings, st
     assert _gone(children), "the window's child process outlived the worker"
 
 
+def test_the_lag_counts_the_window_being_anonymized_and_a_stop_names_its_partition(make_settings, start_worker,
+                                                                                   monkeypatch, tmp_path):
+    # mutation pass (app70): the lag counted from the first message not yet in a window, and a
+    # stop's note naming only a partition with messages not yet cut, passed every test: while a
+    # window's model worked, setveil_consumer_lag left its messages out and a stop said nothing of them
+    reached = tmp_path / "anonymizing"
+    _inject_faults(monkeypatch, FAULT_SLOW_WINDOW_FILE=str(reached))
+    settings = make_settings(topics__partitions=1, window__min_transactions=2, window__max_seconds=0.2)
+    worker = start_worker(settings, params=["h=0.4", "k=2", "p=3"])
+    produce(settings, records(NEUTRAL[:4], batch=2))
+    wait_until(reached.exists, 30, "the window to be anonymized")
+    lag = 'setveil_consumer_lag{partition="0"}'
+    wait_until(lambda: worker.metrics().get(lag) == 2, 30, "the lag of both messages")
+    assert worker.stop(timeout=30) == 0
+    assert "the worker stops; unacknowledged input of partition 0 is re-delivered" in worker.log_text()
+
+
 @pytest.mark.parametrize("time_limit", [0.0, 600.0], ids=["in-thread", "in-child-process"])
 def test_sigterm_while_rho_splits_a_window_leaves_no_process_behind(make_settings, start_worker, sample, monkeypatch,
                                                                    tmp_path, time_limit):
