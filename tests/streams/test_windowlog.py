@@ -106,6 +106,18 @@ def test_delivery_resumes_at_the_groups_committed_offset_or_at_the_partitions_fi
     assert asyncio.run(run()) == [0, 0, 5]
 
 
+@pytest.mark.slow
+def test_a_new_window_log_gets_as_many_partitions_as_an_existing_input_topic(make_settings):
+    # mutation pass (app70): ensure_topics giving the window log topics.partitions whatever the input
+    # topic had passed every test; an input topic made with more partitions beforehand (by its
+    # producers, say) kept the windows of several input partitions in one log partition
+    settings = make_settings(topics__partitions=2)
+    asyncio.run(kafka.ensure_topics(settings.replace(topics__partitions=3), [settings.topics.input]))
+    counts = asyncio.run(kafka.ensure_topics(settings))
+    assert [counts[name] for name in (settings.topics.input, settings.topics.windows, settings.topics.output)] \
+        == [3, 3, 2]
+
+
 def test_a_partitions_windows_are_logged_to_the_log_partition_of_its_number():
     # where workers of every version look for them: the log's partition of the same number, or
     # modulo the log's partition count
