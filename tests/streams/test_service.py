@@ -227,6 +227,7 @@ def test_only_a_message_too_large_to_produce_again_has_its_size_in_a_header(make
     wait_until(lambda: named in worker.log_text(), 30, "the WARNING naming the message")
     assert worker.stop(timeout=30) == 0
 
+
 def test_debug_logging_keeps_transaction_contents_out(make_settings, start_worker):
     # Regression: at worker.log_level=debug the Kafka client logged every message it sent,
     # dead letters and batches included, contents and all.
@@ -1032,6 +1033,7 @@ def test_a_batch_whose_value_fits_but_whose_message_does_not_fails_closed(make_s
     wait_until(lambda: len(read_topic(settings, settings.topics.output)) == 2, 60, "the next window's batch")
     assert worker.process.poll() is None
     assert worker.stop(timeout=30) == 0
+
 
 def _health_until_exit(worker, seconds: float = 60) -> set[int]:
     """The /healthz statuses a worker answers until it exits (or ``seconds`` pass)."""
