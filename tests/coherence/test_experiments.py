@@ -138,3 +138,14 @@ def test_a_table_of_runs_none_refused_has_no_refused_column(tmp_path, monkeypatc
     assert table[0][-1] == "minimal_moles"
     assert all(cells[5] == "True" for cells in table[2:])
     assert not any("refused" in cell for cells in table for cell in cells)
+
+
+def test_an_item_held_by_exactly_the_minimum_share_is_kept(tmp_path):
+    # Mutation testing: items held by the share itself were dropped; the option drops those held
+    # by less (r is in 1 of 100 transactions, 1.00%)
+    data = tmp_path / "d.dat"
+    data.write_text("a b\n" * 99 + "r\n", encoding="utf-8")
+    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "1", "--p", "1",
+                 "--seeds", "1", "--min-support-share", "0.01")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("d.dat: 100 transactions, 3 items (items below 1.00% removed)")
