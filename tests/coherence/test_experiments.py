@@ -149,3 +149,24 @@ def test_an_item_held_by_exactly_the_minimum_share_is_kept(tmp_path):
                  "--seeds", "1", "--min-support-share", "0.01")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("d.dat: 100 transactions, 3 items (items below 1.00% removed)")
+
+
+def split_rows(tmp_path) -> dict:
+    """The --json of seeds 1 and 4 on data whose split puts a and b, held together, public for
+    seed 1, and a and d, never held together, for seed 4."""
+    data = tmp_path / "d.dat"
+    data.write_text("a b\n" * 30 + "c d\n" * 30, encoding="utf-8")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "2", "--p", "2",
+                 "--seeds", "1,4", "--json", out)
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text())
+
+
+def test_each_row_counts_the_public_and_private_items_of_its_seeds_split(tmp_path):
+    # Mutation testing: the policies' rows could count the private items as public unnoticed (the
+    # split of seed 1 is a, b public and c private; of seed 4, a, d public and b, c private)
+    body = split_rows(tmp_path)
+    counts = {(r["seed"], r["approach"]): (r["public"], r["private"]) for r in body["rows"]}
+    assert counts == {(seed, name): (2, private) for seed, private in ((1, 1), (4, 2))
+                      for name in ("mm-il", "mm", "il", "rmall")}
