@@ -170,3 +170,14 @@ def test_each_row_counts_the_public_and_private_items_of_its_seeds_split(tmp_pat
     counts = {(r["seed"], r["approach"]): (r["public"], r["private"]) for r in body["rows"]}
     assert counts == {(seed, name): (2, private) for seed, private in ((1, 1), (4, 2))
                       for name in ("mm-il", "mm", "il", "rmall")}
+
+
+def test_a_search_that_finds_no_minimal_moles_reports_0_of_them(tmp_path):
+    # Mutation testing: a mean over the runs whose count is truthy gave none for data without
+    # minimal moles, which reads as RmAll's "not searched"; seed 1's public a and b are held
+    # together 30 times with no private item, seed 4's public a and d each with one every time
+    body = split_rows(tmp_path)
+    assert {(r["approach"], r["minimal_moles"]) for r in body["rows"]} == {
+        ("mm-il", 0), ("mm", 0), ("il", 0), ("rmall", None)}
+    summary = {s["approach"]: s["minimal_moles"] for s in body["summary"]}
+    assert summary == {"mm-il": 0, "mm": 0, "il": 0, "rmall": None}
