@@ -181,3 +181,16 @@ def test_a_search_that_finds_no_minimal_moles_reports_0_of_them(tmp_path):
         ("mm-il", 0), ("mm", 0), ("il", 0), ("rmall", None)}
     summary = {s["approach"]: s["minimal_moles"] for s in body["summary"]}
     assert summary == {"mm-il": 0, "mm": 0, "il": 0, "rmall": None}
+
+
+def test_an_approach_refused_on_one_seed_is_not_all_verified(tmp_path, monkeypatch):
+    # Mutation testing: all_verified taken over the runs that passed read True for any approach
+    # with one; seed 1's public a and b are held together, past a pair budget of 0, and seed 4's
+    # a and d are not
+    from setveil.plugins.coherence import moles
+
+    monkeypatch.setattr(moles, "PAIR_BOUND_BUDGET", 0)
+    body = split_rows(tmp_path)
+    assert [(r["seed"], r["verified"]) for r in body["rows"] if r["approach"] == "mm"] == [(1, False), (4, True)]
+    summary = {s["approach"]: (s["runs"], s["all_verified"]) for s in body["summary"]}
+    assert summary == {"mm-il": (1, False), "mm": (1, False), "il": (1, False), "rmall": (2, True)}
