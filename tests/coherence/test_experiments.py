@@ -194,3 +194,21 @@ def test_an_approach_refused_on_one_seed_is_not_all_verified(tmp_path, monkeypat
     assert [(r["seed"], r["verified"]) for r in body["rows"] if r["approach"] == "mm"] == [(1, False), (4, True)]
     summary = {s["approach"]: (s["runs"], s["all_verified"]) for s in body["summary"]}
     assert summary == {"mm-il": (1, False), "mm": (1, False), "il": (1, False), "rmall": (2, True)}
+
+
+def test_the_summary_gives_the_mean_of_each_approachs_rows(tmp_path):
+    # Mutation testing: the median distortion for the mean, or the search's seconds for the
+    # elimination's, passed every test, whose seeds gave each distortion equally often; here RmAll
+    # removes 60 of 100 occurrences for seeds 1 and 2, and 40 for seed 3
+    data = tmp_path / "d.dat"
+    data.write_text("a\n" * 60 + "b\n" * 40, encoding="utf-8")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "2", "--p", "1",
+                 "--seeds", "1,2,3", "--json", out)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    summary = {s["approach"]: s for s in body["summary"]}
+    assert summary["rmall"]["distortion_mean"] == pytest.approx(1.6 / 3)
+    for name, entry in summary.items():
+        mine = [r for r in body["rows"] if r["approach"] == name]
+        assert entry["eliminate_seconds"] == pytest.approx(sum(r["eliminate_seconds"] for r in mine) / 3)
