@@ -635,18 +635,19 @@ class _Stopped(BaseException):
     """What the worker's stop handler raises until Faust takes the signals."""
 
 
-def test_a_stop_signal_as_the_window_process_starts_kills_it_before_the_stop_goes_on(sample, monkeypatch):
-    # A SIGTERM that comes as the child is started is held, then handled, and the child killed
-    # before the stop goes on (mutation pass: a bare child.start() survived, since the service
-    # test's signal comes once the child has started, while it loads): left running, the child
-    # waited for the worker while the worker's exit waited for it.
+def _exit_codes_at_a_stop(monkeypatch, configured: Configured, delay: float) -> list[int | None]:
+    """The exit codes of the window processes started for ``configured``, as a SIGTERM sent
+    ``delay`` s after the start (0: from within it) reaches the worker's caller."""
     started = []
     start = SpawnProcess.start
 
     def start_then_signal(self):
         start(self)
         started.append(self)
-        os.kill(os.getpid(), signal.SIGTERM)
+        if delay:
+            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)
 
     def stop(signum, frame):
         raise _Stopped
@@ -655,15 +656,22 @@ def test_a_stop_signal_as_the_window_process_starts_kills_it_before_the_stop_goe
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         with pytest.raises(_Stopped):
-            isolated(processor(sample).pipeline.configured)
+            isolated(configured)
         # as the stop reaches the worker's caller, before anything could end the child
-        exit_codes = [child.exitcode for child in started]
+        return [child.exitcode for child in started]
     finally:
         signal.signal(signal.SIGTERM, previous)
         for child in started:
             if child.exitcode is None:
                 kill_follower(child)
-    assert exit_codes == [-signal.SIGKILL]
+
+
+def test_a_stop_signal_as_the_window_process_starts_kills_it_before_the_stop_goes_on(sample, monkeypatch):
+    # A SIGTERM that comes as the child is started is held, then handled, and the child killed
+    # before the stop goes on (mutation pass: a bare child.start() survived, since the service
+    # test's signal comes once the child has started, while it loads): left running, the child
+    # waited for the worker while the worker's exit waited for it.
+    assert _exit_codes_at_a_stop(monkeypatch, processor(sample).pipeline.configured, 0.0) == [-signal.SIGKILL]
 
 
 class _LoadsForEver(Coherence):
@@ -676,29 +684,8 @@ class _LoadsForEver(Coherence):
 def test_a_stop_signal_while_the_window_process_loads_kills_it_before_the_stop_goes_on(sample, monkeypatch):
     # the same stop once the child has started, while the worker waits for it to be ready (its
     # imports and plugins take seconds): left running, the child waited for the worker there too
-    started = []
-    start = SpawnProcess.start
-
-    def start_then_signal_later(self):
-        start(self)
-        started.append(self)
-        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
-
-    def stop(signum, frame):
-        raise _Stopped
-
-    monkeypatch.setattr(SpawnProcess, "start", start_then_signal_later)
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        with pytest.raises(_Stopped):
-            isolated(with_model(_LoadsForEver, processor(sample).pipeline.configured))
-        exit_codes = [child.exitcode for child in started]
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        for child in started:
-            if child.exitcode is None:
-                kill_follower(child)
-    assert exit_codes == [-signal.SIGKILL]
+    loads = with_model(_LoadsForEver, processor(sample).pipeline.configured)
+    assert _exit_codes_at_a_stop(monkeypatch, loads, 0.5) == [-signal.SIGKILL]
 
 
 def test_a_window_in_a_child_process_gives_the_release_of_the_worker_thread(sample):
