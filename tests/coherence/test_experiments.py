@@ -44,17 +44,23 @@ def test_the_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     assert "load average 1.00 1.00 1.00," in json.loads(out.read_text())["machine"]
 
 
-def test_rmall_distortion_is_the_share_of_public_occurrences_and_summed_as_documented(tmp_path):
-    # a is in 60 of the 100 transactions, b in the other 40; a public share of 50% makes one
-    # of them public: a for seeds 1 and 2 (RmAll removes 60 of 100 occurrences), b for 3 and 4
-    # (40 of 100). docs/coherence.md: mean ± population s.d., 0.5 ± sqrt(4 * 0.1² / 4) = 0.1
+def a_or_b_public(tmp_path, seeds: str) -> dict:
+    """The --json of ``seeds`` on data where a is in 60 of 100 transactions and b in the other 40,
+    at h=0.9, k=2, p=1: a public share of 50% makes a public for seeds 1 and 2, b for 3 and 4."""
     data = tmp_path / "d.dat"
     data.write_text("a\n" * 60 + "b\n" * 40, encoding="utf-8")
     out = tmp_path / "rows.json"
     result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "2", "--p", "1",
-                 "--seeds", "1,2,3,4", "--json", out)
+                 "--seeds", seeds, "--json", out)
     assert result.exit_code == 0, result.output
-    body = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def test_rmall_distortion_is_the_share_of_public_occurrences_and_summed_as_documented(tmp_path):
+    # a is in 60 of the 100 transactions, b in the other 40; a public share of 50% makes one
+    # of them public: a for seeds 1 and 2 (RmAll removes 60 of 100 occurrences), b for 3 and 4
+    # (40 of 100). docs/coherence.md: mean ± population s.d., 0.5 ± sqrt(4 * 0.1² / 4) = 0.1
+    body = a_or_b_public(tmp_path, "1,2,3,4")
     rmall = [(r["seed"], r["public"], r["distortion"]) for r in body["rows"] if r["approach"] == "rmall"]
     assert rmall == [(1, 1, 0.6), (2, 1, 0.6), (3, 1, 0.4), (4, 1, 0.4)]
     summary = next(s for s in body["summary"] if s["approach"] == "rmall")
@@ -200,13 +206,7 @@ def test_the_summary_gives_the_mean_of_each_approachs_rows(tmp_path):
     # Mutation testing: the median distortion for the mean, or the search's seconds for the
     # elimination's, passed every test, whose seeds gave each distortion equally often; here RmAll
     # removes 60 of 100 occurrences for seeds 1 and 2, and 40 for seed 3
-    data = tmp_path / "d.dat"
-    data.write_text("a\n" * 60 + "b\n" * 40, encoding="utf-8")
-    out = tmp_path / "rows.json"
-    result = run("bench", "coherence", data, "--public-share", "0.5", "--h", "0.9", "--k", "2", "--p", "1",
-                 "--seeds", "1,2,3", "--json", out)
-    assert result.exit_code == 0, result.output
-    body = json.loads(out.read_text())
+    body = a_or_b_public(tmp_path, "1,2,3")
     summary = {s["approach"]: s for s in body["summary"]}
     assert summary["rmall"]["distortion_mean"] == pytest.approx(1.6 / 3)
     for name, entry in summary.items():
