@@ -62,8 +62,8 @@ def datasets() -> Path:
 
 
 def pytest_collection_modifyitems(items):
-    """A test that reads the benchmark datasets is slow, as the marker says, without each file
-    having to mark it."""
+    """A test that reads the benchmark datasets or starts the broker is slow, as the marker says,
+    without each file having to mark it: `-m "not slow"` is documented to leave both out."""
     for item in items:
-        if "datasets" in getattr(item, "fixturenames", ()):
+        if {"datasets", "broker"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
