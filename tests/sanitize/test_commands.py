@@ -410,6 +410,32 @@ def test_bench_effectiveness(runner, database, tmp_path):
     assert [(cells[0], cells[3]) for cells in zero] == [(seed, "0.00") for seed in "01" for _ in range(4)]
 
 
+def test_bench_effectiveness_rows_are_what_anonymize_reports_at_their_psi(runner, database, tmp_path):
+    # mutation pass: the rows of psi 0.25 and 0.75 run at 0.2 and 0.8 (psi passed on to one digit),
+    # a row's sanitizations that were its removed items, and its restrictive patterns counted in
+    # the release, not the original, all passed the tests
+    patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
+    rows, out, report = tmp_path / "rows.json", tmp_path / "out.dat", tmp_path / "report.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", patterns,
+                                 "--sigma", "0.2", "--psi-step", "0.25", "--policies", "naive,iga",
+                                 "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    body = json.loads(rows.read_text())["rows"]
+    assert [(row["policy"], row["psi"]) for row in body] == [(policy, psi) for policy in ("naive", "iga")
+                                                             for psi in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    for row in body:
+        ran = runner.invoke(cli, ["anonymize", str(database), "-o", str(out), "-m", "sanitize",
+                                  "--policy", row["policy"], "-P", f"restrictive={patterns}",
+                                  "-P", f"psi={row['psi']}", "-P", "sigma=0.2", "--report", str(report)])
+        assert ran.exit_code == 0, ran.output
+        reported = json.loads(report.read_text())
+        stats, metrics = reported["stats"], reported["metrics"]
+        assert (row["sanitizations"], row["removed_items"]) == (stats["sanitizations"], stats["removed_items"])
+        assert (row["restrictive"], row["hiding_failure"], row["misses_cost"], row["dissimilarity"]) == (
+            metrics["restrictive_before"], metrics["hiding_failure"], metrics["misses_cost"], metrics["dissimilarity"])
+    assert len({row["removed_items"] for row in body}) > 5 and {row["restrictive"] for row in body} == {5}
+
+
 def test_bench_effectiveness_runs_on_past_a_seed_whose_pick_falls_short(runner, database, tmp_path):
     # review: seed 2's pick finds 4 of the 5 patterns asked for, and stopped the grid with exit 2
     # after seed 1 was measured, printing none of it and writing no JSON
