@@ -541,6 +541,27 @@ def test_bench_speed(runner, database, tmp_path):
     assert bad.exit_code == 2 and "policies" in bad.output
 
 
+def test_bench_speed_runs_at_its_psi_what_anonymize_reports(runner, database, tmp_path):
+    # mutation pass: runs at psi 0 whatever --psi said, sanitizations read from the removed items
+    # and restrictive patterns from the sensitive transactions all passed the tests
+    sampling = ["-n", "2", "--min-support", "0.3", "--max-support", "0.6", "--seed", "0"]
+    patterns, rows = tmp_path / "p.txt", tmp_path / "rows.json"
+    out, report = tmp_path / "out.dat", tmp_path / "report.json"
+    assert runner.invoke(cli, ["patterns", "sample", str(database), *sampling, "-o", str(patterns)]).exit_code == 0
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), *sampling, "--psi", "0.25",
+                                 "--runs", "1", "--policies", "naive", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(rows.read_text())
+    ran = runner.invoke(cli, ["anonymize", str(database), "-o", str(out), "-m", "sanitize", "--policy", "naive",
+                              "-P", f"restrictive={patterns}", "-P", "psi=0.25", "-P", "sigma=off",
+                              "--report", str(report)])
+    assert ran.exit_code == 0, ran.output
+    stats = json.loads(report.read_text())["stats"]
+    keys = ("restrictive_patterns", "sensitive_transactions", "sanitizations", "removed_items")
+    assert {key: row[key] for key in keys} == {key: stats[key] for key in keys}
+    assert stats["restrictive_patterns"] == 2 and 0 < stats["sanitizations"] < stats["sensitive_transactions"]
+
+
 def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runner, database, tmp_path):
     # review: a count the data cannot give, or a second input too short for any pattern, stopped
     # the grid with exit 2 and nothing printed, the runs already measured lost with the JSON
