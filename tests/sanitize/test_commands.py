@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli, counted
 from setveil.core.formats import read_window
+from setveil.core.model import Release
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
 from setveil.plugins.sanitize.patterns import RestrictivePatterns
@@ -560,6 +561,8 @@ def test_bench_speed_runs_at_its_psi_what_anonymize_reports(runner, database, tm
     keys = ("restrictive_patterns", "sensitive_transactions", "sanitizations", "removed_items")
     assert {key: row[key] for key in keys} == {key: stats[key] for key in keys}
     assert stats["restrictive_patterns"] == 2 and 0 < stats["sanitizations"] < stats["sensitive_transactions"]
+    # checked against the original: against itself, a pattern the release still holds breaks the bound
+    assert row["violations"] == 0
 
 
 def test_bench_speed_runs_on_past_a_setting_without_the_patterns_asked_for(runner, database, tmp_path):
@@ -649,6 +652,31 @@ def test_bench_speed_counts_both_a_death_and_a_setting_without_patterns_in_its_e
     assert result.stderr.splitlines()[-1] == (
         "setveil: error: 1 of the 2 settings (dataset, -n) had no patterns to run and 1 of the 2 runs died "
         "(their rows say why)")
+
+
+def test_bench_sanitize_counts_the_violations_of_a_release_that_discloses_its_patterns(runner, database, tmp_path,
+                                                                                      monkeypatch):
+    # mutation pass: both benchmarks reporting 0 violations whatever the check found passed the
+    # tests, whose releases all pass it: a model that leaks is what the column is there to show
+    from setveil.plugins.sanitize.model import Sanitize
+
+    def releasing_the_input(self, window, policy, rng):
+        return Release(window, stats=anonymize(self, window, policy, rng).stats)
+
+    anonymize = Sanitize.anonymize
+    monkeypatch.setattr(Sanitize, "anonymize", releasing_the_input)
+    patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
+    rows = tmp_path / "rows.json"
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", patterns,
+                                 "--sigma", "0.2", "--psi-step", "1", "--policies", "minfia", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert [(row["psi"], row["violations"]) for row in json.loads(rows.read_text())["rows"]] == [(0.0, 2), (1.0, 0)]
+    table = [[cell.strip() for cell in line.split("|")[1:-1]] for line in result.output.splitlines()]
+    assert [(cells[1], cells[-1]) for cells in table if cells and cells[0] == "minfia"] == [("0.0", "2"), ("1.0", "0")]
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", str(database), "-n", "2", "--min-support", "0.3",
+                                 "--max-support", "0.6", "--runs", "1", "--policies", "minfia", "--json", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert [row["violations"] for row in json.loads(rows.read_text())] == [2]
 
 
 def test_real_data_quickly(datasets, tmp_path):
