@@ -185,3 +185,24 @@ def test_the_sd_of_the_accuracy_is_the_runs_as_a_population():
     (line,) = summary(rows)
     assert (line["accuracy"], line["sd"]) == (pytest.approx(0.5), pytest.approx(0.3))
 
+
+def test_a_run_the_time_limit_stops_scores_0_and_the_grid_goes_on(monkeypatch):
+    # mutation pass: a stopped solve left out of the errors caught (it ended the grid) or not
+    # counted as stopped, and every failed run's message kept under refused, passed the tests
+    from setveil.plugins.audit import program
+
+    def stopping(*args, method, **kwargs):
+        if method == "ip":
+            raise program.SolverStopped("the solver reached the time limit of 1 s before it found a naming")
+        return program.deanonymize(*args, method=method, **kwargs)
+
+    monkeypatch.setattr(bench, "deanonymize", stopping)
+    _, measured = experiment(Window.from_transactions(FIVE_FREQUENCIES), 0.1, max_size=None, noises=[0.0],
+                             methods=["ip", "lp"], runs=2, seed=0, tolerance_sds=4.0, time_limit=1.0)
+    assert [(row["method"], row["timed_out"], row["accuracy"]) for row in measured] == [
+        ("ip", True, 0.0), ("lp", False, 1.0)] * 2
+    assert all(row["refused"] is None and not row["infeasible"] and not row["optimal"] for row in measured[::2])
+    table = {row["method"]: row for row in summary(measured)}
+    assert (table["ip"]["no_naming_in_time"], table["ip"]["infeasible"], table["ip"]["not_optimal"]) == (2, 0, 0)
+    assert table["lp"]["no_naming_in_time"] == 0
+
