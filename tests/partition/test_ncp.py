@@ -81,3 +81,14 @@ def test_a_label_outside_the_hierarchy_covers_nothing():
     release = Window.from_transactions([[], ["Unknown"]])
     assert covering_nodes(original, release, h).tolist() == [-1, -1]
     assert ncp(original, release, h) == 1.0
+
+
+def test_a_root_over_one_leaf_costs_nothing_and_generalizes_nothing():
+    # NCP(p) is above 0 only for a node of more than one leaf (mutation pass: charging the root, node
+    # 0, as an uncovered occurrence, and counting it generalized, passed the tests, every root there
+    # holding several leaves)
+    single = hierarchy([("Beer", "ALL")])
+    beer = Window.from_transactions([["Beer"], ["Beer"]])
+    release = Window.from_transactions([["ALL"], ["Beer"]])
+    assert covering_nodes(beer, release, single).tolist() == [single.root, single.index["Beer"]]
+    assert ncp(beer, release, single) == 0.0 and generalized_share(beer, release, single) == 0.0
