@@ -201,6 +201,19 @@ CASES = {
         "model class brokenplugin.Cap of brokenplugin-dist: parameters must be a tuple of setveil.Parameter, not "
         "Parameter: a tuple of one is written (Parameter(...),)",
     ),
+    # the mutation pass of the registry: neither was refused by any test; a tuple in place of a
+    # Parameter failed as the registration hook's bare AttributeError, and a choice with no choices
+    # loaded, refusing every value a run gave it
+    "parameters that are not Parameters": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (('m', 'most', 'int'),)\n    register(Cap)")
+        + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameters must be setveil.Parameter instances, not tuple",
+    ),
+    "choice parameter with no choices": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('mode', 'how', 'choice'),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "model class brokenplugin.Cap of brokenplugin-dist: parameter 'mode' is a choice with no choices",
+    ),
     "parameter with no help": (
         # regression (QA as a plugin author): a run without it was told "model 'cap' needs it (; allowed: …)"
         GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "Keep.parameters = (Parameter('q', ' ', 'int'),)\n"
@@ -256,6 +269,12 @@ CASES = {
         "'choice' (its values) and an 'int' or 'float' (the words it takes besides numbers) have them: make it kind "
         "'choice'",
     ),
+    # the mutation pass of the registry: only a str parameter with choices was tested
+    **{f"{kind} parameter with choices": (
+        GOOD_MODELS.replace("register(Cap)", f"Cap.parameters = (Parameter('mode', 'how', {kind!r}, default=None, "
+                            "choices=('fast', 'slow')),)\n    register(Cap)") + GOOD_POLICIES,
+        f"parameter 'mode' of kind {kind!r} has choices; only a 'choice' (its values)",
+    ) for kind in ("path", "bool")},
     "parameter checked by a truthy string": (
         # `verify` leaves an unchecked parameter out of its verdict: "no" would be shown as checked
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', checked='no'),)\n"
