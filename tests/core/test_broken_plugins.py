@@ -250,11 +250,29 @@ CASES = {
                             "    register(Cap)") + GOOD_POLICIES,
         "parameter 'm' has low 1.5 and high 1.9, which allow no integer",
     ),
+    # the mutation pass of the registry: a range's open ends, and one starting at infinity, were left
+    # out of the check that some value is allowed
+    "int parameter whose open range holds no integer": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1, high=2, "
+                            "low_inclusive=False, high_inclusive=False),)\n    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has low 1 and high 2, which allow no integer",
+    ),
+    "parameter whose range starts at infinity": (
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'float', low=float('inf')),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has low inf and high None, which allow no number",
+    ),
     "parameter with a bound beyond a float": (
         # QA re-check: the NaN test of 10**400 overflowed, as a bare OverflowError
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', high=10**400),)\n"
                             "    register(Cap)") + GOOD_POLICIES,
         "parameter 'm' has high beyond a float; a bound is a number a float holds, other than NaN, or None",
+    ),
+    "parameter with a bound given as a bool": (
+        # the mutation pass of the registry: True passed as the number 1
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=True),)\n"
+                            "    register(Cap)") + GOOD_POLICIES,
+        "parameter 'm' has low True; a bound is a number a float holds, other than NaN, or None",
     ),
     "parameter with choices that are not text": (
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'choice', default='2', "
@@ -685,6 +703,19 @@ def test_static_and_class_methods_the_core_can_call_load(tmp_path):
     result = setveil(install(tmp_path, source + GOOD_POLICIES), "plugins")
     assert result.returncode == 0, result.stderr
     assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
+
+
+def test_a_parameter_whose_range_holds_one_value_takes_it(tmp_path):
+    # The mutation pass: no test declared a range of one value, so refusing it as allowing none
+    # went unnoticed
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1, high=1), "
+                                 "Parameter('q', 'share', 'float', low=0.5, high=0.5))\n    register(Cap)")
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    result = setveil(install(tmp_path, source + GOOD_POLICIES), "anonymize", str(data), "-o", str(tmp_path / "out.dat"),
+                     "--model", "cap", "-P", "m=1", "-P", "q=0.5")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.dat").read_text() == "a b\n"
 
 
 def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
