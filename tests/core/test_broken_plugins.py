@@ -180,6 +180,17 @@ CASES = {
         "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Again)\n",
         "parameter m is already a parameter of model 'cap'; a policy's parameters need names of their own",
     ),
+    "policy parameters named like the model's": (
+        # the mutation pass of the registry: only one shared name was tested, so the message's
+        # plural went unread
+        GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1), "
+                            "Parameter('n', 'least', 'int', low=1))\n    register(Cap)")
+        + "\nclass Again(CapPolicy):\n    name = 'again'\n    summary = 's'\n"
+        "    parameters = (Parameter('n', 'clash', 'int'), Parameter('m', 'clash', 'int'))\n"
+        "    def order(self, window):\n        return None\n"
+        "\n@hookimpl\ndef setveil_register_policies(register):\n    register(Keep)\n    register(Again)\n",
+        "parameters m, n are already parameters of model 'cap'; a policy's parameters need names of their own",
+    ),
     "parameter of an unknown kind": (
         # regression (QA as a plugin author): kind 'integer' parsed as a float and took l=2.5
         GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'integer', low=1),)\n    register(Cap)")
