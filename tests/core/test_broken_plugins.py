@@ -740,6 +740,15 @@ def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def test_hook_implementations_with_parameters_no_call_needs_load(tmp_path):
+    # The mutation pass: a parameter with a default, *args or **kwargs is one pluggy passes nothing
+    # to and the implementation does without, so refusing it as never passed went unnoticed
+    observers = ("\n@hookimpl\ndef setveil_window_rejected(reason, verbose=False):\n    pass\n"
+                 "\n@hookimpl\ndef setveil_window_anonymized(report, *args, **extra):\n    pass\n")
+    result = setveil(install(tmp_path, GOOD_MODELS + GOOD_POLICIES + observers), "plugins")
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_plugin_that_only_wraps_and_observes_is_listed_with_its_hooks(tmp_path):
     # Regression (QA as a plugin author): it registers no model or policy, so `setveil plugins`
     # gave its author no sign that it was loaded
