@@ -731,6 +731,17 @@ def test_a_parameter_whose_range_holds_one_value_takes_it(tmp_path):
     assert (tmp_path / "out.dat").read_text() == "a b\n"
 
 
+def test_parameters_given_as_a_list_with_a_file_made_later_load(tmp_path):
+    # The mutation pass: no test declared parameters as a list, which the registry takes as it does
+    # a tuple, nor a path parameter whose default names a file made after start-up
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters = [Parameter('m', 'most', 'int', low=1), "
+                                 "Parameter('rules', 'a file of rules', 'path', default='made-later.txt')]\n"
+                                 "    register(Cap)")
+    result = setveil(install(tmp_path, source + GOOD_POLICIES), "plugins")
+    assert result.returncode == 0, result.stderr
+    assert "rules" in result.stdout
+
+
 def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
     # only an implementation of setveil_anonymize_window that answers is refused for trylast: a
     # wrapper wraps the core's anyway, and every observer is called
