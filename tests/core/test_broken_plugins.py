@@ -1009,6 +1009,21 @@ def test_a_model_whose_methods_raise_fails_in_one_line_without_the_data(tmp_path
     assert result.stderr.strip() == "setveil: error: model 'cap': its checker raised KeyError; the release is not checked"
 
 
+def test_a_contract_error_a_package_named_like_setveil_raises_is_named_by_its_type_alone(tmp_path):
+    # The mutation pass: a failed window gives the words of a ContractError only when setveil's
+    # own code made it; a plugin's package named after setveil (setveil_extras) is not setveil, and
+    # taking it for setveil put the label its message quotes into the error
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.anonymize = quoting\n    register(Cap)") + GOOD_POLICIES
+    env = install_plugin(tmp_path, "setveil-extras", "setveil_extras", HEADER + (
+        "\nfrom setveil.core.errors import ContractError\n\ndef quoting(self, window, policy, rng):\n"
+        "    raise ContractError('secret label HIV')\n") + source, "extras")
+    data = tmp_path / "in.dat"
+    data.write_text("HIV a\n")
+    result = setveil(env, "anonymize", str(data), "-o", str(tmp_path / "out.dat"), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 1 and "HIV" not in result.stderr, result.stderr
+    assert result.stderr.strip().endswith("rejected, nothing written: model error: ContractError")
+
+
 HALT = "\nclass Halt(BaseException):\n    pass\n"
 
 
