@@ -8,7 +8,7 @@ import pytest
 from setveil.core import plugins
 from setveil.core.cli import finite_loss
 from setveil.core.engine import Pipeline, overriders_note, window_rng
-from setveil.core.errors import ContractError, Infeasible, PluginError, WindowRejected
+from setveil.core.errors import ContractError, Infeasible, PluginError, SetveilError, WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context, Policy, PrivacyModel, Release, Transformation, Violation
 from setveil.core.params import Parameter
@@ -1016,6 +1016,29 @@ def test_a_contract_error_a_plugin_raises_is_named_by_its_type_alone(recorder):
     with pytest.raises(PluginError, match=r"^model 'leaky': its checker raised ContractError$"):
         with plugins.plugin_errors("model 'leaky': its checker"):
             list(ContractQuotingChecker({"k": 1}, Context()).violations(window, window))
+
+
+class WordsOfItsOwn(SetveilError):
+    """A plugin's error keeping the words it counted, under the name setveil gives its own error's words."""
+
+    def __init__(self, words):
+        super().__init__(f"{len(words)} words")
+        self.words = words
+
+
+class CountingWords(LeakyModel):
+    def anonymize(self, window, policy, rng):
+        raise WordsOfItsOwn([window.vocab.label(0)])
+
+
+def test_a_plugin_errors_words_that_are_no_text_are_not_given(recorder):
+    # The mutation pass: only setveil's own code sets an error's words, as text; a plugin's error
+    # whose own words attribute is a list of labels was given as the reason when not told apart
+    _, pm, registry = recorder
+    window = Window.from_transactions([["HIV"], ["HIV"]])
+    with pytest.raises(WindowRejected) as rejected:
+        Pipeline(_with_model(registry, CountingWords), pm).run(window, window_rng(0, 0))
+    assert rejected.value.reason == "model error: WordsOfItsOwn"
 
 
 class InfeasibleLoss(LeakyModel):
