@@ -309,6 +309,20 @@ def test_a_float_option_a_float_cannot_hold_as_typed_is_refused_as_a_parameter_i
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("method, option, used_by", [
+    (["--method", "random", "--sensitive-share", "0.5"], ["--public-share", "0.5"], "coherence"),
+    (["--method", "random", "--sensitive-share", "0.5"], ["--h", "0.5"], "coherence"),
+    (["--public-share", "0.5"], ["--sensitive-share", "0.5"], "random"),
+])
+def test_items_split_refuses_an_option_its_method_would_ignore(files, method, option, used_by):
+    # the mutation pass: no test gave one, and dropping the refusal wrote a split that ignored it
+    result = run("items", "split", files / "fig1.dat", *method, *option, "--sensitive-out", files / "s.txt")
+    ignoring = "random" if used_by == "coherence" else "coherence"
+    assert result.exit_code == 2 and result.output == (f"setveil: error: parameter '{option[0][2:]}': an option of "
+                                                       f"--method {used_by}; --method {ignoring} would ignore it\n")
+    assert not (files / "s.txt").exists()
+
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")
