@@ -323,6 +323,15 @@ def test_items_split_refuses_an_option_its_method_would_ignore(files, method, op
     assert not (files / "s.txt").exists()
 
 
+def test_items_split_of_an_input_without_items_says_so(files):
+    # the mutation pass: with no test of it, the refusal was that the split makes no item sensitive
+    (files / "blank.dat").write_text("\n\n")
+    result = run("items", "split", files / "blank.dat", "--public-share", "0.5", "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 2
+    assert result.output == f"setveil: error: {files / 'blank.dat'}: holds no items to split\n"
+    assert not (files / "s.txt").exists()
+
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")
