@@ -332,6 +332,20 @@ def test_items_split_of_an_input_without_items_says_so(files):
     assert not (files / "s.txt").exists()
 
 
+@pytest.mark.parametrize("method, name, option", [
+    (["--public-share", "1"], "public-share", "--public-share (or --h)"),
+    (["--method", "random", "--sensitive-share", "0"], "sensitive-share", "--sensitive-share"),
+])
+def test_items_split_that_would_make_no_item_sensitive_writes_nothing(files, method, name, option):
+    # the mutation pass: no test made every item public, and dropping the refusal wrote an empty
+    # list, with exit 0, that every run then refuses
+    result = run("items", "split", files / "fig1.dat", *method, "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 2 and result.output == (
+        f"setveil: error: parameter '{name}': the split of {files / 'fig1.dat'} makes no item sensitive; every run "
+        f"would refuse the list it wrote: change {option}\n")
+    assert not (files / "s.txt").exists()
+
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")
