@@ -346,6 +346,13 @@ def test_items_split_that_would_make_no_item_sensitive_writes_nothing(files, met
     assert not (files / "s.txt").exists()
 
 
+def test_hierarchy_build_refuses_a_fanout_below_2(files):
+    # the mutation pass: no test gave --fanout 1, which then ended in the builder's ValueError
+    result = run("hierarchy", "build", files / "fig1.dat", "--fanout", "1", "-o", files / "h.csv")
+    assert result.exit_code == 2 and "Invalid value for '--fanout': 1 is not in the range x>=2" in result.output
+    assert not (files / "h.csv").exists()
+
+
 def test_a_psi_step_too_small_to_count_is_refused_by_its_range(files):
     # QA: 1e-320 overflowed counting the steps (a traceback) and 1e-300 ran without end
     result = run("bench", "sanitize", "effectiveness", files / "missing.dat", "--psi-step", "1e-300")
