@@ -262,6 +262,19 @@ def test_items_split_follows_the_paper(files):
     assert private == expected
 
 
+@pytest.mark.parametrize("method", [["--public-share", "0.4"], ["--method", "random", "--sensitive-share", "0.4"]])
+def test_items_split_draws_with_seed_0_when_given_none(files, method):
+    # the mutation pass: --help shows the default seed, 0, and no test ran a split without --seed
+    data = files / "d.dat"
+    data.write_text("a b\na c\nb c d\ne\nf g\nh a\n")
+    for name, seed in (("default", []), ("zero", ["--seed", "0"])):
+        result = run("items", "split", data, *method, *seed, "--sensitive-out", files / f"{name}-s.txt",
+                     "--public-out", files / f"{name}-p.txt")
+        assert result.exit_code == 0, result.output
+    for kind in ("s", "p"):
+        assert (files / f"default-{kind}.txt").read_text() == (files / f"zero-{kind}.txt").read_text()
+
+
 def test_items_split_and_hierarchy_build_count_what_they_wrote_in_english(files):
     # a and c are the top items of the transactions with δ = 0, b the neutral one; the summary
     # said "1 neutral items"
