@@ -101,7 +101,9 @@ def edited_while_read(monkeypatch, edit, read_after=False):
     monkeypatch.setattr(RestrictivePatterns, "load", staticmethod(load_and_edit))
 
 
-@pytest.mark.parametrize("edit", ["other bytes", "the same bytes again", "emptied (the model's own error)"])
+# the mutation pass: a file gone once the model had read it (a rename, a ConfigMap's link swap) was
+# taken for the one it read
+@pytest.mark.parametrize("edit", ["other bytes", "the same bytes again", "emptied (the model's own error)", "removed"])
 def test_a_file_parameter_changed_while_the_model_read_it_is_refused(tmp_path, monkeypatch, edit):
     # QA: a file rewritten in place, even with the bytes it had, may have been read half-written
     restrictive = tmp_path / "restrictive.txt"
@@ -109,6 +111,9 @@ def test_a_file_parameter_changed_while_the_model_read_it_is_refused(tmp_path, m
     before = os.stat(restrictive).st_mtime_ns
 
     def rewrite():
+        if edit == "removed":
+            restrictive.unlink()
+            return
         restrictive.write_text({"other bytes": "a b\nc d\n", "the same bytes again": "a b\n"}.get(edit, ""))
         os.utime(restrictive, ns=(before + 10**9, before + 10**9))  # a later write, past the clock's granularity
 
