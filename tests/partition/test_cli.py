@@ -75,9 +75,15 @@ def test_hierarchy_build_then_fanout_and_file_runs_agree(files):
     assert h.read_text() == "1..2,1..10\n1,1..2\n2,1..2\n3..10,1..10\n3,3..10\n10,3..10\n"
     by_file, by_fanout = files / "a.dat", files / "b.dat"
     model = ["--model", "km-anonymity", "-P", "k=2", "-P", "m=2"]
-    assert run("anonymize", files / "numbers.dat", "-o", by_file, *model, "--hierarchy", h).exit_code == 0
-    assert run("anonymize", files / "numbers.dat", "-o", by_fanout, *model, "--fanout", "2").exit_code == 0
+    assert run("anonymize", files / "numbers.dat", "-o", by_file, *model, "--hierarchy", h, "--report",
+               files / "a.json").exit_code == 0
+    assert run("anonymize", files / "numbers.dat", "-o", by_fanout, *model, "--fanout", "2", "--report",
+               files / "b.json").exit_code == 0
     assert by_file.read_text() == by_fanout.read_text()
+    # the mutation pass: a context that named only a hierarchy file by digest left the hierarchy
+    # built by fan-out out of the report
+    contexts = [json.loads((files / name).read_text())["context"] for name in ("a.json", "b.json")]
+    assert contexts[0] == contexts[1] and set(contexts[1]) == {"hierarchy"}
     assert run("verify", files / "numbers.dat", by_file, *model, "--fanout", "2").exit_code == 0
 
 
