@@ -106,6 +106,8 @@ def test_a_violation_is_described_with_its_itemset_target_and_transaction():
     assert Violation("rule", "a share above h", ["a", "b"], np.int64(3), "c").describe() == (
         "rule: a share above h; itemset {a, b} -> c; transaction 3")
     assert Violation("rule", "too rare").describe() == "rule: too rare"
+    # a rule with nothing before its arrow keeps its target (the mutation pass: none was tested)
+    assert Violation("rule", "too frequent", target="c").describe() == "rule: too frequent; itemset {} -> c"
 
 
 @pytest.mark.parametrize("indptr, ids", [
