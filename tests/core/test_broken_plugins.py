@@ -174,6 +174,12 @@ CASES = {
         GOOD_MODELS.replace("register(Cap)", "Cap.default_policy = 'missing'\n    register(Cap)") + GOOD_POLICIES,
         "model 'cap' of brokenplugin-dist: its default policy 'missing' is not registered (registered: keep)",
     ),
+    "model with no policy": (
+        # the mutation pass of the registry: no test registered a model with no policy at all, whose
+        # list of registered policies then read "(registered: )"
+        GOOD_MODELS,
+        "model 'cap' of brokenplugin-dist: its default policy 'keep' is not registered (registered: none)",
+    ),
     "policy parameter named like the model's": (
         GOOD_MODELS + "\nclass Again(CapPolicy):\n    name = 'again'\n    summary = 's'\n"
         "    parameters = (Parameter('m', 'clash', 'int', low=50),)\n    def order(self, window):\n        return None\n"
