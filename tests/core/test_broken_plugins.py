@@ -643,6 +643,10 @@ def test_a_model_whose_init_raises_stops_the_run_in_one_line(tmp_path):
 @pytest.mark.parametrize("cls, init, expected", [
     ("Cap", "def own_init(self, params, context):\n    self.files = ()\n",
      "model 'cap': __init__ left self.params unset; an __init__ of your own calls super().__init__(params, context) first"),
+    # the mutation pass: a model that set its params itself but left its context unset loaded
+    ("Cap", "def own_init(self, params, context):\n    self.params = dict(params)\n",
+     "model 'cap': __init__ left self.context unset; an __init__ of your own calls super().__init__(params, context) "
+     "first"),
     ("Keep", "def own_init(self, params):\n    self.files = ()\n",
      "policy 'keep' of model 'cap': __init__ left self.params unset; an __init__ of your own calls "
      "super().__init__(params) first"),
