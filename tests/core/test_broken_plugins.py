@@ -752,6 +752,19 @@ def test_parameters_given_as_a_list_with_a_file_made_later_load(tmp_path):
     assert "rules" in result.stdout
 
 
+def test_an_optional_file_parameter_not_given_is_not_read(tmp_path):
+    # The mutation pass: the run looked up the file of every path parameter, given or not, and no
+    # test left an optional one out
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1), "
+                                 "Parameter('rules', 'a file of rules', 'path', default=None))\n    register(Cap)")
+    data = tmp_path / "in.dat"
+    data.write_text("a b\n")
+    result = setveil(install(tmp_path, source + GOOD_POLICIES), "anonymize", str(data), "-o", str(tmp_path / "out.dat"),
+                     "--model", "cap", "-P", "m=1")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.dat").read_text() == "a b\n"
+
+
 def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
     # only an implementation of setveil_anonymize_window that answers is refused for trylast: a
     # wrapper wraps the core's anyway, and every observer is called
