@@ -1047,6 +1047,18 @@ def test_a_contract_error_a_package_named_like_setveil_raises_is_named_by_its_ty
     assert result.stderr.strip().endswith("rejected, nothing written: model error: ContractError")
 
 
+def test_verify_gives_setveils_words_for_a_checker_yielding_no_violation(tmp_path):
+    # The mutation pass: verify named every ContractError by its type, setveil's own too, whose words
+    # say what the checker did wrong and hold no data; no verify test had a checker yield a string
+    source = GOOD_MODELS.replace("register(Cap)", "Cap.violations = yielding\n    register(Cap)") + GOOD_POLICIES
+    env = install(tmp_path, "\ndef yielding(self, original, release):\n    yield 'HIV'\n" + source)
+    data = tmp_path / "in.dat"
+    data.write_text("HIV a\n")
+    result = setveil(env, "verify", str(data), str(data), "--model", "cap", "-P", "m=1")
+    assert result.returncode == 2 and result.stdout == "" and "HIV" not in result.stderr
+    assert result.stderr == "setveil: error: model 'cap': its checker yielded a str, not a Violation\n"
+
+
 HALT = "\nclass Halt(BaseException):\n    pass\n"
 
 
