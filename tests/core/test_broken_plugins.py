@@ -1177,7 +1177,8 @@ def test_a_parameter_named_like_a_secret_is_masked_in_the_report_and_the_verdict
     assert "hunter2" not in ran.stderr + verdict.stderr
 
 
-@pytest.mark.parametrize("group", ["setveil.plugins", "setvail"])
+# (the mutation pass: a group named like setveil's in other case, which setveil does not load, went unnamed)
+@pytest.mark.parametrize("group", ["setveil.plugins", "setvail", "Setveil.plugins"])
 def test_a_plugin_declared_in_another_group_is_named_where_its_model_is_unknown(tmp_path, group):
     # Regression (QA as a plugin author): [project.entry-points."setveil.plugins"] loaded nothing,
     # and the model was "unknown" with no word why
