@@ -167,6 +167,12 @@ def test_a_node_label_fimi_cannot_carry_is_refused_before_anonymizing(files, out
 def test_a_model_that_generalizes_needs_a_hierarchy(files):
     result = run("anonymize", files / "t2.dat", "-o", files / "o.dat", "--model", "kanonymity", "-P", "k=2")
     assert result.exit_code == 2 and "--hierarchy FILE or --fanout N" in result.output
+    # before the data is read (the mutation pass: without the registry's check the first window
+    # asked for the hierarchy, after the input had been read, or failed to be)
+    result = run("anonymize", files / "missing.dat", "-o", files / "o.dat", "--model", "kanonymity", "-P", "k=2")
+    assert result.exit_code == 2 and result.output == (
+        "setveil: error: parameter 'hierarchy': model 'kanonymity' needs a hierarchy: give --hierarchy FILE or "
+        "--fanout N\n")
 
 
 def test_an_infeasible_window_writes_nothing(files):
