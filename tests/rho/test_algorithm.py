@@ -318,17 +318,18 @@ def test_the_defaults_are_the_documented_ones():
         "rule_confidence": "rho", "rule_max_size": 5, "rule_metrics": True}
 
 
-def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions():
+@pytest.mark.parametrize("lost", [0, 1, 2])
+def test_covers_kept_from_the_previous_level_are_filtered_again_after_deletions(lost):
     # Every pair of {0, 1, 2} has support 4 (records 0, 1, 2 and one more). Record 2 then loses
-    # item 2, as a sanitized pair would make it, before the triples are generated: {0, 1, 2} is
+    # an item, as a sanitized pair would make it, before the triples are generated: {0, 1, 2} is
     # held by records 0 and 1 only. It is counted from its parent {1, 2}, whose cover was taken
-    # before the deletion and still lists record 2.
+    # before the deletion and still lists record 2, whichever of the parent's items it lost.
     rows = [[0, 1, 2, 5], [0, 1, 2, 5], [0, 1, 2], [0, 1], [0, 2], [1, 2], [0], [1], [2]]
     table = table_of(rows, 6, [5])
     buffer = QidBuffer(table, np.array([0, 1]), 1_000_000)
     pairs = buffer.extend(buffer.singletons())
     assert pairs.sets.tolist() == [[0, 1], [0, 2], [1, 2]] and pairs.sup.tolist() == [4, 4, 4]
-    table.delete_one(2, 2)
+    table.delete_one(lost, 2)
     triples = buffer.extend(pairs)
     assert triples.sets.tolist() == [[0, 1, 2]] and triples.sup.tolist() == [2]
     assert sorted(triples.cover(0).tolist()) == [0, 1]
