@@ -141,6 +141,15 @@ def test_info_loss_of_a_window_with_no_occurrence_is_zero():
     assert info_loss(empty, empty) == 0.0
 
 
+def test_the_sensitive_loss_of_a_window_without_sensitive_occurrences_is_zero():
+    # nothing sensitive to lose, so the report's share is 0 however much else the release deleted
+    window = Window.from_transactions([["a", "b"], ["a"]])
+    model = get_registry().configure("rho", None, {"rho": "0.5", "rule_metrics": "false"},
+                                     Context(schema=ItemSchema(private=frozenset({"s"})))).model
+    release = window.keep_occurrences(np.array([True, False, False]))
+    assert model.metrics(window, release)["sensitive_loss"] == 0.0
+
+
 @pytest.mark.parametrize("params, rules", [
     ({}, 9),  # ρ = 0.5 as the confidence: every rule of [abc] x 3 has confidence 1
     ({"rule_max_size": "2"}, 6),  # the six x -> y only
