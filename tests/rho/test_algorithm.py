@@ -242,6 +242,26 @@ def test_each_row_points_at_the_first_row_identical_to_it(rows):
     assert first.tolist() == [rows.index(row) for row in rows]
 
 
+def test_rows_whose_hashes_collide_are_still_told_apart(monkeypatch):
+    # the hash only groups rows, each then compared item by item with its group's first: a
+    # distinct row taken for an earlier one would generate no qid of its own, and its unsafe
+    # rules would go unchecked. Every item weighs 0 here, so every row of a length collides.
+    from setveil.plugins.rho import qids
+
+    class Colliding:
+        def integers(self, low, high, size):
+            return np.zeros(size, dtype=np.int64)
+
+    monkeypatch.setattr(qids.np.random, "default_rng", lambda seed: Colliding())
+    rows = [[0, 1], [0, 2], [1], [0, 1], [0, 1, 2], [0, 2], [2]]
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=ptr[1:])
+    first = qids._first_identical_rows(ptr, np.array([x for r in rows for x in r], dtype=np.int64))
+    # row 5 may be its own first (it differs from its group's first, row 0): that costs work, not qids
+    assert all(rows[f] == row and f <= i for i, (f, row) in enumerate(zip(first.tolist(), rows)))
+    assert first[3] == 0
+
+
 @pytest.mark.parametrize("rows", [[1], [2], [0, 1], [2, 3], [5]])
 def test_a_deletion_from_a_record_that_does_not_hold_the_item_fails(rows):
     # Regression (QA mutants of Algorithm 2): a cover out of step with the table deleted items
