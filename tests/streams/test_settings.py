@@ -1065,6 +1065,18 @@ def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_line_br
     assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u000a[kafka]" in text
 
 
+def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_delete(tmp_path):
+    # TOML takes DEL (U+007F) in no comment, as it takes no line break there: the comment naming
+    # such a path made the whole text one --config refuses
+    config = tmp_path / "a\x7fb.toml"
+    config.write_text("[window]\nmax_seconds = 2\n")
+    text = as_toml(load_settings(config, env={}))
+    again = tmp_path / "again.toml"
+    again.write_text(text)
+    assert load_settings(again, env={}).window.max_seconds == 2.0
+    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u007fb.toml" in text
+
+
 def test_the_settings_as_toml_are_utf_8_from_a_config_whose_path_is_not(tmp_path):
     # Regression (QA): a config path of Latin-1 bytes was written into its comment as those
     # bytes, and --config refused the whole text as not UTF-8
