@@ -618,6 +618,28 @@ def test_an_empty_model_params_drops_the_parameters_of_the_layers_below(tmp_path
                                          options={"model.params": {"rho": "0.7"}})).model.name == "rho"
 
 
+@pytest.mark.parametrize("layer", ["the settings file", "$SETVEIL_MODEL_PARAMS", "the command line"])
+def test_a_parameter_given_beside_model_name_is_refused_without_advice_to_drop_a_layer(tmp_path, layer):
+    # the advice to empty model.params is for the parameters of a layer below model.name's, merged
+    # in unseen; one given in model.name's own layer is the operator's to change there
+    sensitive = tmp_path / "s.txt"
+    sensitive.write_text("a\n")
+    config = tmp_path / "setveil.toml"
+    config.write_text(f'[model]\nname = "rho"\nsensitive = "{sensitive}"\n[model.params]\nh = 0.4\n')
+    if layer == "the settings file":
+        settings, source = load_settings(config, env={}), str(config)
+    elif layer == "the command line":
+        settings, source = load_settings(None, env={}, options={"model.name": "rho", "model.sensitive": str(sensitive),
+                                                                "model.params": {"h": "0.4"}}), layer
+    else:
+        settings, source = load_settings(None, env={"SETVEIL_MODEL_NAME": "rho", "SETVEIL_MODEL_PARAMS": "h=0.4",
+                                                    "SETVEIL_MODEL_SENSITIVE": str(sensitive)}), layer
+    with pytest.raises(ParameterError) as refused:
+        configure_model(settings)
+    assert str(refused.value).startswith("parameter 'model.params': 'h': ")
+    assert str(refused.value).endswith(f"(from {source})")
+
+
 def test_a_model_parameter_in_toml_is_checked_as_written(tmp_path):
     # Regression (QA, degenerate shapes): TOML read 0.29999999999999999 as the float 0.3, so the
     # refusal of a decimal a float cannot hold as typed did not reach a worker's config file
