@@ -205,6 +205,16 @@ def test_a_memory_limit_without_a_time_limit_is_refused_before_any_broker(sample
     assert refused.stderr == "setveil: error: Invalid value for '--partitions': 3 workers need at least as many partitions\n"
 
 
+def test_a_memory_limit_of_exactly_64_mib_is_taken(sample):
+    # the floor is allowed, as --help says ("at least 64") and model.memory_limit takes it; the
+    # window below k=5, refused after the limits are checked, ends the run before any broker
+    data, _, _ = sample
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--time-limit", "5",
+                              "--memory-limit", "64", "--window", "3"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("setveil: error: parameter 'window': 3 is fewer than the 5 transactions")
+
+
 def test_a_batch_the_workers_would_dead_letter_is_refused_before_any_broker(tmp_path):
     # Regression (QA as an operator): the run started a broker and its workers, and named the
     # message only after its 60 s wait for batches that never came
