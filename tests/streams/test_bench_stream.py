@@ -215,6 +215,16 @@ def test_a_memory_limit_of_exactly_64_mib_is_taken(sample):
     assert refused.stderr.startswith("setveil: error: parameter 'window': 3 is fewer than the 5 transactions")
 
 
+def test_the_coherence_options_are_no_parameters_of_another_model(sample):
+    # --h, --k and --p stand in for -P for coherence alone: rho given without -P is asked for its
+    # own parameter, not told that coherence's h is none of its parameters (mutation pass)
+    data, sensitive, _ = sample
+    refused = subprocess.run([sys.executable, "-m", "setveil", "bench", "stream", str(data), "--model", "rho",
+                              "--sensitive", str(sensitive)], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("setveil: error: parameter 'rho': model 'rho' needs it (")
+
+
 def test_a_batch_the_workers_would_dead_letter_is_refused_before_any_broker(tmp_path):
     # Regression (QA as an operator): the run started a broker and its workers, and named the
     # message only after its 60 s wait for batches that never came
