@@ -196,6 +196,31 @@ def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
     assert {row["policy"] for row in rows} == {"dist", "mine"} and all(row["verified"] for row in rows)
 
 
+def test_bench_rho_reports_unverified_a_release_that_breaks_rho(tmp_path, monkeypatch):
+    # mutation pass: "verified": True whatever the check found passed the tests, whose releases all
+    # pass it: a model that leaks is what the column is there to show
+    from setveil.core.model import Release
+    from setveil.plugins.rho.model import RhoUncertainty
+
+    def releasing_the_input(self, window, policy, rng):
+        return Release(window, stats=anonymize(self, window, policy, rng).stats)
+
+    anonymize = RhoUncertainty.anonymize
+    monkeypatch.setattr(RhoUncertainty, "anonymize", releasing_the_input)
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
+                 "--rho", "0.1,0.9", "--policy", "dist", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(out.read_text())["rows"]["quality"]
+    # every sensitive item is in a fifth of the transactions at least, above ρ = 0.1, below 0.9
+    assert [(row["rho"], row["verified"]) for row in rows] == [("0.1", False), ("0.9", True)]
+    table = [[cell.strip() for cell in line.split("|")[1:-1]] for line in result.output.splitlines()]
+    assert [(cells[1], cells[6]) for cells in table if cells and cells[0] == "mine"] == [
+        ("0.1", "False"), ("0.9", "True")]
+
+
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
