@@ -89,6 +89,24 @@ def test_a_release_that_breaks_its_model_is_counted_unverified(data, tmp_path, m
     assert "- releases verified by the independent checker: 0 of 2" in result.output
 
 
+def test_a_row_gives_the_median_of_its_runs_wall_and_cpu_seconds(data, tmp_path, monkeypatch):
+    # mutation pass: every setting timed once whatever --runs said, and the fastest run or the
+    # mean for the median, each passed the tests, whose runs took about the same time
+    from setveil.plugins.partition import bench
+
+    walls, cpus = iter([0.0, 1.0, 10.0, 15.0, 20.0, 22.0, 30.0, 30.5]), iter([0.0, 3.0, 0.0, 7.0, 0.0, 4.0])
+    clock = type("Clock", (), {"perf_counter": staticmethod(lambda: next(walls)),
+                               "process_time": staticmethod(lambda: next(cpus))})
+    monkeypatch.setattr(bench, "time", clock)
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "--models", "partition", "--runs", "3",
+                 "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(rows_path.read_text())
+    # three runs of 1, 5 and 2 s (3, 7 and 4 s of CPU), then the check's 0.5 s
+    assert (row["runs"], row["seconds"], row["cpu_seconds"], row["verify_seconds"]) == (3, 2.0, 4.0, 0.5)
+
+
 def test_a_dataset_without_items_is_named_after_the_rows_of_the_one_before(data, tmp_path):
     empty = tmp_path / "empty.dat"
     empty.write_text("\n\n")
