@@ -4,6 +4,7 @@ and the paper's shape counted from those rows; a dataset the hierarchy cannot be
 named."""
 
 import json
+import statistics
 
 import pytest
 from click.testing import CliRunner
@@ -105,6 +106,19 @@ def test_a_row_gives_the_median_of_its_runs_wall_and_cpu_seconds(data, tmp_path,
     (row,) = json.loads(rows_path.read_text())
     # three runs of 1, 5 and 2 s (3, 7 and 4 s of CPU), then the check's 0.5 s
     assert (row["runs"], row["seconds"], row["cpu_seconds"], row["verify_seconds"]) == (3, 2.0, 4.0, 0.5)
+
+
+def test_the_means_over_the_fan_outs_are_each_columns_ncp_in_percent(data, tmp_path):
+    # mutation pass: the means' NCP as a share, not in percent, and every AA row counted under
+    # the first m, each passed the tests, which only counted the means' lines
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "-m", "1,4", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(rows_path.read_text())
+    means = [statistics.mean(100 * r["ncp"] for r in rows if r["m"] == m) for m in (None, 1, 4)]
+    assert means[1] != means[2]
+    (line,) = [line for line in result.output.splitlines() if line.startswith("| small | 2 |")]
+    assert [cell.split(" / ")[0] for cell in line.split(" | ")[2:]] == [f"{mean:.2f}" for mean in means]
 
 
 def test_a_dataset_without_items_is_named_after_the_rows_of_the_one_before(data, tmp_path):
