@@ -121,6 +121,20 @@ def test_the_means_over_the_fan_outs_are_each_columns_ncp_in_percent(data, tmp_p
     assert [cell.split(" / ")[0] for cell in line.split(" | ")[2:]] == [f"{mean:.2f}" for mean in means]
 
 
+def test_the_shape_counts_an_ncp_tie_for_partition(tmp_path):
+    # mutation pass: Partition's NCP below AA's, not at most, in the shape and in its means, and
+    # the means' settings at m above 4, not from 4 on, each passed the tests, whose NCPs never tied
+    twice = tmp_path / "twice.dat"
+    twice.write_text("a b\na b\nc d\nc d\n")
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", twice, "-k", "2", "--fanout", "2,3", "-m", "4", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    # each transaction twice: 2-anonymous as it is, released whole by both
+    assert [r["ncp"] for r in json.loads(rows_path.read_text())] == [0.0] * 4
+    assert "- Partition NCP <= AA NCP at m >= 4: 2 of 2 settings" in result.output
+    assert "- means over the fan-outs: Partition NCP <= AA NCP at m >= 4 in 1 of 1, faster in" in result.output
+
+
 def test_a_dataset_without_items_is_named_after_the_rows_of_the_one_before(data, tmp_path):
     empty = tmp_path / "empty.dat"
     empty.write_text("\n\n")
