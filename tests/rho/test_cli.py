@@ -143,6 +143,33 @@ def test_bench_runs_every_experiment_on_small_data(tmp_path):
     assert {row["t_max"] for row in rows["tmax"]} == {"5", "off"}
 
 
+def test_a_bench_rho_row_is_what_anonymize_reports_at_its_settings(tmp_path):
+    # mutation pass: the info loss or the sensitive share deleted of the original, not the release,
+    # and --qid-size, --t-max or --share left at their defaults, each passed the tests, which
+    # compared no row with anonymize's report
+    lines = [" ".join(str(x) for x in sorted({i % 7, (i * 3) % 11 + 7, (i * 5) % 13 + 20, i % 4 + 40}))
+             for i in range(300)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
+                 "--rho", "0.3", "--policy", "dist", "--qid-size", "1", "--t-max", "40", "--share", "0.6",
+                 "--seed", "3", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(out.read_text())["rows"]["quality"]
+    result = run("items", "split", tmp_path / "mine.dat", "--method", "random", "--sensitive-share", "0.6",
+                 "--seed", "3", "--sensitive-out", tmp_path / "s.txt")
+    assert result.exit_code == 0, result.output
+    report = tmp_path / "report.json"
+    result = run("anonymize", tmp_path / "mine.dat", "-o", tmp_path / "o.dat", "--model", "rho", "--policy", "dist",
+                 "-P", "rho=0.3", "-P", "qid_size=1", "-P", "t_max=40", "-P", "workers=1", "--seed", "3",
+                 "--sensitive", tmp_path / "s.txt", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert (row["info_loss"], row["sensitive_deleted"], row["parts"]) == (
+        body["info_loss"], body["metrics"]["sensitive_loss"], body["stats"]["parts"])
+    assert 0 < row["sensitive_deleted"] < 1 and row["parts"] > 1
+
+
 def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch):
     # Review: R(T) of a (dataset, ρ), mined after its first policy's run, was held while the next
     # runs forked, which inherited it: much of BMS-WebView-1's peaks was its 18-22 million rules
