@@ -248,6 +248,26 @@ def test_bench_rho_reports_unverified_a_release_that_breaks_rho(tmp_path, monkey
         ("0.1", "False"), ("0.9", "True")]
 
 
+def test_bench_speed_gives_the_median_and_the_fastest_of_its_speed_runs(tmp_path, monkeypatch):
+    # mutation pass: every setting timed once whatever --speed-runs said, the fastest run for the
+    # median, and the slowest for the fastest, each passed the tests, whose runs took about the same time
+    from setveil.plugins.rho import bench
+
+    # each run is forked from this process, so each starts this clock afresh
+    ticks = iter([0.0, 1.0, 10.0, 15.0, 20.0, 22.0, 30.0, 30.5])
+    monkeypatch.setattr(bench, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: next(ticks))}))
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
+                 "--speed-runs", "3", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(out.read_text())["rows"]["speed"]
+    # three runs of 1, 5 and 2 s, then the check's 0.5 s
+    assert [(row["runs"], row["seconds"], row["fastest"], row["verify_seconds"]) for row in rows] == [
+        (3, 2.0, 1.0, 0.5)] * 2
+
+
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
