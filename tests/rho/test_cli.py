@@ -317,13 +317,17 @@ def test_bench_refuses_a_qid_size_past_64_bits_by_its_option_and_the_range_its_h
     assert "1<=x<=9223372036854775807" in run("bench", "rho", "--help").output
 
 
-def test_bench_refuses_a_rule_max_size_past_64_bits_before_reading_any_dataset(tmp_path):
+def test_bench_refuses_a_rule_max_size_out_of_its_range_before_reading_any_dataset(tmp_path):
     # QA: --rule-max-size 2**63 passed the option, so the datasets were read before the
     # rule_max_size parameter refused it
     (tmp_path / "retail.dat").write_bytes(b"a \xff\n")
     result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "retail", "--rule-max-size", 2**63)
     assert result.exit_code == 2 and "retail.dat" not in result.output
     assert f"Invalid value for '--rule-max-size': expected an integer in [2, {2**63 - 1}] or all" in result.output
+    # a rule is of two items at least, one of them sensitive
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "retail", "--rule-max-size", 1)
+    assert result.exit_code == 2 and "retail.dat" not in result.output
+    assert f"expected an integer in [2, {2**63 - 1}] or all, got '1'" in result.output
 
 
 def test_a_benchmark_run_that_fails_or_dies_is_reported_not_waited_for():
