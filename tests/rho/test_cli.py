@@ -281,6 +281,7 @@ def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
                                     ["--experiment", "bmax", "--b-max-values", " , "],
                                     # QA: a value given twice was run twice, as two rows of one setting
                                     ["--rho", "0.5,0.50"], ["--policy", "mine,mine"], ["--dataset", "retail"],
+                                    ["--experiment", "cutoff", "--rho", "0.5,0.50"],
                                     ["--experiment", "tmax", "--t-max-values", "5,5"],
                                     ["--experiment", "bmax", "--b-max-values", "10,10"]])
 def test_bench_refuses_a_bad_setting_before_reading_any_dataset(tmp_path, option):
