@@ -268,6 +268,24 @@ def test_bench_speed_gives_the_median_and_the_fastest_of_its_speed_runs(tmp_path
         (3, 2.0, 1.0, 0.5)] * 2
 
 
+def _seven_items(path) -> None:
+    """60 transactions of seven items each."""
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8, 12, 13, 14, 15})) for i in range(60)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_bench_rho_cutoff_keeps_the_first_five_items_of_each_record(tmp_path):
+    # mutation pass: records cut to their first four items passed the tests, none of which read the
+    # cutoff's data; Jia et al.'s Fig. 5 truncates them to five
+    _seven_items(tmp_path / "mine.dat")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "cutoff",
+                 "--rho", "0.9", "--policy", "dist", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert "- mine (cutoff=5): 60 transactions, 300 occurrences," in result.output
+    assert [row["dataset"] for row in json.loads(out.read_text())["rows"]["cutoff"]] == ["mine (cutoff=5)"]
+
+
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
