@@ -286,6 +286,16 @@ def test_bench_rho_cutoff_keeps_the_first_five_items_of_each_record(tmp_path):
     assert [row["dataset"] for row in json.loads(out.read_text())["rows"]["cutoff"]] == ["mine (cutoff=5)"]
 
 
+def test_bench_rho_bmax_splits_no_window_whatever_t_max_says(tmp_path):
+    # mutation pass: bmax run at --t-max, not off, passed the tests, whose data was smaller than t_max
+    _seven_items(tmp_path / "mine.dat")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "bmax",
+                 "--b-max-values", "1000", "--t-max", "10", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert [(row["t_max"], row["parts"]) for row in json.loads(out.read_text())["rows"]["bmax"]] == [("off", 1)] * 2
+
+
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
