@@ -296,6 +296,18 @@ def test_bench_rho_bmax_splits_no_window_whatever_t_max_says(tmp_path):
     assert [(row["t_max"], row["parts"]) for row in json.loads(out.read_text())["rows"]["bmax"]] == [("off", 1)] * 2
 
 
+def test_bench_rho_speed_runs_on_every_chosen_dataset_when_none_is_the_papers(tmp_path):
+    # mutation pass: the first chosen dataset alone passed the tests, each of which chose one
+    _seven_items(tmp_path / "mine.dat")
+    _seven_items(tmp_path / "yours.dat")
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--dataset", "yours",
+                 "--experiment", "speed", "--speed-runs", "1", "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert [(row["dataset"], row["policy"]) for row in json.loads(out.read_text())["rows"]["speed"]] == [
+        (name, policy) for name in ("mine", "yours") for policy in ("dist", "mine")]
+
+
 def test_bench_json_gives_the_load_as_the_runs_start(tmp_path, monkeypatch):
     calls = iter(range(1, 1000))
     monkeypatch.setattr(os, "getloadavg", lambda: (float(next(calls)),) * 3)
