@@ -168,6 +168,11 @@ def test_a_bench_rho_row_is_what_anonymize_reports_at_its_settings(tmp_path):
     assert (row["info_loss"], row["sensitive_deleted"], row["parts"]) == (
         body["info_loss"], body["metrics"]["sensitive_loss"], body["stats"]["parts"])
     assert 0 < row["sensitive_deleted"] < 1 and row["parts"] > 1
+    # the rules of the release against R(T), both mined at the same defaults (support 0.05%,
+    # confidence rho, 5 items): the release's rules mined from the original passed the tests
+    rules = ("rules_original", "rules_release", "rules_common", "rules_lost", "rules_spurious", "rules_jaccard")
+    assert {key: row[key] for key in rules} == {key: body["metrics"][key] for key in rules}
+    assert row["rules_lost"] > 0 and row["rules_jaccard"] < 1
 
 
 def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch):
