@@ -273,43 +273,39 @@ def test_bench_speed_gives_the_median_and_the_fastest_of_its_speed_runs(tmp_path
         (3, 2.0, 1.0, 0.5)] * 2
 
 
-def _seven_items(path) -> None:
-    """60 transactions of seven items each."""
+def _bench_on_seven_items(tmp_path, experiment: str, *options, datasets=("mine",)):
+    """bench rho's ``experiment`` on ``datasets``, each of 60 transactions of seven items: its
+    output and its JSON rows."""
     lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8, 12, 13, 14, 15})) for i in range(60)]
-    path.write_text("\n".join(lines) + "\n")
+    chosen = []
+    for name in datasets:
+        (tmp_path / f"{name}.dat").write_text("\n".join(lines) + "\n")
+        chosen += ["--dataset", name]
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, *chosen, "--experiment", experiment, *options,
+                 "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    return result.output, json.loads(out.read_text())["rows"][experiment]
 
 
 def test_bench_rho_cutoff_keeps_the_first_five_items_of_each_record(tmp_path):
     # mutation pass: records cut to their first four items passed the tests, none of which read the
     # cutoff's data; Jia et al.'s Fig. 5 truncates them to five
-    _seven_items(tmp_path / "mine.dat")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "cutoff",
-                 "--rho", "0.9", "--policy", "dist", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    assert "- mine (cutoff=5): 60 transactions, 300 occurrences," in result.output
-    assert [row["dataset"] for row in json.loads(out.read_text())["rows"]["cutoff"]] == ["mine (cutoff=5)"]
+    output, rows = _bench_on_seven_items(tmp_path, "cutoff", "--rho", "0.9", "--policy", "dist")
+    assert "- mine (cutoff=5): 60 transactions, 300 occurrences," in output
+    assert [row["dataset"] for row in rows] == ["mine (cutoff=5)"]
 
 
 def test_bench_rho_bmax_splits_no_window_whatever_t_max_says(tmp_path):
     # mutation pass: bmax run at --t-max, not off, passed the tests, whose data was smaller than t_max
-    _seven_items(tmp_path / "mine.dat")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "bmax",
-                 "--b-max-values", "1000", "--t-max", "10", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    assert [(row["t_max"], row["parts"]) for row in json.loads(out.read_text())["rows"]["bmax"]] == [("off", 1)] * 2
+    _, rows = _bench_on_seven_items(tmp_path, "bmax", "--b-max-values", "1000", "--t-max", "10")
+    assert [(row["t_max"], row["parts"]) for row in rows] == [("off", 1)] * 2
 
 
 def test_bench_rho_speed_runs_on_every_chosen_dataset_when_none_is_the_papers(tmp_path):
     # mutation pass: the first chosen dataset alone passed the tests, each of which chose one
-    _seven_items(tmp_path / "mine.dat")
-    _seven_items(tmp_path / "yours.dat")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--dataset", "yours",
-                 "--experiment", "speed", "--speed-runs", "1", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    assert [(row["dataset"], row["policy"]) for row in json.loads(out.read_text())["rows"]["speed"]] == [
+    _, rows = _bench_on_seven_items(tmp_path, "speed", "--speed-runs", "1", datasets=("mine", "yours"))
+    assert [(row["dataset"], row["policy"]) for row in rows] == [
         (name, policy) for name in ("mine", "yours") for policy in ("dist", "mine")]
 
 
