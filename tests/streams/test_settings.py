@@ -1074,29 +1074,21 @@ def test_the_settings_in_force_as_toml_read_back_to_the_same_values_and_no_secre
     assert read_back.worker.data_dir == odd and read_back.consumer.commit_interval == 0.1
 
 
-def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_line_break(tmp_path):
+@pytest.mark.parametrize("name, escaped", [('a\n[kafka]\nbootstrap = "evil:1"\n\x01.toml', "a\\u000a[kafka]"),
+                                           ("a\x7fb.toml", "a\\u007fb.toml")], ids=["line-break", "delete"])
+def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_control_character(tmp_path, name, escaped):
     # Regression (QA): the path, named in each value's comment, ended the comment at its line
-    # break, and the rest of it was read as TOML: not valid, or a setting of its own
-    config = tmp_path / 'a\n[kafka]\nbootstrap = "evil:1"\n\x01.toml'
+    # break, and the rest of it was read as TOML: not valid, or a setting of its own. TOML takes
+    # DEL (U+007F) in no comment either, and its comment made the whole text one --config refuses
+    # (mutation pass)
+    config = tmp_path / name
     config.write_text("[window]\nmax_seconds = 2\n")
     text = as_toml(load_settings(config, env={}))
     again = tmp_path / "again.toml"
     again.write_text(text)
     read_back = load_settings(again, env={})
     assert read_back.window.max_seconds == 2.0 and read_back.kafka.bootstrap == "localhost:9092"
-    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u000a[kafka]" in text
-
-
-def test_the_settings_as_toml_read_back_from_a_config_whose_path_holds_a_delete(tmp_path):
-    # TOML takes DEL (U+007F) in no comment, as it takes no line break there: the comment naming
-    # such a path made the whole text one --config refuses
-    config = tmp_path / "a\x7fb.toml"
-    config.write_text("[window]\nmax_seconds = 2\n")
-    text = as_toml(load_settings(config, env={}))
-    again = tmp_path / "again.toml"
-    again.write_text(text)
-    assert load_settings(again, env={}).window.max_seconds == 2.0
-    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/a\\u007fb.toml" in text
+    assert "max_seconds = 2.0  # from " + str(tmp_path) + "/" + escaped in text
 
 
 def test_the_settings_as_toml_are_utf_8_from_a_config_whose_path_is_not(tmp_path):
