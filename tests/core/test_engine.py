@@ -1001,23 +1001,6 @@ class ContractRewording(LeakyModel):
         yield "not a Violation"
 
 
-def test_a_contract_error_a_plugin_raises_is_named_by_its_type_alone(recorder):
-    # Regression (QA re-check): setveil gives the words of its own contract errors as the reason;
-    # a plugin that raised the class itself got "checker error: secret label HIV" into the log
-    _, pm, registry = recorder
-    window = Window.from_transactions([["HIV"], ["HIV"]])
-    for model_class, reason in ((ContractQuoting, "model error: ContractError"),
-                                (ContractQuotingChecker, "checker error: ContractError"),
-                                (ContractRewording, "model error: model 'leaky': its checker yielded a str, not a "
-                                                    "Violation")):
-        with pytest.raises(WindowRejected) as rejected:
-            Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
-        assert rejected.value.reason == reason
-    with pytest.raises(PluginError, match=r"^model 'leaky': its checker raised ContractError$"):
-        with plugins.plugin_errors("model 'leaky': its checker"):
-            list(ContractQuotingChecker({"k": 1}, Context()).violations(window, window))
-
-
 class WordsOfItsOwn(SetveilError):
     """A plugin's error keeping the words it counted, under the name setveil gives its own error's words."""
 
@@ -1031,14 +1014,24 @@ class CountingWords(LeakyModel):
         raise WordsOfItsOwn([window.vocab.label(0)])
 
 
-def test_a_plugin_errors_words_that_are_no_text_are_not_given(recorder):
-    # The mutation pass: only setveil's own code sets an error's words, as text; a plugin's error
-    # whose own words attribute is a list of labels was given as the reason when not told apart
+def test_a_contract_error_a_plugin_raises_is_named_by_its_type_alone(recorder):
+    # Regression (QA re-check): setveil gives the words of its own contract errors as the reason;
+    # a plugin that raised the class itself got "checker error: secret label HIV" into the log
     _, pm, registry = recorder
     window = Window.from_transactions([["HIV"], ["HIV"]])
-    with pytest.raises(WindowRejected) as rejected:
-        Pipeline(_with_model(registry, CountingWords), pm).run(window, window_rng(0, 0))
-    assert rejected.value.reason == "model error: WordsOfItsOwn"
+    for model_class, reason in ((ContractQuoting, "model error: ContractError"),
+                                (ContractQuotingChecker, "checker error: ContractError"),
+                                (ContractRewording, "model error: model 'leaky': its checker yielded a str, not a "
+                                                    "Violation"),
+                                # the mutation pass: only setveil's own code sets an error's words, as
+                                # text; a plugin's own list of labels there was given when not told apart
+                                (CountingWords, "model error: WordsOfItsOwn")):
+        with pytest.raises(WindowRejected) as rejected:
+            Pipeline(_with_model(registry, model_class), pm).run(window, window_rng(0, 0))
+        assert rejected.value.reason == reason
+    with pytest.raises(PluginError, match=r"^model 'leaky': its checker raised ContractError$"):
+        with plugins.plugin_errors("model 'leaky': its checker"):
+            list(ContractQuotingChecker({"k": 1}, Context()).violations(window, window))
 
 
 class InfeasibleLoss(LeakyModel):
