@@ -728,15 +728,22 @@ def test_static_and_class_methods_the_core_can_call_load(tmp_path):
     assert "cap  [partial-suppression]  from brokenplugin-dist" in result.stdout
 
 
-def test_a_parameter_whose_range_holds_one_value_takes_it(tmp_path):
-    # The mutation pass: no test declared a range of one value, so refusing it as allowing none
+@pytest.mark.parametrize("parameters, given", [
+    # the mutation pass: no test declared a range of one value, so refusing it as allowing none
     # went unnoticed
-    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1, high=1), "
-                                 "Parameter('q', 'share', 'float', low=0.5, high=0.5))\n    register(Cap)")
+    ("Parameter('m', 'most', 'int', low=1, high=1), Parameter('q', 'share', 'float', low=0.5, high=0.5)",
+     ["-P", "m=1", "-P", "q=0.5"]),
+    # the mutation pass: the run looked up the file of every path parameter, given or not, and no
+    # test left an optional one out
+    ("Parameter('m', 'most', 'int', low=1), Parameter('rules', 'a file of rules', 'path', default=None)",
+     ["-P", "m=1"]),
+], ids=["a-range-of-one-value", "an-optional-file-left-out"])
+def test_a_model_with_parameters_the_registry_takes_runs_and_releases_its_input(tmp_path, parameters, given):
+    source = GOOD_MODELS.replace("register(Cap)", f"Cap.parameters = ({parameters})\n    register(Cap)")
     data = tmp_path / "in.dat"
     data.write_text("a b\n")
     result = setveil(install(tmp_path, source + GOOD_POLICIES), "anonymize", str(data), "-o", str(tmp_path / "out.dat"),
-                     "--model", "cap", "-P", "m=1", "-P", "q=0.5")
+                     "--model", "cap", *given)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out.dat").read_text() == "a b\n"
 
@@ -750,19 +757,6 @@ def test_parameters_given_as_a_list_with_a_file_made_later_load(tmp_path):
     result = setveil(install(tmp_path, source + GOOD_POLICIES), "plugins")
     assert result.returncode == 0, result.stderr
     assert "rules" in result.stdout
-
-
-def test_an_optional_file_parameter_not_given_is_not_read(tmp_path):
-    # The mutation pass: the run looked up the file of every path parameter, given or not, and no
-    # test left an optional one out
-    source = GOOD_MODELS.replace("register(Cap)", "Cap.parameters = (Parameter('m', 'most', 'int', low=1), "
-                                 "Parameter('rules', 'a file of rules', 'path', default=None))\n    register(Cap)")
-    data = tmp_path / "in.dat"
-    data.write_text("a b\n")
-    result = setveil(install(tmp_path, source + GOOD_POLICIES), "anonymize", str(data), "-o", str(tmp_path / "out.dat"),
-                     "--model", "cap", "-P", "m=1")
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "out.dat").read_text() == "a b\n"
 
 
 def test_a_wrapper_and_an_observer_marked_trylast_load(tmp_path):
