@@ -534,18 +534,13 @@ def test_bench_windows_cuts_and_measures_as_anonymize_does(runner, tmp_path):
     assert (row["windows"], row["rejected"], row["info_loss"]) == (3, 3, None)
 
 
-def test_bench_windows_counts_rejected_a_window_whose_release_breaks_its_model(runner, tmp_path, monkeypatch):
+def test_bench_windows_counts_rejected_a_window_whose_release_breaks_its_model(runner, tmp_path, leaking):
     # mutation pass: bench windows' pipeline built without its check (verify=False) passed the
     # tests, whose windows were either released safe or refused by the model itself: a model that
     # leaks is what the check stops, as the service stops it
-    from setveil.core.model import Release
     from setveil.plugins.partition.models import _Generalization
 
-    def releasing_the_input(self, window, policy, rng):
-        return Release(window, stats=anonymize(self, window, policy, rng).stats)
-
-    anonymize = _Generalization.anonymize
-    monkeypatch.setattr(_Generalization, "anonymize", releasing_the_input)
+    leaking(_Generalization)
     data, rows = tmp_path / "five.dat", tmp_path / "rows.json"
     data.write_text("a b\na c\nb c\na b\nc d\n")
     assert invoke(runner, "bench", "windows", data, *K, "--sizes", "2", "--json", rows).exit_code == 0

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from setveil.core.cli import _load_plugin_commands, cli, counted
 from setveil.core.formats import read_window
-from setveil.core.model import Release
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
 from setveil.plugins.sanitize.patterns import RestrictivePatterns
@@ -655,16 +654,12 @@ def test_bench_speed_counts_both_a_death_and_a_setting_without_patterns_in_its_e
 
 
 def test_bench_sanitize_counts_the_violations_of_a_release_that_discloses_its_patterns(runner, database, tmp_path,
-                                                                                      monkeypatch):
+                                                                                      leaking):
     # mutation pass: both benchmarks reporting 0 violations whatever the check found passed the
     # tests, whose releases all pass it: a model that leaks is what the column is there to show
     from setveil.plugins.sanitize.model import Sanitize
 
-    def releasing_the_input(self, window, policy, rng):
-        return Release(window, stats=anonymize(self, window, policy, rng).stats)
-
-    anonymize = Sanitize.anonymize
-    monkeypatch.setattr(Sanitize, "anonymize", releasing_the_input)
+    leaking(Sanitize)
     patterns = write_patterns(tmp_path / "p.txt", "a b", "c d")
     rows = tmp_path / "rows.json"
     result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "--patterns", patterns,
