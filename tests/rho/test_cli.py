@@ -212,15 +212,24 @@ def test_bench_rho_forks_no_run_while_it_holds_mined_rules(tmp_path, monkeypatch
     assert all(row["rules_common"] + row["rules_lost"] == row["rules_original"] for row in rows)
 
 
+def _bench_on_own_data(tmp_path, experiment: str, *options, datasets=("mine",), every=()) -> tuple[str, dict]:
+    """bench rho's ``experiment`` on ``datasets`` of the user's, each of 60 transactions of three
+    items and the items ``every`` (in each one): its output and its JSON."""
+    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8, *every})) for i in range(60)]
+    chosen = []
+    for name in datasets:
+        (tmp_path / f"{name}.dat").write_text("\n".join(lines) + "\n")
+        chosen += ["--dataset", name]
+    out = tmp_path / "bench.json"
+    result = run("bench", "rho", "--datasets", tmp_path, *chosen, "--experiment", experiment, *options,
+                 "--workers", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    return result.output, json.loads(out.read_text())
+
+
 def _speed_on_own_data(tmp_path) -> dict:
     """The JSON of `bench rho --experiment speed` on a dataset of 60 transactions of the user's."""
-    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
-    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
-                 "--speed-runs", "1", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    return json.loads(out.read_text())
+    return _bench_on_own_data(tmp_path, "speed", "--speed-runs", "1")[1]
 
 
 def test_bench_speed_runs_on_other_datasets_than_the_papers(tmp_path):
@@ -234,16 +243,11 @@ def test_bench_rho_reports_unverified_a_release_that_breaks_rho(tmp_path, leakin
     from setveil.plugins.rho.model import RhoUncertainty
 
     leaking(RhoUncertainty)
-    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
-    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "quality",
-                 "--rho", "0.1,0.9", "--policy", "dist", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(out.read_text())["rows"]["quality"]
+    output, body = _bench_on_own_data(tmp_path, "quality", "--rho", "0.1,0.9", "--policy", "dist")
+    rows = body["rows"]["quality"]
     # every sensitive item is in a fifth of the transactions at least, above ρ = 0.1, below 0.9
     assert [(row["rho"], row["verified"]) for row in rows] == [("0.1", False), ("0.9", True)]
-    table = [[cell.strip() for cell in line.split("|")[1:-1]] for line in result.output.splitlines()]
+    table = [[cell.strip() for cell in line.split("|")[1:-1]] for line in output.splitlines()]
     assert [(cells[1], cells[6]) for cells in table if cells and cells[0] == "mine"] == [
         ("0.1", "False"), ("0.9", "True")]
 
@@ -256,51 +260,34 @@ def test_bench_speed_gives_the_median_and_the_fastest_of_its_speed_runs(tmp_path
     # each run is forked from this process, so each starts this clock afresh
     ticks = iter([0.0, 1.0, 10.0, 15.0, 20.0, 22.0, 30.0, 30.5])
     monkeypatch.setattr(bench, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: next(ticks))}))
-    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8})) for i in range(60)]
-    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
-                 "--speed-runs", "3", "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(out.read_text())["rows"]["speed"]
+    rows = _bench_on_own_data(tmp_path, "speed", "--speed-runs", "3")[1]["rows"]["speed"]
     # three runs of 1, 5 and 2 s, then the check's 0.5 s
     assert [(row["runs"], row["seconds"], row["fastest"], row["verify_seconds"]) for row in rows] == [
         (3, 2.0, 1.0, 0.5)] * 2
 
 
-def _bench_on_seven_items(tmp_path, experiment: str, *options, datasets=("mine",)):
-    """bench rho's ``experiment`` on ``datasets``, each of 60 transactions of seven items: its
-    output and its JSON rows."""
-    lines = [" ".join(str(x) for x in sorted({i % 5, i % 3 + 5, i % 4 + 8, 12, 13, 14, 15})) for i in range(60)]
-    chosen = []
-    for name in datasets:
-        (tmp_path / f"{name}.dat").write_text("\n".join(lines) + "\n")
-        chosen += ["--dataset", name]
-    out = tmp_path / "bench.json"
-    result = run("bench", "rho", "--datasets", tmp_path, *chosen, "--experiment", experiment, *options,
-                 "--workers", "1", "--json", out)
-    assert result.exit_code == 0, result.output
-    return result.output, json.loads(out.read_text())["rows"][experiment]
+#: four items in every transaction, which makes each one of seven
+ALIKE = (12, 13, 14, 15)
 
 
 def test_bench_rho_cutoff_keeps_the_first_five_items_of_each_record(tmp_path):
     # mutation pass: records cut to their first four items passed the tests, none of which read the
     # cutoff's data; Jia et al.'s Fig. 5 truncates them to five
-    output, rows = _bench_on_seven_items(tmp_path, "cutoff", "--rho", "0.9", "--policy", "dist")
+    output, body = _bench_on_own_data(tmp_path, "cutoff", "--rho", "0.9", "--policy", "dist", every=ALIKE)
     assert "- mine (cutoff=5): 60 transactions, 300 occurrences," in output
-    assert [row["dataset"] for row in rows] == ["mine (cutoff=5)"]
+    assert [row["dataset"] for row in body["rows"]["cutoff"]] == ["mine (cutoff=5)"]
 
 
 def test_bench_rho_bmax_splits_no_window_whatever_t_max_says(tmp_path):
     # mutation pass: bmax run at --t-max, not off, passed the tests, whose data was smaller than t_max
-    _, rows = _bench_on_seven_items(tmp_path, "bmax", "--b-max-values", "1000", "--t-max", "10")
-    assert [(row["t_max"], row["parts"]) for row in rows] == [("off", 1)] * 2
+    body = _bench_on_own_data(tmp_path, "bmax", "--b-max-values", "1000", "--t-max", "10", every=ALIKE)[1]
+    assert [(row["t_max"], row["parts"]) for row in body["rows"]["bmax"]] == [("off", 1)] * 2
 
 
 def test_bench_rho_speed_runs_on_every_chosen_dataset_when_none_is_the_papers(tmp_path):
     # mutation pass: the first chosen dataset alone passed the tests, each of which chose one
-    _, rows = _bench_on_seven_items(tmp_path, "speed", "--speed-runs", "1", datasets=("mine", "yours"))
-    assert [(row["dataset"], row["policy"]) for row in rows] == [
+    body = _bench_on_own_data(tmp_path, "speed", "--speed-runs", "1", datasets=("mine", "yours"), every=ALIKE)[1]
+    assert [(row["dataset"], row["policy"]) for row in body["rows"]["speed"]] == [
         (name, policy) for name in ("mine", "yours") for policy in ("dist", "mine")]
 
 
