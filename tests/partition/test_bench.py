@@ -107,6 +107,31 @@ def test_a_row_gives_the_median_of_its_runs_wall_and_cpu_seconds(data, tmp_path,
     assert (row["runs"], row["seconds"], row["cpu_seconds"], row["verify_seconds"]) == (3, 2.0, 4.0, 0.5)
 
 
+def test_the_means_and_the_shape_time_the_models_by_their_cpu_seconds(data, tmp_path, monkeypatch):
+    # He & Naughton compare CPU time: the means table and the shape's means line giving the wall
+    # seconds instead passed the tests, whose runs took as long on the clock as on the CPU
+    # (mutation pass, left open by helper vio71)
+    from setveil.plugins.partition import bench
+
+    # at each fan-out, Partition takes 5 s on the clock and 1 s of CPU, AA 1 s and 5 s; each run's
+    # check takes 0.5 s
+    walls = iter([t for wall in (5.0, 1.0) * 2 for t in (0.0, wall, 10.0, 10.5)])
+    cpus = iter([t for cpu in (1.0, 5.0) * 2 for t in (0.0, cpu)])
+    clock = type("Clock", (), {"perf_counter": staticmethod(lambda: next(walls)),
+                               "process_time": staticmethod(lambda: next(cpus))})
+    monkeypatch.setattr(bench, "time", clock)
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "-m", "4", "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(rows_path.read_text())
+    assert [(r["model"], r["seconds"], r["cpu_seconds"]) for r in rows] == [
+        ("kanonymity", 5.0, 1.0), ("km-anonymity", 1.0, 5.0)] * 2
+    (line,) = [line for line in result.output.splitlines() if line.startswith("| small | 2 |")]
+    assert [cell.split(" / ")[1] for cell in line.strip(" |").split(" | ")[2:]] == ["1.00", "5.00"]
+    assert "- Partition faster than AA: 2 of 2 settings" in result.output
+    assert "faster in 1 of 1 (dataset, k, m)" in result.output
+
+
 def test_the_means_over_the_fan_outs_are_each_columns_ncp_in_percent(data, tmp_path):
     # mutation pass: the means' NCP as a share, not in percent, and every AA row counted under
     # the first m, each passed the tests, which only counted the means' lines
