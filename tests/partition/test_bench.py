@@ -20,16 +20,33 @@ def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
+def bench_rows(path, tmp_path, *options):
+    """`setveil bench partition PATH OPTIONS --json`, which ends with status 0: its result and its
+    JSON rows."""
+    rows_path = tmp_path / "rows.json"
+    result = run("bench", "partition", path, *options, "--json", rows_path)
+    assert result.exit_code == 0, result.output
+    return result, json.loads(rows_path.read_text())
+
+
+def replace_clock(monkeypatch, walls, cpus) -> None:
+    """bench partition's clock gives the wall times ``walls`` and the CPU times ``cpus`` in turn
+    (each run forked from this process starts them afresh)."""
+    from setveil.plugins.partition import bench
+
+    walls, cpus = iter(walls), iter(cpus)
+    clock = type("Clock", (), {"perf_counter": staticmethod(lambda: next(walls)),
+                               "process_time": staticmethod(lambda: next(cpus))})
+    monkeypatch.setattr(bench, "time", clock)
+
+
 @pytest.fixture
 def data(tmp_path):
     return small_transactions(tmp_path)
 
 
 def test_every_row_is_the_verified_release_anonymize_makes(data, tmp_path):
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2,3", "--fanout", "2,3", "-m", "2,4", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2,3", "--fanout", "2,3", "-m", "2,4")
     settings = [(f, k, model, m) for f in (2, 3) for k in (2, 3)
                 for model, m in (("kanonymity", None), ("km-anonymity", 2), ("km-anonymity", 4))]
     assert [(r["f"], r["k"], r["model"], r["m"]) for r in rows] == settings
@@ -51,10 +68,7 @@ def test_every_row_is_the_verified_release_anonymize_makes(data, tmp_path):
 
 
 def test_the_shape_counts_partitions_ncp_against_aas_at_m_4_and_more(data, tmp_path):
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2,4", "--fanout", "2", "-m", "3,4,5", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2,4", "--fanout", "2", "-m", "3,4,5")
     partition = {r["k"]: r["ncp"] for r in rows if r["model"] == "kanonymity"}
     wide = [r for r in rows if r["model"] == "km-anonymity" and r["m"] >= 4]
     better = sum(partition[r["k"]] <= r["ncp"] for r in wide)
@@ -79,10 +93,8 @@ def test_a_release_that_breaks_its_model_is_counted_unverified(data, tmp_path, l
     from setveil.plugins.partition.models import _Generalization
 
     leaking(_Generalization)
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    assert [(r["model"], r["verified"]) for r in json.loads(rows_path.read_text())] == [
+    result, rows = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2", "-m", "2")
+    assert [(r["model"], r["verified"]) for r in rows] == [
         ("kanonymity", False), ("km-anonymity", False)]
     table = [line.split(" | ") for line in result.output.splitlines() if line.startswith("| small |")]
     assert [(cells[1], cells[-1]) for cells in table] == [("kanonymity", "NO |"), ("km-anonymity", "NO |")]
@@ -92,17 +104,8 @@ def test_a_release_that_breaks_its_model_is_counted_unverified(data, tmp_path, l
 def test_a_row_gives_the_median_of_its_runs_wall_and_cpu_seconds(data, tmp_path, monkeypatch):
     # mutation pass: every setting timed once whatever --runs said, and the fastest run or the
     # mean for the median, each passed the tests, whose runs took about the same time
-    from setveil.plugins.partition import bench
-
-    walls, cpus = iter([0.0, 1.0, 10.0, 15.0, 20.0, 22.0, 30.0, 30.5]), iter([0.0, 3.0, 0.0, 7.0, 0.0, 4.0])
-    clock = type("Clock", (), {"perf_counter": staticmethod(lambda: next(walls)),
-                               "process_time": staticmethod(lambda: next(cpus))})
-    monkeypatch.setattr(bench, "time", clock)
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "--models", "partition", "--runs", "3",
-                 "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    (row,) = json.loads(rows_path.read_text())
+    replace_clock(monkeypatch, [0.0, 1.0, 10.0, 15.0, 20.0, 22.0, 30.0, 30.5], [0.0, 3.0, 0.0, 7.0, 0.0, 4.0])
+    _, (row,) = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2", "--models", "partition", "--runs", "3")
     # three runs of 1, 5 and 2 s (3, 7 and 4 s of CPU), then the check's 0.5 s
     assert (row["runs"], row["seconds"], row["cpu_seconds"], row["verify_seconds"]) == (3, 2.0, 4.0, 0.5)
 
@@ -111,19 +114,11 @@ def test_the_means_and_the_shape_time_the_models_by_their_cpu_seconds(data, tmp_
     # He & Naughton compare CPU time: the means table and the shape's means line giving the wall
     # seconds instead passed the tests, whose runs took as long on the clock as on the CPU
     # (mutation pass, left open by helper vio71)
-    from setveil.plugins.partition import bench
-
     # at each fan-out, Partition takes 5 s on the clock and 1 s of CPU, AA 1 s and 5 s; each run's
     # check takes 0.5 s
-    walls = iter([t for wall in (5.0, 1.0) * 2 for t in (0.0, wall, 10.0, 10.5)])
-    cpus = iter([t for cpu in (1.0, 5.0) * 2 for t in (0.0, cpu)])
-    clock = type("Clock", (), {"perf_counter": staticmethod(lambda: next(walls)),
-                               "process_time": staticmethod(lambda: next(cpus))})
-    monkeypatch.setattr(bench, "time", clock)
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "-m", "4", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(rows_path.read_text())
+    replace_clock(monkeypatch, [t for wall in (5.0, 1.0) * 2 for t in (0.0, wall, 10.0, 10.5)],
+                  [t for cpu in (1.0, 5.0) * 2 for t in (0.0, cpu)])
+    result, rows = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2,3", "-m", "4")
     assert [(r["model"], r["seconds"], r["cpu_seconds"]) for r in rows] == [
         ("kanonymity", 5.0, 1.0), ("km-anonymity", 1.0, 5.0)] * 2
     (line,) = [line for line in result.output.splitlines() if line.startswith("| small | 2 |")]
@@ -135,10 +130,7 @@ def test_the_means_and_the_shape_time_the_models_by_their_cpu_seconds(data, tmp_
 def test_the_means_over_the_fan_outs_are_each_columns_ncp_in_percent(data, tmp_path):
     # mutation pass: the means' NCP as a share, not in percent, and every AA row counted under
     # the first m, each passed the tests, which only counted the means' lines
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "-m", "1,4", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2,3", "-m", "1,4")
     means = [statistics.mean(100 * r["ncp"] for r in rows if r["m"] == m) for m in (None, 1, 4)]
     assert means[1] != means[2]
     (line,) = [line for line in result.output.splitlines() if line.startswith("| small | 2 |")]
@@ -150,11 +142,9 @@ def test_the_shape_counts_an_ncp_tie_for_partition(tmp_path):
     # the means' settings at m above 4, not from 4 on, each passed the tests, whose NCPs never tied
     twice = tmp_path / "twice.dat"
     twice.write_text("a b\na b\nc d\nc d\n")
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", twice, "-k", "2", "--fanout", "2,3", "-m", "4", "--json", rows_path)
-    assert result.exit_code == 0, result.output
+    result, rows = bench_rows(twice, tmp_path, "-k", "2", "--fanout", "2,3", "-m", "4")
     # each transaction twice: 2-anonymous as it is, released whole by both
-    assert [r["ncp"] for r in json.loads(rows_path.read_text())] == [0.0] * 4
+    assert [r["ncp"] for r in rows] == [0.0] * 4
     assert "- Partition NCP <= AA NCP at m >= 4: 2 of 2 settings" in result.output
     assert "- means over the fan-outs: Partition NCP <= AA NCP at m >= 4 in 1 of 1, faster in" in result.output
 
@@ -203,11 +193,8 @@ def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_
     # the rows before it printed and no JSON written
     data = tmp_path / "tiny.dat"
     data.write_text("1 2\n2 3\n1 3\n3 4\n")
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2,10,3", "--fanout", "2", "-m", "2", "--json", rows_path)
     # a model that fails closed is a result, as a refused window is to bench coherence and windows
-    assert result.exit_code == 0
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2,10,3", "--fanout", "2", "-m", "2")
     assert [(r["k"], r["model"]) for r in rows] == [(k, model) for k in (2, 10, 3)
                                                      for model in ("kanonymity", "km-anonymity")]
     refused = [r for r in rows if r["k"] == 10]
@@ -238,10 +225,7 @@ def test_aa_past_its_budget_is_a_refused_row_beside_partitions(tmp_path, monkeyp
     monkeypatch.setattr(apriori, "DISTINCT_BUDGET", 100)
     data = tmp_path / "long.dat"
     data.write_text("".join(" ".join(map(str, range(1, 11))) + "\n" for _ in range(3)) + "1 2\n")
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2,3", "--json", rows_path)
-    assert result.exit_code == 0
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2", "-m", "2,3")
     assert [(r["model"], r["m"], "refused" in r) for r in rows] == [
         ("kanonymity", None, False), ("km-anonymity", 2, False), ("km-anonymity", 3, True)]
     assert "120 distinct 3-itemsets" in rows[2]["refused"] and rows[2]["seconds"] is None
@@ -256,10 +240,7 @@ def test_a_settings_memory_is_the_resident_memory_of_a_forked_run_as_bench_run_g
     from setveil.plugins.partition.models import KAnonymity
 
     map_while_anonymizing(monkeypatch, KAnonymity)
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    partition, aa = json.loads(rows_path.read_text())
+    result, (partition, aa) = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2", "-m", "2")
     assert partition["run_mib"] >= MAPPED_MIB and aa["run_mib"] < MAPPED_MIB
     for row in (partition, aa):
         check_forked_memory(row)
@@ -333,10 +314,7 @@ def test_a_run_mib_not_measured_is_an_n_a_cell(data, tmp_path, monkeypatch):
     from setveil.core import bench
 
     monkeypatch.setattr(bench, "resident_mib", lambda: None)  # in the forked run's process
-    rows_path = tmp_path / "rows.json"
-    result = run("bench", "partition", data, "-k", "2", "--fanout", "2", "-m", "2", "--json", rows_path)
-    assert result.exit_code == 0, result.output
-    rows = json.loads(rows_path.read_text())
+    result, rows = bench_rows(data, tmp_path, "-k", "2", "--fanout", "2", "-m", "2")
     assert [row["run_mib"] for row in rows] == [None, None] and all(row["peak_mib"] > 10 for row in rows)
     table = [line for line in result.output.splitlines() if line.startswith("| small |")]
     assert len(table) == 2 and all(f"| {row['peak_mib']:.1f} | n/a | " in line for row, line in zip(rows, table))
