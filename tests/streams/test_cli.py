@@ -538,6 +538,25 @@ def test_dev_broker_without_a_writable_home_is_one_line():
         "directory); set HOME to a writable directory, or CALF_TANSU_BIN to a Tansu binary"]
 
 
+@pytest.mark.parametrize("broker_binary, problem", [
+    ("/bin/false", "the broker exited with status 1 before it listened on {port}"),
+    ("{tmp}/missing", "CALF_TANSU_BIN='{tmp}/missing' does not point at an executable file."),
+    ("{tmp}/not-a-program", "cannot start the embedded broker: [Errno 8] Exec format error: '{tmp}/not-a-program'")],
+    ids=["exits-at-once", "missing", "not-a-program"])
+def test_dev_broker_whose_broker_binary_cannot_run_says_why_in_one_line(tmp_path, broker_binary, problem):
+    # CALF_TANSU_BIN is how an operator gives a Tansu of their own; one that is not there, does not
+    # run or ends at once must not leave dev-broker waiting 20 s for a port, nor end in a traceback
+    (tmp_path / "not-a-program").write_text("neither a binary nor a script\n")
+    (tmp_path / "not-a-program").chmod(0o755)
+    port = free_port()
+    env = {**os.environ, "CALF_TANSU_BIN": broker_binary.format(tmp=tmp_path)}
+    started = time.monotonic()
+    result = setveil("dev-broker", "--port", port, env=env, check=False, timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"setveil: error: {problem.format(tmp=tmp_path, port=port)}"]
+    assert time.monotonic() - started < 15  # not the 20 s start_tansu gives a broker that runs
+
+
 def test_a_docker_engine_that_is_not_there_is_known_without_asking_docker_py(monkeypatch):
     # Regression (a run with ResourceWarnings shown): docker-py's failed connect to the default
     # socket left it open, once per broker opened
