@@ -21,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
 from setveil.streams import kafka
-from setveil.streams.broker import default_docker_socket, docker_available, free_port, start_tansu
+from setveil.streams.broker import BrokerError, default_docker_socket, docker_available, free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
 from setveil.streams.settings import BY_NAME, load_settings
@@ -555,6 +555,25 @@ def test_dev_broker_whose_broker_binary_cannot_run_says_why_in_one_line(tmp_path
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [f"setveil: error: {problem.format(tmp=tmp_path, port=port)}"]
     assert time.monotonic() - started < 15  # not the 20 s start_tansu gives a broker that runs
+
+
+def test_a_broker_that_does_not_listen_in_time_is_stopped_not_left_holding_its_port():
+    # a Tansu still starting when start_tansu's time is up (a loaded machine) ran on beside the
+    # error, and listened on the port it was given once it got there
+    before = set(children(os.getpid()))
+    port = free_port()
+    with pytest.raises(BrokerError) as refused:
+        start_tansu(port, timeout=0)
+    left = set(children(os.getpid())) - before
+    try:
+        assert str(refused.value) == f"nothing listens on 127.0.0.1:{port} after 0 s"
+        assert not left
+        time.sleep(1)  # what a Tansu left running needs to listen
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    finally:
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_docker_engine_that_is_not_there_is_known_without_asking_docker_py(monkeypatch):
