@@ -26,7 +26,7 @@ from setveil.core.formats import read_window
 from setveil.core.cli import configure
 from setveil.streams import commands, demo, worker
 from setveil.streams import settings as settings_module
-from setveil.streams.broker import Broker, free_port, open_broker
+from setveil.streams.broker import Broker, docker_available, free_port, open_broker
 from setveil.streams.codec import message_bytes
 from setveil.streams.commands import configure_model, resolve_settings
 from setveil.streams.preflight import check_data_dir, check_group_id, check_own_broker, check_web_listen
@@ -108,6 +108,18 @@ def test_a_value_padded_with_blanks_is_the_same_from_the_environment_and_set(nam
 
 def test_bench_streams_cluster_is_the_bootstrap_as_the_setting_reads_it():
     assert open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": " 127.0.0.1:1\n"}).bootstrap == "127.0.0.1:1"
+
+
+def test_the_embedded_broker_writes_its_output_to_the_log_it_is_given(tmp_path):
+    # the demo's broker.log and the tests' are where a broker that misbehaved is looked into
+    if docker_available():
+        pytest.skip("a Docker engine answers here: the broker would be a Kafka container, whose log Docker keeps")
+    running = open_broker(env={}, log_path=tmp_path / "broker.log")
+    try:
+        assert running.kind == "tansu"
+        assert f"listening on: tcp://{running.bootstrap}" in (tmp_path / "broker.log").read_text()
+    finally:
+        running.stop()
 
 
 def test_a_files_value_with_blanks_around_it_is_not_passed_to_a_worker_changed(tmp_path):
