@@ -473,6 +473,18 @@ def test_bench_stream_measures_any_model(broker, sample, tmp_path):
     assert row and 0 < float(row.group(1)) < 1, result.stdout
 
 
+def test_bench_stream_given_a_count_beyond_its_dataset_measures_the_whole_dataset(broker, tmp_path):
+    # --count is "use only the first N transactions": a file that holds fewer is used whole
+    data = tmp_path / "small.dat"
+    data.write_text("".join(f"a{i % 3} b{i % 7} c{i % 5}\n" for i in range(600)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
+    setveil("bench", "stream", data, "--count", 601, "--window", 300, "-m", "kanonymity", "-P", "k=2",
+            "--fanout", 2, "--json", tmp_path / "run.json", env=env, timeout=180)
+    (run,) = json.loads((tmp_path / "run.json").read_text())["rows"]
+    assert (run["transactions"], run["rejected"]) == (600, 0)
+
+
 def test_bench_stream_reports_a_run_whose_every_window_failed_closed(broker, tmp_path):
     # Regression: no window released made the percentiles of no latency a traceback (IndexError)
     data = tmp_path / "all-a.dat"
