@@ -110,6 +110,7 @@ def test_bench_streams_cluster_is_the_bootstrap_as_the_setting_reads_it():
     assert open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": " 127.0.0.1:1\n"}).bootstrap == "127.0.0.1:1"
 
 
+@pytest.mark.slow  # it starts a broker, which -m "not slow" is documented to leave out
 def test_the_embedded_broker_writes_its_output_to_the_log_it_is_given(tmp_path):
     # the demo's broker.log and the tests' are where a broker that misbehaved is looked into
     if docker_available():
