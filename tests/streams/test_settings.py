@@ -1226,6 +1226,10 @@ def test_demo_refuses_a_count_a_partition_would_hold_before_it_starts_a_broker(n
                                   "200 or more")
     with pytest.raises(ParameterError, match="leaves 90 transactions on partition 1 "):
         demo.run_demo(echoed.append, 1000, 20, 190, 1000)
+    # a --count above the sample's 20,000 replays the sample, which every partition's minimum passes
+    with pytest.raises(AssertionError, match="a broker was started"):
+        demo.run_demo(echoed.append, 1000, 20, 30_000, 1000)
+    assert echoed == ["starting a broker ..."]
 
 
 @hypothesis.given(st.integers(1, 30), st.integers(1, 4), st.integers(2, 60))
@@ -1243,6 +1247,12 @@ def test_the_demo_says_when_no_count_of_its_sample_comes_back():
     with pytest.raises(ParameterError, match="even the sample's 20000 are too few: give a smaller --batch, "
                                              "window.min_transactions or topics.partitions$"):
         demo.refuse_held_count(20_000, 20_000, 20, 300, 100)
+    with pytest.raises(ParameterError, match="on partition 0 .* even the sample's 20000 are too few"):
+        demo.refuse_held_count(30_000, 20_000, 20, 300, 100)
+    # a sample of just the count it takes is enough
+    with pytest.raises(ParameterError, match="give --count 200 or more$"):
+        demo.refuse_held_count(5, 200, 20, 2, 100)
+    demo.refuse_held_count(200, 200, 20, 2, 100)
 
 
 def test_a_tail_the_worker_holds_is_not_counted_as_lost_by_the_demo():
