@@ -1226,6 +1226,11 @@ def test_demo_refuses_a_count_a_partition_would_hold_before_it_starts_a_broker(n
                                   "200 or more")
     with pytest.raises(ParameterError, match="leaves 90 transactions on partition 1 "):
         demo.run_demo(echoed.append, 1000, 20, 190, 1000)
+    # --window sets the minimum too, and the partitions are the settings', not the demo's 2
+    with pytest.raises(ParameterError, match="fewer than the 50 a worker holds .* give --count 110 or more$"):
+        demo.run_demo(echoed.append, 1000, 20, 60, 50)
+    with pytest.raises(ParameterError, match="to each of its 3 partitions in turn.* give --count 300 or more$"):
+        demo.run_demo(echoed.append, 1000, 20, 250, 1000, None, {"topics.partitions": "3"})
     # a --count above the sample's 20,000 replays the sample, which every partition's minimum passes
     with pytest.raises(AssertionError, match="a broker was started"):
         demo.run_demo(echoed.append, 1000, 20, 30_000, 1000)
