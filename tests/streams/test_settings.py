@@ -1194,7 +1194,9 @@ def test_demo_checks_its_settings_before_it_starts_a_broker(no_broker):
     # Regression (QA as an operator): "broker: tansu at ..." came before the settings error
     echoed: list[str] = []
     for override, name in (({"window.max_transactions": "0"}, "window.max_transactions"),
-                           ({"window.min_transactions": "2"}, "window.min_transactions")):
+                           ({"window.max_transactions": "abc"}, "window.max_transactions"),
+                           ({"window.min_transactions": "2"}, "window.min_transactions"),
+                           ({"web.bind": "192.0.2.1"}, "web.bind")):
         with pytest.raises(ParameterError) as info:
             demo.run_demo(echoed.append, 1000, 20, None, 1000, None, override)
         assert info.value.name == name
