@@ -1330,6 +1330,14 @@ def test_demo_takes_the_model_settings_that_are_the_operators_and_no_other_model
     assert settings.model.params == {} and settings.source("model.params") == "default"
 
 
+def test_two_demos_share_no_topic_group_or_web_port_and_serve_their_metrics_to_this_machine_only():
+    # a run never mixes with another one, on a cluster or on one machine (streams/demo.py)
+    first, second = (demo.demo_settings(1000, None, {}, env={}) for _ in range(2))
+    for name in ("topics.input", "topics.output", "topics.dlq", "topics.windows", "consumer.group_id", "web.port"):
+        assert first[name] != second[name], name
+    assert first.web.bind == second.web.bind == "127.0.0.1"
+
+
 def test_a_cluster_security_setting_without_its_cluster_is_refused_before_a_broker_starts(no_broker, monkeypatch):
     # Regression (QA of the docs): with SETVEIL_KAFKA_SECURITY_PROTOCOL=SSL and no bootstrap, the demo
     # started the embedded broker, connected over TLS, and said no broker answered
