@@ -145,6 +145,21 @@ def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tm
     finally:
         worker.stop()
     assert "unknown model 'no-such-model'" in worker.log_text()
+    # not a refused connection, which names no log
+    with pytest.raises(WorkerFailed, match=re.escape(f"the worker exited with status 2 (log: {tmp_path / 'w.log'})")):
+        worker.metrics()
+
+
+def test_a_worker_not_ready_in_time_is_named_with_its_log_and_has_a_session_of_its_own(tmp_path):
+    worker = WorkerProcess(load_settings(None, {}, env={}), ["--model", "no-such-model"], tmp_path / "w.log").start()
+    try:
+        # a Ctrl-C in the terminal reaches only the command that started it, which stops it with SIGTERM
+        assert os.getsid(worker.process.pid) == worker.process.pid
+        said = f"the worker was not ready after 0 s (log: {tmp_path / 'w.log'})"
+        with pytest.raises(WorkerFailed, match=re.escape(said)):
+            worker.wait_ready(timeout=0)
+    finally:
+        worker.stop()
 
 
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
