@@ -4,6 +4,7 @@ it keeps when a run fails (docs/operations.md, "Benchmark")."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -160,6 +161,36 @@ def test_a_worker_not_ready_in_time_is_named_with_its_log_and_has_a_session_of_i
             worker.wait_ready(timeout=0)
     finally:
         worker.stop()
+
+
+def _own_process(tmp_path, code: str) -> WorkerProcess:
+    """A worker that runs a program of the test's own, whose CPU time and answer to a signal the
+    test knows, once the program has printed a line."""
+    worker = WorkerProcess(load_settings(None, {}, env={}), [], tmp_path / "w.log")
+    worker.process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                      start_new_session=True)
+    assert worker.process.stdout is not None and worker.process.stdout.readline()
+    return worker
+
+
+def _end(worker: WorkerProcess) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.process.pid, signal.SIGKILL)
+    worker.process.wait()
+
+
+def test_a_workers_cpu_seconds_are_its_own_its_live_child_processes_and_those_it_waited_for(tmp_path):
+    burn = "import time\nwhile time.process_time() < 0.5:\n    pass\n"
+    live = f"{burn}print(flush=True)\ntime.sleep(60)\n"
+    code = (f"import subprocess, sys\n{burn}subprocess.run([sys.executable, '-c', {burn!r}])\n"
+            f"live = subprocess.Popen([sys.executable, '-c', {live!r}], stdout=subprocess.PIPE)\n"
+            "live.stdout.readline()\nprint(flush=True)\ntime.sleep(60)\n")
+    worker = _own_process(tmp_path, code)
+    try:
+        # 0.5 s each, their start included, less up to a clock tick of each time
+        assert 1.4 <= worker.cpu_seconds() < 2.0
+    finally:
+        _end(worker)
 
 
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
