@@ -193,6 +193,27 @@ def test_a_workers_cpu_seconds_are_its_own_its_live_child_processes_and_those_it
         _end(worker)
 
 
+# a worker's clean stop takes seconds (its own watchdog ends it after STOP_SECONDS): killed sooner,
+# it would stop as a crash does
+@pytest.mark.parametrize(("on_sigterm", "stop", "status"), [
+    ("lambda *_: (time.sleep(3), sys.exit(0))", {}, 0),
+    ("signal.SIG_IGN", {"timeout": 1}, -signal.SIGKILL)], ids=["a-clean-stop-of-3-s", "sigterm-ignored"])
+def test_a_worker_is_given_its_time_to_stop_on_sigterm_then_killed(tmp_path, on_sigterm, stop, status):
+    worker = _own_process(tmp_path, f"import signal, sys, time\nsignal.signal(signal.SIGTERM, {on_sigterm})\n"
+                                    "print(flush=True)\ntime.sleep(60)\n")
+    try:
+        assert worker.stop(**stop) == status
+    finally:
+        _end(worker)
+
+
+def test_kill_is_sigkill_whatever_the_worker_would_do_on_sigterm(tmp_path):
+    worker = _own_process(tmp_path, "import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
+                                    "print(flush=True)\ntime.sleep(60)\n")
+    worker.kill()
+    assert worker.process.returncode == -signal.SIGKILL
+
+
 def test_a_worker_that_exits_mid_run_ends_the_run_naming_its_log():
     # Regression: the reading waited out its 60 s idle limit, then a URLError traceback, no log named.
     dead = SimpleNamespace(process=SimpleNamespace(poll=lambda: 1, returncode=1), log_path="/tmp/w-0.log")
