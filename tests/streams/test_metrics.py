@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +19,7 @@ from setveil.streams.app import StreamService
 from setveil.streams.causes import MESSAGE_KINDS, WINDOW_CAUSES
 from setveil.streams.codec import message_bytes
 from setveil.streams.metrics import ServiceMetrics, latency_buckets
+from setveil.streams.process import tree_peak_rss_bytes
 
 from .kafkatools import produce, read_topic, records, wait_until
 
@@ -80,6 +84,31 @@ def test_the_peak_memory_counts_the_live_child_processes_that_process_metrics_le
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_peak_memory_is_each_live_descendants_own_peak_however_deep_or_from_whichever_thread():
+    # the deepest of three processes, started from a thread of the second that still runs (as a pool
+    # or a time limit's solve process may be), had 64 MiB resident and let them go
+    if sys.platform != "linux":
+        return  # read from /proc
+    deepest = ("import os, resource, time; b = bytearray(64 << 20); b[::4096] = b'x' * len(b[::4096]); del b; "
+               "print(os.getpid(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10, flush=True); "
+               "time.sleep(60)")
+    second = (f"import subprocess, sys, threading; threading.Thread(target=subprocess.run, "
+              f"args=([sys.executable, '-c', {deepest!r}],)).start()")
+    first = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', "
+                              f"{second!r}])"], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert first.stdout is not None
+        pid, peak = map(int, first.stdout.readline().split())
+        assert peak >= 64 << 20
+        # its peak as the kernel counts it for the process itself, and within the sum of the three
+        assert abs(tree_peak_rss_bytes(pid) - peak) < 256 << 10
+        assert tree_peak_rss_bytes(first.pid) > peak
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
 
 
 def test_every_rejection_cause_and_dead_letter_kind_is_exported_as_zero_before_any_event():
