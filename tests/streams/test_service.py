@@ -8,6 +8,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -248,6 +250,32 @@ def test_a_worker_that_cannot_start_exits_non_zero(make_settings, start_worker):
         taken.listen()
         worker = start_worker(make_settings(web__port=taken.getsockname()[1]), ready=False)
         assert worker.process.wait(timeout=60) == 2
+
+
+def test_a_worker_whose_starter_is_killed_outright_stops_cleanly_as_on_sigterm(make_settings, sample, tmp_path):
+    # the demo, a benchmark or a test killed with SIGKILL leaves its worker the stop it makes on
+    # SIGTERM (streams/process.py): it commits and leaves its group, where a SIGKILL is a crash
+    _, sensitive, public = sample
+    args = ["--model", "coherence", "--sensitive", str(sensitive), "--public", str(public)]
+    args += [part for param in PARAMS for part in ("-P", param)]
+    log = tmp_path / "w.log"
+    starter = subprocess.Popen([sys.executable, "-c", f"""
+import os, time
+from setveil.streams.process import WorkerProcess
+from setveil.streams.settings import load_settings
+worker = WorkerProcess(load_settings(env=dict(os.environ)), {args!r}, {str(log)!r})
+worker.start().wait_ready()
+print(worker.process.pid, flush=True)
+time.sleep(120)
+"""], env={**os.environ, **make_settings().as_env()}, stdout=subprocess.PIPE, text=True)
+    try:
+        assert starter.stdout is not None
+        pid = int(starter.stdout.readline())
+    finally:
+        starter.kill()
+        starter.wait()
+    assert _gone([pid], 30), "the worker outlived its starter"
+    assert "[^Worker]: Signal received: 15 (15)" in log.read_text()
 
 
 def test_sigterm_before_the_worker_has_started_is_a_clean_stop(make_settings, start_worker):
