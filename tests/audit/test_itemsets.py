@@ -241,6 +241,22 @@ def test_a_perturbation_out_of_range_is_refused_by_name(kwargs, name):
     assert caught.value.name == name
 
 
+@pytest.mark.parametrize("kwargs, problem", [
+    ({"noise": -0.01}, "-0.01 is not a standard deviation in [0, 1]"),
+    ({"omit": -0.25}, "-0.25 is not a share in [0, 1)"),
+    ({"omit": 1.0}, "1.0 is not a share in [0, 1)"),
+    ({"add": -0.5}, "-0.5 is not a share in [0, 10]"),
+    ({"add": 10.5}, "10.5 is not a share in [0, 10]"),
+])
+def test_a_perturbation_out_of_range_is_refused_with_the_range_allowed(kwargs, problem):
+    # mutation review: with no lower bounds a negative noise or add published none without a word
+    # (the commands refuse one before publish, a caller of the API did not), and no message's range was read
+    collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"]]), 0.5)
+    with pytest.raises(ParameterError) as caught:
+        publish(collection, np.random.default_rng(0), **kwargs)
+    assert (caught.value.name, caught.value.problem) == (*kwargs, problem)
+
+
 def test_a_release_with_no_itemset_left_is_refused():
     collection = ItemsetCollection.mine(Window.from_transactions([["a", "b"], ["a"]]), 0.5)
     with pytest.raises(ParameterError) as caught:
