@@ -971,6 +971,32 @@ def test_the_largest_add_share_named_by_the_refusal_is_accepted_and_the_next_one
                   "--seed", 0).exit_code == 2
 
 
+#: 38 pairs over i0..i11, each one transaction: at sigma 0.02 the 12 items and 38 pairs are frequent, no triple
+#: is held, and 66 - 38 = 28 pairs are left to claim
+THIRTY_EIGHT_PAIRS = "".join(f"i{a} i{b}\n" for a, b in list(itertools.combinations(range(12), 2))[:38])
+
+
+@pytest.mark.parametrize("rows, sigma, refusal", [
+    # a, b, c, {a b} and {b c}: {a c} alone; 0.2999 asks for round(1.4995) = 1, 0.3 for round(1.5) = 2
+    ("a b\nb c\n", 0.5, "asks for 5 false itemsets, but only 1 itemset of the published sizes over the 3 frequent "
+                        "items is not frequent (--add 0.2999 at most)"),
+    # 0.57 asks for round(28.499999999999996) = 28, though (28 + 1/2) / 50 * 1e4 is 5699.999999999999
+    (THIRTY_EIGHT_PAIRS, 0.02, "asks for 50 false itemsets, but only 28 itemsets of the published sizes over the 12 "
+                               "frequent items are not frequent (--add 0.57 at most)"),
+])
+def test_the_refusal_of_too_many_false_itemsets_reads_as_english_and_names_a_share_accepted(runner, tmp_path, rows,
+                                                                                          sigma, refusal):
+    # mutation review: the message for one itemset left to claim, its count of frequent items, and a share
+    # named where the boundary falls on a whole 4-decimal share were unchecked
+    data, out = tmp_path / "d.dat", tmp_path / "p.txt"
+    data.write_text(rows)
+    refused = invoke(runner, "audit", "publish", data, "--sigma", sigma, "--add", 1, "-o", out, "--seed", 0)
+    assert refused.exit_code == 2 and refused.stderr.endswith(f"parameter 'add': {refusal}\n")
+    largest = refusal.rsplit("--add ", 1)[1].split()[0]
+    assert invoke(runner, "audit", "publish", data, "--sigma", sigma, "--add", largest, "-o", out,
+                  "--seed", 0).exit_code == 0
+
+
 @pytest.mark.parametrize("size, advice", [([], "set --max-size"), (["--max-size", 2], "give a smaller --max-size")])
 def test_mining_past_the_budget_advises_a_max_size_by_whether_one_was_given(runner, tmp_path, database, monkeypatch,
                                                                             size, advice):
