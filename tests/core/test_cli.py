@@ -385,6 +385,15 @@ def test_the_package_loads_its_api_on_first_use():
     assert result.stdout.split()[:2] == ["False", "setveil.core.window"]
 
 
+def test_the_package_lists_its_version_and_refuses_a_name_it_does_not_have():
+    # mutation review: a __getattr__ answering None to any other name passed every test, and
+    # `from setveil import Windw` then imported None without a word; dir() left out __version__ unread
+    probe = "import setveil; print('__version__' in dir(setveil)); from setveil import Windw"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 1 and result.stdout == "True\n"
+    assert result.stderr.strip().splitlines()[-1].startswith("ImportError: cannot import name 'Windw' from 'setveil'")
+
+
 def test_every_option_of_every_command_says_what_it_does():
     # QA: eleven options (bench rho --qid-size, items split --seed, hierarchy build --format, ...)
     # were listed in --help with no word of what they set
