@@ -88,6 +88,23 @@ def test_windows_are_anonymized_independently(files):
     assert json.loads((files / "r.json").read_text())["windows"] == 2
 
 
+def test_each_window_draws_from_the_seed_and_its_own_index(files):
+    # --seed's help: window i draws from the seed and i, so window 0 is what the run of its
+    # transactions alone gives, and an equal window 1 is drawn afresh (rho's dist ranks at random)
+    half = "".join(f"{i % 5} {i % 3 + 5} {i % 4 + 8}\n" for i in range(60))
+    (files / "half.dat").write_text(half)
+    (files / "twice.dat").write_text(half * 2)
+    (files / "sensitive.txt").write_text("8\n9\n10\n11\n")
+    rho = ["--model", "rho", "--policy", "dist", "-P", "rho=0.2", "-P", "workers=1", "--sensitive",
+           files / "sensitive.txt", "--seed", "3"]
+    alone = run("anonymize", files / "half.dat", "-o", files / "alone.dat", *rho)
+    windows = run("anonymize", files / "twice.dat", "-o", files / "windows.dat", *rho, "--window", "60")
+    assert alone.exit_code == 0 and windows.exit_code == 0, alone.output + windows.output
+    released = (files / "windows.dat").read_text().splitlines(keepends=True)
+    assert "".join(released[:60]) == (files / "alone.dat").read_text()
+    assert released[60:] != released[:60]
+
+
 def test_infeasible_window_writes_nothing(files):
     out = files / "out.dat"
     result = run("anonymize", files / "fig1.dat", "-o", out, "--model", "coherence", "-P", "h=0.3", "-P", "k=2", "-P", "p=2",
