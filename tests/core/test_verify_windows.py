@@ -53,6 +53,9 @@ def test_windows_that_do_not_pair_with_the_release_exit_2_naming_the_file(files)
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert (f"setveil: error: {windows}: 9 window ids, but {release} has 10 transactions: line i names the window "
             "of transaction i") in result.output
+    windows.write_text("in/0/0-4\n" * 11)  # one id more than the release has transactions
+    result = run("verify", original, release, *MODEL, *private, "--windows", windows)
+    assert result.exit_code == 2 and f"{windows}: 11 window ids, but {release} has 10 transactions" in result.output
     windows.write_text("in/0/0-4\n" * 3 + "\n" + "in/0/0-4\n" * 6)
     result = run("verify", original, release, *MODEL, *private, "--windows", windows)
     assert result.exit_code == 2 and f"setveil: error: {windows}:4: no window id" in result.output
