@@ -479,6 +479,26 @@ def test_a_file_of_fewer_transactions_than_k_in_one_window_is_rejected_and_nothi
     assert "window 0 (transactions 0..1) rejected, nothing written" in result.stderr
 
 
+def test_a_release_carries_the_inputs_tids_whatever_tids_the_model_gives(runner, tmp_path, monkeypatch):
+    # line i of the release is transaction i, paired with its input record by the input's tid: a
+    # model that renumbers its release's tids does not renumber the file
+    from dataclasses import replace
+
+    from setveil.plugins.partition.models import _Generalization
+
+    anonymize = _Generalization.anonymize
+
+    def renumbering(self, window, policy, rng):
+        release = anonymize(self, window, policy, rng)
+        return replace(release, window=release.window.with_tids(list(range(len(window)))))
+
+    monkeypatch.setattr(_Generalization, "anonymize", renumbering)
+    data, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    data.write_text("".join(json.dumps({"tid": f"r{i}", "items": [f"a{i % 3}", f"b{i % 2}"]}) + "\n" for i in range(6)))
+    assert invoke(runner, "anonymize", data, "-o", out, *K).exit_code == 0
+    assert [json.loads(line)["tid"] for line in out.read_text().splitlines()] == [f"r{i}" for i in range(6)]
+
+
 def test_a_restrictive_patterns_file_is_read_by_the_run(runner, data, tmp_path):
     # Regression (QA): -P restrictive=FILE was left out of the "also read by this run" check, and
     # `-o FILE` replaced the patterns with the release (exit 0)
