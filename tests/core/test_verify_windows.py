@@ -79,3 +79,11 @@ def test_a_windows_file_that_cannot_be_read_is_refused_before_the_data_is_read(f
     assert result.exit_code == 2 and result.output.count("\n") == 1
     expected = "cannot read: No such file or directory" if given is None else "2: not valid UTF-8"
     assert result.output.startswith(f"setveil: error: {windows}") and result.output.rstrip().endswith(expected)
+
+
+def test_a_windows_file_on_standard_input_is_refused_naming_the_option(files):
+    original, release, _ = interleaved(files)
+    result = run("verify", original, release, *MODEL, "--sensitive", files / "private.txt", "--windows", "-",
+                 input="in/0/0-4\n" * 10)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith("setveil: error: parameter '--windows': standard input ('-') is not supported")
