@@ -85,7 +85,11 @@ def test_windows_are_anonymized_independently(files):
     result = run("anonymize", data, "-o", out, *MODEL, "--sensitive", files / "private.txt", "--window", "5", "--report", files / "r.json")
     assert result.exit_code == 0
     assert out.read_text() == "a c f g Diabetes\na c f Hepatitis\nf Hepatitis\nc g HIV\na c f g HIV\n" * 2
-    assert json.loads((files / "r.json").read_text())["windows"] == 2
+    body = json.loads((files / "r.json").read_text())
+    assert body["windows"] == 2
+    # the run's seconds are its windows' together
+    for key in ("anonymize_seconds", "verify_seconds"):
+        assert body[key] == sum(window[key] for window in body["per_window"]) > body["per_window"][0][key]
 
 
 def test_each_window_draws_from_the_seed_and_its_own_index(files):
