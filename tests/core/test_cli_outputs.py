@@ -825,6 +825,19 @@ def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
             _report_bytes("r.json", {"stats": stats}, Model())
 
 
+def test_a_runs_loss_outside_0_1_stops_it_before_anything_is_written(runner, tmp_path, monkeypatch):
+    # each window's loss is held to [0, 1] by the pipeline; the report's is the model's over the
+    # whole run, another call, and a share as well
+    from setveil.plugins.partition.models import _Generalization
+
+    monkeypatch.setattr(_Generalization, "information_loss", lambda self, original, release: len(original) / 4)
+    data, out, report = tmp_path / "eight.dat", tmp_path / "out.dat", tmp_path / "r.json"
+    data.write_text("a b\na c\nb c\na b\nc d\na d\nb d\na c\n")
+    result = invoke(runner, "anonymize", data, "-o", out, *K, "--window", "4", "--report", report)
+    one_line_error(result, "model 'kanonymity': information_loss returned 2.0, outside [0, 1]")
+    assert not out.exists() and not report.exists()
+
+
 @pytest.mark.parametrize("seed", ["-1", str(2**32)])
 @pytest.mark.parametrize("command", [["anonymize"], ["bench", "run"]])
 def test_a_negative_seed_or_one_past_32_bits_is_refused(runner, data, tmp_path, command, seed):
