@@ -192,6 +192,13 @@ def test_the_report_says_what_was_run_on_what(files):
         body = json.loads(report.read_text())
         assert body["formats"] == {"input": "fimi", "output": "fimi"}
         assert body["compression"] == {"input": "gzip", "output": "gzip"}
+    # the release's own format and compression, whatever the input's
+    result = run("anonymize", files / "fig1.gz.dat", "-o", files / "o.out", "--output-format", "jsonl",
+                 "-m", "kanonymity", "-P", "k=2", "--fanout", "3", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert body["formats"] == {"input": "fimi", "output": "jsonl"}
+    assert body["compression"] == {"input": "gzip", "output": None}
 
 
 def test_serve_names_the_settings_of_a_model_set_up_by_settings(files, monkeypatch):
