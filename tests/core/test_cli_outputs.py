@@ -790,8 +790,8 @@ def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
 
     from setveil.core.cli import _json_text
 
-    body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7)}}
-    assert json.loads(_json_text(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7}}
+    body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7), "kinds": {"x"}}}
+    assert json.loads(_json_text(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7, "kinds": ["x"]}}
 
 
 def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():
