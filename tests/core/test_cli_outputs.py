@@ -811,6 +811,27 @@ def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():
     assert _combined_stat(None, {"name": "x", "n": 2}, peak=False) == {"n": 2}
 
 
+def test_a_report_totals_no_stat_that_is_not_a_number_and_keeps_it_in_each_window(runner, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from setveil.plugins.partition.models import _Generalization
+
+    anonymize = _Generalization.anonymize
+
+    def naming_its_phase(self, window, policy, rng):
+        release = anonymize(self, window, policy, rng)
+        return replace(release, stats={**release.stats, "phase": "bottom-up"})
+
+    monkeypatch.setattr(_Generalization, "anonymize", naming_its_phase)
+    data, report = tmp_path / "six.dat", tmp_path / "r.json"
+    data.write_text("a b\na c\nb c\na b\nc d\na d\n")
+    result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *K, "--window", "3", "--report", report)
+    assert result.exit_code == 0, result.output
+    body = json.loads(report.read_text())
+    assert "phase" not in body["stats"] and "partition_rounds" in body["stats"]
+    assert [window["stats"]["phase"] for window in body["per_window"]] == ["bottom-up"] * 2
+
+
 def test_a_report_json_cannot_hold_stops_the_run_in_one_line(tmp_path):
     # regression (QA, adversarial): NaN in a model's stats was written as NaN (not JSON), exit 0
     from setveil.core.cli import _report_bytes
