@@ -144,6 +144,16 @@ def test_bad_hierarchies_exit_2_naming_file_and_line(files, hierarchy_text, data
     assert not out.exists()
 
 
+def test_items_of_standard_input_missing_from_the_hierarchy_name_it_as_such(files):
+    _load_plugin_commands()
+    out = files / "never.dat"
+    result = CliRunner().invoke(cli, ["anonymize", "-", "-o", str(out), "--model", "kanonymity", "-P", "k=2",
+                                      "--hierarchy", str(files / "fig2.csv")], input=DATA + "c1\n")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "fig2.csv: 1 item of standard input is not in the hierarchy; the first in transaction" in result.output
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("output", ["never.dat", "never.dat.gz"])
 def test_a_node_label_fimi_cannot_carry_is_refused_before_anonymizing(files, output):
     # Regression (QA): "Health Care" failed the FIMI write after the whole run, naming line 1 of
