@@ -299,6 +299,9 @@ def test_an_error_naming_a_file_with_a_line_end_or_an_escape_in_its_name_stays_o
     result = invoke(runner, "anonymize", tmp_path / "in\x1b[31m.dat", "-o", tmp_path / "o.dat", *kanonymity)
     one_line_error(result, "in\\x1b[31m.dat")
     assert "\x1b" not in result.stderr
+    # only what is not printable is escaped: the rest of the name stays as it is, in any script
+    result = invoke(runner, "anonymize", tmp_path / "données\x1b[31m.dat", "-o", tmp_path / "o.dat", *kanonymity)
+    one_line_error(result, "données\\x1b[31m.dat")
 
 
 @pytest.mark.parametrize("command", ["anonymize", "verify"])
