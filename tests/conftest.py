@@ -62,19 +62,31 @@ def datasets() -> Path:
 
 
 @pytest.fixture
-def leaking(monkeypatch):
+def altered(monkeypatch):
+    """``altered(ModelClass, change)``: the class then releases ``change(window, release)`` for each
+    window it is given, ``release`` being what its own run gives, a model that misbehaves in one
+    way, for the tests that what a command writes or reports does not take the model's word."""
+
+    def alter(model_class, change) -> None:
+        anonymize = model_class.anonymize
+
+        def changed(self, window, policy, rng):
+            return change(window, anonymize(self, window, policy, rng))
+
+        monkeypatch.setattr(model_class, "anonymize", changed)
+
+    return alter
+
+
+@pytest.fixture
+def leaking(altered):
     """``leaking(ModelClass)``: the class then releases each window it is given unchanged, with the
     stats its own run gives, a model that leaks, for the tests that a check counts what it let
     through (the benchmarks' releases all pass it otherwise)."""
     from setveil.core.model import Release
 
     def leak(model_class) -> None:
-        anonymize = model_class.anonymize
-
-        def releasing_the_input(self, window, policy, rng):
-            return Release(window, stats=anonymize(self, window, policy, rng).stats)
-
-        monkeypatch.setattr(model_class, "anonymize", releasing_the_input)
+        altered(model_class, lambda window, release: Release(window, stats=release.stats))
 
     return leak
 

@@ -482,20 +482,15 @@ def test_a_file_of_fewer_transactions_than_k_in_one_window_is_rejected_and_nothi
     assert "window 0 (transactions 0..1) rejected, nothing written" in result.stderr
 
 
-def test_a_release_carries_the_inputs_tids_whatever_tids_the_model_gives(runner, tmp_path, monkeypatch):
+def test_a_release_carries_the_inputs_tids_whatever_tids_the_model_gives(runner, tmp_path, altered):
     # line i of the release is transaction i, paired with its input record by the input's tid: a
     # model that renumbers its release's tids does not renumber the file
     from dataclasses import replace
 
     from setveil.plugins.partition.models import _Generalization
 
-    anonymize = _Generalization.anonymize
-
-    def renumbering(self, window, policy, rng):
-        release = anonymize(self, window, policy, rng)
-        return replace(release, window=release.window.with_tids(list(range(len(window)))))
-
-    monkeypatch.setattr(_Generalization, "anonymize", renumbering)
+    altered(_Generalization,
+            lambda window, release: replace(release, window=release.window.with_tids(list(range(len(window))))))
     data, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     data.write_text("".join(json.dumps({"tid": f"r{i}", "items": [f"a{i % 3}", f"b{i % 2}"]}) + "\n" for i in range(6)))
     assert invoke(runner, "anonymize", data, "-o", out, *K).exit_code == 0
@@ -814,18 +809,12 @@ def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():
     assert _combined_stat(None, {"name": "x", "n": 2}, peak=False) == {"n": 2}
 
 
-def test_a_report_totals_no_stat_that_is_not_a_number_and_keeps_it_in_each_window(runner, tmp_path, monkeypatch):
+def test_a_report_totals_no_stat_that_is_not_a_number_and_keeps_it_in_each_window(runner, tmp_path, altered):
     from dataclasses import replace
 
     from setveil.plugins.partition.models import _Generalization
 
-    anonymize = _Generalization.anonymize
-
-    def naming_its_phase(self, window, policy, rng):
-        release = anonymize(self, window, policy, rng)
-        return replace(release, stats={**release.stats, "phase": "bottom-up"})
-
-    monkeypatch.setattr(_Generalization, "anonymize", naming_its_phase)
+    altered(_Generalization, lambda window, release: replace(release, stats={**release.stats, "phase": "bottom-up"}))
     data, report = tmp_path / "six.dat", tmp_path / "r.json"
     data.write_text("a b\na c\nb c\na b\nc d\na d\n")
     result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *K, "--window", "3", "--report", report)
