@@ -125,7 +125,7 @@ def refuse_unreadable(path: str | os.PathLike) -> None:
     """Refuse a file that does not exist or is a directory, in the words its read would use,
     without opening it: a command that reads another file first names it before that read (QA:
     verify named a mistyped RELEASE after reading ORIGINAL, 9.1 s over 1,000,000 transactions;
-    a hierarchy is read once the data is). A pipe is not opened, which would cut its writer off;
+    a hierarchy was then read once the data was). A pipe is not opened, which would cut its writer off;
     standard input is left to the read."""
     if os.fspath(path) == STDIN:
         return
