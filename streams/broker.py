@@ -139,7 +139,10 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
         port = free_port(host)
     else:
         refuse_taken_port(host, port)
-    url = f"tcp://{host}:{port}"
+    # an IPv6 address in brackets, in Tansu's URL (it refuses "tcp://::1:9092") and in the bootstrap
+    # (where "::1:9092" would read as one address, port 9092)
+    address = f"[{host}]" if ":" in host else host
+    url = f"tcp://{address}:{port}"
     command = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
                "--storage-engine", "memory://tansu/"]
     log = open(log_path, "ab") if log_path is not None else None
@@ -168,7 +171,7 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
     except BaseException:
         stop()
         raise
-    return Broker(f"{host}:{port}", "tansu", stop, process)
+    return Broker(f"{address}:{port}", "tansu", stop, process)
 
 
 def docker_available() -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import client as aiokafka_client
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.client import ConnectionGroup
 from aiokafka.conn import CloseReason
@@ -162,6 +163,26 @@ def stop_joins_promptly() -> None:
     group_coordinator.GroupCoordinator.close = _close_coordinator
 
 
+_create_conn = aiokafka_client.create_conn
+
+
+async def _connect_unbracketed(host: str, port: int, **options: Any):
+    """aiokafka's connection to a broker, at the address inside ``host``'s brackets if it has them."""
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return await _create_conn(host, port, **options)
+
+
+def reach_hosts_in_brackets() -> None:
+    """Let every client of the process connect to a broker that names its IPv6 address in brackets.
+
+    Tansu 0.6 gives its host in its metadata and coordinator answers as its advertised listener URL
+    writes it, "[::1]" for tcp://[::1]:9092, where Kafka gives the bare address; aiokafka connects to
+    the host it is given, which the resolver does not know in brackets ("Name or service not known"):
+    no client of `dev-broker --host ::1` got further than the bootstrap (QA)."""
+    aiokafka_client.create_conn = _connect_unbracketed
+
+
 def _ssl_context(settings: Settings):
     k = settings.kafka
     if not k.security_protocol.endswith("SSL"):
@@ -171,6 +192,7 @@ def _ssl_context(settings: Settings):
 
 def client_kwargs(settings: Settings) -> dict[str, Any]:
     """Connection and security arguments for any aiokafka client."""
+    reach_hosts_in_brackets()
     k = settings.kafka
     kwargs: dict[str, Any] = {"bootstrap_servers": k.bootstrap, "security_protocol": k.security_protocol}
     context = _ssl_context(settings)

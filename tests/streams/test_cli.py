@@ -283,6 +283,43 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
                          "what it held is gone (memory storage)")
 
 
+def test_dev_broker_on_an_ipv6_host_serves_a_worker_and_clients(make_settings, start_worker, sample, tmp_path):
+    # Regression (QA): --host ::1 was handed to Tansu as tcp://::1:PORT, which it refuses (exit 1,
+    # "exited with status 2 before it listened"); in brackets it listens, but answers metadata with
+    # its host as "[::1]", which aiokafka gave the resolver as it was, so no client got further
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as exc:
+        pytest.skip(f"::1 cannot be bound here: {exc}")
+    port = free_port("::1")
+    out = tmp_path / "out.txt"
+    with open(out, "w") as handle:
+        process = subprocess.Popen([sys.executable, "-m", "setveil", "dev-broker", "--host", "::1",
+                                    "--port", str(port)],
+                                   stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        wait_until(lambda: "export SETVEIL_KAFKA_BOOTSTRAP" in out.read_text() or process.poll() is not None, 30,
+                   "the broker to start")
+        assert f"SETVEIL_KAFKA_BOOTSTRAP=[::1]:{port}\n" in out.read_text(), out.read_text()
+        settings = make_settings(kafka__bootstrap=f"[::1]:{port}", window__min_transactions=10)
+        assert asyncio.run(ensure_topics(settings, [settings.topics.input])) == {settings.topics.input: 2}
+        worker = start_worker(settings)  # joins a group: the coordinator's address comes from the broker too
+        produce(settings, records(list(read_window(sample[0]))[:100], batch=10))
+        wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 30,
+                   "100 transactions emitted")
+        released = [decode_batch(m.value) for m in read_topic(settings, settings.topics.output)]
+        assert sorted(t["tid"] for batch in released for t in batch["transactions"]) == list(range(100))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        finally:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, out.read_text()
+
+
 @pytest.mark.parametrize("host", ["", " ", "localhost:9092"])
 def test_dev_broker_refuses_a_host_it_cannot_listen_on_by_the_option(host):
     # QA: --host '' let Tansu exit "with status 2 before it listened" (exit 1), and a malformed host
