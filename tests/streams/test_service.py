@@ -325,9 +325,15 @@ def test_sigterm_while_the_window_process_starts_is_a_clean_stop(make_settings, 
     # (UnpicklingError, BrokenPipeError) after the one line. It loads for about a second.
     worker = start_worker(make_settings(model__time_limit=60.0), ready=False)
 
+    def command_line(pid: int) -> bytes:
+        # a short-lived child of the start may end between the listing and this read (FileNotFoundError)
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
     def window_process() -> list[int]:
-        return [pid for pid in _process_tree(worker.process.pid)[1:]
-                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        return [pid for pid in _process_tree(worker.process.pid)[1:] if b"spawn_main" in command_line(pid)]
 
     started = wait_until(window_process, 60, "the window process to start", interval=0.01)
     _assert_a_clean_stop_before_the_start(worker, started)
