@@ -85,6 +85,12 @@ BIND_HINTS: dict[int | None, str] = {errno.EADDRINUSE: "another broker there? ch
                                      errno.EADDRNOTAVAIL: "no address of this machine: choose another --host"}
 
 
+def host_and_port(host: str, port: int) -> str:
+    """``host:port`` as a bootstrap and Tansu's URLs take it: an IPv6 address in brackets, where
+    "::1:9092" would read as one address on Kafka's default port (Tansu refuses it)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def refuse_taken_port(host: str, port: int) -> None:
     """Refuse a port another program listens on: Tansu, unable to bind it, exits with status 0,
     and the other program's answers looked like its own (QA: "listening on", then "ended by
@@ -96,8 +102,8 @@ def refuse_taken_port(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            hint = BIND_HINTS.get(exc.errno)
-            raise BrokerError(f"cannot listen on {host}:{port}: {exc.strerror}" + (f" ({hint})" if hint else "")) from None
+            hint = f" ({BIND_HINTS[exc.errno]})" if exc.errno in BIND_HINTS else ""
+            raise BrokerError(f"cannot listen on {host_and_port(host, port)}: {exc.strerror}{hint}") from None
 
 
 def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
@@ -110,7 +116,7 @@ def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Pope
                 return
         except OSError:
             if time.monotonic() > deadline:
-                raise BrokerError(f"nothing listens on {host}:{port} after {timeout:g} s") from None
+                raise BrokerError(f"nothing listens on {host_and_port(host, port)} after {timeout:g} s") from None
             time.sleep(0.05)
 
 
@@ -139,10 +145,7 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
         port = free_port(host)
     else:
         refuse_taken_port(host, port)
-    # an IPv6 address in brackets, in Tansu's URL (it refuses "tcp://::1:9092") and in the bootstrap
-    # (where "::1:9092" would read as one address, port 9092)
-    address = f"[{host}]" if ":" in host else host
-    url = f"tcp://{address}:{port}"
+    url = f"tcp://{host_and_port(host, port)}"
     command = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
                "--storage-engine", "memory://tansu/"]
     log = open(log_path, "ab") if log_path is not None else None
@@ -171,7 +174,7 @@ def start_tansu(port: int | None = None, host: str = "127.0.0.1", log_path: str 
     except BaseException:
         stop()
         raise
-    return Broker(f"{address}:{port}", "tansu", stop, process)
+    return Broker(host_and_port(host, port), "tansu", stop, process)
 
 
 def docker_available() -> bool:

@@ -13,7 +13,7 @@ import socket
 
 import pytest
 
-from setveil.streams.broker import free_port
+from setveil.streams.broker import BrokerError, free_port, refuse_taken_port, wait_for_port
 
 
 def test_ports_chosen_one_after_another_are_all_different():
@@ -59,3 +59,21 @@ def test_a_port_is_chosen_on_an_ipv6_host():
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind(("::1", port))
         server.listen()
+
+
+def test_an_ipv6_address_is_named_in_brackets_where_a_port_follows_it():
+    # "::1:PORT" reads as one address, on no port at all, to an operator and to the settings alike
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as exc:
+        pytest.skip(f"::1 cannot be bound here: {exc}")
+    port = free_port("::1")
+    with pytest.raises(BrokerError, match=fr"^nothing listens on \[::1\]:{port} after 0 s$"):
+        wait_for_port("::1", port, 0)
+    with socket.socket(socket.AF_INET6) as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("::1", port))
+        other.listen()
+        with pytest.raises(BrokerError, match=fr"^cannot listen on \[::1\]:{port}: Address already in use"):
+            refuse_taken_port("::1", port)
