@@ -9,6 +9,7 @@ own topics and consumer group, so tests never see each other's messages.
 from __future__ import annotations
 
 import re
+import socket
 import uuid
 
 import pytest
@@ -19,6 +20,17 @@ from setveil.streams.process import WorkerProcess
 from setveil.streams.settings import Settings, load_settings
 
 PARAMS = ("h=0.4", "k=5", "p=3")
+
+
+@pytest.fixture
+def ipv6_loopback() -> str:
+    """``::1``, for a test of an IPv6 host, which is skipped where this machine cannot bind it."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as exc:
+        pytest.skip(f"::1 cannot be bound here: {exc}")
+    return "::1"
 
 
 @pytest.fixture(scope="session")

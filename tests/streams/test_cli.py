@@ -283,15 +283,11 @@ def test_dev_broker_ends_when_its_broker_dies(tmp_path):
                          "what it held is gone (memory storage)")
 
 
-def test_dev_broker_on_an_ipv6_host_serves_a_worker_and_clients(make_settings, start_worker, sample, tmp_path):
+def test_dev_broker_on_an_ipv6_host_serves_a_worker_and_clients(make_settings, start_worker, sample, tmp_path,
+                                                                 ipv6_loopback):
     # Regression (QA): --host ::1 was handed to Tansu as tcp://::1:PORT, which it refuses (exit 1,
     # "exited with status 2 before it listened"); in brackets it listens, but answers metadata with
     # its host as "[::1]", which aiokafka gave the resolver as it was, so no client got further
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError as exc:
-        pytest.skip(f"::1 cannot be bound here: {exc}")
     port = free_port("::1")
     out = tmp_path / "out.txt"
     with open(out, "w") as handle:

@@ -47,13 +47,8 @@ def test_nothing_listens_on_a_chosen_port():
         socket.create_connection(("127.0.0.1", free_port()), timeout=5).close()
 
 
-def test_a_port_is_chosen_on_an_ipv6_host():
+def test_a_port_is_chosen_on_an_ipv6_host(ipv6_loopback):
     # dev-broker --host ::1 chooses its port there (an IPv4 socket could not bind the name)
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError as exc:
-        pytest.skip(f"::1 cannot be bound here: {exc}")
     port = free_port("::1")
     with socket.socket(socket.AF_INET6) as server:
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -61,13 +56,8 @@ def test_a_port_is_chosen_on_an_ipv6_host():
         server.listen()
 
 
-def test_an_ipv6_address_is_named_in_brackets_where_a_port_follows_it():
+def test_an_ipv6_address_is_named_in_brackets_where_a_port_follows_it(ipv6_loopback):
     # "::1:PORT" reads as one address, on no port at all, to an operator and to the settings alike
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError as exc:
-        pytest.skip(f"::1 cannot be bound here: {exc}")
     port = free_port("::1")
     with pytest.raises(BrokerError, match=fr"^nothing listens on \[::1\]:{port} after 0 s$"):
         wait_for_port("::1", port, 0)
