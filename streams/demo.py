@@ -37,11 +37,13 @@ from .released import Released
 from .replay import pack_unkeyed, replay_packed, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
 from .settings import MODEL_FILES, Settings, fit_to_model, load_settings
-from .tail import collect
+from .tail import Collected, collect
 
 SAMPLE = "T10I4D100K-20k.dat.gz"
 PARAMS = {"h": "0.4", "k": "5", "p": "3"}
 IDLE_SECONDS = 20.0
+#: seconds without a batch after which the demo asks its worker whether the rest is a tail it holds
+SETTLED_SECONDS = 2.0
 #: the settings of the model the demo runs itself (coherence on the sample), which ``--set`` cannot change
 DEMO_MODEL = ("model.name", "model.policy", "model.params", *MODEL_FILES)
 
@@ -180,8 +182,12 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
             broker.stop()
         rejected = sum(v for k, v in metrics.items() if k.startswith("setveil_windows_rejected_total"))
         echo(f"worker: {metrics.get('setveil_windows_emitted_total', 0):.0f} windows emitted, {rejected:.0f} rejected")
-        held = round(sum(v for k, v in metrics.items() if k.startswith("setveil_held_transactions")))
-        return _check_union(echo, original, collected.release, configured, held, least)
+        return _check_union(echo, original, collected.release, configured, held_transactions(metrics), least)
+
+
+def held_transactions(metrics: dict[str, float]) -> int:
+    """The transactions a worker holds in its open windows, by its setveil_held_transactions."""
+    return round(sum(v for k, v in metrics.items() if k.startswith("setveil_held_transactions")))
 
 
 async def _stream(settings: Settings, original: Window, packed: list[tuple[int, bytes]], rate: float, echo,
@@ -190,8 +196,16 @@ async def _stream(settings: Settings, original: Window, packed: list[tuple[int, 
     producing = asyncio.create_task(replay_packed(settings, packed, rate))
     # a worker that dies mid-run ends the demo naming its log, not after the idle limit (QA)
     watching = asyncio.create_task(worker.watch())
+    settled = asyncio.Event()
+
+    def settle(collected: Collected) -> None:
+        # a tail the worker holds (see _check_union) never comes: the idle limit would only be waited out
+        if producing.done() and collected.transactions + held_transactions(worker.metrics()) >= len(original):
+            settled.set()
+
     collecting = asyncio.create_task(collect(settings, count=len(original), idle=IDLE_SECONDS, keep=True,
-                                             on_window=display.window))
+                                             on_window=display.window, stop=settled, on_waiting=settle,
+                                             waiting=SETTLED_SECONDS))
     try:
         await asyncio.wait([collecting, watching], return_when=asyncio.FIRST_COMPLETED)
         if watching.done():
