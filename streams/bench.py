@@ -49,7 +49,7 @@ from setveil.core.window import Window
 
 from . import interrupt
 from .broker import Broker, free_port
-from .process import WorkerFailed, WorkerProcess, logs_folder
+from .process import WorkerFailed, WorkerProcess, logs_folder, metric_total
 from .replay import replay_packed
 from .settings import Settings, load_settings
 from .tail import WindowSummary, collect
@@ -192,8 +192,7 @@ def measure(broker: Broker, config: BenchConfig, window: int, workers: int, run:
         collected = interrupt.run_stoppable(_drain(settings, config, summaries, procs))
         cpu = sum(proc.cpu_seconds() for proc in procs) - cpu_before
         peak = max((proc.peak_rss_bytes() or 0) for proc in procs)
-        rejected = sum(v for proc in procs for k, v in proc.metrics().items()
-                       if k.startswith("setveil_windows_rejected_total"))
+        rejected = sum(metric_total(proc.metrics(), "setveil_windows_rejected_total") for proc in procs)
     finally:
         for proc in procs:
             proc.stop()

@@ -32,7 +32,7 @@ from . import interrupt
 from .broker import Broker, free_port, open_broker
 from .display import WindowDisplay
 from .kafka import answers
-from .process import WorkerFailed, WorkerProcess, logs_folder
+from .process import WorkerFailed, WorkerProcess, logs_folder, metric_total
 from .released import Released
 from .replay import pack_unkeyed, replay_packed, unkeyed_partition
 from .preflight import check_own_broker, check_web_listen
@@ -180,14 +180,10 @@ def run_demo(echo: Callable[[str], None], rate: float, batch: int, count: int | 
                 worker.stop()
         finally:
             broker.stop()
-        rejected = sum(v for k, v in metrics.items() if k.startswith("setveil_windows_rejected_total"))
+        rejected = metric_total(metrics, "setveil_windows_rejected_total")
         echo(f"worker: {metrics.get('setveil_windows_emitted_total', 0):.0f} windows emitted, {rejected:.0f} rejected")
-        return _check_union(echo, original, collected.release, configured, held_transactions(metrics), least)
-
-
-def held_transactions(metrics: dict[str, float]) -> int:
-    """The transactions a worker holds in its open windows, by its setveil_held_transactions."""
-    return round(sum(v for k, v in metrics.items() if k.startswith("setveil_held_transactions")))
+        held = round(metric_total(metrics, "setveil_held_transactions"))
+        return _check_union(echo, original, collected.release, configured, held, least)
 
 
 async def _stream(settings: Settings, original: Window, packed: list[tuple[int, bytes]], rate: float, echo,
@@ -200,7 +196,9 @@ async def _stream(settings: Settings, original: Window, packed: list[tuple[int, 
 
     def settle(collected: Collected) -> None:
         # a tail the worker holds (see _check_union) never comes: the idle limit would only be waited out
-        if producing.done() and collected.transactions + held_transactions(worker.metrics()) >= len(original):
+        if not producing.done():
+            return
+        if collected.transactions + metric_total(worker.metrics(), "setveil_held_transactions") >= len(original):
             settled.set()
 
     collecting = asyncio.create_task(collect(settings, count=len(original), idle=IDLE_SECONDS, keep=True,

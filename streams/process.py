@@ -160,6 +160,11 @@ class WorkerProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+def metric_total(samples: dict[str, float], name: str) -> float:
+    """Metric ``name`` summed over its labels, from :meth:`WorkerProcess.metrics`' samples."""
+    return sum(value for key, value in samples.items() if key == name or key.startswith(name + "{"))
+
+
 def tree_peak_rss_bytes(pid: int) -> int | None:
     """The peak resident memory of ``pid`` (Linux); with its live child processes
     (``model.time_limit``'s, a model's) the sum of their peaks, an upper bound. None off Linux."""
