@@ -51,8 +51,7 @@ from . import causes, codec
 from .assignor import SpreadingAssignor
 from .conductor import ServiceApp
 from .headers import tolerate_header_names, unreadable_name
-from .kafka import (close_fetchers_quietly, faust_credentials, fetch_failure, reach_hosts_in_brackets,
-                    stop_joins_promptly)
+from .kafka import close_fetchers_quietly, faust_credentials, fetch_failure, stop_joins_promptly
 from .isolation import IsolatedProcessor
 from .lease import Lease
 from .metrics import ServiceMetrics
@@ -813,7 +812,6 @@ def create_app(
     tolerate_header_names()
     close_fetchers_quietly()
     stop_joins_promptly()
-    reach_hosts_in_brackets()  # for Faust's clients too, which kafka.client_kwargs does not build
     app = ServiceApp(
         c.group_id,
         broker=[f"kafka://{host.strip()}" for host in settings.kafka.bootstrap.split(",")],

@@ -173,14 +173,12 @@ async def _connect_unbracketed(host: str, port: int, **options: Any):
     return await _create_conn(host, port, **options)
 
 
-def reach_hosts_in_brackets() -> None:
-    """Let every client of the process connect to a broker that names its IPv6 address in brackets.
-
-    Tansu 0.6 gives its host in its metadata and coordinator answers as its advertised listener URL
-    writes it, "[::1]" for tcp://[::1]:9092, where Kafka gives the bare address; aiokafka connects to
-    the host it is given, which the resolver does not know in brackets ("Name or service not known"):
-    no client of `dev-broker --host ::1` got further than the bootstrap (QA)."""
-    aiokafka_client.create_conn = _connect_unbracketed
+# Tansu 0.6 gives its host in its metadata and coordinator answers as its advertised listener URL
+# writes it, "[::1]" for tcp://[::1]:9092, where Kafka gives the bare address; aiokafka connects to
+# the host it is given, which the resolver does not know in brackets ("Name or service not known"):
+# no client of `dev-broker --host ::1` got further than the bootstrap (QA). Installed on import, once,
+# as every client of the service, Faust's included (streams/app.py), is built after this module loads.
+aiokafka_client.create_conn = _connect_unbracketed
 
 
 def _ssl_context(settings: Settings):
@@ -192,7 +190,6 @@ def _ssl_context(settings: Settings):
 
 def client_kwargs(settings: Settings) -> dict[str, Any]:
     """Connection and security arguments for any aiokafka client."""
-    reach_hosts_in_brackets()
     k = settings.kafka
     kwargs: dict[str, Any] = {"bootstrap_servers": k.bootstrap, "security_protocol": k.security_protocol}
     context = _ssl_context(settings)
