@@ -53,7 +53,10 @@ def publish(
     """The itemsets as the owner publishes them: a share ``omit`` of them left out at random, a
     share ``add`` (of the mined count) of false itemsets added, and Gaussian noise of standard
     deviation ``noise`` added to every frequency. Refuses (:class:`ParameterError`) a release
-    with no itemset left, or more false itemsets than there are itemsets to claim.
+    with no itemset (an empty ``collection``, or ``omit`` leaving none and ``add`` adding none),
+    or more false itemsets than there are itemsets to claim. A release whose every true itemset
+    was omitted but that holds false ones is published: deanonymize reads it, and an experiment
+    may ask for it.
 
     A false itemset has a size drawn from the sizes of the true ones, items drawn from theirs, is
     not a listed itemset, and takes the frequency of a true itemset of its size drawn at random,
@@ -71,8 +74,10 @@ def publish(
         items = np.concatenate([published.items, np.concatenate([itemset for itemset, _ in false])])
         frequencies = np.concatenate([published.frequencies, [frequency for _, frequency in false]])
         published = canonical(collection.labels, indptr, items, frequencies)
-    if n and not len(published):
-        # deanonymize refuses a file without itemsets, so publishing one would be a release nobody can use
+    # deanonymize refuses a file without itemsets, so publishing one would be a release nobody can use
+    if not n:
+        raise ParameterError("collection", "holds no itemset, so there is nothing to publish")
+    if not len(published):
         raise ParameterError("omit", f"{omit!r} leaves none of the {n} frequent itemsets to publish")
     if noise > 0:
         published = ItemsetCollection(published.labels, published.indptr, published.items,

@@ -326,3 +326,25 @@ def test_an_itemset_held_at_exactly_sigma_is_frequent_where_sigma_times_n_rounds
     # 0.07 * 100 is 7.000000000000001 in floating point, and its ceiling 8
     window = Window.from_transactions([["a"]] * 7 + [["b"]] * 93)
     assert as_dict(ItemsetCollection.mine(window, 0.07)) == {frozenset("a"): 0.07, frozenset("b"): 0.93}
+
+
+def test_an_empty_collection_is_refused_as_a_release_with_no_itemset():
+    # mutation review O13: the API published an empty collection without a word, where its
+    # docstring and the commands refuse a release with no itemset
+    empty = ItemsetCollection.mine(Window.from_transactions([["a"], ["b"]]), 1.0)
+    assert not len(empty)
+    with pytest.raises(ParameterError) as caught:
+        publish(empty, np.random.default_rng(0), add=1.0)
+    assert caught.value.name == "collection"
+    assert caught.value.problem == "holds no itemset, so there is nothing to publish"
+
+
+def test_a_release_of_false_itemsets_alone_is_published_and_reads_back(tmp_path):
+    # every true itemset omitted, the 9 absent pairs and triples of FIVE_ITEMS claimed: a
+    # release an experiment may ask for, and one deanonymize can read
+    collection = ItemsetCollection.mine(Window.from_transactions(FIVE_ITEMS), 0.2)
+    published = publish(collection, np.random.default_rng(0), omit=0.99, add=9 / 16)
+    assert len(published) == 9 and not set(as_dict(published)) & set(as_dict(collection))
+    path = tmp_path / "false.txt"
+    path.write_text(published.text())
+    assert as_dict(ItemsetCollection.load(path)) == as_dict(published)
