@@ -26,12 +26,19 @@ from .kafkatools import produce, read_topic, records, wait_until
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _exposed() -> set[str]:
-    metrics = ServiceMetrics(lambda: {0: (3, 7)})
-    names = set()
-    for family in metrics.registry.collect():
-        names.add(f"{family.name}_total" if family.type == "counter" else family.name)
-    return names
+def _families(exposition: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """Every metric of an exposition, as an operator's query names it (a counter with its
+    ``_total``), with its type and its labels (a histogram's ``le`` aside)."""
+    families = {}
+    for family in text_string_to_metric_families(exposition):
+        labels = frozenset(label for sample in family.samples for label in sample.labels if label != "le")
+        name = f"{family.name}_total" if family.type == "counter" else family.name
+        families[name] = (family.type, labels)
+    return families
+
+
+def _exposed() -> dict[str, tuple[str, frozenset[str]]]:
+    return _families(ServiceMetrics(lambda: {0: (3, 7)}).exposition().decode())
 
 
 def _metrics_section() -> str:
@@ -39,8 +46,17 @@ def _metrics_section() -> str:
     return text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
 
 
-def _documented() -> set[str]:
-    return set(re.findall(r"^\| `((?:setveil|process|python)_[a-z_]+)", _metrics_section(), flags=re.MULTILINE))
+def _documented() -> dict[str, tuple[str, frozenset[str]]]:
+    """The Metrics table's rows: `name{label,...}` | type | meaning."""
+    rows = re.findall(r"^\| `((?:setveil|process|python)_[a-z_]+)(?:\{([a-z,]+)\})?` \| ([a-z]+) \|",
+                      _metrics_section(), flags=re.MULTILINE)
+    return {name: (kind, frozenset(labels.split(",")) - {""}) for name, labels, kind in rows}
+
+
+def _off_linux() -> set[str]:
+    """The documented metrics read from /proc, which a worker elsewhere does not expose."""
+    return set() if sys.platform == "linux" else {
+        n for n in _documented() if n.startswith("process_") or n == "setveil_peak_resident_memory_bytes"}
 
 
 def _samples() -> dict[tuple[str, tuple], float]:
@@ -50,10 +66,10 @@ def _samples() -> dict[tuple[str, tuple], float]:
 
 
 def test_every_metric_the_worker_exposes_is_documented_and_no_other():
-    # Regression: a metric added to the worker must reach the operators' table.
-    missing_off_linux = set() if sys.platform == "linux" else {
-        n for n in _documented() if n.startswith("process_") or n == "setveil_peak_resident_memory_bytes"}
-    assert _exposed() == _documented() - missing_off_linux
+    # Regression: a metric added to the worker must reach the operators' table, with the type and
+    # labels a query needs (python_info's five labels were "the implementation and version")
+    documented = _documented()
+    assert _exposed() == {name: documented[name] for name in documented.keys() - _off_linux()}
 
 
 def test_no_created_series_beside_the_documented_ones():
