@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -15,11 +16,12 @@ import pytest
 from faust.types import TP
 from prometheus_client.parser import text_string_to_metric_families
 
-from setveil.streams.app import StreamService
+from setveil.streams.app import StreamService, create_app
 from setveil.streams.causes import MESSAGE_KINDS, WINDOW_CAUSES
 from setveil.streams.codec import message_bytes
 from setveil.streams.metrics import ServiceMetrics, latency_buckets
 from setveil.streams.process import tree_peak_rss_bytes
+from setveil.streams.settings import load_settings
 
 from .kafkatools import produce, read_topic, records, wait_until
 
@@ -175,6 +177,25 @@ def test_readyz_answers_503_once_the_worker_stops_on_a_fatal_error():
     service.fatal = TimeoutError()
     ready, body = StreamService.readiness(service)
     assert not ready and body["ready"] is False and body["assigned"] is True
+
+
+def _endpoint_row(path: str) -> str:
+    text = (REPO / "docs" / "operations.md").read_text()
+    return re.search(rf"^\| `{path}` \|(.*)$", text.split("## Endpoints", 1)[1], flags=re.MULTILINE).group(1)
+
+
+def test_healthz_answers_the_bodies_the_endpoints_table_shows(tmp_path):
+    # Regression (operator walkthrough): the table gave the body of a worker that runs and not the
+    # one of a worker stopping on a fatal error, which a probe or a script reading it meets
+    settings = load_settings(None, {}, env={})
+    app, service = create_app(settings, None, settings.topics.partitions, str(tmp_path))
+    healthz = app.web.views["/healthz"]
+    running = asyncio.run(healthz.get(None))
+    service.fatal = TimeoutError()
+    failed = asyncio.run(healthz.get(None))
+    row = _endpoint_row("/healthz")
+    for response in (running, failed):
+        assert f"{response.status} `{response.body.decode()}`" in row
 
 
 def test_window_latency_has_buckets_just_past_the_age_a_window_is_cut_at():
