@@ -249,9 +249,20 @@ def test_the_windows_emitted_and_rejected_are_counted_with_their_transactions(mo
 def test_the_worker_serves_the_documented_endpoints_and_not_fausts_router_or_tables(make_settings, start_worker):
     # Regression (QA as an operator): the metrics port also served Faust's /router, the URL of
     # every worker of the group, and /table
-    worker = start_worker(make_settings())
+    settings = make_settings()
+    worker = start_worker(settings)
     assert [worker.get(path)[0] for path in ("/healthz", "/readyz", "/metrics")] == [200, 200, 200]
     assert [worker.get(path)[0] for path in ("/router/", "/table/")] == [404, 404]
+    # the bodies the Endpoints table shows, and every metric of its Metrics table once a window
+    # went out (a partition's series appear with its first message), by name, type and labels
+    assert worker.get("/healthz")[1] == b'{"status":"ok"}'
+    assert worker.get("/readyz")[1] == b'{"ready":true,"assigned":true,"rebalancing":false,"recovering":false,' \
+                                       b'"partitions":[0,1]}'
+    produce(settings, records([["n1", "n2"]] * 20))
+    wait_until(lambda: worker.metrics().get("setveil_windows_emitted_total"), 60, "a window")
+    documented = _documented()
+    assert _families(worker.get("/metrics")[1].decode()) == {
+        name: documented[name] for name in documented.keys() - _off_linux()}
 
 
 def test_batch_bytes_have_buckets_at_half_and_all_of_the_request_limit():
