@@ -1759,21 +1759,70 @@ def _service_links(service: str, port: int) -> dict[str, str]:
             f"{name}_PORT_{port}_TCP_PORT": str(port), f"{name}_PORT_{port}_TCP_ADDR": "10.96.0.7"}
 
 
+DEPLOY = REPO / "deploy"
+
+
+def _configmap_config(tmp_path) -> Path:
+    """The Kubernetes ConfigMap's setveil.toml, its item files made in ``tmp_path``."""
+    configmap = (DEPLOY / "kubernetes" / "configmap.yaml").read_text()
+    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", configmap).group(1)
+    config = tmp_path / "setveil.toml"
+    text = "\n".join(line[4:] for line in embedded.splitlines())
+    config.write_text(text.replace("/etc/setveil/items", str(tmp_path)))
+    for name in ("sensitive.txt", "public.txt"):
+        (tmp_path / name).write_text(f"{name}\n")
+    return config
+
+
 def test_the_kubernetes_workers_start_whatever_services_their_namespace_holds(tmp_path):
     # Regression (QA as an operator): in the Deployment's namespace, setveil, a Service named
     # setveil-web (the workers' port behind a cluster IP) gave every pod SETVEIL_WEB_PORT=tcp://...,
     # refused as web.port, and one named setveil-kafka SETVEIL_KAFKA_PORT, refused as no setting:
     # every worker stopped at its start, exit status 2, for as long as the Service was there
-    kubernetes = REPO / "deploy" / "kubernetes"
-    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", (kubernetes / "configmap.yaml").read_text()).group(1)
-    config = tmp_path / "setveil.toml"
-    config.write_text("\n".join(line[4:] for line in embedded.splitlines()).replace("/etc/setveil/items", str(tmp_path)))
-    for name in ("sensitive.txt", "public.txt"):
-        (tmp_path / name).write_text(f"{name}\n")
-    links = re.search(r"^ +enableServiceLinks: (\S+)$", (kubernetes / "deployment.yaml").read_text(), re.MULTILINE)
+    config = _configmap_config(tmp_path)
+    links = re.search(r"^ +enableServiceLinks: (\S+)$", (DEPLOY / "kubernetes" / "deployment.yaml").read_text(),
+                      re.MULTILINE)
     env = {} if links is not None and links.group(1) == "false" else {
         **_service_links("setveil-web", 6066), **_service_links("setveil-kafka", 9092)}
     assert load_settings(config, env=env).web.port == 6066
+
+
+def _endpoints() -> set[str]:
+    """The paths docs/operations.md's Endpoints table lists."""
+    section = (REPO / "docs" / "operations.md").read_text().split("## Endpoints", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `(/[a-z]+)` \|", section, flags=re.MULTILINE))
+
+
+def test_the_kubernetes_probes_and_scrape_reach_the_port_and_paths_the_workers_serve(tmp_path):
+    # operator walkthrough: the Deployment's variables, ports, probes and Prometheus annotations
+    # against the ConfigMap's settings as a worker loads them, and the paths the docs list
+    kubernetes = DEPLOY / "kubernetes"
+    deployment = (kubernetes / "deployment.yaml").read_text()
+    env = dict(re.findall(r"^ +- name: (SETVEIL_[A-Z_]+)\n +value: (\S+)$", deployment, flags=re.MULTILINE))
+    assert env  # the pairs are read, as a change of their layout would otherwise pass unseen
+    port = load_settings(_configmap_config(tmp_path), env=env).web.port
+    assert re.findall(r"containerPort: (\d+)", deployment) == [str(port)]
+    assert re.search(r'prometheus\.io/port: "(\d+)"', deployment).group(1) == str(port)
+    assert re.search(r"prometheus\.io/path: (\S+)", deployment).group(1) == "/metrics"
+    probes = dict(re.findall(r"^ +(startup|liveness|readiness)Probe:\n(?: +#.*\n)* +httpGet: \{path: (\S+), "
+                             r"port: metrics\}", deployment, flags=re.MULTILINE))
+    assert probes == {"startup": "/healthz", "liveness": "/healthz", "readiness": "/readyz"}
+    assert set(probes.values()) | {"/metrics"} <= _endpoints()
+    assert "targetPort: metrics}" in (kubernetes / "service.yaml").read_text()
+
+
+def test_the_compose_workers_load_their_settings_and_serve_where_ports_and_healthcheck_point():
+    # operator walkthrough: every SETVEIL_ variable docker-compose sets, over the setveil.toml it
+    # mounts, as a worker loads them (the item files at the paths the image copies them to)
+    compose = (DEPLOY / "docker-compose.yml").read_text()
+    assert "\nCOPY streams/data ./streams/data\n" in (DEPLOY / "Dockerfile").read_text()  # under WORKDIR /app
+    env = {name: value.strip('"').replace("/app/", f"{REPO}/")
+           for name, value in re.findall(r"^ +(SETVEIL_[A-Z_]+): (.*)$", compose, flags=re.MULTILINE)}
+    settings = load_settings(DEPLOY / "setveil.toml", env=env)
+    assert (settings.kafka.bootstrap, settings.window.max_transactions) == ("kafka:9092", 1000)
+    assert {inside for _, inside in re.findall(r'ports: \["(\d+):(\d+)"\]', compose)} == {str(settings.web.port)}
+    healthcheck = re.findall(r"urlopen\('http://127\.0\.0\.1:(\d+)(/\w+)'\)", compose)
+    assert healthcheck == [(str(settings.web.port), "/healthz")]
 
 
 @pytest.mark.parametrize("command", ["serve", "replay", "tail", "demo"])
