@@ -253,6 +253,9 @@ def test_the_worker_serves_the_documented_endpoints_and_not_fausts_router_or_tab
     worker = start_worker(settings)
     assert [worker.get(path)[0] for path in ("/healthz", "/readyz", "/metrics")] == [200, 200, 200]
     assert [worker.get(path)[0] for path in ("/router/", "/table/")] == [404, 404]
+    # "besides these, only Faust's index answers": not its debug pages (graph, stats, assignment)
+    assert worker.get("/") == (200, b'{"status":"OK"}')
+    assert [worker.get(path)[0] for path in ("/graph/", "/assignment/", "/performance/")] == [404, 404, 404]
     # the bodies the Endpoints table shows, and every metric of its Metrics table once a window
     # went out (a partition's series appear with its first message), by name, type and labels
     assert worker.get("/healthz")[1] == b'{"status":"ok"}'
