@@ -1831,6 +1831,17 @@ def test_the_compose_workers_load_their_settings_and_serve_where_ports_and_healt
     assert healthcheck == [(str(settings.web.port), "/healthz")]
 
 
+def test_the_deployments_give_a_stopping_worker_longer_than_its_own_stop_limit():
+    # Regression (operator walkthrough): docker-compose left its workers Docker's default grace of
+    # 10 s, the worker's own limit for a stop that hangs, so Docker's SIGKILL could end the worker
+    # before its line saying what still stopped (the Deployment gave 30 s)
+    compose = re.search(r"^  stop_grace_period: (\d+)s$", (DEPLOY / "docker-compose.yml").read_text(), re.MULTILINE)
+    deployment = (DEPLOY / "kubernetes" / "deployment.yaml").read_text()
+    kubernetes = re.search(r"terminationGracePeriodSeconds: (\d+)", deployment)
+    assert compose is not None and int(compose.group(1)) > worker.STOP_SECONDS
+    assert int(kubernetes.group(1)) > worker.STOP_SECONDS
+
+
 @pytest.mark.parametrize("command", ["serve", "replay", "tail", "demo"])
 def test_setveil_config_is_taken_without_the_blanks_around_it(tmp_path, command):
     # Regression (QA as an operator): the path in $SETVEIL_CONFIG kept a manifest's trailing line
