@@ -1799,14 +1799,27 @@ def _endpoints() -> set[str]:
     return set(re.findall(r"^\| `(/[a-z]+)` \|", section, flags=re.MULTILINE))
 
 
-def test_the_kubernetes_probes_and_scrape_reach_the_port_and_paths_the_workers_serve(tmp_path):
+def _serve_check_passes(monkeypatch, config: Path, env: dict[str, str]) -> None:
+    """``serve --check`` of ``config`` under ``env`` alone, every check a worker makes before it
+    connects (the model's smallest window among them, which loading the settings does not make),
+    on a free web port: the deploy files' own may be held on the machine the tests run on."""
+    for name in [name for name in os.environ if name.startswith("SETVEIL_")]:
+        monkeypatch.delenv(name)
+    result = CliRunner().invoke(cli, ["serve", "--check", "--config", str(config), "--set", f"web.port={free_port()}"],
+                                env=env)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_the_kubernetes_probes_and_scrape_reach_the_port_and_paths_the_workers_serve(tmp_path, monkeypatch):
     # operator walkthrough: the Deployment's variables, ports, probes and Prometheus annotations
     # against the ConfigMap's settings as a worker loads them, and the paths the docs list
     kubernetes = DEPLOY / "kubernetes"
     deployment = (kubernetes / "deployment.yaml").read_text()
     env = dict(re.findall(r"^ +- name: (SETVEIL_[A-Z_]+)\n +value: (\S+)$", deployment, flags=re.MULTILINE))
     assert env  # the pairs are read, as a change of their layout would otherwise pass unseen
-    port = load_settings(_configmap_config(tmp_path), env=env).web.port
+    config = _configmap_config(tmp_path)
+    _serve_check_passes(monkeypatch, config, env)
+    port = load_settings(config, env=env).web.port
     assert re.findall(r"containerPort: (\d+)", deployment) == [str(port)]
     assert re.search(r'prometheus\.io/port: "(\d+)"', deployment).group(1) == str(port)
     assert re.search(r"prometheus\.io/path: (\S+)", deployment).group(1) == "/metrics"
@@ -1817,13 +1830,14 @@ def test_the_kubernetes_probes_and_scrape_reach_the_port_and_paths_the_workers_s
     assert "targetPort: metrics}" in (kubernetes / "service.yaml").read_text()
 
 
-def test_the_compose_workers_load_their_settings_and_serve_where_ports_and_healthcheck_point():
+def test_the_compose_workers_load_their_settings_and_serve_where_ports_and_healthcheck_point(monkeypatch):
     # operator walkthrough: every SETVEIL_ variable docker-compose sets, over the setveil.toml it
     # mounts, as a worker loads them (the item files at the paths the image copies them to)
     compose = (DEPLOY / "docker-compose.yml").read_text()
     assert "\nCOPY streams/data ./streams/data\n" in (DEPLOY / "Dockerfile").read_text()  # under WORKDIR /app
     env = {name: value.strip('"').replace("/app/", f"{REPO}/")
            for name, value in re.findall(r"^ +(SETVEIL_[A-Z_]+): (.*)$", compose, flags=re.MULTILINE)}
+    _serve_check_passes(monkeypatch, DEPLOY / "setveil.toml", env)
     settings = load_settings(DEPLOY / "setveil.toml", env=env)
     assert (settings.kafka.bootstrap, settings.window.max_transactions) == ("kafka:9092", 1000)
     assert {inside for _, inside in re.findall(r'ports: \["(\d+):(\d+)"\]', compose)} == {str(settings.web.port)}
