@@ -222,12 +222,12 @@ def start_kafka_container() -> Broker:
 def open_broker(env: Mapping[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
     """The broker of this run: the configured cluster, a container, or Tansu."""
     env = os.environ if env is None else env
-    bootstrap = env.get(BOOTSTRAP_ENV)
-    if bootstrap:
+    if BOOTSTRAP_ENV in env:
         # checked here, where it is read, so that the error names the variable (QA: bench stream
         # said "from the command line", where its settings take the value); as the setting reads
-        # it, without the blanks around it
-        return Broker(load_settings(env={BOOTSTRAP_ENV: bootstrap}).kafka.bootstrap, "external")
+        # it, without the blanks around it, and an empty one refused as serve refuses it, where it
+        # counted as unset and a broker of our own was started in its place
+        return Broker(load_settings(env={BOOTSTRAP_ENV: env[BOOTSTRAP_ENV]}).kafka.bootstrap, "external")
     if docker_available():
         return start_kafka_container()
     return start_tansu(log_path=log_path)

@@ -1407,6 +1407,24 @@ def test_a_bootstrap_variable_that_is_no_host_port_names_the_variable_where_it_i
         open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": "nohostport"})
 
 
+@pytest.mark.parametrize("empty", ["", " \n"])
+def test_an_empty_bootstrap_variable_is_refused_by_the_tests_broker_as_serve_refuses_it(monkeypatch, empty):
+    # Regression (helper opts73): an empty SETVEIL_KAFKA_BOOTSTRAP counted as unset, so the test
+    # suite started a broker of its own, where serve, replay, tail and demo refuse it
+    from setveil.streams import broker as broker_module
+
+    def started(*args, **kwargs):
+        raise AssertionError("a broker was started")
+
+    monkeypatch.setattr(broker_module, "docker_available", lambda: False)
+    monkeypatch.setattr(broker_module, "start_tansu", started)
+    with pytest.raises(ParameterError) as refused:
+        open_broker(env={"SETVEIL_KAFKA_BOOTSTRAP": empty})
+    serve = CliRunner().invoke(cli, ["serve", "--check"], env={"SETVEIL_KAFKA_BOOTSTRAP": empty})
+    assert serve.exit_code == 2 and serve.output == f"setveil: error: {refused.value}\n"
+    assert "from $SETVEIL_KAFKA_BOOTSTRAP" in str(refused.value)
+
+
 def test_the_model_seed_setting_takes_what_every_seed_option_takes():
     # Regression (QA re-check): model.seed=-1 was taken, and drew what seed 2**64-1 draws
     for value in ("-1", str(2**32)):
