@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
 from setveil.core.cli import (build_context, configure, counted, model_options, note, refuse_empty_sensitive,
@@ -362,9 +363,14 @@ def demo(rate, batch, count, window, config, overrides):
     """
     from .demo import run_demo
 
+    pairs = dict(parse_assignments(list(overrides)))
+    if click.get_current_context().get_parameter_source("window") is not ParameterSource.DEFAULT:
+        # --window wins over --set window.max_transactions, as serve's options win over --set,
+        # where the --set size was taken and a --window given with it ignored in silence
+        pairs["window.max_transactions"] = window
     interrupt.stop_on_signals()  # SIGTERM stops the worker and the broker as Ctrl-C does
     try:
-        status = run_demo(click.echo, rate, batch, count, window, config, dict(parse_assignments(list(overrides))))
+        status = run_demo(click.echo, rate, batch, count, window, config, pairs)
     except interrupt.Stopped as stopped:
         click.echo("stopped" if stopped.signal == "SIGINT" else f"stopped by {stopped.signal}", err=True)
         sys.exit(stopped.status)

@@ -1314,6 +1314,21 @@ def test_demo_names_a_window_size_below_its_models_k_as_a_worker_does(no_broker,
     assert f"{size} (from the command line) is fewer than the 5 transactions" in info.value.problem
 
 
+@pytest.mark.parametrize(("args", "size"), [(["--window", "50"], 50), ([], 500), (["--window", "1000"], 1000)])
+def test_demos_window_option_wins_over_set_as_serves_options_do(no_broker, monkeypatch, args, size):
+    # Regression (helper opts73): --set window.max_transactions=500 was taken and --window 50,
+    # given with it, ignored in silence
+    used = []
+
+    def broker_refused(settings, *rest):
+        used.append(settings.window.max_transactions)
+        raise SetveilError("no broker in this test")
+
+    monkeypatch.setattr(demo, "open_demo_broker", broker_refused)
+    result = CliRunner().invoke(cli, ["demo", *args, "--set", "window.max_transactions=500"])
+    assert result.output == "setveil: error: no broker in this test\n" and used == [size]
+
+
 @pytest.mark.parametrize("name", demo.DEMO_MODEL)
 def test_demo_refuses_to_be_set_another_model(no_broker, name):
     # Regression (QA as a plugin author): `demo --set model.name=kmsup` ran coherence and said nothing
