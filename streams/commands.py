@@ -285,7 +285,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
 @click.option("--windows", "windows_out", type=click.Path(dir_okay=False),
               help="With --out, write here the window id of each released transaction, line i for tid i, for "
                    "`setveil verify --windows` to check the release window by window.")
-@click.option("--count", type=IntRange(min=1), help="Stop after N transactions.")
+@click.option("--count", type=IntRange(min=1), help="Stop at the window that brings the transactions read to N.")
 @click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
 @click.option("--dead-letters", is_flag=True,
               help="Read the dead-letter topic instead: one line per rejected window or unreadable message, "

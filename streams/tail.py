@@ -85,8 +85,12 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
     out = Collected()
     last = time.monotonic()
     told = False
+
+    def enough() -> bool:
+        return count is not None and out.transactions >= count
+
     async with kafka.reading_from_start(settings, settings.topics.output, "output", "topics.output") as consumer:
-        while not (count is not None and out.transactions >= count):
+        while not enough():
             if stop is not None and stop.is_set():
                 break
             batch = await kafka.fetch(consumer, on_note)
@@ -99,17 +103,18 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
                     told = True
                 continue
             last, told = now, False
-            for messages in batch.values():
-                for message in messages:
-                    decoded = _batch_of(message)
-                    if not _readable(decoded):
-                        raise _unreadable(message)
-                    try:  # a transaction's own fields, which --out reads
-                        summary = _take(decoded, message.timestamp / 1000, seen, out, keep)
-                    except (KeyError, TypeError, AttributeError):
-                        raise _unreadable(message) from None
-                    if summary is not None and on_window is not None:
-                        on_window(summary, out)
+            for message in (message for messages in batch.values() for message in messages):
+                if enough():
+                    break  # a fetch may hold more windows than --count asks for: the rest are not shown
+                decoded = _batch_of(message)
+                if not _readable(decoded):
+                    raise _unreadable(message)
+                try:  # a transaction's own fields, which --out reads
+                    summary = _take(decoded, message.timestamp / 1000, seen, out, keep)
+                except (KeyError, TypeError, AttributeError):
+                    raise _unreadable(message) from None
+                if summary is not None and on_window is not None:
+                    on_window(summary, out)
     return out
 
 

@@ -204,6 +204,17 @@ def test_tail_without_out_reads_on_where_the_same_tids_come_again(make_settings)
     assert shown.stdout.splitlines()[-1].startswith("2 windows (0 duplicates dropped), 4 transactions, ")
 
 
+def test_tail_stops_at_the_window_that_reaches_its_count(make_settings, tmp_path):
+    # Regression (helper opts73): --count went on through the rest of a fetch, here every window
+    # the topic holds: --count 3 showed and wrote 6 transactions
+    settings = make_settings(topics__partitions=1)
+    asyncio.run(_emit(settings, [(0, _batch(f"in/0/{i}-{i + 1}", [i, i + 1], 2, 0.0, 1.0), None) for i in (0, 2, 4)]))
+    release = tmp_path / "release.dat"
+    written = setveil("tail", "--count", 3, "--out", release, env=env_of(settings), timeout=60)
+    assert release.read_text() == "i0\ni1\ni2\ni3\n"
+    assert written.stderr.splitlines()[-2].startswith("2 windows (0 duplicates dropped), 4 transactions, ")
+
+
 def test_tail_short_of_its_count_says_so_again_after_each_batch_and_never_without_a_count(make_settings):
     # each quiet spell is told once, so a batch that comes between two of them starts a new one;
     # a tail without --count waits for nothing (`setveil tail`'s note names the count)
