@@ -179,7 +179,9 @@ def refuse_unused_files(model, sensitive, public, hierarchy, fanout) -> None:
         raise ParameterError("sensitive" if sensitive is not None else "public",
                              f"model {model!r} does not classify items: drop --sensitive and --public")
     if (hierarchy is not None or fanout is not None) and not cls.needs_hierarchy:
-        raise ParameterError("hierarchy", f"model {model!r} does not generalize: drop --hierarchy and --fanout")
+        # the option given is named, as the item lists are above
+        raise ParameterError("hierarchy" if hierarchy is not None else "fanout",
+                             f"model {model!r} does not generalize: drop --hierarchy and --fanout")
 
 
 def configure(model, policy, params, sensitive, public, hierarchy, fanout, *, named_files: bool = False) -> Configured:

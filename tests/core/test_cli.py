@@ -176,7 +176,11 @@ def test_unknown_model_and_missing_schema(files):
          "parameter 'sensitive': model 'kanonymity' does not classify items"),
         (["--model", "kanonymity", "-P", "k=2", "--fanout", "2", "--public", "private.txt"],
          "parameter 'public': model 'kanonymity' does not classify items"),
-        ([*MODEL, "--sensitive", "private.txt", "--fanout", "2"], "parameter 'hierarchy': model 'coherence' does not generalize"),
+        # Regression (helper opts73): --fanout alone was named 'hierarchy'
+        ([*MODEL, "--sensitive", "private.txt", "--fanout", "2"],
+         "parameter 'fanout': model 'coherence' does not generalize"),
+        ([*MODEL, "--sensitive", "private.txt", "--hierarchy", "private.txt"],
+         "parameter 'hierarchy': model 'coherence' does not generalize"),
     ],
 )
 def test_files_a_model_does_not_read_are_refused_not_ignored(files, args, words):
