@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from .cli import shown_path
+from .cli import note, shown_path
 from .clitypes import SEED, FloatRange, IntRange
 from .errors import InputError, ParameterError, counted
 from .formats import FORMATS, read_window
@@ -73,6 +73,11 @@ def items_split(input_path, method, public_share, sensitive_share, h, seed, sens
     write_outputs(outputs)
     click.echo(f"{counted(len(split.private), 'sensitive item')}, {counted(len(split.public), 'public item')}, "
                f"{counted(len(split.neutral), 'neutral item')}", err=True)
+    if public_out is None and split.neutral:
+        # the split's public list is not written, and a run given --sensitive alone counts every
+        # other item public: the neutral items counted above would not be neutral there
+        note(f"no --public-out: a run given this --sensitive list alone counts the "
+             f"{counted(len(split.neutral), 'neutral item')} public too, which --public-out would keep neutral")
 
 
 @click.group()

@@ -305,12 +305,29 @@ def test_items_split_and_hierarchy_build_count_what_they_wrote_in_english(files)
     # said "1 neutral items"
     data = files / "d.dat"
     data.write_text("a b\na\nc\n")
-    result = run("items", "split", data, "--public-share", "0", "--sensitive-out", files / "s.txt")
+    result = run("items", "split", data, "--public-share", "0", "--sensitive-out", files / "s.txt",
+                 "--public-out", files / "p.txt")
     assert result.exit_code == 0 and result.stderr == "2 sensitive items, 0 public items, 1 neutral item\n"
     # four leaves under two parents under the root
     data.write_text("a b\nc d\n")
     result = run("hierarchy", "build", data, "--fanout", "2", "-o", files / "h.csv")
     assert result.exit_code == 0 and result.stderr == "4 items, 7 nodes, height 2\n"
+
+
+def test_items_split_without_public_out_notes_that_a_run_would_count_its_neutral_items_public(files):
+    # Regression (helper opts73): the summary counted neutral items that a run given the sensitive
+    # list alone makes public, and said nothing of the public list it did not write
+    data = files / "d.dat"
+    data.write_text("a b\na\nc\n")
+    result = run("items", "split", data, "--public-share", "0", "--sensitive-out", files / "s.txt")
+    assert result.exit_code == 0 and result.stderr.splitlines() == [
+        "2 sensitive items, 0 public items, 1 neutral item",
+        "setveil: note: no --public-out: a run given this --sensitive list alone counts the 1 neutral item public "
+        "too, which --public-out would keep neutral"]
+    # no neutral item, nothing to note: --method random makes every other item public
+    result = run("items", "split", data, "--method", "random", "--sensitive-share", "0.4", "--sensitive-out",
+                 files / "s.txt")
+    assert result.exit_code == 0 and len(result.stderr.splitlines()) == 1
 
 
 @pytest.mark.parametrize("seed", range(6))
