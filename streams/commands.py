@@ -286,7 +286,8 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
               help="With --out, write here the window id of each released transaction, line i for tid i, for "
                    "`setveil verify --windows` to check the release window by window.")
 @click.option("--count", type=IntRange(min=1), help="Stop at the window that brings the transactions read to N.")
-@click.option("--idle", type=FloatRange(min=0, min_open=True), help="Stop after this many seconds without a batch.")
+@click.option("--idle", type=FloatRange(min=0, min_open=True),
+              help="Stop after this many seconds without a batch (with --dead-letters, without a dead letter).")
 @click.option("--dead-letters", is_flag=True,
               help="Read the dead-letter topic instead: one line per rejected window or unreadable message, "
                    "with its cause and reason (never its contents).")

@@ -862,6 +862,14 @@ def test_tail_dead_letters_refuses_the_batch_options_before_it_connects(tmp_path
                                          "--idle S ends tail")
 
 
+def test_tails_help_says_what_idle_and_count_count(tmp_path):
+    # Regression (helper opts73): --idle said "without a batch" in --dead-letters mode too, which
+    # reads dead letters, and --count "Stop after N transactions", where tail ends at a window
+    shown = " ".join(setveil("tail", "--help", timeout=30).stdout.split())
+    assert "--count INTEGER RANGE Stop at the window that brings the transactions read to N." in shown
+    assert "without a batch (with --dead-letters, without a dead letter)." in shown
+
+
 def test_tail_windows_needs_out_and_another_path_before_it_connects(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")},
            "SETVEIL_KAFKA_BOOTSTRAP": f"127.0.0.1:{free_port()}"}
