@@ -9,7 +9,16 @@ from types import SimpleNamespace
 
 import msgpack
 
-from setveil.streams.codec import BATCH_TYPE, WindowRef, cloudevents_headers, encode_batch
+from setveil.streams.causes import MESSAGE_KINDS, WINDOW_CAUSES
+from setveil.streams.codec import (
+    BATCH_TYPE,
+    REJECTED_RECORD_TYPE,
+    REJECTED_WINDOW_TYPE,
+    WindowRef,
+    cloudevents_headers,
+    encode_batch,
+)
+from setveil.streams.deadletters import DeadLetters, read_dead_letter, take
 from setveil.streams.settings import BY_NAME
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,3 +117,27 @@ def test_the_documented_consumer_stops_before_a_batch_of_a_newer_version_and_com
     schema = _message(_window(0, 5, 9), value=msgpack.packb({"schema": "setveil.batch/2", "window": {}}))
     got, commits, error = _documented_consumer([schema])
     assert (got, commits, error) == ([], 0, "unknown batch schema 'setveil.batch/2': upgrade this consumer")
+
+
+def _section(title: str) -> str:
+    """The text of the section of docs/batch-format.md whose heading starts with ``title``."""
+    sections = (REPO / "docs" / "batch-format.md").read_text().split("\n## ")
+    return next(section for section in sections if section.startswith(title))
+
+
+def test_the_dead_letters_name_every_cause_and_kind_and_the_versioning_says_what_an_unlisted_one_is():
+    # walkthrough as a consumer: the doc listed the causes and kinds but not whether a consumer
+    # meeting another (`overlap` came within version 1, debdeca) is to stop, as on a new ce_type
+    dead_letters = " ".join(_section("Dead letters").split())
+    named = set(re.findall(r"`([a-z-]+)`", dead_letters))
+    assert set(WINDOW_CAUSES) <= named and set(MESSAGE_KINDS) <= named
+    versioning = " ".join(_section("Versioning").split())
+    assert "A consumer counts a `cause` or `setveil_kind` it does not know under its own value" in versioning
+    assert "as `setveil tail --dead-letters` does" in versioning
+    seen, out = set(), DeadLetters()
+    for letter in (read_dead_letter({"ce_type": REJECTED_WINDOW_TYPE.encode(), "ce_id": b"in/0/0-9",
+                                     "setveil_cause": b"quota", "setveil_reason": b"r"}, None),
+                   read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/10",
+                                     "setveil_kind": b"encrypted", "setveil_reason": b"r"}, b"")):
+        assert take(letter, seen, out)
+    assert (out.windows, out.records, out.unknown) == ({"quota": 1}, {"encrypted": 1}, 0)
