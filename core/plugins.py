@@ -513,13 +513,23 @@ def _checked_entry(kind: str, cls: Any, base: type, who: str) -> tuple[str, Entr
         raise PluginError(f"{kind} registered by {who} is an instance of {type(cls).__module__}."
                           f"{type(cls).__qualname__}; register the class itself")
     if not (isinstance(cls, type) and issubclass(cls, base)):
-        raise PluginError(f"{kind} {cls!r} registered by {who} is not a subclass of setveil.{base.__name__}")
+        raise PluginError(f"{kind} {cls!r} registered by {who} is not a subclass of setveil.{base.__name__}"
+                          f"{_other_hook(cls)}")
     entry: Entry[Any] = Entry(cls, distribution_of(cls), who)
     where = f"{kind} class {cls.__module__}.{cls.__qualname__} of {entry.distribution}"
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__")))  # type has no such attribute to mypy
         raise PluginError(f"{where}: does not implement {missing}")
     return where, entry
+
+
+def _other_hook(cls: Any) -> str:
+    """Where ``cls`` is registered when it is a class of the other kind (QA as a plugin author: a
+    policy registered with the models was said to be no model, and not where it goes)."""
+    for other, hook in ((PrivacyModel, "setveil_register_privacy_models"), (Policy, "setveil_register_policies")):
+        if isinstance(cls, type) and issubclass(cls, other):
+            return f" but a setveil.{other.__name__}: register it in {hook}"
+    return ""
 
 
 def call_each(hook: pluggy.HookCaller, register_for: Callable[[str], Callable[..., None]], usage: str) -> None:

@@ -478,7 +478,14 @@ CASES = {
     ),
     "policy registered as a model": (
         GOOD_MODELS.replace("register(Cap)", "register(Cap)\n    register(Keep)") + GOOD_POLICIES,
-        "model <class 'brokenplugin.Keep'> registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel",
+        "model <class 'brokenplugin.Keep'> registered by brokenplugin-dist is not a subclass of setveil.PrivacyModel "
+        "but a setveil.Policy: register it in setveil_register_policies",
+    ),
+    "model registered as a policy": (
+        # regression (QA as a plugin author): it was said to be no Policy, and not where it goes
+        GOOD_MODELS + GOOD_POLICIES.replace("register(Keep)", "register(Keep)\n    register(Cap)"),
+        "policy <class 'brokenplugin.Cap'> registered by brokenplugin-dist is not a subclass of setveil.Policy "
+        "but a setveil.PrivacyModel: register it in setveil_register_privacy_models",
     ),
     "model without a transformation": (
         GOOD_MODELS.replace("register(Cap)", "del Cap.transformation\n    register(Cap)") + GOOD_POLICIES,
