@@ -88,7 +88,8 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
     produced; offline, a window observed here is not written when a later window of the same
     file is rejected (nothing of that file is). Every implementation is called, each on its own:
     one that raises is logged and keeps neither the others nor the window from going on. The
-    report holds counts, timings and loss, never transaction contents. In a service worker with
+    report holds counts, timings and loss, never transaction contents (its keys are in
+    docs/plugins.md). In a service worker with
     ``model.time_limit`` set, windows are anonymized in a child process, and this hook is called
     there.
     """

@@ -1,11 +1,19 @@
-"""Every hook spec is documented in docs/plugins.md with its exact signature."""
+"""Every hook spec is documented in docs/plugins.md with its exact signature, and what an observer is given."""
 
 import inspect
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from setveil.core import hookspecs
+from setveil.core.engine import Pipeline
+from setveil.core.hookspecs import hookimpl
+from setveil.core.model import Context
+from setveil.core.plugins import get_plugin_manager, get_registry, reset
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text()
 SPECS = [
@@ -48,3 +56,31 @@ def test_the_register_command_callback_is_documented_with_its_signature():
     params = ", ".join(f"{p.name}: {p.annotation}" + ("" if p.default is p.empty else f" = {p.default}")
                        for p in list(sig.parameters.values())[1:])
     assert f"`register({params}) -> {sig.return_annotation}`" in DOC
+
+
+class _Observer:
+    def __init__(self):
+        self.reports = []
+
+    @hookimpl
+    def setveil_window_anonymized(self, report):
+        self.reports.append(report)
+
+
+def test_an_observer_gets_the_report_keys_the_docs_list():
+    # Regression (a plugin author's walkthrough): the docs said only that the report holds counts,
+    # timings and loss, and an observer's author printed one to learn its keys
+    section = DOC.split("### `setveil_window_anonymized(")[1].split("\n### ")[0]
+    listed = re.search(r"`per_window`, (.*?) \(the release's", section, re.S).group(1)
+    observer = _Observer()
+    reset()
+    try:
+        manager = get_plugin_manager()
+        manager.register(observer)
+        context = Context(schema=ItemSchema(frozenset({"s"})))
+        configured = get_registry().configure("rho", None, {"rho": "0.5"}, context)
+        window = Window.from_transactions([["a", "s"], ["a"], ["b"]])
+        Pipeline(configured, manager).run(window, np.random.default_rng(0))
+    finally:
+        reset()
+    assert set(re.findall(r"`(\w+)`", listed)) == set(observer.reports[0])
