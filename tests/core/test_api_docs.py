@@ -1,13 +1,17 @@
 """Everything a plugin author calls has a docstring: each class the ``setveil`` package exports
-and each model's policy base, with their public methods and properties."""
+and each model's policy base, with their public methods and properties; and docs/plugins.md gives
+the arguments of each error a plugin raises."""
 
 import enum
 import inspect
+from pathlib import Path
 
 import pytest
 
 import setveil
 from setveil.core.plugins import get_registry
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text()
 
 
 def api_classes() -> dict[str, type]:
@@ -48,3 +52,12 @@ def test_each_class_and_public_member_has_a_docstring(name):
     assert (cls.__doc__ or "").strip() and cls.__doc__ != "An enumeration.", f"{name} needs a docstring"
     missing = [member for member, function in public_members(cls).items() if not (function.__doc__ or "").strip()]
     assert not missing, f"{name} needs docstrings on {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("cls", [setveil.ParameterError, setveil.Infeasible, setveil.InputError])
+def test_each_error_a_plugin_raises_is_documented_with_its_arguments(cls):
+    # Regression (a plugin author's walkthrough): docs/plugins.md said to raise InputError but not
+    # what it takes, so its author read core/errors.py
+    arguments = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}"
+                          for p in inspect.signature(cls).parameters.values())
+    assert f"`{cls.__name__}({arguments})`" in DOC
