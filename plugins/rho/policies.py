@@ -79,6 +79,10 @@ class State:
         return self.support[items] / np.maximum(self.support0[items], 1)
 
 
+class PolicyError(RuntimeError):
+    """A policy broke the contract of :class:`RhoPolicy`; the window fails closed."""
+
+
 class RhoPolicy(Policy):
     """Base class of ``rho`` policies: the model calls :meth:`choose` and :meth:`pick_records`."""
 
@@ -88,12 +92,15 @@ class RhoPolicy(Policy):
 
     @abc.abstractmethod
     def score(self, options: Options, state: State) -> np.ndarray:
-        """The heuristic value of each option; the highest is chosen."""
+        """The heuristic value of each option, one number per option (``len(options.victim)``
+        of them, in their order); the highest is chosen. Any other count fails the window closed."""
 
     def choose(self, options: Options, state: State) -> int:
         """Index of the option to apply: best score, then the tie-breaks of the module doc.
         An index outside the options fails the window closed."""
         score = np.asarray(self.score(options, state), dtype=np.float64)
+        if score.shape != options.victim.shape:  # lexsort's "all keys need to be the same shape" named no one
+            raise PolicyError(f"the policy scored {score.size} options of {len(options.victim)}")
         keys = (state.item_rank[options.victim], options.in_qid, options.deletions, -score)
         if len(score) > 32 and not np.isnan(score).any():
             # the tie-breaks only among the best: global offers thousands of types a step, where

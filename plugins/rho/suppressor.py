@@ -35,7 +35,7 @@ from setveil.core.arrays import concat_ranges, sorted_unique
 from setveil.core.errors import counted
 from setveil.core.share import Share
 
-from .policies import Options, RhoPolicy, State
+from .policies import Options, PolicyError, RhoPolicy, State
 from .qids import QidBuffer, unsafe_rules
 from .table import Table
 
@@ -386,10 +386,6 @@ def _checked_records(rows, holders: np.ndarray) -> np.ndarray:
     if len(rows) == 0 or len(np.unique(rows)) != len(rows) or not np.isin(rows, holders).all():
         raise PolicyError(f"the policy picked {counted(len(rows), 'record')}, not distinct records holding the rule")
     return rows
-
-
-class PolicyError(RuntimeError):
-    """A policy broke the contract of :class:`.policies.RhoPolicy`; the window fails closed."""
 
 
 def deletions_needed(k: int, s: int, share: Share, in_qid: bool) -> int:

@@ -78,11 +78,21 @@ class ChoosesBeforeTheStart(ChoosesPastTheEnd):
         return -1
 
 
+class ScoresOneTooMany(DeletesNothing):
+    """Breaks the contract: one score more than there are options."""
+
+    name = "scores-one-too-many"
+    summary = "scores an option that is not offered"
+
+    def score(self, options, state):
+        return np.zeros(len(options.victim) + 1)
+
+
 class ThirdParty:
     @hookimpl
     def setveil_register_policies(self, register):
         for policy in (AntecedentFirst, DeletesNothing, DeletesTwice, DeletesElsewhere, ChoosesPastTheEnd,
-                       ChoosesBeforeTheStart):
+                       ChoosesBeforeTheStart, ScoresOneTooMany):
             register(policy)
 
 
@@ -120,6 +130,8 @@ def test_a_policy_that_breaks_the_contract_fails_closed(pm):
     ("deletes-elsewhere", "picked 1 record, not distinct records holding the rule"),
     ("chooses-past-the-end", "chose option 1 of 1"),
     ("chooses-before-the-start", "chose option -1 of 1"),
+    # regression (a plugin author's walkthrough): numpy's "all keys need to be the same shape"
+    ("scores-one-too-many", "scored 2 options of 1"),
 ])
 def test_a_policy_that_breaks_the_contract_is_named_as_the_reason_the_window_fails(pm, policy, breach):
     # The first unsafe rule is the empty qid's -> condom (Table 1): one option, delete condom from
