@@ -301,6 +301,11 @@ def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.
     positions where it is True. Converted as numbers, a mask chose 0 and 1 alone:
     suppress(window.supports < k) removed items 0 and 1, not the rare ones (QA as a plugin author)."""
     given = np.asarray(chosen)
+    if given.dtype.kind in "US":
+        # numpy's own error quoted the first label (QA as a plugin author: suppress given labels)
+        vocabulary = entry == "vocabulary item"
+        takes = "item ids (window.vocab.ids maps labels to them)" if vocabulary else f"{entry} positions"
+        raise ValueError(f"{method} was given text; it takes {takes} or a boolean mask")
     if given.dtype != bool:
         ids = given.astype(np.int64, copy=False)
         if ids.size and not 0 <= ids.min() <= ids.max() < size:

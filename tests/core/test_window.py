@@ -80,6 +80,18 @@ def test_suppress_and_take_read_a_boolean_mask_as_a_mask():
         window.take([True, False])
 
 
+def test_suppress_and_take_given_labels_say_what_they_take_without_quoting_one():
+    # Regression (a plugin author's walkthrough): suppress(["b"]) raised numpy's "invalid literal for
+    # int() with base 10: np.str_('b')", which quoted the label and said nothing of ids
+    window = Window.from_transactions([["a", "b"], ["b"]])
+    with pytest.raises(ValueError) as given:
+        window.suppress(["b"])
+    assert str(given.value) == ("suppress was given text; it takes item ids (window.vocab.ids maps labels to them) "
+                                "or a boolean mask")
+    with pytest.raises(ValueError, match=r"^take was given text; it takes transaction positions or a boolean mask$"):
+        window.take(["b"])
+
+
 def test_keep_occurrences_reads_positions_as_positions_and_refuses_a_mask_of_another_length():
     # Regression (QA as a plugin author): positions were converted to a mask, so keep_occurrences([0, 3])
     # kept occurrences 0 and 1 and, here, nothing else; a mask over the transactions was numpy's IndexError
