@@ -335,10 +335,13 @@ class ConformanceSuite:
                        hierarchy=self.hierarchy() if cls.needs_hierarchy else None)
 
     def hierarchy(self) -> Hierarchy:
-        """A generalization hierarchy over every label the random windows use (fan-out 3). One
-        fixed hierarchy for all windows, so releases of different windows are comparable."""
+        """A generalization hierarchy over every label the random windows and the example windows
+        use (fan-out 3). One fixed hierarchy for all windows, so releases of different windows are
+        comparable. The example windows' labels are leaves too (QA as a plugin author: a safe window
+        of "apple" and "bread" failed the check as labels outside the hierarchy, and an unsafe one
+        was rejected for that alone, whatever the check looked at)."""
         labels = [f"p{i}" for i in range(64)] + [f"{PRIVATE_PREFIX}{i}" for i in range(64)]
-        return Hierarchy.balanced(labels, 3)
+        return Hierarchy.balanced([*labels, *self.example_labels()], 3)
 
     # -- helpers ----------------------------------------------------------------------------
     def policy_names(self) -> list[str]:

@@ -8,6 +8,7 @@ import pytest
 from setveil import Hierarchy, Policy, PrivacyModel, Release, Transformation, Window
 from setveil.core.model import Context
 from setveil.core.plugins import Configured
+from setveil.core.verify import release_violations
 from setveil.testing import ConformanceSuite
 
 
@@ -79,3 +80,23 @@ def test_the_integer_probe_relabels_the_item_schema_and_the_hierarchy_as_its_ite
     probes, context, stands_for = _integer_probe("kanonymity")
     numbers = {label for window in probes for label in window.vocab.labels}
     assert numbers <= set(context.hierarchy.labels)
+
+
+class _KmWords(ConformanceSuite):
+    model = "km-anonymity"
+    params = {"k": "2", "m": "1"}
+    unsafe_windows = [[["apple", "bread"], ["apple"]]]
+    safe_windows = [[["apple", "bread"], ["apple", "bread"]]]
+
+
+def test_the_kits_hierarchy_covers_the_labels_of_the_example_windows():
+    # Regression (a plugin author's walkthrough): the hierarchy covered the random windows' labels
+    # alone, so this safe window failed the check as labels outside the hierarchy, and the unsafe
+    # one was rejected for that, not for bread's support of 1 < k
+    suite = _KmWords()
+    assert {"apple", "bread"} <= set(suite.hierarchy().labels)
+    suite.test_the_safe_windows_are_accepted_and_released()
+    configured = suite.configured("aa")
+    unsafe = Window.from_transactions(_KmWords.unsafe_windows[0])
+    rules = {v.rule for v in release_violations(configured.model, unsafe, unsafe, configured.context)}
+    assert rules and not rules & {"unknown-label", "unknown-item"}
