@@ -340,7 +340,11 @@ class ConformanceSuite:
         comparable. The example windows' labels are leaves too (QA as a plugin author: a safe window
         of "apple" and "bread" failed the check as labels outside the hierarchy, and an unsafe one
         was rejected for that alone, whatever the check looked at)."""
-        labels = [f"p{i}" for i in range(64)] + [f"{PRIVATE_PREFIX}{i}" for i in range(64)]
+        # as many as window_args draws from, when more than 64 (QA: public_items=80 drew p64..p79,
+        # outside the hierarchy, as context() had found for private_items)
+        public = max(64, self.window_args.get("public_items", 0))
+        private = max(64, self.window_args.get("private_items", 0))
+        labels = [f"p{i}" for i in range(public)] + [f"{PRIVATE_PREFIX}{i}" for i in range(private)]
         return Hierarchy.balanced([*labels, *self.example_labels()], 3)
 
     # -- helpers ----------------------------------------------------------------------------

@@ -100,3 +100,10 @@ def test_the_kits_hierarchy_covers_the_labels_of_the_example_windows():
     unsafe = Window.from_transactions(_KmWords.unsafe_windows[0])
     rules = {v.rule for v in release_violations(configured.model, unsafe, unsafe, configured.context)}
     assert rules and not rules & {"unknown-label", "unknown-item"}
+
+
+def test_the_kits_hierarchy_covers_every_label_window_args_draws_from():
+    # Regression (a plugin author's walkthrough): it covered p0..p63 and s0..s63 whatever
+    # window_args said, so random windows of public_items=80 held labels outside it
+    suite = type("_Wide", (_KmWords,), {"window_args": {"public_items": 80, "private_items": 70}})()
+    assert {"p79", "s69", "apple"} <= set(suite.hierarchy().labels)
