@@ -83,5 +83,5 @@ def test_bench_run_forks_its_memory_run_and_that_runs_pool_single_threaded(tmp_p
 def test_the_rho_benchmark_forks_the_pools_of_its_runs_single_threaded(tmp_path):
     data = _split_by_divide_and_conquer(tmp_path)[0]
     threads = _threads_at_forks(tmp_path, "bench", "rho", "--datasets", tmp_path, "--dataset", data.stem,
-                                "--experiment", "tmax", "--t-max-values", "200", "--policy", "mine", "--workers", "2")
+                                "--experiment", "tmax", "--t-max-values", "200", "--workers", "2")
     assert len(threads) == 8 and set(threads) == {1}  # 4 runs (dist, mine; 1 and 2 workers), 2 pools of 2

@@ -11,6 +11,8 @@
 - ``bmax`` (§4.4.2, Fig. 8; no split, one process): the qid buffer capacity against seconds,
   peak memory and info loss.
 
+``--policy``, when given, is what every chosen experiment runs; without it, quality and cutoff run
+``mine``, ``dist`` and ``global`` and the others ``dist`` and ``mine``, as the paper's figures do.
 Speed, ``tmax`` and ``bmax`` run on the paper's datasets for them (BMS-WebView-2 and retail,
 retail, BMS-WebView-2) when those are chosen, else on every chosen dataset.
 
@@ -60,6 +62,8 @@ from .metrics import association_rules, compare_rules, rules_within_budget, sens
 
 DATASETS = ("BMS-WebView-2", "retail", "BMS-WebView-1")
 EXPERIMENTS = ("quality", "cutoff", "speed", "tmax", "bmax")
+#: the policies of the grids (quality, cutoff) and of the other experiments without --policy
+GRID_POLICIES, PAIR_POLICIES = "mine,dist,global", "dist,mine"
 
 
 @dataclass
@@ -214,11 +218,19 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
     return [full[name] for name in names if name in full] or list(full.values())
 
 
-def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
+def _policies(given: str | None) -> tuple[list[str], list[str]]:
+    """The policies of quality and cutoff, and those of speed, tmax and bmax: ``--policy`` for every
+    experiment when given (a user walkthrough: ``--experiment speed --policy mine`` ran ``dist`` too),
+    else the policies of the paper's figures."""
+    if given is not None:
+        return listed("policy", given), listed("policy", given)
+    return listed("policy", GRID_POLICIES), listed("policy", PAIR_POLICIES)
+
+
+def _settings(experiments, rhos, policies, pair, workers, t_max_values, b_max_values):
     """The (policy, parameters) of every run the chosen experiments make, beyond the base ones."""
     if "quality" in experiments or "cutoff" in experiments:
         yield from ((policy, {"rho": rho}) for rho in rhos for policy in policies)
-    pair = ("dist", "mine")
     if "speed" in experiments:
         yield from ((policy, {"rho": "0.7"}) for policy in pair)
     if "tmax" in experiments:
@@ -236,8 +248,9 @@ def _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
 @click.option("--experiment", "experiments", multiple=True, type=click.Choice(EXPERIMENTS),
               help="Experiments to run (default: all).")
 @click.option("--rho", "rhos", default="0.3,0.5,0.7,0.9", show_default=True, help="Values of ρ (quality, cutoff).")
-@click.option("--policy", "policies", default="mine,dist,global", show_default=True,
-              help="Policies to run (comma-separated).")
+@click.option("--policy", "policies",
+              help=f"Policies every experiment runs (comma-separated; default: {GRID_POLICIES} in quality and cutoff, "
+                   f"{PAIR_POLICIES} in speed, tmax and bmax).")
 @click.option("--qid-size", type=MODEL_COUNT, default=4, show_default=True,
               help="qid_size of every run: most items an attacker knows about a person.")
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
@@ -262,15 +275,16 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     names = list(names) or list(DATASETS)
     experiments = list(experiments) or list(EXPERIMENTS)
     # an empty list would run an experiment as an empty table (QA: --t-max-values , did)
-    rhos, policies = listed("rho", rhos), listed("policy", policies)
+    rhos = listed("rho", rhos)
+    policies, pair = _policies(policies)
     t_max_values, b_max_values = listed("t-max-values", t_max_values), listed("b-max-values", b_max_values)
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
-    for policy, params in _settings(experiments, rhos, policies, workers, t_max_values, b_max_values):
+    for policy, params in _settings(experiments, rhos, policies, pair, workers, t_max_values, b_max_values):
         get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
     # a value given twice would be run twice, two rows of one setting (by value: 0.5 and 0.50 are one ρ)
     if "quality" in experiments or "cutoff" in experiments:
         refuse_repeats("rho", [float(rho) for rho in rhos])
-        refuse_repeats("policy", policies)
+    refuse_repeats("policy", policies)
     refuse_repeats("dataset", names)
     for experiment, flag, values in (("tmax", "t-max-values", t_max_values), ("bmax", "b-max-values", b_max_values)):
         if experiment in experiments:
@@ -295,7 +309,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         chosen = _paper_datasets(full, "BMS-WebView-2", "retail")
         bench.header("speed", chosen, f"ρ = 0.7, t_max = {t_max}, workers = {workers}")
         rows = [bench.run(item, policy, {"rho": "0.7"}, speed_runs)
-                for item in chosen for policy in ("dist", "mine")]
+                for item in chosen for policy in pair]
         bench.record("speed", rows,
                      ["dataset", "policy", "runs", "seconds", "fastest", "parts", "run_mib", "info_loss_%", "verified"])
     if "tmax" in experiments:
@@ -304,7 +318,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         rows = []
         for item in chosen:
             for value in t_max_values:
-                for policy in ("dist", "mine"):
+                for policy in pair:
                     for count in sorted({"1", workers}):
                         row = bench.run(item, policy, {"rho": "0.7", "t_max": value, "workers": count}, 1)
                         rows.append({**row, "workers": count})
@@ -316,7 +330,7 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
         bench.header("bmax", chosen, "ρ = 0.7, no split, one process")
         rows = [bench.run(item, policy, {"rho": "0.7", "b_max": value, "t_max": "off", "workers": "1"}, 1)
                 for item in chosen
-                for value in b_max_values for policy in ("dist", "mine")]
+                for value in b_max_values for policy in pair]
         bench.record("bmax", rows,
                      ["dataset", "policy", "b_max", "seconds", "peak_mib", "run_mib", "passes", "info_loss_%",
                       "verified"])

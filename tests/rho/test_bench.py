@@ -1,8 +1,12 @@
-"""How ``setveil bench rho`` finds a dataset in its ``--datasets`` folder."""
+"""How ``setveil bench rho`` finds a dataset in its ``--datasets`` folder, and the policies it runs."""
 
 import gzip
 
+import pytest
+
 from setveil.plugins.rho.bench import _load, dataset_file
+
+from .test_cli import _bench_on_own_data, run
 
 LINES = "1 2 3 4 5 6 \n2 3 4 5 6 7 \n1 3 5 7 9 11 \n"
 
@@ -29,3 +33,28 @@ def test_the_cutoff_copy_of_a_gzipped_dataset_keeps_the_first_items_of_each_line
     data = _load(tmp_path, "tiny", 0.4, 0, 5)
     assert [sorted(items, key=int) for items in data.window] == [
         ["1", "2", "3", "4", "5"], ["2", "3", "4", "5", "6"], ["1", "3", "5", "7", "9"]]
+
+
+@pytest.mark.parametrize("experiment", ["speed", "tmax", "bmax"])
+def test_every_experiment_runs_the_policies_given_and_only_those(tmp_path, experiment):
+    # a user walkthrough: --experiment speed --policy mine ran dist too, where the help said
+    # "Policies to run"; speed, tmax and bmax ran dist and mine whatever --policy said
+    options = {"speed": ["--speed-runs", "1"], "tmax": ["--t-max-values", "off"], "bmax": ["--b-max-values", "1000"]}
+    body = _bench_on_own_data(tmp_path, experiment, "--policy", "global", *options[experiment])[1]
+    assert [row["policy"] for row in body["rows"][experiment]] == ["global"]
+
+
+def test_without_policy_the_experiments_run_the_policies_of_the_papers_figures(tmp_path):
+    body = _bench_on_own_data(tmp_path, "speed", "--speed-runs", "1")[1]
+    assert [row["policy"] for row in body["rows"]["speed"]] == ["dist", "mine"]
+    body = _bench_on_own_data(tmp_path, "quality", "--rho", "0.7")[1]
+    assert [row["policy"] for row in body["rows"]["quality"]] == ["mine", "dist", "global"]
+
+
+def test_a_policy_given_twice_is_refused_whatever_the_experiment(tmp_path):
+    (tmp_path / "mine.dat").write_text(LINES)
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "speed",
+                 "--policy", "mine,mine")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "setveil: error: parameter 'policy': mine given more than once; give each once")
