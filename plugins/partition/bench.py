@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, in_child
 from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from setveil.core.engine import window_rng
-from setveil.core.errors import Infeasible, InputError, SetveilError
+from setveil.core.errors import Infeasible, InputError, ParameterError, SetveilError
 from setveil.core.formats import read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context
@@ -63,6 +64,11 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         settings.append(("kanonymity", None))
     if models in ("both", "aa"):
         settings.extend(("km-anonymity", m) for m in ms)
+    elif click.get_current_context().get_parameter_source("ms") is not ParameterSource.DEFAULT:
+        # its values would be ignored in silence (a user walkthrough: -m 2 with --models partition ran
+        # no AA, and the means still had a column of n/a for each m)
+        raise ParameterError("m", "-m gives AA's values of m, and --models partition runs no AA: "
+                                  "drop one of the two")
     for model, m in settings:  # every setting's parameters, before any dataset is read
         for k in ks:
             registry.validate(model, None, _params(k, m))
@@ -109,7 +115,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
     measured = [row for row in rows if "refused" not in row]
     if len(fanouts) > 1:
         click.echo("")
-        for line in _averages(measured, ms):
+        for line in _averages(measured, [_column(model, m) for model, m in settings]):
             click.echo(line)
     if models == "both":
         click.echo("")
@@ -181,13 +187,18 @@ def _memory_run(model, policy, window, seed: int) -> dict[str, Any]:
     return {}
 
 
-def _averages(rows: list[dict[str, Any]], ms: list[int]) -> list[str]:
-    """Means over the fan-outs, as He & Naughton report (§5.1.2: "the average of the three runs")."""
+def _column(model: str, m: int | None) -> str:
+    """The column of the means a model's runs at ``m`` are averaged in."""
+    return "partition" if model == "kanonymity" else f"aa m={m}"
+
+
+def _averages(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
+    """Means over the fan-outs, as He & Naughton report (§5.1.2: "the average of the three runs"), in
+    ``columns``: those of the models run (a model not run would be a column of n/a)."""
     groups: dict[tuple[str, int], dict[str, list[dict[str, Any]]]] = {}
     for row in rows:
-        key = "partition" if row["model"] == "kanonymity" else f"aa m={row['m']}"
-        groups.setdefault((row["dataset"], row["k"]), {}).setdefault(key, []).append(row)
-    columns = ["partition"] + [f"aa m={m}" for m in ms]
+        column = _column(row["model"], row["m"])
+        groups.setdefault((row["dataset"], row["k"]), {}).setdefault(column, []).append(row)
     lines = [
         "Means over the fan-outs (NCP % / CPU seconds):",
         "",

@@ -1051,7 +1051,7 @@ def test_an_output_whose_name_is_as_long_as_a_file_system_allows_is_written(runn
 
 
 @pytest.mark.parametrize("command, first", [
-    (["bench", "partition", "-k", "2", "--fanout", "2", "-m", "2", "--models", "partition", "--runs", "1"], 2),
+    (["bench", "partition", "-k", "2", "--fanout", "2", "--models", "partition", "--runs", "1"], 2),
     (["bench", "sanitize", "speed", "-n", "1", "--min-support", "0.5", "--max-support", "0.5", "--runs", "1",
       "--policies", "naive"], 3),
 ], ids=["partition", "sanitize-speed"])

@@ -87,6 +87,27 @@ def test_one_model_alone_has_no_shape_to_compare(data):
     assert "Shape of He & Naughton" not in result.output and "km-anonymity" not in result.output
 
 
+@pytest.mark.parametrize("models, columns", [("partition", "| dataset | k | partition |"),
+                                              ("aa", "| dataset | k | aa m=2 | aa m=3 |")])
+def test_the_means_of_one_model_alone_have_its_columns_alone(data, models, columns):
+    # a user walkthrough: --models partition gave the means a column of n/a for each m of AA's
+    # defaults, and --models aa one for Partition
+    result = run("bench", "partition", data, "-k", "2", "--fanout", "2,3", "--models", models,
+                 *(["-m", "2,3"] if models == "aa" else []))
+    assert result.exit_code == 0, result.output
+    means = result.output.split("Means over the fan-outs")[1].splitlines()
+    assert means[2] == columns and "n/a" not in "\n".join(means)
+
+
+def test_m_with_partition_alone_is_refused_before_reading(tmp_path):
+    # a user walkthrough: -m 2,3 with --models partition was ignored in silence
+    (tmp_path / "small.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
+    result = run("bench", "partition", tmp_path / "small.dat", "-m", "2,3", "--models", "partition")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == ("setveil: error: parameter 'm': -m gives AA's values of m, and --models "
+                                              "partition runs no AA: drop one of the two")
+
+
 def test_a_release_that_breaks_its_model_is_counted_unverified(data, tmp_path, leaking):
     # mutation pass: verified = True whatever the checker found passed the tests, whose releases all
     # pass it: a model that leaks is what the column and the shape's last line are there to show
@@ -295,7 +316,7 @@ def test_a_setting_the_model_refuses_is_a_row_and_one_it_crashes_on_ends_the_gri
         return anonymize(self, window, policy, rng)
 
     monkeypatch.setattr(KAnonymity, "anonymize", fails_at_3)
-    result = run("bench", "partition", data, "-k", "2,3", "--fanout", "2", "-m", "2", "--models", "partition")
+    result = run("bench", "partition", data, "-k", "2,3", "--fanout", "2", "--models", "partition")
     assert result.exit_code == code
     assert "| small | kanonymity | 2 |" in result.output and "secret" not in result.output
     if raised == "refuses":
