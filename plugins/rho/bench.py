@@ -12,7 +12,8 @@
   peak memory and info loss.
 
 ``--policy``, when given, is what every chosen experiment runs; without it, quality and cutoff run
-``mine``, ``dist`` and ``global`` and the others ``dist`` and ``mine``, as the paper's figures do.
+``mine``, ``dist`` and ``global`` and the others ``dist`` and ``mine``, as the paper's figures do. An
+option of experiments ``--experiment`` leaves out (``--rho`` without quality or cutoff) is refused.
 Speed, ``tmax`` and ``bmax`` run on the paper's datasets for them (BMS-WebView-2 and retail,
 retail, BMS-WebView-2) when those are chosen, else on every chosen dataset.
 
@@ -40,6 +41,7 @@ from typing import Any
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
 from setveil.core.bench import RunDied, in_child, machine, print_table
 from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
@@ -64,6 +66,15 @@ DATASETS = ("BMS-WebView-2", "retail", "BMS-WebView-1")
 EXPERIMENTS = ("quality", "cutoff", "speed", "tmax", "bmax")
 #: the policies of the grids (quality, cutoff) and of the other experiments without --policy
 GRID_POLICIES, PAIR_POLICIES = "mine,dist,global", "dist,mine"
+#: the options some experiments alone use, by their parameter's name: the option and those experiments
+#: (--t-max and --workers set every run, and those of tmax and bmax by design run their own values)
+SCOPED = {
+    "rhos": ("--rho", ("quality", "cutoff")), "runs": ("--runs", ("quality", "cutoff")),
+    "rule_support": ("--rule-support", ("quality", "cutoff")),
+    "rule_max_size": ("--rule-max-size", ("quality", "cutoff")),
+    "speed_runs": ("--speed-runs", ("speed",)), "t_max_values": ("--t-max-values", ("tmax",)),
+    "b_max_values": ("--b-max-values", ("bmax",)),
+}
 
 
 @dataclass
@@ -218,6 +229,21 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
     return [full[name] for name in names if name in full] or list(full.values())
 
 
+def _refuse_unused_options(experiments: list[str]) -> None:
+    """Refuse an option given whose every experiment is left out, naming it: it would be ignored in
+    silence (a user walkthrough: --experiment speed --rho 0.5 ran at ρ = 0.7)."""
+    ctx = click.get_current_context()
+    for name, (option, used_by) in SCOPED.items():
+        if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT and not set(used_by) & set(experiments):
+            raise ParameterError(option.lstrip("-"), f"{option} applies to {_either(used_by)} alone, which "
+                                 f"--experiment leaves out: drop {option} or add the experiment")
+
+
+def _either(experiments: tuple[str, ...]) -> str:
+    """'quality or cutoff': the experiments an option applies to, in words."""
+    return " or ".join([", ".join(experiments[:-1]), experiments[-1]] if len(experiments) > 1 else experiments)
+
+
 def _policies(given: str | None) -> tuple[list[str], list[str]]:
     """The policies of quality and cutoff, and those of speed, tmax and bmax: ``--policy`` for every
     experiment when given (a user walkthrough: ``--experiment speed --policy mine`` ran ``dist`` too),
@@ -256,24 +282,29 @@ def _settings(experiments, rhos, policies, pair, workers, t_max_values, b_max_va
 @click.option("--share", type=FloatRange(0, 1), default=0.4, show_default=True,
               help="Share of item types made sensitive.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sensitive split and of every run.")
-@click.option("--runs", type=IntRange(min=1), default=1, show_default=True, help="Timed runs per grid setting.")
+@click.option("--runs", type=IntRange(min=1), default=1, show_default=True,
+              help="Timed runs per setting of quality and cutoff.")
 @click.option("--speed-runs", type=IntRange(min=1), default=3, show_default=True, help="Timed runs in speed.")
-@click.option("--workers", default="auto", show_default=True, help="Worker processes for the parts (or auto).")
-@click.option("--t-max", "t_max", default="500", show_default=True, help="Divide-and-conquer threshold (or off).")
+@click.option("--workers", default="auto", show_default=True,
+              help="Worker processes for the parts (or auto); tmax runs 1 and these, bmax 1.")
+@click.option("--t-max", "t_max", default="500", show_default=True,
+              help="Divide-and-conquer threshold (or off) of quality, cutoff and speed.")
 @click.option("--t-max-values", default="50,100,250,500,1000,off", show_default=True,
               help="Values of t_max the tmax experiment runs.")
 @click.option("--b-max-values", default="1000,10000,100000,1000000", show_default=True,
               help="Values of b_max (qid buffer) the bmax experiment runs.")
 @click.option("--rule-support", type=FloatRange(0, 1, min_open=True), default=0.0005, show_default=True,
-              help="Minimum support of a mined rule (a share of the transactions), for the Jaccard of rules.")
+              help="Minimum support of a mined rule (a share of the transactions), for the Jaccard of rules "
+                   "(quality, cutoff).")
 @click.option("--rule-max-size", default="5", show_default=True, callback=lambda _c, _p, v: _size(v),
-              help="Most items per mined rule (at least 2), or all.")
+              help="Most items per mined rule (at least 2), or all (quality, cutoff).")
 @json_option()
 def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed, runs, speed_runs, workers, t_max,
               t_max_values, b_max_values, rule_support, rule_max_size, json_path):
     """ρ-uncertainty experiments (Jia et al. §4): info loss, K-L divergence, rules, speed, t_max, b_max."""
     names = list(names) or list(DATASETS)
     experiments = list(experiments) or list(EXPERIMENTS)
+    _refuse_unused_options(experiments)
     # an empty list would run an experiment as an empty table (QA: --t-max-values , did)
     rhos = listed("rho", rhos)
     policies, pair = _policies(policies)

@@ -58,3 +58,20 @@ def test_a_policy_given_twice_is_refused_whatever_the_experiment(tmp_path):
     assert result.exit_code == 2
     assert result.output.splitlines()[-1] == (
         "setveil: error: parameter 'policy': mine given more than once; give each once")
+
+
+@pytest.mark.parametrize("experiment, option, value, used_by", [
+    ("speed", "--rho", "0.5", "quality or cutoff"), ("tmax", "--runs", "3", "quality or cutoff"),
+    ("bmax", "--rule-support", "0.1", "quality or cutoff"), ("speed", "--rule-max-size", "all", "quality or cutoff"),
+    ("quality", "--speed-runs", "1", "speed"), ("cutoff", "--t-max-values", "5", "tmax"),
+    ("speed", "--b-max-values", "10", "bmax")])
+def test_an_option_of_experiments_left_out_is_refused_before_reading(tmp_path, experiment, option, value, used_by):
+    # a user walkthrough: --experiment speed --rho 0.5 ran speed at ρ = 0.7, and --experiment tmax
+    # --runs 3 one run per setting, in silence
+    (tmp_path / "mine.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", experiment,
+                 option, value)
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"setveil: error: parameter '{option[2:]}': {option} applies to {used_by} alone, which --experiment "
+        f"leaves out: drop {option} or add the experiment")
