@@ -413,7 +413,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     """
     from setveil.core.bench import machine
 
-    from .bench import BenchConfig, run_bench, security_env
+    from .bench import BenchConfig, run_bench, security_env, smallest_window
     from .broker import broker
     from .preflight import check_own_broker
     from .replay import pack_unkeyed
@@ -460,7 +460,9 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     model_args = ["--model", model, *(["--policy", policy] if policy else []),
                   *(["--hierarchy", hierarchy] if hierarchy else []),
                   *(arg for pair in params for arg in ("-P", pair))]
-    config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, int(assignments.get("k", k)),
+    # the fewest the model needs, as serve's min_transactions = "auto" takes (a user walkthrough: a
+    # model without k, rho's, had its windows held till they made --k's 5, coherence's k)
+    config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, smallest_window(model_args),
                          public_share, seed, (sensitive, public), classify_items, batch, packed, partitions,
                          list(windows), list(workers), runs, time_limit, memory_limit)
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)

@@ -315,3 +315,37 @@ def test_a_repeated_window_size_or_worker_count_is_refused_before_any_broker(sam
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr == f"setveil: error: {problem} given more than once; give each once\n"
+
+
+def _bench_config(monkeypatch, *args) -> BenchConfig:
+    """The BenchConfig `setveil bench stream ARGS` would measure with, taken where the broker would start."""
+    from click.testing import CliRunner
+
+    from setveil.core.cli import _load_plugin_commands, cli
+    from setveil.streams import bench, broker, interrupt
+
+    taken = []
+
+    def taken_instead(running, config, echo):
+        taken.append(config)
+        return []
+
+    monkeypatch.setattr(broker, "broker", contextlib.nullcontext)
+    monkeypatch.setattr(bench, "run_bench", taken_instead)
+    monkeypatch.setattr(interrupt, "stop_on_signals", lambda: None)
+    _load_plugin_commands()
+    result = CliRunner().invoke(cli, ["bench", "stream", *map(str, args)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return taken[0]
+
+
+@pytest.mark.parametrize("model, least", [(["--model", "rho", "-P", "rho=0.5"], 1),
+                                          (["--model", "kanonymity", "-P", "k=3", "--fanout", "4"], 3),
+                                          ([], 5), (["--k", "7"], 7)])
+def test_the_workers_hold_windows_below_what_the_model_needs_alone(monkeypatch, sample, model, least):
+    # a user walkthrough: rho's windows were held till they made 5 transactions, --k's default,
+    # which is coherence's k, where serve's min_transactions = "auto" takes rho's 1
+    data, sensitive, _ = sample
+    items = ["--sensitive", sensitive] if model[1:2] == ["rho"] else []
+    config = _bench_config(monkeypatch, data, "--count", "50", "--window", "20", *model, *items)
+    assert config.min_transactions == least
