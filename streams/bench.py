@@ -36,7 +36,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import click
 import numpy as np
+from click.core import ParameterSource
 
 from setveil.core.bench import table_printer
 from setveil.core.errors import ParameterError, SetveilError, counted
@@ -121,6 +123,32 @@ class BenchConfig:
         if min(self.windows) < need:
             raise ParameterError("window", f"{min(self.windows)} is fewer than the {need} transactions model "
                                  f"{self.model_args[1]!r} needs of a window ({self.described or 'its defaults'})")
+
+
+#: what each option of bench stream's own model and item split does, by its parameter's name
+ROLES = {"h": "stands in for coherence's -P h and sets the item split's frequency rule",
+         "k": "stands in for coherence's -P k", "p": "stands in for coherence's -P p",
+         "public_share": "chooses the item split", "seed": "seeds the item split"}
+
+
+def refuse_unused_options(model: str, params: tuple[str, ...], sensitive: str | None) -> None:
+    """Refuse --h, --k, --p, --public-share or --seed given where the run would ignore it in silence
+    (a user walkthrough: --k 10 with -P, or with -m rho, and --public-share with --sensitive, were
+    taken and not used), naming it and why. --h, --k and --p stand in for coherence's -P, and --h,
+    --public-share and --seed make the item split of a model that classifies items, without --sensitive."""
+    classifies = get_registry().model_class(model).needs_schema
+    coherence = f"the model is {model!r}" if model != "coherence" else (
+        "-P gives the model's parameters" if params else None)
+    items = None if classifies and sensitive is None else (
+        "--sensitive gives the items" if classifies else f"model {model!r} classifies no items")
+    # a model that classifies no items is not coherence either: its one reason says both
+    both = items if not classifies else coherence and items and f"{coherence} and {items}"
+    unused = {"h": both, "k": coherence, "p": coherence, "public_share": items, "seed": items}
+    ctx = click.get_current_context()
+    for name, reason in unused.items():
+        if reason and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
+            option = "--" + name.replace("_", "-")
+            raise ParameterError(option[2:], f"{option} {ROLES[name]}, and {reason}: drop {option}")
 
 
 def smallest_window(model_args: list[str]) -> int:

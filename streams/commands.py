@@ -413,7 +413,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     """
     from setveil.core.bench import machine
 
-    from .bench import BenchConfig, run_bench, security_env, smallest_window
+    from .bench import BenchConfig, refuse_unused_options, run_bench, security_env, smallest_window
     from .broker import broker
     from .preflight import check_own_broker
     from .replay import pack_unkeyed
@@ -435,6 +435,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     settings = load_settings(None, {}, env=security_env())
     check_own_broker(settings)
     model = model or "coherence"
+    refuse_unused_options(model, params, sensitive)
     if model == "coherence" and not params:
         params = (f"h={h}", f"k={k}", f"p={p}")
     refuse_unused_files(model, sensitive, public, hierarchy, fanout)

@@ -349,3 +349,42 @@ def test_the_workers_hold_windows_below_what_the_model_needs_alone(monkeypatch, 
     items = ["--sensitive", sensitive] if model[1:2] == ["rho"] else []
     config = _bench_config(monkeypatch, data, "--count", "50", "--window", "20", *model, *items)
     assert config.min_transactions == least
+
+
+@pytest.mark.parametrize("options, refused", [
+    (["--k", "10", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"],
+     "parameter 'k': --k stands in for coherence's -P k, and -P gives the model's parameters: drop --k"),
+    (["-m", "rho", "-P", "rho=0.5", "--p", "2"],
+     "parameter 'p': --p stands in for coherence's -P p, and the model is 'rho': drop --p"),
+    (["--sensitive", "SENSITIVE", "--public-share", "0.5"],
+     "parameter 'public-share': --public-share chooses the item split, and --sensitive gives the items: "
+     "drop --public-share"),
+    (["-m", "kanonymity", "-P", "k=3", "--fanout", "4", "--seed", "2"],
+     "parameter 'seed': --seed seeds the item split, and model 'kanonymity' classifies no items: drop --seed"),
+    (["-m", "rho", "-P", "rho=0.5", "--sensitive", "SENSITIVE", "--h", "0.3"],
+     "parameter 'h': --h stands in for coherence's -P h and sets the item split's frequency rule, and the model "
+     "is 'rho' and --sensitive gives the items: drop --h")])
+def test_a_model_or_split_option_the_run_would_ignore_is_refused_before_any_broker(monkeypatch, sample, options,
+                                                                                  refused):
+    # a user walkthrough: each of these was taken and ignored in silence
+    from click.testing import CliRunner
+
+    from setveil.core.cli import _load_plugin_commands, cli
+    from setveil.streams import broker
+
+    monkeypatch.setattr(broker, "broker", None)  # a broker started would fail the test with a TypeError
+    data, sensitive, _ = sample
+    _load_plugin_commands()
+    args = ["bench", "stream", str(data), *(str(sensitive) if arg == "SENSITIVE" else arg for arg in options)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 2 and result.output == f"setveil: error: {refused}\n"
+
+
+@pytest.mark.parametrize("options", [["--h", "0.3", "-P", "h=0.4", "-P", "k=5", "-P", "p=3"],
+                                     ["-m", "rho", "-P", "rho=0.5", "--seed", "3", "--public-share", "0.4"],
+                                     ["--k", "3", "--p", "2", "--sensitive", "SENSITIVE"]])
+def test_a_model_or_split_option_the_run_uses_is_taken(monkeypatch, sample, options):
+    # --h still sets the split's frequency rule beside -P; rho's items are split without --sensitive
+    _, sensitive, _ = sample
+    _bench_config(monkeypatch, sample[0], "--count", "50", "--window", "20",
+                  *(str(sensitive) if arg == "SENSITIVE" else arg for arg in options))
