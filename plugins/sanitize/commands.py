@@ -288,6 +288,9 @@ def bench_speed(input_paths, counts, min_length, max_length, min_support, max_su
     _check_ranges(min_length, max_length, min_support, max_support)
     policies = _policies(policy_text)
     refuse_repeats("n", counts)
+    # the table tells rows apart by this name alone, as bench partition's does (a user walkthrough:
+    # a file given twice ran twice, and standard input twice ran the first grid to fail on the second)
+    refuse_repeats("INPUT", [Path(path).name for path in input_paths])
     check_bench_files(json_out, input_paths)
     click.echo(f"# patterns: length {min_length}-{max_length}, support {min_support:g}-{max_support:g}, seed {seed}; "
                f"psi={psi:g}; median of {counted(runs, 'run')}; memory of one more run, forked: its peak resident "

@@ -541,6 +541,18 @@ def test_bench_speed(runner, database, tmp_path):
     assert bad.exit_code == 2 and "policies" in bad.output
 
 
+@pytest.mark.parametrize("inputs, name", [(["db.dat", "db.dat"], "db.dat"),
+                                          (["db.dat", "elsewhere/db.dat"], "db.dat"), (["-", "-"], "-")])
+def test_bench_speed_refuses_two_inputs_its_table_would_name_alike_before_reading(runner, database, inputs, name):
+    # a user walkthrough: the same file twice ran twice, as two rows named alike, and standard
+    # input twice was read whole and run, then failed on the second's no transactions
+    paths = [path if path == "-" else str(database.parent / path) for path in inputs]
+    result = runner.invoke(cli, ["bench", "sanitize", "speed", *paths, "-n", "2", "--min-support", "0.3", "--runs",
+                                 "1", "--policies", "naive"], input=database.read_text())
+    assert result.exit_code == 2
+    assert result.output == f"setveil: error: parameter 'INPUT': {name} given more than once; give each once\n"
+
+
 def test_bench_speed_runs_at_its_psi_what_anonymize_reports(runner, database, tmp_path):
     # mutation pass: runs at psi 0 whatever --psi said, sanitizations read from the removed items
     # and restrictive patterns from the sensitive transactions all passed the tests
