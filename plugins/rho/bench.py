@@ -310,8 +310,11 @@ def rho_bench(folder, names, experiments, rhos, policies, qid_size, share, seed,
     policies, pair = _policies(policies)
     t_max_values, b_max_values = listed("t-max-values", t_max_values), listed("b-max-values", b_max_values)
     bench = Bench(folder, share, seed, qid_size, workers, t_max, rule_support, rule_max_size, runs)
+    # --t-max and --workers too where every chosen experiment sets its own (a user walkthrough:
+    # --experiment bmax --workers 0 --t-max x ran), then every run's settings, before any dataset is read
+    get_registry().validate("rho", None, {**bench.base, "rho": "0.7"})
     for policy, params in _settings(experiments, rhos, policies, pair, workers, t_max_values, b_max_values):
-        get_registry().validate("rho", policy, {**bench.base, **params})  # all of them, before any dataset is read
+        get_registry().validate("rho", policy, {**bench.base, **params})
     # a value given twice would be run twice, two rows of one setting (by value: 0.5 and 0.50 are one ρ)
     if "quality" in experiments or "cutoff" in experiments:
         refuse_repeats("rho", [float(rho) for rho in rhos])

@@ -75,3 +75,14 @@ def test_an_option_of_experiments_left_out_is_refused_before_reading(tmp_path, e
     assert result.output.splitlines()[-1] == (
         f"setveil: error: parameter '{option[2:]}': {option} applies to {used_by} alone, which --experiment "
         f"leaves out: drop {option} or add the experiment")
+
+
+@pytest.mark.parametrize("option, value, refused", [
+    ("--workers", "0", "parameter 'workers': got '0', allowed: an integer in [1, 256] or auto"),
+    ("--t-max", "x", "parameter 't_max': got 'x', allowed: a number in (0, inf) or off")])
+def test_a_bad_base_setting_is_refused_where_the_experiment_sets_its_own(tmp_path, option, value, refused):
+    # a user walkthrough: --experiment bmax, which runs one process and no split, ran with --workers 0
+    # and --t-max x, which every other experiment refuses
+    (tmp_path / "mine.dat").write_bytes(b"a \xff\n")  # reading it first would be a different error
+    result = run("bench", "rho", "--datasets", tmp_path, "--dataset", "mine", "--experiment", "bmax", option, value)
+    assert result.exit_code == 2 and result.output == f"setveil: error: {refused}\n"
