@@ -533,6 +533,8 @@ def bench_audit(input_path, sigma, max_size, noise_text, method_text, runs, seed
     if failed:
         note(f"{counted(len(failed), 'run')} scored 0 where the solver failed, the first with: {failed[0]}")
     if json_path is not None:
-        body = {"sigma": sigma, "max_size": max_size, "itemsets": len(frequent), "items": len(frequent.labels),
-                "rows": rows, "summary": table}
+        # the machine and the seed, as the header and bench rho's JSON give them (a user walkthrough:
+        # the rows held neither, and no run can be drawn again without the seed)
+        body = {"machine": started_on, "seed": seed, "sigma": sigma, "max_size": max_size,
+                "itemsets": len(frequent), "items": len(frequent.labels), "rows": rows, "summary": table}
         write_json(json_path, body)

@@ -2,13 +2,16 @@
 the seed, the run and the noise value, so a level measures the same runs whatever other levels
 are listed with it; the solver's one-off import is not counted in any solve's seconds."""
 
+import json
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.window import Window
 from setveil.plugins.audit import bench
 from setveil.plugins.audit.bench import experiment, level_rng, summary
@@ -226,3 +229,17 @@ def test_the_release_and_program_options_reach_every_run():
     graph = graph_database(ASYMMETRIC)
     assert {row["accuracy"] for row in measured(graph, sigma_of(graph), methods=["mip"])} == {1.0}
     assert max(row["accuracy"] for row in measured(graph, sigma_of(graph), methods=["mip"], linking="aggregate")) < 1
+
+
+def test_the_json_names_the_seed_and_the_machine_the_runs_were_drawn_on(tmp_path):
+    # a user walkthrough: bench audit's header named the seed, and its --json, the rows alone,
+    # did not, where bench rho's names both
+    data = tmp_path / "graph.dat"
+    data.write_text("".join(" ".join(row) + "\n" for row in graph_database(ASYMMETRIC)))
+    out = tmp_path / "audit.json"
+    _load_plugin_commands()
+    result = CliRunner().invoke(cli, ["bench", "audit", str(data), "--sigma", "0.05", "--noise", "0", "--runs", "1",
+                                      "--methods", "lp", "--seed", "9", "--json", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    body = json.loads(out.read_text())
+    assert body["seed"] == 9 and body["machine"].split(", ")[1].endswith(" cores")
