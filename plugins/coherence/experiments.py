@@ -37,9 +37,12 @@ SUMMARY_COLUMNS = ["approach", "runs", "distortion_mean", "distortion_sd", "find
 
 @click.command("coherence")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
-@click.option("--public-share", type=FloatRange(0, 1), required=True, help="δ: share of items public.")
+@click.option("--public-share", type=FloatRange(0, 1), required=True,
+              help="δ: share of items drawn public; every item held by more than h of the transactions is public too "
+                   "(Xu et al. §4.1).")
 @click.option("--h", "h", type=FloatRange(0, 1, min_open=True), required=True,
-              help="h: the largest share of a public itemset's transactions that may hold one private item.")
+              help="h: the largest share of a public itemset's transactions that may hold one private item; the "
+                   "item split makes public every item held by more than this share.")
 @click.option("--k", "k", type=MODEL_COUNT, required=True,
               help="k: the fewest transactions a public itemset that occurs must be held by.")
 @click.option("--p", "p", type=MODEL_COUNT, required=True, help="p: the largest public itemset an attacker knows.")

@@ -212,3 +212,18 @@ def test_the_summary_gives_the_mean_of_each_approachs_rows(tmp_path):
     for name, entry in summary.items():
         mine = [r for r in body["rows"] if r["approach"] == name]
         assert entry["eliminate_seconds"] == pytest.approx(sum(r["eliminate_seconds"] for r in mine) / 3)
+
+
+def test_an_item_held_by_more_than_h_is_public_whatever_the_public_share_as_the_help_says(tmp_path):
+    # a user walkthrough: --public-share's help read "share of items public", and --public-share 0
+    # gave a public item, the one held by more than h of the transactions, of which --h said nothing
+    data = tmp_path / "d.dat"
+    data.write_text("a b\na c\na d\na e\n")
+    out = tmp_path / "rows.json"
+    result = run("bench", "coherence", data, "--public-share", "0", "--h", "0.5", "--k", "1", "--p", "1",
+                 "--seeds", "1", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert {row["public"] for row in json.loads(out.read_text())["rows"]} == {1}
+    shown = " ".join(run("bench", "coherence", "--help").output.split())
+    assert "δ: share of items drawn public; every item held by more than h of the transactions is public too" in shown
+    assert "the item split makes public every item held by more than this share" in shown
