@@ -15,7 +15,8 @@ import numpy as np
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
 from setveil.core.cli import counted, shown_path
-from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
+from setveil.core.clitypes import (SEED, SEED_MAX, FloatRange, IntRange, check_bench_files, json_option,
+                                   keep_stdout_for_data)
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
@@ -170,6 +171,11 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     psi_decimals = max(1, -int(Decimal(repr(psi_step)).as_tuple().exponent))
     if patterns_path is not None:
         _refuse_sampling_with_patterns()
+    elif seed + seeds - 1 > SEED_MAX:
+        # a set drawn past it could not be drawn again: patterns sample --seed refuses such a seed
+        # (a user walkthrough: --seed 4294967295 --seeds 3 sampled seeds 4294967296 and 4294967297)
+        raise ParameterError("seeds", f"{seeds} sets from --seed {seed} would pass seed {SEED_MAX}, the largest: "
+                             f"lower --seed to {SEED_MAX - seeds + 1} at most, or give fewer --seeds")
     check_bench_files(json_out, (input_path, patterns_path))
     given = None
     if patterns_path is not None:

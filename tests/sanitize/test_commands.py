@@ -553,6 +553,24 @@ def test_bench_speed_refuses_two_inputs_its_table_would_name_alike_before_readin
     assert result.output == f"setveil: error: parameter 'INPUT': {name} given more than once; give each once\n"
 
 
+@pytest.mark.parametrize("seed, seeds, refused", [(4294967295, 3, True), (4294967293, 3, False),
+                                                  (4294967295, 1, False)])
+def test_bench_effectiveness_samples_no_set_past_the_largest_seed(runner, database, tmp_path, seed, seeds, refused):
+    # a user walkthrough: --seed 4294967295 --seeds 3 sampled sets at seeds 4294967296 and
+    # 4294967297, which patterns sample --seed refuses, so no such set could be drawn again
+    if refused:
+        database.write_bytes(b"a \xff\n")  # reading it first would be a different error
+    result = runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(database), "-n", "1", "--min-support",
+                                 "0.3", "--psi-step", "1", "--policies", "naive", "--seed", str(seed), "--seeds",
+                                 str(seeds)])
+    if refused:
+        assert result.exit_code == 2 and result.output == (
+            "setveil: error: parameter 'seeds': 3 sets from --seed 4294967295 would pass seed 4294967295, the "
+            "largest: lower --seed to 4294967293 at most, or give fewer --seeds\n")
+    else:
+        assert result.exit_code == 0, result.output
+
+
 def test_bench_speed_runs_at_its_psi_what_anonymize_reports(runner, database, tmp_path):
     # mutation pass: runs at psi 0 whatever --psi said, sanitizations read from the removed items
     # and restrictive patterns from the sensitive transactions all passed the tests
