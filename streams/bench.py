@@ -137,18 +137,37 @@ def refuse_unused_options(model: str, params: tuple[str, ...], sensitive: str | 
     taken and not used), naming it and why. --h, --k and --p stand in for coherence's -P, and --h,
     --public-share and --seed make the item split of a model that classifies items, without --sensitive."""
     classifies = get_registry().model_class(model).needs_schema
-    coherence = f"the model is {model!r}" if model != "coherence" else (
-        "-P gives the model's parameters" if params else None)
-    items = None if classifies and sensitive is None else (
-        "--sensitive gives the items" if classifies else f"model {model!r} classifies no items")
-    # a model that classifies no items is not coherence either: its one reason says both
-    both = items if not classifies else coherence and items and f"{coherence} and {items}"
-    unused = {"h": both, "k": coherence, "p": coherence, "public_share": items, "seed": items}
+    unused_as_coherence = _unused_as_coherence(model, params)
+    unused_for_split = _unused_for_split(model, classifies, sensitive)
+    # --h serves both, so it goes unused only when both do; a model that classifies no items is
+    # not coherence either, which its one reason says
+    if not (unused_as_coherence and unused_for_split):
+        unused_h = None
+    elif classifies:
+        unused_h = f"{unused_as_coherence} and {unused_for_split}"
+    else:
+        unused_h = unused_for_split
+    unused = {"h": unused_h, "k": unused_as_coherence, "p": unused_as_coherence,
+              "public_share": unused_for_split, "seed": unused_for_split}
     ctx = click.get_current_context()
     for name, reason in unused.items():
         if reason and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
             option = "--" + name.replace("_", "-")
             raise ParameterError(option[2:], f"{option} {ROLES[name]}, and {reason}: drop {option}")
+
+
+def _unused_as_coherence(model: str, params: tuple[str, ...]) -> str | None:
+    """Why --h, --k and --p, as coherence's parameters, go unused; None when they are used."""
+    if model != "coherence":
+        return f"the model is {model!r}"
+    return "-P gives the model's parameters" if params else None
+
+
+def _unused_for_split(model: str, classifies: bool, sensitive: str | None) -> str | None:
+    """Why the item split's options go unused; None when the run splits the items."""
+    if not classifies:
+        return f"model {model!r} classifies no items"
+    return "--sensitive gives the items" if sensitive is not None else None
 
 
 def smallest_window(model_args: list[str]) -> int:
