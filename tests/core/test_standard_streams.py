@@ -69,11 +69,11 @@ def test_a_standard_error_gone_silences_the_table_and_not_the_run(data):
     child.stderr.close()
     out = child.stdout.read()
     assert child.wait(timeout=120) == 0
-    assert set(json.loads(out)) == {"machine", "rows", "summary"}
+    assert set(json.loads(out)) == {"machine", "seed", "rows", "summary"}
     # QA re-check: with standard error closed outright the table went to standard output first
     closed = subprocess.run([*SETVEIL, "bench", "run", str(data), *K, "--runs", "1", "--json", "-"],
                             stdout=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(2))
-    assert closed.returncode == 0 and set(json.loads(closed.stdout)) == {"machine", "rows", "summary"}
+    assert closed.returncode == 0 and set(json.loads(closed.stdout)) == {"machine", "seed", "rows", "summary"}
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail")
@@ -221,7 +221,7 @@ def test_json_to_standard_output_is_json_alone(data, name):
     # /dev/stdout` still did (mutation pass), though a name of standard output is written as - is
     result = run("bench", "run", data, *K, "--runs", "1", "--json", name)
     assert result.returncode == 0, result.stderr
-    assert set(json.loads(result.stdout)) == {"machine", "rows", "summary"}
+    assert set(json.loads(result.stdout)) == {"machine", "seed", "rows", "summary"}
     assert "| run " in result.stderr
 
 
