@@ -1,0 +1,43 @@
+"""What a model's doc says its ``anonymize --report`` holds, for the tests that compare it with
+the keys of real reports: the doc's report paragraph, cut where it turns from the loss and
+``metrics`` to ``stats``, and the backquoted names in each part."""
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from setveil.core.cli import _load_plugin_commands, cli
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def described(doc: str, start: str) -> tuple[str, str]:
+    """The paragraph of docs/``doc`` that begins at ``start``, blanks and line breaks made one
+    space, as what it says of the loss and ``metrics`` and what it says of ``stats``."""
+    text = (DOCS / doc).read_text()
+    begin = text.index(start)
+    paragraph = " ".join(text[begin:text.index("\n\n", begin)].split())
+    loss_and_metrics, stats = paragraph.split("Its `stats`")
+    return loss_and_metrics, stats
+
+
+def named(text: str) -> set[str]:
+    """The names a doc quotes as keys (a backquoted word; `rule_metrics=true` is a setting)."""
+    return set(re.findall(r"`(\w+)`", text))
+
+
+def anonymized_report(tmp_path: Path, *args) -> dict:
+    """The report of ``setveil anonymize INPUT … --report``, ``args`` holding INPUT and the model."""
+    _load_plugin_commands()
+    report = tmp_path / "report.json"
+    command = ["anonymize", *map(str, args), "-o", str(tmp_path / "out.dat"), "--report", str(report)]
+    result = CliRunner().invoke(cli, command, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(report.read_text())
+
+
+def window_stats_keys(body: dict) -> list[set[str]]:
+    """The keys of each window's ``stats``, which README says the total's are."""
+    return [set(window["stats"]) for window in body["per_window"]]
