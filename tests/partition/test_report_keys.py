@@ -7,7 +7,7 @@ from .test_cli import DATA, FIG2
 
 # what the paragraph quotes that is not a key of the report's metrics, or of its stats
 PROSE_BEFORE_STATS = {"info_loss", "loss_metric", "metrics"}
-PROSE_IN_STATS = {"generalized_share", "released_labels"}
+PROSE_IN_STATS = {"generalized_share", "released_labels", "per_window"}
 
 
 def documented_stats(model: str) -> set[str]:
@@ -31,3 +31,14 @@ def test_the_report_holds_the_keys_docs_partition_describes_and_no_other(tmp_pat
     assert named(loss_and_metrics) - PROSE_BEFORE_STATS == set(body["metrics"])
     assert documented_stats(model) == set(body["stats"])
     assert window_stats_keys(body) == [set(body["stats"])] * body["windows"] == [set(body["stats"])] * 2
+
+
+@pytest.mark.parametrize("model, params", [("kanonymity", ["-P", "k=2"]), ("km-anonymity", ["-P", "k=2", "-P", "m=2"])])
+def test_a_window_of_empty_transactions_reports_the_stats_docs_partition_says(tmp_path, model, params):
+    # Analyst's check: its per_window entry holds generalized_occurrences alone, which
+    # docs/partition.md, listing every stat for each window, did not say
+    data = tmp_path / "t2.dat"
+    data.write_text("\n" * 7 + DATA)
+    body = anonymized_report(tmp_path, data, "--model", model, *params, "--fanout", 2, "--window", 7)
+    assert [window["stats"] for window in body["per_window"]][0] == {"generalized_occurrences": 0}
+    assert window_stats_keys(body)[1] == set(body["stats"]) == documented_stats(model)
