@@ -1,6 +1,7 @@
 """What a model's doc says its ``anonymize --report`` holds, for the tests that compare it with
 the keys of real reports: the doc's report paragraph, cut where it turns from the loss and
-``metrics`` to ``stats``, and the backquoted names in each part."""
+``metrics`` to ``stats``, and the backquoted names in each part; and the ``metrics`` a service
+batch carries, which docs/batch-format.md shows."""
 
 import json
 import re
@@ -8,7 +9,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import _load_plugin_commands, cli, configure
+from setveil.core.engine import Pipeline
+from setveil.core.plugins import get_plugin_manager
+from setveil.core.records import Record
+from setveil.streams.codec import decode_batch
+from setveil.streams.processor import WindowProcessor
+from setveil.streams.windowing import Cut, Message
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -41,3 +48,19 @@ def anonymized_report(tmp_path: Path, *args) -> dict:
 def window_stats_keys(body: dict) -> list[set[str]]:
     """The keys of each window's ``stats``, which README says the total's are."""
     return [set(window["stats"]) for window in body["per_window"]]
+
+
+def batch_format_metrics() -> set[str]:
+    """The keys of the ``metrics`` of the batch docs/batch-format.md shows."""
+    block = (DOCS / "batch-format.md").read_text().split('"metrics": {', 1)[1].split("}", 1)[0]
+    return set(re.findall(r'"(\w+)":', block))
+
+
+def batch_metrics(transactions: list[list[str]], model: str, *params: str, sensitive=None, hierarchy=None) -> dict:
+    """The ``metrics`` of the batch a service worker makes of one window of ``transactions``, in process."""
+    configured = configure(model, None, list(params), sensitive, None, hierarchy, None)
+    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), seed=3, merge_subjects=False, source="test")
+    cut = Cut([Message(offset, [Record(items, tid=offset)], 0.0) for offset, items in enumerate(transactions)])
+    outcome = worker.process("in", 0, cut)
+    assert outcome.emitted, outcome.reason
+    return decode_batch(outcome.value)["metrics"]

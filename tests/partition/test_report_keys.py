@@ -1,8 +1,10 @@
-"""Every key of the k-models' --report is the one docs/partition.md describes, for each model."""
+"""Every key of the k-models' --report is the one docs/partition.md describes, for each model, and a
+service batch carries the metrics docs/batch-format.md shows."""
 
 import pytest
 
-from ..report_keys import anonymized_report, described, named, window_stats_keys
+from ..report_keys import anonymized_report, batch_format_metrics, batch_metrics, described, named, window_stats_keys
+from .examples import TABLE_2
 from .test_cli import DATA, FIG2
 
 # what the paragraph quotes that is not a key of the report's metrics, or of its stats
@@ -42,3 +44,15 @@ def test_a_window_of_empty_transactions_reports_the_stats_docs_partition_says(tm
     body = anonymized_report(tmp_path, data, "--model", model, *params, "--fanout", 2, "--window", 7)
     assert [window["stats"] for window in body["per_window"]][0] == {"generalized_occurrences": 0}
     assert window_stats_keys(body)[1] == set(body["stats"]) == documented_stats(model)
+
+
+@pytest.mark.parametrize("model, params", [("kanonymity", ["-P", "k=2"]), ("km-anonymity", ["-P", "k=2", "-P", "m=2"])])
+def test_a_batch_carries_the_metrics_docs_batch_format_shows_with_the_reports_loss(tmp_path, model, params):
+    data, hierarchy = tmp_path / "t2.dat", tmp_path / "fig2.csv"
+    data.write_text(DATA)
+    hierarchy.write_text(FIG2)
+    body = anonymized_report(tmp_path, data, "--model", model, *params, "--hierarchy", hierarchy)
+    transactions = [original for original, _, _ in TABLE_2.values()]
+    metrics = batch_metrics(transactions, model, *params[1::2], hierarchy=str(hierarchy))
+    assert set(metrics) == batch_format_metrics()
+    assert (metrics["loss_metric"], metrics["information_loss"]) == (body["loss_metric"], body["info_loss"])

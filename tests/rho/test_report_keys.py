@@ -1,9 +1,10 @@
 """Every key of rho's --report is the one docs/rho.md describes: for each policy, without the rule
-measures (rule_metrics=false) and with them skipped as too large."""
+measures (rule_metrics=false) and with them skipped as too large; and a service batch carries the
+metrics docs/batch-format.md shows."""
 
 import pytest
 
-from ..report_keys import anonymized_report, described, named, window_stats_keys
+from ..report_keys import anonymized_report, batch_format_metrics, batch_metrics, described, named, window_stats_keys
 from .test_cli import MODEL, TABLE_1
 
 # what the paragraph quotes that is not a key of the report's metrics, or of its stats
@@ -59,3 +60,11 @@ def test_the_empty_qid_counts_as_unsafe_and_not_as_generated_as_docs_rho_says(tm
     # qid is counted as unsafe, never as generated
     body = report_of(tmp_path, "bread condom\nbeer condom\n", "-P", "t_max=0.5", "--policy", "mine")
     assert (body["stats"]["parts"], body["stats"]["unsafe_qids"], body["stats"]["qids_generated"]) == (2, 2, 0)
+
+
+def test_a_batch_carries_the_metrics_docs_batch_format_shows_with_the_reports_loss(tmp_path):
+    body = report_of(tmp_path, TABLE_1)
+    transactions = [line.split() for line in TABLE_1.splitlines()]
+    metrics = batch_metrics(transactions, "rho", "rho=0.5", "workers=1", sensitive=str(tmp_path / "sensitive.txt"))
+    assert set(metrics) == batch_format_metrics()
+    assert (metrics["loss_metric"], metrics["information_loss"]) == (body["loss_metric"], body["info_loss"])

@@ -1,9 +1,10 @@
 """Every key of sanitize's --report is the one docs/sanitize.md describes: for each policy, with
-the pattern measures off (sigma=off) and with them skipped as too large."""
+the pattern measures off (sigma=off) and with them skipped as too large; and a service batch
+carries the metrics docs/batch-format.md shows."""
 
 import pytest
 
-from ..report_keys import anonymized_report, described, named, window_stats_keys
+from ..report_keys import anonymized_report, batch_format_metrics, batch_metrics, described, named, window_stats_keys
 from .helpers import FIG3, write_patterns
 
 # what the paragraph quotes that is not a key of the report's metrics, or of its stats
@@ -49,3 +50,10 @@ def test_without_pattern_measures_the_report_holds_the_keys_docs_sanitize_descri
 
 def test_pattern_measures_skipped_as_too_large_leave_the_keys_docs_sanitize_describes(tmp_path):
     assert_documented(report_of(tmp_path, TOO_MANY_PATTERNS, "i0-0 i0-1", "-P", "sigma=0.05"), "skipped")
+
+
+def test_a_batch_carries_the_metrics_docs_batch_format_shows_with_the_reports_loss(tmp_path):
+    body = report_of(tmp_path, FIG3, "A B D")
+    metrics = batch_metrics(FIG3, "sanitize", f"restrictive={tmp_path / 'restrictive.txt'}")
+    assert set(metrics) == batch_format_metrics()
+    assert (metrics["loss_metric"], metrics["information_loss"]) == (body["loss_metric"], body["info_loss"])
