@@ -19,10 +19,11 @@ from pathlib import Path
 import msgpack
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from setveil.core.cli import configure
+from setveil.core.cli import cli, configure
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import Infeasible, PluginError
 from setveil.core.formats import read_window
@@ -136,6 +137,24 @@ def test_the_same_window_gives_the_same_release(sample):
     first = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
     second = decode_batch(processor(sample).process("in", 0, cut_of(transactions)).value)
     assert first["transactions"] == second["transactions"]
+
+
+@pytest.mark.parametrize("policy", ["mm-il", "mm", "il"])
+def test_a_coherence_window_of_anonymize_window_is_released_as_the_service_releases_its_records(sample, tmp_path, policy):
+    # README, `anonymize --window`: coherence breaks ties by label, so window 1 numbers its items in the order
+    # the whole file first names them (window 0 first) and is still released as the worker releases its records
+    data, sensitive, public = sample
+    transactions = list(read_window(data))[:600]
+    (tmp_path / "in.dat").write_text("".join(" ".join(items) + "\n" for items in transactions))
+    options = ["--model", "coherence", "--policy", policy, "-P", "h=0.4", "-P", "k=5", "-P", "p=3",
+               "--sensitive", str(sensitive), "--public", str(public)]
+    result = CliRunner().invoke(cli, ["anonymize", str(tmp_path / "in.dat"), "-o", str(tmp_path / "out.dat"),
+                                      "--window", "300", *options], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    offline = [set(line.split()) for line in (tmp_path / "out.dat").read_text().splitlines()[300:]]
+    worker = worker_for("coherence", policy, ["h=0.4", "k=5", "p=3"], sensitive, public)
+    batch = decode_batch(worker.process("in", 0, cut_of(transactions[300:], first_offset=300)).value)
+    assert [set(t["items"]) for t in batch["transactions"]] == offline
 
 
 def test_a_windows_random_choices_are_drawn_for_its_id(sample):
