@@ -87,3 +87,18 @@ def test_a_windows_file_on_standard_input_is_refused_naming_the_option(files):
                  input="in/0/0-4\n" * 10)
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert result.output.startswith("setveil: error: parameter '--windows': standard input ('-') is not supported")
+
+
+def test_the_windows_are_the_files_a_line_shifted_fails_where_a_window_it_names_fails(files):
+    # README, `verify --windows`: the windows are FILE's, whatever the service cut; a window of one
+    # transaction has no safe release at k=2, while windows that pass prove the release's union safe
+    original, release, windows = interleaved(files)
+    ids = windows.read_text().splitlines()
+    private = ["--sensitive", files / "private.txt"]
+    windows.write_text("".join(f"{line}\n" for line in ["in/0/0-0", *ids[:-1]]))
+    result = run("verify", original, release, *MODEL, *private, "--windows", windows)
+    assert result.exit_code == 1
+    assert "violation: window in/0/0-0: small-cohort" in result.output
+    windows.write_text("in/0/0-9\n" * len(ids))  # both partitions' windows named as one: their union passes
+    result = run("verify", original, release, *MODEL, *private, "--windows", windows)
+    assert result.exit_code == 0, result.output
