@@ -140,7 +140,7 @@ def test_the_same_window_gives_the_same_release(sample):
 
 
 @pytest.mark.parametrize("policy", ["mm-il", "mm", "il"])
-def test_a_coherence_window_of_anonymize_window_is_released_as_the_service_releases_its_records(sample, tmp_path, policy):
+def test_a_coherence_window_of_anonymize_window_is_released_as_the_worker_releases_it(sample, tmp_path, policy):
     # README, `anonymize --window`: coherence breaks ties by label, so window 1 numbers its items in the order
     # the whole file first names them (window 0 first) and is still released as the worker releases its records
     data, sensitive, public = sample
