@@ -1,4 +1,4 @@
-"""Every top-level and per-window key of anonymize --report is the one README.md's description
+"""Every top-level and per-window key of anonymize --report is the one docs/cli.md's description
 of --report names, and no other."""
 
 import re
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..report_keys import anonymized_report, named
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 # what the description quotes that is not a key of the report: formats, compression, secrets'
 # names, and the models' stats it gives as examples
 PROSE = {"fimi", "jsonl", "msgpack", "gzip", "password", "secret", "token", "anonymize", "skipped", "peak_stats",
@@ -14,16 +14,16 @@ PROSE = {"fimi", "jsonl", "msgpack", "gzip", "password", "secret", "token", "ano
 
 
 def described() -> tuple[str, str]:
-    """README's description of --report: what it says of the run as a whole, and of `per_window`."""
-    text = README.read_text()
-    begin = text.index("`--report` writes JSON:")
-    description = " ".join(text[begin:text.index("Item files go only", begin)].split())
+    """docs/cli.md's section on --report: what it says of the run as a whole, and of `per_window`."""
+    text = CLI.read_text()
+    begin = text.index("### The report (`--report`)")
+    description = " ".join(text[begin:text.index("\n#", begin)].split())
     whole, rest = description.split("`per_window` (one entry per window, in input order:")
-    per_window, after = re.split(r"\) and `seconds` \(the whole run", rest)
+    per_window, after = re.split(r"\) - and `seconds` \(the whole run", rest)
     return whole + " `per_window` `seconds` " + after, per_window
 
 
-def test_the_report_holds_the_keys_the_readme_describes_and_no_other(tmp_path):
+def test_the_report_holds_the_keys_the_cli_doc_describes_and_no_other(tmp_path):
     data, sensitive = tmp_path / "data.dat", tmp_path / "sensitive.txt"
     data.write_text("bread beer condom\ncoffee fruits\nbeer condom\ncoffee fruits\n" * 2)
     sensitive.write_text("condom\n")
