@@ -46,7 +46,7 @@ def anonymized_report(tmp_path: Path, *args) -> dict:
 
 
 def window_stats_keys(body: dict) -> list[set[str]]:
-    """The keys of each window's ``stats``, which README says the total's are."""
+    """The keys of each window's ``stats``, which docs/cli.md says the total's are."""
     return [set(window["stats"]) for window in body["per_window"]]
 
 

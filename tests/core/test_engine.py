@@ -1232,7 +1232,7 @@ class DroppingModel(LeakyModel):
 
 
 def test_the_report_counts_the_released_items_and_says_whether_they_were_checked(recorder):
-    # README: items_after counts the release's occurrences, a window's seconds are its anonymize
+    # docs/cli.md: items_after counts the release's occurrences, a window's seconds are its anonymize
     # and verify seconds summed, and verified is false under --no-verify
     _, pm, registry = recorder
     window = Window.from_transactions([["a", "b"], ["b"], ["a"]])

@@ -90,7 +90,7 @@ def test_a_windows_file_on_standard_input_is_refused_naming_the_option(files):
 
 
 def test_the_windows_are_the_files_a_line_shifted_fails_where_a_window_it_names_fails(files):
-    # README, `verify --windows`: the windows are FILE's, whatever the service cut; a window of one
+    # docs/cli.md, `verify --windows`: the windows are FILE's, whatever the service cut; a window of one
     # transaction has no safe release at k=2, while windows that pass prove the release's union safe
     original, release, windows = interleaved(files)
     ids = windows.read_text().splitlines()

@@ -141,7 +141,7 @@ def test_the_same_window_gives_the_same_release(sample):
 
 @pytest.mark.parametrize("policy", ["mm-il", "mm", "il"])
 def test_a_coherence_window_of_anonymize_window_is_released_as_the_worker_releases_it(sample, tmp_path, policy):
-    # README, `anonymize --window`: coherence breaks ties by label, so window 1 numbers its items in the order
+    # docs/cli.md, `anonymize --window`: coherence breaks ties by label, so window 1 numbers its items in the order
     # the whole file first names them (window 0 first) and is still released as the worker releases its records
     data, sensitive, public = sample
     transactions = list(read_window(data))[:600]
