@@ -224,8 +224,9 @@ SETTINGS: tuple[Setting, ...] = (
                            "restart re-delivers the window (`setveil replay` stops, exit status 1)", "float", 30.0,
                            low=1.0, high=INT32_MAX_MS)),
     # -- windows ------------------------------------------------------------------------------
-    Setting("window", _p("max_transactions", "a window is cut when it holds this many transactions", "int", 5000,
-                         low=1)),
+    Setting("window", _p("max_transactions", "a window holds at most this many transactions, cut at a message "
+                         "boundary (more only when one message takes it from below min_transactions past this)",
+                         "int", 5000, low=1)),
     Setting("window", _p("max_seconds", "or when this many seconds passed without a full window", "float", 5.0,
                          low=0.01)),
     Setting("window", _p("min_transactions", "smaller windows are held and merged with the next; auto: the fewest the "
