@@ -178,6 +178,26 @@ def test_a_records_subject_is_read_for_the_producers_that_send_it(tmp_path, fmt)
     assert subjects == ["p1", None, 7] and window.tids == [5, 1, 2] and compression is None
 
 
+@pytest.mark.parametrize("subject, kind", [({"name": "p1"}, "a map"), (["p1"], "a list"), (1.0, "a float"),
+                                           (msgpack.Timestamp(1, 0), "a Timestamp")])
+def test_a_subject_neither_a_string_nor_an_integer_is_refused_naming_its_kind(tmp_path, subject, kind):
+    # docs/cli.md's Subjects: refused whether or not subjects are merged, the value unshown
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(msgpack.packb({"items": ["a"]}) + msgpack.packb({"subject": subject, "items": ["b"]}))
+    with pytest.raises(InputError) as info:
+        read_window_and_subjects(path)
+    assert (info.value.line, info.value.problem) == (2, f"'subject' is {kind}, expected a string or an integer")
+    assert "p1" not in str(info.value)
+
+
+def test_a_subject_is_read_as_given_untrimmed_and_unnormalised(tmp_path):
+    # docs/batch-format.md: subjects compare exactly, so " 1" and "1" are two, as NFC and NFD are
+    subjects = [" 1", "1", "Jos\u00e9", "Jose\u0301", ""]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"subject": who, "items": ["a"]}) + "\n" for who in subjects))
+    assert read_window_and_subjects(path)[1] == subjects
+
+
 def test_fimi_has_no_subjects(tmp_path):
     path = tmp_path / "in.dat"
     path.write_text("a b\n\nc\n")

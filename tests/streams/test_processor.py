@@ -312,6 +312,26 @@ def test_a_subjects_transactions_merge_into_one():
     assert len(unmerged.window) == 4
 
 
+@pytest.mark.parametrize("spellings", [(1, "1"), (" 1", "1"), ("Ann", "ann"), ("Jos\u00e9", "Jose\u0301"),
+                                       ("ann\u200b", "ann")], ids=["type", "blank", "case", "nfc-nfd", "zero-width"])
+def test_a_subject_spelt_two_ways_is_two_transactions_as_the_format_says(spellings):
+    # docs/batch-format.md: subjects compare exactly, neither trimmed, case-folded nor normalised,
+    # so such a person counts twice towards k; a producer must send one spelling
+    cut = Cut([Message(offset, [Record([item], tid=offset, subject=who)], 0.0)
+               for offset, (item, who) in enumerate(zip("ab", spellings))])
+    built = build_window(cut, partition=0, merge_subjects=True)
+    assert built.fields == [{"tid": 0, "tids": [0]}, {"tid": 1, "tids": [1]}]
+
+
+def test_the_empty_subject_is_one_subject_whose_records_merge():
+    # docs/batch-format.md: "" is no missing subject; a nil one is
+    cut = Cut([Message(0, [Record(["a"], tid=1, subject=""), Record(["b"], tid=2, subject=None)], 0.0),
+               Message(1, [Record(["c"], tid=3, subject=""), Record(["d"], tid=4)], 0.0)])
+    built = build_window(cut, partition=0, merge_subjects=True)
+    assert built.fields == [{"tid": 1, "tids": [1, 3]}, {"tid": 2}, {"tid": 4}]
+    assert list(map(sorted, built.window)) == [["a", "c"], ["b"], ["d"]]
+
+
 def test_a_message_that_repeats_a_tid_of_its_window_is_left_out_for_the_dead_letter_topic():
     # Regression (QA): the service took tid 5 twice into one window, so a merged subject carried
     # tids [5, 5], and two records of one transaction counted twice towards k
