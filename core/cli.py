@@ -37,7 +37,7 @@ from .params import Parameter, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema, misspelt
-from .subjects import Subject, merge_window
+from .subjects import Subject, merge_window, spelt_apart
 from .verify import release_violations
 from .window import Tid, Window, detached
 
@@ -285,6 +285,17 @@ def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:
              "to make each subject's records one transaction")
 
 
+def warn_subjects_spelt_apart(subjects: Sequence[Subject | None], source) -> None:
+    """Warn, by a count alone, of subjects that spell another's name otherwise
+    (:func:`~setveil.core.subjects.spelt_apart`): merged apart, as the service merges them, one
+    person is two transactions and counts twice towards k (review: " 7" and "7", an NFC and an
+    NFD name)."""
+    if apart := spelt_apart(subjects):
+        warning(f"{shown_path(source)}: {counted(apart, 'subject')} spelt like another but for type, blanks or "
+                "Unicode form (7 and \"7\", \" 7\" and \"7\", an NFC and an NFD \"é\"): subjects compare exactly, so "
+                "each is merged apart and its person counts twice towards k; give each person one spelling")
+
+
 def subject_counts(subjects: Sequence[Subject | None]) -> tuple[int, int]:
     """How many records carry a subject, and how many subjects they carry."""
     given = [subject for subject in subjects if subject is not None]
@@ -330,6 +341,7 @@ def read_records(path, fmt: str | None, merge_subjects: bool
         return window, subjects, None, compression
     if all(subject is None for subject in subjects):
         note(f"no record of {shown_path(path)} carries a subject: each record stays a transaction of its own")
+    warn_subjects_spelt_apart(subjects, path)
     merged, tids = merge_window(window, subjects)
     return merged, subjects, tids, compression
 

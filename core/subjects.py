@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .labeltext import unmarked
 from .window import Tid, Window
 
 Subject = str | int
@@ -62,3 +63,14 @@ def merge_window(window: Window, subjects: Sequence[Subject | None]) -> tuple[Wi
         (window.tid(position), labels, subject) for position, (labels, subject) in enumerate(zip(window, subjects)))
     merged = Window.from_transactions(transactions, [f["tid"] for f in fields], vocab=window.vocab)
     return merged, [f.get("tids") for f in fields]
+
+
+def spelt_apart(subjects: Iterable[Subject | None]) -> int:
+    """How many of ``subjects`` spell another's name otherwise, so that the merge, which compares
+    exactly, keeps one person's records apart and that person counts twice towards k: subjects
+    that differ only in type (``7`` and ``"7"``), in blanks (``" 7"``, a doubled space) or in
+    what a reader cannot see (an NFC and an NFD ``"é"``, a zero-width space:
+    :func:`~setveil.core.labeltext.unmarked`). Case does not count: identifiers may tell ``aB``
+    from ``Ab`` on purpose."""
+    distinct = {subject for subject in subjects if subject is not None}
+    return len(distinct) - len({" ".join(unmarked(str(subject)).split()) for subject in distinct})

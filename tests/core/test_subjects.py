@@ -10,7 +10,7 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from setveil.core.subjects import merge_records, merge_window
+from setveil.core.subjects import merge_records, merge_window, spelt_apart
 from setveil.core.window import Window
 
 from ..rho.rho_reference import unsafe_rules
@@ -94,6 +94,30 @@ def test_anonymize_merges_each_patients_visits_into_one_transaction(tmp_path):
     # the note of shared subjects is for a run that does not merge them
     assert "patient" not in out.read_text() + report.read_text() + result.stderr + result.output
     assert "note" not in result.stderr
+
+
+def test_subjects_that_spell_one_name_otherwise_are_counted_but_case_is_not():
+    # " 7"/"7", 7/"7", an NFD and an NFC name, a zero-width space, a doubled blank: one each
+    assert spelt_apart([" 7", "7", 7, "Jose\u0301", "Jos\u00e9", "ann\u200b", "ann", "a  b", "a b", None]) == 5
+    # the same subject again, no subject, or another case is no other spelling
+    assert spelt_apart(["7", "7", None, None, "Ann", "ann", "aB", "Ab", "", 0]) == 0
+
+
+def test_anonymize_warns_of_a_patient_spelt_two_ways_and_names_no_subject(tmp_path):
+    # Regression (review, task ident73): "patient-anna " and "patient-anna" were merged apart,
+    # anna counted twice towards k, and the run said nothing
+    visits, model = clinic(tmp_path)
+    spelt = [(tid, "patient-anna " if tid == "v4" else who, items) for tid, who, items in VISITS]
+    source = write_visits(tmp_path, spelt, "spelt.jsonl")
+    out = tmp_path / "out.jsonl"
+    result = run("anonymize", source, "-o", out, *model, "--merge-subjects")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"setveil: warning: {source}: 1 subject spelt like another but for type, blanks or "
+                                    "Unicode form")
+    assert "patient" not in result.stderr and len(out.read_text().splitlines()) == 6
+    # the file spelt one way, and a run that merges nothing, are not warned
+    assert "warning" not in run("anonymize", visits, "-o", out, *model, "--merge-subjects").stderr
+    assert "spelt like another" not in run("anonymize", source, "-o", out, *model).stderr
 
 
 def test_verify_merges_the_original_as_anonymize_did(tmp_path):
