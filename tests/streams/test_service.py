@@ -617,7 +617,13 @@ def test_an_infeasible_window_fails_closed(make_settings, start_worker, sample):
 
 
 STREAM = 6000  # the transactions of the slow stream whose fate the tests check
-TRAILER = 20  # and after them, ten a partition that only carry the stream's tail out
+# the fewest a window cut by age holds: a loaded CI run cut one of 6 transactions, a private item
+# in 3 of them, above h = 0.4, so it failed closed, its transactions never came out, and the test
+# timed out waiting for them; no run of 100 to 699 consecutive transactions of a partition of this
+# stream holds one in more than 17% (16.2% at most, counted 2026-12-06)
+SLOW_STREAM_MIN_WINDOW = 100
+# and after the stream, a window's worth a partition that only carry the stream's tail out
+TRAILER = 2 * SLOW_STREAM_MIN_WINDOW
 
 
 def _slow_stream_under_way(make_settings, start_worker, sample):
@@ -628,8 +634,8 @@ def _slow_stream_under_way(make_settings, start_worker, sample):
     last records, and those are held until more come (a CI run waited 90 s on four of them)."""
     data, _, _ = sample
     transactions = list(read_window(data))[:STREAM + TRAILER]
-    settings = make_settings(window__max_transactions=5000, window__max_seconds=0.3, window__min_transactions=5,
-                             consumer__commit_interval=60.0)
+    settings = make_settings(window__max_transactions=5000, window__max_seconds=0.3,
+                             window__min_transactions=SLOW_STREAM_MIN_WINDOW, consumer__commit_interval=60.0)
     worker = start_worker(settings)
     producer = threading.Thread(target=_produce_slowly, args=(settings, records(transactions), 300, 0.1))
     producer.start()
