@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import click
+from click.core import ParameterSource
 
 from .formats import refuse_unreadable
 from .output import check_output, names_standard_output, refuse_reading_standard_output, reserve_stdout
@@ -102,6 +103,13 @@ def int_list(smallest: int, largest: int | None = None):
         return values
 
     return parse
+
+
+def option_given(name: str) -> bool:
+    """Whether the running command's parameter ``name`` was given (on the command line or by its
+    environment variable), not left at its default: an option that a run would leave unused is
+    refused only when given."""
+    return click.get_current_context().get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
 
 
 def json_option(dest: str = "json_path", help: str = "Also write the rows as JSON here ('-' for stdout)."):

@@ -36,11 +36,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import click
 import numpy as np
-from click.core import ParameterSource
 
 from setveil.core.bench import table_printer
+from setveil.core.clitypes import option_given
 from setveil.core.errors import ParameterError, SetveilError, counted
 from setveil.core.itemsplit import coherence_split
 from setveil.core.model import Context
@@ -149,9 +148,8 @@ def refuse_unused_options(model: str, params: tuple[str, ...], sensitive: str | 
         unused_h = unused_for_split
     unused = {"h": unused_h, "k": unused_as_coherence, "p": unused_as_coherence,
               "public_share": unused_for_split, "seed": unused_for_split}
-    ctx = click.get_current_context()
     for name, reason in unused.items():
-        if reason and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
+        if reason and option_given(name):
             option = "--" + name.replace("_", "-")
             raise ParameterError(option[2:], f"{option} {ROLES[name]}, and {reason}: drop {option}")
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
-from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import (MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option,
+                                   option_given)
 from setveil.core.cli import (build_context, configure, counted, model_options, note, refuse_empty_sensitive,
                               refuse_unused_files)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
@@ -365,7 +365,7 @@ def demo(rate, batch, count, window, config, overrides):
     from .demo import run_demo
 
     pairs = dict(parse_assignments(list(overrides)))
-    if click.get_current_context().get_parameter_source("window") is not ParameterSource.DEFAULT:
+    if option_given("window"):
         # --window wins over --set window.max_transactions, as serve's options win over --set,
         # where the --set size was taken and a --window given with it ignored in silence
         pairs["window.max_transactions"] = window

@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, in_child
-from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option
+from setveil.core.clitypes import SEED, IntRange, check_bench_files, int_list, json_option, option_given
 from setveil.core.engine import window_rng
 from setveil.core.errors import Infeasible, InputError, ParameterError, SetveilError
 from setveil.core.formats import read_window
@@ -64,7 +63,7 @@ def partition_bench(inputs, ks, fanouts, ms, models, runs, seed, json_path):
         settings.append(("kanonymity", None))
     if models in ("both", "aa"):
         settings.extend(("km-anonymity", m) for m in ms)
-    elif click.get_current_context().get_parameter_source("ms") is not ParameterSource.DEFAULT:
+    elif option_given("ms"):
         # its values would be ignored in silence (a user walkthrough: -m 2 with --models partition ran
         # no AA, and the means still had a column of n/a for each m)
         raise ParameterError("m", "-m gives AA's values of m, and --models partition runs no AA: "

@@ -41,10 +41,10 @@ from typing import Any
 
 import click
 import numpy as np
-from click.core import ParameterSource
 
 from setveil.core.bench import RunDied, in_child, machine, print_table
-from setveil.core.clitypes import MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option
+from setveil.core.clitypes import (MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option,
+                                   option_given)
 from setveil.core.errors import ParameterError, SetveilError
 from setveil.core.engine import window_rng
 from setveil.core.formats import read_window
@@ -232,9 +232,8 @@ def _paper_datasets(full: dict[str, Data], *names: str) -> list[Data]:
 def _refuse_unused_options(experiments: list[str]) -> None:
     """Refuse an option given whose every experiment is left out, naming it: it would be ignored in
     silence (a user walkthrough: --experiment speed --rho 0.5 ran at ρ = 0.7)."""
-    ctx = click.get_current_context()
     for name, (option, used_by) in SCOPED.items():
-        if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT and not set(used_by) & set(experiments):
+        if option_given(name) and not set(used_by) & set(experiments):
             raise ParameterError(option.lstrip("-"), f"{option} applies to {_either(used_by)} alone, which "
                                  f"--experiment leaves out: drop {option} or add the experiment")
 

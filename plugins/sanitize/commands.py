@@ -10,12 +10,11 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 import numpy as np
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
 from setveil.core.cli import counted, shown_path
-from setveil.core.clitypes import (SEED, SEED_MAX, FloatRange, IntRange, check_bench_files, json_option,
+from setveil.core.clitypes import (SEED, SEED_MAX, FloatRange, IntRange, check_bench_files, json_option, option_given,
                                    keep_stdout_for_data)
 from setveil.core.errors import InputError, ParameterError, SetveilError
 from setveil.core.formats import FORMATS, read_window
@@ -136,9 +135,8 @@ SAMPLING = {"count": "-n", "seeds": "--seeds", "seed": "--seed", "min_length": "
 def _refuse_sampling_with_patterns() -> None:
     """A sampling option given with ``--patterns`` would be ignored in silence (QA: ``--seeds 3``
     ran one set); refused, naming it."""
-    ctx = click.get_current_context()
     for name, option in SAMPLING.items():
-        if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT):
+        if option_given(name):
             raise ParameterError(option.lstrip("-"), f"{option} chooses sampled patterns, and --patterns gives them: "
                                  "drop one of the two")
 
