@@ -248,7 +248,8 @@ def _policies(given: str | None) -> tuple[list[str], list[str]]:
     experiment when given (a user walkthrough: ``--experiment speed --policy mine`` ran ``dist`` too),
     else the policies of the paper's figures."""
     if given is not None:
-        return listed("policy", given), listed("policy", given)
+        chosen = listed("policy", given)
+        return chosen, chosen
     return listed("policy", GRID_POLICIES), listed("policy", PAIR_POLICIES)
 
 
