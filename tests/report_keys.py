@@ -56,6 +56,13 @@ def batch_format_metrics() -> set[str]:
     return set(re.findall(r'"(\w+)":', block))
 
 
+def assert_batch_matches_report(metrics: dict, report: dict) -> None:
+    """A batch's ``metrics`` hold the keys docs/batch-format.md shows, and the loss the report of
+    the same data gives, under the same name."""
+    assert set(metrics) == batch_format_metrics()
+    assert (metrics["loss_metric"], metrics["information_loss"]) == (report["loss_metric"], report["info_loss"])
+
+
 def batch_metrics(transactions: list[list[str]], model: str, *params: str, sensitive=None, hierarchy=None) -> dict:
     """The ``metrics`` of the batch a service worker makes of one window of ``transactions``, in process."""
     configured = configure(model, None, list(params), sensitive, None, hierarchy, None)
