@@ -12,7 +12,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.plugins.rho import RhoPolicy
-from setveil.plugins.rho.suppressor import PolicyError
+from setveil.plugins.rho.policies import PolicyError
 
 from .test_table1 import TABLE_1
 
