@@ -59,6 +59,7 @@ FLOOR_OPTION_REFERENCES = 22
 FENCE = re.compile(r"^\s*```")
 INLINE = re.compile(r"`([^`]+)`")
 SHELL_OPERATORS = re.compile(r"^[&|;<>()]+$")
+ALTERNATIVES = re.compile(r"\[[^\[\]]* \| [^\[\]]*\]")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,9 @@ def commands_in(where: str, text: str, in_block: bool = False) -> list[Shown]:
     if "\\|" in text:
         first, *others = (part.split() for part in text.split("\\|"))
         return [Shown(where, (), tuple(first[1:]))] + [Shown(where, (), tuple(first[1:-1] + other)) for other in others]
+    # a synopsis's `[--hierarchy F | --fanout N]` names alternative options, not a pipe: each is
+    # checked as an option of its own, wherever the synopsis places it
+    text = ALTERNATIVES.sub(lambda found: "] [".join(found.group(0).split(" | ")), text)
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = "#"
@@ -309,6 +313,10 @@ def test_lines_are_read_as_the_shell_reads_them():
     (shown,) = commands_in("t", line)
     assert shown.env == (("SETVEIL_CONFIG", "c.toml"),) and shown.argv == ("tail", "--count", "$(wc -l < x.dat)")
     assert [s.text for s in commands_in("t", "setveil audit rename \\| publish …")] == ["audit rename", "audit publish …"]
+    # a synopsis's alternatives in brackets are options, not a pipe into a second command
+    synopsis = "setveil verify A B [--hierarchy F | --fanout N] [--windows W]"
+    assert [s.argv for s in commands_in("t", synopsis, True)] == [
+        ("verify", "A", "B", "[--hierarchy", "F]", "[--fanout", "N]", "[--windows", "W]")]
 
 
 def code_block_after(path: Path, heading: str) -> str:
