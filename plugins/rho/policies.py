@@ -34,6 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from setveil.core.errors import counted
 from setveil.core.model import Policy
 
 
@@ -93,7 +94,8 @@ class RhoPolicy(Policy):
     @abc.abstractmethod
     def score(self, options: Options, state: State) -> np.ndarray:
         """The heuristic value of each option, one number per option (``len(options.victim)``
-        of them, in their order); the highest is chosen. Any other count fails the window closed."""
+        of them, in their order); the highest is chosen. Any other count, or a NaN, fails the window
+        closed."""
 
     def choose(self, options: Options, state: State) -> int:
         """Index of the option to apply: best score, then the tie-breaks of the module doc.
@@ -101,8 +103,12 @@ class RhoPolicy(Policy):
         score = np.asarray(self.score(options, state), dtype=np.float64)
         if score.shape != options.victim.shape:  # lexsort's "all keys need to be the same shape" named no one
             raise PolicyError(f"the policy scored {score.size} options of {len(options.victim)}")
+        unscored = int(np.count_nonzero(np.isnan(score)))
+        if unscored:  # lexsort ranks a NaN last, so a policy's bug passed as a choice of its other options
+            raise PolicyError(f"the policy {self.name!r} gave {unscored} of {counted(score.size, 'option')} "
+                              "a NaN score")
         keys = (state.item_rank[options.victim], options.in_qid, options.deletions, -score)
-        if len(score) > 32 and not np.isnan(score).any():
+        if len(score) > 32:
             # the tie-breaks only among the best: global offers thousands of types a step, where
             # sorting them all took 10 of its 79 s on retail (a qid's few options sort at once)
             best = np.flatnonzero(score == score.max())
