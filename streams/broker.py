@@ -212,11 +212,24 @@ def start_kafka_container() -> Broker:
             from testcontainers.kafka import KafkaContainer
         except ImportError:
             raise BrokerError("a Kafka container needs the testcontainers package") from None
-    container = KafkaContainer(KAFKA_IMAGE).with_kraft()
-    container.with_env("KAFKA_MESSAGE_MAX_BYTES", str(MAX_MESSAGE_BYTES))
-    container.with_env("KAFKA_REPLICA_FETCH_MAX_BYTES", str(MAX_MESSAGE_BYTES))
-    container.start()
-    return Broker(container.get_bootstrap_server(), "kafka-container", container.stop)
+    container = None
+    try:
+        container = KafkaContainer(KAFKA_IMAGE).with_kraft()
+        container.with_env("KAFKA_MESSAGE_MAX_BYTES", str(MAX_MESSAGE_BYTES))
+        container.with_env("KAFKA_REPLICA_FETCH_MAX_BYTES", str(MAX_MESSAGE_BYTES))
+        container.start()
+        return Broker(container.get_bootstrap_server(), "kafka-container", container.stop)
+    except Exception as exc:
+        # an engine that stopped answering after its ping, an image it cannot pull, a Kafka that
+        # never logged its start: docker-py's and testcontainers' errors ended the demo and bench
+        # stream in a traceback
+        if container is not None:
+            with contextlib.suppress(Exception):
+                container.stop()
+        engine = os.environ.get("DOCKER_HOST") or default_docker_socket()
+        raise BrokerError(f"cannot start a Kafka container through the Docker engine at {engine} "
+                          f"({type(exc).__name__}): set {BOOTSTRAP_ENV} to a running cluster, such as the "
+                          "embedded broker `setveil dev-broker` starts") from None
 
 
 def open_broker(env: Mapping[str, str] | None = None, log_path: str | os.PathLike | None = None) -> Broker:
