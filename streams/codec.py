@@ -241,8 +241,12 @@ def fit_rejected_window(key: bytes, value: bytes, headers: list[tuple[str, bytes
     return value, headers, reason
 
 
-def decode_batch(value: bytes) -> dict[str, Any]:
+def decode_batch(value: bytes | None) -> dict[str, Any]:
     """A batch as a dict; raises ValueError for anything that is not a ``setveil.batch/1`` map."""
+    if not value:
+        # None is a tombstone (a null value), which msgpack refused as a TypeError, and that read
+        # as a map key that is a list or a map
+        raise ValueError(f"not a {BATCH_SCHEMA} message: the value is {'null' if value is None else 'empty'}")
     try:
         batch = msgpack.unpackb(value, raw=False, strict_map_key=False)
     except TypeError:  # a list or map as a map key: Python cannot hash it

@@ -128,7 +128,7 @@ def _batch_of(message) -> dict[str, Any]:
     release short, or a window missing from the counts, without a word."""
     try:
         return decode_batch(message.value)
-    except (ValueError, TypeError, msgpack.UnpackException):  # TypeError: a null value
+    except (ValueError, msgpack.UnpackException):
         ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace") or "(none)"
         if len(ce_type) > CE_TYPE_SHOWN:
             ce_type = ce_type[:CE_TYPE_SHOWN] + "…"
