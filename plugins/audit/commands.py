@@ -95,6 +95,8 @@ def rename(input_path, output, mapping, seed, fmt, output_format):
     renamed, names = rename_items(window, np.random.default_rng(seed))
     key = "".join(f"{label_text(a)} {label_text(b)}\n" for a, b in names.items())
     write_outputs([(output, render_window(renamed, output, output_format)), (mapping, text_bytes(mapping, key))])
+    click.echo(f"{counted(len(renamed), 'transaction')} over {counted(len(names), 'item')} renamed: f(D) written to "
+               f"{shown_path(output, 'standard output')}, f to {shown_path(mapping, 'standard output')}", err=True)
 
 
 @audit.command("publish")
