@@ -132,8 +132,14 @@ def _batch_of(message) -> dict[str, Any]:
         ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace") or "(none)"
         if len(ce_type) > CE_TYPE_SHOWN:
             ce_type = ce_type[:CE_TYPE_SHOWN] + "…"
-        raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): a newer setveil "
-                           "may have written it; tail stops rather than skip it") from None
+        if message.value is None:  # a tombstone, which no setveil writes to the output topic, newer or not
+            why = "its value is null"
+        elif not message.value:
+            why = "its value is empty"
+        else:
+            why = "a newer setveil may have written it"
+        raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): {why}; "
+                           "tail stops rather than skip it") from None
 
 
 def _readable(batch: dict[str, Any]) -> bool:
