@@ -173,9 +173,10 @@ class GlobalCut:
         chains = [self.ancestors(int(node)) for node in itemset]
         shape = tuple(len(chain) for chain in chains)
         candidates = math.prod(shape) - 1  # the first combination changes nothing
+        # the count goes with the hierarchy's depth and the itemset's size, not with the window's
         within_budget(candidates, GENERALIZATION_BUDGET, k,
-                      f"generalizations of a failing {len(itemset)}-itemset for AA to weigh (lower m, or cut smaller "
-                      "windows)")
+                      f"generalizations of a failing {len(itemset)}-itemset for AA to weigh (lower m, or give a "
+                      "hierarchy of fewer levels)")
         extra = np.empty(candidates, dtype=np.int64)
         changes = np.empty(candidates, dtype=np.int64)
         for start in range(0, candidates, GRID_BLOCK):
