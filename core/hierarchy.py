@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import InputError, counted
-from .labeltext import LabelSyntaxError, field_text, label_order, read_utf8, split_fields
+from .labeltext import LabelSyntaxError, field_text, folded, label_order, read_utf8, split_fields, turkic_folded
 from .output import write_text_output
 from .records import MAX_LABEL_LENGTH
 from .window import Window
@@ -339,17 +339,39 @@ class Hierarchy:
         nodes = self.nodes(window.vocab.labels)
         present = np.zeros(len(nodes), dtype=bool)  # not window.supports: a shared vocabulary may have grown
         present[window.indices] = True
+        missing = nodes < 0
         inner_node = (nodes >= 0) & ~self.is_leaf[np.maximum(nodes, 0)]
-        for wrong, one, many in ((nodes < 0, "is not in the hierarchy", "are not in the hierarchy"),
+        for wrong, one, many in ((missing, "is not in the hierarchy", "are not in the hierarchy"),
                                  (inner_node, "is an inner node of the hierarchy, not a leaf",
                                   "are inner nodes of the hierarchy, not leaves")):
             count = int((present & wrong).sum())
             if count:
                 # a position counted from 0, as a rejected window names its transactions
                 first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]])
+                hint = ""
+                if wrong is missing:
+                    labels = window.vocab.labels
+                    lines = self._lines_spelling([labels[item] for item in np.flatnonzero(present & missing)],
+                                                 {labels[item] for item in np.flatnonzero(present)})
+                    hint = _spelt_otherwise(lines, count)
                 raise InputError(self.source, f"{counted(count, 'item')} of {data or 'the data'} "
-                                 f"{one if count == 1 else many}; the first in transaction {first} (counted from 0)")
+                                 f"{one if count == 1 else many}; the first in transaction {first} (counted from 0)"
+                                 f"{hint}")
         return nodes
+
+    def _lines_spelling(self, missing: list[str], held: set[str]) -> list[int]:
+        """The lines of :attr:`source` that give a node a label which one of the ``missing`` items
+        folds like (:func:`folded`, or :func:`turkic_folded` with the same fold of the other) and
+        which the data does not hold itself (``held``: ``Ca`` and ``CA`` may be two items on
+        purpose), sorted. An analyst's file that spells ``HIV`` as ``hiv``, or pastes a
+        zero-width space into it, was refused only as lacking the item, though its line is the
+        one to mend."""
+        if self.node_lines is None:
+            return []
+        folds, turkic_folds = set(map(folded, missing)), set(map(turkic_folded, missing))
+        lines = {int(self.node_lines[node]) for node, label in enumerate(self.labels)
+                 if (folded(label) in folds or turkic_folded(label) in turkic_folds) and label not in held}
+        return sorted(lines - {0})
 
     def inner_labels_above(self, window: Window) -> list[str]:
         """The labels of the inner nodes above ``window``'s items, in preorder: the labels a
@@ -363,6 +385,18 @@ class Hierarchy:
 
     def __repr__(self) -> str:
         return f"Hierarchy({len(self)} nodes, {self.n_leaves} leaves, height {self.height})"
+
+
+def _spelt_otherwise(lines: list[int], count: int) -> str:
+    """What :meth:`Hierarchy.leaf_nodes` adds to its message for the file's ``lines`` that spell
+    ``count`` items missing from it otherwise: line numbers, never a label."""
+    if not lines:
+        return ""
+    shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+    one = len(lines) == 1
+    which = "it" if count == 1 else "one of them" if one else "some of them"
+    return (f"; {'line' if one else 'lines'} {shown} of the hierarchy {'spells' if one else 'spell'} {which} in "
+            "another case, Unicode form or with an invisible character: write the data's spelling")
 
 
 def _file_edges(path: str | os.PathLike) -> tuple[list[str], list[str], list[int]]:
