@@ -348,16 +348,31 @@ class Hierarchy:
             if count:
                 # a position counted from 0, as a rejected window names its transactions
                 first = int(window.owners()[np.flatnonzero(wrong[window.indices])[0]])
-                hint = ""
                 if wrong is missing:
                     labels = window.vocab.labels
                     lines = self._lines_spelling([labels[item] for item in np.flatnonzero(present & missing)],
                                                  {labels[item] for item in np.flatnonzero(present)})
                     hint = _spelt_otherwise(lines, count)
+                else:
+                    hint = self._children_lines(nodes[present & inner_node], count)
                 raise InputError(self.source, f"{counted(count, 'item')} of {data or 'the data'} "
                                  f"{one if count == 1 else many}; the first in transaction {first} (counted from 0)"
                                  f"{hint}")
         return nodes
+
+    def _children_lines(self, inner: np.ndarray, count: int) -> str:
+        """What :meth:`leaf_nodes` adds to its message for ``count`` items of the data that are the
+        ``inner`` nodes: the lines of :attr:`source` that give each its first child, which a file of
+        thousands of lines leaves the analyst to search for otherwise."""
+        if self.node_lines is None:
+            return ""
+        lines = sorted(set(self.node_lines[inner + 1].tolist()) - {0})  # in preorder a first child follows its parent
+        if not lines:
+            return ""
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        if count == 1:
+            return f"; line {shown} of the hierarchy gives it a child"
+        return f"; {'line' if len(lines) == 1 else 'lines'} {shown} of the hierarchy give such items children"
 
     def _lines_spelling(self, missing: list[str], held: set[str]) -> list[int]:
         """The lines of :attr:`source` that give a node a label which one of the ``missing`` items
