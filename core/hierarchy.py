@@ -476,6 +476,10 @@ def _edges_of_lines(path: str | os.PathLike, text: str) -> list[tuple[str, str, 
             fields = split_fields(stripped)
         except LabelSyntaxError as exc:
             raise InputError(path, str(exc), number) from None
+        if len(fields) > 2:
+            # a hand-written 'Diabetes, type 2,Metabolic' was refused with no word of the comma
+            raise InputError(path, f"expected one edge 'child,parent', found {len(fields)} fields; a label that holds "
+                             'a comma is written as a JSON string ("Smith, John")', number)
         if len(fields) != 2 or not fields[0] or not fields[1]:
             raise InputError(path, "expected one edge 'child,parent'", number)
         for position, label in enumerate(fields, start=1):
