@@ -27,3 +27,21 @@ def test_generalizations_past_the_budget_ask_for_a_lower_m_or_fewer_levels_not_s
         "support of 2 transactions would list up to 17,648,400 generalizations of a failing 2-itemset for AA to "
         "weigh (lower m, or give a hierarchy of fewer levels), more than the budget of 16,777,216\n")
     assert not (tmp_path / "out.dat").exists()
+
+
+def test_a_chain_of_one_child_nodes_counts_each_node_in_the_budget(tmp_path):
+    # docs/partition.md: 5 items under a file's chain of 20,000 one-child nodes fail at m = 2, each
+    # chain node weighed though it covers the leaves its child covers; m = 1 is released
+    chain = 20000
+    lines = [f"n{level + 1},n{level}" for level in range(chain - 1)] + [f"i{item},n{chain - 1}" for item in range(5)]
+    (tmp_path / "chain.csv").write_text("\n".join(lines) + "\n")
+    # each of the 10 pairs of the 5 items 4 times: every item held 16 times, every pair 4, below k=9
+    pairs = [f"i{a} i{b}\n" for a in range(5) for b in range(a + 1, 5)]
+    (tmp_path / "data.dat").write_text("".join(pairs * 4))
+    _load_plugin_commands()
+    args = ["anonymize", str(tmp_path / "data.dat"), "-o", str(tmp_path / "out.dat"), "-m", "km-anonymity",
+            "-P", "k=9", "--hierarchy", str(tmp_path / "chain.csv")]
+    result = CliRunner().invoke(cli, [*args, "-P", "m=2"])
+    assert result.exit_code == 1
+    assert "would list up to 400,040,000 generalizations of a failing 2-itemset for AA to weigh" in result.output
+    assert CliRunner().invoke(cli, [*args, "-P", "m=1"]).exit_code == 0
