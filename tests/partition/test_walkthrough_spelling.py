@@ -66,3 +66,12 @@ def test_a_generated_hierarchy_names_no_line():
     with pytest.raises(InputError) as refused:
         hierarchy.leaf_nodes(Window.from_transactions([["A"]]), "data.dat")
     assert str(refused.value).endswith("is not in the hierarchy; the first in transaction 0 (counted from 0)")
+
+
+def test_a_turkish_capital_dotted_i_is_a_spelling_of_its_small_i():
+    # İstanbul folds like istanbul only with Turkish casing (core/labeltext.py turkic_folded)
+    hierarchy = Hierarchy.from_edges([("Ankara", "cities", 1), ("istanbul", "cities", 2)], "h.csv")
+    with pytest.raises(InputError) as refused:
+        hierarchy.leaf_nodes(Window.from_transactions([["Ankara"], ["\u0130stanbul"]]), "data.dat")
+    assert str(refused.value).endswith("; line 2 of the hierarchy spells it in another case, Unicode form or with an "
+                                       "invisible character: write the data's spelling")
