@@ -44,3 +44,13 @@ def test_a_hierarchy_without_lines_names_none():
         hierarchy.leaf_nodes(Window.from_transactions([["a..b"]]), "data.dat")
     assert str(refused.value) == ("<input>: 1 item of data.dat is an inner node of the hierarchy, not a leaf; the "
                                   "first in transaction 0 (counted from 0)")
+
+
+def test_more_than_five_lines_are_named_by_the_first_five():
+    edges = [(f"x{i}", "ALL", i + 1) for i in range(7)] + [(f"y{i}", f"x{i}", 8 + i) for i in range(7)]
+    hierarchy = Hierarchy.from_edges(edges, "h.csv")
+    with pytest.raises(InputError) as refused:
+        hierarchy.leaf_nodes(Window.from_transactions([[f"x{i}" for i in range(7)]]), "data.dat")
+    assert str(refused.value).endswith("7 items of data.dat are inner nodes of the hierarchy, not leaves; the first in "
+                                       "transaction 0 (counted from 0); lines 8, 9, 10, 11, 12, ... of the hierarchy "
+                                       "give such items children")

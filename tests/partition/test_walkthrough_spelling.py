@@ -75,3 +75,11 @@ def test_a_turkish_capital_dotted_i_is_a_spelling_of_its_small_i():
         hierarchy.leaf_nodes(Window.from_transactions([["Ankara"], ["\u0130stanbul"]]), "data.dat")
     assert str(refused.value).endswith("; line 2 of the hierarchy spells it in another case, Unicode form or with an "
                                        "invisible character: write the data's spelling")
+
+
+def test_more_than_five_lines_are_named_by_the_first_five():
+    hierarchy = Hierarchy.from_edges([(f"X{i}", "ALL", i + 1) for i in range(7)], "h.csv")
+    with pytest.raises(InputError) as refused:
+        hierarchy.leaf_nodes(Window.from_transactions([[f"x{i}" for i in range(7)]]), "data.dat")
+    assert str(refused.value).endswith("; lines 1, 2, 3, 4, 5, ... of the hierarchy spell some of them in another "
+                                       "case, Unicode form or with an invisible character: write the data's spelling")
