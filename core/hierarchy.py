@@ -411,7 +411,7 @@ def _spelt_otherwise(lines: list[int], count: int) -> str:
     one = len(lines) == 1
     which = "it" if count == 1 else "one of them" if one else "some of them"
     return (f"; {'line' if one else 'lines'} {shown} of the hierarchy {'spells' if one else 'spell'} {which} in "
-            "another case, Unicode form or with an invisible character: write the data's spelling")
+            "another case, spacing, Unicode form or with an invisible character: write the data's spelling")
 
 
 def _file_edges(path: str | os.PathLike) -> tuple[list[str], list[str], list[int]]:

@@ -27,8 +27,8 @@ def test_an_item_the_hierarchy_spells_otherwise_is_refused_naming_its_line(tmp_p
     assert result.exit_code == 2 and not (tmp_path / "out.dat").exists()
     assert result.output == (
         f"setveil: error: {tmp_path / 'h.csv'}: 1 item of {tmp_path / 'data.dat'} is not in the hierarchy; the first "
-        "in transaction 1 (counted from 0); line 5 of the hierarchy spells it in another case, Unicode form or with "
-        "an invisible character: write the data's spelling\n")
+        "in transaction 1 (counted from 0); line 5 of the hierarchy spells it in another case, spacing, Unicode form "
+        "or with an invisible character: write the data's spelling\n")
 
 
 def test_several_items_spelt_otherwise_are_named_by_their_lines(tmp_path):
@@ -36,8 +36,8 @@ def test_several_items_spelt_otherwise_are_named_by_their_lines(tmp_path):
     assert result.exit_code == 2
     assert result.output.endswith(
         "3 items of " f"{tmp_path / 'data.dat'}" " are not in the hierarchy; the first in transaction 0 (counted from "
-        "0); lines 3, 5, 6 of the hierarchy spell some of them in another case, Unicode form or with an invisible "
-        "character: write the data's spelling\n")
+        "0); lines 3, 5, 6 of the hierarchy spell some of them in another case, spacing, Unicode form or with an "
+        "invisible character: write the data's spelling\n")
 
 
 def test_an_item_the_hierarchy_lacks_with_no_other_spelling_gets_no_hint(tmp_path):
@@ -57,8 +57,8 @@ def test_a_label_the_data_holds_too_is_another_item_not_a_spelling():
                                   "(counted from 0)")
     with pytest.raises(InputError) as refused:
         hierarchy.leaf_nodes(Window.from_transactions([["Ca", "Hb"]]), "data.dat")
-    assert str(refused.value).endswith("; line 1 of the hierarchy spells it in another case, Unicode form or with an "
-                                       "invisible character: write the data's spelling")
+    assert str(refused.value).endswith("; line 1 of the hierarchy spells it in another case, spacing, Unicode form or "
+                                       "with an invisible character: write the data's spelling")
 
 
 def test_a_generated_hierarchy_names_no_line():
@@ -68,13 +68,22 @@ def test_a_generated_hierarchy_names_no_line():
     assert str(refused.value).endswith("is not in the hierarchy; the first in transaction 0 (counted from 0)")
 
 
+def test_other_spacing_is_a_spelling():
+    # a JSONL item "New York" under a hand-written "New  York" (bare, its inner blanks kept)
+    hierarchy = Hierarchy.from_edges([("Boston", "cities", 1), ("New  York", "cities", 2)], "h.csv")
+    with pytest.raises(InputError) as refused:
+        hierarchy.leaf_nodes(Window.from_transactions([["Boston", "New York"]]), "data.jsonl")
+    assert str(refused.value).endswith("; line 2 of the hierarchy spells it in another case, spacing, Unicode form or "
+                                       "with an invisible character: write the data's spelling")
+
+
 def test_a_turkish_capital_dotted_i_is_a_spelling_of_its_small_i():
     # İstanbul folds like istanbul only with Turkish casing (core/labeltext.py turkic_folded)
     hierarchy = Hierarchy.from_edges([("Ankara", "cities", 1), ("istanbul", "cities", 2)], "h.csv")
     with pytest.raises(InputError) as refused:
         hierarchy.leaf_nodes(Window.from_transactions([["Ankara"], ["\u0130stanbul"]]), "data.dat")
-    assert str(refused.value).endswith("; line 2 of the hierarchy spells it in another case, Unicode form or with an "
-                                       "invisible character: write the data's spelling")
+    assert str(refused.value).endswith("; line 2 of the hierarchy spells it in another case, spacing, Unicode form or "
+                                       "with an invisible character: write the data's spelling")
 
 
 def test_more_than_five_lines_are_named_by_the_first_five():
@@ -82,4 +91,5 @@ def test_more_than_five_lines_are_named_by_the_first_five():
     with pytest.raises(InputError) as refused:
         hierarchy.leaf_nodes(Window.from_transactions([[f"x{i}" for i in range(7)]]), "data.dat")
     assert str(refused.value).endswith("; lines 1, 2, 3, 4, 5, ... of the hierarchy spell some of them in another "
-                                       "case, Unicode form or with an invisible character: write the data's spelling")
+                                       "case, spacing, Unicode form or with an invisible character: write the data's "
+                                       "spelling")
