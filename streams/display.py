@@ -33,7 +33,9 @@ class WindowDisplay:
             self.first, self.first_count = now, collected.transactions
         tx_per_second = (collected.transactions - self.first_count) / (now - self.first) if now > self.first else 0.0
         check = "ok" if summary.verified else "off"
-        where = summary.id.split("/", 1)[1]
+        # a worker's id is topic/partition/offsets, shown without the topic; any producer may write
+        # the output topic, and an id of its own is shown whole, escapes as such
+        where = printable(summary.id.split("/", 1)[-1])
         self.echo(f"{where:<26} {summary.transactions:>6} {summary.information_loss:>6.3f} "
                   f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
