@@ -104,9 +104,11 @@ class Coherence(PrivacyModel[CoherencePolicy]):
         private_support = np.where(classes == ItemClass.PRIVATE, window.supports, 0)
         top = int(private_support.max()) if len(private_support) else 0
         if Share.of(h).exceeded(top, n):
+            # the least h the window allows, as counts: a decimal of 1/3 typed short of it is still refused
             raise Infeasible(
                 f"a private item is in {top} of the window's {n} transactions, more than h={h}: the empty "
-                "itemset is a mole and no (h,k,p)-cohesion exists (Theorem 1)"
+                f"itemset is a mole and no (h,k,p)-cohesion exists (Theorem 1); this window allows h in "
+                f"[{top}/{n}, 1], or that item public"
             )
 
     def smallest_window(self) -> int:
