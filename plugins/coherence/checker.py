@@ -126,7 +126,9 @@ def _suspects(
     groups = _Groups(release, public)
     itemsets = list(frequent)
     supports = np.fromiter(frequent.values(), dtype=np.int64, count=len(itemsets))
-    step = groups.block_size(p)
+    # sized by the longest itemset mined, not p: a p past any transaction (a user's "no bound")
+    # made blocks of one itemset: p=2**63-1 took 10.7 s to check 1,000 of mushroom that p=100 checks in 0.08 s
+    step = groups.block_size(max(map(len, itemsets)))
     for start in range(0, len(itemsets), step):
         block, totals = itemsets[start : start + step], supports[start : start + step]
         sizes = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
