@@ -147,13 +147,11 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
     def input_notes(self, original, source):
         known = set(self.patterns.table(original.vocab).number.tolist())
         lines = [line for number, line in enumerate(self.patterns.lines) if number not in known]
-        if len(lines) == len(self.patterns):
-            raise InputError(self.patterns.path, f"each of its {len(lines)} restrictive patterns holds an item that "
-                                                 f"never occurs in {source}, so nothing would be hidden: labels "
-                                                 "must match the input's exactly, case included")
         # a pattern spelt otherwise than the input (hiv for HIV, é as e and a combining accent)
         # hides nothing and was only noted (QA, adversarial pass); one the input also spells
-        # otherwise (a byte-order mark before some records' HIV) was not even noted (review)
+        # otherwise (a byte-order mark before some records' HIV) was not even noted (review).
+        # Said before the refusal of a file none of whose patterns occurs, which names no line and
+        # no cause a reader can see: a file typed in NFD or with a pasted zero-width space (walkthrough)
         if misspelt_patterns := self.patterns.misspelt_lines(original.vocab):
             first = misspelt_patterns[0]
             if first in lines:
@@ -164,6 +162,10 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                            "invisible character, and no pattern gives that spelling: write a pattern for each "
                            "spelling the input uses")
             raise InputError(self.patterns.path, problem + also_lines(misspelt_patterns), first)
+        if len(lines) == len(self.patterns):
+            raise InputError(self.patterns.path, f"each of its {len(lines)} restrictive patterns holds an item that "
+                                                 f"never occurs in {source}, so nothing would be hidden: labels "
+                                                 "must match the input's exactly, case included")
         if not lines:
             return []
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")

@@ -223,9 +223,9 @@ def test_patterns_that_all_hold_an_item_the_data_lacks_are_refused(runner, tmp_p
     for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
         result = runner.invoke(cli, [*command, *hiding_all(patterns)])
         assert result.exit_code == 2 and not out.exists()
-        assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an item "
-                                         f"that never occurs in {data}, so nothing would be hidden: labels must "
-                                         "match the input's exactly, case included")
+        assert result.stderr.strip() == (f"setveil: error: {patterns}:1: the pattern holds an item that never occurs "
+                                         f"in {data}, which holds it in another case, Unicode form or with an "
+                                         "invisible character: write it exactly as the input spells it (also line 2)")
 
 
 def test_a_pattern_spelt_in_another_case_or_normalization_than_the_data_is_refused(runner, tmp_path):

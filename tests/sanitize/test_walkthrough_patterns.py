@@ -1,0 +1,59 @@
+"""A data owner's walkthrough of the sanitize model with pattern files written by hand
+(docs/sanitize.md, "Using it")."""
+
+import pytest
+from click.testing import CliRunner
+
+from setveil.core.cli import cli
+
+from .helpers import write_patterns
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "d.dat"
+    path.write_text("52 55\n52 55 1\nCaf\u00e9 x\nCaf\u00e9 x 1\n3 4\n", encoding="utf-8")
+    return path
+
+
+def _run(runner, command, patterns):
+    return runner.invoke(cli, [*command, "-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0",
+                               "-P", "sigma=off"])
+
+
+@pytest.mark.parametrize("line", ["52\u200b 55", "Cafe\u0301 x"], ids=["zero-width space", "NFD"])
+def test_a_file_whose_every_pattern_is_spelt_otherwise_names_the_line_and_the_spelling(runner, tmp_path, data, line):
+    # Regression (walkthrough): a file of one pattern, its 52 with a pasted zero-width space or its
+    # Café typed in NFD, was refused as holding an item that never occurs, "case included", naming
+    # no line, where the same pattern beside one the data holds named its line and the spelling
+    patterns = write_patterns(tmp_path / "p.txt", "3 4", line)
+    out = tmp_path / "out.dat"
+    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+        result = _run(runner, command, patterns)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert result.stderr.strip().endswith(f"{patterns}:2: the pattern holds an item that never occurs in {data}, "
+                                              "which holds it in another case, Unicode form or with an invisible "
+                                              "character: write it exactly as the input spells it")
+    alone = write_patterns(tmp_path / "alone.txt", line)
+    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+        result = _run(runner, command, alone)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert result.stderr.strip() == (f"setveil: error: {alone}:1: the pattern holds an item that never occurs in "
+                                         f"{data}, which holds it in another case, Unicode form or with an invisible "
+                                         "character: write it exactly as the input spells it")
+
+
+def test_a_file_whose_every_pattern_names_an_absent_item_is_refused_naming_the_file(runner, tmp_path, data):
+    patterns = write_patterns(tmp_path / "p.txt", "52 56", "# my note")
+    out = tmp_path / "out.dat"
+    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+        result = _run(runner, command, patterns)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an "
+                                         f"item that never occurs in {data}, so nothing would be hidden: labels must "
+                                         "match the input's exactly, case included")
