@@ -77,7 +77,7 @@ def _check_ranges(min_length, max_length, min_support, max_support) -> None:
               help="Write the patterns here ('-' for stdout).")
 def sample(input_path, count, min_length, max_length, min_support, max_support, seed, fmt, sigma, output):
     """Pick n frequent patterns of INPUT at random (seeded), lengths spread over the range and
-    support within it; write them one per line for ``-P restrictive=FILE``."""
+    support within it; write them one per line for `-P restrictive=FILE`."""
     _check_ranges(min_length, max_length, min_support, max_support)
     check_output(output, "--output", (input_path,))
     keep_stdout_for_data(output)

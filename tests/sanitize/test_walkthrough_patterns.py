@@ -57,3 +57,12 @@ def test_a_file_whose_every_pattern_names_an_absent_item_is_refused_naming_the_f
         assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an "
                                          f"item that never occurs in {data}, so nothing would be hidden: labels must "
                                          "match the input's exactly, case included")
+
+
+def test_patterns_sample_help_names_the_parameter_as_the_other_commands_quote_one(runner):
+    # Regression (walkthrough): the help read "for ``-P restrictive=FILE``", reStructuredText's
+    # double backquotes, where every other --help quotes a command or option in single ones
+    result = runner.invoke(cli, ["patterns", "sample", "--help"])
+    assert result.exit_code == 0
+    assert "``" not in result.output
+    assert "write them one per line for `-P restrictive=FILE`." in " ".join(result.output.split())
