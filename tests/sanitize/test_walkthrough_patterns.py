@@ -66,3 +66,32 @@ def test_patterns_sample_help_names_the_parameter_as_the_other_commands_quote_on
     assert result.exit_code == 0
     assert "``" not in result.output
     assert "write them one per line for `-P restrictive=FILE`." in " ".join(result.output.split())
+
+
+def _effectiveness(runner, data, patterns):
+    return runner.invoke(cli, ["bench", "sanitize", "effectiveness", str(data), "--patterns", str(patterns),
+                               "--psi-step", "1", "--sigma", "0.4", "--policies", "minfia"])
+
+
+def test_bench_effectiveness_holds_a_given_pattern_file_to_the_input_as_anonymize_does(runner, tmp_path, data):
+    # Regression (walkthrough): a file none of whose patterns occurs ran the whole grid, exit 0, its
+    # rows restrictive 0 and nothing removed, where anonymize refuses it; a pattern with an absent
+    # item went unnoted; and one spelt otherwise ended in the service's message for a window
+    absent = write_patterns(tmp_path / "absent.txt", "52 56")
+    result = _effectiveness(runner, data, absent)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (f"setveil: error: {absent}: each of its 1 restrictive patterns holds an item "
+                                     f"that never occurs in {data}, so nothing would be hidden: labels must "
+                                     "match the input's exactly, case included")
+    spelt = write_patterns(tmp_path / "spelt.txt", "52 55", "52\u200b 1")
+    result = _effectiveness(runner, data, spelt)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (f"setveil: error: {spelt}:2: the pattern holds an item that never occurs in "
+                                     f"{data}, which holds it in another case, Unicode form or with an invisible "
+                                     "character: write it exactly as the input spells it")
+    partly = write_patterns(tmp_path / "partly.txt", "52 55", "3 5")
+    result = _effectiveness(runner, data, partly)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"setveil: note: 1 of the 2 restrictive patterns in {partly} (line 2) hold an item "
+                             f"that never occurs in {data}: they hide nothing\n")
+    assert "| minfia | 0.0 | 1           | 0.00             | 16.67 " in result.stdout
