@@ -163,9 +163,11 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                            "spelling the input uses")
             raise InputError(self.patterns.path, problem + also_lines(misspelt_patterns), first)
         if len(lines) == len(self.patterns):
-            raise InputError(self.patterns.path, f"each of its {len(lines)} restrictive patterns holds an item that "
-                                                 f"never occurs in {source}, so nothing would be hidden: labels "
-                                                 "must match the input's exactly, case included")
+            count = len(lines)
+            every = f"each of its {count} restrictive patterns" if count > 1 else "its one restrictive pattern"
+            raise InputError(self.patterns.path, f"{every} holds an item that never occurs in {source}, so nothing "
+                                                 "would be hidden: labels must match the input's exactly, case "
+                                                 "included")
         if not lines:
             return []
         shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")

@@ -49,14 +49,17 @@ def test_a_file_whose_every_pattern_is_spelt_otherwise_names_the_line_and_the_sp
 
 
 def test_a_file_whose_every_pattern_names_an_absent_item_is_refused_naming_the_file(runner, tmp_path, data):
-    patterns = write_patterns(tmp_path / "p.txt", "52 56", "# my note")
+    # Regression (walkthrough): a file of one pattern was refused as "each of its 1 restrictive patterns"
     out = tmp_path / "out.dat"
-    for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
-        result = _run(runner, command, patterns)
-        assert result.exit_code == 2 and not out.exists(), result.output
-        assert result.stderr.strip() == (f"setveil: error: {patterns}: each of its 2 restrictive patterns holds an "
-                                         f"item that never occurs in {data}, so nothing would be hidden: labels must "
-                                         "match the input's exactly, case included")
+    for lines, every in ((("52 56", "# my note"), "each of its 2 restrictive patterns"),
+                         (("52 56",), "its one restrictive pattern")):
+        patterns = write_patterns(tmp_path / "p.txt", *lines)
+        for command in (["anonymize", str(data), "-o", str(out)], ["verify", str(data), str(data)]):
+            result = _run(runner, command, patterns)
+            assert result.exit_code == 2 and not out.exists(), result.output
+            assert result.stderr.strip() == (f"setveil: error: {patterns}: {every} holds an item that never occurs in "
+                                             f"{data}, so nothing would be hidden: labels must match the input's "
+                                             "exactly, case included")
 
 
 def test_patterns_sample_help_names_the_parameter_as_the_other_commands_quote_one(runner):
@@ -80,9 +83,9 @@ def test_bench_effectiveness_holds_a_given_pattern_file_to_the_input_as_anonymiz
     absent = write_patterns(tmp_path / "absent.txt", "52 56")
     result = _effectiveness(runner, data, absent)
     assert result.exit_code == 2, result.output
-    assert result.stderr.strip() == (f"setveil: error: {absent}: each of its 1 restrictive patterns holds an item "
-                                     f"that never occurs in {data}, so nothing would be hidden: labels must "
-                                     "match the input's exactly, case included")
+    assert result.stderr.strip() == (f"setveil: error: {absent}: its one restrictive pattern holds an item that "
+                                     f"never occurs in {data}, so nothing would be hidden: labels must match the "
+                                     "input's exactly, case included")
     spelt = write_patterns(tmp_path / "spelt.txt", "52 55", "52\u200b 1")
     result = _effectiveness(runner, data, spelt)
     assert result.exit_code == 2, result.output
