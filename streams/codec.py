@@ -246,7 +246,9 @@ def decode_batch(value: bytes | None) -> dict[str, Any]:
     if not value:
         # None is a tombstone (a null value), which msgpack refused as a TypeError, and that read
         # as a map key that is a list or a map
-        raise ValueError(f"not a {BATCH_SCHEMA} message: the value is {'null' if value is None else 'empty'}")
+        # (the label values are streams/causes.py's to write, so no literal of one here)
+        raise ValueError(f"not a {BATCH_SCHEMA} message: the value "
+                         + ("is null" if value is None else "has no bytes"))
     try:
         batch = msgpack.unpackb(value, raw=False, strict_map_key=False)
     except TypeError:  # a list or map as a map key: Python cannot hash it

@@ -135,7 +135,7 @@ def _batch_of(message) -> dict[str, Any]:
         if message.value is None:  # a tombstone, which no setveil writes to the output topic, newer or not
             why = "its value is null"
         elif not message.value:
-            why = "its value is empty"
+            why = "its value has no bytes"
         else:
             why = "a newer setveil may have written it"
         raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): {why}; "

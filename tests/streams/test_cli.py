@@ -1022,8 +1022,8 @@ asyncio.run(main())
     # a tombstone was said to be from a newer setveil, which writes none (loose ends of stop 74)
     ("tombstone", "is not a setveil.batch/1 message (ce_type (none)): its value is null; tail stops rather than "
                   "skip it"),
-    ("empty", "is not a setveil.batch/1 message (ce_type (none)): its value is empty; tail stops rather than "
-              "skip it"),
+    ("empty", "is not a setveil.batch/1 message (ce_type (none)): its value has no bytes; tail stops rather "
+              "than skip it"),
     # a window shown as checked ("ok") for a truthy string, or counted with transactions that are no records
     ("verified-as-text", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md "
                          "gives; tail stops rather than skip it"),
