@@ -58,6 +58,12 @@ def also_lines(lines: list[int]) -> str:
     return f" (also {'line' if len(others) == 1 else 'lines'} {', '.join(map(str, others))})" if others else ""
 
 
+def first_lines(lines: list[int]) -> str:
+    """``lines`` as a message names them, the first five and ``...`` for more: ``"3, 8, 12"``. A
+    file of thousands of faulty lines would otherwise fill the message."""
+    return ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+
+
 def counted(number: int, noun: str, verbs: tuple[str, str] | None = None) -> str:
     """``1 record``, ``2 records``, with ``verbs=("is", "are")`` ``1 record is``, ``2 records are``:
     a message's counts read as English whatever the file."""

@@ -38,7 +38,7 @@ from operator import methodcaller
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InputError, counted
+from .errors import InputError, counted, first_lines
 from .labeltext import LabelSyntaxError, field_text, folded, label_order, read_utf8, split_fields, turkic_folded
 from .output import write_text_output
 from .records import MAX_LABEL_LENGTH
@@ -369,7 +369,7 @@ class Hierarchy:
         lines = sorted(set(self.node_lines[inner + 1].tolist()) - {0})  # in preorder a first child follows its parent
         if not lines:
             return ""
-        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        shown = first_lines(lines)
         if count == 1:
             return f"; line {shown} of the hierarchy gives it a child"
         return f"; {'line' if len(lines) == 1 else 'lines'} {shown} of the hierarchy give such items children"
@@ -407,7 +407,7 @@ def _spelt_otherwise(lines: list[int], count: int) -> str:
     ``count`` items missing from it otherwise: line numbers, never a label."""
     if not lines:
         return ""
-    shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+    shown = first_lines(lines)
     one = len(lines) == 1
     which = "it" if count == 1 else "one of them" if one else "some of them"
     return (f"; {'line' if one else 'lines'} {shown} of the hierarchy {'spells' if one else 'spell'} {which} in "

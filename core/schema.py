@@ -14,7 +14,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .errors import InputError, also_lines, counted
+from .errors import InputError, also_lines, counted, first_lines
 from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary
@@ -176,7 +176,7 @@ def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: st
     names at ``lines`` an item the window spells otherwise, only or as well (:func:`misspelt`):
     the window fails closed, since the item meant goes unprotected while the release passes its
     check. Line numbers only, never a label, so that the reason may be logged and dead-lettered."""
-    shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+    shown = first_lines(lines)
     return (f"{listing} names at {'line' if len(lines) == 1 else 'lines'} {shown} an item this window spells "
             "otherwise, in another case, Unicode "
             f"form or with an invisible character, {consequence}: {remedy}")

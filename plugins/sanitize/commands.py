@@ -16,7 +16,7 @@ from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
 from setveil.core.cli import counted, note, shown_path
 from setveil.core.clitypes import (SEED, SEED_MAX, FloatRange, IntRange, check_bench_files, json_option, option_given,
                                    keep_stdout_for_data)
-from setveil.core.errors import InputError, ParameterError, SetveilError
+from setveil.core.errors import InputError, ParameterError, SetveilError, first_lines
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_json, write_text_output
@@ -271,7 +271,7 @@ def _refuse_dropping_pattern_items(given: RestrictivePatterns, common: set[str],
     lines = [line for line, pattern in zip(given.lines, given.patterns)
              if common.intersection(pattern) and present.issuperset(pattern)]
     if lines:
-        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        shown = first_lines(lines)
         remedy = "leave those patterns out" if common_share >= 1 else "raise it, or leave those patterns out"
         raise ParameterError("drop-common", f"{common_share:g} removes an item of {counted(len(lines), 'pattern')} "
                              f"of the {len(given)} in {given.path} (line{'' if len(lines) == 1 else 's'} {shown}): "

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from setveil.core.errors import InputError, ParameterError, SpeltOtherwise, also_lines
+from setveil.core.errors import InputError, ParameterError, SpeltOtherwise, also_lines, first_lines
 from setveil.core.mining import MiningTooLarge
 from setveil.core.model import Context, PrivacyModel, Release, Transformation
 from setveil.core.params import Parameter
@@ -170,7 +170,7 @@ class Sanitize(PrivacyModel[SanitizePolicy]):
                                                  "included")
         if not lines:
             return []
-        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        shown = first_lines(lines)
         return [f"{len(lines)} of the {len(self.patterns)} restrictive patterns in {self.patterns.path} (line "
                 f"{shown}) hold an item that never occurs in {source}: they hide nothing"]
 
