@@ -27,6 +27,7 @@ acknowledged that was not delivered.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -575,9 +576,10 @@ class StreamService:
             # The rest of a window emitted before, whose first messages were committed mid-window:
             # released under a new id it would be a second, different release of transactions
             # that window holds, which consumers cannot tell from new ones. Fail it closed.
-            outcome, processing = self.processor.failed(
-                self.topic, partition, cut, f"offsets {cut.first_offset}-{cut.last_offset} are the rest of window "
-                f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", causes.OVERLAP), 0.0
+            outcome = await self._failed(
+                partition, cut, f"offsets {cut.first_offset}-{cut.last_offset} are the rest of window "
+                f"{straddled[0]}-{straddled[1]} of the window log, whose first offsets were committed", causes.OVERLAP)
+            processing = 0.0
         else:
             outcome, processing = await loop.run_in_executor(self.executor, self._process, partition, cut)
         if not await self._leased(state, outcome.ref.id, self.settings.topics.windows):
@@ -597,8 +599,8 @@ class StreamService:
             # The client counts the key, headers and framing too (and so does the size the reason
             # names), so a value just under the limit is refused as well. Its window closed when
             # its anonymization began, as the batch says, not now that the model's work is done.
-            outcome = self.processor.failed(
-                self.topic, partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
+            outcome = await self._failed(
+                partition, cut, f"its batch of {size} bytes exceeds producer.max_request_bytes="
                 f"{limit}; raise it (and the topics' max.message.bytes) and replay the window's offsets",
                 causes.OVERSIZE, closed=outcome.ref.closed)
         if not outcome.emitted and codec.message_bytes(key, outcome.value, outcome.headers) > limit:
@@ -671,6 +673,15 @@ class StreamService:
                                                           "worker for"))
                 raise exc
             await asyncio.sleep(LEASE_POLL_SECONDS)
+
+    async def _failed(self, partition: int, cut: Cut, reason: str, cause: str, closed: float | None = None) -> Outcome:
+        """The rejection of a window the service fails itself, made in the window thread as every
+        other outcome is: it calls the observers of rejections, plugin code, which on the event
+        loop held the worker while it ran, and whose KeyboardInterrupt there, in the main thread,
+        was taken for a stop signal and stopped the worker at that window on every restart."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(
+            self.processor.failed, self.topic, partition, cut, reason, cause, closed=closed))
 
     def _process(self, partition: int, cut: Cut) -> tuple[Outcome, float]:
         """The window's outcome and the seconds it took (in the executor thread)."""

@@ -133,6 +133,12 @@ def setveil_anonymize_window(model, policy, window, rng):
     if kind == "hook-raise":
         raise KeyError(SECRET)
     return None
+
+
+@hookimpl
+def setveil_window_rejected(window, model, reason):
+    if window is not None and fault(window) == "observer-interrupt":
+        raise KeyboardInterrupt
 '''
 
 SECRET = "secret-diagnosis"
@@ -391,3 +397,27 @@ def test_a_window_that_hangs_or_kills_a_worker_without_a_time_limit_is_not_commi
     assert_fail_closed(settings, kinds, CHILD_REASONS)
     assert second.stop(timeout=30) == 0
 
+
+@pytest.mark.slow
+def test_an_observer_that_raises_a_stop_on_a_window_the_service_fails_itself_changes_nothing(make_settings,
+                                                                                               faulty_worker):
+    # An observer raising KeyboardInterrupt is its plugin's error in a worker, logged and changing
+    # nothing (docs/plugins.md): no Ctrl-C reaches a worker's code, Faust takes the signals. A
+    # window the service fails itself (too large a batch here) was observed on the event loop,
+    # in the main thread, where it stopped the worker, and every restart met the same window.
+    settings = make_settings(topics__partitions=1, window__max_transactions=200, window__min_transactions=200,
+                             producer__max_request_bytes=4096, records__max_message_bytes=1024)
+    worker = faulty_worker(settings)
+    rows = [[f"purchase{i % 50}", f"purchase{50 + i % 7}"] for i in range(400)]
+    rows[0] = [*rows[0], "trigger=observer-interrupt"]
+    produce(settings, [msgpack.packb([{"tid": tid, "items": rows[tid]} for tid in range(start, start + 10)])
+                       for start in range(0, 400, 10)])
+    wait_until(lambda: committed(settings) == 40, 60, "both windows dead-lettered as oversize, and committed")
+    letters = read_topic(settings, settings.topics.dlq)
+    assert [(m.headers["ce_id"], m.headers["setveil_cause"]) for m in letters] == [
+        (f"{settings.topics.input}/0/0-19", "oversize"), (f"{settings.topics.input}/0/20-39", "oversize")]
+    assert read_topic(settings, settings.topics.output) == []
+    assert worker.process.poll() is None
+    assert worker.stop(timeout=30) == 0
+    assert "observer faulty of setveil_window_rejected raised KeyboardInterrupt; the window's outcome stands" in \
+        worker.log_text()
