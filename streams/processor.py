@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from setveil.core.engine import Pipeline, notify, window_rng
+from setveil.core.engine import Pipeline, notify, user_stop, window_rng
 from setveil.core.errors import WindowRejected
 from setveil.core.plugins import Configured
 from setveil.core.schema import misspelt_lines, misspelt_reason
@@ -205,5 +205,9 @@ def process_in_thread(processor: Processes, topic: str, partition: int, cut: Cut
     began = time.time()
     try:
         return processor.process(topic, partition, cut)
-    except Exception as exc:  # a bug outside the pipeline still must not emit the window
+    except BaseException as exc:  # a bug outside the pipeline still must not emit the window
+        # plugin code runs here outside the pipeline too (a model's loss_metric, an outcome the
+        # window process sends unpickled): its sys.exit() ended the worker at this window
+        if user_stop(exc):
+            raise
         return processor.failed(topic, partition, cut, f"service error: {type(exc).__name__}", closed=began)

@@ -272,6 +272,29 @@ def test_each_fault_of_a_third_partys_plugin_fails_its_window_closed_in_the_wind
         worker.close()
 
 
+class _Abandon(BaseException):
+    """A plugin's own stop, no Exception."""
+
+
+@pytest.mark.parametrize("stop", [SystemExit, _Abandon])
+def test_a_stop_raised_by_plugin_code_after_the_pipeline_fails_the_window_closed(installed, stop):
+    # A model's loss_metric, read as the batch is made, is plugin code that runs after the pipeline
+    # in the window thread: its sys.exit() there ended the window thread's call, then the worker
+    # (an asyncio task re-raises SystemExit out of the event loop), and every restart met the window.
+    class Exits(importlib.import_module(PLUGIN).Faulty):
+        @property
+        def loss_metric(self):
+            raise stop(f"giving up on {SECRET}")
+
+    configured = configure("faulty", None, [f"m={M}"], None, None, None, None)
+    configured.model = Exits(configured.model.params, configured.model.context)
+    worker = WindowProcessor(Pipeline(configured, get_plugin_manager()), 3, False, "test")
+    outcome = process_in_thread(worker, "in", 0, cut_of(transactions(None)))
+    assert not outcome.emitted
+    assert (outcome.cause, outcome.reason) == ("error", f"service error: {stop.__name__}")
+    assert_no_contents(outcome.value, outcome.headers)
+
+
 @pytest.fixture
 def faulty_worker(installed, tmp_path, monkeypatch):
     """Start ``setveil serve --model faulty`` with the plugin installed on its path (the workers
