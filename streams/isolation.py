@@ -256,5 +256,8 @@ def _outcome(processor: WindowProcessor, prepared: Prepared, note: str) -> Outco
     except MemoryError:  # encoding the batch, say
         processor.pipeline.ran_out_of_memory = True
         return processor.rejected(prepared, f"service error: MemoryError ({note})", causes.ERROR)
-    except Exception as exc:  # a bug outside the pipeline still must not emit the window
+    except BaseException as exc:  # a bug outside the pipeline still must not emit the window
+        # a sys.exit() of plugin code outside it too (a model's loss_metric): ending the child, it
+        # had multiprocessing print its message, which may quote the data, and its death was
+        # taken for the OOM killer's; no stop signal reaches this process (in_window_process)
         return processor.rejected(prepared, f"service error: {type(exc).__name__}", causes.ERROR)

@@ -99,6 +99,13 @@ class Faulty(PrivacyModel):
             rows[0] = rows[0][:m - 1] + [SECRET]
         return Release(Window.from_transactions(rows).relabel(window.vocab))
 
+    @property
+    def loss_metric(self):
+        # read as each batch is made, after the pipeline
+        if os.environ.get("FAULTY_LOSS_METRIC_EXITS"):
+            sys.exit(f"giving up on {SECRET}")
+        return "share of item occurrences suppressed"
+
     def violations(self, original, release):
         kind = fault(original)
         if kind == "checker-raise":
@@ -293,6 +300,24 @@ def test_a_stop_raised_by_plugin_code_after_the_pipeline_fails_the_window_closed
     assert not outcome.emitted
     assert (outcome.cause, outcome.reason) == ("error", f"service error: {stop.__name__}")
     assert_no_contents(outcome.value, outcome.headers)
+
+
+def test_a_stop_raised_by_plugin_code_after_the_pipeline_in_the_window_process_fails_only_its_window(
+        installed, monkeypatch, capfd):
+    # There it ended the window process, whose exit printed the plugin's message (which may quote
+    # the data) to the worker's log, and whose death was reported as the OOM killer's SIGKILL
+    monkeypatch.setenv("FAULTY_LOSS_METRIC_EXITS", "1")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(installed), os.environ.get("PYTHONPATH")])))
+    worker = faulty_processor(TIME_LIMIT)
+    try:
+        child = worker._child
+        outcome = process_in_thread(worker, "in", 0, cut_of(transactions(None)))
+        assert worker._child is child and child.is_alive(), "the window process did not live on"
+    finally:
+        worker.close()
+    assert not outcome.emitted
+    assert (outcome.cause, outcome.reason) == ("error", "service error: SystemExit")
+    assert SECRET not in capfd.readouterr().err
 
 
 @pytest.fixture
