@@ -469,3 +469,22 @@ def test_an_observer_that_raises_a_stop_on_a_window_the_service_fails_itself_cha
     assert worker.stop(timeout=30) == 0
     assert "observer faulty of setveil_window_rejected raised KeyboardInterrupt; the window's outcome stands" in \
         worker.log_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("time_limit", [0.0, TIME_LIMIT])
+def test_a_worker_dead_letters_windows_whose_plugin_code_exits_after_the_pipeline_and_goes_on(
+        make_settings, faulty_worker, monkeypatch, time_limit):
+    # the model's loss_metric exits as each batch is made: in the window thread it ended the worker,
+    # which met the window again on every restart; in the window process it printed its message
+    monkeypatch.setenv("FAULTY_LOSS_METRIC_EXITS", "1")
+    kinds = ["raw", None, None]
+    settings = window_settings(make_settings, model__time_limit=time_limit)
+    worker = faulty_worker(settings)
+    produce(settings, values(kinds))
+    wait_until(lambda: committed(settings) == len(kinds), 60, "every window dead-lettered, and committed")
+    exited = ("error", "service error: SystemExit")
+    assert_fail_closed(settings, [kind or "exited" for kind in kinds], {**REASONS, "exited": exited})
+    assert worker.process.poll() is None
+    assert worker.stop(timeout=30) == 0
+    assert SECRET not in worker.log_text()
