@@ -63,6 +63,10 @@ def check_picklable(configured: Configured) -> None:
         ) from None
 
 
+class _NotStarted(RuntimeError):
+    """A window process that ended before it said it was ready; the message says how."""
+
+
 class _ChildDied(Exception):
     def __init__(self, took_the_window: bool):
         self.took_the_window = took_the_window
@@ -97,6 +101,10 @@ class IsolatedProcessor:
                         continue  # it died before it took this window (killed while idle): a new one takes it
                     self._replace()
                     return self.local.rejected(prepared, self._death(code), causes.ERROR)
+                except _NotStarted as exc:
+                    # a replacement that cannot start (memory, a model that no longer loads) fails
+                    # each window saying how it ended, where 'service error: RuntimeError' said nothing
+                    return self.local.rejected(prepared, f"service error: {exc}", causes.ERROR)
                 if outcome is not None:
                     if self._retiring:
                         self._replace()
@@ -172,7 +180,7 @@ class IsolatedProcessor:
             try:
                 ours.recv()
             except EOFError:
-                raise RuntimeError(f"the anonymizing process did not start ({how_ended(self._stop())})") from None
+                raise _NotStarted(f"the anonymizing process did not start ({how_ended(self._stop())})") from None
             except BaseException:
                 self._stop()
                 raise

@@ -99,6 +99,12 @@ class Faulty(PrivacyModel):
             rows[0] = rows[0][:m - 1] + [SECRET]
         return Release(Window.from_transactions(rows).relabel(window.vocab))
 
+    def __setstate__(self, state):
+        # as a window process receives the model: one that cannot load there once this file exists
+        if os.path.exists(os.environ.get("FAULTY_CANNOT_LOAD_AFTER", "/nonexistent")):
+            os._exit(3)
+        self.__dict__.update(state)
+
     @property
     def loss_metric(self):
         # read as each batch is made, after the pipeline
@@ -318,6 +324,25 @@ def test_a_stop_raised_by_plugin_code_after_the_pipeline_in_the_window_process_f
     assert not outcome.emitted
     assert (outcome.cause, outcome.reason) == ("error", "service error: SystemExit")
     assert SECRET not in capfd.readouterr().err
+
+
+def test_a_window_whose_new_window_process_cannot_start_says_so(installed, monkeypatch, tmp_path):
+    # The window process replaced after a death (an OOM kill here) could not start: each window
+    # was dead-lettered as 'service error: RuntimeError', which told the operator nothing of why
+    cannot_load = tmp_path / "cannot-load"
+    monkeypatch.setenv("FAULTY_CANNOT_LOAD_AFTER", str(cannot_load))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(installed), os.environ.get("PYTHONPATH")])))
+    worker = faulty_processor(TIME_LIMIT)
+    try:
+        cannot_load.touch()
+        worker._child.kill()
+        outcomes = [process_in_thread(worker, "in", 0, cut_of(transactions(None), WINDOW * i, i)) for i in range(2)]
+    finally:
+        worker.close()
+    for outcome in outcomes:
+        assert not outcome.emitted
+        assert (outcome.cause, outcome.reason) == (
+            "error", "service error: the anonymizing process did not start (exit status 3)")
 
 
 @pytest.fixture
