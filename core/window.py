@@ -9,10 +9,11 @@ transformations return new windows that share the vocabulary, which only grows.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,8 @@ from .vocabulary import Vocabulary
 Tid = str | int
 #: a transaction position or an item id: a numpy integer as well, as np.flatnonzero gives them
 Position = int | np.integer[Any]
+#: the integer type of a window's array, int64 offsets or int32 item ids
+Stored = TypeVar("Stored", bound=np.signedinteger[Any])
 
 
 class DuplicateItem(ValueError):
@@ -49,9 +52,15 @@ class Window:
         indices: npt.ArrayLike,
         tids: Sequence[Tid] | None = None,
     ):
+        """``indptr`` (n+1 offsets into ``indices``, from 0) and ``indices`` (item ids of ``vocab``,
+        ascending inside each transaction) are kept as given when they are int64 and int32 arrays,
+        not copied: write nothing into them afterwards, since the window and its cached views read
+        them. Other integer (or integral float) arrays are converted, and a value the conversion
+        would change is a ``ValueError``; the rest is not checked here (a release is, before it is
+        emitted: ``setveil.core.verify``)."""
         self.vocab = vocab
-        self.indptr = np.asarray(indptr, dtype=np.int64)
-        self.indices = np.asarray(indices, dtype=np.int32)
+        self.indptr = _exactly(indptr, np.int64, "indptr", "transaction offsets")
+        self.indices = _exactly(indices, np.int32, "indices", "item ids")
         if tids is not None and len(tids) != len(self.indptr) - 1:
             raise ValueError("tids must have one entry per transaction")
         self.tids = None if tids is None else list(tids)
@@ -83,8 +92,8 @@ class Window:
     ) -> Window:
         """Build from per-transaction lengths and their concatenated item ids (any order inside a
         transaction). A transaction that repeats an item raises :class:`DuplicateItem`."""
-        counts = np.asarray(lengths, dtype=np.int64)
-        flat = np.asarray(ids, dtype=np.int32)
+        counts = _exactly(lengths, np.int64, "lengths", "transaction lengths")
+        flat = _exactly(ids, np.int32, "ids", "item ids")
         owners = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         # one stable sort of a combined key: 20x faster than lexsort on retail
         span = int(flat.max()) + 1 if len(flat) else 1
@@ -294,6 +303,36 @@ def detached(*windows: Window) -> tuple[Window, ...]:
         copies.append(Window(vocab, _read_only(np.array(window.indptr, dtype=np.int64)),
                              _read_only(np.array(window.indices, dtype=np.int32)), window.tids))  # tids: copied by Window
     return tuple(copies)
+
+
+def _exactly(values: npt.ArrayLike, dtype: type[Stored], name: str, what: str) -> npt.NDArray[Stored]:
+    """``values`` as a one-dimensional array of ``dtype``, refused where the cast would change a
+    value: numpy's truncated 0.5 to item 0 and wrapped an int64 id of 2**32 + 1 to item 1, both
+    valid ids that no check could tell from the ones meant (library walkthrough)."""
+    given = np.asarray(values)
+    if given.ndim != 1:
+        raise ValueError(f"Window's {name} must be one-dimensional; got shape {given.shape}")
+    if given.dtype == dtype:
+        return given
+    try:
+        with np.errstate(invalid="ignore"):  # nan and inf are refused below, not warned of
+            cast = given.astype(dtype)
+            changed = np.flatnonzero(cast != given)
+    except (OverflowError, TypeError, ValueError):
+        changed = np.flatnonzero([not _held(value, dtype) for value in given.tolist()])
+    if len(changed):
+        bits = np.iinfo(dtype).bits - 1
+        raise ValueError(f"Window's {name} hold a value that is not an integer an {np.dtype(dtype).name} holds (the "
+                         f"first at position {changed[0]}): {what} are whole numbers below 2**{bits}, and the cast "
+                         "would change it")
+    return cast
+
+
+def _held(value: object, dtype: type[np.signedinteger[Any]]) -> bool:
+    """Whether ``dtype`` holds ``value`` as it is (for arrays numpy cannot cast whole)."""
+    limits = np.iinfo(dtype)
+    return isinstance(value, int | float) and math.isfinite(value) and limits.min <= value <= limits.max \
+        and value == int(value)
 
 
 def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.ndarray:
