@@ -31,7 +31,9 @@ class ItemClass(IntEnum):
 
 @dataclass(frozen=True)
 class ItemSchema:
-    """Which labels are private and which public; ``public=None`` means all non-private ones."""
+    """Which labels are private and which public; ``public=None`` means all non-private ones.
+    Each is a collection of str labels, kept as a frozenset (one str, whose characters are no
+    labels, is a ``TypeError``)."""
 
     private: frozenset[str] = frozenset()
     public: frozenset[str] | None = None
@@ -45,6 +47,12 @@ class ItemSchema:
     public_lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # frozen sets of str, whatever collection a caller gave: one str was taken as its
+        # characters, so ItemSchema(private="hiv") made 'h' and 'i' private and left 'hiv' public,
+        # which coherence then released unprotected (library walkthrough)
+        object.__setattr__(self, "private", _labels(self.private, "private"))
+        if self.public is not None:
+            object.__setattr__(self, "public", _labels(self.public, "public"))
         if self.public is not None and self.private & self.public:
             both = len(self.private & self.public)
             raise ValueError(f"{counted(both, 'item', ('is', 'are'))} both private and public")
@@ -93,6 +101,27 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
     leave that item unprotected). A line of several bare labels is refused rather than read as one
     label no item has."""
     return read_label_list(path)[0]
+
+
+def _labels(given: object, name: str) -> frozenset[str]:
+    """``given`` as the frozenset of its labels, refused unless it is a collection of str."""
+    advice = "give its labels as a set of str"
+    if isinstance(given, str | bytes):
+        raise TypeError(f"ItemSchema's {name} is one {type(given).__name__}; {advice}")
+    if not isinstance(given, Iterable):
+        raise TypeError(f"ItemSchema's {name} is {_a(given)}; {advice}")
+    labels = frozenset(given)
+    others = [label for label in labels if not isinstance(label, str)]
+    if others:
+        # by type alone: a label is an item, which no message names
+        raise TypeError(f"ItemSchema's {name}: {counted(len(others), 'label', ('is', 'are'))} not a str "
+                        f"({_a(others[0])}); {advice}")
+    return labels
+
+
+def _a(value: object) -> str:
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, tuple[int, ...]], dict[str, int]]:
