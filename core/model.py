@@ -69,6 +69,15 @@ class Context:
     hierarchy: Hierarchy | None = field(default=None, compare=False)
     _fanout_built: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        # the range --fanout takes: a context built in Python with fanout=1 was taken, and every
+        # window it served failed as 'model error: ValueError' (library walkthrough)
+        fanout = self.fanout
+        if fanout is not None:
+            if isinstance(fanout, bool) or not isinstance(fanout, int | np.integer) or fanout < 2:
+                raise ParameterError("fanout", f"got {fanout!r}, allowed: an integer in [2, inf)")
+            object.__setattr__(self, "fanout", int(fanout))
+
     @property
     def has_hierarchy(self) -> bool:
         """Whether a hierarchy was given, built or to be built (a ``needs_hierarchy`` model
