@@ -346,7 +346,17 @@ def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.
         takes = "item ids (window.vocab.ids maps labels to them)" if vocabulary else f"{entry} positions"
         raise ValueError(f"{method} was given text; it takes {takes} or a boolean mask")
     if given.dtype != bool:
-        ids = given.astype(np.int64, copy=False)
+        try:
+            with np.errstate(invalid="ignore"):  # nan is refused below, not warned of
+                ids = given.astype(np.int64, copy=False)
+                changed = np.flatnonzero(ids != given) if not np.can_cast(given.dtype, np.int64) else np.zeros(0, np.int64)
+        except (OverflowError, TypeError, ValueError):
+            changed = np.flatnonzero([not _held(value, np.int64) for value in given.ravel().tolist()])
+        if len(changed):
+            # numpy's cast chose position 0 for 0.5 and -1, refused below, for 2**64 - 1
+            # (library walkthrough: take([0.5, 1.7]) took transactions 0 and 1)
+            raise ValueError(f"{method} was given {entry} {given.flat[changed[0]]}; {entry}s run from 0 to {size - 1}, "
+                             "in whole numbers")
         if ids.size and not 0 <= ids.min() <= ids.max() < size:
             # numpy reads -1 as the last entry, and Vocabulary.ids gives -1 for a label it lacks
             outside = int(ids[(ids < 0) | (ids >= size)].flat[0])

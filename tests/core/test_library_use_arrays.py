@@ -59,3 +59,32 @@ def test_ids_any_integer_or_integral_array_holds_are_taken(dtype):
 def test_an_empty_list_is_no_transaction_and_no_item():
     window = Window(vocab(), [0], [])
     assert len(window) == 0 and window.n_occurrences == 0
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    # before: transactions 0 and 1, item 0 suppressed, occurrence 1 kept, in silence
+    (lambda window: window.take([0.5, 1.7]), "take was given transaction 0.5; transactions run from 0 to 1"),
+    (lambda window: window.suppress([0.9]), "suppress was given vocabulary item 0.9; vocabulary items run from 0 to 2"),
+    (lambda window: window.keep_occurrences(np.array([1.5])),
+     "keep_occurrences was given occurrence 1.5; occurrences run from 0 to 2"),
+    (lambda window: window.suppress([np.nan]),
+     "suppress was given vocabulary item nan; vocabulary items run from 0 to 2"),
+    # before: wrapped to -1, and the message named it
+    (lambda window: window.take(np.array([2**64 - 1], dtype=np.uint64)),
+     "take was given transaction 18446744073709551615; transactions run from 0 to 1"),
+    # before: numpy's OverflowError
+    (lambda window: window.take([2**70]),
+     "take was given transaction 1180591620717411303424; transactions run from 0 to 1"),
+])
+def test_positions_and_ids_that_are_not_whole_numbers_are_refused(call, message):
+    with pytest.raises(ValueError) as refused:
+        call(Window(vocab(), [0, 2, 3], [0, 2, 1]))
+    assert str(refused.value) == f"{message}, in whole numbers"
+
+
+def test_positions_and_ids_of_any_integer_type_or_integral_floats_are_taken():
+    window = Window(vocab(), [0, 2, 3], [0, 2, 1])
+    assert list(window.take(np.array([1, 0], dtype=np.uint64))) == [["b"], ["a", "c"]]
+    assert list(window.take([1.0])) == [["b"]]
+    assert list(window.suppress(np.array([2], dtype=np.int8))) == [["a"], ["b"]]
+    assert list(window.keep_occurrences(np.array([0, 2], dtype=np.uint16))) == [["a"], ["b"]]
