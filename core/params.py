@@ -201,7 +201,9 @@ class Parameter:
             return str(raw)
         if self.kind == "path":
             try:
-                path = os.fspath(raw)
+                # as text: a bytes path reached the model, whose __init__ then failed as its own error
+                # (library walkthrough)
+                path = os.fsdecode(raw)
             except TypeError:  # a typed value, from the Python API, that is no path (5, a list)
                 raise ParameterError(self.name, f"got {raw!r}, allowed: {self.allowed()}") from None
             if path == "-":
