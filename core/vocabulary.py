@@ -18,10 +18,15 @@ class Vocabulary:
     __slots__ = ("_ids", "_labels", "_frozen")
 
     def __init__(self, labels: Iterable[str] = ()):
+        """A vocabulary of ``labels``, in order, each once. A label is a str: numpy's ``np.str_``
+        (of ``np.unique`` over an array of labels) is kept as the plain str, and anything else is a
+        ``TypeError``."""
         self._labels: list[str] = []
         self._ids: dict[str, int] = {}
         self._frozen: tuple[str, ...] = ()
         given = list(labels)
+        if set(map(type, given)) - {str}:
+            given = [_label(label) for label in given]
         ids = dict(zip(given, range(len(given))))
         if len(ids) == len(given):
             # distinct labels (a snapshot of another vocabulary, which the core takes several
@@ -33,9 +38,10 @@ class Vocabulary:
                 self.intern(label)
 
     def intern(self, label: str) -> int:
-        """The id of ``label``, assigning the next free id if it is new."""
+        """The id of ``label``, assigning the next free id if it is new (as :meth:`__init__` takes it)."""
         ident = self._ids.get(label)
         if ident is None:
+            label = _label(label)
             ident = len(self._labels)
             self._ids[label] = ident
             self._labels.append(label)
@@ -92,3 +98,15 @@ class Vocabulary:
 
     def __repr__(self) -> str:
         return f"Vocabulary({len(self)} items)"
+
+
+def _label(label: object) -> str:
+    """``label`` as a plain str. The core copies every window it hands on or checks, and refused
+    a vocabulary of numpy's str subclass there, as the release's (library walkthrough: a window
+    over ``Vocabulary(np.unique(items))`` failed every run); a label of another type names no
+    item the data can hold, since setveil reads every item as text."""
+    if isinstance(label, str):
+        return str.__str__(label)
+    kind = type(label).__name__
+    # by type alone: a label is an item, which no message names
+    raise TypeError(f"a Vocabulary's labels are str; got {'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}")
