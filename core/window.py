@@ -349,7 +349,8 @@ def _positions(chosen: npt.ArrayLike, size: int, method: str, entry: str) -> np.
         try:
             with np.errstate(invalid="ignore"):  # nan is refused below, not warned of
                 ids = given.astype(np.int64, copy=False)
-                changed = np.flatnonzero(ids != given) if not np.can_cast(given.dtype, np.int64) else np.zeros(0, np.int64)
+                exact = np.can_cast(given.dtype, np.int64)
+                changed = np.zeros(0, np.int64) if exact else np.flatnonzero(ids != given)
         except (OverflowError, TypeError, ValueError):
             changed = np.flatnonzero([not _held(value, np.int64) for value in given.ravel().tolist()])
         if len(changed):
