@@ -61,6 +61,16 @@ def datasets() -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def runner():
+    """A click runner of ``setveil``'s commands, the plugins' (audit, patterns, bench …) among them."""
+    from click.testing import CliRunner
+    from setveil.core.cli import _load_plugin_commands
+
+    _load_plugin_commands()
+    return CliRunner()
+
+
 @pytest.fixture
 def altered(monkeypatch):
     """``altered(ModelClass, change)``: the class then releases ``change(window, release)`` for each

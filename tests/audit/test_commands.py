@@ -10,20 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli, counted
+from setveil.core.cli import cli, counted
 from setveil.core.formats import read_window
 from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.plugins.audit import commands, itemsets
 
 from .helpers import ASYMMETRIC, SQUARE, graph_database
-
-
-@pytest.fixture(scope="module")
-def runner():
-    _load_plugin_commands()
-    return CliRunner()
 
 
 def invoke(runner, *args):

@@ -2,15 +2,8 @@
 counts and paths, never an item."""
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
-
-
-@pytest.fixture(scope="module")
-def runner():
-    _load_plugin_commands()
-    return CliRunner()
+from setveil.core.cli import cli
 
 
 @pytest.fixture

@@ -16,19 +16,12 @@ from pathlib import Path
 import msgpack
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import cli
 from setveil.core.output import write_json
 
 K = ["-m", "kanonymity", "-P", "k=2", "--fanout", "2"]
 COHERENCE = ["-m", "coherence", "-P", "h=0.5", "-P", "k=2", "-P", "p=2"]
-
-
-@pytest.fixture(scope="module")
-def runner():
-    _load_plugin_commands()
-    return CliRunner()
 
 
 @pytest.fixture

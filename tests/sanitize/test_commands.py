@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli, counted
+from setveil.core.cli import cli, counted
 from setveil.core.formats import read_window
 from setveil.core.window import Window
 from setveil.plugins.sanitize.metrics import PatternMetrics
@@ -20,12 +19,6 @@ from setveil.plugins.sanitize.sample import write_patterns as write_sampled
 
 from ..resident import MAPPED_MIB, check_forked_memory, map_while_anonymizing
 from .helpers import FIG3, configure, write_patterns
-
-
-@pytest.fixture(scope="module")
-def runner():
-    _load_plugin_commands()
-    return CliRunner()
 
 
 @pytest.fixture

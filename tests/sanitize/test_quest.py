@@ -6,20 +6,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import cli
 from setveil.core.errors import ParameterError
 from setveil.plugins.sanitize import quest
 from setveil.plugins.sanitize.quest import QuestSettings, generate
-
-
-@pytest.fixture(scope="module")
-def runner():
-    _load_plugin_commands()
-    return CliRunner()
 
 
 def digest(settings: QuestSettings) -> str:

@@ -2,16 +2,10 @@
 (docs/sanitize.md, "Using it")."""
 
 import pytest
-from click.testing import CliRunner
 
 from setveil.core.cli import cli
 
 from .helpers import write_patterns
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
 
 
 @pytest.fixture
