@@ -239,10 +239,12 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
                 raise InputError(path, f"the label is a JSON string, read as the text between its quotes, while "
                                        f"{shown_path(source)} holds an item spelt with the quotes: list that item as "
                                        f'"\\"x\\"" for "x"' + also_lines(lines), lines[0])
+            # the misspelt line first: a list of one label typed in lower case was refused as none
+            # occurring, naming no line and no cause a reader can see (san74's report)
+            _refuse_variants(path, labels, schema.listed, first_lines, original, source)
             if missing == len(labels):
                 raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
-            _refuse_variants(path, labels, schema.listed, first_lines, original, source)
             if missing:
                 notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
     notes += model_call(configured.model, "input_notes", detached(original)[0], str(source))

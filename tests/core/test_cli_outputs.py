@@ -300,13 +300,22 @@ def test_an_error_naming_a_file_with_a_line_end_or_an_escape_in_its_name_stays_o
 @pytest.mark.parametrize("command", ["anonymize", "verify"])
 def test_an_item_list_none_of_whose_items_occur_is_refused(runner, data, tmp_path, command):
     # Regression (QA): a lower-cased list protected nothing, and the raw input was released, exit 0
-    lowered = tmp_path / "lower.txt"
-    lowered.write_text("hiv\ndiabetes\n")
+    absent = tmp_path / "absent.txt"
+    absent.write_text("diabetes\nasthma\n")
     out = tmp_path / "o.dat"
     target = ["-o", out] if command == "anonymize" else [data]
-    result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", lowered)
-    one_line_error(result, f"{lowered}: none of the 2 items it lists occur in {data}", "case included")
-    assert "hiv" not in result.stderr and not out.exists()
+    result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", absent)
+    one_line_error(result, f"{absent}: none of the 2 items it lists occur in {data}", "case included")
+    assert "diabetes" not in result.stderr and not out.exists()
+    # a list of misspelt labels alone names its first line and why, as one beside a good label does
+    # (san74's report: the lower-cased list was refused as none occurring, naming no line)
+    lowered = tmp_path / "lower.txt"
+    for text in ("hiv\n", "diabetes\nhiv\n"):
+        lowered.write_text(text)
+        result = invoke(runner, command, data, *target, *COHERENCE, "--sensitive", lowered)
+        one_line_error(result, f"{lowered}:{text.count(chr(10))}: the label never occurs in {data}, which holds it "
+                               "in another case, Unicode form or with an invisible character")
+        assert "hiv" not in result.stderr and not out.exists()
 
 
 @pytest.mark.parametrize("command", ["anonymize", "verify"])
@@ -339,11 +348,11 @@ def test_a_listed_label_the_input_spells_in_another_case_or_normalization_is_ref
 
 def test_a_public_list_none_of_whose_items_occur_says_what_that_means_for_public_items(runner, data, tmp_path):
     # Regression (QA, bad input): it gave the sensitive list's "so nothing would be protected"
-    lowered = tmp_path / "lower.txt"
-    lowered.write_text("a\nb\n".upper())
+    absent = tmp_path / "absent.txt"  # absent, not misspelt: a misspelt list is refused naming its line
+    absent.write_text("x\ny\n")
     result = invoke(runner, "anonymize", data, "-o", tmp_path / "o.dat", *COHERENCE, "--sensitive",
-                    data.parent / "hiv.txt", "--public", lowered)
-    one_line_error(result, f"{lowered}: none of the 2 items it lists occur in {data}, so no item would be public")
+                    data.parent / "hiv.txt", "--public", absent)
+    one_line_error(result, f"{absent}: none of the 2 items it lists occur in {data}, so no item would be public")
 
 
 def test_a_file_parameter_refuses_standard_input_as_the_item_lists_do(runner, data, tmp_path):
