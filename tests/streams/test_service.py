@@ -692,14 +692,23 @@ def test_a_partition_kept_through_a_rebalance_is_not_taken_in_twice(make_setting
     wait_until(lambda: first.metrics().get("setveil_messages_redelivered_total", 0) > 0
                or first.metrics().get("setveil_partition_rereads_total", 0) > 0, 30,
                "the rebalance to re-deliver the kept partition, or the worker to read it again")
-    wait_until(lambda: all(v == 0 for k, v in first.metrics().items() if k.startswith("setveil_consumer_lag")), 30,
-               "the re-delivery to be taken")
+    wait_until(lambda: _lags_only_by_a_held_tail(first.metrics()), 30, "the re-delivery to be taken")
     found = batches(settings)  # also checks that every repeated window id carries the same batch
     for batch in found.values():
         tids = [t["tid"] for t in batch["transactions"]]
         assert len(tids) == len(set(tids)), f"window {batch['window']['id']} holds a transaction twice"
     _assert_each_once(released_tids(found))
     second.kill()
+
+
+def _lags_only_by_a_held_tail(metrics: dict[str, float]) -> bool:
+    """Whether every message a worker's partition lags by is a transaction it holds in an open
+    window of fewer than min_transactions (one transaction a message here): an age cut can leave
+    such a tail of the trailer, which the worker holds for more input (a CI run, its machine
+    loaded: 72 of partition 1's, where the wait for a lag of 0 timed out)."""
+    prefix = "setveil_consumer_lag"
+    return all(lag == metrics.get(f"setveil_held_transactions{name.removeprefix(prefix)}", 0) < SLOW_STREAM_MIN_WINDOW
+               for name, lag in metrics.items() if name.startswith(prefix))
 
 
 def _assert_stopped_cleanly(log_text: str) -> None:
