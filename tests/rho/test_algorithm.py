@@ -180,7 +180,7 @@ def test_global_breaks_a_tie_between_item_types_by_the_seeded_rank():
 def test_choose_looks_among_the_best_scores_as_a_sort_of_every_option_would(data, n):
     # choose applies the tie-breaks to the best-scored options only (global offers thousands a
     # step); the pick must be the first of a lexsort of them all, infinite scores included (a NaN is
-    # refused: tests/rho/test_policies_loose74.py)
+    # refused: tests/rho/test_policy_nan_scores.py)
     from setveil.plugins.rho.policies import Options, RhoPolicy, State
 
     scores = np.array(data.draw(st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.0, -np.inf, np.inf]),
