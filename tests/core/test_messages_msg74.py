@@ -1,0 +1,53 @@
+"""Messages of `setveil verify` and `anonymize` that walkthroughs found saying less, or other, than
+what holds (task msg74): each test gives the run the message was wrong for."""
+
+import pytest
+
+from setveil.core.cli import cli
+
+COHERENCE = ["-m", "coherence", "-P", "h=0.5", "-P", "k=2", "-P", "p=2"]
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def files(tmp_path):
+    # safe at h=0.5, k=2, p=2 as it is: every public itemset is held twice, HIV by half of them
+    (tmp_path / "in.dat").write_text("a b HIV\na b\nc d HIV\nc d\n")
+    (tmp_path / "hiv.txt").write_text("HIV\n")
+    return tmp_path
+
+
+def test_a_release_with_exactly_max_violations_is_not_said_to_be_stopped(runner, files):
+    # the cap was said to stop the check of a release with exactly N violations, as if more existed
+    release = files / "r.dat"
+    release.write_text("a b HIV\na b\nc d HIV\nc d e\n")  # one added occurrence: one violation
+    result = invoke(runner, "verify", files / "in.dat", release, *COHERENCE, "--sensitive", files / "hiv.txt",
+                    "--max-violations", "1")
+    assert result.exit_code == 1
+    assert result.output.count("violation: ") == 1
+    assert f"{release}: FAILS coherence: 1 violation\n" in result.output
+
+
+def test_a_release_with_more_violations_than_the_cap_is_said_to_be_stopped(runner, files):
+    unsafe = files / "unsafe.dat"
+    unsafe.write_text("a b HIV\na b HIV\nc d HIV\nc d HIV\n")  # its own release: breaches at every size
+    result = invoke(runner, "verify", unsafe, unsafe, *COHERENCE, "--sensitive", files / "hiv.txt",
+                    "--max-violations", "1")
+    assert result.exit_code == 1 and result.output.count("violation: ") == 1
+    assert f"{unsafe}: FAILS coherence: 1 violation (stopped at --max-violations)\n" in result.output
+
+
+def test_windows_after_the_one_that_reached_the_cap_are_said_to_be_unchecked(runner, files):
+    release = files / "r.dat"
+    release.write_text("a b HIV e\na b\nc d HIV e\nc d\n")  # two windows of two, each adding an item
+    args = ["verify", files / "in.dat", release, *COHERENCE, "--sensitive", files / "hiv.txt", "--window", "2"]
+    first = invoke(runner, *args, "--max-violations", "1")
+    assert first.exit_code == 1 and first.output.count("violation: ") == 1
+    # the cap bounds the work: the second window is not checked for one more
+    assert (f"{release}: FAILS coherence: 1 violation (stopped at --max-violations; 1 later window not checked)\n"
+            in first.output)
+    both = invoke(runner, *args, "--max-violations", "2")
+    assert both.exit_code == 1 and f"{release}: FAILS coherence: 2 violations\n" in both.output
