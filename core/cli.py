@@ -764,8 +764,21 @@ def _checked_param_text(configured: Configured) -> str:
     left out: ``keep=None`` would read as a file named None. One named like a secret is masked,
     as in the startup log (:func:`~setveil.core.params.shown_value`)."""
     checked = {p.name for p in configured.model.parameters if p.checked}
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else shown_value(k, v)}"
+    return ", ".join(f"{k}={_as_typed(shown_value(k, v))}"
                      for k, v in configured.params.items() if k in checked and v is not None)
+
+
+def _as_typed(value: Any) -> str:
+    """A parameter's value in the shortest text that -P takes for it: ``true`` for a flag, and a
+    float as its shortest decimal without a whole number's ``.0`` (QA: ``h=1.0`` for a typed
+    ``h=1``, ``psi=0.0`` for ``psi=0``). It is the decimal typed but for zeros at its end, as a
+    float's parameter takes no decimal its float does not hold exactly
+    (:func:`~setveil.core.params.float_not_as_typed`)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value).removesuffix(".0")
+    return str(value)
 
 
 @cli.command()

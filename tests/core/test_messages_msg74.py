@@ -51,3 +51,27 @@ def test_windows_after_the_one_that_reached_the_cap_are_said_to_be_unchecked(run
             in first.output)
     both = invoke(runner, *args, "--max-violations", "2")
     assert both.exit_code == 1 and f"{release}: FAILS coherence: 2 violations\n" in both.output
+
+
+@pytest.mark.parametrize("model, typed, shown", [
+    (COHERENCE[:2] + ["-P", "k=2", "-P", "p=2"], "h=1", "h=1, k=2, p=2"),
+    (COHERENCE[:2] + ["-P", "k=2", "-P", "p=2"], "h=0.50", "h=0.5, k=2, p=2"),
+    (["-m", "rho"], "rho=0.70", "rho=0.7, qid_size=4"),
+    (["-m", "rho", "-P", "qid_size=all"], "rho=0.7", "rho=0.7, qid_size=all"),
+])
+def test_the_verdict_names_a_parameter_as_typed(runner, files, model, typed, shown):
+    # the verdict said h=1.0 of a release checked at h=1 (msg74's walkthrough)
+    result = invoke(runner, "verify", files / "in.dat", files / "in.dat", *model, "-P", typed,
+                    "--sensitive", files / "hiv.txt")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"{files / 'in.dat'}: satisfies {model[1]} ({shown})\n"
+
+
+def test_the_verdict_names_sanitize_psi_as_typed(runner, tmp_path):
+    data, patterns = tmp_path / "in.dat", tmp_path / "patterns.txt"
+    data.write_text("a b\na\nb\n")
+    patterns.write_text("a b\n")
+    release = tmp_path / "r.dat"
+    release.write_text("a\na\nb\n")
+    result = invoke(runner, "verify", data, release, "-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0")
+    assert result.output == f"{release}: satisfies sanitize (restrictive={patterns}, psi=0)\n"

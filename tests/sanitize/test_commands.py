@@ -177,7 +177,7 @@ def test_anonymize_verify_and_report(runner, tmp_path):
     assert ok.exit_code == 0, ok.output
     # Regression (QA): the verdict said sigma=0.1, the default, after a run at 0.3, although the
     # check reads psi and the patterns alone
-    assert ok.output == f"{out}: satisfies sanitize (restrictive={patterns}, psi=0.0)\n"
+    assert ok.output == f"{out}: satisfies sanitize (restrictive={patterns}, psi=0)\n"
     leaky = runner.invoke(cli, ["verify", str(data), str(data), "-m", "sanitize", "-P", f"restrictive={patterns}"])
     assert leaky.exit_code == 1 and "disclosed" in leaky.output
 
