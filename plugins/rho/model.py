@@ -138,11 +138,12 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         floor = cost(1, mean, mean)
         if floor <= t_max:
             return []
+        length, bound = _eq8_floor_text(mean, t_max)
         # the model is not told the policy (global never divides) nor the command: the note says when it holds
-        return [f"the transactions of {source} hold {mean:.1f} items on average, so every part costs at least "
-                f"2^{mean:.1f}/{mean:.1f} = {floor:,.0f} > t_max={t_max:g} (eq. 8): anonymized with policy mine or "
-                "dist, divide and conquer would cut them into parts of one transaction, which loses far more; "
-                "-P t_max=off does not (slower)"]
+        return [f"the transactions of {source} hold {length} items on average, so every part costs at least "
+                f"2^{length}/{length} = {bound} > t_max={repr(t_max).removesuffix('.0')} (eq. 8): anonymized with "
+                "policy mine or dist, divide and conquer would cut them into parts of one transaction, which loses "
+                "far more; -P t_max=off does not (slower)"]
 
     def _qid_size(self, window: Window, sensitive: np.ndarray) -> int:
         if self.params["qid_size"] != "all":
@@ -174,3 +175,20 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
             except MiningTooLarge as exc:
                 out["skipped"] = {"rules": f"{exc}: raise rule_support, lower rule_max_size or set rule_metrics=false"}
         return out
+
+
+def _eq8_floor_text(mean: float, t_max: float) -> tuple[str, str]:
+    """``(L, 2^L/L)`` as the t_max note writes them, so that its arithmetic holds as written (QA:
+    ``2^3.0/3.0 = 3`` for 2.67): the bound to three figures or more, never rounded to ``t_max`` or below
+    it, which the note says it exceeds; L, the mean length, with as many decimals as make 2^L/L round
+    to that bound (23.0 for mushroom, 2.96 where 3.0 would give 2.67 for 2.63)."""
+    floor = cost(1, mean, mean)
+    places = 0 if floor >= 100 else 1 if floor >= 10 else 2
+    while places < 17 and float(f"{floor:.{places}f}") <= t_max:
+        places += 1
+    bound = f"{floor:,.{places}f}"
+    for decimals in range(1, 17):
+        length = f"{mean:.{decimals}f}"
+        if f"{cost(1, float(length), float(length)):,.{places}f}" == bound:
+            break
+    return length, bound
