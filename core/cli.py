@@ -228,7 +228,7 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             if path is None:
                 continue
             if not labels:
-                notes.append(f"{path} lists no items")
+                notes.append(f"{path} lists no items, so {consequence}")
                 continue
             missing = sum(1 for label in labels if label not in original.vocab)
             # a listed "x" is the JSON string x; an item spelt with its quotes is then unlisted (QA),

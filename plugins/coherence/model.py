@@ -111,6 +111,15 @@ class Coherence(PrivacyModel[CoherencePolicy]):
                 f"[{top}/{n}, 1], or that item public"
             )
 
+    def input_notes(self, original: Window, source: str) -> list[str]:
+        schema = self.context.schema
+        if schema is None or schema.public is None or schema.public:
+            return []
+        # an empty public list read as "the default" would leave a user believing the release protected
+        return ["with no public item no itemset is an attacker's knowledge (Definition 1), so coherence suppresses "
+                "nothing: each window is released as it is, or refused when a private item is in more than h of its "
+                "transactions (Theorem 1)"]
+
     def smallest_window(self) -> int:
         # fewer than k transactions make the empty itemset a mole (Theorem 1)
         return self.params["k"]

@@ -75,3 +75,30 @@ def test_the_verdict_names_sanitize_psi_as_typed(runner, tmp_path):
     release.write_text("a\na\nb\n")
     result = invoke(runner, "verify", data, release, "-m", "sanitize", "-P", f"restrictive={patterns}", "-P", "psi=0")
     assert result.output == f"{release}: satisfies sanitize (restrictive={patterns}, psi=0)\n"
+
+
+def test_an_empty_public_list_is_said_to_leave_coherence_nothing_to_suppress(runner, files):
+    # the note said only that the list lists no items, which a user may read as the default (every
+    # item not private public), while it makes no item public and the release is the input
+    unsafe, empty, out = files / "unsafe.dat", files / "empty.txt", files / "out.dat"
+    # b, d, e and f, each held once, are moles at k=2 when public; the items in the order a release writes them
+    unsafe.write_text("HIV a b\na e\nHIV c d\nc f\n")
+    empty.write_text("")
+    result = invoke(runner, "anonymize", unsafe, "-o", out, *COHERENCE, "--sensitive", files / "hiv.txt",
+                    "--public", empty)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == unsafe.read_text()
+    assert result.stderr == (
+        f"setveil: note: {empty} lists no items, so no item would be public\n"
+        "setveil: note: with no public item no itemset is an attacker's knowledge (Definition 1), so coherence "
+        "suppresses nothing: each window is released as it is, or refused when a private item is in more than h "
+        "of its transactions (Theorem 1)\n")
+    # Theorem 1's refusal remains: HIV is in half of the transactions
+    refused = invoke(runner, "anonymize", unsafe, "-o", out, *COHERENCE[:2], "-P", "h=0.4", "-P", "k=2", "-P", "p=2",
+                     "--sensitive", files / "hiv.txt", "--public", empty)
+    assert refused.exit_code == 1 and "more than h=0.4" in refused.stderr
+    # a list that lists public items gets no such note
+    public = files / "public.txt"
+    public.write_text("a\n")
+    listed = invoke(runner, "verify", unsafe, unsafe, *COHERENCE, "--sensitive", files / "hiv.txt", "--public", public)
+    assert "suppresses nothing" not in listed.stderr
