@@ -33,16 +33,18 @@ ITEMSET_BUDGET = 25_000_000
 
 
 class MiningTooLarge(SetveilError):
-    """Mining would list more itemsets than the budget; names the counts, never an item."""
+    """Mining would list more itemsets than the budget; names the counts, never an item, and
+    ``advice``, what the command that met it lets its user do (the mining knows no option)."""
 
     exit_code = 2
 
-    def __init__(self, count: float, budget: int, min_support: int, what: str = "itemsets"):
+    def __init__(self, count: float, budget: int, min_support: int, what: str = "itemsets", advice: str = ""):
         self.count = count
         self.budget = budget
         self.min_support = min_support
+        self.what = what
         message = (f"mining at a support of {counted(min_support, 'transaction')} would list up to "
-                   f"{count:,.0f} {what}, more than the budget of {budget:,}")
+                   f"{count:,.0f} {what}, more than the budget of {budget:,}") + (f": {advice}" if advice else "")
         super().__init__(message)
         self.words = made_by_setveil(message)  # a window that fails closed on it says so
 

@@ -102,3 +102,27 @@ def test_an_empty_public_list_is_said_to_leave_coherence_nothing_to_suppress(run
     public.write_text("a\n")
     listed = invoke(runner, "verify", unsafe, unsafe, *COHERENCE, "--sensitive", files / "hiv.txt", "--public", public)
     assert "suppresses nothing" not in listed.stderr
+
+
+def test_a_check_past_the_itemset_budget_names_verify_s_remedy(runner, files, monkeypatch):
+    # verify ended in the miner's bare refusal, naming no option (msg74: mushroom's first 200
+    # transactions at coherence's p=23 would list 74,530,495 itemsets); the budget lowered here
+    from setveil.plugins.coherence import checker
+
+    monkeypatch.setattr(checker, "ITEMSET_BUDGET", 40)
+    dense = files / "dense.dat"
+    dense.write_text("a b c d e HIV\na b c d e\nf g h i j\nf g h i j\n")  # 62 public itemsets of support 2
+    args = ["verify", dense, dense, "-m", "coherence", "-P", "h=1", "-P", "k=2", "-P", "p=5",
+            "--sensitive", files / "hiv.txt"]
+    refusal = "setveil: error: mining at a support of 2 transactions would list up to 62 itemsets, more than the " \
+              "budget of 40: "
+    why = " (each mined apart: a release whose windows all pass satisfies coherence)\n"
+    whole = invoke(runner, *args)
+    assert whole.exit_code == 2
+    assert whole.stderr == refusal + "check the release in windows of fewer transactions with --window N" + why
+    windowed = invoke(runner, *args, "--window", "4")
+    assert windowed.exit_code == 2
+    assert windowed.stderr == refusal + "in window 0; check the release in smaller windows with --window N" + why
+    # as advised: windows of two list 31 itemsets each
+    smaller = invoke(runner, *args, "--window", "2")
+    assert smaller.exit_code == 0 and smaller.output == f"{dense}: satisfies coherence (h=1, k=2, p=5)\n"
