@@ -762,7 +762,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
 
 def _check_too_large(exc: MiningTooLarge, model: PrivacyModel, window: str | None) -> MiningTooLarge:
     """A checker's refusal to mine past its budget, with what verify lets its user do about it, where
-    the checker's own words suggested nothing (msg74: mushroom at coherence's p=23). Mining a window
+    the checker's own words suggested nothing (mushroom at coherence's p=23). Mining a window
     lists what its own transactions hold, so fewer transactions list fewer itemsets; and windows that
     each pass make a safe release for a model whose union of safe windows is safe."""
     if not model.union_safe:

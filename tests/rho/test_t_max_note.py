@@ -1,4 +1,4 @@
-"""rho's t_max note writes eq. 8's floor so that its arithmetic holds as written (task msg74: it
+"""rho's t_max note writes eq. 8's floor so that its arithmetic holds as written (it
 wrote 2^3.0/3.0 = 3 for 2.67)."""
 
 import pytest

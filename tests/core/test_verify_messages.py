@@ -1,5 +1,5 @@
 """Messages of `setveil verify` and `anonymize` that walkthroughs found saying less, or other, than
-what holds (task msg74): each test gives the run the message was wrong for."""
+what holds: each test gives the run the message was wrong for."""
 
 import pytest
 
