@@ -34,7 +34,7 @@ from .mining import MiningTooLarge
 from .model import Context, PrivacyModel
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
-from .params import Parameter, parse_assignments, shown_value
+from .params import Parameter, as_typed, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema, misspelt
@@ -783,21 +783,8 @@ def _checked_param_text(configured: Configured) -> str:
     left out: ``keep=None`` would read as a file named None. One named like a secret is masked,
     as in the startup log (:func:`~setveil.core.params.shown_value`)."""
     checked = {p.name for p in configured.model.parameters if p.checked}
-    return ", ".join(f"{k}={_as_typed(shown_value(k, v))}"
+    return ", ".join(f"{k}={as_typed(shown_value(k, v))}"
                      for k, v in configured.params.items() if k in checked and v is not None)
-
-
-def _as_typed(value: Any) -> str:
-    """A parameter's value in the shortest text that -P takes for it: ``true`` for a flag, and a
-    float as its shortest decimal without a whole number's ``.0`` (QA: ``h=1.0`` for a typed
-    ``h=1``, ``psi=0.0`` for ``psi=0``). It is the decimal typed but for zeros at its end, as a
-    float's parameter takes no decimal its float does not hold exactly
-    (:func:`~setveil.core.params.float_not_as_typed`)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return repr(value).removesuffix(".0")
-    return str(value)
 
 
 @cli.command()
@@ -888,13 +875,9 @@ def _parameter_line(row: dict[str, Any]) -> str:
     if row["required"]:
         default = "required"
     else:
-        default = "optional" if row["default"] is None else f"default {_shown(row['default'])}"
+        default = "optional" if row["default"] is None else f"default {as_typed(row['default'])}"
     # the help too: without it a user learns what a parameter means only from the JSON (QA as a plugin author)
     return f"{row['name']}: {row['allowed']}, {default} — {row['help']}"
-
-
-def _shown(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @cli.group()

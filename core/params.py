@@ -57,6 +57,19 @@ def shown_value(name: str, value: Any) -> Any:
     return MASKED if value is not None and names_a_secret(name) else value
 
 
+def as_typed(value: Any) -> str:
+    """A parameter's value in the shortest text that -P takes for it: ``true`` for a flag, and a
+    float as its shortest decimal without a whole number's ``.0`` (QA: ``h=1.0`` for a typed
+    ``h=1``, ``psi=0.0`` for ``psi=0``). It is the decimal typed but for zeros at its end, as a
+    float's parameter takes no decimal its float does not hold exactly
+    (:func:`float_not_as_typed`)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value).removesuffix(".0")
+    return str(value)
+
+
 #: a NAME=VALUE inside a value, after a comma or a blank: the service's ``model.params`` syntax
 #: (``m=2,api_token=x``) typed into one ``-P``, where it is all the first parameter's value
 _ANOTHER_PARAMETER = re.compile(r"[,\s]+([^\s,=]+)\s*=")

@@ -28,6 +28,7 @@ from setveil.core.arrays import concat_ranges
 from setveil.core.bitset import n_words, set_bits
 from setveil.core.errors import counted
 from setveil.core.model import Violation
+from setveil.core.params import as_typed
 from setveil.core.share import Share
 from setveil.core.verify import suppression_basics
 from setveil.core.window import Window
@@ -91,7 +92,7 @@ def _bound(original: Window, release: Window, patterns: RestrictivePatterns, psi
         yield Violation(
             "disclosed",
             f"restrictive pattern of line {patterns.lines[number]} is still held by {holding[number]} of its "
-            f"{sensitive[number]} sensitive transactions, more than psi={psi}",
+            f"{sensitive[number]} sensitive transactions, more than psi={as_typed(psi)}",
             patterns.patterns[number],
         )
 

@@ -126,3 +126,18 @@ def test_a_check_past_the_itemset_budget_names_verify_s_remedy(runner, files, mo
     # as advised: windows of two list 31 itemsets each
     smaller = invoke(runner, *args, "--window", "2")
     assert smaller.exit_code == 0 and smaller.output == f"{dense}: satisfies coherence (h=1, k=2, p=5)\n"
+
+
+def test_setveil_plugins_and_sanitizes_violations_write_a_decimal_as_p_takes_it(runner, tmp_path):
+    # `setveil plugins` listed t_max's default as 500.0 and psi's as 0.0, and a sanitize violation
+    # said "more than psi=0.0", where the verdict had said psi=0 since the verdict's fix
+    listing = invoke(runner, "plugins")
+    assert "-P t_max: a number in (0, inf) or off, default 500 —" in listing.output
+    assert "-P psi: a number in [0, 1], default 0 —" in listing.output
+    (tmp_path / "in.dat").write_text("a b\na b\na c\n")
+    (tmp_path / "patterns.txt").write_text("a b\n")
+    result = invoke(runner, "verify", tmp_path / "in.dat", tmp_path / "in.dat", "-m", "sanitize",
+                    "-P", f"restrictive={tmp_path / 'patterns.txt'}", "-P", "psi=0")
+    assert result.exit_code == 1
+    assert ("restrictive pattern of line 1 is still held by 2 of its 2 sensitive transactions, more than psi=0"
+            in result.output)

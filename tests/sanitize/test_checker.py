@@ -134,7 +134,8 @@ def _brute_force(rows, released, release_vocab, unique, lines, psi):
         still = [i for i in sensitive if pattern <= set(released[i])]
         if len(still) > Fraction(repr(float(psi))) * len(sensitive):
             out.append(("disclosed", f"restrictive pattern of line {line} is still held by {len(still)} of its "
-                        f"{len(sensitive)} sensitive transactions, more than psi={psi}", tuple(sorted(pattern)), None))
+                        f"{len(sensitive)} sensitive transactions, more than psi={repr(float(psi)).removesuffix('.0')}",
+                        tuple(sorted(pattern)), None))
     return out
 
 
