@@ -124,7 +124,8 @@ def item_file_notes(settings: Settings, configured: Configured) -> list[str]:
     path = settings.model.public
     if schema is None or path is None or schema.public:
         return []
-    return [f"{path} (model.public, from {settings.source('model.public')}) lists no items"]
+    # the consequence, as anonymize says it: a user may read an empty list as the default, every item not private
+    return [f"{path} (model.public, from {settings.source('model.public')}) lists no items, so no item would be public"]
 
 
 def union_notes(configured: Configured) -> list[str]:

@@ -551,14 +551,14 @@ def test_a_worker_warns_at_its_start_that_model_verify_false_releases_unchecked_
 
 
 def test_a_worker_notes_a_public_list_that_lists_no_items_and_no_other(sample, tmp_path):
-    # as setveil anonymize notes it; a public list with items must not be warned about
+    # as setveil anonymize notes it, with what it means; a public list with items must not be warned about
     public = sample[2]
     (tmp_path / "empty.txt").write_text("")
     args = serve_check(sample, "--public")
     result = CliRunner().invoke(cli, [*args, str(tmp_path / "empty.txt")], env={})
     assert result.exit_code == 0
-    assert f"setveil: note: {tmp_path / 'empty.txt'} (model.public, from the command line) lists no items\n" \
-        in result.stderr
+    assert (f"setveil: note: {tmp_path / 'empty.txt'} (model.public, from the command line) lists no items, so no "
+            "item would be public\n") in result.stderr
     result = CliRunner().invoke(cli, [*args, str(public)], env={})
     assert result.exit_code == 0 and "model.public" not in result.stderr
 
