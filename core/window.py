@@ -56,10 +56,15 @@ class Window:
         ascending inside each transaction) are kept as given when they are int64 and int32 arrays,
         not copied: write nothing into them afterwards, since the window and its cached views read
         them. Other integer (or integral float) arrays are converted, and a value the conversion
-        would change is a ``ValueError``; the rest is not checked here (a release is, before it is
-        emitted: ``setveil.core.verify``)."""
+        would change is a ``ValueError``, as is an empty ``indptr`` (a window of no transactions
+        has the one offset 0); the rest is not checked here (a release is, before it is emitted:
+        ``setveil.core.verify``)."""
         self.vocab = vocab
         self.indptr = _exactly(indptr, np.int64, "indptr", "transaction offsets")
+        if not len(self.indptr):
+            # taken, it failed later and elsewhere: len() raised "__len__() should return >= 0"
+            raise ValueError("Window's indptr is empty: it holds n+1 offsets for n transactions, so at least one "
+                             "offset, 0 (Window.empty() gives a window of no transactions)")
         self.indices = _exactly(indices, np.int32, "indices", "item ids")
         if tids is not None and len(tids) != len(self.indptr) - 1:
             raise ValueError("tids must have one entry per transaction")
