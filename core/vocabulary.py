@@ -107,6 +107,11 @@ def _label(label: object) -> str:
     item the data can hold, since setveil reads every item as text."""
     if isinstance(label, str):
         return str.__str__(label)
-    kind = type(label).__name__
     # by type alone: a label is an item, which no message names
-    raise TypeError(f"a Vocabulary's labels are str; got {'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}")
+    raise TypeError(f"a Vocabulary's labels are str; got {a_kind(label)}")
+
+
+def a_kind(value: object) -> str:
+    """The type of ``value`` with its article ("an int"), for a message that must not quote it."""
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"

@@ -22,7 +22,7 @@ from scipy import sparse
 from .arrays import concat_ranges
 from .bitset import pack_tidlists
 from .errors import ContractError, pickled_whole
-from .vocabulary import Vocabulary
+from .vocabulary import Vocabulary, a_kind
 
 Tid = str | int
 #: a transaction position or an item id: a numpy integer as well, as np.flatnonzero gives them
@@ -58,7 +58,8 @@ class Window:
         them. Other integer (or integral float) arrays are converted, and a value the conversion
         would change is a ``ValueError``, as is an empty ``indptr`` (a window of no transactions
         has the one offset 0); the rest is not checked here (a release is, before it is emitted:
-        ``setveil.core.verify``)."""
+        ``setveil.core.verify``). ``tids``, one per transaction, are kept as plain str and int
+        (numpy's scalars converted), and a tid of another type is a ``TypeError``."""
         self.vocab = vocab
         self.indptr = _exactly(indptr, np.int64, "indptr", "transaction offsets")
         if not len(self.indptr):
@@ -68,7 +69,7 @@ class Window:
         self.indices = _exactly(indices, np.int32, "indices", "item ids")
         if tids is not None and len(tids) != len(self.indptr) - 1:
             raise ValueError("tids must have one entry per transaction")
-        self.tids = None if tids is None else list(tids)
+        self.tids = None if tids is None else _tids(tids)
 
     @classmethod
     def from_transactions(
@@ -331,6 +332,26 @@ def _exactly(values: npt.ArrayLike, dtype: type[Stored], name: str, what: str) -
                          f"first at position {changed[0]}): {what} are whole numbers below 2**{bits}, and the cast "
                          "would change it")
     return cast
+
+
+def _tids(given: Sequence[Tid]) -> list[Tid]:
+    """``given`` as a list of plain str and int tids: numpy's integer and str scalars (of
+    ``np.arange``, or of an array of text) are converted, since JSON and msgpack writers refused
+    them (library walkthrough: ``write_window`` raised TypeError for tids=np.arange(n)); a tid of
+    another type, a bool among them, is a ``TypeError``, as in a record."""
+    tids = given.tolist() if isinstance(given, np.ndarray) else list(given)
+    if set(map(type, tids)) <= {int, str}:
+        return tids
+    for position, tid in enumerate(tids):
+        if isinstance(tid, str):
+            tids[position] = str.__str__(tid)
+        elif isinstance(tid, int | np.integer) and not isinstance(tid, bool):
+            tids[position] = int(tid)
+        else:
+            # by type and position alone: a tid may be a producer's record id
+            raise TypeError(f"Window's tids hold {a_kind(tid)} (the first at position {position}); a tid is a str "
+                            "or an int")
+    return tids
 
 
 def _held(value: object, dtype: type[np.signedinteger[Any]]) -> bool:

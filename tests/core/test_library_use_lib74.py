@@ -1,10 +1,14 @@
 """Library use that reads a str as its characters, keeps numpy scalars as tids, takes offsets
 that hold no window or leaves a pool's death unexplained (library walkthrough, api74)."""
 
+import json
+
+import msgpack
 import numpy as np
 import pytest
 
 from setveil import Vocabulary, Window
+from setveil.core.formats import read_window, write_window
 
 
 def test_a_window_of_no_offsets_is_refused_naming_indptr():
@@ -20,3 +24,47 @@ def test_a_window_of_no_offsets_is_refused_naming_indptr():
 def test_the_one_offset_0_is_a_window_of_no_transactions():
     window = Window(Vocabulary(), [0], [])
     assert len(window) == 0 and list(window) == [] and len(Window.empty()) == 0
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "msgpack"])
+def test_a_window_over_numpy_tids_is_written_as_jsonl_and_msgpack(tmp_path, fmt):
+    # np.int64 tids stayed numpy scalars in the window, and both writers raised TypeError
+    out = tmp_path / f"release.{fmt}"
+    window = Window.from_transactions([["a"], ["b", "c"], []], tids=np.arange(10, 13))
+    write_window(window, out)
+    if fmt == "jsonl":
+        records = [json.loads(line) for line in out.read_text().splitlines()]
+    else:
+        records = list(msgpack.Unpacker(out.open("rb")))
+    assert records == [{"tid": 10, "items": ["a"]}, {"tid": 11, "items": ["b", "c"]}, {"tid": 12, "items": []}]
+    assert read_window(out).tids == [10, 11, 12]
+
+
+@pytest.mark.parametrize("given, kept", [
+    (np.arange(3), [0, 1, 2]),
+    (np.arange(3, dtype=np.uint8), [0, 1, 2]),
+    (np.array(["x", "y", "z"]), ["x", "y", "z"]),
+    ([np.int32(7), "7", np.str_("s")], [7, "7", "s"]),
+    (range(3), [0, 1, 2]),
+])
+def test_tids_are_kept_as_plain_int_and_str_however_given(given, kept):
+    for window in (Window.from_transactions([["a"]] * 3, tids=given),
+                   Window(Vocabulary(["a"]), [0, 1, 2, 3], [0, 0, 0], given),
+                   Window.from_transactions([["a"]] * 3).with_tids(given)):
+        assert window.tids == kept
+        assert [type(tid) for tid in window.tids] == [type(tid) for tid in kept]
+        assert [type(window.tid(p)) for p in range(3)] == [type(tid) for tid in kept]
+
+
+@pytest.mark.parametrize("given, named", [
+    ([0, 1.0], "a float (the first at position 1)"),
+    (np.array([0.0, 1.0]), "a float (the first at position 0)"),
+    ([0, True], "a bool (the first at position 1)"),
+    (np.array([True, False]), "a bool (the first at position 0)"),
+    ([None, 1], "a NoneType (the first at position 0)"),
+    ([b"t0", b"t1"], "a bytes (the first at position 0)"),
+])
+def test_a_tid_neither_str_nor_int_is_refused_by_its_type_and_position(given, named):
+    with pytest.raises(TypeError) as refused:
+        Window.from_transactions([["a"], ["b"]], tids=given)
+    assert str(refused.value) == f"Window's tids hold {named}; a tid is a str or an int"
