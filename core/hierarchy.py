@@ -42,6 +42,7 @@ from .errors import InputError, counted, first_lines
 from .labeltext import LabelSyntaxError, field_text, folded, label_order, read_utf8, split_fields, turkic_folded
 from .output import write_text_output
 from .records import MAX_LABEL_LENGTH
+from .vocabulary import LABELS_ADVICE, label_collection
 from .window import Window
 
 RANGE_SEPARATOR = ".."
@@ -170,10 +171,11 @@ class Hierarchy:
     @classmethod
     def balanced(cls, labels: Iterable[str], fanout: int, source: str | os.PathLike | None = None) -> Hierarchy:
         """The balanced tree of fan-out ``fanout`` over ``labels`` sorted by :func:`label_order`;
-        errors name ``source``, the file the labels come from."""
+        errors name ``source``, the file the labels come from. One str given for ``labels`` is a
+        ``TypeError``: its characters are no labels."""
         if fanout < 2:
             raise ValueError("fanout must be at least 2")
-        leaves = sorted(set(labels), key=label_order)
+        leaves = sorted(set(label_collection(labels, "Hierarchy.balanced: labels", LABELS_ADVICE)), key=label_order)
         if not leaves:
             raise InputError(source, "no items to build a hierarchy over")
         level = [(leaf, leaf, leaf) for leaf in leaves]  # (label, first leaf, last leaf)

@@ -17,7 +17,7 @@ import numpy as np
 from .errors import InputError, also_lines, counted, first_lines
 from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
-from .vocabulary import Vocabulary
+from .vocabulary import Vocabulary, a_kind, label_collection
 
 
 class ItemClass(IntEnum):
@@ -106,22 +106,13 @@ def read_label_file(path: str | os.PathLike) -> frozenset[str]:
 def _labels(given: object, name: str) -> frozenset[str]:
     """``given`` as the frozenset of its labels, refused unless it is a collection of str."""
     advice = "give its labels as a set of str"
-    if isinstance(given, str | bytes):
-        raise TypeError(f"ItemSchema's {name} is one {type(given).__name__}; {advice}")
-    if not isinstance(given, Iterable):
-        raise TypeError(f"ItemSchema's {name} is {_a(given)}; {advice}")
-    labels = frozenset(given)
+    labels = frozenset(label_collection(given, f"ItemSchema's {name}", advice))
     others = [label for label in labels if not isinstance(label, str)]
     if others:
         # by type alone: a label is an item, which no message names
         raise TypeError(f"ItemSchema's {name}: {counted(len(others), 'label', ('is', 'are'))} not a str "
-                        f"({_a(others[0])}); {advice}")
+                        f"({a_kind(others[0])}); {advice}")
     return labels
-
-
-def _a(value: object) -> str:
-    kind = type(value).__name__
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, tuple[int, ...]], dict[str, int]]:

@@ -20,11 +20,11 @@ class Vocabulary:
     def __init__(self, labels: Iterable[str] = ()):
         """A vocabulary of ``labels``, in order, each once. A label is a str: numpy's ``np.str_``
         (of ``np.unique`` over an array of labels) is kept as the plain str, and anything else is a
-        ``TypeError``."""
+        ``TypeError``, as is one str given for ``labels``."""
         self._labels: list[str] = []
         self._ids: dict[str, int] = {}
         self._frozen: tuple[str, ...] = ()
-        given = list(labels)
+        given = list(label_collection(labels, "Vocabulary: labels", LABELS_ADVICE))
         if set(map(type, given)) - {str}:
             given = [_label(label) for label in given]
         ids = dict(zip(given, range(len(given))))
@@ -68,14 +68,16 @@ class Vocabulary:
         return self._frozen
 
     def ids(self, labels: Iterable[str]) -> np.ndarray:
-        """Ids of ``labels`` as an int64 array; labels not in the vocabulary map to -1."""
+        """Ids of ``labels`` as an int64 array; labels not in the vocabulary map to -1. One str is a
+        ``TypeError``, as in :meth:`__init__` and :meth:`mask`."""
         get = self._ids.get
-        return np.fromiter((get(lab, -1) for lab in labels), dtype=np.int64)
+        given = label_collection(labels, "Vocabulary.ids: labels", LABELS_ADVICE)
+        return np.fromiter((get(lab, -1) for lab in given), dtype=np.int64)
 
     def mask(self, labels: Iterable[str]) -> np.ndarray:
         """Boolean array over ids: True where the id's label is in ``labels``."""
         out = np.zeros(len(self._labels), dtype=bool)
-        ids = self.ids(labels)
+        ids = self.ids(label_collection(labels, "Vocabulary.mask: labels", LABELS_ADVICE))
         out[ids[ids >= 0]] = True
         return out
 
@@ -109,6 +111,22 @@ def _label(label: object) -> str:
         return str.__str__(label)
     # by type alone: a label is an item, which no message names
     raise TypeError(f"a Vocabulary's labels are str; got {a_kind(label)}")
+
+
+#: what a message refusing one str for a collection of labels advises
+LABELS_ADVICE = "give the labels as a collection of str"
+
+
+def label_collection(given: object, name: str, advice: str) -> Iterable[Any]:
+    """``given``, where a collection of labels is expected, refused with a ``TypeError`` naming
+    ``name`` and the type, never the value, when it is one str or bytes (iterated, its characters
+    or byte values would be taken for labels: ``ids("hiv")`` looked up 'h', 'i' and 'v') or is
+    not iterable."""
+    if isinstance(given, str | bytes):
+        raise TypeError(f"{name} is one {type(given).__name__}; {advice}")
+    if not isinstance(given, Iterable):
+        raise TypeError(f"{name} is {a_kind(given)}; {advice}")
+    return given
 
 
 def a_kind(value: object) -> str:

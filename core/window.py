@@ -22,7 +22,7 @@ from scipy import sparse
 from .arrays import concat_ranges
 from .bitset import pack_tidlists
 from .errors import ContractError, pickled_whole
-from .vocabulary import Vocabulary, a_kind
+from .vocabulary import Vocabulary, a_kind, label_collection
 
 Tid = str | int
 #: a transaction position or an item id: a numpy integer as well, as np.flatnonzero gives them
@@ -78,13 +78,18 @@ class Window:
         tids: Sequence[Tid] | None = None,
         vocab: Vocabulary | None = None,
     ) -> Window:
-        """Build from label lists. Duplicate items inside a transaction raise ValueError."""
+        """Build from label lists. Duplicate items inside a transaction raise ValueError, and one str
+        given for the transactions or for a transaction a ``TypeError``: its characters are no items."""
         vocab = Vocabulary() if vocab is None else vocab
         intern = vocab.intern
         indptr = [0]
         indices: list[int] = []
-        for position, items in enumerate(transactions):
-            items = list(items)
+        rows = label_collection(transactions, "Window.from_transactions: transactions",
+                                "give a collection of transactions, each a collection of str labels")
+        for position, items in enumerate(rows):
+            # "ab" was read as the transaction of items a and b (library walkthrough)
+            items = list(label_collection(items, f"Window.from_transactions: transaction {position}",
+                                          "give its items as a collection of str labels"))
             ids = sorted({intern(str(item)) for item in items})
             if len(ids) != len(items):
                 raise DuplicateItem(position)

@@ -7,7 +7,7 @@ import msgpack
 import numpy as np
 import pytest
 
-from setveil import Vocabulary, Window
+from setveil import Hierarchy, Vocabulary, Window
 from setveil.core.formats import read_window, write_window
 
 
@@ -68,3 +68,48 @@ def test_a_tid_neither_str_nor_int_is_refused_by_its_type_and_position(given, na
     with pytest.raises(TypeError) as refused:
         Window.from_transactions([["a"], ["b"]], tids=given)
     assert str(refused.value) == f"Window's tids hold {named}; a tid is a str or an int"
+
+
+@pytest.mark.parametrize("transactions, refused", [
+    # "ab" was the transaction of items a and b
+    (["ab"], "Window.from_transactions: transaction 0 is one str; give its items as a collection of str labels"),
+    ([["a"], b"ab"], "Window.from_transactions: transaction 1 is one bytes; give its items as a collection of str "
+                     "labels"),
+    ([["a"], ["b"], 7], "Window.from_transactions: transaction 2 is an int; give its items as a collection of str "
+                        "labels"),
+    # each character a transaction of one item
+    ("ab", "Window.from_transactions: transactions is one str; give a collection of transactions, each a "
+           "collection of str labels"),
+])
+def test_from_transactions_refuses_one_str_for_a_transaction_or_for_all(transactions, refused):
+    with pytest.raises(TypeError) as raised:
+        Window.from_transactions(transactions)
+    assert str(raised.value) == refused
+
+
+@pytest.mark.parametrize("call, refused", [
+    # ids("hiv") looked up 'h', 'i' and 'v', not 'hiv'
+    (lambda vocab: vocab.ids("hiv"), "Vocabulary.ids: labels is one str"),
+    (lambda vocab: vocab.ids(b"hiv"), "Vocabulary.ids: labels is one bytes"),
+    (lambda vocab: vocab.mask("hiv"), "Vocabulary.mask: labels is one str"),
+    (lambda vocab: vocab.ids(3), "Vocabulary.ids: labels is an int"),
+    (lambda vocab: Vocabulary("hiv"), "Vocabulary: labels is one str"),
+    # a tree over the leaves 'a', 'b' and 'c'
+    (lambda vocab: Hierarchy.balanced("abc", 2), "Hierarchy.balanced: labels is one str"),
+    (lambda vocab: Hierarchy.balanced(np.str_("abc"), 2), "Hierarchy.balanced: labels is one str_"),
+])
+def test_one_str_for_a_collection_of_labels_is_refused_by_its_type(call, refused):
+    with pytest.raises(TypeError) as raised:
+        call(Vocabulary(["hiv", "h", "i", "v"]))
+    assert str(raised.value) == f"{refused}; give the labels as a collection of str"
+
+
+def test_collections_of_labels_are_taken_as_before():
+    vocab = Vocabulary(["hiv", "flu"])
+    assert vocab.ids(["hiv", "cold"]).tolist() == [0, -1]
+    assert vocab.ids(label for label in ("flu",)).tolist() == [1]
+    assert vocab.ids(np.array(["flu", "hiv"])).tolist() == [1, 0]
+    assert vocab.mask({"flu"}).tolist() == [False, True]
+    assert Vocabulary(("a", "b")).labels == ("a", "b")
+    assert Hierarchy.balanced(["a", "b", "c"], 2).labels == ["a..c", "a..b", "a", "b", "c"]
+    assert list(Window.from_transactions([["ab"], ("c", "d"), {"e"}, []])) == [["ab"], ["c", "d"], ["e"], []]

@@ -17,7 +17,7 @@ def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
     # σ=0.3 of 6 transactions: support >= 2. P: A B C D, AB AC AD BC BD CD, ABC ABD ACD (13);
     # restrictive: ABD, ACD. The IGA release at ψ=0 (ABC ABC AB AC ABC BD) keeps
     # A B C AB AC BC ABC: no restrictive pattern, 4 legitimate ones lost (D AD BD CD).
-    release = Window.from_transactions(["ABC", "ABC", "AB", "AC", "ABC", "BD"], vocab=fig3.vocab)
+    release = Window.from_transactions([list(t) for t in ["ABC", "ABC", "AB", "AC", "ABC", "BD"]], vocab=fig3.vocab)
     figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
     assert figures["min_support"] == 2
     assert (figures["frequent_before"], figures["frequent_after"]) == (13, 7)
@@ -31,7 +31,7 @@ def test_hand_checked_on_the_worked_example(fig3, fig3_patterns):
 def test_a_release_with_its_own_vocabulary_is_measured_by_label(fig3, fig3_patterns):
     # the worked example's release, rows reordered so that its own ids (B D A C) differ from the
     # original's (A B C D): the figures are those above
-    release = Window.from_transactions(["BD", "ABC", "ABC", "AB", "AC", "ABC"])
+    release = Window.from_transactions([list(t) for t in ["BD", "ABC", "ABC", "AB", "AC", "ABC"]])
     figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
     assert (figures["frequent_after"], figures["restrictive_after"]) == (7, 0)
     assert figures["misses_cost"] == pytest.approx(4 / 11)
@@ -55,7 +55,7 @@ def test_size_is_measured_in_fimi_bytes():
 
 def test_artifacts_are_counted(fig3, fig3_patterns):
     # not a sanitization: adding C to T6 makes BCD frequent, which it was not
-    release = Window.from_transactions(["ABCD", "ABC", "ABD", "ACD", "ABC", "BCD"], vocab=fig3.vocab)
+    release = Window.from_transactions([list(t) for t in ["ABCD", "ABC", "ABD", "ACD", "ABC", "BCD"]], vocab=fig3.vocab)
     figures = PatternMetrics(fig3, 0.3).evaluate(release, RestrictivePatterns.load(fig3_patterns))
     assert figures["artifactual_patterns"] == pytest.approx(1 / 14)  # BCD is new among 14
     assert dissimilarity(fig3, release) == pytest.approx(1 / 18)
