@@ -123,21 +123,44 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
     # Without end_with_parent a pool process, waiting on queues it holds both ends of, outlived a
     # stopped worker and kept its forkserver and resource tracker alive (QA: 2 of 2 SIGTERMs). It
     # keeps the window child's process group, which the child's time limit kills at once.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=end_with_parent)
+    context = _context()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=end_with_parent)
+    # the pool adds its processes to this dict, and drops its own reference at shutdown; their
+    # exit statuses are read once shutdown has joined them
+    started = pool._processes
     try:
-        with signals_held():  # the pool's processes start here
-            results = pool.map(suppress_part, jobs)
-        return list(results)
-    except BaseException as exc:
-        # nothing waits for the other parts, and leaving the pool would wait for those under way
-        # (Python 3.11's pool has no public kill; 3.14's kill_workers() is this)
-        for process in list(pool._processes.values()):
-            process.kill()
-        if isinstance(exc, BrokenProcessPool):  # named by its class alone, it told an operator nothing
-            raise WorkerDied("a divide-and-conquer worker process died abruptly (the kernel's OOM killer, say)") from None
-        raise
-    finally:
-        pool.shutdown(cancel_futures=True)
+        try:
+            with signals_held():  # the pool's processes start here
+                results = pool.map(suppress_part, jobs)
+            return list(results)
+        except BaseException:
+            # nothing waits for the other parts, and leaving the pool would wait for those under way
+            # (Python 3.11's pool has no public kill; 3.14's kill_workers() is this)
+            for process in list(started.values()):
+                process.kill()
+            raise
+        finally:
+            pool.shutdown(cancel_futures=True)
+    except BrokenProcessPool:  # named by its class alone, it told an operator nothing
+        raise WorkerDied(_death(context.get_start_method(), [p.exitcode for p in started.values()])) from None
+
+
+def _death(method: str, statuses: list[int | None]) -> str:
+    """Why a pool process died, from the pool's start method and its processes' exit statuses.
+
+    The kernel's OOM killer ends a process by SIGKILL, a negative status, as do the kills above.
+    A process that exits with a status of its own (1) before its part is done failed as it
+    started: under forkserver or spawn each pool process imports the caller's script again, and
+    one with no ``if __name__ == "__main__":`` guard runs its work there, which fails as it tries
+    to start a pool of its own (library walkthrough: this was reported as the OOM killer). Fork
+    imports nothing, so there a status of its own is left to the first message."""
+    exited = sorted({status for status in statuses if status is not None and status > 0})
+    if method != "fork" and exited:
+        return (f"a divide-and-conquer worker process exited with status {exited[0]} before doing its part: under "
+                f"the {method} start method each worker imports the main script again, and a script that runs the "
+                "model without an `if __name__ == \"__main__\":` guard runs it there again and fails (its error is "
+                "on standard error; docs/rho.md, workers)")
+    return "a divide-and-conquer worker process died abruptly (the kernel's OOM killer, say)"
 
 
 def _context():

@@ -2,6 +2,8 @@
 that hold no window or leaves a pool's death unexplained (library walkthrough, api74)."""
 
 import json
+import subprocess
+import sys
 
 import msgpack
 import numpy as np
@@ -9,6 +11,7 @@ import pytest
 
 from setveil import Hierarchy, Vocabulary, Window
 from setveil.core.formats import read_window, write_window
+from setveil.plugins.rho import dnc
 
 
 def test_a_window_of_no_offsets_is_refused_naming_indptr():
@@ -113,3 +116,61 @@ def test_collections_of_labels_are_taken_as_before():
     assert Vocabulary(("a", "b")).labels == ("a", "b")
     assert Hierarchy.balanced(["a", "b", "c"], 2).labels == ["a..c", "a..b", "a", "b", "c"]
     assert list(Window.from_transactions([["ab"], ("c", "d"), {"e"}, []])) == [["ab"], ["c", "d"], ["e"], []]
+
+
+SCRIPT = """
+import threading
+import numpy as np
+from setveil import Context, ItemSchema, Window
+from setveil.core.plugins import get_registry
+
+# a thread running as the pool starts makes it start its processes by forkserver, as any thread
+# the caller runs does (a library's, say)
+threading.Thread(target=threading.Event().wait, args=(60,), daemon=True).start()
+rows = [[f"i{(t * 7 + j * 3) % 40}" for j in range(8)] for t in range(400)]
+configured = get_registry().configure("rho", "mine", {"rho": "0.7", "workers": "2", "t_max": "5"},
+                                      Context(schema=ItemSchema(private={"i1", "i2", "i3"})))
+"""
+RUN = """window, rng = Window.from_transactions(rows), np.random.default_rng(0)
+release = configured.model.anonymize(window, configured.policy, rng)
+print("parts", release.stats["parts"], "workers", release.stats["workers"])
+"""
+
+
+def test_a_script_without_the_main_guard_is_named_when_its_pool_processes_fail(tmp_path):
+    # each forkserver process imported the script again, ran rho there and failed to start a
+    # pool of its own, and the window failed as a worker 'died abruptly (the kernel's OOM killer, say)'
+    unguarded, guarded = tmp_path / "unguarded.py", tmp_path / "guarded.py"
+    unguarded.write_text(SCRIPT + RUN)
+    guarded.write_text(SCRIPT + 'if __name__ == "__main__":\n' + "".join(f"    {line}\n" for line in RUN.splitlines()))
+    failed = subprocess.run([sys.executable, str(unguarded)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1
+    # a line of its own: the resource tracker may warn after the traceback of what the failed pools held
+    assert (
+        "setveil.core.errors.WorkerDied: a divide-and-conquer worker process exited with status 1 before doing its "
+        "part: under the forkserver start method each worker imports the main script again, and a script that runs "
+        'the model without an `if __name__ == "__main__":` guard runs it there again and fails (its error is on '
+        "standard error; docs/rho.md, workers)") in failed.stderr.splitlines()
+    ran = subprocess.run([sys.executable, str(guarded)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    parts = int(ran.stdout.split()[1])
+    assert parts > 1 and ran.stdout == f"parts {parts} workers 2\n"
+
+
+OOM = "a divide-and-conquer worker process died abruptly (the kernel's OOM killer, say)"
+
+
+@pytest.mark.parametrize("method, statuses, named", [
+    ("forkserver", [1, -15], "status 1"),
+    ("spawn", [None, 1], "status 1"),
+    # killed by a signal (the OOM killer's SIGKILL), the others terminated and killed by the pool
+    ("forkserver", [-9, -15], OOM),
+    ("forkserver", [-9, -9], OOM),
+    # fork imports no script: a status of its own there is no sign of a missing guard
+    ("fork", [-9, 1], OOM),
+    ("fork", [1, 1], OOM),
+])
+def test_a_pool_death_is_told_by_the_start_method_and_the_exit_statuses(method, statuses, named):
+    told = dnc._death(method, statuses)
+    assert told == OOM if named == OOM else told.startswith(f"a divide-and-conquer worker process exited with {named} "
+                                                             f"before doing its part: under the {method} start method")
