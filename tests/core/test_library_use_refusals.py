@@ -1,5 +1,5 @@
 """Library use that reads a str as its characters, keeps numpy scalars as tids, takes offsets
-that hold no window or leaves a pool's death unexplained (library walkthrough, api74)."""
+that hold no window or leaves a pool's death unexplained (library walkthrough)."""
 
 import json
 import subprocess
