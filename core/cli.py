@@ -31,7 +31,7 @@ from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_for
                       read_window, read_window_and_subjects, refuse_unreadable, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
 from .mining import MiningTooLarge
-from .model import Context, PrivacyModel
+from .model import Context, PrivacyModel, Violation
 from .orphans import signals_held
 from .output import check_output, distinct_outputs, guard_standard_streams, text_bytes, write_outputs
 from .params import Parameter, as_typed, parse_assignments, shown_value
@@ -720,7 +720,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         position = next((i for i, tid in enumerate(release.tids) if tid != original.tid(i)), None)
         if position is not None:
             raise InputError(release_path, f"transaction {position} has another tid than in {original_path}")
-    found = []
+    found: list[tuple[str, Violation]] = []
     if windows_path is None:
         windows = [(str(index), rows) for index, rows in enumerate(window_rows(len(original), window_size, smallest))]
     else:
