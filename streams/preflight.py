@@ -138,6 +138,15 @@ def check_data_dir(settings: Settings) -> None:
     share its settings but not its machine."""
     path = settings.worker.data_dir
     if not path:
+        # the worker then makes a temporary one: on a read-only root without a writable /tmp (a
+        # Kubernetes readOnlyRootFilesystem without the emptyDir) its start ended in a traceback,
+        # and the model.time_limit window process, already started, kept it from exiting
+        try:
+            tempfile.gettempdir()
+        except OSError as exc:
+            raise ParameterError("worker.data_dir", f"not set, so Faust's data goes in a temporary directory, and "
+                                 f"there is none: {exc.strerror}; allowed: a directory the worker may write, or one "
+                                 "it may create, or TMPDIR naming one") from None
         return
     problem = _data_dir_problem(path)
     if problem is not None:
