@@ -321,6 +321,17 @@ def refuse_too_few_subjects(merged: Window, subjects: Sequence[Subject | None], 
                        "counts as one)")
 
 
+def refuse_too_few_transactions(original: Window, smallest: int, configured: Configured, source) -> None:
+    """An input of fewer transactions than the model needs of a window has no safe release, and the
+    model's own refusal advised windows of at least k transactions, which no --window can give
+    when the whole input is shorter (user walkthrough: kanonymity at k=2 over one transaction)."""
+    if len(original) >= smallest:
+        return
+    raise SetveilError(f"{shown_path(source)}: {counted(len(original), 'transaction')}, fewer than the {smallest} "
+                       f"model {configured.model.name!r} needs of a window, nothing written: the input itself is "
+                       "shorter than the smallest window with a safe release, which no --window changes")
+
+
 def merge_option(func):
     """``--merge-subjects``, shared by anonymize and verify."""
     return click.option("--merge-subjects", is_flag=True,
@@ -496,6 +507,7 @@ def anonymize(input_path, output, model, policy, params, sensitive, public, hier
     if merge_subjects:
         refuse_too_few_subjects(original, subjects, smallest, configured, input_path)
     else:
+        refuse_too_few_transactions(original, smallest, configured, input_path)
         note_shared_subjects(subjects, input_path)
     check_listed_items(configured, original, sensitive, public, input_path)
     pin_hierarchy(configured, original, input_path)

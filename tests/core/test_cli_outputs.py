@@ -473,15 +473,16 @@ def test_a_last_window_smaller_than_k_joins_the_one_before(runner, tmp_path):
 
 
 def test_a_file_of_fewer_transactions_than_k_in_one_window_is_rejected_and_nothing_written(runner, tmp_path):
-    # the one window is all there is: with nothing before it to join, it goes to the model, which
-    # refuses it, rather than leaving no window at all and writing an empty release
+    # the one window is all there is: with nothing before it to join, it is refused as the input
+    # too short for any window, rather than leaving no window at all and writing an empty release
     data = tmp_path / "two.dat"
     data.write_text("a1 b1\na2 b2\n")
     out = tmp_path / "out.dat"
     result = invoke(runner, "anonymize", data, "-o", out, "-m", "kanonymity", "-P", "k=3", "--fanout", "2",
                     "--window", "4")
     assert result.exit_code == 1 and not out.exists()
-    assert "window 0 (transactions 0..1) rejected, nothing written" in result.stderr
+    assert f"{data}: 2 transactions, fewer than the 3 model 'kanonymity' needs of a window, nothing written" in \
+        result.stderr
 
 
 def test_a_release_carries_the_inputs_tids_whatever_tids_the_model_gives(runner, tmp_path, altered):
