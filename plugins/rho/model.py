@@ -127,6 +127,15 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         return Release(release, details, stats)
 
     def input_notes(self, original: Window, source: str) -> list[str]:
+        notes = []
+        if self.context.schema is not None and self.context.schema.public is not None:
+            # a public list taken in silence reads as one that narrows what the attacker may know,
+            # as it does for coherence; a qid here is any set of items (docs/rho.md)
+            notes.append(f"--public changes nothing for model {self.name!r}: every item, sensitive or not, can be "
+                         "part of a qid")
+        return notes + self._t_max_notes(original, source)
+
+    def _t_max_notes(self, original: Window, source: str) -> list[str]:
         if self.params["t_max"] == "off" or len(original) == 0 or original.n_occurrences == 0:
             return []
         t_max = float(self.params["t_max"])
