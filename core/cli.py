@@ -39,7 +39,7 @@ from .plugins import (Configured, call_each, get_plugin_manager, get_registry, m
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
 from .schema import ItemSchema, misspelt
 from .subjects import Subject, merge_window, spelt_apart
-from .verify import release_violations
+from .verify import release_violations, structure_violations
 from .window import Tid, Window, detached
 
 
@@ -700,7 +700,14 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     window_ids = [] if windows_path is None else window_id_lines(windows_path)
     refuse_unreadable(release_path)
     original, subjects, merged_tids, _ = read_records(original_path, fmt, merge_subjects)
-    check_listed_items(configured, original, sensitive, public, original_path)
+    try:
+        check_listed_items(configured, original, sensitive, public, original_path)
+        unprotected = None
+    except InputError as exc:
+        # lists that name nothing of ORIGINAL are refused once the release adds nothing: a release
+        # that adds an item only such a list names fails whatever the lists say, and was refused as
+        # a file verify cannot take (exit 2) rather than as not safe (exit 1)
+        unprotected = exc
     pin_hierarchy(configured, original, original_path)
     # --format is given for ORIGINAL's sake as often as for both files: a JSONL or msgpack release
     # read as FIMI by it failed the model's check, exit 1, instead of being refused, and a FIMI one
@@ -743,7 +750,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
     with plugin_errors(f"model {configured.model.name!r}: its checker", "; the release is not checked"):
         for checked, (name, rows) in enumerate(windows, 1):
             orig, rel = (original, release) if whole else (_window_at(original, rows), _window_at(release, rows))
-            violations = release_violations(configured.model, orig, rel, configured.context)
+            violations = (release_violations(configured.model, orig, rel, configured.context) if unprotected is None
+                          else structure_violations(configured.model, orig, rel, configured.context))
             try:
                 for violation in itertools.islice(violations, max_violations - len(found)):
                     if violation.transaction is not None:  # a position in the input, as anonymize names them
@@ -760,6 +768,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
                     break
             except MiningTooLarge as exc:
                 raise _check_too_large(exc, configured.model, None if whole else name) from None
+    if unprotected is not None and not found:
+        raise unprotected
     if found:
         for name, violation in found:
             prefix = f"window {name}: " if window_size or windows_path else ""

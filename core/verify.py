@@ -39,7 +39,7 @@ def release_violations(model: PrivacyModel, original: Window, release: Window,
     checked against the hierarchy of ``context``, the one setveil gave the model
     (``Configured.context``): a model that replaced its own would otherwise be checked against
     what it chose."""
-    structural = list(_structure_violations(model, original, release, context))
+    structural = list(structure_violations(model, original, release, context))
     if structural:
         yield from structural
         return
@@ -87,8 +87,11 @@ def _a(value: object) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
-def _structure_violations(model: PrivacyModel, original: Window, release: Window,
-                          context: Context) -> Iterator[Violation]:
+def structure_violations(model: PrivacyModel, original: Window, release: Window,
+                         context: Context) -> Iterator[Violation]:
+    """What a release breaks whatever the model's parameters: one transaction per original one, a
+    well-formed release, and nothing added (or, for a generalizing model, every item one of its
+    ancestors-or-self)."""
     problem = shape_violation(original, release) or malformed_violation(release)
     if problem is not None:
         yield problem
