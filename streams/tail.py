@@ -23,7 +23,7 @@ from setveil.core.formats import render_window
 from setveil.core.output import text_bytes, write_outputs
 
 from . import kafka
-from .codec import BATCH_SCHEMA, decode_batch, is_integer
+from .codec import BATCH_SCHEMA, BATCH_TYPE, REJECTED_RECORD_TYPE, REJECTED_WINDOW_TYPE, decode_batch, is_integer
 from .released import Released, ReleaseError
 from .settings import Settings
 
@@ -125,21 +125,42 @@ CE_TYPE_SHOWN = 80
 def _batch_of(message) -> dict[str, Any]:
     """The message's batch. Another kind of message ends tail, as docs/batch-format.md
     ("Versioning") tells every consumer: a batch of a newer schema skipped would leave the
-    release short, or a window missing from the counts, without a word."""
+    release short, or a window missing from the counts, without a word. Its ce_type is read
+    before its value, so a message of another type is named by what it is, a dead letter or
+    another producer's, rather than by why its value does not decode, and its value is never
+    shown."""
+    ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace")
+    if ce_type and ce_type != BATCH_TYPE:
+        raise _not_a_batch(message, ce_type, _kind_of(ce_type))
     try:
         return decode_batch(message.value)
     except (ValueError, msgpack.UnpackException):
-        ce_type = (dict(message.headers or ()).get("ce_type") or b"").decode("utf-8", "replace") or "(none)"
-        if len(ce_type) > CE_TYPE_SHOWN:
-            ce_type = ce_type[:CE_TYPE_SHOWN] + "…"
         if message.value is None:  # a tombstone, which no setveil writes to the output topic, newer or not
             why = "its value is null"
         elif not message.value:
             why = "its value has no bytes"
+        elif ce_type:
+            why = f"its value is not the map its ce_type {BATCH_TYPE} says"
         else:
-            why = "a newer setveil may have written it"
-        raise ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {ce_type}): {why}; "
-                           "tail stops rather than skip it") from None
+            why = "every message setveil writes has a ce_type: another producer wrote it"
+        raise _not_a_batch(message, ce_type, why) from None
+
+
+def _kind_of(ce_type: str) -> str:
+    """What a message of ``ce_type``, not a batch's, is: the reason tail gives for stopping at it."""
+    if ce_type in (REJECTED_WINDOW_TYPE, REJECTED_RECORD_TYPE):
+        return "it is a dead letter, which setveil tail --dead-letters reads from topics.dlq"
+    if ce_type.startswith("org.setveil."):
+        return "a newer setveil may have written it"
+    return "another producer wrote it"
+
+
+def _not_a_batch(message, ce_type: str, why: str) -> ReleaseError:
+    shown = ce_type or "(none)"
+    if len(shown) > CE_TYPE_SHOWN:
+        shown = shown[:CE_TYPE_SHOWN] + "…"
+    return ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {shown}): {why}; "
+                        "tail stops rather than skip it")
 
 
 def _readable(batch: dict[str, Any]) -> bool:

@@ -1015,9 +1015,9 @@ asyncio.run(main())
     # the next re-check: a dict of transactions passed, and a string loss times 2**62 ran out of memory
     ("mistyped", "is a setveil.batch/1 message without the fields, or the types, that docs/batch-format.md gives; "
                  "tail stops rather than skip it"),
-    ("long-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}…): a newer setveil may have written it; "
+    ("long-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}…): another producer wrote it; "
                   "tail stops rather than skip it"),
-    ("eighty-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}): a newer setveil may have written it; "
+    ("eighty-type", f"is not a setveil.batch/1 message (ce_type {'x' * 80}): another producer wrote it; "
                     "tail stops rather than skip it"),
     # a tombstone was said to be from a newer setveil, which writes none (loose ends of stop 74)
     ("tombstone", "is not a setveil.batch/1 message (ce_type (none)): its value is null; tail stops rather than "
@@ -1050,8 +1050,8 @@ def test_tail_shows_the_windows_before_the_message_it_stops_at_and_names_where_t
     assert result.returncode == 1
     assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["1/0-0", "1/1-1"]
     assert result.stderr.strip().splitlines()[-1] == (
-        f"setveil: error: {settings.topics.output}/1/2 is not a setveil.batch/1 message (ce_type (none)): a newer "
-        "setveil may have written it; tail stops rather than skip it")
+        f"setveil: error: {settings.topics.output}/1/2 is not a setveil.batch/1 message (ce_type (none)): every "
+        "message setveil writes has a ce_type: another producer wrote it; tail stops rather than skip it")
 
 
 def test_every_builder_leaves_the_virtual_environment_out_of_the_image_context():
