@@ -215,8 +215,29 @@ def write_release(release: Released, path: str | os.PathLike, windows_path: str 
     has (a soak: the ``rho`` checker of 1.49 M transactions ran out of 24 GiB). Both are written,
     or neither. Returns the number of transactions."""
     window, windows = release.numbered()
+    if windows_path is not None:
+        _refuse_unwritable_ids(windows)
     outputs = [(path, render_window(window, path))]
     if windows_path is not None:
         outputs.append((windows_path, text_bytes(windows_path, "".join(f"{name}\n" for name in windows))))
     write_outputs(outputs)
     return len(window)
+
+
+def _refuse_unwritable_ids(windows: list[str]) -> None:
+    """Refuse, before anything is written, a window id that would not be read back as the one line
+    ``setveil verify --windows`` pairs with each transaction: a line end in it makes two lines (any
+    producer may write the output topic, and a worker's ids are topic/partition/offsets), and verify
+    strips a line and refuses an empty one."""
+    for name in dict.fromkeys(windows):
+        if not name.isprintable():
+            problem = "holds a character that is not printable (a line end, say)"
+        elif not name.strip():
+            problem = "is empty or blank"
+        elif name != name.strip():
+            problem = "has blanks at its ends"
+        else:
+            continue
+        shown = name if len(name) <= CE_TYPE_SHOWN else name[:CE_TYPE_SHOWN] + "…"  # cut as a ce_type is
+        raise ReleaseError(f"--windows: window id {shown!r} {problem}, so it cannot be written as the one line of "
+                           "each of its transactions that verify --windows reads; nothing written: give --out alone")
