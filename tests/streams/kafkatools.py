@@ -39,26 +39,30 @@ def wait_until(predicate: Callable[[], object], timeout: float, what: str, inter
         time.sleep(interval)
 
 
+async def send(settings: Settings, topic: str, messages: Sequence[tuple[int, bytes | None, int | None]],
+               compression: str | None = None) -> None:
+    """Send messages, each (partition, value, its Kafka timestamp in ms or None for the producer's
+    clock), to ``topic``, in order, and wait for every acknowledgement; ``compression``: the
+    producer's codec, if not the one producer.compression names."""
+    await kafka.ensure_topics(settings, [topic])
+    codec = {} if compression is None else {"compression_type": compression}
+    producer = kafka.producer(settings, linger_ms=5, **codec)
+    await producer.start()
+    try:
+        futures = [await producer.send(topic, value, partition=partition, timestamp_ms=emitted)
+                   for partition, value, emitted in messages]
+        await asyncio.gather(*futures)
+    finally:
+        await producer.stop()
+
+
 def produce(settings: Settings, values: Sequence[bytes], partition: int | Callable[[int], int] = 0,
             compression: str | None = None) -> None:
-    """Send raw message values to the input topic, in order, and wait for every acknowledgement;
-    ``compression``: the producer's codec, if not the one producer.compression names."""
-
-    async def run():
-        await kafka.ensure_topics(settings, [settings.topics.input])
-        codec = {} if compression is None else {"compression_type": compression}
-        producer = kafka.producer(settings, linger_ms=5, **codec)
-        await producer.start()
-        try:
-            futures = []
-            for index, value in enumerate(values):
-                target = partition(index) if callable(partition) else partition
-                futures.append(await producer.send(settings.topics.input, value, partition=target))
-            await asyncio.gather(*futures)
-        finally:
-            await producer.stop()
-
-    asyncio.run(run())
+    """Send raw message values to the input topic, in order, and wait for every acknowledgement
+    (:func:`send`)."""
+    targets = [partition(index) if callable(partition) else partition for index in range(len(values))]
+    messages = [(target, value, None) for target, value in zip(targets, values)]
+    asyncio.run(send(settings, settings.topics.input, messages, compression))
 
 
 def records(transactions: Sequence[Sequence[str]], first_tid: int = 0, batch: int = 1) -> list[bytes]:

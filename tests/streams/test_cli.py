@@ -20,7 +20,6 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from setveil.core.formats import read_window
-from setveil.streams import kafka
 from setveil.streams.broker import BrokerError, default_docker_socket, docker_available, free_port, start_tansu
 from setveil.streams.codec import decode_batch
 from setveil.streams.kafka import ensure_topics, partition_counts
@@ -29,7 +28,7 @@ from setveil.streams.display import WindowDisplay
 from setveil.streams.tail import WAITING_SECONDS, Collected, collect
 from setveil.streams.settings import _read_toml as read_toml
 
-from .kafkatools import produce, read_topic, records, wait_until
+from .kafkatools import produce, read_topic, records, send, wait_until
 from .test_processor import _gone
 
 pytestmark = pytest.mark.slow
@@ -161,26 +160,15 @@ def _batch(window_id: str, tids: list[int], items_in: int, loss: float, opened: 
                           "transactions": [{"tid": tid, "items": [f"i{tid}"]} for tid in tids]})
 
 
-async def _emit(settings, batches: list[tuple[int, bytes, int | None]]) -> None:
-    """Send batches to the output topic as a worker would, each (partition, value, its Kafka timestamp in ms)."""
-    await ensure_topics(settings, [settings.topics.output])
-    producer = kafka.producer(settings)
-    await producer.start()
-    try:
-        for partition, value, emitted in batches:
-            await producer.send_and_wait(settings.topics.output, value, partition=partition, timestamp_ms=emitted)
-    finally:
-        await producer.stop()
-
-
 def test_tail_counts_a_redelivered_window_once_and_times_each_window_from_its_kafka_timestamp(make_settings, tmp_path):
     # the figures an operator reads off tail: a re-delivery (at-least-once) is dropped, not counted,
     # the latency is the batch's Kafka timestamp less when its window opened, and the loss is over the release
     settings = make_settings()
     emitted = int(time.time() * 1000)
     first = _batch("in/0/0-1", [0, 1], 4, 0.5, emitted / 1000 - 0.25)
-    asyncio.run(_emit(settings, [(0, first, emitted), (0, first, emitted + 40),
-                                 (1, _batch("in/1/0-0", [2], 2, 0.0, emitted / 1000 - 0.75, verified=False), emitted)]))
+    asyncio.run(send(settings, settings.topics.output, [
+        (0, first, emitted), (0, first, emitted + 40),
+        (1, _batch("in/1/0-0", [2], 2, 0.0, emitted / 1000 - 0.75, verified=False), emitted)]))
     shown = setveil("tail", "--idle", 2, env=env_of(settings))
     rows = {line.split()[0]: line.split()[1:5] for line in shown.stdout.splitlines()[1:-1]}
     assert rows == {"0/0-1": ["2", "0.500", "250ms", "ok"], "1/0-0": ["1", "0.000", "750ms", "off"]}
@@ -198,8 +186,8 @@ def test_tail_counts_a_redelivered_window_once_and_times_each_window_from_its_ka
 def test_tail_without_out_reads_on_where_the_same_tids_come_again(make_settings):
     # a file replayed twice: only the release --out writes needs each tid once
     settings = make_settings(topics__partitions=1)
-    asyncio.run(_emit(settings, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None),
-                                 (0, _batch("in/0/2-3", [0, 1], 2, 0.0, 1.0), None)]))
+    asyncio.run(send(settings, settings.topics.output, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None),
+                                                        (0, _batch("in/0/2-3", [0, 1], 2, 0.0, 1.0), None)]))
     shown = setveil("tail", "--idle", 2, env=env_of(settings))
     assert shown.stdout.splitlines()[-1].startswith("2 windows (0 duplicates dropped), 4 transactions, ")
 
@@ -208,7 +196,8 @@ def test_tail_stops_at_the_window_that_reaches_its_count(make_settings, tmp_path
     # Regression (helper opts73): --count went on through the rest of a fetch, here every window
     # the topic holds: --count 3 showed and wrote 6 transactions
     settings = make_settings(topics__partitions=1)
-    asyncio.run(_emit(settings, [(0, _batch(f"in/0/{i}-{i + 1}", [i, i + 1], 2, 0.0, 1.0), None) for i in (0, 2, 4)]))
+    asyncio.run(send(settings, settings.topics.output,
+                     [(0, _batch(f"in/0/{i}-{i + 1}", [i, i + 1], 2, 0.0, 1.0), None) for i in (0, 2, 4)]))
     release = tmp_path / "release.dat"
     written = setveil("tail", "--count", 3, "--out", release, env=env_of(settings), timeout=60)
     assert release.read_text() == "i0\ni1\ni2\ni3\n"
@@ -222,12 +211,12 @@ def test_tail_short_of_its_count_says_so_again_after_each_batch_and_never_withou
     told: list[int] = []
 
     async def run() -> int:
-        await _emit(settings, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None)])
+        await send(settings, settings.topics.output, [(0, _batch("in/0/0-1", [0, 1], 2, 0.0, 1.0), None)])
         first_told = asyncio.Event()
 
         async def after_the_first_note():
             await first_told.wait()
-            await _emit(settings, [(0, _batch("in/0/2-2", [2], 1, 0.0, 1.0), None)])
+            await send(settings, settings.topics.output, [(0, _batch("in/0/2-2", [2], 1, 0.0, 1.0), None)])
 
         def waiting(out: Collected) -> None:
             told.append(out.transactions)
@@ -1044,8 +1033,9 @@ def test_tail_stops_in_one_line_at_a_batch_it_does_not_know(make_settings, kind,
 
 def test_tail_shows_the_windows_before_the_message_it_stops_at_and_names_where_that_is(make_settings):
     settings = make_settings()
-    asyncio.run(_emit(settings, [(1, _batch("in/1/0-0", [0], 1, 0.0, 1.0), None),
-                                 (1, _batch("in/1/1-1", [1], 1, 0.0, 1.0), None), (1, b"\xc1", None)]))
+    asyncio.run(send(settings, settings.topics.output, [(1, _batch("in/1/0-0", [0], 1, 0.0, 1.0), None),
+                                                        (1, _batch("in/1/1-1", [1], 1, 0.0, 1.0), None),
+                                                        (1, b"\xc1", None)]))
     result = setveil("tail", "--idle", 2, env=env_of(settings), check=False)
     assert result.returncode == 1
     assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["1/0-0", "1/1-1"]
