@@ -26,7 +26,8 @@ import numpy as np
 from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
-from .errors import InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines, counted
+from .errors import (STANDARD_INPUT, InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines,
+                     counted)
 from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_format, fimi_carries, named_format,
                       read_window, read_window_and_subjects, refuse_unreadable, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
@@ -207,7 +208,7 @@ def refuse_empty_sensitive(context: Context, sensitive) -> None:
         raise InputError(sensitive, "lists no items, so nothing would be protected")
 
 
-def shown_path(path, dash: str = "standard input") -> str:
+def shown_path(path, dash: str = STANDARD_INPUT) -> str:
     """``path`` as a message names it: ``-`` is standard input (or ``dash``)."""
     return dash if os.fspath(path) == "-" else os.fspath(path)
 
@@ -244,11 +245,12 @@ def check_listed_items(configured: Configured, original: Window, sensitive, publ
             # occurring, naming no line and no cause a reader can see (san74's report)
             _refuse_variants(path, labels, schema.listed, first_lines, original, source)
             if missing == len(labels):
-                raise InputError(path, f"none of the {len(labels)} items it lists occur in {source}, so "
+                raise InputError(path, f"none of the {len(labels)} items it lists occur in {shown_path(source)}, so "
                                        f"{consequence}: labels must match the input's exactly, case included")
             if missing:
-                notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in {source}")
-    notes += model_call(configured.model, "input_notes", detached(original)[0], str(source))
+                notes.append(f"{missing} of the {len(labels)} items listed in {path} never occur in "
+                             f"{shown_path(source)}")
+    notes += model_call(configured.model, "input_notes", detached(original)[0], shown_path(source))
     for line in notes:
         note(line)
 
@@ -732,13 +734,15 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         given, distinct = subject_counts(subjects)
         hint = ("; give --merge-subjects for a release of `anonymize --merge-subjects`"
                 if not merge_subjects and len(release) < len(original) and distinct < given else "")
-        raise InputError(release_path, f"{len(release)} transactions, but {original_path} has {len(original)}{hint}")
+        raise InputError(release_path, f"{len(release)} transactions, but {shown_path(original_path)} has "
+                                       f"{len(original)}{hint}")
     if release.tids is not None:
         # a FIMI original's tids are its positions (Window.tid), as anonymize writes them in a
         # JSONL or msgpack release (QA: "y", "x", "z" there went unchecked)
         position = next((i for i, tid in enumerate(release.tids) if tid != original.tid(i)), None)
         if position is not None:
-            raise InputError(release_path, f"transaction {position} has another tid than in {original_path}")
+            raise InputError(release_path, f"transaction {position} has another tid than in "
+                                           f"{shown_path(original_path)}")
     found: list[tuple[str, Violation]] = []
     if windows_path is None:
         windows = [(str(index), rows) for index, rows in enumerate(window_rows(len(original), window_size, smallest))]

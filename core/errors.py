@@ -36,16 +36,24 @@ class SetveilError(Exception):
         return pickled_whole(self)
 
 
+#: how a message names the data read from ``-``, as every sentence of one names it
+STANDARD_INPUT = "standard input"
+
+
 class InputError(SetveilError):
-    """Unreadable or malformed input: names the file and, where it applies, the line."""
+    """Unreadable or malformed input: names the file and, where it applies, the line. A ``path``
+    of ``-`` is named :attr:`dash`, standard input, as the messages that name it in a sentence do
+    (``standard input:3: not valid UTF-8``, where it read ``-:3:``)."""
 
     exit_code = 2
+    #: what a ``path`` of ``-`` is named
+    dash = STANDARD_INPUT
 
     def __init__(self, path: str | os.PathLike[str] | None, problem: str, line: int | None = None):
         self.path = None if path is None else os.fspath(path)
         self.line = line
         self.problem = problem
-        where = self.path if self.path is not None else "<input>"
+        where = (self.dash if self.path == "-" else self.path) if self.path is not None else "<input>"
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {problem}")

@@ -110,7 +110,7 @@ def _read_bytes(path: str | os.PathLike) -> tuple[bytes, str | None]:
     ``"gzip"`` then, else None."""
     if os.fspath(path) == STDIN:
         if sys.stdin is None:
-            raise InputError(STDIN, "cannot read: standard input is closed")
+            raise InputError(STDIN, "cannot read: it is closed")
         refuse_reading_standard_output(STDIN)
         data = sys.stdin.buffer.read()
     else:

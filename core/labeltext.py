@@ -236,8 +236,9 @@ def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
     are read before the data, which may be standard input, so they are never read from it (the
     error would otherwise say that no file ``-`` exists)."""
     if os.fspath(path) == STDIN:
-        problem = "standard input ('-') is not supported for this file; give a path"
-        raise InputError(path, problem) if option is None else ParameterError(option, problem)
+        if option is None:
+            raise InputError(path, "not supported for this file ('-'); give a path")
+        raise ParameterError(option, "standard input ('-') is not supported for this file; give a path")
 
 
 def read_utf8(path: str | os.PathLike) -> str:

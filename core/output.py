@@ -49,6 +49,13 @@ STDOUT = "-"
 STDIN = "-"
 
 
+class WriteError(InputError):
+    """An output that cannot be written, where ``-`` is standard output, named as it is given
+    (``-: cannot write: Broken pipe``), not as the standard input an input's ``-`` is."""
+
+    dash = STDOUT
+
+
 def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     """Refuse, before anything is read, an output ``path`` (given as ``flag``) that cannot be
     written: a directory, a missing directory, a file or directory the user may not write, or one
@@ -176,8 +183,7 @@ def refuse_reading_standard_output(path: str | os.PathLike) -> None:
         # a terminal read as /dev/stdout is typed into, not written back
         found = None if stat.S_ISCHR(status.st_mode) else (status.st_dev, status.st_ino)
     if found == own:
-        what = "standard input is" if text == STDIN else "is"
-        raise InputError(text, f"{what} also standard output, which this run would write into; redirect standard "
+        raise InputError(text, "is also standard output, which this run would write into; redirect standard "
                                "output elsewhere")
 
 
@@ -327,7 +333,7 @@ def _write_direct(text: str, target: Path | int | None, data: bytes) -> None:
         if target is None:
             out = _reserved if _reserved is not None else sys.stdout
             if out is None:
-                raise InputError(text, "cannot write: standard output is closed")
+                raise WriteError(text, "cannot write: standard output is closed")
             out.flush()
             _write_all(out.buffer, data)
             out.buffer.flush()
@@ -335,7 +341,7 @@ def _write_direct(text: str, target: Path | int | None, data: bytes) -> None:
         with open(target, "wb") as handle:
             _write_all(handle, data)
     except OSError as exc:
-        raise InputError(text, f"cannot write: {exc.strerror or exc}") from None
+        raise WriteError(text, f"cannot write: {exc.strerror or exc}") from None
 
 
 def _write_all(handle: BinaryIO, data: bytes) -> None:
@@ -387,7 +393,7 @@ class _StdoutBuffer(io.BufferedIOBase):
             call(*args)
         except OSError as exc:
             self._failed = True
-            raise InputError(STDOUT, f"cannot write: {exc.strerror or exc}") from None
+            raise WriteError(STDOUT, f"cannot write: {exc.strerror or exc}") from None
 
 
 class _StderrBuffer(_StdoutBuffer):

@@ -343,7 +343,8 @@ def test_jsonl_read_as_fimi_for_want_of_a_format_is_refused(tmp_path):
     lines = '{"tid": 1, "items": ["a", "b"]}\n{"tid": 2, "items": ["a"]}\n'
     sensitive = _write(tmp_path / "sensitive.txt", "b\n")
     result = run("anonymize", "-", "-o", tmp_path / "out.dat", *MODEL, "--sensitive", sensitive, input=lines)
-    assert result.exit_code == 2 and "-:1: read as FIMI, for want of a format, but it starts like JSONL" in result.output
+    assert result.exit_code == 2
+    assert "standard input:1: read as FIMI, for want of a format, but it starts like JSONL" in result.output
     assert read_window(_write(tmp_path / "records", lines), "fimi").vocab.labels[0] == '{"tid":'  # asked for
     assert list(read_window(_write(tmp_path / "records.jsonl", lines))) == [["a", "b"], ["a"]]
     # QA re-check: a blank after the brace, or a byte-order mark, slipped through

@@ -168,7 +168,7 @@ def test_hierarchy_fields_drop_the_blanks_around_them_and_stop_at_a_comma():
 
 def test_an_item_list_is_never_read_from_standard_input():
     # item lists are read before the data, which may be standard input
-    with pytest.raises(InputError, match=r"standard input \('-'\) is not supported"):
+    with pytest.raises(InputError, match=r"^standard input: not supported for this file \('-'\); give a path$"):
         read_label_file("-")
 
 

@@ -100,7 +100,7 @@ def test_closed_standard_streams_are_named(data, tmp_path):
     result = run("anonymize", data, "-o", "-", *K, stdout=None, preexec_fn=lambda: os.close(1))
     one_line_error(result, "-: cannot write: standard output is closed")
     result = run("anonymize", "-", "-o", tmp_path / "out.dat", *K, preexec_fn=lambda: os.close(0))
-    one_line_error(result, "-: cannot read: standard input is closed")
+    one_line_error(result, "standard input: cannot read: it is closed")
     assert not (tmp_path / "out.dat").exists()
 
 
@@ -207,7 +207,7 @@ def test_standard_input_or_a_pipe_that_is_standard_output_is_not_read(data, tmp_
     before = data.read_text()
     with open(data) as given, open(data, "a") as appended:
         result = run("verify", "-", data, *K, stdin=given, stdout=appended)
-    one_line_error(result, "-: standard input is also standard output")
+    one_line_error(result, "standard input: is also standard output")
     assert data.read_text() == before
     result = run("anonymize", "/dev/stdout", "-o", tmp_path / "o.dat", *K)  # stdout is the test's pipe
     one_line_error(result, "/dev/stdout: is also standard output")

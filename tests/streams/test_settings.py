@@ -399,7 +399,7 @@ def test_a_config_file_that_cannot_be_read_is_named_with_the_reason(tmp_path, mo
     loop = tmp_path / "loop.toml"
     loop.symlink_to(loop)
     monkeypatch.setenv("SETVEIL_KAFKA_BOOTSTRAP", "127.0.0.1:1")  # nothing listens there
-    for config, words in (("-", "-: standard input ('-') is not supported for this file; give a path"),
+    for config, words in (("-", "standard input: not supported for this file ('-'); give a path"),
                           (str(loop), f"{loop}: cannot read: Too many levels of symbolic links"),
                           (str(tmp_path / "none.toml"), f"{tmp_path / 'none.toml'}: cannot read: No such file or directory")):
         result = CliRunner().invoke(cli, ["serve", "--config", config], input="[window]\n")
