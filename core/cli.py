@@ -458,8 +458,8 @@ def named_window_rows(path, lines: list[str], release_path, n: int) -> list[tupl
     positions, in the order the ids first occur. :class:`InputError` when the lines do not pair
     with the release's transactions, naming the file and line."""
     if len(lines) != n:
-        raise InputError(path, f"{len(lines)} window ids, but {shown_path(release_path)} has {n} transactions: line i "
-                               "names the window of transaction i")
+        raise InputError(path, f"{counted(len(lines), 'window id')}, but {shown_path(release_path)} has "
+                               f"{counted(n, 'transaction')}: line i names the window of transaction i")
     rows: dict[str, list[int]] = {}
     for position, name in enumerate(lines):
         if not name.strip():
@@ -734,8 +734,8 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         given, distinct = subject_counts(subjects)
         hint = ("; give --merge-subjects for a release of `anonymize --merge-subjects`"
                 if not merge_subjects and len(release) < len(original) and distinct < given else "")
-        raise InputError(release_path, f"{len(release)} transactions, but {shown_path(original_path)} has "
-                                       f"{len(original)}{hint}")
+        raise InputError(release_path, f"{counted(len(release), 'transaction')}, but {shown_path(original_path)} "
+                                       f"has {len(original)}{hint}")
     if release.tids is not None:
         # a FIMI original's tids are its positions (Window.tid), as anonymize writes them in a
         # JSONL or msgpack release (QA: "y", "x", "z" there went unchecked)
