@@ -57,7 +57,8 @@ class _Generalization(PrivacyModel[PolicyT]):
         if 0 < nonempty < k:
             raise Infeasible(
                 f"the window has {counted(nonempty, 'non-empty transaction')}, fewer than k={k}: even generalizing "
-                "every item to the root leaves fewer than k alike; use windows of at least k transactions"
+                "every item to the root leaves fewer than k alike; use windows holding at least k non-empty "
+                "transactions"
             )
         if self.refuse_few_empty and 0 < empty < k:
             raise Infeasible(

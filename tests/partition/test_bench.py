@@ -220,7 +220,7 @@ def test_a_setting_that_fails_closed_is_a_row_with_its_reason_and_the_grid_goes_
                                                      for model in ("kanonymity", "km-anonymity")]
     refused = [r for r in rows if r["k"] == 10]
     reason = ("the window has 4 non-empty transactions, fewer than k=10: even generalizing every item to the "
-              "root leaves fewer than k alike; use windows of at least k transactions")
+              "root leaves fewer than k alike; use windows holding at least k non-empty transactions")
     assert all(r["refused"] == reason and r["verified"] is False and r["ncp"] is None for r in refused)
     assert all("refused" not in r and r["verified"] for r in rows if r["k"] != 10)
     # a refused row holds every field a measured one does (MEASURED kept in step with _measure)
