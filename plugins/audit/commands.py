@@ -207,8 +207,8 @@ def deanonymize(input_path, itemsets_path, sigma, output, method, max_size, tole
     mined = _mine(window, sigma, size)
     if not len(mined):
         # every itemset would stay unmatched (or none could be): an empty naming that looks like a result
-        raise ParameterError("sigma", f"{sigma!r}: no itemset of {input_path} is that frequent, so there is "
-                                      "nothing to match the published itemsets with")
+        raise ParameterError("sigma", f"{sigma!r}: no itemset of {shown_path(input_path)} is that frequent, so there "
+                                      "is nothing to match the published itemsets with")
     absent = None if names is None else _check_mapping(truth, names, published, window, input_path, anonymized)
     naming = solve(published, mined, method=method, tolerance=tolerance, unmatched_cost=unmatched_cost,
                    time_limit=time_limit, linking=linking, determine=determined)
@@ -413,7 +413,7 @@ def _check_mapping(path, names: dict[str, str], published, window, input_path, a
     foreign = sum(1 for label in published.labels if label in names and names[label] not in items)
     if foreign:
         raise InputError(path, f"{foreign} of the {len(published.labels)} published items {_verb(foreign, 'is')} "
-                               f"renamed to no item of {input_path}: is it the mapping of this data?")
+                               f"renamed to no item of {shown_path(input_path)}: is it the mapping of this data?")
     return missing
 
 

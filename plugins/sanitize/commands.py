@@ -184,7 +184,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
         # nothing removed, and a pattern spelt otherwise ended in the service's message for a
         # window, naming no file (walkthrough)
         model = get_registry().configure("sanitize", policies[0], {"restrictive": patterns_path}).model
-        for line in model.input_notes(window, input_path):
+        for line in model.input_notes(window, shown_path(input_path)):
             note(line)
     dropped = ""
     if common_share is not None:

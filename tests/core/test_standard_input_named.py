@@ -57,3 +57,19 @@ def test_the_error_names_standard_input_and_a_writer_keeps_standard_output_as_da
     assert str(InputError("-", "not valid UTF-8", 3)) == "standard input:3: not valid UTF-8"
     assert str(WriteError("-", "cannot write: Broken pipe")) == "-: cannot write: Broken pipe"
     assert str(InputError("in.dat", "no transactions")) == "in.dat: no transactions"
+
+
+def test_the_plugins_commands_name_standard_input_too(tmp_path):
+    # audit deanonymize's refusal of a sigma nothing reaches, and bench sanitize effectiveness's
+    # note of a pattern the input never holds, said 'of -' and 'in -'
+    (tmp_path / "published.txt").write_text("0.6 a\n")
+    result = run("audit", "deanonymize", "-", "--itemsets", tmp_path / "published.txt", "--sigma", "0.99",
+                 "-o", tmp_path / "naming.txt", input="a b\nc d\n")
+    assert result.exit_code == 2
+    assert "parameter 'sigma': 0.99: no itemset of standard input is that frequent" in result.stderr
+    (tmp_path / "patterns.txt").write_text("a c\nb Cancer\n")
+    result = run("bench", "sanitize", "effectiveness", "-", "--patterns", tmp_path / "patterns.txt", "--psi-step", "1",
+                 "--sigma", "0.4", "--policies", "minfia", input=FIGURE_1)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"setveil: note: 1 of the 2 restrictive patterns in {tmp_path / 'patterns.txt'} "
+                                    "(line 2) hold an item that never occurs in standard input: they hide nothing\n")
