@@ -25,6 +25,7 @@ import numpy as np
 import pluggy
 
 from . import builtin
+from .deferred import import_model_modules
 from .errors import Infeasible, PluginError, WindowRejected, counted, own_words, wrote_read_only
 from .model import PrivacyModel, Release
 from .plugins import Configured, is_wrapper
@@ -197,6 +198,7 @@ class Pipeline:
         self.ran_out_of_memory = False
         #: the model's parameters as configured: the check judges a release by them
         self._params = copy.deepcopy(self.model.params)
+        import_model_modules()  # a window process's model came pickled, without its configure
 
     def run(self, window: Window, rng: np.random.Generator) -> Outcome:
         """Anonymize and check one window; raise :class:`WindowRejected` when it fails closed."""

@@ -29,6 +29,7 @@ from typing import Any, Generic, TypeVar
 import pluggy
 
 from . import builtin, hookspecs
+from .deferred import import_model_modules
 from .errors import (NOT_PLUGIN_ERRORS, ContractError, ParameterError, PluginError, SetveilError, UnknownPluginError,
                      own_words, wrote_read_only)
 from .model import CONTEXT_NAMES, Context, Policy, PrivacyModel, Transformation, file_digest
@@ -385,6 +386,7 @@ class Registry:
             raise ParameterError("hierarchy", f"model {model!r} needs a hierarchy: give --hierarchy FILE or --fanout N")
         parsed = {**model_params, **policy_params}
         files = {name: parsed[name] for name in path_parameters(model_cls, policy_cls) if parsed.get(name) is not None}
+        import_model_modules()
         found = _file_states(files, named_files)
         try:
             # __init__ is where a plugin checks what its declared ranges cannot (docs/plugins.md); what

@@ -13,16 +13,21 @@ import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from .arrays import concat_ranges
 from .bitset import pack_tidlists
+from .deferred import DeferredModule
 from .errors import ContractError, pickled_whole
 from .vocabulary import Vocabulary, a_kind, label_collection
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:
+    sparse = DeferredModule("scipy.sparse")
 
 Tid = str | int
 #: a transaction position or an item id: a numpy integer as well, as np.flatnonzero gives them

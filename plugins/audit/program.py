@@ -66,16 +66,21 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
-from scipy import sparse
 
 from setveil.core.arrays import concat_ranges, in_sorted
+from setveil.core.deferred import DeferredModule
 from setveil.core.errors import Infeasible, ParameterError, SetveilError, counted
 
 from .deadline import KILLED, call_within
 from .itemsets import ItemsetCollection
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:
+    sparse = DeferredModule("scipy.sparse")
 
 METHODS = ("ip", "mip", "lp")
 LINKINGS = ("cover", "aggregate")

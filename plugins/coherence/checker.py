@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
 
+from setveil.core.deferred import DeferredModule
 from setveil.core.errors import counted
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemsets
 from setveil.core.model import Violation
@@ -33,6 +34,11 @@ from setveil.core.schema import ItemClass, ItemSchema
 from setveil.core.share import Share
 from setveil.core.verify import removed_occurrences, suppression_basics
 from setveil.core.window import Window
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:
+    sparse = DeferredModule("scipy.sparse")
 
 
 def coherence_violations(

@@ -28,17 +28,23 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from setveil.core.arrays import concat_ranges
 from setveil.core.bitset import pack_tidlists, popcount, row_members
+from setveil.core.deferred import DeferredModule
 from setveil.core.mining import within_budget
 from setveil.core.share import Share
 from setveil.core.window import Window
 
 from .rowset import RowSet
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:
+    sparse = DeferredModule("scipy.sparse")
 
 CHUNK_BYTES = 64 << 20
 

@@ -21,16 +21,22 @@ they are supersets of the current ones, so filtering them again is exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
 
 from setveil.core.arrays import concat_ranges, joined
+from setveil.core.deferred import DeferredModule
 from setveil.core.share import Share
 
 from .itemsets import decode_keys, itemset_keys, lookup
 from .table import Table
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:
+    sparse = DeferredModule("scipy.sparse")
 
 
 @dataclass

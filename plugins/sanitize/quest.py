@@ -38,11 +38,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import pdtrc
 
+from setveil.core.deferred import DeferredModule
 from setveil.core.errors import ParameterError
+
+if TYPE_CHECKING:
+    from scipy import special
+else:
+    special = DeferredModule("scipy.special")
 
 #: transactions made again for closing short, per transaction written, past which (and past
 #: the first 1,000) the settings are refused: §5.1's settings make about 0.56 per transaction
@@ -108,7 +114,7 @@ class QuestSettings:
 
 def _length_chance(length: int, mean_length: float) -> float:
     """The chance that a target length, 1 + Poisson(mean_length - 1), is at least ``length``."""
-    return float(pdtrc(length - 2, mean_length - 1)) if length >= 2 else 1.0
+    return float(special.pdtrc(length - 2, mean_length - 1)) if length >= 2 else 1.0
 
 
 @dataclass(frozen=True)
