@@ -19,7 +19,6 @@ demo, the stream benchmark and dev-broker take SIGTERM the same way outside thei
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from collections.abc import Coroutine
 from typing import Any
@@ -60,6 +59,8 @@ def run_stoppable(coroutine: Coroutine[Any, Any, Any]) -> Any:
     has ended, or in the loop :data:`STOP_GRACE_SECONDS` later (a second signal at once). Raised
     inside the loop's tasks, Stopped landed in whichever task ran, and asyncio reported that
     task's exception as never retrieved, with a traceback."""
+    import asyncio  # here, not on the module's import: every setveil command loads this module
+
     signals: list[int] = []
     with asyncio.Runner() as runner:
         loop = runner.get_loop()

@@ -11,15 +11,19 @@ from __future__ import annotations
 import errno
 import os
 import socket
-import ssl
 import tempfile
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from setveil.core.deferred import DeferredModule
 from setveil.core.errors import ParameterError
 
 if TYPE_CHECKING:
+    import ssl
+
     from .settings import Settings
+else:
+    ssl = DeferredModule("ssl")  # a worker's TLS check needs it, not every command that loads the settings
 
 
 def check_tls(values: Mapping[str, Any], sources: Mapping[str, str]) -> None:

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 #: modules that `setveil --help` and `setveil plugins` do not need
-HEAVY = ("scipy", "faust", "aiokafka", "mode", "prometheus_client")
+HEAVY = ("scipy", "asyncio", "ssl", "faust", "aiokafka", "mode", "prometheus_client")
 
 COMMAND_MODULES = """
 import atexit, sys
