@@ -7,6 +7,7 @@ list is given, every item that is not sensitive is public, as in the paper.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError, also_lines, counted, first_lines
-from .labeltext import folded, label_lines, label_text, read_utf8, turkic_folded, unmarked
+from .labeltext import folded, label_folds, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary, a_kind, label_collection
 
@@ -145,13 +146,16 @@ def other_spellings(labels: frozenset[str], vocab: Vocabulary) -> dict[str, froz
     no one means two items by what no reader can see."""
     by_unmarked, by_fold, by_turkic_fold = _spellings(labels)
     found: dict[str, set[str]] = {}
-    for other in vocab.labels:
-        for label in by_unmarked.get(unmarked(other), ()):
-            if label != other and label in vocab:
-                found.setdefault(label, set()).add(other)
-        for label in (*by_fold.get(folded(other), ()), *by_turkic_fold.get(turkic_folded(other), ())):
-            if label not in vocab:
-                found.setdefault(label, set()).add(other)
+    held = vocab.labels
+    unmarked_forms, folds, turkic_folds = label_folds(held)
+    for by_form, forms, of_held in ((by_unmarked, unmarked_forms, True), (by_fold, folds, False),
+                                    (by_turkic_fold, turkic_folds, False)):
+        # a worker checks every window: only the labels whose form a listed label has are looked at
+        shared = by_form.keys() & set(forms)
+        for other, form in itertools.compress(zip(held, forms), map(shared.__contains__, forms)):
+            for label in by_form[form]:
+                if (label != other and label in vocab) if of_held else label not in vocab:
+                    found.setdefault(label, set()).add(other)
     return {label: frozenset(others) for label, others in found.items()}
 
 
