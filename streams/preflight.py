@@ -148,14 +148,20 @@ def check_data_dir(settings: Settings) -> None:
         try:
             tempfile.gettempdir()
         except OSError as exc:
-            raise ParameterError("worker.data_dir", f"not set, so Faust's data goes in a temporary directory, and "
-                                 f"there is none: {exc.strerror}; allowed: a directory the worker may write, or one "
-                                 "it may create, or TMPDIR naming one") from None
+            raise no_temporary_dir(exc) from None
         return
     problem = _data_dir_problem(path)
     if problem is not None:
         raise ParameterError("worker.data_dir", f"{path!r} (from {settings.source('worker.data_dir')}) {problem}; "
                              "allowed: a directory the worker may write, or one it may create")
+
+
+def no_temporary_dir(exc: OSError) -> ParameterError:
+    """An unset ``worker.data_dir`` where no temporary directory can be made: found by
+    :func:`check_data_dir`, or as the worker makes it, when the directory went after that check."""
+    return ParameterError("worker.data_dir", f"not set, so Faust's data goes in a temporary directory, and there is "
+                          f"none: {exc.strerror}; allowed: a directory the worker may write, or one it may create, "
+                          "or TMPDIR naming one")
 
 
 def _data_dir_problem(path: str) -> str | None:

@@ -22,7 +22,7 @@ from .app import StreamService, create_app, window_processor
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
-from .preflight import check_data_dir, check_group_id, check_web_listen
+from .preflight import check_data_dir, check_group_id, check_web_listen, no_temporary_dir
 from .processor import model_map
 from .settings import Settings, describe, fit_to_model
 
@@ -179,13 +179,24 @@ def prepare_worker(settings: Settings, configured: Configured) -> Settings:
     return settings
 
 
+def temporary_data_dir() -> str:
+    """A temporary directory for Faust's data, the setting at fault named when none can be made."""
+    try:
+        return tempfile.mkdtemp(prefix="setveil-faust-")
+    except OSError as exc:
+        raise no_temporary_dir(exc) from None
+
+
 def run_worker(settings: Settings, configured: Configured) -> int:
     """Serve until SIGINT/SIGTERM; the exit status is 1 after a fatal error (e.g. a refused batch).
     ``settings`` are those :func:`prepare_worker` returned."""
     counts = interrupt.run_stoppable(ensure_topics(settings))
     processor = window_processor(settings, configured)
-    data_dir = settings.worker.data_dir or tempfile.mkdtemp(prefix="setveil-faust-")
+    data_dir = settings.worker.data_dir
     try:
+        # in the try: a failure here left the window process running, and the exit waited for it
+        # (a temporary directory gone since the preflight: a traceback, then a hang until SIGTERM)
+        data_dir = data_dir or temporary_data_dir()
         app, service = create_app(settings, processor, counts[settings.topics.windows], data_dir)
         worker = Worker(app, loglevel=settings.worker.log_level, quiet=True, redirect_stdouts=False)
         worker.spinner = None
@@ -203,12 +214,12 @@ def run_worker(settings: Settings, configured: Configured) -> int:
             # mode turns a failure to start (the web port taken, say) into a non-zero SystemExit
             status = stopped.code if isinstance(stopped.code, int) else 1 if stopped.code else 0
     except BaseException:
-        # a stop signal before Faust took them: the window process must go first, or the exit
-        # waits for it (multiprocessing joins it) while it waits for the worker
+        # a stop signal before Faust took them, or any failure to start: the window process must
+        # go first, or the exit waits for it (multiprocessing joins it) while it waits for the worker
         processor.close()
         raise
     finally:
-        if not settings.worker.data_dir:
+        if data_dir and not settings.worker.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)
     interrupted = service.processing.is_set()
     # Only now: a window's child process killed while the agents ran would fail that window closed
