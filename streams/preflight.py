@@ -123,17 +123,24 @@ def check_web_listen(settings: Settings) -> None:
                     sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
                 sock.bind(address)
     except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise ParameterError("web.port", f"{port} (from {settings.source('web.port')}) is in use on {bind} by "
-                                 "another process; allowed: a free port in [1, 65535]") from None
-        if exc.errno == errno.EADDRNOTAVAIL:
-            raise ParameterError("web.bind", f"{bind!r} (from {settings.source('web.bind')}) is no address of this "
-                                 "machine to listen on") from None
-        if exc.errno == errno.EACCES:
-            raise ParameterError("web.port", f"{port} (from {settings.source('web.port')}): not permitted to listen "
-                                 "on it (ports below 1024 need privileges)") from None
-        raise ParameterError("web.bind", f"cannot listen on {bind!r} (from {settings.source('web.bind')}), port "
-                             f"{port} (from {settings.source('web.port')}): {exc.strerror or exc}") from None
+        raise web_listen_refusal(settings, exc) from None
+
+
+def web_listen_refusal(settings: Settings, exc: OSError) -> ParameterError:
+    """The setting at fault when the web server cannot listen: found by :func:`check_web_listen`,
+    or by the server's own bind when another process took the port after that check."""
+    bind, port = settings.web.bind, settings.web.port
+    if exc.errno == errno.EADDRINUSE:
+        return ParameterError("web.port", f"{port} (from {settings.source('web.port')}) is in use on {bind} by "
+                              "another process; allowed: a free port in [1, 65535]")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return ParameterError("web.bind", f"{bind!r} (from {settings.source('web.bind')}) is no address of this "
+                              "machine to listen on")
+    if exc.errno == errno.EACCES:
+        return ParameterError("web.port", f"{port} (from {settings.source('web.port')}): not permitted to listen "
+                              "on it (ports below 1024 need privileges)")
+    return ParameterError("web.bind", f"cannot listen on {bind!r} (from {settings.source('web.bind')}), port "
+                          f"{port} (from {settings.source('web.port')}): {exc.strerror or exc}")
 
 
 def check_data_dir(settings: Settings) -> None:
@@ -162,6 +169,16 @@ def no_temporary_dir(exc: OSError) -> ParameterError:
     return ParameterError("worker.data_dir", f"not set, so Faust's data goes in a temporary directory, and there is "
                           f"none: {exc.strerror}; allowed: a directory the worker may write, or one it may create, "
                           "or TMPDIR naming one")
+
+
+def data_dir_refusal(settings: Settings, exc: OSError) -> ParameterError:
+    """Faust's failure to create a directory of its data, when ``worker.data_dir`` changed after
+    :func:`check_data_dir` (another process, a volume mounted read-only). Paths only."""
+    path = settings.worker.data_dir
+    where = f"{path!r} (from {settings.source('worker.data_dir')})" if path else "not set, so in a temporary one"
+    return ParameterError("worker.data_dir", f"{where}: Faust cannot create {exc.filename} "
+                          f"({exc.strerror or type(exc).__name__}); allowed: a directory the worker may write, "
+                          "or one it may create")
 
 
 def _data_dir_problem(path: str) -> str | None:

@@ -22,7 +22,8 @@ from .app import StreamService, create_app, window_processor
 from .clientlog import CLIENT_LOGGERS, FAUST_CONSUMER_LOGGER, AssignmentStallFilter, quiet_repeats
 from .isolation import check_picklable
 from .kafka import ensure_topics
-from .preflight import check_data_dir, check_group_id, check_web_listen, no_temporary_dir
+from .preflight import (check_data_dir, check_group_id, check_web_listen, data_dir_refusal, no_temporary_dir,
+                        web_listen_refusal)
 from .processor import model_map
 from .settings import Settings, describe, fit_to_model
 
@@ -56,6 +57,22 @@ class Worker(faust.Worker):
     service: StreamService | None = None
     #: Faust's temporary data directory, removed by a stop that hangs too
     temporary_dir: str | None = None
+    #: the settings in force, which :func:`start_refusal` names
+    settings: Settings | None = None
+    #: why the worker could not start, as the setting at fault, raised once Faust has stopped
+    refusal: ParameterError | None = None
+
+    async def start(self) -> None:
+        try:
+            await super().start()
+        except OSError as exc:
+            # the web port taken, or the data directory made unwritable, after the preflight:
+            # mode logged a traceback as an error and exited 1, naming no setting
+            assert self.settings is not None  # set before the worker runs
+            refusal = start_refusal(self.settings, str(self.app.conf.datadir), exc)
+            if refusal is None:
+                raise
+            self.refusal = refusal
 
     async def on_first_start(self) -> None:
         await super().on_first_start()  # sets up logging: only now does a line reach the log
@@ -87,6 +104,26 @@ class Worker(faust.Worker):
         print(f"setveil: the worker did not stop within {STOP_SECONDS:g} s (still stopping: {stopping}); exiting "
               "without waiting for the rest of its stop", file=sys.stderr, flush=True)
         os._exit(status)
+
+
+def start_refusal(settings: Settings, data_dir: str, exc: OSError) -> ParameterError | None:
+    """The setting at fault in ``exc``, raised as Faust's worker started in ``data_dir``, found by
+    where it was raised: its web server's bind, or the making of a directory in its data
+    directory. None for any other cause, whose traceback is kept."""
+    if exc.filename is not None and is_within(str(exc.filename), data_dir):
+        return data_dir_refusal(settings, exc)
+    traceback = exc.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_globals.get("__name__", "").startswith("faust.web."):
+            return web_listen_refusal(settings, exc)
+        traceback = traceback.tb_next
+    return None
+
+
+def is_within(path: str, directory: str) -> bool:
+    """``path`` is ``directory`` or lies in it."""
+    path, directory = os.path.abspath(path), os.path.abspath(directory)
+    return os.path.commonpath([path, directory]) == directory
 
 
 def still_stopping(loop: asyncio.AbstractEventLoop) -> str:
@@ -207,6 +244,7 @@ def run_worker(settings: Settings, configured: Configured) -> int:
         worker.notes = start_notes(settings, configured)
         worker.service = service
         worker.temporary_dir = None if settings.worker.data_dir else data_dir
+        worker.settings = settings
         status = 0
         try:
             worker.execute_from_commandline()
@@ -225,6 +263,8 @@ def run_worker(settings: Settings, configured: Configured) -> int:
     # Only now: a window's child process killed while the agents ran would fail that window closed
     # instead of leaving it to be re-delivered.
     processor.close()
+    if worker.refusal is not None:
+        raise worker.refusal
     status = 1 if service.fatal is not None or status != 0 else 0
     if interrupted:
         # Python would wait at exit for the window thread, which nothing can interrupt: a long

@@ -80,3 +80,57 @@ tempfile.mkdtemp = mkdtemp
     _assert_refused(status, err, left, "setveil: error: parameter 'worker.data_dir': not set, so Faust's data goes in "
                     "a temporary directory, and there is none: No usable temporary directory found in ['/tmp']; "
                     "allowed: a directory the worker may write, or one it may create, or TMPDIR naming one")
+
+
+def test_the_web_port_taken_after_the_check(make_settings, sample):
+    # Regression: a port another process binds between the check and the web server's bind ended
+    # in mode's traceback of the OSError, exit status 1, naming no setting
+    settings = make_settings(model__time_limit=30)
+    port = settings.web.port
+    status, err, left = _serve(settings, sample, f"""
+import socket
+import setveil.streams.preflight as preflight
+check = preflight.check_web_listen
+def check_then_take(settings):
+    check(settings)
+    global taken
+    taken = socket.socket()
+    taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    taken.bind(("127.0.0.1", {port}))
+    taken.listen()
+import setveil.streams.worker as worker
+worker.check_web_listen = check_then_take
+""")
+    _assert_refused(status, err, left, f"setveil: error: parameter 'web.port': {port} (from $SETVEIL_WEB_PORT) is in "
+                    "use on 127.0.0.1 by another process; allowed: a free port in [1, 65535]")
+
+
+def test_the_data_directory_unwritable_after_the_check(make_settings, sample, tmp_path):
+    # Regression: a data directory that became a file after the check (another process, a volume
+    # remounted) ended in the traceback of Faust's mkdir, exit status 1
+    data_dir = tmp_path / "faust"
+    settings = make_settings(model__time_limit=30, worker__data_dir=str(data_dir))
+    status, err, left = _serve(settings, sample, f"""
+import setveil.streams.preflight as preflight
+check = preflight.check_data_dir
+def check_then_spoil(settings):
+    check(settings)
+    open({str(data_dir)!r}, "w").close()
+import setveil.streams.worker as worker
+worker.check_data_dir = check_then_spoil
+""")
+    _assert_refused(status, err, left, f"setveil: error: parameter 'worker.data_dir': {str(data_dir)!r} (from "
+                    f"$SETVEIL_WORKER_DATA_DIR): Faust cannot create {data_dir} (File exists); allowed: a directory "
+                    "the worker may write, or one it may create")
+
+
+def test_an_unexpected_start_failure_still_exits(make_settings, sample):
+    # any other exception keeps its traceback, but the window process goes and the worker exits 1
+    settings = make_settings(model__time_limit=30)
+    status, err, left = _serve(settings, sample, """
+import setveil.streams.worker as worker
+def create_app(*args, **kwargs):
+    raise RuntimeError("a bug in building the app")
+worker.create_app = create_app
+""")
+    assert (status, err.splitlines()[-1], left) == (1, "RuntimeError: a bug in building the app", [])
