@@ -31,7 +31,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from setveil.core.engine import Pipeline, in_window_process, memory_note
-from setveil.core.errors import PluginError
+from setveil.core.errors import PluginError, SetveilError
 from setveil.core.orphans import follow_parent, how_ended, kill_follower, start_follower
 from setveil.core.plugins import Configured, get_plugin_manager
 
@@ -48,6 +48,8 @@ MiB = 1 << 20
 #: how often a waiting worker checks that the child still lives (which also keeps each wait far
 #: below the longest poll() takes, about 24 days)
 LIVENESS_SECONDS = 0.2
+#: how long a child that failed as it started has to print why and exit by itself
+NOT_STARTED_EXIT_SECONDS = 5.0
 
 
 def check_picklable(configured: Configured) -> None:
@@ -63,8 +65,9 @@ def check_picklable(configured: Configured) -> None:
         ) from None
 
 
-class _NotStarted(RuntimeError):
-    """A window process that ended before it said it was ready; the message says how."""
+class _NotStarted(SetveilError, RuntimeError):
+    """A window process that ended before it said it was ready; the message says how. At the
+    worker's start, its one line: what the process printed as it failed is above it."""
 
 
 class _ChildDied(Exception):
@@ -180,6 +183,9 @@ class IsolatedProcessor:
             try:
                 ours.recv()
             except EOFError:
+                # its end of the pipe closes as it fails, before it has printed why and exited:
+                # killed at once, it was said to be the OOM killer's SIGKILL, its error unprinted
+                child.join(NOT_STARTED_EXIT_SECONDS)
                 raise _NotStarted(f"the anonymizing process did not start ({how_ended(self._stop())})") from None
             except BaseException:
                 self._stop()

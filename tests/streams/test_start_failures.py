@@ -2,7 +2,7 @@
 exits, in one line naming the setting at fault, and leaves no process behind (docs/operations.md,
 "Settings"). The causes here arise after the checks ``serve`` makes before it connects
 (streams/preflight.py), so each test takes the check away or makes the cause afterwards, in the
-worker's own process, on a real broker."""
+worker's own process, on a real broker; and a window process that fails as it starts says why."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PARAMS
+from setveil.plugins.coherence.model import Coherence
 
-pytestmark = pytest.mark.slow
+from .conftest import PARAMS
+from .test_processor import isolated, processor, with_model
 
 #: how long a worker that cannot start may take to say so; a hang is the failure looked for
 EXIT_SECONDS = 60
@@ -67,6 +68,7 @@ def _assert_refused(status: int, err: str, left: list[int], line: str) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_no_temporary_directory_after_the_check(make_settings, sample):
     # Regression (deploy pass, be69e8a): the temporary directory's mkdtemp failed after the window
     # process had started; a traceback, then the exit waited for that process until a SIGTERM
@@ -82,6 +84,7 @@ tempfile.mkdtemp = mkdtemp
                     "allowed: a directory the worker may write, or one it may create, or TMPDIR naming one")
 
 
+@pytest.mark.slow
 def test_the_web_port_taken_after_the_check(make_settings, sample):
     # Regression: a port another process binds between the check and the web server's bind ended
     # in mode's traceback of the OSError, exit status 1, naming no setting
@@ -105,6 +108,7 @@ worker.check_web_listen = check_then_take
                     "use on 127.0.0.1 by another process; allowed: a free port in [1, 65535]")
 
 
+@pytest.mark.slow
 def test_the_data_directory_unwritable_after_the_check(make_settings, sample, tmp_path):
     # Regression: a data directory that became a file after the check (another process, a volume
     # remounted) ended in the traceback of Faust's mkdir, exit status 1
@@ -124,6 +128,7 @@ worker.check_data_dir = check_then_spoil
                     "the worker may write, or one it may create")
 
 
+@pytest.mark.slow
 def test_an_unexpected_start_failure_still_exits(make_settings, sample):
     # any other exception keeps its traceback, but the window process goes and the worker exits 1
     settings = make_settings(model__time_limit=30)
@@ -134,3 +139,43 @@ def create_app(*args, **kwargs):
 worker.create_app = create_app
 """)
     assert (status, err.splitlines()[-1], left) == (1, "RuntimeError: a bug in building the app", [])
+
+
+def _fails_as_it_loads() -> None:
+    raise LookupError("the model's lookup table is not installed here")
+
+
+class _FailsAsItLoads(Coherence):
+    """A model that the window process cannot unpickle: its start fails with a Python error."""
+
+    def __reduce__(self):
+        return _fails_as_it_loads, ()
+
+
+def test_a_window_process_that_fails_as_it_starts_says_why(sample, capfd):
+    # Regression: its end of the pipe closed as it failed, and the worker killed it before it had
+    # printed why and exited: 'did not start (killed by signal 9, SIGKILL, which the kernel's OOM
+    # killer sends)', the error never shown
+    good = processor(sample).pipeline.configured
+    with pytest.raises(RuntimeError, match=r"^the anonymizing process did not start \(exit status 1\)$"):
+        isolated(with_model(_FailsAsItLoads, good))
+    assert "LookupError: the model's lookup table is not installed here" in capfd.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_window_process_that_fails_as_the_worker_starts(make_settings, sample):
+    # its error, then one line: the worker's own traceback said nothing more
+    settings = make_settings(model__time_limit=30)
+    status, err, left = _serve(settings, sample, """
+import setveil.streams.isolation as isolation
+from tests.streams.test_start_failures import _FailsAsItLoads
+from tests.streams.test_processor import with_model
+start = isolation.IsolatedProcessor.__init__
+def start_unloadable(self, configured, *args, **kwargs):
+    start(self, with_model(_FailsAsItLoads, configured), *args, **kwargs)
+isolation.IsolatedProcessor.__init__ = start_unloadable
+""")
+    assert (status, err.splitlines()[-1], left) == (
+        1, "setveil: error: the anonymizing process did not start (exit status 1)", [])
+    assert "LookupError: the model's lookup table is not installed here" in err
+    assert "_NotStarted" not in err
