@@ -158,7 +158,9 @@ def test_union_of_two_safe_windows_is_safe(first, second, rho, qid_size):
 
 @RELAXED
 @given(rows=tables(), rho=RHOS, seed=st.integers(0, 2**32 - 1))
-def test_same_seed_same_release_whatever_the_workers(rows, rho, seed):
+def test_same_seed_same_release(rows, rho, seed):
+    # one worker twice: that two give the release one does is test_algorithm's
+    # test_parallel_parts_give_the_sequential_release, whose window is split into parts
     for policy in POLICIES:
         base = {"rho": rho, "t_max": "0.5"}
         _, _, one = run(rows, policy, {**base, "workers": "1"}, seed)
