@@ -47,7 +47,8 @@ import numpy as np
 from .errors import InputError
 from .labeltext import STDIN, check_text, not_utf8, unzipped
 from .output import gzip_writer, gzipped_name, refuse_reading_standard_output, write_output
-from .records import MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, kind_of, parse_record, unique_map
+from .records import (MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, kind_of, label_problem, parse_record,
+                      unique_map)
 from .vocabulary import Vocabulary
 from .window import DuplicateItem, Tid, Window
 
@@ -483,15 +484,23 @@ def render_window(window: Window, path: str | os.PathLike, fmt: str | None = Non
 def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path: str | os.PathLike,
            merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> None:
     buffered = io.BufferedWriter(handle, buffer_size=1 << 20) if not isinstance(handle, io.BufferedIOBase) else handle
+    vocabulary = window.vocab.labels
+    # each label the release uses is checked once, not once per occurrence
+    used = np.unique(window.indices).tolist()
     if fmt == "fimi":
-        vocabulary = window.vocab.labels
-        # each label the release uses is checked once, not once per occurrence
-        blank = [i for i in np.unique(window.indices).tolist() if not fimi_carries(vocabulary[i])]
+        blank = [i for i in used if not fimi_carries(vocabulary[i])]
         if blank:
-            first = int(np.flatnonzero(np.isin(window.indices, blank))[0])
-            position = int(window.owners()[first])
+            position, _ = _first_held(window, blank)
             raise InputError(path, f"nothing written: transaction {position} (counted from 0) would hold an item label "
                              "with whitespace or a NUL, which FIMI cannot carry (write JSONL or msgpack)")
+    # a Window built in Python takes any text: written, a label no reader takes made a file that
+    # setveil itself refused to read back (deep property sweep: "", " a", "a\0b" in JSONL and msgpack)
+    unreadable = {i: problem for i in used if (problem := label_problem(vocabulary[i])) is not None}
+    if unreadable:
+        position, item = _first_held(window, list(unreadable))
+        raise InputError(path, f"nothing written: transaction {position} (counted from 0) would hold an item label "
+                         f"that {unreadable[item]}, which no reader of setveil's takes")
+    if fmt == "fimi":
         if len(window) and (leading := window.labels(0)) and leading[0].startswith("\ufeff"):
             # the reader takes a leading U+FEFF for a byte-order mark: one written first keeps it
             buffered.write("\ufeff".encode("utf-8"))
@@ -509,6 +518,12 @@ def _write(window: Window, handle: IO[bytes] | io.BufferedIOBase, fmt: str, path
     buffered.flush()
     if buffered is not handle:
         buffered.detach()
+
+
+def _first_held(window: Window, items: list[int]) -> tuple[int, int]:
+    """The first occurrence in ``window`` of one of ``items``: its transaction's position and the item."""
+    first = int(np.flatnonzero(np.isin(window.indices, items))[0])
+    return int(window.owners()[first]), int(window.indices[first])
 
 
 def _record(window: Window, position: int, labels: list[str],

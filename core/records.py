@@ -92,18 +92,27 @@ def item_label(item: Any, position: int) -> str:
     if isinstance(item, bool) or not isinstance(item, (str, int)):
         raise RecordError(f"item {position} is {kind_of(item)}, expected a string or an integer")
     label = item if isinstance(item, str) else str(item)
+    problem = label_problem(label)
+    if problem is not None:
+        raise RecordError(f"item {position} {problem}")
+    return label
+
+
+def label_problem(label: str) -> str | None:
+    """Why no reader of setveil's takes ``label`` as an item, or None: the writers ask it too, so
+    that what they write reads back (a Window built in Python holds any text)."""
     if not label:
-        raise RecordError(f"item {position} is an empty string")
+        return "is an empty string"
     if len(label) > MAX_LABEL_LENGTH:
-        raise RecordError(f"item {position} is longer than {MAX_LABEL_LENGTH} characters")
+        return f"is longer than {MAX_LABEL_LENGTH} characters"
     if label != label.strip():
         # an item list (one label per line, trimmed) could never name it, so it could never be
         # made sensitive: " HIV" would be released as a public item next to a protected "HIV"
-        raise RecordError(f"item {position} begins or ends with whitespace")
+        return "begins or ends with whitespace"
     if "\0" in label:
         # refused in every text file (item lists included), so no list could name it either
-        raise RecordError(f"item {position} holds a NUL")
-    return label
+        return "holds a NUL"
+    return None
 
 
 #: the integers msgpack holds: a tid or subject is carried on in msgpack (files, batches)
