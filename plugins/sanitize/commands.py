@@ -103,7 +103,7 @@ def _sample(source, window, count, min_length, max_length, min_support, max_supp
         raise InputError(source, str(exc)) from None
     except TooFewPatterns as exc:
         if exc.candidates == 0:  # no order of picks helps (QA re-check)
-            raise ParameterError("n", f"{exc}: widen the supports or change the length range") from None
+            raise ParameterError("n", f"{exc}: {exc.advice} or change the length range") from None
         raise ParameterError("n", f"{exc}: lower -n, change the length range (fewer lengths can leave more "
                                   "patterns apart), widen the supports or try another --seed") from None
     except MiningTooLarge as exc:

@@ -31,11 +31,13 @@ from setveil.core.window import Window
 
 class TooFewPatterns(ValueError):
     """The data holds fewer patterns of the asked lengths and supports than were asked for;
-    ``candidates`` is how many it holds at all."""
+    ``candidates`` is how many it holds at all; ``advice``, when there are none, which end of the
+    support range to move."""
 
-    def __init__(self, message: str, candidates: int | None = None):
+    def __init__(self, message: str, candidates: int | None = None, advice: str = "widen the supports"):
         super().__init__(message)
         self.candidates = candidates
+        self.advice = advice
 
 
 class TransactionsTooShort(TooFewPatterns):
@@ -86,8 +88,16 @@ def sample_patterns(
         # over candidates of another that a different order would have kept (QA)
         offered = int(np.count_nonzero(np.isin(lengths, list(queues)) & (supports <= high)))
         if offered == 0:
+            # which end of the range to move: mined at min_support, the patterns of these
+            # lengths (if any) are all above max_support
+            above = supports[np.isin(lengths, list(queues))]
+            if len(above) == 0:
+                raise TooFewPatterns(f"no pattern of length {min_length}-{max_length} has a support of "
+                                     f"{min_support} or more; asked for {n}", 0, "lower --min-support")
             raise TooFewPatterns(f"no pattern of length {min_length}-{max_length} has a support in "
-                                 f"[{min_support}, {max_support}]; asked for {n}", 0)
+                                 f"[{min_support}, {max_support}]: all {len(above):,} of support {min_support} or "
+                                 f"more have more than {max_support}, the least {above.min() / total:.4g}; asked "
+                                 f"for {n}", 0, "raise --max-support")
         raise TooFewPatterns(
             f"this pick found {len(picked)} patterns of length {min_length}-{max_length} with support in "
             f"[{min_support}, {max_support}] that contain no other pick and are contained in none (of {offered} "

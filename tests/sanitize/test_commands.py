@@ -111,8 +111,8 @@ def test_patterns_sample_errors_exit_2_and_write_nothing(runner, database, tmp_p
                                "1", "--max-length", "2", "-o", str(out)]).exit_code == 0
     none = runner.invoke(cli, ["patterns", "sample", str(small), "-n", "2", "--min-length", "4", "--max-length", "4",
                                "--min-support", "0.3", "--max-support", "1", "-o", str(tmp_path / "none.txt")])
-    assert none.exit_code == 2 and "no pattern of length 4-4 has a support in [0.3, 1.0]; asked for 2: widen the " \
-        "supports or change the length range" in none.output  # no other seed helps (QA re-check)
+    assert none.exit_code == 2 and "no pattern of length 4-4 has a support of 0.3 or more; asked for 2: lower " \
+        "--min-support or change the length range" in none.output  # no other seed helps (QA re-check)
 
 
 def test_patterns_sample_takes_one_support_and_names_the_length_crossed(runner, database, tmp_path):
