@@ -255,8 +255,14 @@ async def reading_from_start(settings: Settings, topic: str, what: str, setting:
         await reader.stop()
 
 
-#: characters of a header name that a note shows (any producer may have set it)
-NAME_SHOWN = 80
+#: characters of a producer's text (a header's name, a ce_type, a window id) that a message shows
+SHOWN = 80
+
+
+def cut(text: str) -> str:
+    """``text`` as a message shows it: its first :data:`SHOWN` characters, and ``…`` for more,
+    since any producer may have written it, at any length."""
+    return text if len(text) <= SHOWN else text[:SHOWN] + "…"
 
 
 async def fetch(reader: AIOKafkaConsumer, note: Callable[[str], None] | None = None) -> dict:
@@ -269,10 +275,9 @@ async def fetch(reader: AIOKafkaConsumer, note: Callable[[str], None] | None = N
         for messages in fetched.values():
             for message in messages:
                 for index, name in names_not_utf8(message.headers):
-                    shown = name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN] + "…"
                     note(f"{message.topic}/{message.partition}/{message.offset}: the name of header {index} of "
                          f"{len(message.headers)} is not UTF-8, shown with U+FFFD for what does not decode: "
-                         f"{shown!r}")
+                         f"{cut(name)!r}")
     return fetched
 
 

@@ -118,10 +118,6 @@ async def collect(settings: Settings, count: int | None = None, idle: float | No
     return out
 
 
-#: characters of a message's ce_type header that an error shows (any producer may have set it)
-CE_TYPE_SHOWN = 80
-
-
 def _batch_of(message) -> dict[str, Any]:
     """The message's batch. Another kind of message ends tail, as docs/batch-format.md
     ("Versioning") tells every consumer: a batch of a newer schema skipped would leave the
@@ -156,9 +152,7 @@ def _kind_of(ce_type: str) -> str:
 
 
 def _not_a_batch(message, ce_type: str, why: str) -> ReleaseError:
-    shown = ce_type or "(none)"
-    if len(shown) > CE_TYPE_SHOWN:
-        shown = shown[:CE_TYPE_SHOWN] + "…"
+    shown = kafka.cut(ce_type or "(none)")
     return ReleaseError(f"{_where(message)} is not a {BATCH_SCHEMA} message (ce_type {shown}): {why}; "
                         "tail stops rather than skip it")
 
@@ -238,6 +232,6 @@ def _refuse_unwritable_ids(windows: list[str]) -> None:
             problem = "has blanks at its ends"
         else:
             continue
-        shown = name if len(name) <= CE_TYPE_SHOWN else name[:CE_TYPE_SHOWN] + "…"  # cut as a ce_type is
-        raise ReleaseError(f"--windows: window id {shown!r} {problem}, so it cannot be written as the one line of "
-                           "each of its transactions that verify --windows reads; nothing written: give --out alone")
+        raise ReleaseError(f"--windows: window id {kafka.cut(name)!r} {problem}, so it cannot be written as the one "
+                           "line of each of its transactions that verify --windows reads; nothing written: give --out "
+                           "alone")
