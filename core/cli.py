@@ -12,7 +12,6 @@ import itertools
 import json
 import math
 import numbers
-import os
 import sys
 import time
 from dataclasses import replace
@@ -26,8 +25,8 @@ import numpy as np
 from .. import __version__
 from .clitypes import SEED, IntRange, keep_stdout_for_data
 from .engine import Pipeline, window_rng
-from .errors import (STANDARD_INPUT, InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines,
-                     counted)
+from .errors import (InputError, ParameterError, PluginError, SetveilError, WindowRejected, also_lines, counted,
+                     shown_path)
 from .formats import (FORMATS, MERGED_RELEASE_FIELDS, RELEASE_FIELDS, detect_format, fimi_carries, named_format,
                       read_window, read_window_and_subjects, refuse_unreadable, render_window, written_compression)
 from .labeltext import check_user_file, read_utf8
@@ -206,11 +205,6 @@ def refuse_empty_sensitive(context: Context, sensitive) -> None:
     known before the data is read (QA: refused only after reading 50 MB)."""
     if context.schema is not None and not context.schema.private:
         raise InputError(sensitive, "lists no items, so nothing would be protected")
-
-
-def shown_path(path, dash: str = STANDARD_INPUT) -> str:
-    """``path`` as a message names it: ``-`` is standard input (or ``dash``)."""
-    return dash if os.fspath(path) == "-" else os.fspath(path)
 
 
 def check_listed_items(configured: Configured, original: Window, sensitive, public, source) -> None:

@@ -40,6 +40,11 @@ class SetveilError(Exception):
 STANDARD_INPUT = "standard input"
 
 
+def shown_path(path: str | os.PathLike[str], dash: str = STANDARD_INPUT) -> str:
+    """``path`` as a message names it: ``-`` is standard input (or ``dash``)."""
+    return dash if os.fspath(path) == "-" else os.fspath(path)
+
+
 class InputError(SetveilError):
     """Unreadable or malformed input: names the file and, where it applies, the line. A ``path``
     of ``-`` is named :attr:`dash`, standard input, as the messages that name it in a sentence do
@@ -53,7 +58,7 @@ class InputError(SetveilError):
         self.path = None if path is None else os.fspath(path)
         self.line = line
         self.problem = problem
-        where = (self.dash if self.path == "-" else self.path) if self.path is not None else "<input>"
+        where = shown_path(self.path, self.dash) if self.path is not None else "<input>"
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {problem}")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from .cli import note, shown_path
+from .cli import note
 from .clitypes import SEED, FloatRange, IntRange
-from .errors import InputError, ParameterError, counted
+from .errors import InputError, ParameterError, counted, shown_path
 from .formats import FORMATS, read_window
 from .hierarchy import Hierarchy
 from .itemsplit import coherence_split, random_split

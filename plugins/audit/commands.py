@@ -10,9 +10,9 @@ import click
 import numpy as np
 
 from setveil.core.bench import machine, print_table
-from setveil.core.cli import counted, note, shown_path
+from setveil.core.cli import counted, note
 from setveil.core.clitypes import SEED, FloatRange, IntRange, check_bench_files, json_option, keep_stdout_for_data
-from setveil.core.errors import InputError, ParameterError
+from setveil.core.errors import InputError, ParameterError, shown_path
 from setveil.core.formats import FORMATS, read_window, render_window
 from setveil.core.labeltext import label_lines, label_text, read_utf8
 from setveil.core.mining import MiningTooLarge

@@ -13,10 +13,10 @@ import click
 import numpy as np
 
 from setveil.core.bench import NOT_APPLICABLE, RunDied, machine, print_markdown
-from setveil.core.cli import counted, note, shown_path
+from setveil.core.cli import counted, note
 from setveil.core.clitypes import (SEED, SEED_MAX, FloatRange, IntRange, check_bench_files, json_option, option_given,
                                    keep_stdout_for_data)
-from setveil.core.errors import InputError, ParameterError, SetveilError, first_lines
+from setveil.core.errors import InputError, ParameterError, SetveilError, first_lines, shown_path
 from setveil.core.formats import FORMATS, read_window
 from setveil.core.mining import MiningTooLarge
 from setveil.core.output import check_output, write_json, write_text_output
