@@ -28,6 +28,7 @@ from setveil.streams.display import WindowDisplay
 from setveil.streams.tail import WAITING_SECONDS, Collected, collect
 from setveil.streams.settings import _read_toml as read_toml
 
+from .deployfiles import configmap_toml
 from .kafkatools import produce, read_topic, records, send, wait_until
 from .test_processor import _gone
 
@@ -499,10 +500,7 @@ def test_the_batch_format_example_reads_batches_once(make_settings, start_worker
 
 def test_the_sample_configurations_hold_only_known_settings(sample, tmp_path):
     _, sensitive, public = sample
-    configmap = (REPO / "deploy" / "kubernetes" / "configmap.yaml").read_text()
-    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", configmap).group(1)
-    texts = {"setveil.toml": (REPO / "deploy" / "setveil.toml").read_text(),
-             "configmap.toml": "\n".join(line[4:] for line in embedded.splitlines())}
+    texts = {"setveil.toml": (REPO / "deploy" / "setveil.toml").read_text(), "configmap.toml": configmap_toml()}
     for name, text in texts.items():
         text = text.replace("/etc/setveil/items/sensitive.txt", str(sensitive))
         text = text.replace("/etc/setveil/items/public.txt", str(public))

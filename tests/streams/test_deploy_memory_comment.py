@@ -4,12 +4,11 @@ the command its comment gives, so that an operator can measure them again on the
 import re
 import shlex
 import tomllib
-from pathlib import Path
 
 from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.plugins import get_registry
 
-KUBERNETES = Path(__file__).resolve().parents[2] / "deploy" / "kubernetes"
+from .deployfiles import KUBERNETES, configmap_toml
 
 
 def _comment_text(yaml: str) -> str:
@@ -20,8 +19,7 @@ def _comment_text(yaml: str) -> str:
 def test_the_memory_comment_measures_the_configmaps_window_and_limits(tmp_path):
     # Regression (loose ends 74): "about 170 MiB at 5,000 and 330 MiB at 20,000" named no command
     # and mixed the worker's own memory with that of its process tree
-    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", (KUBERNETES / "configmap.yaml").read_text()).group(1)
-    config = tomllib.loads("\n".join(line[4:] for line in embedded.splitlines()))
+    config = tomllib.loads(configmap_toml())
     command = re.search(r"`(setveil bench stream [^`]+)`", _comment_text((KUBERNETES / "deployment.yaml").read_text()))
     assert command is not None
     argv = shlex.split(command.group(1))[3:]

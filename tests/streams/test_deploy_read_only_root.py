@@ -27,9 +27,8 @@ from setveil.streams.broker import free_port
 from setveil.streams.codec import BATCH_TYPE, decode_batch
 from setveil.streams.settings import load_settings
 
+from .deployfiles import KUBERNETES, configmap_toml, deployment_env
 from .kafkatools import produce, read_topic, records, wait_until
-
-KUBERNETES = Path(__file__).resolve().parents[2] / "deploy" / "kubernetes"
 
 # The container as the Deployment has it: the emptyDir mounted first (TMPDIR), then the rest read-only.
 CONTAINER = 'mount -t tmpfs tmpfs "$TMPDIR" && mount -o remount,ro,bind / && cd "$HOME" && exec "$@"'
@@ -59,10 +58,6 @@ def _in_container(command: list[str], layout: str) -> list[str]:
     return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", layout, "sh", *command]
 
 
-def _deployment_env(deployment: str) -> dict[str, str]:
-    return dict(re.findall(r"^ +- name: (SETVEIL_[A-Z_]+)\n +value: (\S+)$", deployment, flags=re.MULTILINE))
-
-
 def _container(sample, tmp_path: Path, layout: str, broker_bootstrap: str) -> tuple[Path, dict[str, str], dict]:
     """The ConfigMap's setveil.toml (its item files the sample's), the settings' variables (the
     Deployment's, then this test's topics, group, broker and port) and the environment a worker
@@ -74,15 +69,14 @@ def _container(sample, tmp_path: Path, layout: str, broker_bootstrap: str) -> tu
     items.mkdir()
     shutil.copy(sensitive, items / "sensitive.txt")
     shutil.copy(public, items / "public.txt")
-    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", (KUBERNETES / "configmap.yaml").read_text()).group(1)
     config = tmp_path / "setveil.toml"
-    config.write_text("\n".join(line[4:] for line in embedded.splitlines()).replace("/etc/setveil/items", str(items)))
+    config.write_text(configmap_toml().replace("/etc/setveil/items", str(items)))
     for folder in ("home", "emptydir"):
         (tmp_path / folder).mkdir()
 
     prefix = f"ro-{os.getpid()}-{time.monotonic_ns()}"
     settings_env = {
-        **_deployment_env((KUBERNETES / "deployment.yaml").read_text()),
+        **deployment_env(),
         "SETVEIL_KAFKA_BOOTSTRAP": broker_bootstrap,
         "SETVEIL_TOPICS_INPUT": f"{prefix}.in",
         "SETVEIL_TOPICS_OUTPUT": f"{prefix}.out",

@@ -36,6 +36,8 @@ from setveil.streams.worker import union_notes
 from setveil.streams.settings import (SECTIONS, SETTINGS, Settings, as_toml, describe, fit_to_model,
                                       load_settings, settings_table)
 
+from .deployfiles import configmap_toml, deployment_env
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -1803,11 +1805,8 @@ DEPLOY = REPO / "deploy"
 
 def _configmap_config(tmp_path) -> Path:
     """The Kubernetes ConfigMap's setveil.toml, its item files made in ``tmp_path``."""
-    configmap = (DEPLOY / "kubernetes" / "configmap.yaml").read_text()
-    embedded = re.search(r"setveil\.toml: \|\n((?:    .*\n|\n)+)", configmap).group(1)
     config = tmp_path / "setveil.toml"
-    text = "\n".join(line[4:] for line in embedded.splitlines())
-    config.write_text(text.replace("/etc/setveil/items", str(tmp_path)))
+    config.write_text(configmap_toml().replace("/etc/setveil/items", str(tmp_path)))
     for name in ("sensitive.txt", "public.txt"):
         (tmp_path / name).write_text(f"{name}\n")
     return config
@@ -1848,7 +1847,7 @@ def test_the_kubernetes_probes_and_scrape_reach_the_port_and_paths_the_workers_s
     # against the ConfigMap's settings as a worker loads them, and the paths the docs list
     kubernetes = DEPLOY / "kubernetes"
     deployment = (kubernetes / "deployment.yaml").read_text()
-    env = dict(re.findall(r"^ +- name: (SETVEIL_[A-Z_]+)\n +value: (\S+)$", deployment, flags=re.MULTILINE))
+    env = deployment_env()
     assert env  # the pairs are read, as a change of their layout would otherwise pass unseen
     config = _configmap_config(tmp_path)
     _serve_check_passes(monkeypatch, config, env)
