@@ -772,10 +772,12 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
         for name, violation in found:
             prefix = f"window {name}: " if window_size or windows_path else ""
             click.echo(f"violation: {printable(prefix + violation.describe())}")
-        verdict = f"{release_path}: FAILS {configured.model.name}: {counted(len(found), 'violation')}{more}"
+        verdict = (f"{shown_path(release_path)}: FAILS {configured.model.name}: "
+                   f"{counted(len(found), 'violation')}{more}")
         click.echo(printable(verdict), err=True)
         sys.exit(1)
-    click.echo(printable(f"{release_path}: satisfies {configured.model.name} ({_checked_param_text(configured)})"))
+    click.echo(printable(f"{shown_path(release_path)}: satisfies {configured.model.name} "
+                         f"({_checked_param_text(configured)})"))
 
 
 def _check_too_large(exc: MiningTooLarge, model: PrivacyModel, window: str | None) -> MiningTooLarge:

@@ -1,0 +1,33 @@
+"""verify's verdict names a RELEASE read from standard input 'standard input', as every error that
+names it does, where the line began '-: FAILS' or '-: satisfies'."""
+
+from .figure1 import FIGURE_1, MODEL, PRIVATE, run
+
+
+def test_a_failing_release_on_standard_input_is_named_in_the_verdict(tmp_path):
+    original = tmp_path / "in.dat"
+    original.write_text(FIGURE_1)
+    (tmp_path / "private.txt").write_text(PRIVATE)
+    result = run("verify", original, "-", *MODEL, "--sensitive", tmp_path / "private.txt", input=FIGURE_1)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == "standard input: FAILS coherence: 8 violations"
+
+
+def test_a_passing_release_on_standard_input_is_named_in_the_verdict(tmp_path):
+    original = tmp_path / "in.dat"
+    original.write_text(FIGURE_1)
+    (tmp_path / "patterns.txt").write_text("a c\n")
+    result = run("verify", original, "-", "-m", "sanitize", "-P", f"restrictive={tmp_path / 'patterns.txt'}",
+                 "-P", "psi=1", input=FIGURE_1)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"standard input: satisfies sanitize (restrictive={tmp_path / 'patterns.txt'}, psi=1)\n"
+
+
+def test_a_release_named_by_its_path_keeps_its_path(tmp_path):
+    original = tmp_path / "in.dat"
+    original.write_text(FIGURE_1)
+    (tmp_path / "patterns.txt").write_text("a c\n")
+    result = run("verify", "-", original, "-m", "sanitize", "-P", f"restrictive={tmp_path / 'patterns.txt'}",
+                 "-P", "psi=1", input=FIGURE_1)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{original}: satisfies sanitize (restrictive={tmp_path / 'patterns.txt'}, psi=1)\n"
