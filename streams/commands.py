@@ -59,6 +59,17 @@ def resolve_settings(config, overrides, bootstrap=None, extra: dict[str, Any] | 
     return load_settings(config, list(overrides), options=options, unused_files=unused_files)
 
 
+def refuse_model_overrides(overrides, why: str) -> None:
+    """Refuse ``--set model.…`` to a command that runs no model (``replay``, ``tail``), as the demo
+    refuses one naming its own model: a user who gave one would take the command for one that
+    anonymizes, where it was taken in silence. The model settings of a config or of ``SETVEIL_MODEL_…``
+    variables stay unused without a word, since the workers share those."""
+    for name in parse_assignments(list(overrides)):
+        if name.partition(".")[0] == "model":
+            raise ParameterError(name, f"{why} and runs no model, so --set cannot give it one: give the model to "
+                                 "the workers (`setveil serve`)")
+
+
 #: why a worker takes no --fanout
 PER_WINDOW_HIERARCHY = (
     "a worker would build a hierarchy over each window's own items, whose inner nodes are named after "
@@ -269,6 +280,7 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     from .replay import replay as produce
 
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
+    refuse_model_overrides(overrides, "replay sends INPUT as it is")
     window, subjects, _ = read_window_and_subjects(input_path, fmt)
     progress = ReplayProgress()
     stats = run(produce(settings, window, batch, rate, count, subjects, progress),
@@ -311,6 +323,7 @@ def tail(out, windows_out, count, idle, dead_letters, config, overrides, bootstr
     if windows_out is not None and out is None:
         raise ParameterError("--windows", "names the window of each transaction of the release: give --out too")
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
+    refuse_model_overrides(overrides, "tail reads what the workers wrote")
     if dead_letters:
         tail_dead_letters(settings, idle)
         return
