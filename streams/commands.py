@@ -428,6 +428,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
 
     from .bench import BenchConfig, refuse_unused_options, run_bench, security_env, smallest_window
     from .broker import broker
+    from .kafka import answers
     from .preflight import check_own_broker
     from .replay import pack_unkeyed
 
@@ -482,8 +483,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     started_on = machine()  # the load average as the runs start, not as they end
     try:
-        with scratch, broker() as running:
-            measured = run_bench(running, config, click.echo)
+        with scratch:
+            if settings.given("kafka.bootstrap"):  # SETVEIL_KAFKA_BOOTSTRAP: the cluster broker() takes
+                # asked before a worker starts, as the demo asks: a cluster that did not answer
+                # ended the benchmark after its header with a worker's log and a folder kept for it
+                interrupt.run_stoppable(answers(settings))
+            with broker() as running:
+                measured = run_bench(running, config, click.echo)
     except interrupt.Stopped as stopped:
         click.echo(f"setveil: stopped by {stopped.signal}; the rows above are the runs measured", err=True)
         sys.exit(stopped.status)
