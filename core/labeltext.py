@@ -108,7 +108,11 @@ def turkic_folded(label: str) -> str:
     return _one_space(_visible(unicodedata.normalize("NFKC", text.casefold())))
 
 
-def label_folds(labels: Sequence[str]) -> tuple[Sequence[str], list[str], list[str]]:
+#: what :func:`label_folds` gives: the :func:`unmarked`, :func:`folded` and :func:`turkic_folded` forms
+LabelFolds = tuple[Sequence[str], list[str], list[str]]
+
+
+def label_folds(labels: Sequence[str]) -> LabelFolds:
     """:func:`unmarked`, :func:`folded` and :func:`turkic_folded` of each of ``labels``, in their
     order. A worker folds every window's labels to find an item list's misspellings, and three
     calls per label cost a worker of retail's windows of 1,000 three quarters of its model's

@@ -16,7 +16,7 @@ from enum import IntEnum
 import numpy as np
 
 from .errors import InputError, also_lines, counted, first_lines
-from .labeltext import folded, label_folds, label_lines, label_text, read_utf8, turkic_folded, unmarked
+from .labeltext import LabelFolds, folded, label_folds, label_lines, label_text, read_utf8, turkic_folded, unmarked
 from .output import text_bytes, write_output
 from .vocabulary import Vocabulary, a_kind, label_collection
 
@@ -135,7 +135,8 @@ def read_label_list(path: str | os.PathLike) -> tuple[frozenset[str], dict[str, 
     return frozenset(first), quoted, first
 
 
-def other_spellings(labels: frozenset[str], vocab: Vocabulary) -> dict[str, frozenset[str]]:
+def other_spellings(labels: frozenset[str], vocab: Vocabulary,
+                    held_folds: LabelFolds | None = None) -> dict[str, frozenset[str]]:
     """The labels of ``vocab`` that spell a label of ``labels`` otherwise, for each label that has
     any. A label ``vocab`` lacks is spelt otherwise by a label that folds like it
     (:func:`~setveil.core.labeltext.folded`, or :func:`~setveil.core.labeltext.turkic_folded`
@@ -143,11 +144,12 @@ def other_spellings(labels: frozenset[str], vocab: Vocabulary) -> dict[str, froz
     ``vocab`` holds, by another that is alike :func:`~setveil.core.labeltext.unmarked` (é as e and
     a combining accent, a zero-width space pasted in). Case alone does not make a held label
     another spelling: data may tell ``Ca`` (calcium) from ``CA`` (cancer antigen) on purpose, but
-    no one means two items by what no reader can see."""
+    no one means two items by what no reader can see. ``held_folds``: :func:`label_folds` of
+    ``vocab.labels``, where the caller checks several lists against one window and folds it once."""
     by_unmarked, by_fold, by_turkic_fold = _spellings(labels)
     found: dict[str, set[str]] = {}
     held = vocab.labels
-    unmarked_forms, folds, turkic_folds = label_folds(held)
+    unmarked_forms, folds, turkic_folds = label_folds(held) if held_folds is None else held_folds
     for by_form, forms, of_held in ((by_unmarked, unmarked_forms, True), (by_fold, folds, False),
                                     (by_turkic_fold, turkic_folds, False)):
         # a worker checks every window: only the labels whose form a listed label has are looked at
@@ -176,7 +178,8 @@ def _spellings(labels: frozenset[str]) -> tuple[dict[str, list[str]], dict[str, 
     return by_unmarked, by_fold, by_turkic_fold
 
 
-def misspelt(labels: frozenset[str], vocab: Vocabulary, listed: frozenset[str] | None = None) -> frozenset[str]:
+def misspelt(labels: frozenset[str], vocab: Vocabulary, listed: frozenset[str] | None = None,
+             held_folds: LabelFolds | None = None) -> frozenset[str]:
     """The labels of ``labels`` that ``vocab`` spells otherwise (:func:`other_spellings`) where
     ``listed`` (``labels`` when None) does not give that spelling too. The item meant is then
     unlisted, in every transaction or in those that spell it so: a sensitive one is released
@@ -185,14 +188,16 @@ def misspelt(labels: frozenset[str], vocab: Vocabulary, listed: frozenset[str] |
     listed). ``listed`` is every item list of the run: ``Ca`` sensitive while a window holds
     only ``CA``, which the public list names, is no misspelling but two items (review)."""
     known = labels if listed is None else listed
-    return frozenset(label for label, others in other_spellings(labels, vocab).items() if not others <= known)
+    return frozenset(label for label, others in other_spellings(labels, vocab, held_folds).items()
+                     if not others <= known)
 
 
 def misspelt_lines(labels: frozenset[str], first_lines: Mapping[str, int], vocab: Vocabulary,
-                   listed: frozenset[str] | None = None) -> list[int]:
+                   listed: frozenset[str] | None = None,
+                   held_folds: LabelFolds | None = None) -> list[int]:
     """The lines of an item list that give a :func:`misspelt` label, sorted; 0 for a label with
     no line."""
-    return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab, listed))
+    return sorted(first_lines.get(label, 0) for label in misspelt(labels, vocab, listed, held_folds))
 
 
 def misspelt_reason(listing: str, lines: list[int], consequence: str, remedy: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from setveil.core.engine import Pipeline, notify, user_stop, window_rng
 from setveil.core.errors import WindowRejected
+from setveil.core.labeltext import label_folds
 from setveil.core.plugins import Configured
 from setveil.core.schema import misspelt_lines, misspelt_reason
 from setveil.core.subjects import merge_records
@@ -161,12 +162,14 @@ class WindowProcessor:
         its check. ``setveil anonymize`` refuses such a list for its input; a worker sees its input
         one window at a time. Line numbers only, no labels."""
         schema = self.pipeline.configured.model.context.schema
-        if schema is None:
+        if schema is None or not (schema.private or schema.public):
             return None
+        # one fold of the window's labels serves both lists' checks
+        held_folds, listed = label_folds(window.vocab.labels), schema.listed
         for setting, labels, first_lines, consequence in (
                 ("model.sensitive", schema.private, schema.private_lines, "released unprotected"),
                 ("model.public", schema.public, schema.public_lines, "left out of what the attacker may know")):
-            if labels and (lines := misspelt_lines(labels, first_lines, window.vocab, schema.listed)):
+            if labels and (lines := misspelt_lines(labels, first_lines, window.vocab, listed, held_folds)):
                 return misspelt_reason(f"the list of {setting}", lines, f"which would be {consequence}",
                                        "list it as the input spells it, each spelling the input uses")
         return None
