@@ -284,15 +284,16 @@ def note_shared_subjects(subjects: Sequence[Subject | None], source) -> None:
              "to make each subject's records one transaction")
 
 
-def warn_subjects_spelt_apart(subjects: Sequence[Subject | None], source) -> None:
+def warn_subjects_spelt_apart(subjects: Sequence[Subject | None], source,
+                              merged: str = "each is merged apart") -> None:
     """Warn, by a count alone, of subjects that spell another's name otherwise
     (:func:`~setveil.core.subjects.spelt_apart`): merged apart, as the service merges them, one
     person is two transactions and counts twice towards k (review: " 7" and "7", an NFC and an
-    NFD name)."""
+    NFD name). ``merged``: who merges them so, for ``replay``, whose workers do."""
     if apart := spelt_apart(subjects):
         warning(f"{shown_path(source)}: {counted(apart, 'subject')} spelt like another but for type, blanks or "
                 "Unicode form (7 and \"7\", \" 7\" and \"7\", an NFC and an NFD \"é\"): subjects compare exactly, so "
-                "each is merged apart and its person counts twice towards k; give each person one spelling")
+                f"{merged} and its person counts twice towards k; give each person one spelling")
 
 
 def subject_counts(subjects: Sequence[Subject | None]) -> tuple[int, int]:

@@ -21,7 +21,7 @@ import click
 from setveil.core.clitypes import (MODEL_COUNT, SEED, FloatRange, IntRange, check_bench_files, json_option,
                                    option_given)
 from setveil.core.cli import (build_context, configure, counted, model_options, note, refuse_empty_sensitive,
-                              refuse_unused_files)
+                              refuse_unused_files, warn_subjects_spelt_apart)
 from setveil.core.errors import InputError, ParameterError, UnknownPluginError
 from setveil.core.formats import FORMATS, read_window, read_window_and_subjects
 from setveil.core.hookspecs import hookimpl
@@ -282,6 +282,8 @@ def replay(input_path, rate, batch, count, fmt, config, overrides, bootstrap):
     settings = resolve_settings(config, overrides, bootstrap, unused_files=MODEL_FILES)
     refuse_model_overrides(overrides, "replay sends INPUT as it is")
     window, subjects, _ = read_window_and_subjects(input_path, fmt)
+    # the only command of the service that sees the whole file, as anonymize --merge-subjects does
+    warn_subjects_spelt_apart(subjects, input_path, "a worker under window.merge_subjects merges each apart")
     progress = ReplayProgress()
     stats = run(produce(settings, window, batch, rate, count, subjects, progress),
                 on_stop=lambda: click.echo(progress.said(settings.topics.input), err=True))
