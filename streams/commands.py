@@ -370,16 +370,19 @@ def tail_dead_letters(settings: Settings, idle: float | None) -> None:
               help="Largest window (window.max_transactions).")
 @config_option
 @set_option
-def demo(rate, batch, count, window, config, overrides):
+@bootstrap_option
+def demo(rate, batch, count, window, config, overrides, bootstrap):
     """Broker, worker, replay and live tail on a bundled sample; Ctrl-C stops everything.
 
-    Uses the cluster kafka.bootstrap names when it is set (SETVEIL_KAFKA_BOOTSTRAP, --config or
-    --set), else a Kafka container when Docker runs, else the embedded broker. The worker
-    anonymizes with (h,k,p)-coherence, h=0.4, k=5, p=3.
+    Uses the cluster kafka.bootstrap names when it is set (--bootstrap, SETVEIL_KAFKA_BOOTSTRAP,
+    --config or --set), else a Kafka container when Docker runs, else the embedded broker. The
+    worker anonymizes with (h,k,p)-coherence, h=0.4, k=5, p=3.
     """
     from .demo import run_demo
 
     pairs = dict(parse_assignments(list(overrides)))
+    if bootstrap is not None:  # over --set kafka.bootstrap, as serve's, replay's and tail's is
+        pairs["kafka.bootstrap"] = bootstrap
     if option_given("window"):
         # --window wins over --set window.max_transactions, as serve's options win over --set,
         # where the --set size was taken and a --window given with it ignored in silence
@@ -417,19 +420,21 @@ def demo(rate, batch, count, window, config, overrides):
               help="model.memory_limit of the workers, in MiB (needs --time-limit; 0: no limit, else at least 64).")
 @model_options(required=False)
 @json_option()
+@bootstrap_option
 def bench_stream(dataset, windows, workers, partitions, batch, count, public_share, h, k, p, seed, runs, time_limit,
-                 memory_limit, model, policy, params, sensitive, public, hierarchy, fanout, json_path):
+                 memory_limit, model, policy, params, sensitive, public, hierarchy, fanout, json_path, bootstrap):
     """Throughput, window latency and information loss of workers on DATASET.
 
     The model options are those of `setveil serve` (default: coherence with --h, --k, --p).
     For a model that classifies items, without --sensitive the items are split as in Xu et al.
     §4.1 (--public-share, --seed).
-    Uses SETVEIL_KAFKA_BOOTSTRAP when set, else a Kafka container, else the embedded broker.
+    Uses the cluster --bootstrap or SETVEIL_KAFKA_BOOTSTRAP names, else a Kafka container, else the
+    embedded broker.
     """
     from setveil.core.bench import machine
 
     from .bench import BenchConfig, refuse_unused_options, run_bench, security_env, smallest_window
-    from .broker import broker
+    from .broker import Broker, broker
     from .kafka import answers
     from .preflight import check_own_broker
     from .replay import pack_unkeyed
@@ -448,7 +453,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     # the settings of every run but those the benchmark gives; the rest of the environment is not
     # read, but a misspelt variable in it is refused as serve refuses it (QA: ignored in silence)
     refuse_unknown_variables(os.environ)
-    settings = load_settings(None, {}, env=security_env())
+    settings = load_settings(None, {} if bootstrap is None else {"kafka.bootstrap": bootstrap}, env=security_env())
     check_own_broker(settings)
     model = model or "coherence"
     refuse_unused_options(model, params, sensitive)
@@ -486,11 +491,13 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     started_on = machine()  # the load average as the runs start, not as they end
     try:
         with scratch:
-            if settings.given("kafka.bootstrap"):  # SETVEIL_KAFKA_BOOTSTRAP: the cluster broker() takes
+            if settings.given("kafka.bootstrap"):  # --bootstrap, or SETVEIL_KAFKA_BOOTSTRAP as broker() takes it
                 # asked before a worker starts, as the demo asks: a cluster that did not answer
                 # ended the benchmark after its header with a worker's log and a folder kept for it
                 interrupt.run_stoppable(answers(settings))
-            with broker() as running:
+            opened = broker() if bootstrap is None else contextlib.nullcontext(Broker(settings.kafka.bootstrap,
+                                                                                        "external"))
+            with opened as running:
                 measured = run_bench(running, config, click.echo)
     except interrupt.Stopped as stopped:
         click.echo(f"setveil: stopped by {stopped.signal}; the rows above are the runs measured", err=True)
