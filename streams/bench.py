@@ -33,15 +33,15 @@ import asyncio
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from setveil.core.bench import table_printer
 from setveil.core.clitypes import option_given
-from setveil.core.errors import ParameterError, SetveilError, counted
-from setveil.core.itemsplit import coherence_split
+from setveil.core.errors import ParameterError, SetveilError, counted, shown_path
+from setveil.core.itemsplit import Split, coherence_split
 from setveil.core.model import Context
 from setveil.core.params import parse_assignments
 from setveil.core.plugins import get_registry, smallest_window_of
@@ -115,6 +115,8 @@ class BenchConfig:
     runs: int
     time_limit: float = 0.0
     memory_limit: int = 0
+    #: the item split the workers get, without item files, for a model that classifies items
+    split: Split | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self):
         # Checked before a broker starts: a worker would refuse such a window at start-up.
@@ -122,6 +124,14 @@ class BenchConfig:
         if min(self.windows) < need:
             raise ParameterError("window", f"{min(self.windows)} is fewer than the {need} transactions model "
                                  f"{self.model_args[1]!r} needs of a window ({self.described or 'its defaults'})")
+        if self.classify_items and self.item_files[0] is None:
+            # a worker refuses an empty sensitive list (it protects nothing), which ended the run
+            # after its header naming the worker's log, as `items split` refuses to write one
+            self.split = coherence_split(self.original, self.public_share, self.seed, self.h)
+            if not self.split.private:
+                raise ParameterError("public-share", f"the split of {shown_path(self.dataset)} makes no item "
+                                     "sensitive, and every worker would refuse its list: change --public-share "
+                                     "(or --h), or give --sensitive")
 
 
 #: what each option of bench stream's own model and item split does, by its parameter's name
@@ -186,7 +196,8 @@ def item_args(config: BenchConfig, directory: Path) -> list[str]:
     public: str | Path | None
     sensitive, public = config.item_files
     if sensitive is None:
-        split = coherence_split(config.original, config.public_share, config.seed, config.h)
+        split = config.split
+        assert split is not None  # made with the config, which has no item files
         sensitive, public = directory / "sensitive.txt", directory / "public.txt"
         write_label_file(sensitive, split.private)
         write_label_file(public, split.public)
