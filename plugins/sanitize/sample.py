@@ -117,8 +117,6 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
     found = np.zeros(len(lengths), dtype=bool)
     for pattern in patterns:
         items = window.vocab.ids(pattern)
-        if (items < 0).any():
-            continue
         held = np.add.reduceat(np.isin(ids, items).astype(np.int64), indptr[:-1])
         found |= (held == len(items)) & (lengths > len(items))
     labels = window.vocab.label
