@@ -958,7 +958,8 @@ def _add_command(owners: dict[tuple[str | None, str], str], who: str, command: c
     """Add a command a plugin registered, ``owners`` holding who registered each name so far."""
     where = f"setveil_register_commands of {who}"
     if not isinstance(command, click.Command) or not command.name:
-        raise PluginError(f"{where}: register() takes a named click.Command, not a {type(command).__name__}")
+        given = "one with no name" if isinstance(command, click.Command) else f"a {type(command).__name__}"
+        raise PluginError(f"{where}: register() takes a named click.Command, not {given}")
     if group is not None and not isinstance(group, str):
         raise PluginError(f"{where}: register()'s group is a command name, not {type(group).__name__}")
     parent = cli if group is None else cli.commands.get(group)

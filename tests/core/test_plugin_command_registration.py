@@ -11,6 +11,8 @@ HELLO = "\nimport click\n\n@click.command('hello')\ndef hello():\n    pass\n"
 
 @pytest.mark.parametrize("registration, expected", [
     ("register('hello')", "register() takes a named click.Command, not a str"),
+    # a command built with no name was called 'not a Command'
+    ("register(click.Command(None))", "register() takes a named click.Command, not one with no name"),
     ("register(hello, group=3)", "register()'s group is a command name, not int"),
 ])
 def test_a_registration_that_is_no_named_command_is_named_in_one_line(tmp_path, registration, expected):
