@@ -636,11 +636,16 @@ def _report_bytes(path, body, model) -> bytes:
 
 
 def _json_default(value):
-    if hasattr(value, "tolist"):  # numpy scalars and arrays a model put in its stats
-        return value.tolist()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
+    try:
+        if hasattr(value, "tolist"):  # numpy scalars and arrays a model put in its stats
+            return value.tolist()
+        if isinstance(value, (set, frozenset, tuple)):
+            return list(value)
+        return str(value)
+    except Exception:
+        # a plugin's object whose __str__ (or tolist) raises ended the run in a traceback quoting
+        # its message, which may quote the data: refused as a value JSON cannot hold, by type alone
+        raise TypeError(type(value).__name__) from None
 
 
 @cli.command()
