@@ -313,6 +313,10 @@ def _summary_line(naming: Naming, body: dict, items: int, time_limit: float | No
             unnamed = items - len(naming.determined) - len(naming.named_otherwise) - len(naming.unsettled)
             if unnamed:
                 line += f", {counted(unnamed, 'published item')} not named"
+    elif body["named_items"] is not None and body["named_items"] < items:
+        # an unmatched cost may leave every published itemset unmatched: an empty naming written
+        # with exit 0 and no word said it, where no mined itemset at all is refused (coverage pass)
+        line += f"; {items - body['named_items']} of {items} published items not named"
     # three decimals: the report keeps full precision, and a share of a few dozen items has no more
     if "accuracy" in body:
         line += f"; accuracy {body['accuracy']:.3f} (uniform vote {body['uniform_accuracy']:.3f})"
