@@ -19,12 +19,14 @@ SECRET = json.dumps({"patient": "p-77", "items": ["secret-diagnosis"]}).encode()
 STOPS = "; tail stops rather than skip it"
 
 
-def message(value, ce_type: str | None):
-    headers = None if ce_type is None else [("ce_specversion", b"1.0"), ("ce_type", ce_type.encode())]
+def message(value, ce_type: str | bytes | None):
+    if isinstance(ce_type, str):
+        ce_type = ce_type.encode()
+    headers = None if ce_type is None else [("ce_specversion", b"1.0"), ("ce_type", ce_type)]
     return SimpleNamespace(value=value, headers=headers, topic="out", partition=1, offset=2)
 
 
-def stopped_at(value, ce_type: str | None) -> str:
+def stopped_at(value, ce_type: str | bytes | None) -> str:
     with pytest.raises(ReleaseError) as stopped:
         _batch_of(message(value, ce_type))
     assert "secret" not in str(stopped.value) and "p-77" not in str(stopped.value)
@@ -50,6 +52,17 @@ def test_another_producers_message_is_named_by_its_type_whatever_its_value_holds
     assert stopped_at(value, "com.example.order.created") == (
         f"out/1/2 is not a setveil.batch/1 message (ce_type com.example.order.created): another producer wrote it"
         f"{STOPS}")
+
+
+@pytest.mark.parametrize("ce_type, shown", [
+    # only setveil's own types, org.setveil.*, may be a newer setveil's
+    (b"org.example.order.created", "org.example.order.created"),
+    # a header value is any bytes: shown with U+FFFD for what does not decode, never a traceback
+    (b"\xff\xfeorder", "\ufffd\ufffdorder"),
+], ids=["another-org", "not-utf8"])
+def test_a_type_not_setveils_is_another_producers(ce_type, shown):
+    assert stopped_at(SECRET, ce_type) == (
+        f"out/1/2 is not a setveil.batch/1 message (ce_type {shown}): another producer wrote it{STOPS}")
 
 
 def test_a_message_without_a_ce_type_whose_value_is_no_batch_is_another_producers():

@@ -22,9 +22,13 @@ def release_of(*ids: str) -> Released:
     ("in/0/1-1\rforged", "'in/0/1-1\\rforged'", "holds a character that is not printable (a line end, say)"),
     ("in/0/1-1\u2028forged", "'in/0/1-1\\u2028forged'", "holds a character that is not printable (a line end, say)"),
     (" in/0/1-1", "' in/0/1-1'", "has blanks at its ends"),
+    # verify strips each line: this one would read back as another id than the release's
+    ("in/0/1-1 ", "'in/0/1-1 '", "has blanks at its ends"),
     ("", "''", "is empty or blank"),
+    ("  ", "'  '", "is empty or blank"),
     ("x" * 99 + "\n", f"'{'x' * 80}…'", "holds a character that is not printable (a line end, say)"),
-], ids=["line-feed", "carriage-return", "line-separator", "blanks", "empty", "long"])
+], ids=["line-feed", "carriage-return", "line-separator", "blanks", "trailing-blanks", "empty", "blank",
+        "long"])
 def test_a_window_id_no_line_can_hold_is_refused_and_nothing_is_written(tmp_path, forged, shown, problem):
     out, windows = tmp_path / "r.dat", tmp_path / "w.txt"
     with pytest.raises(ReleaseError) as refused:
