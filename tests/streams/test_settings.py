@@ -784,6 +784,17 @@ def test_a_port_below_1024_without_the_privilege_is_refused_as_web_port(monkeypa
     assert info.value.name == "web.port"
 
 
+def test_any_other_failure_to_listen_names_web_bind_and_port_and_the_systems_reason(monkeypatch):
+    # the reason as the system words it, not the OSError's '[Errno 105] ...'
+    def refused(sock, address):
+        raise OSError(errno.ENOBUFS, "No buffer space available")
+
+    monkeypatch.setattr(socket.socket, "bind", refused)
+    with pytest.raises(ParameterError) as info:
+        check_web_listen(load_settings(overrides=["web.bind=127.0.0.1", "web.port=8080"], env={}))
+    assert str(info.value) == ("parameter 'web.bind': cannot listen on '127.0.0.1' (from the command line), port 8080 "
+                               "(from the command line): No buffer space available")
+
 def test_a_port_a_stopped_server_left_in_time_wait_is_not_refused():
     # the web server (asyncio's create_server) binds with SO_REUSEADDR, so a restarted worker may
     # bind the port its predecessor's connections left in TIME_WAIT; a check binding without it
