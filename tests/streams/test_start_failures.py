@@ -141,6 +141,23 @@ worker.create_app = create_app
     assert (status, err.splitlines()[-1], left) == (1, "RuntimeError: a bug in building the app", [])
 
 
+@pytest.mark.slow
+def test_an_oserror_of_no_setting_keeps_its_traceback_and_still_exits(make_settings, sample):
+    # an OSError as Faust's worker starts that is neither its web server's bind nor a directory of
+    # its data names no setting: it is neither put down to one nor taken for a start
+    settings = make_settings(model__time_limit=30)
+    status, err, left = _serve(settings, sample, """
+import setveil.streams.worker as worker
+first_start = worker.Worker.on_first_start
+async def on_first_start(self):
+    await first_start(self)  # the log set up, as Faust's web server and data directory find it
+    raise OSError(5, "Input/output error")
+worker.Worker.on_first_start = on_first_start
+""")
+    assert (status, left) == (1, [])
+    assert "OSError: [Errno 5] Input/output error" in err and "parameter '" not in err
+
+
 def _fails_as_it_loads() -> None:
     raise LookupError("the model's lookup table is not installed here")
 
