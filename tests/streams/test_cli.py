@@ -909,9 +909,11 @@ import asyncio, sys
 import msgpack
 from aiokafka import AIOKafkaProducer
 
+NAME = bytes.fromhex(sys.argv[4]) if len(sys.argv) > 4 else b"\\xff\\xfename\\x1b[2J"
+
 class NotUtf8(str):  # the pure-Python record builder encodes header names with str.encode
     def encode(self, *args, **kwargs):
-        return b"\\xff\\xfename\\x1b[2J"
+        return NAME
 
 def batch(tid):
     return msgpack.packb({"schema": "setveil.batch/1", "verified": True,
@@ -956,6 +958,21 @@ def test_tail_shows_every_message_and_a_header_name_that_is_not_utf8_escaped(mak
     else:
         assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["unknown", "unknown"]
         assert result.stderr.splitlines()[-1].endswith("messages of an unknown type 2")
+
+
+def test_tail_shows_the_first_80_characters_of_a_long_header_name_that_is_not_utf8(make_settings):
+    # any producer may write a header name of any length: the note shows as much of it as tail's
+    # other messages show of a producer's text
+    settings = make_settings(topics__partitions=1)
+    topic = settings.topics.output
+    asyncio.run(ensure_topics(settings, [topic]))
+    name = b"\xff" + b"n" * 200
+    subprocess.run([sys.executable, "-c", BAD_HEADER_NAME_THEN_GOOD, settings.kafka.bootstrap, topic, "batches",
+                    name.hex()], check=True, env={**os.environ, "AIOKAFKA_NO_EXTENSIONS": "1"}, timeout=60)
+    result = setveil("tail", "--idle", 2, env=env_of(settings))
+    assert result.stderr.splitlines()[0] == (
+        f"setveil: note: {topic}/0/0: the name of header 2 of 2 is not UTF-8, shown with U+FFFD for what does "
+        f"not decode: '\ufffd{'n' * 79}…'")
 
 
 ODD_BATCH = """
