@@ -16,6 +16,15 @@ candidates are the subsets of such records. Supports and covers are counted over
 table, vertically: the cover of a candidate is the cover of its rarest j-subset, filtered
 through the item bitsets. Covers kept from an earlier level may be stale after deletions;
 they are supersets of the current ones, so filtering them again is exact.
+
+Under global suppression (Cao et al.) every deletion removes an item type from the whole table,
+so the support and cover of an itemset the table still holds are those of T0 for the whole run:
+a qid counted by an earlier buffer (or pass) need not be counted again, and it is safe, since
+its level's rules were all settled then and removing a type makes no rule unsafe. The buffer is
+then given the supports counted so far (``known``); it counts only the candidates new to it and
+gives the others no cover (``QidLevel.counted``). Without it, a dense window's buffers, about
+one per thousand records on connect, each counted every qid's cover over the whole table again:
+a cost in the square of the window.
 """
 
 from __future__ import annotations
@@ -66,6 +75,9 @@ class QidLevel:
     ext_ids: np.ndarray
     # the table's deletion count when the covers were computed: later deletions make them stale
     as_of: int
+    # which qids have their cover in ``cover_rows``; under global suppression the ones counted by
+    # an earlier buffer have none (an empty range), and no rule of theirs can be unsafe
+    counted: np.ndarray
 
     def cover(self, qid: int) -> np.ndarray:
         return self.cover_rows[self.cover_ptr[qid] : self.cover_ptr[qid + 1]]
@@ -74,9 +86,13 @@ class QidLevel:
 class QidBuffer:
     """The free qids of sizes 2..m generated from a chunk of records (``rows``, ascending)."""
 
-    def __init__(self, table: Table, rows: np.ndarray, b_max: int):
+    def __init__(self, table: Table, rows: np.ndarray, b_max: int, known: dict | None = None):
         self.table = table
         self.b_max = b_max
+        # global suppression only: size -> (sorted keys, supports) of every candidate counted so far,
+        # which this buffer extends with what it counts (see the module doc)
+        self.known = known
+        self.fresh: list[tuple[np.ndarray, np.ndarray]] = []
         self.rows = rows
         self.ptr, self.items, self.occ = table.current_rows(rows)
         self.first = _first_identical_rows(self.ptr, self.items)
@@ -109,6 +125,7 @@ class QidBuffer:
             ext_keys=ext_ids,
             ext_ids=ext_ids,
             as_of=t.deleted,
+            counted=np.ones(t.n_items, dtype=bool),
         )
 
     def extend(self, prev: QidLevel, last: bool = False) -> QidLevel | None:
@@ -160,13 +177,14 @@ class QidBuffer:
         chunk = len(uniq) if j == 1 else self.b_max
         counted = [self._counted(prev, uniq[lo : lo + chunk], parent_set[lo : lo + chunk], last)
                    for lo in range(0, len(uniq), chunk)]
+        self._remember(j + 1)
         at = joined([lo + part[0] for lo, part in zip(range(0, len(uniq), chunk), counted)])
         if len(at) == 0:
             return None
-        sets, sup, cover_rows, free, ext = (joined([part[i] for part in counted]) for i in range(1, 6))
+        sets, sup, cover_rows, free, ext, has_cover = (joined([part[i] for part in counted]) for i in range(1, 7))
         del counted
         cover_ptr = np.zeros(len(at) + 1, dtype=np.int64)
-        np.cumsum(sup, out=cover_ptr[1:])
+        np.cumsum(np.where(has_cover, sup, 0), out=cover_ptr[1:])
         new_id = np.full(len(uniq), -1, dtype=np.int64)
         new_id[at] = np.arange(len(at))
         inst_cand = new_id[inst_cand]
@@ -191,7 +209,22 @@ class QidBuffer:
             ext_keys=uniq[ext_ids],
             ext_ids=ext_ids,
             as_of=t.deleted,
+            counted=has_cover,
         )
+
+    def _remember(self, size: int) -> None:
+        """Adds the supports this level counted to ``known``."""
+        if self.known is None:
+            return
+        fresh = [(keys, sup) for keys, sup in self.fresh if len(keys)]
+        self.fresh = []
+        if not fresh:
+            return
+        keys, sup = self.known.get(size, (np.zeros(0, dtype=fresh[0][0].dtype), np.zeros(0, dtype=np.int64)))
+        keys = np.concatenate([keys] + [part[0] for part in fresh])
+        sup = np.concatenate([sup] + [part[1] for part in fresh])
+        order = np.argsort(keys, kind="stable")
+        self.known[size] = (keys[order], sup[order])
 
     def _counted(self, prev: QidLevel, keys: np.ndarray, parents: np.ndarray, last: bool):
         """The candidates ``keys`` (sorted; ``parents`` their j-subsets without the last item, as
@@ -213,21 +246,81 @@ class QidBuffer:
         at = np.flatnonzero(keep)
         if len(at) == 0:
             nothing = np.zeros(0, dtype=np.int64)
-            return at, sets[keep], nothing, nothing, keep[keep], keep[keep]
+            return at, sets[keep], nothing, nothing, keep[keep], keep[keep], keep[keep]
         sets, keys, sub_ids = sets[keep], keys[keep], sub_ids[keep]
         sub_sup = prev.sup[sub_ids]
-        if j == 1:
-            sup, cover_ptr, cover_rows = self._count_pairs(keys, sets)
+        new = np.ones(len(keys), dtype=bool)
+        if self.known is not None and j + 1 in self.known:
+            known_keys, known_sup = self.known[j + 1]
+            found = lookup(known_keys, keys)
+            new = found < 0
+        if new.all():
+            sup, cover_ptr, cover_rows = self._count_new(prev, keys, sets, sub_ids, sub_sup)
         else:
-            rarest_column = np.argmin(sub_sup, axis=1)
-            rarest = sub_ids[np.arange(len(sets)), rarest_column]
-            sup, cover_ptr, cover_rows = self._count(prev, rarest, sets[np.arange(len(sets)), rarest_column])
+            sup = np.empty(len(keys), dtype=np.int64)
+            sup[~new] = known_sup[found[~new]]
+            sup[new], cover_ptr, cover_rows = self._count_new(prev, keys[new], sets[new], sub_ids[new], sub_sup[new])
+        if self.known is not None:
+            self.fresh.append((keys[new], sup[new]))
         free = (sup >= 1) & (sup < sub_sup.min(axis=1))
         if j > 1:
-            cover_rows = cover_rows[concat_ranges(cover_ptr[:-1][free], cover_ptr[1:][free])]
-            at, sets, sup, free = at[free], sets[free], sup[free], free[free]
+            cover_rows = cover_rows[concat_ranges(cover_ptr[:-1][free[new]], cover_ptr[1:][free[new]])]
+            at, sets, sup, free, new = at[free], sets[free], sup[free], free[free], new[free]
         ext = free & (sup >= 2) & (not last)
-        return at, sets, sup, cover_rows, free, ext
+        return at, sets, sup, cover_rows, free, ext, new
+
+    def _count_new(self, prev: QidLevel, keys: np.ndarray, sets: np.ndarray, sub_ids: np.ndarray, sub_sup: np.ndarray):
+        """Supports and covers (sup, cover_ptr, cover_rows) of the candidates ``sets``: the pairs
+        horizontally, the others from the cover of their rarest j-subset that has one here, or,
+        under global suppression, where none has, from the tidlist of their rarest item."""
+        if len(sets) == 0:
+            nothing = np.zeros(0, dtype=np.int64)
+            return nothing, np.zeros(1, dtype=np.int64), nothing
+        if prev.size == 1:
+            return self._count_pairs(keys, sets)
+        pick = np.arange(len(sets))
+        column = np.argmin(np.where(prev.counted[sub_ids], sub_sup, np.iinfo(np.int64).max), axis=1)
+        parent, missing = sub_ids[pick, column], sets[pick, column]
+        via = prev.counted[parent]
+        if via.all():
+            return self._count(prev, parent, missing)
+        owners, members = [], []
+        if via.any():
+            sup, _, rows = self._count(prev, parent[via], missing[via])
+            owners.append(np.repeat(np.flatnonzero(via), sup))
+            members.append(rows)
+        sup, _, rows = self._count_items(sets[~via])
+        owners.append(np.repeat(np.flatnonzero(~via), sup))
+        members.append(rows)
+        owner = np.concatenate(owners)
+        sup = np.bincount(owner, minlength=len(sets)).astype(np.int64)
+        ptr = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(sup, out=ptr[1:])
+        return sup, ptr, np.concatenate(members)[np.argsort(owner, kind="stable")]
+
+    def _count_items(self, sets: np.ndarray):
+        """Supports and covers of the itemsets ``sets``: the records of each one's rarest item
+        that hold all its items, a slice of about ``b_max`` records at a time."""
+        t = self.table
+        rarest = sets[np.arange(len(sets)), np.argmin(t.sup[sets], axis=1)]
+        starts, stops = t.inv_ptr[rarest], t.inv_ptr[rarest + 1]
+        load = np.cumsum(stops - starts)
+        found = []
+        lo = 0
+        while lo < len(sets):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows = t.inv_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
+            owner = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+            keep = np.ones(len(rows), dtype=bool)
+            for column in range(sets.shape[1]):
+                keep &= t.has(sets[owner, column], rows)
+            found.append((owner[keep], rows[keep]))
+            lo = hi
+        owner = joined([part[0] for part in found])
+        sup = np.bincount(owner, minlength=len(sets)).astype(np.int64)
+        ptr = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(sup, out=ptr[1:])
+        return sup, ptr, joined([part[1] for part in found])
 
     def _unmask_diverged(self, prev: QidLevel) -> None:
         """A deletion that reaches one of two identical rows and not the other makes them differ,

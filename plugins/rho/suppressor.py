@@ -62,6 +62,8 @@ class PartialSuppressor:
             record_rank=rng.permutation(table.n),
         )
         self.suppressed_types: list[int] = []
+        # global suppression: the supports counted so far, which stay true all run (see .qids)
+        self.known: dict | None = {} if policy.global_suppression else None
         self.stats: dict[str, Any] = {"passes": 0, "buffers": 0, "unsafe_qids": 0, "sanitized_rules": 0,
                                       "qids_generated": 0, "deletions_by_pass": []}
 
@@ -136,7 +138,7 @@ class PartialSuppressor:
 
     def _fill_and_sanitize(self, rows: np.ndarray) -> None:
         t = self.table
-        buffer = QidBuffer(t, rows, self.b_max)
+        buffer = QidBuffer(t, rows, self.b_max, self.known)
         level = buffer.singletons()
         generated = []
         for size in range(2, self.qid_size + 1):
@@ -146,7 +148,10 @@ class PartialSuppressor:
             level = extended
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
-            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, free, self.share, self.b_max)
+            # a qid without a cover here was counted, and so made safe, by an earlier buffer
+            checked = free[level.counted[free]]
+            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, checked,
+                                        self.share, self.b_max)
             if self.policy.global_suppression:
                 if len(qid):
                     self._global_level(level.sets, qid, item)
