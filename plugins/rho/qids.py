@@ -255,47 +255,51 @@ class QidBuffer:
             found = lookup(known_keys, keys)
             new = found < 0
         if new.all():
-            sup, cover_ptr, cover_rows = self._count_new(prev, keys, sets, sub_ids, sub_sup)
+            sup, _, cover_rows = self._count_new(prev, keys, sets, sub_ids, sub_sup)
         else:
             sup = np.empty(len(keys), dtype=np.int64)
             sup[~new] = known_sup[found[~new]]
-            sup[new], cover_ptr, cover_rows = self._count_new(prev, keys[new], sets[new], sub_ids[new], sub_sup[new])
+            sup[new], _, cover_rows = self._count_new(prev, keys[new], sets[new], sub_ids[new], sub_sup[new])
         if self.known is not None:
             self.fresh.append((keys[new], sup[new]))
         free = (sup >= 1) & (sup < sub_sup.min(axis=1))
         if j > 1:
-            cover_rows = cover_rows[concat_ranges(cover_ptr[:-1][free[new]], cover_ptr[1:][free[new]])]
+            # _count_new kept the covers of the free ones alone
             at, sets, sup, free, new = at[free], sets[free], sup[free], free[free], new[free]
         ext = free & (sup >= 2) & (not last)
         return at, sets, sup, cover_rows, free, ext, new
 
     def _count_new(self, prev: QidLevel, keys: np.ndarray, sets: np.ndarray, sub_ids: np.ndarray, sub_sup: np.ndarray):
         """Supports and covers (sup, cover_ptr, cover_rows) of the candidates ``sets``: the pairs
-        horizontally, the others from the cover of their rarest j-subset that has one here, or,
-        under global suppression, where none has, from the tidlist of their rarest item."""
+        horizontally, every cover kept; the others from the cover of their rarest j-subset that
+        has one here, or, under global suppression, where none has, from the tidlist of their
+        rarest item, the covers of the free ones alone kept (no other is checked or extended)."""
         if len(sets) == 0:
             nothing = np.zeros(0, dtype=np.int64)
             return nothing, np.zeros(1, dtype=np.int64), nothing
         if prev.size == 1:
             return self._count_pairs(keys, sets)
+        below = sub_sup.min(axis=1)
         pick = np.arange(len(sets))
         column = np.argmin(np.where(prev.counted[sub_ids], sub_sup, np.iinfo(np.int64).max), axis=1)
         parent, missing = sub_ids[pick, column], sets[pick, column]
         via = prev.counted[parent]
         if via.all():
-            return self._count(prev, parent, missing)
+            return self._count(prev, parent, missing, below)
+        sup = np.empty(len(sets), dtype=np.int64)
         owners, members = [], []
         if via.any():
-            sup, _, rows = self._count(prev, parent[via], missing[via])
-            owners.append(np.repeat(np.flatnonzero(via), sup))
+            sup[via], ptr, rows = self._count(prev, parent[via], missing[via], below[via])
+            owners.append(np.repeat(np.flatnonzero(via), np.diff(ptr)))
             members.append(rows)
-        sup, _, rows = self._count_items(sets[~via])
-        owners.append(np.repeat(np.flatnonzero(~via), sup))
-        members.append(rows)
+        part, _, rows = self._count_items(sets[~via])
+        sup[~via] = part
+        free = part < below[~via]
+        owners.append(np.repeat(np.flatnonzero(~via)[free], part[free]))
+        members.append(rows[np.repeat(free, part)])
         owner = np.concatenate(owners)
-        sup = np.bincount(owner, minlength=len(sets)).astype(np.int64)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)
-        np.cumsum(sup, out=ptr[1:])
+        np.cumsum(np.bincount(owner, minlength=len(sets)), out=ptr[1:])
         return sup, ptr, np.concatenate(members)[np.argsort(owner, kind="stable")]
 
     def _count_items(self, sets: np.ndarray):
@@ -418,10 +422,11 @@ class QidBuffer:
         rows = np.concatenate(found_rows) if found_rows else np.zeros(0, dtype=np.int64)
         return sup, ptr, rows[order]
 
-    def _count(self, prev: QidLevel, parent: np.ndarray, missing: np.ndarray):
-        """Supports and covers of the candidates parent ∪ {missing} (``parent`` indexes
-        ``prev``): the parent's cover filtered by the missing item. Parent covers computed
-        before later deletions are filtered again first, once per parent."""
+    def _count(self, prev: QidLevel, parent: np.ndarray, missing: np.ndarray, below: np.ndarray):
+        """Supports of the candidates parent ∪ {missing} (``parent`` indexes ``prev``), and the
+        covers of those with a support under ``below`` (the free ones, given their subsets' least
+        support): the parent's cover filtered by the missing item. Parent covers computed before
+        later deletions are filtered again first, once per parent."""
         t = self.table
         cover_ptr, cover_rows = prev.cover_ptr, prev.cover_rows
         if prev.as_of != t.deleted:
@@ -438,21 +443,25 @@ class QidBuffer:
         # expand the parents' covers a slice of about b_max records at a time
         starts, stops = cover_ptr[parent], cover_ptr[parent + 1]
         load = np.cumsum(stops - starts)
-        found = []
+        # a slice's candidates are whole, so their supports are known as it ends, and only the
+        # rows of the kept covers outlive it (on connect's first 10,000 the covers of all a
+        # level's candidates, with their owners, were held twice over at the peak)
+        sups, found = [], []
         lo = 0
         while lo < len(parent):
             hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
             rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
-            owner = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
-            keep = t.has(missing[owner], rows)
-            found.append((owner[keep], rows[keep]))
+            owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+            keep = t.has(missing[lo + owner], rows)
+            owner, rows = owner[keep], rows[keep]
+            sup = np.bincount(owner, minlength=hi - lo)
+            sups.append(sup)
+            found.append(rows[(sup < below[lo:hi])[owner]])
             lo = hi
-        owner = np.concatenate([part[0] for part in found])
-        rows = np.concatenate([part[1] for part in found])
-        sup = np.bincount(owner, minlength=len(parent)).astype(np.int64)
+        sup = np.concatenate(sups).astype(np.int64)
         ptr = np.zeros(len(parent) + 1, dtype=np.int64)
-        np.cumsum(sup, out=ptr[1:])
-        return sup, ptr, rows
+        np.cumsum(np.where(sup < below, sup, 0), out=ptr[1:])
+        return sup, ptr, joined(found)
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:

@@ -410,9 +410,9 @@ def test_a_level_from_size_3_counts_b_max_candidates_at_a_time_and_keeps_the_fre
     counted = []
     count = QidBuffer._count
 
-    def spy(self, prev, parent, missing):
+    def spy(self, prev, parent, missing, below):
         counted.append(len(parent))
-        return count(self, prev, parent, missing)
+        return count(self, prev, parent, missing, below)
 
     monkeypatch.setattr(QidBuffer, "_count", spy)
     buffer = QidBuffer(table_of(rows, 10, [9]), np.array([0]), b_max)

@@ -44,10 +44,10 @@ class CountingBuffer(qids.QidBuffer):
         self.tally.setdefault(2, []).extend(keys.tolist())
         return super()._count_pairs(keys, sets)
 
-    def _count(self, prev, parent, missing):
+    def _count(self, prev, parent, missing, below):
         self.tally.setdefault(prev.size + 1, []).extend(
             map(tuple, np.sort(np.column_stack([prev.sets[parent], missing]), axis=1).tolist()))
-        return super()._count(prev, parent, missing)
+        return super()._count(prev, parent, missing, below)
 
     def _count_items(self, sets):
         self.tally.setdefault(sets.shape[1], []).extend(map(tuple, sets.tolist()))
