@@ -245,14 +245,11 @@ def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_p
         return keys, distinct, nothing, nothing, complete[complete]
     if j == 1:
         owner, members = _pair_covers(data, keys)
-    else:
-        owner, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
-    new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+        new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+        return keys, distinct, new_sup, members, new_sup < sub_sup.min(axis=1)
+    new_sup, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     free = new_sup < sub_sup.min(axis=1)
-    if j > 1:
-        members = members[free[owner]]
-        keys, distinct, new_sup, free = keys[free], distinct[free], new_sup[free], free[free]
-    return keys, distinct, new_sup, members, free
+    return keys[free], distinct[free], new_sup[free], members, free[free]
 
 
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
@@ -279,24 +276,30 @@ def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
 
 
 def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
-    """Exact covers: the cover of each candidate's rarest j-subset filtered by the item it
-    lacks, a slice of about ``SLICE`` records at a time."""
+    """Exact supports of the candidates, and the covers of the free ones (a support under their
+    j-subsets' least), one after another: the cover of each candidate's rarest j-subset filtered
+    by the item it lacks, a slice of about ``SLICE`` records at a time. A slice's candidates are
+    whole, so only the free ones' rows outlive it (every candidate's cover was held with its
+    owner, and joined, before the others were dropped)."""
+    below = sub_sup.min(axis=1)
     drop = np.argmin(sub_sup, axis=1)
     picked = np.arange(len(distinct))
     parent_qid, lacking = sub_index[picked, drop], distinct[picked, drop]
     starts, stops = cover_ptr[parent_qid], cover_ptr[parent_qid + 1]
     load = np.cumsum(stops - starts)
-    owners, members = [], []
+    sups, members = [], []
     lo = 0
     while lo < len(distinct):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
         rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
-        owner = np.repeat(picked[lo:hi], stops[lo:hi] - starts[lo:hi])
-        hit = data.holds(rows, lacking[owner])
-        owners.append(owner[hit])
-        members.append(rows[hit])
+        owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+        hit = data.holds(rows, lacking[lo + owner])
+        owner, rows = owner[hit], rows[hit]
+        sup = np.bincount(owner, minlength=hi - lo)
+        sups.append(sup)
+        members.append(rows[(sup < below[lo:hi])[owner]])
         lo = hi
-    return np.concatenate(owners), np.concatenate(members)
+    return np.concatenate(sups).astype(np.int64), joined(members)
 
 
 def _pair_covers(data: _Release, keys: np.ndarray):
@@ -327,6 +330,8 @@ def _pair_covers(data: _Release, keys: np.ndarray):
 
 
 def _sub_covers(cover_ptr, cover_rows, chosen) -> tuple[np.ndarray, np.ndarray]:
+    if chosen.all():  # from 3 items on every qid of a level is free: a copy would hold its covers twice
+        return cover_ptr, cover_rows
     ids = np.flatnonzero(chosen)
     starts, stops = cover_ptr[ids], cover_ptr[ids + 1]
     ptr = np.zeros(len(ids) + 1, dtype=np.int64)
@@ -338,8 +343,12 @@ def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows, rho, lab
     """The unsafe rules of the qids ``sets``, counting the sensitive items of their covers a
     slice of about ``SLICE`` sensitive occurrences at a time."""
     sizes = np.diff(cover_ptr)
-    owners = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)
-    load = np.cumsum(np.bincount(owners, weights=data.nsens[cover_rows], minlength=len(sets)))
+    # the sensitive occurrences of the covers up to each qid's end, with no owner per cover row
+    # (the owners, and the weights as floats, tripled the last level's covers at the check's peak)
+    load = data.nsens[cover_rows]
+    np.cumsum(load, out=load)
+    load = load[np.maximum(cover_ptr[1:] - 1, 0)] if len(load) else np.zeros(len(sets), dtype=np.int64)
+    load[cover_ptr[1:] == 0] = 0
     share = Share.of(rho)
     lo = 0
     while lo < len(sets):
