@@ -1052,6 +1052,11 @@ def test_only_anonymize_refuses_a_window(recorder):
     assert rejected.value.refused is False  # LeakyModel raises RuntimeError for three transactions
 
 
+class _UnreadableScores:
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("HIV")
+
+
 @pytest.mark.parametrize("returned, problem", [
     (lambda mm: np.zeros(1), "returned shape (1,) (ndarray) for 3 candidates; it must return one number per "
                              "candidate"),
@@ -1066,6 +1071,9 @@ def test_only_anonymize_refuses_a_window(recorder):
     # one row per candidate, but two numbers in each: the greedy's argmax would run past the candidates
     (lambda mm: np.zeros((len(mm), 2)), "returned shape (3, 2) (ndarray) for 3 candidates; it must return one "
                                         "number per candidate"),
+    # what numpy cannot even read as an array is named by its type, never its value (coverage pass)
+    (lambda mm: [[1.0]] + [[1.0, 2.0]] * (len(mm) - 1), "returned list, not real numbers"),
+    (lambda mm: _UnreadableScores(), "returned _UnreadableScores, not real numbers"),
 ])
 def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_window_closed(returned, problem):
     # Regression (QA as a plugin author): a third party's score of the wrong length, or of NaNs,
@@ -1087,6 +1095,7 @@ def test_a_coherence_policy_whose_scores_do_not_fit_its_candidates_fails_the_win
     with pytest.raises(WindowRejected) as rejected:
         Pipeline(configured, plugins.get_plugin_manager()).run(window, window_rng(0, 0))
     assert rejected.value.reason == f"model error: policy 'odd' of model 'coherence': score {problem}"
+    assert not rejected.value.refused
 
 
 class _Sneaky(Window):
