@@ -292,39 +292,53 @@ class QidBuffer:
             sup[via], ptr, rows = self._count(prev, parent[via], missing[via], below[via])
             owners.append(np.repeat(np.flatnonzero(via), np.diff(ptr)))
             members.append(rows)
-        part, _, rows = self._count_items(sets[~via])
-        sup[~via] = part
-        free = part < below[~via]
-        owners.append(np.repeat(np.flatnonzero(~via)[free], part[free]))
-        members.append(rows[np.repeat(free, part)])
+        sup[~via], ptr, rows = self._count_items(sets[~via], below[~via])
+        owners.append(np.repeat(np.flatnonzero(~via), np.diff(ptr)))
+        members.append(rows)
         owner = np.concatenate(owners)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=len(sets)), out=ptr[1:])
         return sup, ptr, np.concatenate(members)[np.argsort(owner, kind="stable")]
 
-    def _count_items(self, sets: np.ndarray):
-        """Supports and covers of the itemsets ``sets``: the records of each one's rarest item
-        that hold all its items, a slice of about ``b_max`` records at a time."""
+    def _count_items(self, sets: np.ndarray, below: np.ndarray):
+        """Supports of the itemsets ``sets``, and the covers of those with a support under
+        ``below``: the records of each one's rarest item that hold all its items."""
         t = self.table
         rarest = sets[np.arange(len(sets)), np.argmin(t.sup[sets], axis=1)]
         starts, stops = t.inv_ptr[rarest], t.inv_ptr[rarest + 1]
-        load = np.cumsum(stops - starts)
-        found = []
-        lo = 0
-        while lo < len(sets):
-            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
-            rows = t.inv_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
-            owner = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+
+        def holds(owner, rows):
             keep = np.ones(len(rows), dtype=bool)
             for column in range(sets.shape[1]):
                 keep &= t.has(sets[owner, column], rows)
-            found.append((owner[keep], rows[keep]))
+            return keep
+
+        return self._sliced_covers(t.inv_rows, starts, stops, holds, below)
+
+    def _sliced_covers(self, source: np.ndarray, starts: np.ndarray, stops: np.ndarray, holds, below: np.ndarray):
+        """(sup, cover_ptr, cover_rows) of candidates whose covers are the rows of
+        ``source[starts[i]:stops[i]]`` that ``holds(owners, rows)`` keeps: every support, and the
+        covers of those under ``below`` alone, a slice of about ``b_max`` rows at a time. A
+        slice's candidates are whole, so their supports are known as it ends, and only the rows of
+        the kept covers outlive it (on connect's first 10,000 the covers of all a level's
+        candidates, with their owners, were held twice over at the peak)."""
+        load = np.cumsum(stops - starts)
+        sups, found = [], []
+        lo = 0
+        while lo < len(starts):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows = source[concat_ranges(starts[lo:hi], stops[lo:hi])]
+            owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
+            keep = holds(lo + owner, rows)
+            owner, rows = owner[keep], rows[keep]
+            sup = np.bincount(owner, minlength=hi - lo)
+            sups.append(sup)
+            found.append(rows[(sup < below[lo:hi])[owner]])
             lo = hi
-        owner = joined([part[0] for part in found])
-        sup = np.bincount(owner, minlength=len(sets)).astype(np.int64)
-        ptr = np.zeros(len(sets) + 1, dtype=np.int64)
-        np.cumsum(sup, out=ptr[1:])
-        return sup, ptr, joined([part[1] for part in found])
+        sup = joined(sups).astype(np.int64)
+        ptr = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.cumsum(np.where(sup < below, sup, 0), out=ptr[1:])
+        return sup, ptr, joined(found)
 
     def _unmask_diverged(self, prev: QidLevel) -> None:
         """A deletion that reaches one of two identical rows and not the other makes them differ,
@@ -441,27 +455,8 @@ class QidBuffer:
             cover_ptr = np.zeros(len(used) + 1, dtype=np.int64)
             np.cumsum(np.bincount(owner[keep], minlength=len(used)), out=cover_ptr[1:])
         # expand the parents' covers a slice of about b_max records at a time
-        starts, stops = cover_ptr[parent], cover_ptr[parent + 1]
-        load = np.cumsum(stops - starts)
-        # a slice's candidates are whole, so their supports are known as it ends, and only the
-        # rows of the kept covers outlive it (on connect's first 10,000 the covers of all a
-        # level's candidates, with their owners, were held twice over at the peak)
-        sups, found = [], []
-        lo = 0
-        while lo < len(parent):
-            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
-            rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
-            owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
-            keep = t.has(missing[lo + owner], rows)
-            owner, rows = owner[keep], rows[keep]
-            sup = np.bincount(owner, minlength=hi - lo)
-            sups.append(sup)
-            found.append(rows[(sup < below[lo:hi])[owner]])
-            lo = hi
-        sup = np.concatenate(sups).astype(np.int64)
-        ptr = np.zeros(len(parent) + 1, dtype=np.int64)
-        np.cumsum(np.where(sup < below, sup, 0), out=ptr[1:])
-        return sup, ptr, joined(found)
+        return self._sliced_covers(cover_rows, cover_ptr[parent], cover_ptr[parent + 1],
+                                   lambda owner, rows: t.has(missing[owner], rows), below)
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:

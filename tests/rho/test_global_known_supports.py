@@ -49,9 +49,9 @@ class CountingBuffer(qids.QidBuffer):
             map(tuple, np.sort(np.column_stack([prev.sets[parent], missing]), axis=1).tolist()))
         return super()._count(prev, parent, missing, below)
 
-    def _count_items(self, sets):
+    def _count_items(self, sets, below):
         self.tally.setdefault(sets.shape[1], []).extend(map(tuple, sets.tolist()))
-        return super()._count_items(sets)
+        return super()._count_items(sets, below)
 
 
 # dense records over 9 item types, 7 and 8 sensitive: many buffers share most of their qids
@@ -103,6 +103,7 @@ def test_a_new_qid_whose_subsets_an_earlier_buffer_counted_gets_its_exact_cover(
     assert pairs.sets.tolist() == [[0, 1], [0, 2], [1, 2]] and not pairs.counted.any()
     assert triples is not None and triples.sets.tolist() == [[0, 1, 2]] and triples.counted.tolist() == [True]
     assert triples.sup.tolist() == [1] and triples.cover(0).tolist() == [3]
-    sup, ptr, cover = buffer._count_items(np.array([[0, 1], [0, 9], [3, 9], [1, 2]]))
+    # a bound above every support keeps every cover
+    sup, ptr, cover = buffer._count_items(np.array([[0, 1], [0, 9], [3, 9], [1, 2]]), np.full(4, 4))
     assert sup.tolist() == [3, 3, 1, 3]
     assert [cover[ptr[i] : ptr[i + 1]].tolist() for i in range(4)] == [[0, 3, 4], [0, 1, 3], [7], [2, 3, 6]]
