@@ -45,7 +45,7 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .labeltext import STDIN, check_text, not_utf8, unzipped
+from .labeltext import OUT_OF_MEMORY_READING, STDIN, check_text, not_utf8, unzipped
 from .output import gzip_writer, gzipped_name, refuse_reading_standard_output, write_output
 from .records import (MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, kind_of, label_problem, parse_record,
                       unique_map)
@@ -178,14 +178,20 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
         data, compression = _read_bytes(path)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise InputError(path, OUT_OF_MEMORY_READING) from None
     if fmt == "fimi" and (explicit_fmt is None or shared_format is not None):
         _refuse_other_formats(path, data, format_option, release, shared_format)
     vocab = Vocabulary() if vocab is None else vocab
-    if fmt == "fimi":
-        window, subjects = _parse_fimi(path, data, vocab)
-    else:
-        window, subjects = (_parse_jsonl if fmt == "jsonl" else _parse_msgpack)(path, data, vocab, fields,
-                                                                                      merged_tids)
+    try:
+        if fmt == "fimi":
+            window, subjects = _parse_fimi(path, data, vocab)
+        else:
+            window, subjects = (_parse_jsonl if fmt == "jsonl" else _parse_msgpack)(path, data, vocab, fields,
+                                                                                          merged_tids)
+    except MemoryError:
+        # its text and transactions take several times its bytes
+        raise InputError(path, f"cannot read: out of memory holding its {len(data):,} bytes as transactions") from None
     if len(window) == 0:
         raise InputError(path, "no transactions")
     return window, subjects, compression

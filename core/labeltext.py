@@ -265,6 +265,11 @@ def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
         raise ParameterError(option, "standard input ('-') is not supported for this file; give a path")
 
 
+#: why a file could not be read whole: setveil sets no limit of its own on a file's size, so an
+#: endless one (/dev/zero) or one past a ``ulimit -v`` ends in this line, not in a traceback
+OUT_OF_MEMORY_READING = "cannot read: out of memory before its end (a file is read whole)"
+
+
 def read_utf8(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file a user gives (item lists, patterns, hierarchies), without a
     byte-order mark, unzipped when it is gzip data as the data is (:func:`unzipped`), since a
@@ -277,6 +282,8 @@ def read_utf8(path: str | os.PathLike) -> str:
             data = handle.read()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise InputError(path, OUT_OF_MEMORY_READING) from None
     data, _ = unzipped(path, data)
     try:
         text = data.decode("utf-8-sig")
@@ -302,6 +309,11 @@ def unzipped(path: str | os.PathLike, data: bytes) -> tuple[bytes, str | None]:
         raise InputError(path, "cannot read: not valid gzip data") from None
     except EOFError:
         raise InputError(path, "cannot read: gzip data ends early") from None
+    except MemoryError:
+        # gzip unzips up to about a thousand times its size: a bomb of a few megabytes asked for
+        # gigabytes and ended in a traceback
+        raise InputError(path, f"cannot read: out of memory unzipping its {len(data):,} bytes of gzip data "
+                               "(gzip can unzip to a thousand times its size)") from None
 
 
 def label_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tuple[int, list[str]]]:
