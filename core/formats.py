@@ -412,28 +412,37 @@ _MSGPACK_KINDS = {"str": "a string", "bin": "binary data", "array": "a list", "m
 _MSGPACK_TIMESTAMP = re.compile(r"invalid timestamp data|timestamp type can only", re.IGNORECASE)
 
 
-def _msgpack_error(exc: Exception, size: int) -> str:
-    """Why msgpack refused a record, in words: the class of msgpack's error did not say it
-    ("malformed msgpack (UnicodeDecodeError)"). Every entry takes a byte at least, so in a file
-    no larger than a record may be, a length over the limits runs past its end."""
+def msgpack_fault(exc: Exception, holder: str, end: str) -> str | None:
+    """Why msgpack refused data with ``exc``, in words that quote nothing of it, or None for an
+    error msgpack does not name: the class of msgpack's error did not say it ("malformed msgpack
+    (UnicodeDecodeError)"). ``holder`` names what holds the fault ("this record"), ``end`` the data
+    whose end a length over msgpack's limits runs past ("the file"), since those limits are the
+    data's size (a file's up to :data:`MSGPACK_RECORD_BYTES`, a message's own)."""
     if isinstance(exc, UnicodeDecodeError):
-        return "a string in this record is not valid UTF-8"
+        return f"a string in {holder} is not valid UTF-8"
     if isinstance(exc, msgpack.StackError):
         return "msgpack nested too deeply"
-    if isinstance(exc, msgpack.BufferFull):
-        return (f"a string, binary data or an extension in this record is over {MSGPACK_RECORD_BYTES:,} bytes, more "
-                "than msgpack reads of one entry")
     if isinstance(exc, msgpack.FormatError):  # the one byte no msgpack value begins with
         return "not msgpack: byte 0xc1, which msgpack reserves"
     if type(exc) is ValueError and _MSGPACK_TIMESTAMP.match(str(exc)):
         return "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 bytes)"
     found = _MSGPACK_LENGTH.fullmatch(str(exc)) if type(exc) is ValueError else None
     if found is None:
-        return f"malformed msgpack ({type(exc).__name__})"
-    kind = _MSGPACK_KINDS[found[1]]
-    if size <= MSGPACK_RECORD_BYTES:
-        return f"the length of {kind} in this record runs past the end of the file"
-    return f"the length of {kind} in this record is over {MSGPACK_RECORD_BYTES:,} bytes, more than a record may take"
+        return None
+    return f"the length of {_MSGPACK_KINDS[found[1]]} in {holder} runs past the end of {end}"
+
+
+def _msgpack_error(exc: Exception, size: int) -> str:
+    """Why msgpack refused a record of a file of ``size`` bytes. Every entry takes a byte at least,
+    so in a file no larger than a record may be, a length over the limits runs past its end."""
+    if isinstance(exc, msgpack.BufferFull):
+        return (f"a string, binary data or an extension in this record is over {MSGPACK_RECORD_BYTES:,} bytes, more "
+                "than msgpack reads of one entry")
+    found = _MSGPACK_LENGTH.fullmatch(str(exc)) if type(exc) is ValueError else None
+    if found is not None and size > MSGPACK_RECORD_BYTES:
+        return (f"the length of {_MSGPACK_KINDS[found[1]]} in this record is over {MSGPACK_RECORD_BYTES:,} bytes, "
+                "more than a record may take")
+    return msgpack_fault(exc, "this record", "the file") or f"malformed msgpack ({type(exc).__name__})"
 
 
 def _parse_msgpack(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,

@@ -23,6 +23,7 @@ import msgpack
 from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
 from setveil.core.errors import pickled_whole
+from setveil.core.formats import msgpack_fault
 from setveil.core.records import Record, RecordError, RepeatedKey, extension, parse_record, unique_map
 
 from . import causes
@@ -64,6 +65,16 @@ def _json_hint(value: bytes) -> str:
     return "; it looks like JSON, and records are msgpack" if value.lstrip(b" \t\r\n")[:1] in (b"{", b"[") else ""
 
 
+def _malformed(exc: Exception) -> str:
+    """Why msgpack refused a message, in the words a file's record gets: the class of msgpack's
+    error alone ("not valid msgpack (ValueError)") did not tell a message cut short, or a length
+    of 2**32 entries in a few bytes, from any other fault. A whole message is decoded at once, so
+    msgpack's limits are its size and a length over them runs past its end."""
+    if type(exc) is ValueError and str(exc) == "Unpack failed: incomplete input":
+        return "truncated msgpack: the message ends inside a value"
+    return msgpack_fault(exc, "the message", "the message") or f"not valid msgpack ({type(exc).__name__})"
+
+
 def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     """The validated records of one input message, or :class:`MessageRejected`."""
     if not value:
@@ -77,7 +88,7 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     except msgpack.ExtraData:
         raise MessageRejected(causes.MALFORMED, f"more than one msgpack object in the message{_json_hint(value)}") from None
     except (ValueError, msgpack.UnpackException) as exc:
-        raise MessageRejected(causes.MALFORMED, f"not valid msgpack ({type(exc).__name__}){_json_hint(value)}") from None
+        raise MessageRejected(causes.MALFORMED, f"{_malformed(exc)}{_json_hint(value)}") from None
     except TypeError:  # a list or map as a map key: Python cannot hash it
         raise MessageRejected(causes.INVALID, "a map key is a list or a map") from None
     if isinstance(obj, list):
