@@ -91,8 +91,8 @@ def read_dead_letter(headers: dict[str, bytes | None], value: bytes | None) -> D
                           _window_transactions(value))
     if ce_type == REJECTED_RECORD_TYPE:
         return DeadLetter(expected("setveil_kind"), where, "", expected("setveil_reason"), None)
-    return DeadLetter("unknown", where, "", f"a message of ce_type {ce_type or '(none)'}, not a dead letter "
-                      "this version of setveil writes", None)
+    return DeadLetter("unknown", where, "", f"a message of ce_type {kafka.cut(ce_type or '(none)')}, not a dead "
+                      "letter this version of setveil writes", None)
 
 
 def _window_transactions(value: bytes | None) -> int | None:

@@ -14,6 +14,7 @@ from setveil.core.cli import printable
 from setveil.core.errors import counted
 
 from .deadletters import DeadLetter, DeadLetters, missing
+from .kafka import cut
 from .tail import Collected, WindowSummary
 
 HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':>9} {'check':>6} {'total tx':>9} "
@@ -35,7 +36,7 @@ class WindowDisplay:
         check = "ok" if summary.verified else "off"
         # a worker's id is topic/partition/offsets, shown without the topic; any producer may write
         # the output topic, and an id of its own is shown whole, escapes as such
-        where = printable(summary.id.split("/", 1)[-1])
+        where = printable(cut(summary.id.split("/", 1)[-1]))
         self.echo(f"{where:<26} {summary.transactions:>6} {summary.information_loss:>6.3f} "
                   f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
@@ -61,15 +62,17 @@ class DeadLetterDisplay:
             self.echo(f"{'dead letter':<12} {'cause':<12} {'where (topic/partition/offsets)':<36} {'tx':>6}  reason")
             self.shown = True
         transactions = "" if letter.transactions is None else str(letter.transactions)
-        # headers come from whoever may write the topic: one line each, escapes shown as such
+        # headers come from whoever may write the topic: one line each, escapes shown as such, and
+        # those setveil writes short cut as a foreign ce_type is (a forged one of a megabyte was
+        # shown whole); a reason is setveil's sentence, shown whole
         where = letter.where or missing("ce_id")
-        self.echo(f"{printable(letter.kind):<12} {printable(letter.cause or '-'):<12} {printable(where):<36} "
-                  f"{transactions:>6}  {printable(letter.reason)}")
+        self.echo(f"{printable(cut(letter.kind)):<12} {printable(cut(letter.cause or '-')):<12} "
+                  f"{printable(cut(where)):<36} {transactions:>6}  {printable(letter.reason)}")
 
     def summary(self, collected: DeadLetters) -> str:
         def counts(counter) -> str:
             # causes and kinds are header text: forged ones must not rewrite the terminal
-            return ", ".join(f"{printable(name or '-')} {n}" for name, n in sorted(counter.items()))
+            return ", ".join(f"{printable(cut(name or '-'))} {n}" for name, n in sorted(counter.items()))
 
         parts = [f"windows failed closed {sum(collected.windows.values())}" +
                  (f" ({counts(collected.windows)})" if collected.windows else ""),
