@@ -247,11 +247,25 @@ def check_text(path: str | os.PathLike, text: str) -> None:
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 
 
+#: how the compressed data setveil does not read begins (bzip2's block size digit and xz's stream
+#: header included, so that no text file's first label is taken for one)
+_OTHER_COMPRESSIONS = {"zstd": re.compile(rb"\x28\xb5\x2f\xfd"), "xz": re.compile(rb"\xfd7zXZ\x00"),
+                       "bzip2": re.compile(rb"BZh[1-9]1AY&SY"), "zip": re.compile(rb"PK\x03\x04")}
+
+
 def not_utf8(path: str | os.PathLike, data: bytes, error: UnicodeDecodeError) -> InputError:
     """The error for ``data`` that is not UTF-8, naming the line of the first bad byte, and saying
-    UTF-16 when a UTF-16 byte-order mark opens it ("not valid UTF-8" alone did not say why)."""
+    UTF-16 when a UTF-16 byte-order mark opens it ("not valid UTF-8" alone did not say why), or the
+    compression setveil does not read when its magic number does (``data.zst`` read as "not valid
+    UTF-8" at line 1), gzip data within gzip data included."""
     if data.startswith(_UTF16_MARKS):
         return InputError(path, "UTF-16 (it starts with UTF-16's byte-order mark): setveil reads UTF-8", 1)
+    if data.startswith(GZIP_MAGIC):  # left by unzipped(), which unzips once
+        return InputError(path, "gzip data within gzip data (compressed twice?): setveil unzips it once", 1)
+    for name, magic in _OTHER_COMPRESSIONS.items():
+        if magic.match(data):
+            return InputError(path, f"{name} data (it starts with {name}'s magic number): setveil reads gzip or "
+                                    "uncompressed data, so decompress it first", 1)
     return InputError(path, "not valid UTF-8", data[: error.start].count(b"\n") + 1)
 
 
