@@ -67,7 +67,7 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
     if not text:
         raise ParameterError(flag.lstrip("-"), "the path is empty")
     target = Path(text)
-    if target.is_dir():
+    if _is_dir(target, text, flag):
         raise InputError(text, f"cannot write {flag}: it is a directory")
     if text.endswith(os.sep) or os.path.basename(text) in (".", ".."):
         # pathlib drops a trailing "/" or "/.", and the file would be written without it
@@ -75,7 +75,7 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
                                "directory")
     real = target.resolve()
     parent = real.parent
-    if not parent.is_dir():
+    if not _is_dir(parent, text, flag):
         raise InputError(text, f"cannot write {flag}: no directory {parent}")
     # a regular file is replaced by a rename inside its directory; a device or pipe is opened
     mode = _mode_of(target, text)
@@ -91,6 +91,16 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
         with contextlib.suppress(OSError):
             if mode is not None and os.path.samefile(real, other):
                 raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
+
+
+def _is_dir(path: Path, text: str, flag: str) -> bool:
+    """Whether ``path`` is a directory; a stat that fails otherwise than for a missing file (a name
+    longer than the system takes, a directory the user may not search) is the output's refusal,
+    where pathlib passed it on as a traceback."""
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        raise InputError(text, f"cannot write {flag}: {exc.strerror or exc}") from None
 
 
 def _identity(text: str, standard: int, regular_only: bool = False) -> tuple[int, int] | None:
