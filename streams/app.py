@@ -59,7 +59,7 @@ from .metrics import ServiceMetrics
 from .processor import Outcome, WindowProcessor, process_in_thread
 from .settings import Settings
 from .windowing import Cut, Message, Windower
-from .windowlog import BrokerSilent, WindowLogReader, encode_entry, log_partition
+from .windowlog import BrokerSilent, UnreadableEntry, WindowLogReader, encode_entry, log_partition
 
 if TYPE_CHECKING:
     from faust.tables.manager import TableManager
@@ -374,7 +374,7 @@ class StreamService:
             self.fatal = exc
             if why is not None:
                 log.error("%s", why)
-            elif isinstance(exc, SkippedInput):
+            elif isinstance(exc, (SkippedInput, UnreadableEntry)):
                 log.error("%s", exc)
             elif isinstance(exc, BrokerSilent):
                 # the window log could not be read: as a send not acknowledged, the broker is down

@@ -62,8 +62,31 @@ class BrokerSilent(WindowLogError):
         self.topic, self.failure = topic, failure
 
 
+class UnreadableEntry(WindowLogError):
+    """An entry of an input partition's window log is not the ``[first, last]`` offsets a worker
+    writes (another producer's, or damaged): the worker stops naming it, where it stopped "after an
+    unexpected FormatError" with no word of where, on every restart."""
+
+    def __init__(self, topic: str, log_partition: int, offset: int, input_partition: int):
+        super().__init__(f"window log {topic}/{log_partition}/{offset}: the entry of input partition "
+                         f"{input_partition} is not the [first, last] offsets a worker writes (another producer's, "
+                         "or damaged), and a partition is not windowed without its log; stopping")
+
+
 def encode_entry(first: int, last: int) -> bytes:
     return msgpack.packb([first, last])
+
+
+def decode_entry(value: bytes | None) -> tuple[int, int] | None:
+    """The ``(first, last)`` of an entry :func:`encode_entry` wrote, or None for any other value."""
+    try:
+        entry = msgpack.unpackb(value)
+    except (ValueError, TypeError, msgpack.UnpackException):  # TypeError: a null value
+        return None
+    if (isinstance(entry, list) and len(entry) == 2 and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0
+                                                            for o in entry) and entry[0] <= entry[1]):
+        return entry[0], entry[1]
+    return None
 
 
 def log_partition(input_partition: int, log_partitions: int) -> int:
@@ -238,8 +261,10 @@ class WindowLogReader:
             for message in batch.get(tp, ()):
                 position = message.offset + 1
                 if message.key == key and message.offset < end:
-                    first, last = msgpack.unpackb(message.value)
-                    entries.append((first, last))
+                    entry = decode_entry(message.value)
+                    if entry is None:
+                        raise UnreadableEntry(self.topic, tp.partition, message.offset, int(key))
+                    entries.append(entry)
             if not batch:
                 position = await reader.position(tp)
         return entries
