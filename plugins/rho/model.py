@@ -17,6 +17,7 @@ utility measures of §2.2 and §4 (:mod:`.metrics`).
 
 from __future__ import annotations
 
+import math
 import time
 from itertools import zip_longest
 
@@ -150,7 +151,7 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
         length, bound = _eq8_floor_text(mean, t_max)
         # the model is not told the policy (global never divides) nor the command: the note says when it holds
         return [f"the transactions of {source} hold {length} items on average, so every part costs at least "
-                f"2^{length}/{length} = {bound} > t_max={repr(t_max).removesuffix('.0')} (eq. 8): anonymized with "
+                f"2^{length}/{length} {bound} > t_max={repr(t_max).removesuffix('.0')} (eq. 8): anonymized with "
                 "policy mine or dist, divide and conquer would cut them into parts of one transaction, which loses "
                 "far more; -P t_max=off does not (slower)"]
 
@@ -187,11 +188,16 @@ class RhoUncertainty(PrivacyModel[RhoPolicy]):
 
 
 def _eq8_floor_text(mean: float, t_max: float) -> tuple[str, str]:
-    """``(L, 2^L/L)`` as the t_max note writes them, so that its arithmetic holds as written (QA:
+    """``(L, "= 2^L/L")`` as the t_max note writes them, so that its arithmetic holds as written (QA:
     ``2^3.0/3.0 = 3`` for 2.67): the bound to three figures or more, never rounded to ``t_max`` or below
     it, which the note says it exceeds; L, the mean length, with as many decimals as make 2^L/L round
-    to that bound (23.0 for mushroom, 2.96 where 3.0 would give 2.67 for 2.63)."""
+    to that bound (23.0 for mushroom, 2.96 where 3.0 would give 2.67 for 2.63). Past a float's range
+    the bound is a power of ten it exceeds (records of 25,001.5 items on average read ``= inf``)."""
     floor = cost(1, mean, mean)
+    if math.isinf(floor):
+        length = f"{mean:.1f}"
+        shown = float(length)
+        return length, f"> 10^{math.floor(shown * math.log10(2) - math.log10(shown))}"
     places = 0 if floor >= 100 else 1 if floor >= 10 else 2
     while places < 17 and float(f"{floor:.{places}f}") <= t_max:
         places += 1
@@ -200,4 +206,4 @@ def _eq8_floor_text(mean: float, t_max: float) -> tuple[str, str]:
         length = f"{mean:.{decimals}f}"
         if f"{cost(1, float(length), float(length)):,.{places}f}" == bound:
             break
-    return length, bound
+    return length, f"= {bound}"

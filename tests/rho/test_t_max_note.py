@@ -24,3 +24,15 @@ def test_the_t_max_note_writes_arithmetic_that_holds(runner, tmp_path, rows, t_m
     result = runner.invoke(cli, ["verify", str(data), str(data), "-m", "rho", "-P", "rho=0.5", "-P", f"t_max={t_max}",
                                  "--sensitive", str(sensitive)])
     assert f"setveil: note: the transactions of {data} {arithmetic}" in result.stderr
+
+
+def test_the_t_max_note_bounds_a_floor_past_a_float_by_a_power_of_ten(runner, tmp_path):
+    # Regression (hostile-input pass): records of 25,001.5 items on average read 2^25001.5/25001.5 = inf
+    data, sensitive = tmp_path / "in.dat", tmp_path / "sensitive.txt"
+    data.write_text(" ".join(f"i{j}" for j in range(1099)) + " c\n" + " ".join(f"i{j}" for j in range(1100)) + "\n")
+    sensitive.write_text("c\n")
+    result = runner.invoke(cli, ["verify", str(data), str(data), "-m", "rho", "-P", "rho=0.5", "-P", "qid_size=1",
+                                 "--sensitive", str(sensitive)])
+    # 2^1100/1100 is 1.2e328
+    assert (f"setveil: note: the transactions of {data} hold 1100.0 items on average, so every part costs at least "
+            "2^1100.0/1100.0 > 10^328 > t_max=500 (eq. 8)") in result.stderr
