@@ -112,9 +112,10 @@ def messages(window: Window, batch: int, count: int | None = None, partitions: i
         value = packer.pack(records if batch > 1 else records[0])
         # no tid in the reasons: a record's own may be the producer's id for a person
         if max_bytes is not None and len(value) > max_bytes:
-            raise ParameterError("batch", f"a message of {counted(len(records), 'record')} would be {len(value)} "
-                                          f"bytes, over records.max_message_bytes={max_bytes}, which the workers "
-                                          f"dead-letter: {advice}")
+            # a message of one record is no --batch's fault (QA: parameter 'batch' ... raise that setting)
+            raise ParameterError("batch" if batch > 1 else "records.max_message_bytes",
+                                 f"a message of {counted(len(records), 'record')} would be {len(value)} bytes, over "
+                                 f"records.max_message_bytes={max_bytes}, which the workers dead-letter: {advice}")
         # the settings let records.max_message_bytes be producer.max_request_bytes, and a value
         # that fits the one may not fit the other with its framing: the client's refusal came as
         # the broker's, "stopped taking messages after 0 transactions were sent"

@@ -66,8 +66,9 @@ def test_a_subjects_records_all_go_to_the_partition_of_its_key(batch):
     assert {p for p, _, rs in sent for r in rs if "subject" not in r} == {0, 1, 2}
 
 
-@pytest.mark.parametrize("batch, sent, advice", [(3, 2, "give a smaller --batch"), (1, 4, "raise that setting")])
-def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, sent, advice):
+@pytest.mark.parametrize("batch, sent, parameter, advice", [(3, 2, "batch", "give a smaller --batch"),
+                                                            (1, 4, "records.max_message_bytes", "raise that setting")])
+def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, sent, parameter, advice):
     # Regression (QA as an operator): `replay --batch 30000` sent 1.8 MB messages, reported
     # success, and the workers dead-lettered every one. The limit is that of records.max_message_bytes:
     # a message of exactly that many bytes is taken
@@ -75,8 +76,10 @@ def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, s
     largest = max(len(value) for *_, value in messages(window, batch))
     records = f"{batch} record{'' if batch == 1 else 's'}"
     with pytest.raises(ParameterError, match=f"a message of {records} would be {largest} bytes, over "
-                                             f"records.max_message_bytes={largest - 1}, .*: {advice}"):
+                                             f"records.max_message_bytes={largest - 1}, .*: {advice}") as refused:
         list(messages(window, batch, max_bytes=largest - 1))
+    # the parameter named is the one the advice says to change (a message of one record named 'batch')
+    assert refused.value.name == parameter
     assert len(list(messages(window, batch, max_bytes=largest))) == sent
 
 
