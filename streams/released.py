@@ -17,6 +17,7 @@ from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 
 from .codec import is_integer
+from .kafka import cut
 
 #: integer tids below this are marked in a bitmap (8 MiB at most) to tell a repeat at once, others in a set
 _MARKED_TIDS = 1 << 26
@@ -50,8 +51,9 @@ class Released:
         tids = [transaction["tid"] for transaction in transactions]
         for tid in tids:
             if self._seen(tid):
-                raise ReleaseError(f"windows {self._window_of(tid, window_id)} and {window_id} release one tid under "
-                                   "different window ids")
+                # any producer may write the topic, and a forged id of a megabyte was shown whole
+                raise ReleaseError(f"windows {cut(self._window_of(tid, window_id))} and {cut(window_id)} release one "
+                                   "tid under different window ids")
         intern = self._labels.setdefault
         labels = self._labels
         lengths = np.fromiter((len(transaction["items"]) for transaction in transactions), dtype=np.int64,

@@ -45,6 +45,16 @@ def test_a_repeated_tid_names_both_windows_never_the_tid():
         release.add("in/0/0-9", [{"tid": 4, "items": ["a"]}, {"tid": 4, "items": ["b"]}])
 
 
+def test_a_repeated_tid_names_forged_window_ids_by_their_first_80_characters():
+    # Regression (hostile-input pass): any producer may write the output topic, and a window id of
+    # a million characters was shown whole
+    release = Released()
+    release.add("w" * 1_000_000, [{"tid": 1, "items": ["a"]}])
+    with pytest.raises(ReleaseError) as info:
+        release.add("in/1/0-9", [{"tid": 1, "items": ["a"]}])
+    assert str(info.value) == f"windows {'w' * 80}… and in/1/0-9 release one tid under different window ids"
+
+
 def test_tids_other_than_0_to_n_minus_1_are_ordered_but_not_numbered():
     release = Released()
     release.add("in/0/0-1", [{"tid": 1 << 40, "items": ["b"]}, {"tid": 5, "items": ["a", "b"]}])
