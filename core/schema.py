@@ -146,15 +146,20 @@ def other_spellings(labels: frozenset[str], vocab: Vocabulary,
     another spelling: data may tell ``Ca`` (calcium) from ``CA`` (cancer antigen) on purpose, but
     no one means two items by what no reader can see. ``held_folds``: :func:`label_folds` of
     ``vocab.labels``, where the caller checks several lists against one window and folds it once."""
-    by_unmarked, by_fold, by_turkic_fold = _spellings(labels)
     found: dict[str, set[str]] = {}
     held = vocab.labels
-    unmarked_forms, folds, turkic_folds = label_folds(held) if held_folds is None else held_folds
-    for by_form, forms, of_held in ((by_unmarked, unmarked_forms, True), (by_fold, folds, False),
-                                    (by_turkic_fold, turkic_folds, False)):
-        # a worker checks every window: only the labels whose form a listed label has are looked at
-        shared = by_form.keys() & set(forms)
-        for other, form in itertools.compress(zip(held, forms), map(shared.__contains__, forms)):
+    folds = label_folds(held) if held_folds is None else held_folds
+    for by_form, forms, of_held, sole in zip(_spellings(labels), folds, (True, False, False), _sole_spellings(labels)):
+        if of_held and forms is held:
+            # every held label is its own unmarked form (label_folds gives the labels themselves
+            # when all are ASCII and printable, as most windows' are), so none is another's
+            continue
+        # a worker checks every window: only the labels whose form a listed label has are looked
+        # at, and of those not one that is its form's only listed label, which spells no other
+        # (the listed labels a window holds as listed, most of them); found in one pass of C
+        # calls over the window's forms, with no set of them made
+        for other, form in itertools.filterfalse(sole.__contains__, itertools.compress(
+                zip(held, forms), map(by_form.__contains__, forms))):
             for label in by_form[form]:
                 if (label != other and label in vocab) if of_held else label not in vocab:
                     found.setdefault(label, set()).add(other)
@@ -176,6 +181,14 @@ def _spellings(labels: frozenset[str]) -> tuple[dict[str, list[str]], dict[str, 
         by_fold.setdefault(folded(label), []).append(label)
         by_turkic_fold.setdefault(turkic_folded(label), []).append(label)
     return by_unmarked, by_fold, by_turkic_fold
+
+
+@functools.lru_cache(maxsize=8)
+def _sole_spellings(labels: frozenset[str]) -> tuple[frozenset[tuple[str, str]], ...]:
+    """For each of :func:`_spellings`' forms, the pairs (label, its form) of the labels of a list
+    that are the only one of the list with their form."""
+    return tuple(frozenset((spelt[0], form) for form, spelt in by_form.items() if len(spelt) == 1)
+                 for by_form in _spellings(labels))
 
 
 def misspelt(labels: frozenset[str], vocab: Vocabulary, listed: frozenset[str] | None = None,
