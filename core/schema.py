@@ -58,9 +58,11 @@ class ItemSchema:
             both = len(self.private & self.public)
             raise ValueError(f"{counted(both, 'item', ('is', 'are'))} both private and public")
 
-    @property
+    @functools.cached_property
     def listed(self) -> frozenset[str]:
-        """Every label the lists give, private or public: the spellings a user named."""
+        """Every label the lists give, private or public: the spellings a user named. Made once:
+        a worker's misspelling check asks it of every window, and the union of lists of 54,039
+        and 3,296 labels cost 1.2 ms each time."""
         return self.private if self.public is None else self.private | self.public
 
     def class_of(self, label: str) -> ItemClass:
