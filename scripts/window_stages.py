@@ -138,6 +138,8 @@ def main() -> None:
         clock = Clock(profile)
         one_window(processor, metrics, values, index * per_window, args.window, clock)
         rows.append(clock.spent)
+    if not rows:
+        parser.error(f"{args.input} holds fewer than --window {args.window} transactions")
     print(f"{args.input}: {len(rows)} windows of {args.window}, model {args.model} {' '.join(args.param)}; "
           "median CPU ms per window")
     outside = [sum(row[stage] for stage in STAGES if stage != "pipeline") for row in rows]
