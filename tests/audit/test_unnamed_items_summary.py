@@ -43,3 +43,15 @@ def test_an_unrounded_lp_vote_names_no_item_and_so_counts_none_unnamed(runner, a
     result = deanonymize(runner, *attack, tmp_path / "n.txt", "--unmatched-cost", "1", "--method", "lp")
     assert result.exit_code == 0
     assert "not named" not in result.stderr
+
+
+def test_a_naming_that_leaves_some_items_unnamed_counts_those_alone(runner, tmp_path):
+    # x and z (0.2 each) match a and c; y (0.6) matches no mined frequency within tolerance 0
+    renamed, itemsets, naming = tmp_path / "r.dat", tmp_path / "it.txt", tmp_path / "n.txt"
+    renamed.write_text("x\ny\ny\ny\nz\n")
+    itemsets.write_text("0.2 a\n0.6667 b\n0.2 c\n")
+    result = runner.invoke(cli, ["audit", "deanonymize", str(renamed), "--itemsets", str(itemsets), "--sigma", "0.1",
+                                 "-o", str(naming), "--unmatched-cost", "1"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert sorted(line.split()[1] for line in naming.read_text().splitlines()) == ["x", "z"]
+    assert result.stderr.rstrip("\n").endswith("; 1 of 3 published items not named")
