@@ -58,3 +58,14 @@ def test_the_command_refuses_it_before_any_broker_starts(tmp_path):
     assert result.stdout == ""
     assert result.stderr == f"setveil: error: parameter 'public-share': {REFUSAL.format('standard input')}\n"
     assert list(scratch.iterdir()) == []
+
+
+def test_a_model_that_classifies_no_item_is_given_no_split_and_so_no_refusal(tmp_path):
+    # k-anonymity protects every item alike: the split that makes no item sensitive is never made
+    dataset = tmp_path / "in.dat"
+    dataset.write_text("a b c\na b\na c\nb c\na b c\n")
+    window = read_window(dataset)
+    made = BenchConfig(dataset, window, ["--model", "kanonymity", "-P", "k=2"], "k=2", 0.4, 2, 0.2, 1, (None, None),
+                       False, 10, pack_unkeyed(window, 10, 1 << 20, 1 << 24), 2, [5], [1], 1)
+    assert made.split is None
+    assert item_args(made, tmp_path) == [] and list(tmp_path.iterdir()) == [dataset]
