@@ -41,6 +41,15 @@ def test_a_cluster_bootstrap_names_that_does_not_answer_ends_in_one_line_before_
     assert list(scratch.iterdir()) == []
 
 
+def test_the_demos_bootstrap_wins_over_its_set_kafka_bootstrap(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    given, overridden = (f"127.0.0.1:{free_port()}" for _ in range(2))  # nothing listens at either
+    result = setveil("demo", "--set", f"kafka.bootstrap={overridden}", "--bootstrap", given, scratch=scratch)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {given} (kafka.bootstrap)"]
+
+
 @pytest.mark.parametrize("command", [["demo"], ["bench", "stream", "DATA"]])
 def test_an_empty_bootstrap_is_refused(tmp_path, command):
     args = [tiny(tmp_path) if arg == "DATA" else arg for arg in command]
