@@ -626,7 +626,7 @@ def _parse_params(name: str, raw: Any, source: str) -> dict[str, str]:
             return parse_assignments(pairs)
         except ParameterError as exc:
             raise ParameterError(name, f"{exc.name!r}: {exc.problem} (from {source})") from None
-    raise ParameterError(name, f"expected NAME=VALUE pairs or a table (from {source})")
+    raise ParameterError(name, f"expected NAME=VALUE pairs or a table, got {_toml_kind(raw)} (from {source})")
 
 
 def one_pair_each(refused: ParameterError, source: str) -> str:
