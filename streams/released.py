@@ -47,8 +47,13 @@ class Released:
     def add(self, window_id: str, transactions: list[dict[str, Any]]) -> None:
         """Add a batch's transactions. Raises :class:`ReleaseError` naming two windows, never
         the tid (a producer's, a patient number say), when a tid was released already; KeyError
-        or TypeError for a transaction without a tid or items."""
+        or TypeError for a transaction without a tid or items, or whose items are not an array of
+        strings (a string's characters, a map's keys or a number's text were taken for labels)."""
         tids = [transaction["tid"] for transaction in transactions]
+        for transaction in transactions:
+            items = transaction["items"]
+            if not (isinstance(items, list) and all(isinstance(label, str) for label in items)):
+                raise TypeError("a transaction's items are not an array of strings")
         for tid in tids:
             if self._seen(tid):
                 # any producer may write the topic, and a forged id of a megabyte was shown whole
@@ -58,7 +63,7 @@ class Released:
         labels = self._labels
         lengths = np.fromiter((len(transaction["items"]) for transaction in transactions), dtype=np.int64,
                               count=len(transactions))
-        items = np.fromiter((intern(str(label), len(labels)) for transaction in transactions
+        items = np.fromiter((intern(label, len(labels)) for transaction in transactions
                              for label in transaction["items"]), dtype=np.int32, count=int(lengths.sum()))
         self._tids.append(self._tid_array(tids))
         self._lengths.append(lengths)
