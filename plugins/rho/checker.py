@@ -164,6 +164,10 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
     inst_rows, inst_qid = inst_rows[keep], inst_qid[keep]
     pairs = None
     for j in range(1, size):
+        if j > 1 and j + 1 == size:
+            yield from _last_level_violations(data, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs,
+                                              rho, labels)
+            return
         step = _next_level(data, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs, last=j + 1 == size)
         if step is None:
             return
@@ -177,33 +181,11 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
 def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs, last: bool):
     """Level j+1 from level j: each instance extended by a later item of its record, a slice at
     a time, each slice's distinct candidates kept as keys."""
-    width = data.width
-    j = sets.shape[1]
-    distinct_keys, instance_keys, instance_rows = None, [], []
-    for cand, rows in _extensions(data, sets, inst_rows, inst_qid, pairs):
-        keys = itemset_keys(cand, width)
-        if not last:
-            instance_keys.append(keys)
-            instance_rows.append(rows)
-        keys = sorted_unique(keys)
-        if distinct_keys is None:
-            distinct_keys = keys
-        else:
-            # a candidate recurs in many records: insert only the keys not seen yet
-            fresh = keys[~in_sorted(keys, distinct_keys)]
-            distinct_keys = np.insert(distinct_keys, np.searchsorted(distinct_keys, fresh), fresh)
-    if distinct_keys is None:
+    found = _candidates(data, sets, inst_rows, inst_qid, pairs, last)
+    if found is None:
         return None
-    level_keys = itemset_keys(sets, width)
-    order = np.argsort(level_keys, kind="stable")
-    sorted_keys = level_keys[order]
-    # the pairs are counted at once (every record's pairs are listed for them); from 3 items on
-    # one long record alone gives up to C(L, j + 1) candidates, mostly not free, so they are
-    # counted CHUNK at a time and only the free ones kept (131,000 triples in a BMS-WebView-1
-    # window of 1,000 with a record of 103 items, 296 of them free)
-    chunk = len(distinct_keys) if j == 1 else CHUNK
-    counted = [_counted(data, distinct_keys[lo : lo + chunk], j, sorted_keys, order, sup, ext, cover_ptr, cover_rows)
-               for lo in range(0, len(distinct_keys), chunk)]
+    distinct_keys, instance_keys, instance_rows = found
+    counted = list(_counted_chunks(data, distinct_keys, sets, sup, ext, cover_ptr, cover_rows))
     distinct_keys, distinct, new_sup, members, free = (joined([part[i] for part in counted]) for i in range(5))
     del counted
     if len(distinct) == 0:
@@ -224,10 +206,91 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
     return distinct, new_sup, new_ext, new_ptr, members, np.concatenate(next_rows), np.concatenate(next_qid), free
 
 
+def _last_level_violations(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows, inst_qid, pairs, rho,
+                           labels) -> Iterator[Violation]:
+    """The unsafe rules of the last level (of 3 items or more), a slice of covers at a time: its
+    covers serve its own rules alone, so each slice's free qids are checked and dropped before
+    the next slice is counted, where the level was held whole, twice over as its slices were
+    joined (on connect's first 10,000: 23.5 million cover rows, the check's peak). Chunks and
+    slices come in key order, the joined level's order, so the violations do too."""
+    found = _candidates(data, sets, inst_rows, inst_qid, pairs, last=True)
+    if found is None:
+        return
+    distinct_keys = found[0]
+    sorted_keys, order = _sorted_level(sets, data.width)
+    for lo in range(0, len(distinct_keys), CHUNK):
+        _, distinct, sub_sup, sub_index = _complete(data, distinct_keys[lo : lo + CHUNK], sets.shape[1], sorted_keys,
+                                                    order, sup, ext)
+        below = sub_sup.min(axis=1)
+        for start, stop, new_sup, members in _covers_slices(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
+            free = new_sup < below[start:stop]
+            new_ptr = np.zeros(int(free.sum()) + 1, dtype=np.int64)
+            np.cumsum(new_sup[free], out=new_ptr[1:])
+            yield from _level_violations(data, distinct[start:stop][free], new_sup[free], new_ptr, members, rho, labels)
+
+
+def _candidates(data: _Release, sets, inst_rows, inst_qid, pairs, last: bool):
+    """(sorted distinct keys, instance keys by slice, their records by slice) of level j+1, the
+    instances only when it is not the last; None when there is no candidate."""
+    width = data.width
+    distinct_keys, instance_keys, instance_rows = None, [], []
+    for cand, rows in _extensions(data, sets, inst_rows, inst_qid, pairs):
+        keys = itemset_keys(cand, width)
+        if not last:
+            instance_keys.append(keys)
+            instance_rows.append(rows)
+        keys = sorted_unique(keys)
+        if distinct_keys is None:
+            distinct_keys = keys
+        else:
+            # a candidate recurs in many records: insert only the keys not seen yet
+            fresh = keys[~in_sorted(keys, distinct_keys)]
+            distinct_keys = np.insert(distinct_keys, np.searchsorted(distinct_keys, fresh), fresh)
+    if distinct_keys is None:
+        return None
+    return distinct_keys, instance_keys, instance_rows
+
+
+def _counted_chunks(data: _Release, distinct_keys, sets, sup, ext, cover_ptr, cover_rows):
+    """:func:`_counted` of the candidates ``distinct_keys``, chunk after chunk in key order."""
+    sorted_keys, order = _sorted_level(sets, data.width)
+    j = sets.shape[1]
+    # the pairs are counted at once (every record's pairs are listed for them); from 3 items on
+    # one long record alone gives up to C(L, j + 1) candidates, mostly not free, so they are
+    # counted CHUNK at a time and only the free ones kept (131,000 triples in a BMS-WebView-1
+    # window of 1,000 with a record of 103 items, 296 of them free)
+    chunk = len(distinct_keys) if j == 1 else CHUNK
+    for lo in range(0, len(distinct_keys), chunk):
+        yield _counted(data, distinct_keys[lo : lo + chunk], j, sorted_keys, order, sup, ext, cover_ptr, cover_rows)
+
+
+def _sorted_level(sets, width: int):
+    """(sorted keys, the qid of each) of a level's itemsets ``sets``."""
+    level_keys = itemset_keys(sets, width)
+    order = np.argsort(level_keys, kind="stable")
+    return level_keys[order], order
+
+
 def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_ptr, cover_rows):
     """The candidates ``keys`` (sorted) whose j-subsets are all extendable, with their supports
     and covers; from 3 items on only the free ones. Returns (keys, itemsets, supports, covers one
     after another, free)."""
+    keys, distinct, sub_sup, sub_index = _complete(data, keys, j, sorted_keys, order, sup, ext)
+    if len(distinct) == 0:
+        nothing = np.zeros(0, dtype=np.int64)
+        return keys, distinct, nothing, nothing, np.zeros(0, dtype=bool)
+    if j == 1:
+        owner, members = _pair_covers(data, keys)
+        new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+        return keys, distinct, new_sup, members, new_sup < sub_sup.min(axis=1)
+    new_sup, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
+    free = new_sup < sub_sup.min(axis=1)
+    return keys[free], distinct[free], new_sup[free], members, free[free]
+
+
+def _complete(data: _Release, keys, j: int, sorted_keys, order, sup, ext):
+    """The candidates ``keys`` (sorted) whose j-subsets are all extendable: (keys, itemsets, the
+    supports of their j-subsets, the j-subsets' qids)."""
     width = data.width
     distinct = decode_keys(keys, j + 1, width)
     sub_sup = np.empty((len(distinct), j + 1), dtype=np.int64)
@@ -239,17 +302,7 @@ def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_p
         complete &= (at >= 0) & ext[index]
         sub_sup[:, drop] = sup[index]
         sub_index[:, drop] = index
-    distinct, sub_sup, sub_index, keys = distinct[complete], sub_sup[complete], sub_index[complete], keys[complete]
-    if len(distinct) == 0:
-        nothing = np.zeros(0, dtype=np.int64)
-        return keys, distinct, nothing, nothing, complete[complete]
-    if j == 1:
-        owner, members = _pair_covers(data, keys)
-        new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
-        return keys, distinct, new_sup, members, new_sup < sub_sup.min(axis=1)
-    new_sup, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
-    free = new_sup < sub_sup.min(axis=1)
-    return keys[free], distinct[free], new_sup[free], members, free[free]
+    return keys[complete], distinct[complete], sub_sup[complete], sub_index[complete]
 
 
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
@@ -281,13 +334,23 @@ def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     by the item it lacks, a slice of about ``SLICE`` records at a time. A slice's candidates are
     whole, so only the free ones' rows outlive it (every candidate's cover was held with its
     owner, and joined, before the others were dropped)."""
+    sups, members = [], []
+    for _, _, sup, rows in _covers_slices(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
+        sups.append(sup)
+        members.append(rows)
+    if not sups:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(sups).astype(np.int64), joined(members)
+
+
+def _covers_slices(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
+    """:func:`_covers` a slice at a time: (first candidate, end, supports, the free ones' covers)."""
     below = sub_sup.min(axis=1)
     drop = np.argmin(sub_sup, axis=1)
     picked = np.arange(len(distinct))
     parent_qid, lacking = sub_index[picked, drop], distinct[picked, drop]
     starts, stops = cover_ptr[parent_qid], cover_ptr[parent_qid + 1]
     load = np.cumsum(stops - starts)
-    sups, members = [], []
     lo = 0
     while lo < len(distinct):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
@@ -295,11 +358,9 @@ def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
         owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
         hit = data.holds(rows, lacking[lo + owner])
         owner, rows = owner[hit], rows[hit]
-        sup = np.bincount(owner, minlength=hi - lo)
-        sups.append(sup)
-        members.append(rows[(sup < below[lo:hi])[owner]])
+        sup = np.bincount(owner, minlength=hi - lo).astype(np.int64)
+        yield lo, hi, sup, rows[(sup < below[lo:hi])[owner]]
         lo = hi
-    return np.concatenate(sups).astype(np.int64), joined(members)
 
 
 def _pair_covers(data: _Release, keys: np.ndarray):
