@@ -321,14 +321,24 @@ def _move_descriptor(stdout: TextIO) -> TextIO | None:
     except (AttributeError, OSError, ValueError):
         return None
     data = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    try:
-        os.fstat(2)
+    # sys.stderr is None when descriptor 2 was closed at start: a file opened since may hold it
+    # (libffi's trampolines keep their library open there, a plugin its log), which descriptor 1
+    # must not join (a write failed the window, or went into the plugin's file)
+    if sys.stderr is not None and _is_open(2):
         os.dup2(2, 1)
-    except OSError:
+    else:
         sink = os.open(os.devnull, os.O_WRONLY)
         os.dup2(sink, 1)
         os.close(sink)
     return open(data, "w", encoding=stdout.encoding, errors=stdout.errors, closefd=True)
+
+
+def _is_open(descriptor: int) -> bool:
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return False
+    return True
 
 
 def _write_direct(text: str, target: Path | int | None, data: bytes) -> None:

@@ -1,0 +1,86 @@
+"""With standard error closed at start (``2>&-``), a file opened since takes descriptor 2.
+
+libffi's static trampolines keep their library open there (Debian testing's libffi 3.8, which
+ctypes loads as numpy is imported), and a plugin may keep a file of its own: ``anonymize -o -``
+moved descriptor 1 onto whatever descriptor 2 then held, so a model's ``os.write(1, ...)`` failed
+its window (EBADF on the library, opened read-only) or wrote into the plugin's file. Each case
+installs a real distribution and runs the real command line.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from .distributions import install_plugin
+
+SOURCE = '''
+import os
+
+import numpy as np
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
+from setveil.core.verify import suppression_basics
+
+# with descriptor 2 closed at start, this open takes it, as a library's kept file does
+KEPT = open(os.environ["KEPT_FILE"], os.environ["KEPT_MODE"])
+
+
+class SupPolicy(Policy):
+    model = "ksup"
+
+
+class Plain(SupPolicy):
+    name = "plain"
+    summary = "the only way"
+
+
+class KSup(PrivacyModel):
+    name = "ksup"
+    summary = "suppresses the items of support below k, and writes to descriptor 1 as C code does"
+    guarantee = "every released item has support 0 or at least k"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+    parameters = (Parameter("k", "least support", "int", low=1),)
+    default_policy = "plain"
+    policy_base = SupPolicy
+
+    def anonymize(self, window, policy, rng):
+        os.write(1, b"from the descriptor: a line for standard output\\n")
+        return Release(window.suppress(np.flatnonzero(window.supports < self.params["k"])))
+
+    def violations(self, original, release):
+        aligned = yield from suppression_basics(original, release)
+        if aligned is None:
+            return
+        supports = release.supports
+        for item in np.flatnonzero((supports > 0) & (supports < self.params["k"])):
+            yield Violation("low-support", "an item has support below k", (release.vocab.label(int(item)),))
+
+
+@hookimpl
+def setveil_register_privacy_models(register):
+    register(KSup)
+
+
+@hookimpl
+def setveil_register_policies(register):
+    register(Plain)
+'''
+
+DATA = "a b c\nHIV a\na b x\nb c x\na b c\nHIV z q\nHIV w\nr t\n"
+RELEASED = "a b c\na HIV\na b x\nb c x\na b c\nHIV\nHIV\n\n"
+
+
+@pytest.mark.parametrize("mode", ["r", "a"])
+def test_a_file_on_descriptor_2_does_not_take_what_plugin_code_writes_to_descriptor_1(tmp_path, mode):
+    kept = tmp_path / "kept.log"
+    kept.write_text("")
+    site = tmp_path / "site"
+    site.mkdir()
+    env = install_plugin(site, "keeps-a-file-dist", "keepsafile", SOURCE, "keepsafile")
+    env.update(KEPT_FILE=str(kept), KEPT_MODE=mode)
+    data = tmp_path / "in.dat"
+    data.write_text(DATA)
+    command = f'"{sys.executable}" -m setveil anonymize "{data}" -o - -m ksup -P k=2 2>&-'
+    result = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (0, RELEASED)
+    assert kept.read_text() == ""
