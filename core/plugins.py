@@ -553,8 +553,13 @@ def _called_as(register: Callable[..., None], where: str, usage: str) -> Callabl
     """``register``, refusing a call its signature does not take in words: as the plugin's own
     TypeError it was a bare "raised TypeError" (QA as a plugin author: ``register(Model, extra)``)."""
     signature = inspect.signature(register)
+    positional = [p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.POSITIONAL_ONLY]
 
     def checked(*args: Any, **kwargs: Any) -> None:
+        by_keyword = [name for name in positional if name in kwargs]
+        if by_keyword:  # in our words: inspect's differ by Python version, and 3.14's call it missing
+            raise PluginError(f"{where}: register() takes {by_keyword[0]!r} positionally, not by keyword; "
+                              f"call it as {usage}")
         try:
             signature.bind(*args, **kwargs)
         except TypeError as exc:
