@@ -143,6 +143,19 @@ def run_jobs(jobs: list[PartJob], workers: int) -> list[PartResult]:
             pool.shutdown(cancel_futures=True)
     except BrokenProcessPool:  # named by its class alone, it told an operator nothing
         raise WorkerDied(_death(context.get_start_method(), [p.exitcode for p in started.values()])) from None
+    except (ConnectionError, EOFError):
+        # the forkserver ended before it started a pool process: from Python 3.14 it imports the main
+        # script itself, and the pool's start ended in a ConnectionResetError traceback
+        if context.get_start_method() != "forkserver":
+            raise
+        raise WorkerDied(FORKSERVER_ENDED) from None
+
+
+FORKSERVER_ENDED = (
+    "the forkserver that starts the divide-and-conquer worker processes ended before it started one: it imports "
+    "the main script again (from Python 3.14; before, each worker does), and a script that runs the model without "
+    "an `if __name__ == \"__main__\":` guard runs it there again and fails (its error is on standard error; "
+    "docs/rho.md, workers)")
 
 
 def _death(method: str, statuses: list[int | None]) -> str:
