@@ -1989,8 +1989,13 @@ def test_a_config_file_that_is_a_folder_or_empty(tmp_path, monkeypatch):
 def test_a_toml_refusal_worded_otherwise_is_said_whole(tmp_path, monkeypatch):
     # another Python's tomllib may put where otherwise than "(at line L, column C)": its words are
     # then given whole, without a line, rather than a traceback
+    class OtherwiseWorded(tomllib.TOMLDecodeError):
+        def __init__(self, words):
+            # words alone: Python 3.14's TOMLDecodeError deprecates a call without (msg, doc, pos)
+            ValueError.__init__(self, words)
+
     def refuse(text, **options):
-        raise tomllib.TOMLDecodeError("Invalid value, line 3")
+        raise OtherwiseWorded("Invalid value, line 3")
 
     monkeypatch.setattr(tomllib, "loads", refuse)
     config = tmp_path / "setveil.toml"
