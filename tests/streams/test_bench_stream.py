@@ -135,11 +135,17 @@ def test_the_logs_folder_is_kept_only_for_a_failure_that_names_a_log_in_it(tmp_p
         assert not other.exists()
 
 
+def _own_port():
+    """Default settings but a free web.port: on the default one, another worker on the machine (a
+    `setveil serve`, another run's) answered /readyz 200, and the dying worker was taken as ready."""
+    return load_settings(None, {}, env={}).replace(web__port=free_port())
+
+
 def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tmp_path, monkeypatch):
     # the worker runs on the settings it was given, not on a SETVEIL_ variable of the caller's
     monkeypatch.setenv("SETVEIL_CONSUMER_SESSION_TIMEOUT", "not-a-number")
     # not after the wait for readiness runs out, which tells neither that it exited nor how
-    worker = WorkerProcess(load_settings(None, {}, env={}), ["--model", "no-such-model"], tmp_path / "w.log").start()
+    worker = WorkerProcess(_own_port(), ["--model", "no-such-model"], tmp_path / "w.log").start()
     try:
         with pytest.raises(WorkerFailed, match=re.escape(f"the worker exited with status 2 (log: {tmp_path / 'w.log'})")):
             worker.wait_ready(timeout=60)
@@ -152,7 +158,7 @@ def test_a_worker_that_exits_before_it_is_ready_is_named_at_once_with_its_log(tm
 
 
 def test_a_worker_not_ready_in_time_is_named_with_its_log_and_has_a_session_of_its_own(tmp_path):
-    worker = WorkerProcess(load_settings(None, {}, env={}), ["--model", "no-such-model"], tmp_path / "w.log").start()
+    worker = WorkerProcess(_own_port(), ["--model", "no-such-model"], tmp_path / "w.log").start()
     try:
         # a Ctrl-C in the terminal reaches only the command that started it, which stops it with SIGTERM
         assert os.getsid(worker.process.pid) == worker.process.pid
