@@ -13,7 +13,7 @@ def source_copy(folder: Path, source: Path = REPO) -> Path:
     """The source tree as it is in the work tree (uncommitted changes too), without what a build,
     a checkout or a run left in it."""
     return shutil.copytree(source, folder / f"{source.name}-source", ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.egg-info", ".hypothesis", "__pycache__", ".mypy_cache", ".pytest_cache"))
+        ".git", ".venv*", "build", "*.egg-info", ".hypothesis", "__pycache__", ".mypy_cache", ".pytest_cache"))
 
 
 def pip(folder: Path, *args: str, source: Path = REPO) -> None:
