@@ -3,6 +3,44 @@
 import os
 from pathlib import Path
 
+#: a plugin model of a real one's shape: it suppresses the items of support below k and checks
+#: that (a correct model and check), for the tests whose models do one thing more (subclasses)
+KSUP_SOURCE = '''
+import numpy as np
+from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation
+from setveil.core.verify import suppression_basics
+
+
+class SupPolicy(Policy):
+    model = "ksup"
+
+
+class Plain(SupPolicy):
+    name = "plain"
+    summary = "the only way"
+
+
+class KSup(PrivacyModel):
+    name = "ksup"
+    summary = "suppresses the items of support below k"
+    guarantee = "every released item has support 0 or at least k"
+    transformation = Transformation.GLOBAL_SUPPRESSION
+    parameters = (Parameter("k", "least support", "int", low=1),)
+    default_policy = "plain"
+    policy_base = SupPolicy
+
+    def anonymize(self, window, policy, rng):
+        return Release(window.suppress(np.flatnonzero(window.supports < self.params["k"])))
+
+    def violations(self, original, release):
+        aligned = yield from suppression_basics(original, release)
+        if aligned is None:
+            return
+        supports = release.supports
+        for item in np.flatnonzero((supports > 0) & (supports < self.params["k"])):
+            yield Violation("low-support", "an item has support below k", (release.vocab.label(int(item)),))
+'''
+
 
 def install_plugin(site: Path, dist: str, module: str, source: str, entry: str) -> dict:
     """Write ``module`` and a ``dist-info`` folder declaring it as the ``setveil`` entry point

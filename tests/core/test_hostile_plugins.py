@@ -10,49 +10,16 @@ import sys
 
 import pytest
 
-from .distributions import install_plugin
+from .distributions import KSUP_SOURCE, install_plugin
 
-SOURCE = '''
+SOURCE = KSUP_SOURCE + '''
 import atexit
 import dataclasses
 import os
-import sys
 
-import numpy as np
-from setveil import Hierarchy, Parameter, Policy, PrivacyModel, Release, Transformation, Violation, Window, hookimpl
-from setveil.core.verify import suppression_basics
+from setveil import Hierarchy, Window, hookimpl
 
 print("imported: a line for standard output")
-
-
-class SupPolicy(Policy):
-    model = "ksup"
-
-
-class Plain(SupPolicy):
-    name = "plain"
-    summary = "the only way"
-
-
-class KSup(PrivacyModel):
-    name = "ksup"
-    summary = "suppresses the items of support below k"
-    guarantee = "every released item has support 0 or at least k"
-    transformation = Transformation.GLOBAL_SUPPRESSION
-    parameters = (Parameter("k", "least support", "int", low=1),)
-    default_policy = "plain"
-    policy_base = SupPolicy
-
-    def anonymize(self, window, policy, rng):
-        return Release(window.suppress(np.flatnonzero(window.supports < self.params["k"])))
-
-    def violations(self, original, release):
-        aligned = yield from suppression_basics(original, release)
-        if aligned is None:
-            return
-        supports = release.supports
-        for item in np.flatnonzero((supports > 0) & (supports < self.params["k"])):
-            yield Violation("low-support", "an item has support below k", (release.vocab.label(int(item)),))
 
 
 def densify(window):
