@@ -93,14 +93,23 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
                 raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
 
 
+#: the failures of a stat that mean "no such directory" (those pathlib's is_dir took for False)
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
 def _is_dir(path: Path, text: str, flag: str) -> bool:
     """Whether ``path`` is a directory; a stat that fails otherwise than for a missing file (a name
     longer than the system takes, a directory the user may not search) is the output's refusal,
-    where pathlib passed it on as a traceback."""
+    where pathlib passed it on as a traceback up to Python 3.13, and from 3.14 took it for "no
+    such directory" (the Python 3.14 run)."""
     try:
-        return path.is_dir()
+        return stat.S_ISDIR(os.stat(path).st_mode)
     except OSError as exc:
+        if exc.errno in _NOT_THERE:
+            return False
         raise InputError(text, f"cannot write {flag}: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL in the name: pathlib's is_dir said False
+        return False
 
 
 def _identity(text: str, standard: int, regular_only: bool = False) -> tuple[int, int] | None:
