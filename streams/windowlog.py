@@ -36,6 +36,7 @@ from aiokafka.errors import KafkaError
 
 from setveil.core.errors import counted
 
+from .codec import is_integer
 from .kafka import _admin, consumer, fetch_failure, out_of_reach, partition_ends, start_client
 from .settings import Settings
 
@@ -83,8 +84,7 @@ def decode_entry(value: bytes | None) -> tuple[int, int] | None:
         entry = msgpack.unpackb(value)
     except (ValueError, TypeError, msgpack.UnpackException):  # TypeError: a null value
         return None
-    if (isinstance(entry, list) and len(entry) == 2 and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0
-                                                            for o in entry) and entry[0] <= entry[1]):
+    if isinstance(entry, list) and len(entry) == 2 and all(map(is_integer, entry)) and 0 <= entry[0] <= entry[1]:
         return entry[0], entry[1]
     return None
 
