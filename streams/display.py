@@ -21,6 +21,13 @@ HEADER = (f"{'window (partition/offsets)':<26} {'tx':>6} {'loss':>6} {'latency':
           f"{'tx/s':>8}")
 
 
+def shown(text: str) -> str:
+    """Text any producer may write to a topic (a header, a window id) as tail shows it: one line,
+    escapes shown as such (:func:`~setveil.core.cli.printable`), cut to its first characters
+    (:func:`~setveil.streams.kafka.cut`)."""
+    return printable(cut(text))
+
+
 class WindowDisplay:
     def __init__(self, echo: Callable[[str], None]):
         self.echo = echo
@@ -35,8 +42,8 @@ class WindowDisplay:
         tx_per_second = (collected.transactions - self.first_count) / (now - self.first) if now > self.first else 0.0
         check = "ok" if summary.verified else "off"
         # a worker's id is topic/partition/offsets, shown without the topic; any producer may write
-        # the output topic, and an id of its own is shown whole, escapes as such
-        where = printable(cut(summary.id.split("/", 1)[-1]))
+        # the output topic, and an id of its own is shown as header text is
+        where = shown(summary.id.split("/", 1)[-1])
         self.echo(f"{where:<26} {summary.transactions:>6} {summary.information_loss:>6.3f} "
                   f"{summary.latency * 1000:>7.0f}ms {check:>6} {collected.transactions:>9} {tx_per_second:>8,.0f}")
 
@@ -66,13 +73,13 @@ class DeadLetterDisplay:
         # those setveil writes short cut as a foreign ce_type is (a forged one of a megabyte was
         # shown whole); a reason is setveil's sentence, shown whole
         where = letter.where or missing("ce_id")
-        self.echo(f"{printable(cut(letter.kind)):<12} {printable(cut(letter.cause or '-')):<12} "
-                  f"{printable(cut(where)):<36} {transactions:>6}  {printable(letter.reason)}")
+        self.echo(f"{shown(letter.kind):<12} {shown(letter.cause or '-'):<12} "
+                  f"{shown(where):<36} {transactions:>6}  {printable(letter.reason)}")
 
     def summary(self, collected: DeadLetters) -> str:
         def counts(counter) -> str:
             # causes and kinds are header text: forged ones must not rewrite the terminal
-            return ", ".join(f"{printable(cut(name or '-'))} {n}" for name, n in sorted(counter.items()))
+            return ", ".join(f"{shown(name or '-')} {n}" for name, n in sorted(counter.items()))
 
         parts = [f"windows failed closed {sum(collected.windows.values())}" +
                  (f" ({counts(collected.windows)})" if collected.windows else ""),
