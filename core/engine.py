@@ -244,7 +244,7 @@ class Pipeline:
         except BaseException as exc:  # a subclass's __len__ that raises, or returns no int
             self._unreadable(window, f"{returned} returned a Release whose window's length cannot be read", exc)
         if length != len(window):
-            self._broken(window, f"{returned} returned a Release of {length} transactions for {len(window)} "
+            self._broken(window, f"{returned} returned a Release of {counted(length, 'transaction')} for {len(window)} "
                                  "in the window")
         # What is checked and emitted is a copy no plugin holds: the model's own arrays may be
         # written after it returns (a buffer it reuses for the next window), and the checker, the

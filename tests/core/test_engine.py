@@ -251,7 +251,7 @@ class DoublingWrapper:
     (StatsWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
                    "Release whose stats are a list, not a dict"),
     (ShortWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
-                   "Release of 1 transactions for 2 in the window"),
+                   "Release of 1 transaction for 2 in the window"),
     (UnmeasuredWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
                         "Release whose window's length cannot be read: ValueError"),
     (DoublingWrapper, "wrapper error: setveil_anonymize_window, wrapped by plugin 'recorder', 'timing', returned a "
@@ -380,7 +380,7 @@ class DecoratedRaisingOverrider:
     (StatsOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
                      "'recorder', returned a Release whose stats are a list, not a dict"),
     (ShortOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
-                     "'recorder', returned a Release of 1 transactions for 2 in the window"),
+                     "'recorder', returned a Release of 1 transaction for 2 in the window"),
     (UnmeasuredOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by "
                           "plugin 'recorder', returned a Release whose window's length cannot be read: ValueError"),
     (DoublingOverrider, "plugin error: setveil_anonymize_window, implemented by plugin 'floor' and wrapped by plugin "
@@ -1205,7 +1205,7 @@ class UnmeasuredModel(LeakyModel):
 @pytest.mark.parametrize("verify", [True, False])
 @pytest.mark.parametrize("model_class, reason", [
     (NoWindowModel, "model error: anonymize returned a Release of list, not a Release of a Window"),
-    (ShortModel, "model error: anonymize returned a Release of 1 transactions for 2 in the window"),
+    (ShortModel, "model error: anonymize returned a Release of 1 transaction for 2 in the window"),
 ])
 def test_a_release_that_is_no_window_of_the_inputs_length_is_rejected_unchecked_or_not(recorder, model_class, reason,
                                                                                       verify):
