@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from setveil.core.engine import overriders_note
+from setveil.core.engine import _copies, overriders_note
 from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, ParameterError, PluginError,
                                  UnknownPluginError, wrote_read_only)
 from setveil.core.hierarchy import Hierarchy
@@ -398,6 +398,19 @@ class ConformanceSuite:
             f"not {type(release).__name__}"
         )
         released = detached(window, release.window)[1]  # what the pipeline checks and emits
+        # the pipeline copies both before the check, and fails every window closed whose copy fails
+        # (kit power pass: a generator of the dropped items in details passed the kit)
+        try:
+            _copies(release.details, 1)
+            _copies(release.stats, 1)
+        except (*NOT_PLUGIN_ERRORS, OutOfTime):
+            raise
+        except BaseException as exc:
+            raise AssertionError(
+                f"{who}: the Release's details or stats cannot be copied ({type(exc).__name__}: {exc}); the pipeline "
+                "copies them when anonymize returns and fails every such window closed: hold lists, dicts, numbers "
+                "and text, not generators, locks or open files"
+            ) from exc
         problem = stats_problem(release.stats, window)
         assert problem is None, (
             f"{who}: Release.{problem}; the stats go into --report and to observers, which hold no transaction "
