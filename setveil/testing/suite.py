@@ -173,6 +173,8 @@ def stats_problem(stats: Any, window: Window, where: str = "stats") -> str | Non
 def _stat_value_problem(value: Any, window: Window, where: str) -> str | None:
     if isinstance(value, np.ndarray):
         value = value.tolist()
+    if isinstance(value, (set, frozenset)):  # the report writes it as a list (kit power pass: a set of labels passed)
+        value = list(value)
     if isinstance(value, Mapping):
         return stats_problem(value, window, where)
     if isinstance(value, (list, tuple)):
