@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from setveil.core.cli import _json_text
 from setveil.core.engine import _copies, overriders_note
 from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, ParameterError, PluginError,
                                  UnknownPluginError, wrote_read_only)
@@ -650,6 +651,15 @@ class ConformanceSuite:
                 if released is not None:
                     metrics = given_copies(f"policy {policy!r}", configured.model.metrics, window, released)
                     assert isinstance(metrics, dict), f"policy {policy!r}: metrics must return a dict, not {type(metrics).__name__}"
+                    # written into the report as anonymize --report writes it (kit power pass: a
+                    # ratio that is NaN where nothing was dropped passed, and stopped every run)
+                    try:
+                        _json_text(metrics)
+                    except (TypeError, ValueError) as exc:
+                        raise AssertionError(
+                            f"policy {policy!r}: metrics would stop anonymize --report, which writes them as JSON "
+                            f"({type(exc).__name__}: {exc}): give finite numbers, keyed by text"
+                        ) from None
 
     def test_input_notes_of_a_window(self) -> None:
         # what anonymize and verify print before anonymizing: lines of text naming no item, with
