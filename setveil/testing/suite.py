@@ -30,6 +30,7 @@ from setveil.core.params import Parameter
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry, smallest_window_of
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
+from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
 
 from . import other_process
@@ -446,14 +447,24 @@ class ConformanceSuite:
         return released
 
     def probe_windows(self) -> list[Window]:
-        """The example windows and a few seeded random ones, of sizes up to ``max_transactions``."""
+        """The example windows and a few seeded random ones, of sizes up to ``max_transactions``. The
+        random ones are windows of one file as ``anonymize --window`` cuts it: each over the file's
+        vocabulary, labels it does not hold included, its transactions numbered by their positions
+        in the file (kit power pass: a model that hashed its tids as text, and one that counted
+        supports with np.bincount, one per id up to the last one held, passed the kit and failed
+        every such window)."""
         args: WindowArgs = {"max_transactions": 40, "public_items": 10, "private_items": 3, "max_length": 6,
                             **self.window_args}
         rng = np.random.default_rng(DISTINCTIVE_DIGITS)
-        return self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + [
-            random_window(rng, n, args["public_items"], args["private_items"], args["max_length"] / 2)
-            for n in sorted({min(n, args["max_transactions"]) for n in (1, 2, 5, 10, 20, 40)})
-        ]
+        labels = [f"p{i}" for i in range(args["public_items"])] + [
+            f"{PRIVATE_PREFIX}{i}" for i in range(args["private_items"])]
+        cut, position = [], 0
+        for n in sorted({min(n, args["max_transactions"]) for n in (1, 2, 5, 10, 20, 40)}):
+            drawn = random_window(rng, n, args["public_items"], args["private_items"], args["max_length"] / 2)
+            cut.append(Window.from_transactions(list(drawn), tids=list(range(position, position + n)),
+                                                vocab=Vocabulary(labels)))
+            position += n
+        return self.example_windows("unsafe_windows") + self.example_windows("safe_windows") + cut
 
     def integer_probe(self) -> tuple[list[Window], Context, dict[str, str]]:
         """The :meth:`probe_windows` with every item relabeled as a distinct random whole number of
