@@ -91,7 +91,7 @@ def test_a_sound_model_passes_the_windows_of_a_file_cut_into_windows():
 
 
 def test_the_probe_windows_are_windows_of_one_file():
-    probes = Suite().probe_windows()[2:]
+    probes = Suite().probe_windows()[2:8]  # after the two example windows, before the large one
     assert [len(window) for window in probes] == [1, 2, 5, 10, 20, 40]
     assert [window.tids for window in probes] == [
         list(range(start, start + len(window))) for start, window in zip([0, 1, 3, 8, 18, 38], probes)]
