@@ -29,6 +29,7 @@ a cost in the square of the window.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,9 @@ class QidLevel:
     # which qids have their cover in ``cover_rows``; under global suppression the ones counted by
     # an earlier buffer have none (an empty range), and no rule of theirs can be unsafe
     counted: np.ndarray
+    # a last level checked as it was counted (``extend``'s ``share``): the unsafe rules of its
+    # free counted qids, as :func:`unsafe_rules` gives them, and no cover (every range empty)
+    rules: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def cover(self, qid: int) -> np.ndarray:
         return self.cover_rows[self.cover_ptr[qid] : self.cover_ptr[qid + 1]]
@@ -100,6 +104,12 @@ class QidBuffer:
         self.looked_at = table.deleted
         self.ext1 = (table.sup >= 2) & (table.sup < table.n)
         self.pair_keys = np.zeros(0, dtype=np.int64)
+        # while a last level is checked as it is counted: ρ, the rules found so far as (qid key,
+        # consequent, support) slices, and the (keys, itemsets) of the candidates _sliced_covers
+        # is counting (see _checked)
+        self._share: Share | None = None
+        self._rules: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._checking: tuple[np.ndarray, np.ndarray] | None = None
 
     def singletons(self) -> QidLevel:
         """Level 1 as the parent of level 2: each item is its own qid (key = item id)."""
@@ -128,9 +138,14 @@ class QidBuffer:
             counted=np.ones(t.n_items, dtype=bool),
         )
 
-    def extend(self, prev: QidLevel, last: bool = False) -> QidLevel | None:
+    def extend(self, prev: QidLevel, last: bool = False, share: Share | None = None) -> QidLevel | None:
         """The free (j+1)-qids of the buffer's records, from the extendable j-qids ``prev``;
-        ``last`` skips what only a further level would need."""
+        ``last`` skips what only a further level would need. ``share`` given with ``last``, from 3
+        items on: the level's unsafe rules under that ρ are found a slice of covers at a time as
+        they are counted, and it keeps them (``rules``) and no cover, for a caller that reads
+        nothing else of the level (global suppression: on connect's first 10,000 the first
+        buffer's 23.5 million cover rows of 4 items, held twice as they were joined, set the
+        suppressor's peak)."""
         t = self.table
         if t.deleted != self.looked_at:
             self._unmask_diverged(prev)
@@ -176,8 +191,13 @@ class QidBuffer:
         # one long record alone gives up to C(L, j + 1) candidates, so they are counted b_max at a
         # time (131,000 triples of one BMS-WebView-1 record of 103 items took 49 MB at b_max 1,000)
         chunk = len(uniq) if j == 1 else self.b_max
-        counted = [self._counted(prev, uniq[lo : lo + chunk], parent_set[lo : lo + chunk], last)
-                   for lo in range(0, len(uniq), chunk)]
+        checking = share is not None and last and j >= 2
+        self._share, self._rules = (share if checking else None), []
+        try:
+            counted = [self._counted(prev, uniq[lo : lo + chunk], parent_set[lo : lo + chunk], last)
+                       for lo in range(0, len(uniq), chunk)]
+        finally:
+            self._share = None
         self._remember(j + 1)
         at = joined([lo + part[0] for lo, part in zip(range(0, len(uniq), chunk), counted)])
         if len(at) == 0:
@@ -185,7 +205,8 @@ class QidBuffer:
         sets, sup, cover_rows, free, ext, has_cover = (joined([part[i] for part in counted]) for i in range(1, 7))
         del counted
         cover_ptr = np.zeros(len(at) + 1, dtype=np.int64)
-        np.cumsum(np.where(has_cover, sup, 0), out=cover_ptr[1:])
+        if not checking:
+            np.cumsum(np.where(has_cover, sup, 0), out=cover_ptr[1:])
         new_id = np.full(len(uniq), -1, dtype=np.int64)
         new_id[at] = np.arange(len(at))
         inst_cand = new_id[inst_cand]
@@ -195,6 +216,7 @@ class QidBuffer:
         uniq = uniq[at]
         if j == 1:
             self.pair_keys = uniq[ext_ids]
+        rules = self._found_rules(uniq) if checking else None
         return QidLevel(
             size=j + 1,
             sets=sets,
@@ -211,7 +233,22 @@ class QidBuffer:
             ext_ids=ext_ids,
             as_of=t.deleted,
             counted=has_cover,
+            rules=rules,
         )
+
+    def _found_rules(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rules checked as the level was counted, as (qid, consequent, sup(q ∪ {e})) with the
+        qids as ids of the level whose sorted ``keys`` are given, ordered by qid and consequent as
+        :func:`unsafe_rules` orders them (a qid's rules may come from two slices of covers: the
+        ones counted from a parent's cover and those from the tidlist of their rarest item)."""
+        found, self._rules = self._rules, []
+        if not found:
+            nothing = np.zeros(0, dtype=np.int64)
+            return nothing, nothing, nothing
+        qid_keys, item, k = (np.concatenate([part[i] for part in found]) for i in range(3))
+        qid = np.searchsorted(keys, qid_keys)
+        order = np.lexsort((item, qid))
+        return qid[order], item[order], k[order]
 
     def _held(self, prev: QidLevel) -> np.ndarray:
         """Which instances of ``prev`` their records still hold (deletions since it was made);
@@ -296,20 +333,35 @@ class QidBuffer:
         parent, missing = sub_ids[pick, column], sets[pick, column]
         via = prev.counted[parent]
         if via.all():
-            return self._count(prev, parent, missing, below)
+            with self._checked(keys, sets):
+                return self._count(prev, parent, missing, below)
         sup = np.empty(len(sets), dtype=np.int64)
         owners, members = [], []
         if via.any():
-            sup[via], ptr, rows = self._count(prev, parent[via], missing[via], below[via])
+            with self._checked(keys[via], sets[via]):
+                sup[via], ptr, rows = self._count(prev, parent[via], missing[via], below[via])
             owners.append(np.repeat(np.flatnonzero(via), np.diff(ptr)))
             members.append(rows)
-        sup[~via], ptr, rows = self._count_items(sets[~via], below[~via])
+        with self._checked(keys[~via], sets[~via]):
+            sup[~via], ptr, rows = self._count_items(sets[~via], below[~via])
         owners.append(np.repeat(np.flatnonzero(~via), np.diff(ptr)))
         members.append(rows)
         owner = np.concatenate(owners)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=len(sets)), out=ptr[1:])
         return sup, ptr, np.concatenate(members)[np.argsort(owner, kind="stable")]
+
+    @contextmanager
+    def _checked(self, keys: np.ndarray, sets: np.ndarray):
+        """While a last level is checked as it is counted, tells _sliced_covers the keys and
+        itemsets of the candidates it counts in this call, whose rules it checks slice by slice.
+        Through the buffer, not an argument: _count and _count_items keep their signatures, which
+        subclasses that tally what is counted override."""
+        self._checking = (keys, sets) if self._share is not None else None
+        try:
+            yield
+        finally:
+            self._checking = None
 
     def _count_items(self, sets: np.ndarray, below: np.ndarray):
         """Supports of the itemsets ``sets``, and the covers of those with a support under
@@ -332,7 +384,9 @@ class QidBuffer:
         covers of those under ``below`` alone, a slice of about ``b_max`` rows at a time. A
         slice's candidates are whole, so their supports are known as it ends, and only the rows of
         the kept covers outlive it (on connect's first 10,000 the covers of all a level's
-        candidates, with their owners, were held twice over at the peak)."""
+        candidates, with their owners, were held twice over at the peak). While a last level is
+        checked as it is counted (_checked), each slice's free candidates are checked instead and
+        no cover outlives its slice: every range of the returned cover_ptr is empty."""
         load = np.cumsum(stops - starts)
         sups, found = [], []
         lo = 0
@@ -344,12 +398,35 @@ class QidBuffer:
             owner, rows = owner[keep], rows[keep]
             sup = np.bincount(owner, minlength=hi - lo)
             sups.append(sup)
-            found.append(rows[(sup < below[lo:hi])[owner]])
+            if self._checking is None:
+                found.append(rows[(sup < below[lo:hi])[owner]])
+            else:
+                self._check_slice(lo, hi, sup, below[lo:hi], owner, rows)
             lo = hi
         sup = joined(sups).astype(np.int64)
         ptr = np.zeros(len(starts) + 1, dtype=np.int64)
+        if self._checking is not None:
+            return sup, ptr, np.zeros(0, dtype=np.int64)
         np.cumsum(np.where(sup < below, sup, 0), out=ptr[1:])
         return sup, ptr, joined(found)
+
+    def _check_slice(self, lo: int, hi: int, sup: np.ndarray, below: np.ndarray, owner: np.ndarray, rows: np.ndarray):
+        """Adds the unsafe rules of the free candidates ``lo:hi`` of the call _checked names,
+        whose covers are ``rows`` (by ascending ``owner``, counted from ``lo``); ``below`` is their
+        j-subsets' least support. The free ones are those _counted keeps: support >= 1 and under
+        ``below``."""
+        assert self._share is not None and self._checking is not None  # set together by extend and _checked
+        keys, sets = self._checking
+        free = (sup >= 1) & (sup < below)
+        if not free.any():
+            return
+        ids = np.flatnonzero(free)
+        ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(sup[ids], out=ptr[1:])
+        qid, item, k = unsafe_rules(self.table, sets[lo + ids], sup[ids].astype(np.int64), ptr, rows[free[owner]],
+                                    np.arange(len(ids)), self._share, self.b_max)
+        if len(qid):
+            self._rules.append((keys[lo + ids[qid]], item, k))
 
     def _unmask_diverged(self, prev: QidLevel) -> None:
         """A deletion that reaches one of two identical rows and not the other makes them differ,
@@ -455,27 +532,49 @@ class QidBuffer:
         t = self.table
         cover_ptr, cover_rows = prev.cover_ptr, prev.cover_rows
         if prev.as_of != t.deleted:
-            used, parent = np.unique(parent, return_inverse=True)
-            cover_ptr, cover_rows = self._current_covers(prev, used)
+            used, at = np.unique(parent, return_inverse=True)
+            current = self._current_covers(prev, used)
+            if current is not None:
+                (cover_ptr, cover_rows), parent = current, at
         # expand the parents' covers a slice of about b_max records at a time
         return self._sliced_covers(cover_rows, cover_ptr[parent], cover_ptr[parent + 1],
                                    lambda owner, rows: t.has(missing[owner], rows), below)
 
     def _current_covers(self, prev: QidLevel, used: np.ndarray):
         """(cover_ptr, cover_rows) of the qids ``used`` of ``prev`` as of now: their covers as of
-        generation, filtered by the items deleted since. Its stale rows and their owners die on
-        return, not held beside the candidates' covers (on connect's first 10,000, two arrays
-        of 51 MiB at the suppressor's peak)."""
+        generation, filtered by the items deleted since, a slice of about ``b_max`` rows at a
+        time; or None when no deletion reached them, so that their covers as of generation serve
+        (global suppression removes whole item types: a qid it leaves keeps its whole cover, and
+        a copy of the parents' covers sat beside them at the suppressor's peak on connect's first
+        10,000, 51 MiB with the stale rows' owners and tests five times that). The stale rows and
+        their owners die with their slice, not held beside the candidates' covers."""
         t = self.table
         starts, stops = prev.cover_ptr[used], prev.cover_ptr[used + 1]
-        rows = prev.cover_rows[concat_ranges(starts, stops)]
-        owner = np.repeat(np.arange(len(used), dtype=np.int64), stops - starts)
-        keep = np.ones(len(rows), dtype=bool)
-        for column in range(prev.size):
-            keep &= t.has(prev.sets[used[owner], column], rows)
+        sizes = stops - starts
+        load = np.cumsum(sizes)
+        whole: list[tuple[int, int]] = []  # the slices before the first one a deletion reached
+        kept: list[np.ndarray] | None = None
+        lo = 0
+        while lo < len(used):
+            hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
+            rows = prev.cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
+            owner = np.repeat(np.arange(lo, hi, dtype=np.int64), sizes[lo:hi])
+            keep = np.ones(len(rows), dtype=bool)
+            for column in range(prev.size):
+                keep &= t.has(prev.sets[used[owner], column], rows)
+            if kept is None and keep.all():
+                whole.append((lo, hi))
+            else:
+                if kept is None:
+                    kept = [prev.cover_rows[concat_ranges(starts[a:b], stops[a:b])] for a, b in whole]
+                sizes[lo:hi] = np.bincount(owner[keep] - lo, minlength=hi - lo)
+                kept.append(rows[keep])
+            lo = hi
+        if kept is None:
+            return None
         cover_ptr = np.zeros(len(used) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner[keep], minlength=len(used)), out=cover_ptr[1:])
-        return cover_ptr, rows[keep]
+        np.cumsum(sizes, out=cover_ptr[1:])
+        return cover_ptr, joined(kept)
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:

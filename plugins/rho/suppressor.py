@@ -142,16 +142,22 @@ class PartialSuppressor:
         level = buffer.singletons()
         generated = []
         for size in range(2, self.qid_size + 1):
-            extended = buffer.extend(level, last=size == self.qid_size)
+            # global suppression reads only the rules of its last level: they are checked as the
+            # level is counted, and its covers are never held whole
+            share = self.share if self.policy.global_suppression else None
+            extended = buffer.extend(level, last=size == self.qid_size, share=share)
             if extended is None:
                 break
             level = extended
             free = np.flatnonzero(level.free)
             self.stats["qids_generated"] += len(free)
-            # a qid without a cover here was counted, and so made safe, by an earlier buffer
-            checked = free[level.counted[free]]
-            qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, checked,
-                                        self.share, self.b_max)
+            if level.rules is not None:
+                qid, item, _ = level.rules
+            else:
+                # a qid without a cover here was counted, and so made safe, by an earlier buffer
+                checked = free[level.counted[free]]
+                qid, item, _ = unsafe_rules(t, level.sets, level.sup, level.cover_ptr, level.cover_rows, checked,
+                                            self.share, self.b_max)
             if self.policy.global_suppression:
                 if len(qid):
                     self._global_level(level.sets, qid, item)
