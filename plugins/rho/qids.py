@@ -48,6 +48,11 @@ if TYPE_CHECKING:
 else:
     sparse = DeferredModule("scipy.sparse")
 
+# the most records a table may have for the covers of its qids of 2 items and more to hold their
+# record ids as int32 (half the bytes of the level of 3 items, connect's peak once the last level
+# held no cover); a larger table's covers keep int64
+INT32_RECORDS = int(np.iinfo(np.int32).max) + 1
+
 
 @dataclass
 class QidLevel:
@@ -55,7 +60,8 @@ class QidLevel:
     the free ones only).
 
     ``sets`` holds ascending local item ids, one row per qid, in key order; ``sup`` and the
-    cover CSR (``cover_ptr``, ``cover_rows``) are as of generation; ``order`` lists the qids
+    cover CSR (``cover_ptr``, ``cover_rows``: int32 record ids from 2 items on, where the table
+    has at most ``INT32_RECORDS`` records) are as of generation; ``order`` lists the qids
     by their first record in the buffer (the order Algorithm 2 visits them).
     """
 
@@ -104,6 +110,7 @@ class QidBuffer:
         self.looked_at = table.deleted
         self.ext1 = (table.sup >= 2) & (table.sup < table.n)
         self.pair_keys = np.zeros(0, dtype=np.int64)
+        self.row_dtype = np.dtype(np.int32 if table.n <= INT32_RECORDS else np.int64)
         # while a last level is checked as it is counted: ρ, the rules found so far as (qid key,
         # consequent, support) slices, and the (keys, itemsets) of the candidates _sliced_covers
         # is counting (see _checked)
@@ -294,7 +301,7 @@ class QidBuffer:
         at = np.flatnonzero(keep)
         if len(at) == 0:
             nothing = np.zeros(0, dtype=np.int64)
-            return at, sets[keep], nothing, nothing, keep[keep], keep[keep], keep[keep]
+            return at, sets[keep], nothing, nothing.astype(self.row_dtype), keep[keep], keep[keep], keep[keep]
         sets, keys, sub_ids = sets[keep], keys[keep], sub_ids[keep]
         sub_sup = prev.sup[sub_ids]
         new = np.ones(len(keys), dtype=bool)
@@ -324,7 +331,7 @@ class QidBuffer:
         rarest item, the covers of the free ones alone kept (no other is checked or extended)."""
         if len(sets) == 0:
             nothing = np.zeros(0, dtype=np.int64)
-            return nothing, np.zeros(1, dtype=np.int64), nothing
+            return nothing, np.zeros(1, dtype=np.int64), nothing.astype(self.row_dtype)
         if prev.size == 1:
             return self._count_pairs(keys, sets)
         below = sub_sup.min(axis=1)
@@ -399,14 +406,14 @@ class QidBuffer:
             sup = np.bincount(owner, minlength=hi - lo)
             sups.append(sup)
             if self._checking is None:
-                found.append(rows[(sup < below[lo:hi])[owner]])
+                found.append(rows[(sup < below[lo:hi])[owner]].astype(self.row_dtype, copy=False))
             else:
                 self._check_slice(lo, hi, sup, below[lo:hi], owner, rows)
             lo = hi
         sup = joined(sups).astype(np.int64)
         ptr = np.zeros(len(starts) + 1, dtype=np.int64)
         if self._checking is not None:
-            return sup, ptr, np.zeros(0, dtype=np.int64)
+            return sup, ptr, np.zeros(0, dtype=self.row_dtype)
         np.cumsum(np.where(sup < below, sup, 0), out=ptr[1:])
         return sup, ptr, joined(found)
 
@@ -515,13 +522,13 @@ class QidBuffer:
             at = lookup(keys, itemset_keys(np.stack([items[first], items[second]], axis=1), t.n_items))
             hit = at >= 0
             found_ids.append(at[hit])
-            found_rows.append(rows[owner[first[hit]]])
+            found_rows.append(rows[owner[first[hit]]].astype(self.row_dtype))
         ids = np.concatenate(found_ids) if found_ids else np.zeros(0, dtype=np.int64)
         order = np.argsort(ids, kind="stable")
         sup = np.bincount(ids, minlength=len(keys)).astype(np.int64)
         ptr = np.zeros(len(keys) + 1, dtype=np.int64)
         np.cumsum(sup, out=ptr[1:])
-        rows = np.concatenate(found_rows) if found_rows else np.zeros(0, dtype=np.int64)
+        rows = np.concatenate(found_rows) if found_rows else np.zeros(0, dtype=self.row_dtype)
         return sup, ptr, rows[order]
 
     def _count(self, prev: QidLevel, parent: np.ndarray, missing: np.ndarray, below: np.ndarray):

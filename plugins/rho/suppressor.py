@@ -328,7 +328,8 @@ class PartialSuppressor:
     def _sanitize_qid(self, qid: np.ndarray, cover: np.ndarray) -> None:
         """Algorithm 2, lines 3-17, for one qid until it is safe."""
         t, policy, state = self.table, self.policy, self.state
-        cover = t.holding(qid, cover)
+        # a level's covers may hold int32 record ids (.qids); a policy is given int64 ones, as ever
+        cover = t.holding(qid, cover.astype(np.int64, copy=False))
         while len(cover):
             items, k = t.sensitive_counts(cover, qid)
             s = len(cover)
