@@ -187,11 +187,15 @@ class QidBuffer:
         if uniq is None:
             return None
         assert first_seen is not None and parent_set is not None  # set with uniq
+        # the last slice's candidates are not held through the level's counting
+        del cand, parents
         if last:
             row = x_pos = inst_cand = np.zeros(0, dtype=np.int64)
         else:
             inst_cand = np.searchsorted(uniq, np.concatenate(inst_keys))
-            row = np.concatenate(rows).astype(np.int64)
+            # the instances' buffer rows stay int32 through the level's counting, and only the
+            # extendable ones become int64 (as the level holds them) once it is counted
+            row = np.concatenate(rows)
             x_pos = np.concatenate(positions)
         del inst_keys, rows, positions
         # the pairs are as many as the buffer's pair instances, which b_max bounds; from level 3 on
@@ -224,6 +228,10 @@ class QidBuffer:
         if j == 1:
             self.pair_keys = uniq[ext_ids]
         rules = self._found_rules(uniq) if checking else None
+        # each array of the instances gives way to its extendable part before the next is cut
+        row = row[inst_ext].astype(np.int64)
+        inst_cand = inst_cand[inst_ext]
+        x_pos = x_pos[inst_ext]
         return QidLevel(
             size=j + 1,
             sets=sets,
@@ -233,9 +241,9 @@ class QidBuffer:
             cover_rows=cover_rows,
             free=free,
             order=np.argsort(first_seen[at], kind="stable"),
-            inst_row=row[inst_ext],
-            inst_set=inst_cand[inst_ext],
-            inst_pos=x_pos[inst_ext],
+            inst_row=row,
+            inst_set=inst_cand,
+            inst_pos=x_pos,
             ext_keys=uniq[ext_ids],
             ext_ids=ext_ids,
             as_of=t.deleted,
@@ -471,26 +479,32 @@ class QidBuffer:
         extendable free pair with the parent's last item, since every subset of an
         extendable free itemset is one."""
         t = self.table
-        spans = self.ptr[inst_row + 1] - inst_pos - 1
-        load = np.cumsum(spans)
+        # only the running sum of the spans is held; a slice's spans are taken again from it
+        load = np.cumsum(self.ptr[inst_row + 1] - inst_pos - 1)
         lo = 0
         while lo < len(inst_row):
             hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + self.b_max, side="right")))
             rows, sets, pos = inst_row[lo:hi], inst_set[lo:hi], inst_pos[lo:hi]
             x_pos = concat_ranges(pos + 1, self.ptr[rows + 1])
-            parent = np.repeat(np.arange(len(rows), dtype=np.int64), spans[lo:hi])
+            parent = np.repeat(np.arange(len(rows), dtype=np.int64), self.ptr[rows + 1] - pos - 1)
             lo = hi
             x_items = self.items[x_pos]
             ok = t.alive[self.occ[x_pos]] & self.ext1[x_items]
             if prev.size >= 2:
-                pairs = np.stack([prev.sets[sets[parent], -1], x_items], axis=1)
-                ok &= lookup(self.pair_keys, itemset_keys(pairs, t.n_items)) >= 0
+                last_pairs = itemset_keys(np.stack([prev.sets[sets[parent], -1], x_items], axis=1), t.n_items)
+                ok &= lookup(self.pair_keys, last_pairs) >= 0
+                del last_pairs
             x_pos, parent, x_items = x_pos[ok], parent[ok], x_items[ok]
             cand = np.concatenate([prev.sets[sets[parent]], x_items[:, None]], axis=1)
             row = rows[parent]
             ok = t.nsens[self.rows[row]] - t.sensitive[cand].sum(axis=1) >= 1
             if ok.any():
-                yield cand[ok], row[ok], x_pos[ok], sets[parent[ok]]
+                # the slice as filtered is all the generator holds while the caller works on it: the
+                # unfiltered slice and the last pairs' keys sat beside it at the suppressor's peak on
+                # connect's first 10,000 once global's last level held no cover
+                cand, row, x_pos, parent = cand[ok], row[ok], x_pos[ok], sets[parent[ok]]
+                del x_items, ok
+                yield cand, row, x_pos, parent
 
     def _count_pairs(self, keys: np.ndarray, sets: np.ndarray):
         """Supports and covers of the pairs ``sets`` (sorted ``keys``), counted horizontally:
