@@ -74,7 +74,7 @@ class QidLevel:
     free: np.ndarray
     order: np.ndarray
     # instances (buffer row, qid, position of the qid's last item in the buffer CSR) of the
-    # qids that can be extended (free, support >= 2)
+    # qids that can be extended (free, support >= 2); int32 from 2 items on, where they fit
     inst_row: np.ndarray
     inst_set: np.ndarray
     inst_pos: np.ndarray
@@ -193,8 +193,6 @@ class QidBuffer:
             row = x_pos = inst_cand = np.zeros(0, dtype=np.int64)
         else:
             inst_cand = np.searchsorted(uniq, np.concatenate(inst_keys))
-            # the instances' buffer rows stay int32 through the level's counting, and only the
-            # extendable ones become int64 (as the level holds them) once it is counted
             row = np.concatenate(rows)
             x_pos = np.concatenate(positions)
         del inst_keys, rows, positions
@@ -228,10 +226,12 @@ class QidBuffer:
         if j == 1:
             self.pair_keys = uniq[ext_ids]
         rules = self._found_rules(uniq) if checking else None
-        # each array of the instances gives way to its extendable part before the next is cut
-        row = row[inst_ext].astype(np.int64)
-        inst_cand = inst_cand[inst_ext]
-        x_pos = x_pos[inst_ext]
+        # each array of the instances gives way to its extendable part before the next is cut, as
+        # int32 where the buffer's sizes fit (the instances of 3 items sat beside the last level's
+        # extensions at the suppressor's peak on connect's first 10,000)
+        row = row[inst_ext]
+        inst_cand = _narrowed(inst_cand[inst_ext], len(at))
+        x_pos = _narrowed(x_pos[inst_ext], len(self.items))
         return QidLevel(
             size=j + 1,
             sets=sets,
@@ -596,6 +596,11 @@ class QidBuffer:
         cover_ptr = np.zeros(len(used) + 1, dtype=np.int64)
         np.cumsum(sizes, out=cover_ptr[1:])
         return cover_ptr, joined(kept)
+
+
+def _narrowed(values: np.ndarray, bound: int) -> np.ndarray:
+    """``values`` (each below ``bound``) as int32 where ``bound`` fits, else as they are."""
+    return values.astype(np.int32) if bound <= np.iinfo(np.int32).max else values
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """What a buffer holds while it generates a level's candidates: each slice of extensions as
 filtered, and the running sum of the spans (not the spans beside it); and, once the level is
-counted, its instances' extendable part alone. On connect's first 10,000 records, once global's
+counted, its instances' extendable part alone, as int32. On connect's first 10,000 records, once global's
 last level held no cover, the unfiltered slice, the last pairs' keys and the spans held beside
 the slice yielded, and the level of 3 items' unfiltered instances beside their extendable part,
 set the suppressor's peak. Measured with tracemalloc, which sees numpy's arrays: deterministic,
@@ -88,17 +88,18 @@ def test_a_slice_of_extensions_is_held_as_filtered_beside_the_running_sum_of_the
 def test_a_level_is_counted_holding_its_instances_records_as_int32():
     _, buffer, _ = filled()
     # the distinct candidates (keys, first instance, parent: 8 bytes each) and the instances
-    # (candidate and position: 8 bytes each; record: 4 bytes, not 8)
+    # (candidate and position: 8 bytes each; record: 4 bytes, not 8), not the last slice's
+    # candidates beside them
     assert len(buffer.counting) == 2
     for held, candidates, instances in buffer.counting:
         assert instances > 5000 and held <= 24 * candidates + 20 * instances + SLACK, (held, candidates, instances)
 
 
-def test_a_level_keeps_its_extendable_instances_as_int64_and_extends_as_before():
+def test_a_level_keeps_its_extendable_instances_as_int32():
     table, buffer, levels = filled(traced=False)
     pairs, triples = levels[0], levels[1]
     for level in (pairs, triples):
-        assert level.inst_row.dtype == level.inst_set.dtype == level.inst_pos.dtype == np.int64
+        assert level.inst_row.dtype == level.inst_set.dtype == level.inst_pos.dtype == np.int32
         assert len(level.inst_row) > 0
         # every instance is one of an extendable qid, at its last item's position in its record
         assert level.free[level.inst_set].all() and (level.sup[level.inst_set] >= 2).all()
