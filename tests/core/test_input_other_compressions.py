@@ -69,3 +69,25 @@ def test_text_that_only_begins_like_a_magic_number_is_not_utf8_at_its_line(tmp_p
     result = run("anonymize", path, "-o", tmp_path / "out.dat", *MODEL)
     assert result.exit_code == 2
     assert result.output == f"setveil: error: {path}:3: not valid UTF-8\n"
+
+
+@pytest.mark.parametrize("start", [b"\x28\xb5\x2f a", b"\xfd7zXZ a"])
+def test_a_line_that_begins_like_part_of_a_magic_number_is_not_utf8(tmp_path, start):
+    # zstd's four bytes and xz's six are matched whole: a Latin-1 "(µ/" is no zstd frame
+    path = tmp_path / "in.dat"
+    path.write_bytes(start + b"\nb c\n")
+    result = run("anonymize", path, "-o", tmp_path / "out.dat", *MODEL)
+    assert result.exit_code == 2
+    assert result.output == f"setveil: error: {path}:1: not valid UTF-8\n"
+
+
+@pytest.mark.parametrize("magic, line", [(b"\x28\xb5\x2f\xfd", 5), (b"\xfd7zXZ\x00", 5), (b"BZh91AY&SY", 6),
+                                         (b"PK\x03\x04", 6)], ids=["zstd", "xz", "bzip2", "zip"])
+def test_a_magic_number_past_the_start_is_not_taken_for_a_compression(tmp_path, magic, line):
+    # text holding an archive's first bytes on a later line is text that is not UTF-8, at the line
+    # of its first bad byte: the magic's own, or the Latin-1 line after it
+    path = tmp_path / "in.dat"
+    path.write_bytes(TEXT + magic + b" a\n\xe9\n")
+    result = run("anonymize", path, "-o", tmp_path / "out.dat", *MODEL)
+    assert result.exit_code == 2
+    assert result.output == f"setveil: error: {path}:{line}: not valid UTF-8\n"

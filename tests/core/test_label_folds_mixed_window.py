@@ -34,3 +34,8 @@ def test_the_ascii_labels_of_a_window_with_an_accent_are_folded_at_once():
     calls = {function: stats[1] for (_, _, function), stats in pstats.Stats(profile).stats.items()}
     # café's alone (folded and turkic_folded unmark it too); 20,003, 20,001 and 20,001 before
     assert [calls.get(function.__name__, 0) for function in (unmarked, folded, turkic_folded)] == [3, 1, 1]
+
+
+def test_a_window_of_no_labels_has_no_folds():
+    # the labels joined are then "", whose one split would be a fold of a label no one gave
+    assert label_folds([]) == ([], [], [])
