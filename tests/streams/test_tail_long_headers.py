@@ -43,3 +43,29 @@ def test_a_batchs_long_window_id_is_cut():
     shown: list[str] = []
     WindowDisplay(shown.append).window(_take(batch, 11.0, set(), out, keep=False), out)
     assert shown[1].split()[:2] == [SHOWN, "1"]
+
+
+def test_a_header_of_80_characters_is_shown_whole_and_one_more_is_cut():
+    for length, shown in ((80, "x" * 80), (81, SHOWN)):
+        letter = read_dead_letter({"ce_type": ("x" * length).encode(), "ce_id": b"in/0/1"}, b"")
+        assert letter.reason == f"a message of ce_type {shown}, not a dead letter this version of setveil writes"
+
+
+def test_a_long_header_of_control_characters_is_cut_before_its_escapes_are_shown():
+    # its first 80 characters, each shown as an escape: cut after escaping, it showed 20 and could
+    # end inside an escape
+    letter = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/7",
+                               "setveil_kind": b"\x1b" * 1_000, "setveil_reason": b"empty message"}, b"")
+    shown: list[str] = []
+    DeadLetterDisplay(shown.append).letter(letter)
+    assert shown[1].split()[0] == "\\x1b" * 80 + "…"
+
+
+def test_a_dead_letters_reason_is_shown_whole():
+    # setveil's own sentence, longer than a header is shown: it is never cut
+    reason = "more than one msgpack object in the message; it looks like JSON, and records are msgpack"
+    letter = read_dead_letter({"ce_type": REJECTED_RECORD_TYPE.encode(), "ce_id": b"in/0/7",
+                               "setveil_kind": b"malformed", "setveil_reason": reason.encode()}, b"")
+    shown: list[str] = []
+    DeadLetterDisplay(shown.append).letter(letter)
+    assert shown[1].endswith(f"  {reason}")
