@@ -53,6 +53,9 @@ def test_a_repeated_tid_names_forged_window_ids_by_their_first_80_characters():
     with pytest.raises(ReleaseError) as info:
         release.add("in/1/0-9", [{"tid": 1, "items": ["a"]}])
     assert str(info.value) == f"windows {'w' * 80}… and in/1/0-9 release one tid under different window ids"
+    with pytest.raises(ReleaseError) as info:
+        release.add("v" * 1_000_000, [{"tid": 1, "items": ["a"]}])
+    assert str(info.value) == f"windows {'w' * 80}… and {'v' * 80}… release one tid under different window ids"
 
 
 def test_tids_other_than_0_to_n_minus_1_are_ordered_but_not_numbered():
