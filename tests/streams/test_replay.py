@@ -67,6 +67,7 @@ def test_a_subjects_records_all_go_to_the_partition_of_its_key(batch):
 
 
 @pytest.mark.parametrize("batch, sent, parameter, advice", [(3, 2, "batch", "give a smaller --batch"),
+                                                            (2, 2, "batch", "give a smaller --batch"),
                                                             (1, 4, "records.max_message_bytes", "raise that setting")])
 def test_a_message_the_workers_would_dead_letter_as_oversize_is_refused(batch, sent, parameter, advice):
     # Regression (QA as an operator): `replay --batch 30000` sent 1.8 MB messages, reported
