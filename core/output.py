@@ -93,8 +93,9 @@ def check_output(path: str | os.PathLike, flag: str, inputs=()) -> None:
                 raise ParameterError(flag.lstrip("-"), f"{text} is also read by this run; give another path")
 
 
-#: the failures of a stat that mean "no such directory" (those pathlib's is_dir took for False)
-_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+#: the failures of a stat that mean "no such directory" (those pathlib's is_dir took for False, but
+#: ELOOP: a loop of symbolic links is no file to write, and pathlib's resolve then raised RuntimeError)
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF)
 
 
 def _is_dir(path: Path, text: str, flag: str) -> bool:
