@@ -59,3 +59,18 @@ def test_a_file_on_descriptor_2_does_not_take_what_plugin_code_writes_to_descrip
     result = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
     assert (result.returncode, result.stdout) == (0, RELEASED)
     assert kept.read_text() == ""
+
+
+def test_descriptor_2_closed_after_start_leaves_the_release_on_standard_output(tmp_path):
+    # sys.stderr is then a file over no descriptor (code in the process closed it, as a daemon's
+    # start does): descriptor 1 cannot join it and goes to /dev/null, where joining it failed the
+    # run, exit 1, with nothing released
+    data = tmp_path / "in.dat"
+    data.write_text("a b c\nb c x\n")
+    program = ("import os, runpy, sys\n"
+               "os.close(2)\n"
+               f"sys.argv = ['setveil', 'anonymize', {str(data)!r}, '-o', '-', '-m', 'kanonymity', '--fanout', '4',"
+               " '-P', 'k=1']\n"
+               "runpy.run_module('setveil', run_name='__main__', alter_sys=True)\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (0, "a b c\nb c x\n")
