@@ -53,12 +53,17 @@ def test_the_reader_names_a_foreign_entry_of_its_partition_and_passes_another_pa
     assert str(info.value) == (f"window log {settings.topics.windows}/0/3: the entry of input partition 0 is not the "
                                "[first, last] offsets a worker writes (another producer's, or damaged), and a "
                                "partition is not windowed without its log; stopping")
+    # the input partition named is the entry's key, not the log's partition that holds it
+    with pytest.raises(UnreadableEntry) as info:
+        asyncio.run(_cut_points(settings, 1))
+    assert str(info.value).startswith(f"window log {settings.topics.windows}/0/1: the entry of input partition 1 is "
+                                      "not the [first, last] offsets")
 
 
-async def _cut_points(settings):
+async def _cut_points(settings, input_partition: int = 0):
     reader = WindowLogReader(settings, 1)
     try:
-        return await reader.cut_points(0, 0, None)
+        return await reader.cut_points(input_partition, 0, None)
     finally:
         await reader.stop()
 
