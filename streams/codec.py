@@ -88,7 +88,9 @@ def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
     except msgpack.ExtraData:
         raise MessageRejected(causes.MALFORMED, f"more than one msgpack object in the message{_json_hint(value)}") from None
     except (ValueError, msgpack.UnpackException) as exc:
-        raise MessageRejected(causes.MALFORMED, f"{_malformed(exc)}{_json_hint(value)}") from None
+        # never JSON: its first byte ('{', '[' or a blank) is a whole msgpack integer, so JSON is
+        # one object and extra data
+        raise MessageRejected(causes.MALFORMED, _malformed(exc)) from None
     except TypeError:  # a list or map as a map key: Python cannot hash it
         raise MessageRejected(causes.INVALID, "a map key is a list or a map") from None
     if isinstance(obj, list):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from setveil.streams.codec import (
     BATCH_SCHEMA,
@@ -347,3 +349,14 @@ def test_header_values_are_utf_8():
     headers = dict(rejected_message_headers("invalid", reason, "in", 0, 1, "setveil/gruppé"))
     assert headers["ce_source"].decode("utf-8") == "setveil/gruppé"
     assert headers["setveil_reason"].decode("utf-8") == reason
+
+
+@given(blanks=st.text(" \t\r\n", max_size=3).map(str.encode), opening=st.sampled_from([b"{", b"["]),
+       rest=st.binary(min_size=1, max_size=40))
+def test_anything_that_opens_as_json_is_named_as_json(blanks, opening, rest):
+    # '{', '[' and the blanks are whole msgpack integers, so what opens so is one object and extra
+    # data, whatever follows: the one reason the JSON hint is given with
+    with pytest.raises(MessageRejected) as info:
+        decode_message(blanks + opening + rest, 1 << 20)
+    assert (info.value.kind, info.value.reason) == (
+        "malformed", "more than one msgpack object in the message; it looks like JSON, and records are msgpack")
