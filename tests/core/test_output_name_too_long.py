@@ -35,3 +35,16 @@ def test_a_path_too_long_is_refused_naming_the_option(tmp_path, data):
     result = run("anonymize", data, "-o", deep, *MODEL)
     assert result.exit_code == 2
     assert result.output == f"setveil: error: {deep}: cannot write --output: File name too long\n"
+
+
+def test_a_relative_output_in_a_working_directory_deeper_than_a_path_may_be_is_refused(tmp_path, data, monkeypatch):
+    # the name is short, but its directory's absolute path, which the output is written by, is too
+    # long: the look at that directory is refused in the output's words, where it was a traceback
+    monkeypatch.chdir(tmp_path)
+    for _ in range(os.pathconf("/", "PC_PATH_MAX") // 200 + 1):
+        os.mkdir("d" * 200)
+        os.chdir("d" * 200)
+    result = run("anonymize", data, "-o", "out.dat", *MODEL)
+    assert result.exit_code == 2
+    assert result.output == "setveil: error: out.dat: cannot write --output: File name too long\n"
+    assert os.listdir(".") == []
