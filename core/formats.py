@@ -426,6 +426,8 @@ def msgpack_fault(exc: Exception, holder: str, end: str) -> str | None:
         return "not msgpack: byte 0xc1, which msgpack reserves"
     if type(exc) is ValueError and _MSGPACK_TIMESTAMP.match(str(exc)):
         return "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 bytes)"
+    if type(exc) is ValueError and str(exc).startswith("nanoseconds must be"):
+        return "a msgpack timestamp whose nanoseconds are over 999,999,999"
     found = _MSGPACK_LENGTH.fullmatch(str(exc)) if type(exc) is ValueError else None
     if found is None:
         return None

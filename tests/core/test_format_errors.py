@@ -457,7 +457,12 @@ def test_a_msgpack_length_past_what_a_record_may_take_is_said_to_run_past_the_en
     (b"\x81\xa5items\x91\xc1", "not msgpack: byte 0xc1, which msgpack reserves"),
     (b"\x81\xa5items\x91\xd5\xff\x00\x01", "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 "
                                            "bytes)"),
-], ids=["item", "key", "nested", "reserved", "timestamp"])
+    # timestamp 64 and 96 with 1,000,000,000 nanoseconds: the class alone, "malformed msgpack (ValueError)", before
+    (b"\x81\xa5items\x91\xd7\xff\xee\x6b\x28\x00\x00\x00\x00\x05",
+     "a msgpack timestamp whose nanoseconds are over 999,999,999"),
+    (b"\x81\xa5items\x91\xc7\x0c\xff\x3b\x9a\xca\x00" + b"\x00" * 7 + b"\x05",
+     "a msgpack timestamp whose nanoseconds are over 999,999,999"),
+], ids=["item", "key", "nested", "reserved", "timestamp", "nanoseconds-64", "nanoseconds-96"])
 def test_a_msgpack_record_msgpack_refuses_is_named_in_words(tmp_path, record, problem):
     # QA (rev65, malformed files through anonymize and verify): these gave "malformed msgpack"
     # and the class of msgpack's error (UnicodeDecodeError, StackError, FormatError, ValueError),

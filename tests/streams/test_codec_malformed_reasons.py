@@ -25,9 +25,10 @@ RECORD = msgpack.packb({"items": ["a", "b"]})
         (b"\x81\xa5items\x91\xa3\xed\xa0\x80", "a string in the message is not valid UTF-8"),
         (b"\xc1", "not msgpack: byte 0xc1, which msgpack reserves"),
         (b"\xd5\xff\x00\x00", "a msgpack timestamp of a length msgpack does not define (4, 8 or 12 bytes)"),
+        (b"\xd7\xff\xee\x6b\x28\x00\x00\x00\x00\x05", "a msgpack timestamp whose nanoseconds are over 999,999,999"),
     ],
     ids=["cut", "string-past-end", "map-2**32", "list-2**32", "extension", "nested-lists", "nested-maps",
-         "surrogate", "0xc1", "timestamp"],
+         "surrogate", "0xc1", "timestamp", "nanoseconds"],
 )
 def test_a_malformed_message_is_named_in_words(value, reason):
     with pytest.raises(MessageRejected) as info:
