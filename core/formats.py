@@ -37,7 +37,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -248,28 +248,78 @@ def fimi_carries(label: str) -> bool:
     return fimi_labels(label) == [label] and "\0" not in label
 
 
+#: lines of a FIMI file whose labels the reader holds at once, where it splits them line by line
+_LINES_AT_ONCE = 1 << 14
+#: characters of an ASCII FIMI file whose labels the reader holds at once
+_CHARACTERS_AT_ONCE = 1 << 18
+#: the ASCII characters ``str.split`` splits at, by code
+_ASCII_BLANK = np.array([chr(code).isspace() for code in range(256)]) & (np.arange(256) < 128)
+
+
 def _parse_fimi(path, data: bytes, vocab: Vocabulary) -> tuple[Window, None]:
     text = _decode(path, data)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    intern = vocab.intern
     known = len(vocab)
-    lengths = np.empty(len(lines), dtype=np.int64)
-    flat: list[int] = []
-    for position, line in enumerate(lines):
-        tokens = fimi_labels(line)
-        lengths[position] = len(tokens)
-        flat.extend([intern(t) for t in tokens])
+    if text.isascii():
+        lengths, flat = _ascii_fimi(text, vocab)
+    else:
+        lengths, flat = _fimi_by_line(text, vocab)
     if len(vocab) > known and max(map(len, vocab.labels[known:])) > MAX_LABEL_LENGTH:
         # the limit of JSONL and msgpack records and of the service, so that every release
         # setveil writes reads back; the line is looked for only when a label is too long
-        number = next(n for n, text in enumerate(lines, 1) if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(text)))
+        number = next(n for n, line in enumerate(text.split("\n"), 1)
+                      if any(len(t) > MAX_LABEL_LENGTH for t in fimi_labels(line)))
         raise InputError(path, f"an item is longer than {MAX_LABEL_LENGTH} characters", number)
     try:
-        return Window.from_flat(vocab, lengths, np.array(flat, dtype=np.int32)), None
+        return Window.from_flat(vocab, lengths, flat), None
     except DuplicateItem as exc:
         raise InputError(path, "an item is repeated in this transaction", exc.position + 1) from None
+
+
+def _fimi_lines(text: str) -> int:
+    """How many transactions ``text`` holds: its lines, where the file's last ``\n`` ends the last one."""
+    return text.count("\n") + (text[-1:] not in ("", "\n"))
+
+
+def _ascii_fimi(text: str, vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's label count and the labels' ids of ASCII ``text``, as :func:`_fimi_by_line`
+    gives them: a label starts at a non-blank after a blank, a line's count is the starts
+    between its line ends, and the text is split a block of lines at a time."""
+    codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    blank = _ASCII_BLANK[codes]
+    starts = np.flatnonzero(~blank & np.concatenate(([True], blank[:-1])))
+    before_ends = np.searchsorted(starts, np.flatnonzero(codes == ord("\n")))
+    lengths = np.diff(np.concatenate(([0], before_ends, [len(starts)])))[:_fimi_lines(text)]
+    return lengths.astype(np.int64), vocab.intern_many(itertools.chain.from_iterable(map(str.split, _blocks(text))),
+                                                      len(starts))
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """``text`` in blocks of about :data:`_CHARACTERS_AT_ONCE` characters, each ending at a line
+    end (or the text's), so that no label is cut in two."""
+    begin = 0
+    while begin < len(text):
+        end = text.find("\n", begin + _CHARACTERS_AT_ONCE)
+        end = len(text) if end < 0 else end + 1
+        yield text[begin:end]
+        begin = end
+
+
+def _fimi_by_line(text: str, vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's label count and the labels' ids, interned in the order they occur."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lengths = [np.zeros(0, dtype=np.int64)]
+
+    def block_labels(start: int) -> Iterator[str]:
+        # only a block's labels are held as text at once
+        labels = list(map(fimi_labels, lines[start:start + _LINES_AT_ONCE]))
+        lengths.append(np.fromiter(map(len, labels), dtype=np.int64, count=len(labels)))
+        return itertools.chain.from_iterable(labels)
+
+    blocks = map(block_labels, range(0, len(lines), _LINES_AT_ONCE))
+    flat = vocab.intern_many(itertools.chain.from_iterable(blocks))
+    return np.concatenate(lengths), flat
 
 
 def _records_to_window(path, records, vocab: Vocabulary, fields: Sequence[str] | None,

@@ -6,6 +6,8 @@ text, so ``5`` and ``"5"`` are the same item; releases carry labels as strings.
 
 from __future__ import annotations
 
+import itertools
+from collections import defaultdict
 from collections.abc import Iterable, Set
 from typing import Any
 
@@ -46,6 +48,19 @@ class Vocabulary:
             self._ids[label] = ident
             self._labels.append(label)
         return ident
+
+    def intern_many(self, labels: Iterable[str], count: int = -1) -> np.ndarray:
+        """The ids of ``labels`` (``count`` of them, -1 when not known) as an int32 array: what
+        :meth:`intern` gives each in turn, new labels taking the next free ids in the order they
+        first occur. The labels are looked up, and new ones numbered, in C: interned one by one,
+        reading retail's 908,576 items spent longer in :meth:`intern` than in splitting the text."""
+        known = len(self._labels)
+        numbered = defaultdict(itertools.count(known).__next__, self._ids)
+        found = np.fromiter(map(numbered.__getitem__, labels), dtype=np.int32, count=count)
+        # the new labels, in the order the count numbered them, take the same ids here
+        for label in itertools.islice(numbered, known, None):
+            self.intern(label)
+        return found
 
     def get(self, label: str) -> int | None:
         """The id of ``label``, or None when it has none."""

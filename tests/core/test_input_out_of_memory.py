@@ -74,9 +74,9 @@ def test_an_endless_file_is_refused_naming_it(tmp_path, option):
 
 
 def test_transactions_past_the_limit_are_refused_naming_the_file(tmp_path):
-    # 20 MB read whole, but its 10,000,000 items take more than the limit leaves
-    (tmp_path / "in.dat").write_bytes(b"x " * 10_000_000)
+    # 60 MB read whole, but its 30,000,000 items take more than the limit leaves
+    (tmp_path / "in.dat").write_bytes(b"x " * 30_000_000)
     result = run("anonymize", tmp_path / "in.dat", "-o", tmp_path / "out.dat", *MODEL)
     assert result.returncode == 2, result.stderr
     assert result.stderr == (f"setveil: error: {tmp_path / 'in.dat'}: cannot read: out of memory holding its "
-                             "20,000,000 bytes as transactions\n")
+                             "60,000,000 bytes as transactions\n")
