@@ -41,7 +41,8 @@ class PatternMetrics:
         if sigma is None:
             return
         self.min_support = max(1, math.ceil(sigma * len(original) - 1e-9))
-        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support, budget=ITEMSET_BUDGET)
+        alone = _frequent(original, self.min_support)
+        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support, items=alone, budget=ITEMSET_BUDGET)
         self.position = np.full(len(original.vocab), -1, dtype=np.int64)
         frequent = np.unique(ids)
         self.position[frequent] = np.arange(len(frequent))
@@ -62,7 +63,7 @@ class PatternMetrics:
         return out
 
     def _patterns(self, release: Window, patterns: RestrictivePatterns) -> dict[str, Any]:
-        indptr, ids, _ = frequent_itemset_arrays(release, self.min_support)
+        indptr, ids, _ = frequent_itemset_arrays(release, self.min_support, items=_frequent(release, self.min_support))
         position = np.full(len(release.vocab), -1, dtype=np.int64)
         position[: len(self.position)] = self.position
         extra = np.setdiff1d(np.unique(ids), np.flatnonzero(position >= 0))
@@ -89,6 +90,14 @@ class PatternMetrics:
             "misses_cost": None if n_legitimate == 0 else float((legitimate & ~kept).sum()) / n_legitimate,
             "artifactual_patterns": None if len(after) == 0 else float((~appears).sum()) / len(after),
         }
+
+
+def _frequent(window: Window, min_support: int) -> np.ndarray:
+    """The items of ``window`` frequent on their own: every frequent itemset is made of them, with
+    the same support, so the miner is given them alone. Given every item, turning the transactions
+    into the miner's lists took longer than mining them (retail at sigma 0.1, 9 itemsets: 0.26 s
+    a mining, now 0.08); the itemsets may come in another order, which no metric depends on."""
+    return window.supports >= min_support
 
 
 def _pattern_masks(patterns: RestrictivePatterns, release: Window, position: np.ndarray, words: int) -> np.ndarray:
