@@ -37,3 +37,24 @@ def joined(arrays: list[np.ndarray]) -> np.ndarray:
     """The arrays end to end; one array as it is, not copied (a level counted in one chunk would
     otherwise be held twice at its peak)."""
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def row_groups(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """For each row of the CSR arrays, the number of its group of identical rows (the same entries in
+    the same order), groups numbered 0, 1, ... in the order of their first rows. Rows of each length
+    are compared as one array of opaque values, not one by one in Python."""
+    lengths = np.diff(indptr)
+    first_of = np.empty(len(lengths), dtype=np.int64)
+    by_length = np.argsort(lengths, kind="stable")
+    for rows in np.split(by_length, np.flatnonzero(np.diff(lengths[by_length])) + 1):
+        if len(rows) == 0:
+            continue
+        length = int(lengths[rows[0]])
+        if length == 0:
+            first_of[rows] = rows[0]
+            continue
+        block = np.ascontiguousarray(indices[indptr[rows][:, None] + np.arange(length)])
+        keys = block.view(np.dtype((np.void, block.dtype.itemsize * length))).ravel()
+        _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+        first_of[rows] = rows[first[which.ravel()]]
+    return np.unique(first_of, return_inverse=True)[1].ravel()

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from setveil.core.arrays import row_groups
 from setveil.core.deferred import DeferredModule
 from setveil.core.errors import counted
 from setveil.core.mining import ITEMSET_BUDGET, frequent_itemsets
@@ -162,15 +163,10 @@ class _Groups:
     counts in a cohort are sums of per-group counts (dense data has few distinct groups)."""
 
     def __init__(self, release: Window, public: np.ndarray):
-        keys: dict[bytes, int] = {}
-        ind, ptr = release.indices, release.indptr.tolist()
-        is_public = public[ind]
-        group_of = np.empty(len(release), dtype=np.int64)
-        for position, (start, stop) in enumerate(zip(ptr, ptr[1:])):
-            row = ind[start:stop]
-            key = row[is_public[start:stop]].tobytes()
-            group_of[position] = keys.setdefault(key, len(keys))
-        n_groups = len(keys)
+        is_public = public[release.indices]
+        public_ptr = np.concatenate(([0], np.cumsum(is_public, dtype=np.int64)))[release.indptr]
+        group_of = row_groups(public_ptr, release.indices[is_public])
+        n_groups = int(group_of.max(initial=-1)) + 1
         assign = sparse.csr_array(
             (np.ones(len(release), dtype=np.int64), (group_of, np.arange(len(release)))), shape=(n_groups, len(release))
         )

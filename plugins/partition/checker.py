@@ -13,13 +13,12 @@ in the cohort of each frequent (i-1)-itemset, the other labels.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterator
 
 import fim
 import numpy as np
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, row_groups
 from setveil.core.errors import counted
 from setveil.core.mining import pattern_spectrum, within_budget
 from setveil.core.model import Violation
@@ -32,17 +31,17 @@ EXACT_COUNTS = 2**53
 
 def kanonymity_violations(release: Window, k: int, limit: int = 10) -> Iterator[Violation]:
     """Every released transaction is identical to at least k-1 others (Definition 2)."""
-    rows = [release.row(i).tobytes() for i in range(len(release))]
-    sizes = Counter(rows)
-    small = [i for i, row in enumerate(rows) if sizes[row] < k]
-    reported: set[bytes] = set()
+    classes = row_groups(release.indptr, release.indices)
+    sizes = np.bincount(classes, minlength=1)
+    small = np.flatnonzero(sizes[classes] < k).tolist()
+    reported: set[int] = set()
     for position in small:
-        if rows[position] in reported:
+        if classes[position] in reported:
             continue
-        reported.add(rows[position])
+        reported.add(classes[position])
         yield Violation(
             "small-class",
-            f"a class of {counted(int(sizes[rows[position]]), 'identical released transaction')} is smaller than "
+            f"a class of {counted(int(sizes[classes[position]]), 'identical released transaction')} is smaller than "
             f"k={k} ({counted(len(small), 'transaction', ('is', 'are'))} in such classes)",
             transaction=position,
         )
