@@ -40,8 +40,9 @@ from setveil.core.model import Policy
 
 @dataclass
 class Options:
-    """The candidate victims of one unsafe qid q: option i deletes ``deletions[i]`` instances
-    of ``victim[i]`` to disable the rule q -> ``consequent[i]``; ``in_qid[i]`` says whether the
+    """The candidate victims of one unsafe qid q, whose items ``qid`` holds (empty where global
+    suppression offers whole item types): option i deletes ``deletions[i]`` instances of
+    ``victim[i]`` to disable the rule q -> ``consequent[i]``; ``in_qid[i]`` says whether the
     victim is an item of q (else it is the consequent). Items are the table's local ids."""
 
     qid: np.ndarray

@@ -1,6 +1,9 @@
 """A policy from another distribution: registered through the hook, run without touching the
 model, and still held to the model's check."""
 
+import dataclasses
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,7 +15,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry, reset
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.plugins.rho import RhoPolicy
-from setveil.plugins.rho.policies import PolicyError
+from setveil.plugins.rho.policies import Options, PolicyError
 
 from .test_table1 import TABLE_1
 
@@ -143,3 +146,10 @@ def test_a_policy_that_breaks_the_contract_is_named_as_the_reason_the_window_fai
         pipeline.run(Window.from_transactions(TABLE_1), np.random.default_rng(0))
     assert rejected.value.reason == "model error: PolicyError"
     assert isinstance(rejected.value.cause, PolicyError) and breach in str(rejected.value.cause)
+
+
+def test_every_field_of_the_options_a_policy_reads_is_named_in_the_docs():
+    # Regression (docs audit): docs/rho.md listed the fields of Options without `qid`
+    text = (Path(__file__).parents[2] / "docs" / "rho.md").read_text(encoding="utf-8")
+    paragraph = text[text.index("`Options` lists"):text.index("`State` exposes")]
+    assert [f.name for f in dataclasses.fields(Options) if f"`{f.name}`" not in paragraph] == []
