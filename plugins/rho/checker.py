@@ -46,6 +46,8 @@ ALL_SUBSETS_BUDGET = 1 << 22
 SLICE = 1 << 17
 # candidate qids of 3 and more items counted at once
 CHUNK = 1 << 14
+# covers hold record ids as int32 up to this many records (half the bytes of int64)
+INT32_RECORDS = int(np.iinfo(np.int32).max) + 1
 
 
 def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
@@ -100,6 +102,7 @@ class _Release:
         self.keys = self.owner * self.width + window.indices
         self.sup = window.supports
         self.sensitive = sensitive
+        self.row_dtype = np.dtype(np.int32 if self.n <= INT32_RECORDS else np.int64)
         held = sensitive[window.indices]
         self.nsens = np.bincount(self.owner[held], minlength=self.n)
         self.sens_ptr = np.zeros(self.n + 1, dtype=np.int64)
@@ -112,7 +115,7 @@ class _Release:
         )
 
     def holds(self, rows: np.ndarray, items: np.ndarray) -> np.ndarray:
-        wanted = rows * self.width + items
+        wanted = rows.astype(np.int64) * self.width + items
         return in_sorted(wanted, self.keys)
 
     def consequents(self, owner: np.ndarray, rows: np.ndarray, exclude: np.ndarray):
@@ -149,7 +152,7 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
     sets = items[:, None]
     cover_ptr = np.zeros(len(items) + 1, dtype=np.int64)
     np.cumsum(data.sup[items], out=cover_ptr[1:])
-    cover_rows = inv_rows[concat_ranges(inv_ptr[items], inv_ptr[items + 1])]
+    cover_rows = _Rows([inv_rows[concat_ranges(inv_ptr[items], inv_ptr[items + 1])].astype(data.row_dtype)])
     sup = data.sup[items]
     yield from _level_violations(data, sets, sup, cover_ptr, cover_rows, rho, labels)
     # instances: (record, qid index) for extendable qids, in the first of each group of
@@ -186,7 +189,8 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
         return None
     distinct_keys, instance_keys, instance_rows = found
     counted = list(_counted_chunks(data, distinct_keys, sets, sup, ext, cover_ptr, cover_rows))
-    distinct_keys, distinct, new_sup, members, free = (joined([part[i] for part in counted]) for i in range(5))
+    distinct_keys, distinct, new_sup, free = (joined([part[i] for part in counted]) for i in (0, 1, 2, 4))
+    members = _Rows([rows for part in counted for rows in part[3].parts])
     del counted
     if len(distinct) == 0:
         return None
@@ -226,7 +230,8 @@ def _last_level_violations(data: _Release, sets, sup, ext, cover_ptr, cover_rows
             free = new_sup < below[start:stop]
             new_ptr = np.zeros(int(free.sum()) + 1, dtype=np.int64)
             np.cumsum(new_sup[free], out=new_ptr[1:])
-            yield from _level_violations(data, distinct[start:stop][free], new_sup[free], new_ptr, members, rho, labels)
+            yield from _level_violations(data, distinct[start:stop][free], new_sup[free], new_ptr, _Rows([members]),
+                                         rho, labels)
 
 
 def _candidates(data: _Release, sets, inst_rows, inst_qid, pairs, last: bool):
@@ -277,12 +282,11 @@ def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_p
     after another, free)."""
     keys, distinct, sub_sup, sub_index = _complete(data, keys, j, sorted_keys, order, sup, ext)
     if len(distinct) == 0:
-        nothing = np.zeros(0, dtype=np.int64)
-        return keys, distinct, nothing, nothing, np.zeros(0, dtype=bool)
+        return keys, distinct, np.zeros(0, dtype=np.int64), _Rows([]), np.zeros(0, dtype=bool)
     if j == 1:
         owner, members = _pair_covers(data, keys)
         new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
-        return keys, distinct, new_sup, members, new_sup < sub_sup.min(axis=1)
+        return keys, distinct, new_sup, _Rows([members]), new_sup < sub_sup.min(axis=1)
     new_sup, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     free = new_sup < sub_sup.min(axis=1)
     return keys[free], distinct[free], new_sup[free], members, free[free]
@@ -333,14 +337,15 @@ def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     j-subsets' least), one after another: the cover of each candidate's rarest j-subset filtered
     by the item it lacks, a slice of about ``SLICE`` records at a time. A slice's candidates are
     whole, so only the free ones' rows outlive it (every candidate's cover was held with its
-    owner, and joined, before the others were dropped)."""
+    owner, and joined, before the others were dropped), kept as :class:`_Rows` parts: joined,
+    they were held twice (connect's first 10,000: the triples' 58 MiB of covers, the check's peak)."""
     sups, members = [], []
     for _, _, sup, rows in _covers_slices(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
         sups.append(sup)
         members.append(rows)
     if not sups:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(sups).astype(np.int64), joined(members)
+        return np.zeros(0, dtype=np.int64), _Rows([])
+    return np.concatenate(sups).astype(np.int64), _Rows(members)
 
 
 def _covers_slices(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
@@ -354,7 +359,7 @@ def _covers_slices(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cove
     lo = 0
     while lo < len(distinct):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
-        rows = cover_rows[concat_ranges(starts[lo:hi], stops[lo:hi])]
+        rows = cover_rows.take(starts[lo:hi], stops[lo:hi])
         owner = np.repeat(np.arange(hi - lo, dtype=np.int64), stops[lo:hi] - starts[lo:hi])
         hit = data.holds(rows, lacking[lo + owner])
         owner, rows = owner[hit], rows[hit]
@@ -383,43 +388,107 @@ def _pair_covers(data: _Release, keys: np.ndarray):
         at = lookup(keys, itemset_keys(pairs, data.width))
         hit = at >= 0
         owners.append(at[hit])
-        members.append(data.owner[first[hit]])
+        members.append(data.owner[first[hit]].astype(data.row_dtype))
         start = stop
     owner, member = np.concatenate(owners), np.concatenate(members)
     order = np.lexsort((member, owner))
     return owner[order], member[order]
 
 
-def _sub_covers(cover_ptr, cover_rows, chosen) -> tuple[np.ndarray, np.ndarray]:
+def _sub_covers(cover_ptr, cover_rows: _Rows, chosen) -> tuple[np.ndarray, _Rows]:
     if chosen.all():  # from 3 items on every qid of a level is free: a copy would hold its covers twice
         return cover_ptr, cover_rows
     ids = np.flatnonzero(chosen)
     starts, stops = cover_ptr[ids], cover_ptr[ids + 1]
     ptr = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(stops - starts, out=ptr[1:])
-    return ptr, cover_rows[concat_ranges(starts, stops)]
+    return ptr, _Rows([cover_rows.take(starts, stops)])
 
 
-def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows, rho, labels) -> Iterator[Violation]:
+def _level_violations(data: _Release, sets, sup, cover_ptr, cover_rows: _Rows, rho, labels) -> Iterator[Violation]:
     """The unsafe rules of the qids ``sets``, counting the sensitive items of their covers a
     slice of about ``SLICE`` sensitive occurrences at a time."""
     sizes = np.diff(cover_ptr)
     # the sensitive occurrences of the covers up to each qid's end, with no owner per cover row
     # (the owners, and the weights as floats, tripled the last level's covers at the check's peak)
-    load = data.nsens[cover_rows]
-    np.cumsum(load, out=load)
-    load = load[np.maximum(cover_ptr[1:] - 1, 0)] if len(load) else np.zeros(len(sets), dtype=np.int64)
-    load[cover_ptr[1:] == 0] = 0
+    load = np.cumsum(cover_rows.loads(data.nsens, cover_ptr))
     share = Share.of(rho)
     lo = 0
     while lo < len(sets):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
         owner = np.repeat(np.arange(lo, hi, dtype=np.int64), sizes[lo:hi])
-        qid, item, count = data.consequents(owner, cover_rows[cover_ptr[lo] : cover_ptr[hi]], sets)
+        qid, item, count = data.consequents(owner, cover_rows.span(int(cover_ptr[lo]), int(cover_ptr[hi])), sets)
         bad = share.exceeded(count, sup[qid])
         for q, e, k in zip(qid[bad].tolist(), item[bad].tolist(), count[bad].tolist()):
             yield _violation(tuple(sets[q].tolist()), e, k, int(sup[q]), rho, labels)
         lo = hi
+
+
+class _Rows:
+    """A level's covers end to end, held as the parts they were counted in (each qid's cover lies
+    in one part), where joining them held the level's covers twice at the check's peak. Parts
+    shorter than ``SLICE`` are joined as they come, so that a level has few parts."""
+
+    def __init__(self, parts: list[np.ndarray]):
+        self.parts: list[np.ndarray] = []
+        pending: list[np.ndarray] = []
+        for part in parts:
+            if len(part) == 0:
+                continue
+            pending.append(part)
+            if sum(len(p) for p in pending) >= SLICE:
+                self.parts.append(joined(pending))
+                pending = []
+        if pending or not self.parts:
+            self.parts.append(joined(pending) if pending else np.zeros(0, dtype=np.int64))
+        self.bounds = np.zeros(len(self.parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in self.parts], out=self.bounds[1:])
+
+    def __len__(self) -> int:
+        return int(self.bounds[-1])
+
+    def take(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The rows of the covers [starts[i], stops[i]) one after another."""
+        if len(self.parts) == 1:
+            return self.parts[0][concat_ranges(starts, stops)]
+        # an empty cover may start at the end of the last part
+        part = np.minimum(np.searchsorted(self.bounds, starts, side="right") - 1, len(self.parts) - 1)
+        lengths = stops - starts
+        ends = np.cumsum(lengths)
+        rows = np.empty(int(ends[-1]) if len(ends) else 0, dtype=self.parts[0].dtype)
+        order = np.argsort(part, kind="stable")
+        cuts = np.flatnonzero(np.diff(part[order])) + 1
+        for group in np.split(order, cuts):
+            if len(group) == 0:
+                continue
+            p, base = int(part[group[0]]), self.bounds[part[group[0]]]
+            rows[concat_ranges(ends[group] - lengths[group], ends[group])] = \
+                self.parts[p][concat_ranges(starts[group] - base, stops[group] - base)]
+        return rows
+
+    def span(self, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo`` to ``hi`` (a view where they lie in one part, else a slice's copy)."""
+        if hi <= lo:
+            return self.parts[0][:0]
+        first = int(np.searchsorted(self.bounds, lo, side="right")) - 1
+        last = int(np.searchsorted(self.bounds, hi, side="left")) - 1
+        pieces = [self.parts[p][max(lo - self.bounds[p], 0) : hi - self.bounds[p]] for p in range(first, last + 1)]
+        return joined(pieces)
+
+    def loads(self, weight: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+        """The sum of ``weight`` over each cover's rows (``ptr`` its bounds), a part at a time."""
+        sums = np.zeros(len(ptr) - 1, dtype=np.int64)
+        for p, part in enumerate(self.parts):
+            lo, hi = self.bounds[p], self.bounds[p + 1]
+            if lo == hi:
+                continue
+            running = np.zeros(hi - lo + 1, dtype=np.int64)
+            np.cumsum(weight[part], out=running[1:])
+            # the covers ending in this part (each lies in one part, so it starts there too)
+            ends = ptr[1:]
+            mine = np.flatnonzero((ends > lo) & (ends <= hi) & (ptr[:-1] >= lo))
+            sums[mine] = running[ends[mine] - lo] - running[ptr[:-1][mine] - lo]
+        return sums
 
 
 def _violation(qid: tuple[int, ...], e: int, k: int, s: int, rho: float, labels) -> Violation:

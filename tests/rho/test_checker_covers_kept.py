@@ -53,19 +53,19 @@ def test_covers_gives_exact_supports_and_the_covers_of_the_free_candidates(rows,
                                  for drop in range(3)])
     sub_sup = np.diff(cover_ptr)[sub_index]
     with mock.patch.object(checker, "SLICE", slice_size):
-        sup, members = checker._covers(release, triples, sub_sup, sub_index, cover_ptr, cover_rows)
+        sup, members = checker._covers(release, triples, sub_sup, sub_index, cover_ptr, checker._Rows([cover_rows]))
     exact = exact_covers(window, triples)
     assert sup.tolist() == [len(c) for c in exact]
     free = sup < sub_sup.min(axis=1)
-    assert members.tolist() == [r for c, keep in zip(exact, free) if keep for r in c]
+    assert np.concatenate(members.parts).tolist() == [r for c, keep in zip(exact, free) if keep for r in c]
 
 
 def test_a_level_of_free_qids_is_checked_on_its_own_covers():
-    ptr, rows = np.array([0, 2, 3]), np.array([4, 7, 1])
+    ptr, rows = np.array([0, 2, 3]), checker._Rows([np.array([4, 7, 1])])
     same = checker._sub_covers(ptr, rows, np.array([True, True]))
     assert same[0] is ptr and same[1] is rows
     part = checker._sub_covers(ptr, rows, np.array([False, True]))
-    assert part[0].tolist() == [0, 1] and part[1].tolist() == [1]
+    assert part[0].tolist() == [0, 1] and part[1].parts[0].tolist() == [1]
 
 
 @settings(max_examples=40, deadline=None)
@@ -83,6 +83,6 @@ def test_the_rules_found_are_the_same_whatever_the_slices(rows, rho):
     for slice_size in (1, 2, 1 << 17):
         with mock.patch.object(checker, "SLICE", slice_size):
             found[slice_size] = [(v.itemset, v.target, v.summary) for v in
-                                 checker._level_violations(release, sets, sup, cover_ptr, cover_rows, rho,
-                                                           window.vocab.label)]
+                                 checker._level_violations(release, sets, sup, cover_ptr, checker._Rows([cover_rows]),
+                                                           rho, window.vocab.label)]
     assert found[1] == found[2] == found[1 << 17]
