@@ -164,7 +164,7 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
     inst_qid = level_of_item[ind[other]]
     keep = (inst_qid >= 0) & data.first_of_kind[inst_rows]
     keep[keep] = ext[inst_qid[keep]]
-    inst_rows, inst_qid = inst_rows[keep], inst_qid[keep]
+    inst_rows, inst_qid = inst_rows[keep].astype(data.row_dtype), _qid_ids(inst_qid[keep], len(items))
     pairs = None
     for j in range(1, size):
         if j > 1 and j + 1 == size:
@@ -199,14 +199,16 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
     new_ext = free & (new_sup >= 2)
     if last:
         return distinct, new_sup, new_ext, new_ptr, members, None, None, free
-    # the next level's instances: those of extendable candidates, slice by slice
+    # the next level's instances: those of extendable candidates, slice by slice, each slice of
+    # this level's dropped once read (held through the next level's, they set the check's peak)
     next_rows, next_qid = [], []
-    for keys, rows in zip(instance_keys, instance_rows):
+    while instance_keys:
+        keys, rows = instance_keys.pop(0), instance_rows.pop(0)
         at = lookup(distinct_keys, keys)
         keep = at >= 0
         keep[keep] = new_ext[at[keep]]
         next_rows.append(rows[keep])
-        next_qid.append(at[keep])
+        next_qid.append(_qid_ids(at[keep], len(distinct)))
     return distinct, new_sup, new_ext, new_ptr, members, np.concatenate(next_rows), np.concatenate(next_qid), free
 
 
@@ -309,12 +311,17 @@ def _complete(data: _Release, keys, j: int, sorted_keys, order, sup, ext):
     return keys[complete], distinct[complete], sub_sup[complete], sub_index[complete]
 
 
+def _qid_ids(ids: np.ndarray, count: int) -> np.ndarray:
+    """Instances' qid ids as int32 where a level's ``count`` qids fit, as their records are."""
+    return ids.astype(np.int32 if count <= INT32_RECORDS else np.int64)
+
+
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
     """(candidate rows, their records) for slices of about ``SLICE`` extensions; from level 3
     on an extension must make an extendable free pair (``pairs``) with the last item."""
     width = data.width
     ptr = data.window.indptr
-    after = np.searchsorted(data.keys, inst_rows * width + sets[inst_qid, -1]) + 1
+    after = np.searchsorted(data.keys, inst_rows.astype(np.int64) * width + sets[inst_qid, -1]) + 1
     stops = ptr[inst_rows + 1]
     load = np.cumsum(stops - after)
     lo = 0
