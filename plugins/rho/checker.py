@@ -27,7 +27,7 @@ than promised.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -286,8 +286,7 @@ def _counted(data: _Release, keys, j: int, sorted_keys, order, sup, ext, cover_p
     if len(distinct) == 0:
         return keys, distinct, np.zeros(0, dtype=np.int64), _Rows([]), np.zeros(0, dtype=bool)
     if j == 1:
-        owner, members = _pair_covers(data, keys)
-        new_sup = np.bincount(owner, minlength=len(distinct)).astype(np.int64)
+        new_sup, members = _pair_covers(data, keys)
         return keys, distinct, new_sup, _Rows([members]), new_sup < sub_sup.min(axis=1)
     new_sup, members = _covers(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     free = new_sup < sub_sup.min(axis=1)
@@ -316,19 +315,27 @@ def _qid_ids(ids: np.ndarray, count: int) -> np.ndarray:
     return ids.astype(np.int32 if count <= INT32_RECORDS else np.int64)
 
 
+def _extension_spans(data: _Release, sets, inst_rows, inst_qid):
+    """Each instance's extensions as (end, count) among the release's occurrences: the items of its
+    record after its qid's last. int32 where the occurrences fit: three int64 arrays per instance,
+    with the running count, set the peak of the last level's candidates."""
+    narrow = np.int32 if len(data.keys) <= INT32_RECORDS else np.int64
+    stops = data.window.indptr[inst_rows + 1].astype(narrow)
+    after = np.searchsorted(data.keys, inst_rows.astype(np.int64) * data.width + sets[inst_qid, -1]) + 1
+    return stops, (stops - after).astype(narrow)
+
+
 def _extensions(data: _Release, sets, inst_rows, inst_qid, pairs):
     """(candidate rows, their records) for slices of about ``SLICE`` extensions; from level 3
     on an extension must make an extendable free pair (``pairs``) with the last item."""
     width = data.width
-    ptr = data.window.indptr
-    after = np.searchsorted(data.keys, inst_rows.astype(np.int64) * width + sets[inst_qid, -1]) + 1
-    stops = ptr[inst_rows + 1]
-    load = np.cumsum(stops - after)
+    stops, counts = _extension_spans(data, sets, inst_rows, inst_qid)
+    load = np.cumsum(counts, dtype=np.int64)
     lo = 0
     while lo < len(inst_rows):
         hi = max(lo + 1, int(np.searchsorted(load, (load[lo - 1] if lo else 0) + SLICE, side="right")))
-        positions = concat_ranges(after[lo:hi], stops[lo:hi])
-        parent = np.repeat(np.arange(lo, hi, dtype=np.int64), stops[lo:hi] - after[lo:hi])
+        positions = concat_ranges(stops[lo:hi] - counts[lo:hi], stops[lo:hi])
+        parent = np.repeat(np.arange(lo, hi, dtype=np.int64), counts[lo:hi])
         rows = inst_rows[parent]
         cand = np.concatenate([sets[inst_qid[parent]], data.window.indices[positions][:, None]], axis=1)
         keep = data.nsens[rows] - data.sensitive[cand].sum(axis=1) >= 1
@@ -346,13 +353,16 @@ def _covers(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows)
     whole, so only the free ones' rows outlive it (every candidate's cover was held with its
     owner, and joined, before the others were dropped), kept as :class:`_Rows` parts: joined,
     they were held twice (connect's first 10,000: the triples' 58 MiB of covers, the check's peak)."""
-    sups, members = [], []
-    for _, _, sup, rows in _covers_slices(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
-        sups.append(sup)
-        members.append(rows)
-    if not sups:
-        return np.zeros(0, dtype=np.int64), _Rows([])
-    return np.concatenate(sups).astype(np.int64), _Rows(members)
+    sups = []
+
+    def slices():
+        # handed to _Rows as they come, so that a slice joined into a part is not held beside it
+        for _, _, sup, rows in _covers_slices(data, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
+            sups.append(sup)
+            yield rows
+
+    members = _Rows(slices())
+    return (np.concatenate(sups).astype(np.int64) if sups else np.zeros(0, dtype=np.int64)), members
 
 
 def _covers_slices(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cover_rows):
@@ -376,9 +386,9 @@ def _covers_slices(data: _Release, distinct, sub_sup, sub_index, cover_ptr, cove
 
 
 def _pair_covers(data: _Release, keys: np.ndarray):
-    """(pair index, record) for every record holding one of the pairs with sorted ``keys``:
-    the pairs of every record are listed (a slice of records at a time), as most pairs are far
-    rarer than either of their items."""
+    """(supports, covers one after another) of the pairs with sorted ``keys``: the pairs of every
+    record are listed (a slice of records at a time), as most pairs are far rarer than either of
+    their items."""
     window = data.window
     lengths = window.lengths
     load = np.cumsum(lengths * (lengths - 1) // 2)
@@ -394,12 +404,17 @@ def _pair_covers(data: _Release, keys: np.ndarray):
         pairs = np.stack([window.indices[first], window.indices[second]], axis=1)
         at = lookup(keys, itemset_keys(pairs, data.width))
         hit = at >= 0
-        owners.append(at[hit])
+        owners.append(_qid_ids(at[hit], len(keys)))
         members.append(data.owner[first[hit]].astype(data.row_dtype))
         start = stop
-    owner, member = np.concatenate(owners), np.concatenate(members)
-    order = np.lexsort((member, owner))
-    return owner[order], member[order]
+    owner = np.concatenate(owners)
+    del owners
+    member = np.concatenate(members)
+    del members
+    # records come in ascending order, each holding a pair once, so a stable sort by pair alone
+    # orders each cover by record (lexsort's order, with two int64 keys beside the arrays)
+    member = member[np.argsort(owner, kind="stable")]
+    return np.bincount(owner, minlength=len(keys)).astype(np.int64), member
 
 
 def _sub_covers(cover_ptr, cover_rows: _Rows, chosen) -> tuple[np.ndarray, _Rows]:
@@ -436,7 +451,7 @@ class _Rows:
     in one part), where joining them held the level's covers twice at the check's peak. Parts
     shorter than ``SLICE`` are joined as they come, so that a level has few parts."""
 
-    def __init__(self, parts: list[np.ndarray]):
+    def __init__(self, parts: Iterable[np.ndarray]):
         self.parts: list[np.ndarray] = []
         pending: list[np.ndarray] = []
         for part in parts:
