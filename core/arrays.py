@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+# the most ids (0 .. 2^31 - 1) an array may number to hold them as int32: record ids, qid ids and
+# positions in the large arrays of the checks and suppressors, at half the bytes of int64
+INT32_IDS = int(np.iinfo(np.int32).max) + 1
+
+
+def id_dtype(count: int) -> np.dtype:
+    """The dtype of ids ``0 .. count - 1``: int32 where they fit, int64 where they do not."""
+    return np.dtype(np.int32 if count <= INT32_IDS else np.int64)
+
+
+def as_ids(values: np.ndarray, count: int) -> np.ndarray:
+    """``values`` (each below ``count``) in ``id_dtype(count)``; not copied where they are already."""
+    return values.astype(id_dtype(count), copy=False)
+
 
 def concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(start, stop)`` for each pair, without a Python loop."""

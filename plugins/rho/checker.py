@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges, in_sorted, joined, sorted_unique
+from setveil.core.arrays import as_ids, concat_ranges, id_dtype, in_sorted, joined, sorted_unique
 from setveil.core.errors import ParameterError, counted
 from setveil.core.model import Violation
 from setveil.core.share import Share
@@ -46,8 +46,6 @@ ALL_SUBSETS_BUDGET = 1 << 22
 SLICE = 1 << 17
 # candidate qids of 3 and more items counted at once
 CHUNK = 1 << 14
-# covers hold record ids as int32 up to this many records (half the bytes of int64)
-INT32_RECORDS = int(np.iinfo(np.int32).max) + 1
 
 
 def all_qids_size(window: Window, sensitive: np.ndarray) -> int | None:
@@ -102,7 +100,7 @@ class _Release:
         self.keys = self.owner * self.width + window.indices
         self.sup = window.supports
         self.sensitive = sensitive
-        self.row_dtype = np.dtype(np.int32 if self.n <= INT32_RECORDS else np.int64)
+        self.row_dtype = id_dtype(self.n)
         held = sensitive[window.indices]
         self.nsens = np.bincount(self.owner[held], minlength=self.n)
         self.sens_ptr = np.zeros(self.n + 1, dtype=np.int64)
@@ -164,7 +162,7 @@ def _unsafe_rules(window: Window, sensitive: np.ndarray, rho: float, size: int) 
     inst_qid = level_of_item[ind[other]]
     keep = (inst_qid >= 0) & data.first_of_kind[inst_rows]
     keep[keep] = ext[inst_qid[keep]]
-    inst_rows, inst_qid = inst_rows[keep].astype(data.row_dtype), _qid_ids(inst_qid[keep], len(items))
+    inst_rows, inst_qid = inst_rows[keep].astype(data.row_dtype), as_ids(inst_qid[keep], len(items))
     pairs = None
     for j in range(1, size):
         if j > 1 and j + 1 == size:
@@ -208,7 +206,7 @@ def _next_level(data: _Release, sets, sup, ext, cover_ptr, cover_rows, inst_rows
         keep = at >= 0
         keep[keep] = new_ext[at[keep]]
         next_rows.append(rows[keep])
-        next_qid.append(_qid_ids(at[keep], len(distinct)))
+        next_qid.append(as_ids(at[keep], len(distinct)))
     return distinct, new_sup, new_ext, new_ptr, members, np.concatenate(next_rows), np.concatenate(next_qid), free
 
 
@@ -310,16 +308,12 @@ def _complete(data: _Release, keys, j: int, sorted_keys, order, sup, ext):
     return keys[complete], distinct[complete], sub_sup[complete], sub_index[complete]
 
 
-def _qid_ids(ids: np.ndarray, count: int) -> np.ndarray:
-    """Instances' qid ids as int32 where a level's ``count`` qids fit, as their records are."""
-    return ids.astype(np.int32 if count <= INT32_RECORDS else np.int64)
-
-
 def _extension_spans(data: _Release, sets, inst_rows, inst_qid):
     """Each instance's extensions as (end, count) among the release's occurrences: the items of its
     record after its qid's last. int32 where the occurrences fit: three int64 arrays per instance,
     with the running count, set the peak of the last level's candidates."""
-    narrow = np.int32 if len(data.keys) <= INT32_RECORDS else np.int64
+    # an end may be the count of occurrences itself, one past the last occurrence's position
+    narrow = id_dtype(len(data.keys) + 1)
     stops = data.window.indptr[inst_rows + 1].astype(narrow)
     after = np.searchsorted(data.keys, inst_rows.astype(np.int64) * data.width + sets[inst_qid, -1]) + 1
     return stops, (stops - after).astype(narrow)
@@ -404,7 +398,7 @@ def _pair_covers(data: _Release, keys: np.ndarray):
         pairs = np.stack([window.indices[first], window.indices[second]], axis=1)
         at = lookup(keys, itemset_keys(pairs, data.width))
         hit = at >= 0
-        owners.append(_qid_ids(at[hit], len(keys)))
+        owners.append(as_ids(at[hit], len(keys)))
         members.append(data.owner[first[hit]].astype(data.row_dtype))
         start = stop
     owner = np.concatenate(owners)

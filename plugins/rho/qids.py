@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from setveil.core.arrays import concat_ranges, joined
+from setveil.core.arrays import as_ids, concat_ranges, id_dtype, joined
 from setveil.core.deferred import DeferredModule
 from setveil.core.share import Share
 
@@ -48,11 +48,6 @@ if TYPE_CHECKING:
 else:
     sparse = DeferredModule("scipy.sparse")
 
-# the most records a table may have for the covers of its qids of 2 items and more to hold their
-# record ids as int32 (half the bytes of the level of 3 items, connect's peak once the last level
-# held no cover); a larger table's covers keep int64
-INT32_RECORDS = int(np.iinfo(np.int32).max) + 1
-
 
 @dataclass
 class QidLevel:
@@ -60,8 +55,8 @@ class QidLevel:
     the free ones only).
 
     ``sets`` holds ascending local item ids, one row per qid, in key order; ``sup`` and the
-    cover CSR (``cover_ptr``, ``cover_rows``: int32 record ids from 2 items on, where the table
-    has at most ``INT32_RECORDS`` records) are as of generation; ``order`` lists the qids
+    cover CSR (``cover_ptr``, ``cover_rows``: int32 record ids from 2 items on, where the table's
+    fit: ``core.arrays.id_dtype``) are as of generation; ``order`` lists the qids
     by their first record in the buffer (the order Algorithm 2 visits them).
     """
 
@@ -110,7 +105,9 @@ class QidBuffer:
         self.looked_at = table.deleted
         self.ext1 = (table.sup >= 2) & (table.sup < table.n)
         self.pair_keys = np.zeros(0, dtype=np.int64)
-        self.row_dtype = np.dtype(np.int32 if table.n <= INT32_RECORDS else np.int64)
+        # the covers of qids of 2 items and more hold int32 record ids where the table's fit: half
+        # the bytes of the level of 3 items, connect's peak once the last level held no cover
+        self.row_dtype = id_dtype(table.n)
         # while a last level is checked as it is counted: ρ, the rules found so far as (qid key,
         # consequent, support) slices, and the (keys, itemsets) of the candidates _sliced_covers
         # is counting (see _checked)
@@ -230,8 +227,8 @@ class QidBuffer:
         # int32 where the buffer's sizes fit (the instances of 3 items sat beside the last level's
         # extensions at the suppressor's peak on connect's first 10,000)
         row = row[inst_ext]
-        inst_cand = _narrowed(inst_cand[inst_ext], len(at))
-        x_pos = _narrowed(x_pos[inst_ext], len(self.items))
+        inst_cand = as_ids(inst_cand[inst_ext], len(at))
+        x_pos = as_ids(x_pos[inst_ext], len(self.items))
         return QidLevel(
             size=j + 1,
             sets=sets,
@@ -596,11 +593,6 @@ class QidBuffer:
         cover_ptr = np.zeros(len(used) + 1, dtype=np.int64)
         np.cumsum(sizes, out=cover_ptr[1:])
         return cover_ptr, joined(kept)
-
-
-def _narrowed(values: np.ndarray, bound: int) -> np.ndarray:
-    """``values`` (each below ``bound``) as int32 where ``bound`` fits, else as they are."""
-    return values.astype(np.int32) if bound <= np.iinfo(np.int32).max else values
 
 
 def _first_identical_rows(ptr: np.ndarray, items: np.ndarray) -> np.ndarray:

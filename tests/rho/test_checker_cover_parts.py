@@ -1,7 +1,7 @@
 """The check holds a level's covers as the parts they were counted in, not joined (joining held
 the triples' covers of connect's first 10,000 records twice, the check's peak), and their record
-ids as int32 where the release has at most ``INT32_RECORDS`` records. The violations are the same,
-in the same order, with either dtype and any number of parts, and they are those of the literal
+ids as int32 where the release has at most ``core.arrays.INT32_IDS`` records. The violations are
+the same, in the same order, with either dtype and any number of parts, and they are those of the literal
 reference."""
 
 from unittest import mock
@@ -10,6 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from setveil.core import arrays
 from setveil.core.arrays import concat_ranges
 from setveil.core.window import Window
 from setveil.plugins.rho import checker
@@ -31,7 +32,7 @@ def violations(rows, rho, qid_size, slice_size, int32_records):
         dtypes.update(part.dtype for part in cover_rows.parts if len(part))
         return level_violations(data, sets, sup, cover_ptr, cover_rows, *rest)
 
-    with mock.patch.object(checker, "SLICE", slice_size), mock.patch.object(checker, "INT32_RECORDS", int32_records), \
+    with mock.patch.object(checker, "SLICE", slice_size), mock.patch.object(arrays, "INT32_IDS", int32_records), \
             mock.patch.object(checker, "_level_violations", spy):
         found = [(v.rule, v.summary, v.itemset, v.target)
                  for v in checker.rho_violations(window, window, SENSITIVE, rho, qid_size, limit=10**6)]

@@ -8,6 +8,7 @@ from unittest import mock
 
 import numpy as np
 
+from setveil.core import arrays
 from setveil.core.window import Window
 from setveil.plugins.rho import checker
 
@@ -31,7 +32,7 @@ def checked(rows, int32_records, slice_size=1 << 17):
             left.append(found)
         return found
 
-    with mock.patch.object(checker, "INT32_RECORDS", int32_records), mock.patch.object(checker, "SLICE", slice_size), \
+    with mock.patch.object(arrays, "INT32_IDS", int32_records), mock.patch.object(checker, "SLICE", slice_size), \
             mock.patch.object(checker, "_extensions", spy_extensions), \
             mock.patch.object(checker, "_candidates", spy_candidates):
         found = [(v.rule, v.summary, v.itemset, v.target)
@@ -40,7 +41,7 @@ def checked(rows, int32_records, slice_size=1 << 17):
 
 
 def test_instances_are_int32_where_records_and_qids_fit_and_int64_past_them():
-    narrow, narrow_dtypes, _ = checked(ROWS, checker.INT32_RECORDS)
+    narrow, narrow_dtypes, _ = checked(ROWS, arrays.INT32_IDS)
     wide, wide_dtypes, _ = checked(ROWS, 1)
     assert narrow == wide and narrow
     assert len(narrow_dtypes) == len(wide_dtypes) == 3
@@ -49,8 +50,8 @@ def test_instances_are_int32_where_records_and_qids_fit_and_int64_past_them():
 
 
 def test_each_slice_of_instances_is_dropped_once_the_next_level_is_read_from_it():
-    whole, _, _ = checked(ROWS, checker.INT32_RECORDS)
-    sliced, _, left = checked(ROWS, checker.INT32_RECORDS, slice_size=2)
+    whole, _, _ = checked(ROWS, arrays.INT32_IDS)
+    sliced, _, left = checked(ROWS, arrays.INT32_IDS, slice_size=2)
     assert sliced == whole
     # every slice of the instances of the levels of 2 and 3 items was read and dropped; the last keeps none
     assert left == [(0, 0), (0, 0), (0, 0)]

@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from setveil.core import arrays
 from setveil.core.window import Window
 from setveil.plugins.rho import checker
 from setveil.plugins.rho.itemsets import itemset_keys
@@ -90,8 +91,10 @@ def test_extension_spans_are_the_items_after_the_last_as_int32_where_they_fit(ro
     sets = np.arange(release.width, dtype=np.int64)[:, None]
     inst_rows = np.array([r for r, _ in chosen], dtype=release.row_dtype)
     inst_qid = np.array([i for _, i in chosen], dtype=np.int32)
-    for threshold, dtype in ((checker.INT32_RECORDS, np.int32), (len(release.keys) - 1, np.int64)):
-        with mock.patch.object(checker, "INT32_RECORDS", threshold):
+    # an end may be the count of occurrences itself: int32 only where that count fits too
+    ends_fit = ((arrays.INT32_IDS, np.int32), (len(release.keys) + 1, np.int32), (len(release.keys), np.int64))
+    for threshold, dtype in ends_fit:
+        with mock.patch.object(arrays, "INT32_IDS", threshold):
             stops, counts = checker._extension_spans(release, sets, inst_rows, inst_qid)
         assert stops.dtype == counts.dtype == dtype
         ends = window.indptr[inst_rows + 1]

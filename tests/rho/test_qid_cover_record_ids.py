@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.plugins.rho import qids
+from setveil.core import arrays
 from setveil.plugins.rho.policies import Dist, Global, Mine
 from setveil.plugins.rho.qids import QidBuffer
 from setveil.plugins.rho.suppressor import PartialSuppressor
@@ -41,7 +41,7 @@ def run(rows, policy, rho, b_max, qid_size, int64):
         monkeypatch.setattr("setveil.plugins.rho.suppressor.QidBuffer", Recording)
         monkeypatch.setattr(Recording, "dtypes", [])
         if int64:
-            monkeypatch.setattr(qids, "INT32_RECORDS", len(rows) - 1)
+            monkeypatch.setattr(arrays, "INT32_IDS", len(rows) - 1)
         table = table_of(rows)
         suppressor = PartialSuppressor(table, POLICIES[policy](), rho, qid_size, b_max, np.random.default_rng(0))
         stats = suppressor.run()
