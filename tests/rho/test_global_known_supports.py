@@ -16,13 +16,8 @@ from hypothesis import strategies as st
 from setveil.plugins.rho import qids
 from setveil.plugins.rho.policies import Global
 from setveil.plugins.rho.suppressor import PartialSuppressor
-from setveil.plugins.rho.table import Table
 
-
-def table_of(rows, n_items, sensitive):
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
-                 np.isin(np.arange(n_items), sensitive))
+from .test_algorithm import table_of
 
 
 def run_global(rows, n_items, sensitive, rho, b_max, qid_size, seed, remember):

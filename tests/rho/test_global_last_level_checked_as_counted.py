@@ -17,17 +17,17 @@ from setveil.plugins.rho import qids
 from setveil.plugins.rho.policies import Global
 from setveil.plugins.rho.qids import QidBuffer, unsafe_rules
 from setveil.plugins.rho.suppressor import PartialSuppressor
-from setveil.plugins.rho.table import Table
+
+from .test_algorithm import table_of
 
 # dense records over 10 item types, 8 and 9 sensitive: buffers share most of their qids
 DENSE_ROWS = st.lists(st.lists(st.integers(0, 9), min_size=3, max_size=9, unique=True).map(sorted),
                       min_size=4, max_size=40)
 
 
-def table_of(rows, n_items=10, sensitive=(8, 9)):
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
-                 np.isin(np.arange(n_items), sensitive))
+def dense_table(rows):
+    """The table of records drawn from DENSE_ROWS."""
+    return table_of(rows, 10, (8, 9))
 
 
 def buffers_of(table, per_buffer):
@@ -73,7 +73,7 @@ def test_a_last_level_checked_as_counted_gives_the_rules_of_its_covers(rows, rho
     share = Share.of(rho)
     results = []
     for checked in (False, True):
-        table = table_of(rows)
+        table = dense_table(rows)
         known = {} if remember else None
         results.append([fill(table, buffer_rows, b_max, qid_size, share, known, list(removals), checked)
                         for buffer_rows in buffers_of(table, per_buffer)])
@@ -88,7 +88,7 @@ def test_a_last_level_of_many_slices_has_rules_from_both_kinds_of_cover():
     share = Share.of(0.3)
     results, sliced = [], []
     for checked in (False, True):
-        table = table_of(rows)
+        table = dense_table(rows)
         known: dict = {}
         results.append([fill(table, buffer_rows, 2, 4, share, known, [], checked)
                         for buffer_rows in buffers_of(table, 10)])
@@ -96,7 +96,7 @@ def test_a_last_level_of_many_slices_has_rules_from_both_kinds_of_cover():
     last = [rules for buffer in results[1] for size, _, rules in buffer if size == 4]
     assert sum(len(qid) for qid, _, _ in last) > 10
     # a slice of 2 rows (b_max) holds one candidate's cover or two: the level was checked in many
-    table = table_of(rows)
+    table = dense_table(rows)
     buffer = QidBuffer(table, buffers_of(table, 10)[0], 2, {})
     check_slice = buffer._check_slice
 
@@ -118,7 +118,7 @@ def run_global(rows, rho, b_max, qid_size, seed, checked):
             extend = QidBuffer.extend
             monkeypatch.setattr(QidBuffer, "extend",
                                 lambda self, prev, last=False, share=None: extend(self, prev, last))
-        table = table_of(rows)
+        table = dense_table(rows)
         suppressor = PartialSuppressor(table, Global(), rho, qid_size, b_max, np.random.default_rng(seed))
         stats = suppressor.run()
     stats.pop("seconds")
@@ -136,7 +136,7 @@ def test_global_removes_the_types_it_removed_with_every_cover_held(rows, rho, b_
 @given(rows=DENSE_ROWS, b_max=st.sampled_from([1, 3, 10, 1_000_000]), data=st.data())
 def test_current_covers_are_the_parents_covers_as_of_now(rows, b_max, data):
     # the triples' covers after deletions of whole types, of single occurrences, or of none
-    table = table_of(rows)
+    table = dense_table(rows)
     buffer = QidBuffer(table, np.flatnonzero(table.nsens >= 1), b_max)
     pairs = buffer.extend(buffer.singletons())
     triples = pairs and buffer.extend(pairs)
@@ -164,7 +164,7 @@ def test_current_covers_are_the_parents_covers_as_of_now(rows, b_max, data):
 
 def test_a_cover_no_deletion_reached_is_not_copied():
     rows = [[0, 1, 2, 8], [0, 1, 2, 9], [0, 1, 3, 8], [0, 2, 3, 9], [1, 2, 3, 8], [0, 1, 2, 3, 9], [4, 5, 9]]
-    table = table_of(rows)
+    table = dense_table(rows)
     buffer = QidBuffer(table, np.flatnonzero(table.nsens >= 1), 1_000_000)
     triples = buffer.extend(buffer.extend(buffer.singletons()))
     at = {tuple(s): i for i, s in enumerate(triples.sets.tolist())}
@@ -189,5 +189,5 @@ def test_the_suppressor_reads_globals_last_level_from_its_rules(monkeypatch):
     monkeypatch.setattr(qids.QidBuffer, "extend", spy)
     rng = np.random.default_rng(3)
     rows = [sorted(rng.choice(10, size=6, replace=False).tolist()) for _ in range(30)]
-    PartialSuppressor(table_of(rows), Global(), 0.9, 4, 1_000_000, np.random.default_rng(0)).run()
+    PartialSuppressor(dense_table(rows), Global(), 0.9, 4, 1_000_000, np.random.default_rng(0)).run()
     assert (4, True, True) in seen and not any(checked for size, _, checked in seen if size < 4)

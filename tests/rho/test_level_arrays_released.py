@@ -10,7 +10,8 @@ import tracemalloc
 import numpy as np
 
 from setveil.plugins.rho.qids import QidBuffer
-from setveil.plugins.rho.table import Table
+
+from .test_algorithm import table_of
 
 # Python's own bookkeeping between two readings (frames, small ints, a list or two)
 SLACK = 16 * 1024
@@ -19,9 +20,7 @@ SLACK = 16 * 1024
 def dense_table(seed=3, n=600, n_items=14, length=10):
     """Records of ``length`` of ``n_items`` items, items 0 and 1 sensitive."""
     rng = np.random.default_rng(seed)
-    rows = [np.sort(rng.choice(n_items, size=length, replace=False)) for _ in range(n)]
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    return Table(indptr, np.concatenate(rows).astype(np.int64), n_items, np.isin(np.arange(n_items), [0, 1]))
+    return table_of([np.sort(rng.choice(n_items, size=length, replace=False)) for _ in range(n)], n_items, [0, 1])
 
 
 class ReadingBuffer(QidBuffer):

@@ -8,13 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setveil.plugins.rho.qids import QidBuffer
-from setveil.plugins.rho.table import Table
 
-
-def table_of(rows, n_items, sensitive):
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
-                 np.isin(np.arange(n_items), sensitive))
+from .test_algorithm import table_of
 
 
 class RecordingBuffer(QidBuffer):
