@@ -4,10 +4,8 @@ NCP, and bad hierarchy input -> one line naming file and line, exit 2, nothing w
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
-
+from ..core.figure1 import run
 from .examples import TABLE_2
 
 DATA = "".join(" ".join(original) + "\n" for original, _, _ in TABLE_2.values())
@@ -20,11 +18,6 @@ def files(tmp_path):
     (tmp_path / "fig2.csv").write_text(FIG2)
     (tmp_path / "numbers.dat").write_text("1 2\n3 10\n2 3\n1 10\n")
     return tmp_path
-
-
-def run(*args):
-    _load_plugin_commands()
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
 def test_anonymize_with_a_hierarchy_file_reproduces_table_2(files):
@@ -145,10 +138,9 @@ def test_bad_hierarchies_exit_2_naming_file_and_line(files, hierarchy_text, data
 
 
 def test_items_of_standard_input_missing_from_the_hierarchy_name_it_as_such(files):
-    _load_plugin_commands()
     out = files / "never.dat"
-    result = CliRunner().invoke(cli, ["anonymize", "-", "-o", str(out), "--model", "kanonymity", "-P", "k=2",
-                                      "--hierarchy", str(files / "fig2.csv")], input=DATA + "c1\n")
+    result = run("anonymize", "-", "-o", out, "--model", "kanonymity", "-P", "k=2", "--hierarchy", files / "fig2.csv",
+                 input=DATA + "c1\n")
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "fig2.csv: 1 item of standard input is not in the hierarchy; the first in transaction" in result.output
     assert not out.exists()

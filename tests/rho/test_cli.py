@@ -12,12 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
 from setveil.plugins.rho import dnc
 from setveil.streams.process import _process_tree
 
+from ..core.figure1 import run
 from ..streams.test_processor import _gone
 from ..streams.kafkatools import wait_until
 
@@ -32,11 +31,6 @@ def files(tmp_path):
     (tmp_path / "table1.dat").write_text(TABLE_1)
     (tmp_path / "sensitive.txt").write_text("condom\n")
     return tmp_path
-
-
-def run(*args):
-    _load_plugin_commands()
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
 def test_anonymize_reports_the_metrics_and_verify_accepts_the_release(files):
