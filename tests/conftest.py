@@ -101,6 +101,23 @@ def leaking(altered):
     return leak
 
 
+@pytest.fixture
+def register_plugin():
+    """``register_plugin(plugin, name=None)``: the plugin manager, made afresh for the test, with
+    ``plugin`` registered by hand as a plugin not yet packaged is; after the test, the installed
+    plugins alone again, so that no other test's registry holds it."""
+    from setveil.core.plugins import get_plugin_manager, reset
+
+    def register(plugin, name=None):
+        manager = get_plugin_manager()
+        manager.register(plugin, name=name)
+        return manager
+
+    reset()
+    yield register
+    reset()
+
+
 def pytest_collection_modifyitems(items):
     """A test that reads the benchmark datasets or starts the broker is slow, as the marker says,
     without each file having to mark it: `-m "not slow"` is documented to leave both out."""

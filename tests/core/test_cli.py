@@ -11,7 +11,6 @@ import click
 import pytest
 
 from setveil import Parameter
-from setveil.core import plugins
 from setveil.core.cli import _checked_param_text, _load_plugin_commands, cli
 from setveil.core.hookspecs import hookimpl
 from setveil.plugins.coherence.policies import MaxMM
@@ -235,14 +234,10 @@ class TunedPlugin:
         register(Tuned)
 
 
-def test_plugins_json_lists_a_policys_parameters_as_unchecked():
+def test_plugins_json_lists_a_policys_parameters_as_unchecked(register_plugin):
     # the check uses the model alone, so verify's verdict never names a policy's parameter
-    plugins.reset()
-    try:
-        plugins.get_plugin_manager().register(TunedPlugin(), name="tuned")
-        rows = {row["model"]: row for row in json.loads(run("plugins", "--json").output)}
-    finally:
-        plugins.reset()
+    register_plugin(TunedPlugin(), name="tuned")
+    rows = {row["model"]: row for row in json.loads(run("plugins", "--json").output)}
     tuned = next(policy for policy in rows["coherence"]["policies"] if policy["policy"] == "tuned")
     assert tuned["parameters"] == [{"name": "q", "allowed": "a number in [0, inf)", "required": True, "default": None,
                                     "help": "a knob", "checked": False}]

@@ -76,13 +76,10 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder():
-    plugins.reset()
-    pm = plugins.get_plugin_manager()
+def recorder(register_plugin):
     recorder = Recorder()
-    pm.register(recorder, name="recorder")
-    yield recorder, pm, plugins.Registry(pm)
-    plugins.reset()
+    pm = register_plugin(recorder, name="recorder")
+    return recorder, pm, plugins.Registry(pm)
 
 
 def test_wrapper_and_observers_see_every_window(recorder):

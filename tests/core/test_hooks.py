@@ -11,7 +11,7 @@ from setveil.core import hookspecs
 from setveil.core.engine import Pipeline
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
-from setveil.core.plugins import get_plugin_manager, get_registry, reset
+from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 
@@ -67,20 +67,15 @@ class _Observer:
         self.reports.append(report)
 
 
-def test_an_observer_gets_the_report_keys_the_docs_list():
+def test_an_observer_gets_the_report_keys_the_docs_list(register_plugin):
     # Regression (a plugin author's walkthrough): the docs said only that the report holds counts,
     # timings and loss, and an observer's author printed one to learn its keys
     section = DOC.split("### `setveil_window_anonymized(")[1].split("\n### ")[0]
     listed = re.search(r"`per_window`, (.*?) \(the release's", section, re.S).group(1)
     observer = _Observer()
-    reset()
-    try:
-        manager = get_plugin_manager()
-        manager.register(observer)
-        context = Context(schema=ItemSchema(frozenset({"s"})))
-        configured = get_registry().configure("rho", None, {"rho": "0.5"}, context)
-        window = Window.from_transactions([["a", "s"], ["a"], ["b"]])
-        Pipeline(configured, manager).run(window, np.random.default_rng(0))
-    finally:
-        reset()
+    manager = register_plugin(observer)
+    context = Context(schema=ItemSchema(frozenset({"s"})))
+    configured = get_registry().configure("rho", None, {"rho": "0.5"}, context)
+    window = Window.from_transactions([["a", "s"], ["a"], ["b"]])
+    Pipeline(configured, manager).run(window, np.random.default_rng(0))
     assert set(re.findall(r"`(\w+)`", listed)) == set(observer.reports[0])

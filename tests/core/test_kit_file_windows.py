@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from setveil import Parameter, Policy, PrivacyModel, Release, Transformation, Violation, hookimpl
-from setveil.core.plugins import get_plugin_manager, reset
 from setveil.testing import ConformanceSuite
 
 
@@ -59,11 +58,9 @@ class ByHand:
 
 
 @pytest.fixture(autouse=True)
-def registered() -> Iterator[None]:
-    reset()
-    get_plugin_manager().register(ByHand(), name="ksup-file-windows")
+def registered(register_plugin) -> Iterator[None]:
+    register_plugin(ByHand(), name="ksup-file-windows")
     yield
-    reset()
     KSup.mistake.clear()
 
 

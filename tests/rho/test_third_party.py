@@ -11,7 +11,7 @@ from setveil.core.engine import Pipeline
 from setveil.core.errors import WindowRejected
 from setveil.core.hookspecs import hookimpl
 from setveil.core.model import Context
-from setveil.core.plugins import get_plugin_manager, get_registry, reset
+from setveil.core.plugins import get_registry
 from setveil.core.schema import ItemSchema
 from setveil.core.window import Window
 from setveil.plugins.rho import RhoPolicy
@@ -100,12 +100,8 @@ class ThirdParty:
 
 
 @pytest.fixture
-def pm():
-    reset()
-    manager = get_plugin_manager()
-    manager.register(ThirdParty())
-    yield manager
-    reset()
+def pm(register_plugin):
+    return register_plugin(ThirdParty())
 
 
 CONTEXT = Context(schema=ItemSchema(private=frozenset({"condom"})))

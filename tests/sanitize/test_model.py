@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from setveil.core.engine import Pipeline
 from setveil.core.errors import SpeltOtherwise, WindowRejected
 from setveil.core.hookspecs import hookimpl
-from setveil.core.plugins import get_plugin_manager, get_registry, reset
+from setveil.core.plugins import get_registry
 from setveil.core.window import Window
 from setveil.plugins.sanitize.index import sensitive_index
 from setveil.plugins.sanitize.metrics import PatternMetrics
@@ -242,13 +242,8 @@ class ThirdParty:
 
 
 @pytest.fixture
-def third_party():
-    reset()
-    pm = get_plugin_manager()
-    plugin = ThirdParty()
-    pm.register(plugin)
-    yield pm
-    reset()
+def third_party(register_plugin):
+    return register_plugin(ThirdParty())
 
 
 def test_a_third_party_policy_runs_without_touching_the_model(third_party, fig3, fig3_patterns):
