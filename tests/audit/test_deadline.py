@@ -17,16 +17,8 @@ from setveil.plugins.audit.itemsets import ItemsetCollection
 from setveil.plugins.audit.owner import rename
 from setveil.plugins.audit.program import deanonymize, determine_names
 
+from ..streams.test_processor import _gone
 from .helpers import ASYMMETRIC, graph_database, sigma_of
-
-
-def _gone(pid: int) -> bool:
-    """The process has ended (gone, or a zombie nobody has reaped yet)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
 
 
 @pytest.fixture
@@ -76,11 +68,8 @@ def test_nothing_a_call_started_is_left_running_however_it_ends(tmp_path, short_
         assert call_within(call, 0.3 if ending == "limit" else 5.0) == (KILLED if ending == "limit" else "solved")
     assert time.monotonic() - started < 5
     assert _stop_handlers() == handlers
-    deadline_at = time.monotonic() + 5
     child, grandchild = map(int, pids.read_text().split())
-    while not (_gone(child) and _gone(grandchild)) and time.monotonic() < deadline_at:
-        time.sleep(0.05)
-    assert _gone(child) and _gone(grandchild)
+    assert _gone([child, grandchild], 5)
 
 
 def test_a_test_solve_that_overruns_its_time_limit_is_stopped_and_left_unsettled(monkeypatch, short_grace):
