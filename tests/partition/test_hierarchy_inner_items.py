@@ -2,27 +2,19 @@
 line that gives the item a child, by number only (user walkthrough)."""
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
 
-DATA = "a1 a2\na1 b1\na2 b2\nb1 b2\n"
+from .hierarchy_files import DATA, anonymize_with_hierarchy
 
-
-def anonymize(tmp_path, hierarchy: str):
-    (tmp_path / "data.dat").write_text(DATA)
-    (tmp_path / "h.csv").write_text(hierarchy)
-    _load_plugin_commands()
-    return CliRunner().invoke(cli, ["anonymize", str(tmp_path / "data.dat"), "-o", str(tmp_path / "out.dat"),
-                                    "-m", "km-anonymity", "-P", "k=2", "-P", "m=2",
-                                    "--hierarchy", str(tmp_path / "h.csv")])
+KM_ANONYMITY = ["-m", "km-anonymity", "-P", "k=2", "-P", "m=2"]
 
 
 def test_an_item_given_children_is_refused_naming_the_line_of_its_first_child(tmp_path):
-    result = anonymize(tmp_path, "A,ALL\nB,ALL\na1,A\na2,A\nb1,B\n# b2 goes under b1\nb2,b1\nb3,b1\n")
+    hierarchy = "A,ALL\nB,ALL\na1,A\na2,A\nb1,B\n# b2 goes under b1\nb2,b1\nb3,b1\n"
+    result = anonymize_with_hierarchy(tmp_path, DATA, hierarchy, *KM_ANONYMITY)
     assert result.exit_code == 2 and not (tmp_path / "out.dat").exists()
     assert result.output == (
         f"setveil: error: {tmp_path / 'h.csv'}: 1 item of {tmp_path / 'data.dat'} is an inner node of the hierarchy, "
@@ -31,7 +23,7 @@ def test_an_item_given_children_is_refused_naming_the_line_of_its_first_child(tm
 
 def test_several_items_given_children_are_named_by_those_lines(tmp_path):
     # b3 under b1 comes first in the file, then x under b2; the root a1 is an item too
-    result = anonymize(tmp_path, "b3,b1\nb1,B\nb2,B\nx,b2\nB,a1\na2,a1\n")
+    result = anonymize_with_hierarchy(tmp_path, DATA, "b3,b1\nb1,B\nb2,B\nx,b2\nB,a1\na2,a1\n", *KM_ANONYMITY)
     assert result.exit_code == 2
     assert result.output.endswith(
         "3 items of " f"{tmp_path / 'data.dat'}" " are inner nodes of the hierarchy, not leaves; the first in "

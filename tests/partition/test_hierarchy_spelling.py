@@ -3,27 +3,19 @@ byte-order mark pasted mid-file, another Unicode form): the refusal names the li
 number only (user walkthrough)."""
 
 import pytest
-from click.testing import CliRunner
 
-from setveil.core.cli import _load_plugin_commands, cli
 from setveil.core.errors import InputError
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
 
-DATA = "a1 a2\na1 b1\na2 b2\nb1 b2\n"
+from .hierarchy_files import DATA, anonymize_with_hierarchy
 
-
-def anonymize(tmp_path, hierarchy: str, data: str = DATA):
-    (tmp_path / "data.dat").write_text(data)
-    (tmp_path / "h.csv").write_text(hierarchy, encoding="utf-8")
-    _load_plugin_commands()
-    return CliRunner().invoke(cli, ["anonymize", str(tmp_path / "data.dat"), "-o", str(tmp_path / "out.dat"),
-                                    "-m", "kanonymity", "-P", "k=2", "--hierarchy", str(tmp_path / "h.csv")])
+K_ANONYMITY = ["-m", "kanonymity", "-P", "k=2"]
 
 
 @pytest.mark.parametrize("b1", ["B1", "\ufeffb1", "b\uff11"])  # another case, a byte-order mark, full-width 1
 def test_an_item_the_hierarchy_spells_otherwise_is_refused_naming_its_line(tmp_path, b1):
-    result = anonymize(tmp_path, f"A,ALL\nB,ALL\na1,A\na2,A\n{b1},B\nb2,B\n")
+    result = anonymize_with_hierarchy(tmp_path, DATA, f"A,ALL\nB,ALL\na1,A\na2,A\n{b1},B\nb2,B\n", *K_ANONYMITY)
     assert result.exit_code == 2 and not (tmp_path / "out.dat").exists()
     assert result.output == (
         f"setveil: error: {tmp_path / 'h.csv'}: 1 item of {tmp_path / 'data.dat'} is not in the hierarchy; the first "
@@ -32,7 +24,7 @@ def test_an_item_the_hierarchy_spells_otherwise_is_refused_naming_its_line(tmp_p
 
 
 def test_several_items_spelt_otherwise_are_named_by_their_lines(tmp_path):
-    result = anonymize(tmp_path, "A,ALL\nB,ALL\nA1,A\na2,A\nB1,B\nB2,B\n")
+    result = anonymize_with_hierarchy(tmp_path, DATA, "A,ALL\nB,ALL\nA1,A\na2,A\nB1,B\nB2,B\n", *K_ANONYMITY)
     assert result.exit_code == 2
     assert result.output.endswith(
         "3 items of " f"{tmp_path / 'data.dat'}" " are not in the hierarchy; the first in transaction 0 (counted from "
@@ -41,7 +33,7 @@ def test_several_items_spelt_otherwise_are_named_by_their_lines(tmp_path):
 
 
 def test_an_item_the_hierarchy_lacks_with_no_other_spelling_gets_no_hint(tmp_path):
-    result = anonymize(tmp_path, "A,ALL\nB,ALL\na1,A\na2,A\nb2,B\n")
+    result = anonymize_with_hierarchy(tmp_path, DATA, "A,ALL\nB,ALL\na1,A\na2,A\nb2,B\n", *K_ANONYMITY)
     assert result.exit_code == 2
     assert result.output.endswith("1 item of " f"{tmp_path / 'data.dat'}" " is not in the hierarchy; the first in "
                                   "transaction 1 (counted from 0)\n")
