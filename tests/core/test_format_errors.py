@@ -475,14 +475,11 @@ def test_a_msgpack_record_msgpack_refuses_is_named_in_words(tmp_path, record, pr
     assert "HIV" not in str(info.value)
 
 
-def test_a_release_on_standard_input_is_read_after_the_original(tmp_path):
+def test_a_release_on_standard_input_is_read_after_the_original(files):
     # verify names a missing RELEASE before it reads ORIGINAL (refuse_unreadable), and leaves
     # standard input to the read: no test gave RELEASE on it, and a check that stat'ed '-' as a
     # path passed every test in tests/core (rev65, mutation pass over refuse_unreadable)
-    original = tmp_path / "in.dat"
-    original.write_text(FIGURE_1)
-    (tmp_path / "private.txt").write_text(PRIVATE)
-    result = run("verify", original, "-", *MODEL, "--sensitive", tmp_path / "private.txt", input=FIGURE_1)
+    result = run("verify", files / "fig1.dat", "-", *MODEL, "--sensitive", files / "private.txt", input=FIGURE_1)
     assert result.exit_code == 1, result.output  # read: Figure 1 itself fails the model
     assert "FAILS coherence" in result.output
 

@@ -4,14 +4,7 @@ windows of at least k transactions."""
 
 import pytest
 
-from .figure1 import FIGURE_1, MODEL, PRIVATE, run
-
-
-@pytest.fixture
-def private(tmp_path):
-    path = tmp_path / "private.txt"
-    path.write_text(PRIVATE)
-    return path
+from .figure1 import FIGURE_1, MODEL, run
 
 
 @pytest.mark.parametrize("window", [[], ["--window", "2"]])

@@ -7,14 +7,7 @@ import pytest
 from setveil.core.errors import InputError
 from setveil.core.output import WriteError
 
-from .figure1 import FIGURE_1, MODEL, PRIVATE, run
-
-
-@pytest.fixture
-def private(tmp_path):
-    path = tmp_path / "private.txt"
-    path.write_text(PRIVATE)
-    return path
+from .figure1 import FIGURE_1, MODEL, run
 
 
 @pytest.mark.parametrize("data, error", [

@@ -1,15 +1,13 @@
 """verify's refusal of a RELEASE, or a --windows file, that does not pair with what it checks counts
 in English: '1 transaction', '1 window id', where it said '1 transactions' and '1 window ids'."""
 
-from .figure1 import FIGURE_1, MODEL, PRIVATE, run
+from .figure1 import FIGURE_1, MODEL, run
 
 
-def test_a_release_of_one_transaction_is_counted_as_one(tmp_path):
+def test_a_release_of_one_transaction_is_counted_as_one(tmp_path, private):
     (tmp_path / "figure1.dat").write_text(FIGURE_1)
-    (tmp_path / "private.txt").write_text(PRIVATE)
     (tmp_path / "one.dat").write_text("a c\n")
-    result = run("verify", tmp_path / "figure1.dat", tmp_path / "one.dat", *MODEL,
-                 "--sensitive", tmp_path / "private.txt")
+    result = run("verify", tmp_path / "figure1.dat", tmp_path / "one.dat", *MODEL, "--sensitive", private)
     assert result.exit_code == 2
     assert result.output == (f"setveil: error: {tmp_path / 'one.dat'}: 1 transaction, but {tmp_path / 'figure1.dat'} "
                              "has 5\n")

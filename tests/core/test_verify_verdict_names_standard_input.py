@@ -1,14 +1,11 @@
 """verify's verdict names a RELEASE read from standard input 'standard input', as every error that
 names it does, where the line began '-: FAILS' or '-: satisfies'."""
 
-from .figure1 import FIGURE_1, MODEL, PRIVATE, run
+from .figure1 import FIGURE_1, MODEL, run
 
 
-def test_a_failing_release_on_standard_input_is_named_in_the_verdict(tmp_path):
-    original = tmp_path / "in.dat"
-    original.write_text(FIGURE_1)
-    (tmp_path / "private.txt").write_text(PRIVATE)
-    result = run("verify", original, "-", *MODEL, "--sensitive", tmp_path / "private.txt", input=FIGURE_1)
+def test_a_failing_release_on_standard_input_is_named_in_the_verdict(files):
+    result = run("verify", files / "fig1.dat", "-", *MODEL, "--sensitive", files / "private.txt", input=FIGURE_1)
     assert result.exit_code == 1, result.output
     assert result.stderr.splitlines()[-1] == "standard input: FAILS coherence: 8 violations"
 
