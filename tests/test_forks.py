@@ -53,13 +53,8 @@ def test_the_audit_forks_its_solves_single_threaded(tmp_path):
 
 
 def test_divide_and_conquer_forks_its_pool_single_threaded(tmp_path):
-    rng = np.random.default_rng(0)
-    rows = (rng.choice(60, rng.integers(3, 8)) for _ in range(2_000))
-    (tmp_path / "in.dat").write_text("".join(" ".join(f"i{j}" for j in sorted(set(row))) + "\n" for row in rows))
-    (tmp_path / "sensitive.txt").write_text("".join(f"i{j}\n" for j in range(0, 60, 4)))
-    threads = _threads_at_forks(tmp_path, "anonymize", tmp_path / "in.dat", "-o", tmp_path / "out.dat",
-                                "--model", "rho", "-P", "rho=0.5", "-P", "t_max=200", "-P", "workers=2",
-                                "-P", "rule_metrics=false", "--sensitive", tmp_path / "sensitive.txt")
+    data, *model = _split_by_divide_and_conquer(tmp_path)
+    threads = _threads_at_forks(tmp_path, "anonymize", data, "-o", tmp_path / "out.dat", *model)
     assert len(threads) >= 2 and set(threads) == {1}
 
 
