@@ -12,6 +12,7 @@ from aiokafka import TopicPartition
 
 from setveil.streams import kafka
 from setveil.streams.settings import Settings
+from setveil.streams.windowlog import WindowLogReader
 
 
 @dataclass
@@ -72,6 +73,20 @@ def records(transactions: Sequence[Sequence[str]], first_tid: int = 0, batch: in
         chunk = [{"tid": first_tid + start + i, "items": list(t)} for i, t in enumerate(transactions[start:start + batch])]
         out.append(msgpack.packb(chunk if batch > 1 else chunk[0]))
     return out
+
+
+def committed(settings: Settings) -> int:
+    """The group's committed offset of input partition 0, where a worker's delivery would begin
+    (the partition's first offset when none is)."""
+
+    async def read() -> int:
+        reader = WindowLogReader(settings, 1)
+        try:
+            return await reader.resume_offset(0)
+        finally:
+            await reader.stop()
+
+    return asyncio.run(read())
 
 
 def read_topic(settings: Settings, topic: str, timeout: float = 5.0) -> list[Read]:

@@ -12,7 +12,6 @@ neither topic nor the log.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 import sys
@@ -33,9 +32,8 @@ from setveil.streams.isolation import IsolatedProcessor
 from setveil.streams.process import WorkerProcess
 from setveil.streams.processor import WindowProcessor, process_in_thread
 from setveil.streams.windowing import Cut, Message
-from setveil.streams.windowlog import WindowLogReader
 
-from .kafkatools import produce, read_topic, wait_until
+from .kafkatools import committed, produce, read_topic, wait_until
 
 PLUGIN = "setveil_faulty"
 
@@ -373,19 +371,6 @@ def values(kinds: list[str | None]) -> list[bytes]:
     """A message for each window of ``kinds``: tids 4i to 4i + 3 for the i-th."""
     return [msgpack.packb([{"tid": WINDOW * i + j, "items": items} for j, items in enumerate(transactions(kind))])
             for i, kind in enumerate(kinds)]
-
-
-def committed(settings) -> int:
-    """The group's committed offset of input partition 0 (0 when none is)."""
-
-    async def read() -> int:
-        reader = WindowLogReader(settings, 1)
-        try:
-            return await reader.resume_offset(0)
-        finally:
-            await reader.stop()
-
-    return asyncio.run(read())
 
 
 def assert_fail_closed(settings, kinds: list[str | None], reasons: dict) -> None:

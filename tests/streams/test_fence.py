@@ -19,8 +19,8 @@ from setveil.streams.broker import free_port
 from setveil.streams.lease import Lease
 from setveil.streams.windowing import Message, Windower
 
-from .kafkatools import produce, records, wait_until
-from .test_service import NEUTRAL, _committed, batches, released_tids
+from .kafkatools import committed, produce, records, wait_until
+from .test_service import NEUTRAL, batches, released_tids
 
 SESSION, HEARTBEAT_INTERVAL = 3.0, 1.0
 TERM = SESSION - HEARTBEAT_INTERVAL
@@ -266,7 +266,7 @@ def test_a_worker_paused_past_the_session_timeout_does_not_emit_its_open_window(
         produce(settings, records(NEUTRAL[10:20], first_tid=10))  # the paused owner never fetches these
         wait_until(lambda: other.metrics().get("setveil_transactions_emitted_total", 0) >= 20, 90,
                    "the other worker to take the partition over and emit offsets 0-19")
-        wait_until(lambda: asyncio.run(_committed(settings)) == 20, 30, "the other worker's commit")
+        wait_until(lambda: committed(settings) == 20, 30, "the other worker's commit")
     finally:
         os.kill(owner.process.pid, signal.SIGCONT)
 

@@ -3,7 +3,6 @@ input"; setveil.streams.headers)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -19,9 +18,9 @@ from setveil.streams.codec import REJECTED_RECORD_TYPE
 from setveil.streams import headers
 from setveil.streams.headers import tolerate_header_names, undecodable_name, unreadable_name
 
-from .kafkatools import produce, read_topic, records, wait_until
+from .kafkatools import committed, produce, read_topic, records, wait_until
 from .test_cli import BAD_HEADER_NAME, REPO
-from .test_service import NEUTRAL, _committed, batches, released_tids
+from .test_service import NEUTRAL, batches, released_tids
 
 
 class NotUtf8(str):  # the pure-Python record builder encodes header names with str.encode
@@ -162,7 +161,7 @@ def test_a_header_name_that_is_not_utf8_is_dead_lettered_and_the_worker_keeps_go
     assert dead.headers["setveil_reason"] == "the name of header 1 of 1 is not UTF-8"
     assert dead.headers["setveil_offset"] == "10"
     assert sorted(released_tids(batches(settings))) == list(range(40)), "every good record in exactly one batch"
-    wait_until(lambda: asyncio.run(_committed(settings)) == 41, 30, "the group's offset committed past all 41")
+    wait_until(lambda: committed(settings) == 41, 30, "the group's offset committed past all 41")
     assert worker.metrics()['setveil_records_dead_lettered_total{kind="malformed"}'] == 1
     assert worker.get("/healthz")[0] == 200
     assert "UnicodeDecodeError" not in worker.log_text()

@@ -32,9 +32,9 @@ from setveil.streams.codec import (
     REJECTED_WINDOW_TYPE,
     decode_batch,
 )
-from setveil.streams.windowlog import WindowLogReader, encode_entry, log_partition
+from setveil.streams.windowlog import encode_entry, log_partition
 
-from .kafkatools import produce, read_topic, records, wait_until
+from .kafkatools import committed, produce, read_topic, records, wait_until
 from .test_processor import _gone
 
 pytestmark = pytest.mark.slow
@@ -534,7 +534,7 @@ def test_sigterm_while_rho_splits_a_window_leaves_no_process_behind(make_setting
     if time_limit:  # the child forks its pool, whose semaphores have no names to be left behind
         assert "leaked semaphore" not in worker.log_text()
     assert read_topic(settings, settings.topics.output) == read_topic(settings, settings.topics.dlq) == []
-    assert asyncio.run(_committed(settings)) == 0, "the window's input would not be re-delivered"
+    assert committed(settings) == 0, "the window's input would not be re-delivered"
 
 
 def test_sigterm_while_windows_are_cut_from_a_backlog_is_a_clean_stop(make_settings, start_worker):
@@ -745,15 +745,6 @@ def test_a_delivery_that_skips_records_is_read_again_from_the_offset_due(make_se
            "partition again from offset 0" in worker.log_text()
 
 
-async def _committed(settings) -> int:
-    """The group's committed offset of input partition 0 (its first offset when none is)."""
-    reader = WindowLogReader(settings, 1)
-    try:
-        return await reader.resume_offset(0)
-    finally:
-        await reader.stop()
-
-
 def test_a_dead_letter_is_not_committed_before_the_window_held_before_it(make_settings, start_worker):
     # Regression (QA as an operator): Faust commits the run of consecutive acknowledged offsets
     # that starts at the lowest, and before a partition's first commit does not look below it.
@@ -765,14 +756,14 @@ def test_a_dead_letter_is_not_committed_before_the_window_held_before_it(make_se
     malformed = 'setveil_records_dead_lettered_total{kind="malformed"}'
     wait_until(lambda: first.metrics().get(malformed, 0) == 1, 60, "the dead letter")
     time.sleep(3)  # Faust commits every 0.5 s (consumer.commit_interval)
-    assert asyncio.run(_committed(settings)) == 0
+    assert committed(settings) == 0
     first.kill()
     produce(settings, records(NEUTRAL[3:10], first_tid=3))  # offsets 4-10
     second = start_worker(settings)
     wait_until(lambda: second.metrics().get("setveil_transactions_emitted_total", 0) >= 10, 60, "all ten transactions")
     assert sorted(released_tids(batches(settings))) == list(range(10))
     assert second.metrics()[malformed] == 1  # dead-lettered again: its acknowledgement had waited too
-    wait_until(lambda: asyncio.run(_committed(settings)) == 11, 30, "the commit past the dead letter, once 0-2 are emitted")
+    wait_until(lambda: committed(settings) == 11, 30, "the commit past the dead letter, once 0-2 are emitted")
 
 
 @pytest.mark.parametrize("fault, rereads", [("FAULT_GAP_AFTER_SEEK", 1), ("FAULT_GAP_OVER_DELIVERED", 0)])
@@ -787,7 +778,7 @@ def test_a_gap_faust_records_over_records_is_not_committed_before_they_are_emitt
                              window__max_seconds=120)
     produce(settings, records(NEUTRAL[:200], batch=10))  # offsets 0-19
     first = start_worker(settings)
-    wait_until(lambda: asyncio.run(_committed(settings)) == 20, 60, "offsets 0-19 emitted and committed")
+    wait_until(lambda: committed(settings) == 20, 60, "offsets 0-19 emitted and committed")
     assert first.stop(timeout=30) == 0
     # offsets 20-29 fill one window; 30-79, one transaction each, wait for theirs (max_seconds)
     produce(settings, records(NEUTRAL[200:300], first_tid=200, batch=10) + records(NEUTRAL[300:350], first_tid=300))
@@ -796,7 +787,7 @@ def test_a_gap_faust_records_over_records_is_not_committed_before_they_are_emitt
     wait_until(lambda: second.metrics().get("setveil_transactions_emitted_total", 0) >= 100, 60, "offsets 20-29")
     assert second.metrics().get("setveil_partition_rereads_total", 0) == rereads
     time.sleep(8)  # Faust commits every 0.5 s (consumer.commit_interval); it had reached 71 by then
-    assert asyncio.run(_committed(settings)) == 30
+    assert committed(settings) == 30
     assert second.stop(timeout=30) == 0
 
     monkeypatch.delenv(fault)
