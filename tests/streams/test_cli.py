@@ -31,6 +31,7 @@ from setveil.streams.settings import _read_toml as read_toml
 from .deployfiles import configmap_toml
 from .kafkatools import produce, read_topic, records, send, wait_until
 from .test_processor import _gone
+from .test_service import holding_partition_1
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -124,12 +125,7 @@ def test_replay_sends_subjects_that_a_worker_merges(make_settings, start_worker,
 def test_tail_short_of_its_count_says_once_per_quiet_spell_what_may_hold_the_rest(make_settings, start_worker):
     # Regression (QA soak): the README's `tail --count <all>` waited silently for ever for a
     # partition's last transactions, fewer than window.min_transactions, which a worker holds
-    settings = make_settings(window__min_transactions=10)
-    worker = start_worker(settings)
-    produce(settings, records([["a", "b"]] * 20), partition=0)
-    produce(settings, records([["a", "b"]] * 5, first_tid=20), partition=1)  # held: fewer than 10
-    wait_until(lambda: worker.metrics().get('setveil_held_transactions{partition="1"}', 0) == 5, 30,
-               "partition 1's held messages")
+    settings, worker = holding_partition_1(make_settings, start_worker)
     # partition 0's window emitted first: a quiet second before its batch was told too (CI, once)
     wait_until(lambda: worker.metrics().get("setveil_windows_emitted_total", 0) == 1, 30, "partition 0's window")
     told = []

@@ -1142,16 +1142,23 @@ def test_a_worker_whose_broker_goes_down_stops_within_the_request_timeout(make_s
     assert text.count("Unable connect to") <= 10, text.count("Unable connect to")
 
 
-def test_a_stopped_worker_names_only_partitions_that_hold_unacknowledged_input(make_settings, start_worker):
-    # Regression (QA as an operator): an idle worker whose windows were all emitted logged that
-    # the unacknowledged input of partition 0 was re-delivered, and named no other partition
+def holding_partition_1(make_settings, start_worker):
+    """A worker at window.min_transactions=10 given 20 transactions on partition 0 and 5 on
+    partition 1, once it holds partition 1's 5, fewer than a window: its settings and the worker."""
     settings = make_settings(window__min_transactions=10)
     worker = start_worker(settings)
     produce(settings, records([["a", "b"]] * 20), partition=0)
-    produce(settings, records([["a", "b"]] * 5, first_tid=20), partition=1)  # held: fewer than 10
-    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) == 20, 30, "partition 0's window")
+    produce(settings, records([["a", "b"]] * 5, first_tid=20), partition=1)
     wait_until(lambda: worker.metrics().get('setveil_held_transactions{partition="1"}', 0) == 5, 30,
                "partition 1's held messages")
+    return settings, worker
+
+
+def test_a_stopped_worker_names_only_partitions_that_hold_unacknowledged_input(make_settings, start_worker):
+    # Regression (QA as an operator): an idle worker whose windows were all emitted logged that
+    # the unacknowledged input of partition 0 was re-delivered, and named no other partition
+    _, worker = holding_partition_1(make_settings, start_worker)
+    wait_until(lambda: worker.metrics().get("setveil_transactions_emitted_total", 0) == 20, 30, "partition 0's window")
     assert worker.stop(timeout=30) == 0
     text = worker.log_text()
     assert "unacknowledged input of partition 1 is re-delivered" in text
