@@ -1,6 +1,9 @@
-"""Installing a one-module plugin distribution for a test, as pip would leave it on a path."""
+"""Installing a one-module plugin distribution for a test, as pip would leave it on a path, and
+running setveil where it is installed."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 #: a plugin model of a real one's shape: it suppresses the items of support below k and checks
@@ -55,3 +58,9 @@ def install_plugin(site: Path, dist: str, module: str, source: str, entry: str) 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
     return env
+
+
+def setveil(env: dict, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    """``setveil ARGS`` in a new Python with ``env`` (an environment :func:`install_plugin` gave),
+    its standard output and error read as text."""
+    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True, cwd=cwd)

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from .distributions import install_plugin
+from .distributions import install_plugin, setveil
 
 HEADER = """
 import abc
@@ -557,10 +557,6 @@ CASES = {
 
 def install(site, source: str) -> dict:
     return install_plugin(site, "brokenplugin-dist", "brokenplugin", HEADER + textwrap.dedent(source), "broken")
-
-
-def setveil(env, *args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -13,7 +13,7 @@ import pytest
 from setveil.core.engine import window_rng
 from setveil.testing import ConformanceSuite
 
-from .distributions import install_plugin
+from .distributions import install_plugin, setveil
 
 MODEL = '''
 import abc
@@ -431,8 +431,8 @@ def test_anonymize_in_windows_draws_window_i_from_the_seed_and_i(installed, tmp_
     data, out = tmp_path / "in.dat", tmp_path / "out.dat"
     data.write_text("p0\np0\n" * 8)
     env = dict(installed, FLOOR_FAULT="random")
-    made = subprocess.run([sys.executable, "-m", "setveil", "anonymize", str(data), "-o", str(out), "-m", "floor",
-                           "-P", "k=2", "--window", "2", "--seed", "7"], env=env, capture_output=True, text=True)
+    made = setveil(env, "anonymize", str(data), "-o", str(out), "-m", "floor", "-P", "k=2", "--window", "2",
+                   "--seed", "7")
     assert made.returncode == 0, made.stderr
     lines = out.read_text().splitlines()
     drawn = ["" if window_rng(7, index).random() < 0.5 else "p0" for index in range(8)]

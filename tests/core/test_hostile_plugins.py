@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .distributions import KSUP_SOURCE, install_plugin
+from .distributions import KSUP_SOURCE, install_plugin, setveil
 
 SOURCE = KSUP_SOURCE + '''
 import atexit
@@ -160,10 +160,6 @@ def data(tmp_path):
     path = tmp_path / "in.dat"
     path.write_text(DATA)
     return path
-
-
-def setveil(env, *args):
-    return subprocess.run([sys.executable, "-m", "setveil", *args], env=env, capture_output=True, text=True)
 
 
 def error(result) -> str:
