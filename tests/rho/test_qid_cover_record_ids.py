@@ -12,16 +12,16 @@ from setveil.core import arrays
 from setveil.plugins.rho.policies import Dist, Global, Mine
 from setveil.plugins.rho.qids import QidBuffer
 from setveil.plugins.rho.suppressor import PartialSuppressor
-from setveil.plugins.rho.table import Table
+
+from .test_algorithm import table_of as table_over
 
 ROWS = st.lists(st.lists(st.integers(0, 9), min_size=2, max_size=8, unique=True).map(sorted), min_size=3, max_size=30)
 POLICIES = {"mine": Mine, "dist": Dist, "global": Global}
 
 
 def table_of(rows, n_items=10, sensitive=(8, 9)):
-    indptr = np.cumsum([0] + [len(r) for r in rows])
-    return Table(indptr, np.array([i for r in rows for i in r], dtype=np.int64), n_items,
-                 np.isin(np.arange(n_items), sensitive))
+    """The ROWS' table: 10 items, 8 and 9 sensitive, unless told."""
+    return table_over(rows, n_items, sensitive)
 
 
 class Recording(QidBuffer):
