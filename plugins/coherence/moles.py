@@ -71,6 +71,13 @@ CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (low
 #: list take (25,000,000 itemsets, 5 GB). A level's frontier is made from the last level's, held
 #: meanwhile, so two levels' tidsets, up to twice this, are held at once
 FRONTIER_BUDGET = 4 << 30
+#: most entries of the parents' private-item bounds gathered at once for a chunk's breach counts
+#: (each candidate takes its two parents' rows): a chunk of tidsets holds thousands of candidates,
+#: and the whole of retail at the README's service setting gathered 18.7 million for one chunk of
+#: pairs, 572 MiB with their minimum, the search's peak
+BOUND_ENTRIES = 1 << 22
+#: windows of fewer transactions than this hold their bounds (supports) as int32
+INT32_COUNTS = int(np.iinfo(np.int32).max) + 1
 
 
 @dataclass
@@ -136,7 +143,7 @@ def find_minimal_moles(
         assert priv_counts is not None  # counted above when check_breach
         x_q = matrix[rows][:, priv].tocsr()
         private_rows = _PrivateRows(_bitsets(x_q), x_q)
-        bounds = _prune(priv_counts[kept], threshold)
+        bounds = _prune(priv_counts[kept], threshold, len(window))
 
     # Level 2: all pair supports by one sparse product.
     pair_sup = sparse.triu(x_f.T @ x_f, k=1).tocoo()
@@ -227,17 +234,18 @@ def _classify(
         is_mole[chunk[(sup > 0) & (sup < k)]] = True
         heavy = np.flatnonzero(sup >= k)
         breach = np.zeros(len(heavy), dtype=bool)
-        new_bounds = None
         if bounds is not None and len(heavy):
-            parents = chunk[heavy]
-            breach, new_bounds = _breaches(
-                tidsets, heavy, sup[heavy], bounds[idx1[parents]], bounds[idx2[parents]], private_rows, share, threshold
-            )
+            for part in _bounded_parts(bounds, idx1[chunk[heavy]], idx2[chunk[heavy]]):
+                parents = chunk[heavy[part]]
+                breach[part], new_bounds = _breaches(
+                    tidsets, heavy[part], sup[heavy[part]], bounds[idx1[parents]], bounds[idx2[parents]], private_rows,
+                    share, threshold,
+                )
+                if keep_frontier:
+                    kept_bounds.append(new_bounds[np.flatnonzero(~breach[part])])
         is_mole[chunk[heavy[breach]]] = True
         extendible = heavy[~breach]
         is_extendible[chunk[extendible]] = True
-        if keep_frontier and new_bounds is not None:
-            kept_bounds.append(new_bounds[np.flatnonzero(~breach)])
     moles = cand[is_mole]
     rows = cand[is_extendible]
     if not keep_frontier:
@@ -274,24 +282,34 @@ class _PrivateRows:
     matrix: sparse.csr_array
 
 
+def _bounded_parts(bounds: sparse.csr_array, first: np.ndarray, second: np.ndarray) -> list[slice]:
+    """Consecutive slices of the candidates whose parents' bounds (rows ``first`` and ``second``)
+    hold about BOUND_ENTRIES entries together, at least one candidate a slice."""
+    per_row = np.diff(bounds.indptr)
+    ends = np.cumsum(per_row[first] + per_row[second])
+    cuts = np.searchsorted(ends, np.arange(BOUND_ENTRIES, int(ends[-1]), BOUND_ENTRIES), side="right")
+    edges = np.unique(np.concatenate(([0], cuts, [len(first)])))
+    return [slice(int(start), int(stop)) for start, stop in zip(edges[:-1], edges[1:])]
+
+
 def _breaches(tidsets, which, support, upper1, upper2, private_rows: _PrivateRows, share: Share, threshold: int):
     """Which of the candidates ``tidsets[which]`` have P_breach > h; and their per-private-item
     support bounds (exact where counted)."""
     upper = upper1.minimum(upper2).tocoo()
-    row, col, bound = upper.row, upper.col, upper.data.astype(np.int64)
+    del upper1, upper2  # the parents' rows are not held beside their minimum
+    row, col, bound = upper.row, upper.col, upper.data
     # only entries that could exceed h*Sup(β) need an exact count
     maybe = np.flatnonzero(share.exceeded(bound, support[row]))
     held, position = np.unique(row[maybe], return_inverse=True)
     if _by_listing(tidsets.shape[1], len(maybe), support[held], private_rows.matrix):
         exact = _listed_counts(tidsets, which[held], position, col[maybe], private_rows.matrix)
     else:
-        exact = np.empty(len(maybe), dtype=np.int64)
+        exact = np.empty(len(maybe), dtype=bound.dtype)
         step = _rows_per_chunk(tidsets.shape[1])
         for start in range(0, len(maybe), step):
             part = maybe[start : start + step]
             exact[start : start + len(part)] = popcount(tidsets[which[row[part]]] & private_rows.bits[col[part]])
-    bound = bound.copy()
-    bound[maybe] = exact
+    bound[maybe] = exact  # upper is this call's own
     flags = np.zeros(len(support), dtype=bool)
     hit = row[maybe][share.exceeded(exact, support[row[maybe]])]
     flags[hit] = True
@@ -333,10 +351,16 @@ def _rows_per_chunk(width: int) -> int:
     return max(1, CHUNK_BYTES // max(8 * width, 1))
 
 
-def _prune(counts: sparse.csr_array, threshold: int) -> sparse.csr_array:
+def _prune(counts: sparse.csr_array, threshold: int, transactions: int) -> sparse.csr_array:
+    """The items' bounds above ``threshold``, as int32 (entries and their indices) where a window
+    of ``transactions`` lets every count fit: the search's levels gather and keep them by the
+    million."""
     coo = sparse.coo_array(counts)
     keep = coo.data > threshold
-    return sparse.csr_array((coo.data[keep].astype(np.int64), (coo.row[keep], coo.col[keep])), shape=coo.shape)
+    dtype = np.int32 if transactions < INT32_COUNTS else np.int64
+    index = np.int32 if max(coo.shape) < INT32_COUNTS else np.int64
+    return sparse.csr_array((coo.data[keep].astype(dtype), (coo.row[keep].astype(index), coo.col[keep].astype(index))),
+                            shape=coo.shape)
 
 
 def _bitsets(matrix: sparse.csr_array) -> np.ndarray:
