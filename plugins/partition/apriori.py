@@ -303,8 +303,21 @@ def unpack(keys: np.ndarray, size: int, n_nodes: int) -> np.ndarray:
 
 
 def _merge(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    return unique, np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+    """The distinct keys of the blocks ``keys`` (each sorted and distinct), ascending, with their
+    ``counts`` summed. The keys are sorted in place and each block's counts added at its keys'
+    places, where np.unique's inverse held its argsort, the keys sorted and unsorted, the counts
+    joined and a float weight per key beside them, seven times the keys' size (retail at
+    k=10, m=4, f=5: 349 MiB of 481 at AA's peak)."""
+    merged = np.concatenate(keys)
+    merged.sort()
+    distinct = np.ones(len(merged), dtype=bool)
+    distinct[1:] = merged[1:] != merged[:-1]
+    unique = merged[distinct]
+    del merged, distinct
+    total = np.zeros(len(unique), dtype=np.int64)
+    for block, count in zip(keys, counts):
+        total[np.searchsorted(unique, block)] += count  # a block's keys are distinct: no place twice
+    return unique, total
 
 
 def count_itemsets(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray, int]:
