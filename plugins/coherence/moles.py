@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from setveil.core.arrays import concat_ranges
+from setveil.core.arrays import concat_ranges, id_dtype
 from setveil.core.bitset import pack_tidlists, popcount, row_members
 from setveil.core.deferred import DeferredModule
 from setveil.core.mining import within_budget
@@ -76,8 +76,6 @@ FRONTIER_BUDGET = 4 << 30
 #: and the whole of retail at the README's service setting gathered 18.7 million for one chunk of
 #: pairs, 572 MiB with their minimum, the search's peak
 BOUND_ENTRIES = 1 << 22
-#: windows of fewer transactions than this hold their bounds (supports) as int32
-INT32_COUNTS = int(np.iinfo(np.int32).max) + 1
 #: a chunk's tidsets are ANDed from rows gathered this many parts at a time: gathering the whole
 #: chunk's rows for each operand held two copies of its size beside it (with the last chunk's
 #: tidsets, 256 MiB for a chunk of 64 MiB), the search's peak on retail and connect
@@ -378,8 +376,8 @@ def _prune(counts: sparse.csr_array, threshold: int, transactions: int) -> spars
     million."""
     coo = sparse.coo_array(counts)
     keep = coo.data > threshold
-    dtype = np.int32 if transactions < INT32_COUNTS else np.int64
-    index = np.int32 if max(coo.shape) < INT32_COUNTS else np.int64
+    dtype = id_dtype(transactions + 1)  # a count is 0 .. transactions
+    index = id_dtype(max(coo.shape))
     return sparse.csr_array((coo.data[keep].astype(dtype), (coo.row[keep].astype(index), coo.col[keep].astype(index))),
                             shape=coo.shape)
 

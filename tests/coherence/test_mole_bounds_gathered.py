@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from setveil.core import arrays
 from setveil.core.schema import ItemSchema
 from setveil.plugins.coherence import moles
 
@@ -57,7 +58,7 @@ def test_bounds_gathered_in_parts_and_as_int32_find_the_same_moles(rows, h, k, p
         patch.setattr(moles, "BOUND_ENTRIES", entries)
         patch.setattr(moles, "CHUNK_BYTES", chunk)
         if not int32_counts:
-            patch.setattr(moles, "INT32_COUNTS", len(rows))
+            patch.setattr(arrays, "INT32_IDS", len(rows))  # counts 0 .. len(rows) no longer fit
         gathered = _Gathered(patch)
         parts = _search(rows, h, k, p)
     assert parts == whole

@@ -1,6 +1,6 @@
 """core.arrays.id_dtype and as_ids: ids 0 .. count - 1 are held as int32 exactly while the largest,
-count - 1, fits in int32, and as int64 from one more on (the checks and suppressors of ρ hold their
-record ids, qid ids and positions this way)."""
+count - 1, fits in int32, and as int64 from one more on (ρ's suppressor and check hold their record
+ids, qid ids and positions this way, and the coherence search its bounds)."""
 
 import numpy as np
 from hypothesis import given
