@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from setveil.core.cli import _json_text
+from setveil.core.cli import _json_default, _json_text
 from setveil.core.engine import _copies, overriders_note
 from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, ParameterError, PluginError,
                                  UnknownPluginError, wrote_read_only)
@@ -193,7 +193,16 @@ def _stat_value_problem(value: Any, window: Window, where: str) -> str | None:
         return f"{where} is a number that is an item of the window ({', '.join(named[:3])})"
     if isinstance(value, numbers.Real) and not math.isfinite(value):
         return f"{where} is {value}, not a finite number, which anonymize --report cannot write"
-    return None
+    if value is None or isinstance(value, (str, numbers.Number)):
+        return None
+    # anything else as anonymize --report writes it (kit power pass: a deque of the dropped items
+    # passed, and every report held the text "deque(['p1', ...])")
+    try:
+        written = _json_default(value)
+    except TypeError:
+        return (f"{where} is a value of type {type(value).__name__} whose text cannot be made, which anonymize "
+                "--report cannot write")
+    return None if type(written) is type(value) else _stat_value_problem(written, window, where)
 
 
 def given_copies(who: str, method: Callable[[Window, Window], Any], original: Window, release: Window) -> Any:
