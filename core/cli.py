@@ -37,6 +37,7 @@ from .output import check_output, distinct_outputs, guard_standard_streams, text
 from .params import Parameter, as_typed, parse_assignments, shown_value
 from .plugins import (Configured, call_each, get_plugin_manager, get_registry, misfiled_entry_points, model_call,
                       path_parameters, plugin_errors, plugin_hooks, plugin_prints_to_stderr, smallest_window_of)
+from .reportjson import json_value, report_text
 from .schema import ItemSchema, misspelt
 from .subjects import Subject, merge_window, spelt_apart
 from .verify import release_violations, structure_violations
@@ -619,33 +620,16 @@ def finite_loss(loss, model) -> float:
     return value
 
 
-def _json_text(body) -> str:
-    return json.dumps(body, indent=2, sort_keys=False, default=_json_default, allow_nan=False) + "\n"
-
-
 def _report_bytes(path, body, model) -> bytes:
     """The report as JSON, as the output ``path`` holds it (gzipped for a ``.gz`` name); what the
     model put in its stats or metrics that JSON cannot hold (NaN, infinity, keys that are not
     text) stops the run in one line, before anything is written."""
     try:
-        return text_bytes(path, _json_text(body))
+        return text_bytes(path, report_text(body))
     except (TypeError, ValueError) as exc:
         # json raises ValueError for NaN and infinity (allow_nan=False), TypeError for the rest
         problem = "a number that is not finite" if isinstance(exc, ValueError) else "a value JSON cannot hold (TypeError)"
         raise PluginError(f"model {model.name!r}: the report would hold {problem}, from its stats or metrics") from None
-
-
-def _json_default(value):
-    try:
-        if hasattr(value, "tolist"):  # numpy scalars and arrays a model put in its stats
-            return value.tolist()
-        if isinstance(value, (set, frozenset, tuple)):
-            return list(value)
-        return str(value)
-    except Exception:
-        # a plugin's object whose __str__ (or tolist) raises ended the run in a traceback quoting
-        # its message, which may quote the data: refused as a value JSON cannot hold, by type alone
-        raise TypeError(type(value).__name__) from None
 
 
 @cli.command()
@@ -853,7 +837,7 @@ def plugins(as_json, hooks):
             }
         )
     if as_json:
-        click.echo(json.dumps(rows, indent=2, default=_json_default))
+        click.echo(json.dumps(rows, indent=2, default=json_value))
         return
     for row in rows:
         click.echo(f"{row['model']}  [{row['transformation']}]  from {row['distribution']}")

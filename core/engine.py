@@ -164,7 +164,7 @@ class _PlainPickler(pickle.Pickler):
         raise _NotPlain
 
 
-def _copies(value: Any, count: int) -> list[Any]:
+def independent_copies(value: Any, count: int) -> list[Any]:
     """``count`` deep copies of ``value``, sharing nothing with it or each other. Details and
     stats of those types are pickled once and read back ``count`` times, in C: deepcopy, which
     memoizes every object in Python, took 1.2 ms for each copy of sanitize's details of a window
@@ -257,8 +257,8 @@ class Pipeline:
         # the details and stats too, before the model's checker runs, which could rewrite the
         # ones it kept (QA: a checker's rewritten stats were reported)
         try:
-            details, shown_details = _copies(release.details, 2)
-            stats, shown_stats, reported_stats = _copies(release.stats, 3)
+            details, shown_details = independent_copies(release.details, 2)
+            stats, shown_stats, reported_stats = independent_copies(release.stats, 3)
         except BaseException as exc:  # a lock in them, or an object whose __deepcopy__ raises
             self._unreadable(window, f"{returned} returned a Release whose details or stats cannot be copied", exc)
         if not all(isinstance(copied, dict) for copied in (stats, shown_stats, reported_stats)):

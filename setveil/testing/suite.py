@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from setveil.core.cli import _json_default, _json_text
-from setveil.core.engine import _copies, overriders_note
+from setveil.core.engine import independent_copies, overriders_note
 from setveil.core.errors import (NOT_PLUGIN_ERRORS, Infeasible, InputError, ParameterError, PluginError,
                                  UnknownPluginError, wrote_read_only)
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import Context, PrivacyModel, Release, Violation
 from setveil.core.params import Parameter
 from setveil.core.plugins import Configured, get_plugin_manager, get_registry, smallest_window_of
+from setveil.core.reportjson import json_value, report_text
 from setveil.core.schema import ItemSchema
 from setveil.core.verify import release_violations
 from setveil.core.vocabulary import Vocabulary
@@ -198,7 +198,7 @@ def _stat_value_problem(value: Any, window: Window, where: str) -> str | None:
     # anything else as anonymize --report writes it (kit power pass: a deque of the dropped items
     # passed, and every report held the text "deque(['p1', ...])")
     try:
-        written = _json_default(value)
+        written = json_value(value)
     except TypeError:
         return (f"{where} is a value of type {type(value).__name__} whose text cannot be made, which anonymize "
                 "--report cannot write")
@@ -418,8 +418,8 @@ class ConformanceSuite:
         # the pipeline copies both before the check, and fails every window closed whose copy fails
         # (kit power pass: a generator of the dropped items in details passed the kit)
         try:
-            _copies(release.details, 1)
-            _copies(release.stats, 1)
+            independent_copies(release.details, 1)
+            independent_copies(release.stats, 1)
         except (*NOT_PLUGIN_ERRORS, OutOfTime):
             raise
         except BaseException as exc:
@@ -688,7 +688,7 @@ class ConformanceSuite:
                     # written into the report as anonymize --report writes it (kit power pass: a
                     # ratio that is NaN where nothing was dropped passed, and stopped every run)
                     try:
-                        _json_text(metrics)
+                        report_text(metrics)
                     except (TypeError, ValueError) as exc:
                         raise AssertionError(
                             f"policy {policy!r}: metrics would stop anonymize --report, which writes them as JSON "

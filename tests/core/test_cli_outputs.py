@@ -789,10 +789,11 @@ def test_a_report_writes_numpy_values_a_model_put_in_its_stats():
     # regression (review): per_window now carries every stat, and an array made --report crash
     import numpy as np
 
-    from setveil.core.cli import _json_text
+    from setveil.core.reportjson import report_text
 
     body = {"stats": {"histogram": np.arange(3), "share": np.float64(0.5), "count": np.int64(7), "kinds": {"x"}}}
-    assert json.loads(_json_text(body)) == {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7, "kinds": ["x"]}}
+    expected = {"stats": {"histogram": [0, 1, 2], "share": 0.5, "count": 7, "kinds": ["x"]}}
+    assert json.loads(report_text(body)) == expected
 
 
 def test_a_report_totals_counts_by_key_and_by_position_over_the_windows():

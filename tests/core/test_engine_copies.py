@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setveil.core.engine import _copies
+from setveil.core.engine import independent_copies
 
 #: what a model's details and stats hold: JSON's types, and the other containers pickle writes itself
 plain = st.recursive(
@@ -51,7 +51,7 @@ def _mutables(value):
 @settings(max_examples=200, deadline=None)
 @given(plain)
 def test_copies_of_plain_data_are_deepcopys_and_share_nothing(value):
-    copies = _copies(value, 3)
+    copies = independent_copies(value, 3)
     assert [_shape(made) for made in copies] == [_shape(copy.deepcopy(value))] * 3
     reached = [_mutables(made) for made in [value, *copies]]
     assert sum(map(len, reached)) == len(set().union(*reached))
@@ -62,7 +62,7 @@ def test_shared_and_cyclic_objects_stay_so():
     cyclic["self"] = cyclic
     for value in ({"first": shared, "second": shared, "cyclic": cyclic},
                   {"first": shared, "second": shared, "cyclic": cyclic, "array": np.zeros(2)}):
-        made, = _copies(value, 1)
+        made, = independent_copies(value, 1)
         assert made["first"] is made["second"] and made["first"] is not shared
         assert made["cyclic"]["self"] is made["cyclic"] and made["cyclic"] is not cyclic
 
@@ -89,7 +89,7 @@ def test_other_types_are_copied_by_deepcopy_whole():
     value = {"array": array, "ordered": ordered, "default": default, "level": Level.LOW, "counted": Counted(),
              "plain": [["a"]]}
     Counted.copies = 0
-    copies = _copies(value, 2)
+    copies = independent_copies(value, 2)
     assert Counted.copies == 2
     for made in copies:
         assert made["array"].flags.writeable and not np.shares_memory(made["array"], array)
@@ -109,7 +109,7 @@ def test_a_nesting_deeper_than_the_c_pickler_goes_is_copied_as_deepcopy_copies_i
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))
     try:
-        made, = _copies(value, 1)
+        made, = independent_copies(value, 1)
     finally:
         sys.setrecursionlimit(limit)
     for _ in range(2000):

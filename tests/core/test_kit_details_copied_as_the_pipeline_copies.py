@@ -1,4 +1,4 @@
-"""The conformance kit copies a release's details and stats as the pipeline does (core.engine._copies):
+"""The conformance kit copies a release's details and stats as the pipeline does (core.engine.independent_copies):
 it fails what the pipeline cannot copy, whatever the copy raises, with the kit's words and the
 exception named, and passes what the pipeline copies, a function or an instance of a local class
 among them, which pickle alone refuses."""
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from setveil import Release
-from setveil.core.engine import _copies
+from setveil.core.engine import independent_copies
 
 from .truncating import Suite, Truncate, registered_by_hand
 
@@ -51,7 +51,7 @@ def registered() -> Iterator[None]:
 
 def test_details_whose_copy_raises_another_exception_fail_the_kit_in_its_words():
     with pytest.raises(KeyError):
-        _copies(details_of("record", 1), 1)  # as the pipeline copies them, failing the window closed
+        independent_copies(details_of("record", 1), 1)  # as the pipeline copies them, failing the window closed
     Detailing.holds["how"] = "record"
     with pytest.raises(AssertionError) as failed:
         Suite().test_the_check_rejects_the_unsafe_windows()
@@ -62,7 +62,7 @@ def test_details_whose_copy_raises_another_exception_fail_the_kit_in_its_words()
 
 
 def test_details_the_pipeline_copies_pass_the_kit():
-    _copies(details_of("function", 1), 2)
+    independent_copies(details_of("function", 1), 2)
     Detailing.holds["how"] = "function"
     Suite().test_the_check_rejects_the_unsafe_windows()
     Suite().test_the_safe_windows_are_accepted_and_released()

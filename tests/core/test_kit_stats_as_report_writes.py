@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from setveil import Release
-from setveil.core.cli import _json_text
+from setveil.core.reportjson import report_text
 
 from .truncating import Suite, Truncate, registered_by_hand
 
@@ -45,7 +45,7 @@ def registered() -> Iterator[None]:
 ])
 def test_labels_the_report_would_write_fail_the_kit(kept, where):
     Reporting.kept["as"] = kept
-    assert "p1" in _json_text(kept(["p1"]))  # as the report writes the stat
+    assert "p1" in report_text(kept(["p1"]))  # as the report writes the stat
     with pytest.raises(AssertionError) as failed:
         Suite().test_the_check_rejects_the_unsafe_windows()
     assert str(failed.value).startswith(
