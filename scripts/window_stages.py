@@ -110,6 +110,17 @@ def one_window(processor: WindowProcessor, metrics: ServiceMetrics, values: list
     return len(built.window)
 
 
+def _count(text: str) -> int:
+    """A count of at least one: a window or a message of no transactions is none the worker makes (a
+    window of 0 left the script looping for ever, a batch of 0 divided by it)."""
+    try:
+        if (count := int(text)) >= 1:
+            return count
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"got {text!r}, allowed: an integer in [1, inf)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("input")
@@ -118,9 +129,9 @@ def main() -> None:
     parser.add_argument("-P", "--param", action="append", default=[])
     parser.add_argument("--sensitive")
     parser.add_argument("--public")
-    parser.add_argument("--window", type=int, default=1000)
-    parser.add_argument("--windows", type=int, default=20, help="windows measured, from the file's start")
-    parser.add_argument("--batch", type=int, default=100, help="records per message, as replay --batch")
+    parser.add_argument("--window", type=_count, default=1000)
+    parser.add_argument("--windows", type=_count, default=20, help="windows measured, from the file's start")
+    parser.add_argument("--batch", type=_count, default=100, help="records per message, as replay --batch")
     parser.add_argument("--profile", help="write a cProfile of the stages outside the model here")
     args = parser.parse_args()
     configured = configure(args.model, args.policy, tuple(args.param), args.sensitive, args.public, None, None)

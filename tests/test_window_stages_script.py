@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).parents[1] / "scripts" / "window_stages.py"
 STAGES = ("decode", "windowing", "build", "misspelling", "pipeline", "batch", "send", "metrics", "dead_letter",
           "outside the pipeline")
@@ -31,3 +33,14 @@ def test_a_file_shorter_than_one_window_is_refused_in_one_line(tmp_path):
     result = _run(tmp_path, "--window", "500")
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1].endswith(f"{tmp_path / 'in.dat'} holds fewer than --window 500 transactions")
+
+
+@pytest.mark.parametrize("option", ["--window", "--windows", "--batch"])
+@pytest.mark.parametrize("value", ["0", "-5", "1.5"])
+def test_a_count_below_one_is_refused_naming_the_option_and_the_range(tmp_path, option, value):
+    # Regression (a user's walkthrough): --window 0 left the script looping for ever, --batch 0 ended
+    # in a ZeroDivisionError and --windows 0 said the file held fewer than --window transactions
+    result = _run(tmp_path, option, value)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"window_stages.py: error: argument {option}: got {value!r}, allowed: an integer in [1, inf)")
