@@ -31,6 +31,7 @@ import time
 
 from setveil.core.cli import configure
 from setveil.core.engine import Pipeline, window_rng
+from setveil.core.errors import SetveilError, WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.plugins import get_plugin_manager
 from setveil.streams import causes, codec
@@ -84,7 +85,8 @@ def one_window(processor: WindowProcessor, metrics: ServiceMetrics, values: list
         built = build_window(cut, 0, processor.merge_subjects)
     with clock("misspelling"):
         reason = processor._misspelt(built.window)
-    assert reason is None, reason
+    if reason is not None:
+        raise WindowRejected(reason)
     ref = processor._ref("in", 0, cut)
     with clock("pipeline"):
         outcome = processor.pipeline.run(built.window, window_rng(processor.seed, ref.id))
@@ -134,10 +136,13 @@ def main() -> None:
     parser.add_argument("--batch", type=_count, default=100, help="records per message, as replay --batch")
     parser.add_argument("--profile", help="write a cProfile of the stages outside the model here")
     args = parser.parse_args()
-    configured = configure(args.model, args.policy, tuple(args.param), args.sensitive, args.public, None, None)
+    try:
+        configured = configure(args.model, args.policy, tuple(args.param), args.sensitive, args.public, None, None)
+        data = read_window(args.input)
+    except SetveilError as exc:
+        parser.exit(exc.exit_code, f"{parser.prog}: error: {exc}\n")
     processor = WindowProcessor(Pipeline(configured, get_plugin_manager()), 0, False, "setveil/bench")
     metrics = ServiceMetrics(dict, 5.0, 1 << 20)
-    data = read_window(args.input)
     packed = [value for _, _, _, value in messages(data, args.batch, count=args.window * args.windows)]
     per_window = -(-args.window // args.batch)
     profile = cProfile.Profile() if args.profile else None
@@ -147,7 +152,13 @@ def main() -> None:
         if len(values) < per_window:
             break
         clock = Clock(profile)
-        one_window(processor, metrics, values, index * per_window, args.window, clock)
+        try:
+            one_window(processor, metrics, values, index * per_window, args.window, clock)
+        except WindowRejected as exc:
+            # a worker dead-letters such a window: there is no batch to time, and the stages a
+            # rejected window goes through are the ones timed as dead_letter
+            parser.exit(exc.exit_code, f"{parser.prog}: error: window {index + 1} of {args.input} failed closed, as a "
+                                       f"worker would dead-letter it: {exc.reason}\n")
         rows.append(clock.spent)
     if not rows:
         parser.error(f"{args.input} holds fewer than --window {args.window} transactions")

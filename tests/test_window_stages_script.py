@@ -44,3 +44,64 @@ def test_a_count_below_one_is_refused_naming_the_option_and_the_range(tmp_path, 
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == (
         f"window_stages.py: error: argument {option}: got {value!r}, allowed: an integer in [1, inf)")
+
+
+def _stages(tmp_path, lines, *args):
+    data = tmp_path / "in.dat"
+    data.write_text("".join(f"{line}\n" for line in lines))
+    return subprocess.run([sys.executable, SCRIPT, data.name, "--window", "50", "--windows", "2", "--batch", "10",
+                           *args],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("args, status, line", [
+    (["-m", "nosuch"], 2, "unknown model 'nosuch' (installed: "),
+    (["-m", "rho", "-P", "rho=2", "--sensitive", "in.dat"], 2, "parameter 'rho': got '2', allowed: a number in (0, 1)"),
+    (["-m", "rho", "-P", "rho=0.7"], 2, "parameter 'sensitive': model 'rho' needs the sensitive (private) items: "
+     "give --sensitive FILE"),
+    (["-m", "rho", "-P", "rho=0.7", "--sensitive", "none.txt"], 2, "none.txt: cannot read: No such file or directory"),
+])
+def test_what_setveil_refuses_is_one_line_with_its_status(tmp_path, args, status, line):
+    # Regression (a user's walkthrough): an unknown model, a parameter out of range, a missing item
+    # list or a file that cannot be read ended in a traceback
+    result = _stages(tmp_path, ["a b c"] * 100, *args)
+    assert result.returncode == status
+    assert result.stderr.startswith(f"window_stages.py: error: {line}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_an_input_that_cannot_be_read_is_one_line(tmp_path):
+    (tmp_path / "private.txt").write_text("s\n")
+    result = subprocess.run([sys.executable, SCRIPT, tmp_path / "none.dat", "-m", "rho", "-P", "rho=0.7", "--sensitive",
+                             tmp_path / "private.txt"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    missing = tmp_path / "none.dat"
+    assert result.stderr == f"window_stages.py: error: {missing}: cannot read: No such file or directory\n"
+
+
+def test_a_window_the_worker_would_dead_letter_stops_the_script_naming_it_and_why(tmp_path):
+    # Regression (a user's walkthrough): coherence with deploy/'s parameters on retail, whose windows
+    # hold a private item in more than h of their transactions, ended in a WindowRejected traceback
+    (tmp_path / "private.txt").write_text("hiv\n")
+    lines = [f"a{i % 5} b{i % 3}" for i in range(50)] + [f"hiv a{i % 5}" for i in range(50)]
+    result = _stages(tmp_path, lines, "-m", "coherence", "-P", "h=0.4", "-P", "k=2", "-P", "p=2",
+                     "--sensitive", "private.txt")
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "window_stages.py: error: window 2 of in.dat failed closed, as a worker would dead-letter it: infeasible: "
+        "a private item is in 50 of the window's 50 transactions, more than h=0.4"), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "hiv" not in result.stderr
+
+
+def test_an_item_list_the_window_spells_otherwise_stops_the_script_naming_its_line(tmp_path):
+    # Regression (a user's walkthrough): the worker's misspelling check was an assert, a traceback
+    # (and no check at all under python -O)
+    (tmp_path / "private.txt").write_text("hiv\n")
+    result = _stages(tmp_path, [f"HIV a{i % 5}" for i in range(100)], "-m", "rho", "-P", "rho=0.7",
+                     "--sensitive", "private.txt")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "window_stages.py: error: window 1 of in.dat failed closed, as a worker would dead-letter it: the list of "
+        "model.sensitive names at line 1 an item this window spells otherwise, in another case, Unicode form or with "
+        "an invisible character, which would be released unprotected: list it as the input spells it, each spelling "
+        "the input uses\n")
