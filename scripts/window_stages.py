@@ -5,6 +5,9 @@ no broker: the worker's own functions on a file's transactions, packed as ``setv
     python scripts/window_stages.py retail.dat -m rho -P rho=0.7 -P workers=1 --sensitive s.txt \
         --window 1000 --windows 20
 
+A window takes whole messages, as a worker cuts one: where ``--batch`` does not divide ``--window``
+it holds fewer transactions, and the first line says how many.
+
 Stages, each the median over the windows of the thread's CPU milliseconds (other work on a
 shared machine moves wall-clock times more): ``decode`` (the window's messages,
 :func:`~setveil.streams.codec.decode_message`), ``windowing`` (each decoded message held and the
@@ -43,6 +46,7 @@ from setveil.streams.windowlog import encode_entry
 
 STAGES = ("decode", "windowing", "build", "misspelling", "pipeline", "batch", "send", "metrics", "dead_letter")
 MAX_MESSAGE_BYTES = 1 << 20
+MAX_SECONDS = 5.0
 
 
 class Clock:
@@ -75,11 +79,12 @@ def one_window(processor: WindowProcessor, metrics: ServiceMetrics, values: list
     with clock("decode"):
         decoded = [codec.decode_message(value, MAX_MESSAGE_BYTES) for value in values]
     with clock("windowing"):
-        windower = Windower(size, 1, 5.0, max_bytes=MAX_MESSAGE_BYTES * 1024)
+        windower = Windower(size, 1, MAX_SECONDS, max_bytes=MAX_MESSAGE_BYTES * 1024)
         received = time.time()
         for index, (value, records) in enumerate(zip(values, decoded)):
             windower.add(Message(offset + index, records, received, size=len(value)))
-        cut, = windower.cuts(received)
+        # every message given is the window's: cut by size where they fill it, else by time
+        cut, = windower.cuts(received + MAX_SECONDS)
         cut.repeated_tids
     with clock("build"):
         built = build_window(cut, 0, processor.merge_subjects)
@@ -143,17 +148,19 @@ def main() -> None:
         parser.exit(exc.exit_code, f"{parser.prog}: error: {exc}\n")
     processor = WindowProcessor(Pipeline(configured, get_plugin_manager()), 0, False, "setveil/bench")
     metrics = ServiceMetrics(dict, 5.0, 1 << 20)
-    packed = [value for _, _, _, value in messages(data, args.batch, count=args.window * args.windows)]
-    per_window = -(-args.window // args.batch)
+    # the whole messages a window of at most --window takes, as the worker cuts one: a message that
+    # would take it past --window starts the next (one message, when it alone holds more)
+    per_window = max(1, args.window // args.batch)
+    packed = [value for _, _, _, value in messages(data, args.batch, count=per_window * args.batch * args.windows)]
     profile = cProfile.Profile() if args.profile else None
-    rows = []
+    rows, sizes = [], []
     for index in range(args.windows):
         values = packed[index * per_window:(index + 1) * per_window]
         if len(values) < per_window:
             break
         clock = Clock(profile)
         try:
-            one_window(processor, metrics, values, index * per_window, args.window, clock)
+            sizes.append(one_window(processor, metrics, values, index * per_window, args.window, clock))
         except WindowRejected as exc:
             # a worker dead-letters such a window: there is no batch to time, and the stages a
             # rejected window goes through are the ones timed as dead_letter
@@ -162,7 +169,8 @@ def main() -> None:
         rows.append(clock.spent)
     if not rows:
         parser.error(f"{args.input} holds fewer than --window {args.window} transactions")
-    print(f"{args.input}: {len(rows)} windows of {args.window}, model {args.model} {' '.join(args.param)}; "
+    size = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
+    print(f"{args.input}: {len(rows)} windows of {size}, model {args.model} {' '.join(args.param)}; "
           "median CPU ms per window")
     outside = [sum(row[stage] for stage in STAGES if stage != "pipeline") for row in rows]
     for stage in STAGES:

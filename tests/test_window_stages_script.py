@@ -105,3 +105,13 @@ def test_an_item_list_the_window_spells_otherwise_stops_the_script_naming_its_li
         "model.sensitive names at line 1 an item this window spells otherwise, in another case, Unicode form or with "
         "an invisible character, which would be released unprotected: list it as the input spells it, each spelling "
         "the input uses\n")
+
+
+@pytest.mark.parametrize("window, batch, size", [("50", "20", 40), ("30", "40", 40), ("50", "10", 50)])
+def test_the_windows_measured_are_those_the_worker_cuts_from_whole_messages(tmp_path, window, batch, size):
+    # Regression (a user's walkthrough): --window 1000 --batch 300 measured 1 window of 900 of the 2
+    # asked for and said it was of 1000, and decoded the message the worker leaves to the next window
+    result = _run(tmp_path, "--window", window, "--windows", "2", "--batch", batch)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        f"{tmp_path / 'in.dat'}: 2 windows of {size}, model rho rho=0.7; median CPU ms per window")
