@@ -1,6 +1,7 @@
 """scripts/window_stages.py runs the worker's own per-window functions, which it imports by name:
 a test keeps it in step with them (its figures are for a person to read, never asserted)."""
 
+import pstats
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,15 @@ def test_the_windows_measured_are_those_the_worker_cuts_from_whole_messages(tmp_
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == (
         f"{tmp_path / 'in.dat'}: 2 windows of {size}, model rho rho=0.7; median CPU ms per window")
+
+
+def test_the_profile_holds_the_stages_outside_the_model_alone(tmp_path):
+    # --profile ran in no test: the profile is of every stage but the pipeline's, whose model's work
+    # would outweigh them
+    profile = tmp_path / "stages.prof"
+    result = _run(tmp_path, "--window", "50", "--windows", "2", "--batch", "10", "--profile", profile)
+    assert result.returncode == 0, result.stderr
+    functions = {(Path(path).parts[-2:], name) for path, _, name in pstats.Stats(str(profile)).stats}
+    assert {(("streams", "codec.py"), "decode_message"), (("streams", "processor.py"), "build_window"),
+            (("streams", "metrics.py"), "emitted")} <= functions
+    assert not {name for parts, name in functions if parts[0] == "rho" or name == "run"}
