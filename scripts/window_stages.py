@@ -32,15 +32,16 @@ import cProfile
 import statistics
 import time
 
-from setveil.core.cli import configure
 from setveil.core.engine import Pipeline, window_rng
 from setveil.core.errors import SetveilError, WindowRejected
 from setveil.core.formats import read_window
 from setveil.core.plugins import get_plugin_manager
 from setveil.streams import causes, codec
 from setveil.streams.metrics import ServiceMetrics
+from setveil.streams.commands import configure_model, model_settings
 from setveil.streams.processor import Prepared, WindowProcessor, build_window
 from setveil.streams.replay import messages
+from setveil.streams.settings import load_settings
 from setveil.streams.windowing import Message, Windower
 from setveil.streams.windowlog import encode_entry
 
@@ -136,13 +137,17 @@ def main() -> None:
     parser.add_argument("-P", "--param", action="append", default=[])
     parser.add_argument("--sensitive")
     parser.add_argument("--public")
+    parser.add_argument("--hierarchy", help="a generalizing model's hierarchy file, as serve --hierarchy")
     parser.add_argument("--window", type=_count, default=1000)
     parser.add_argument("--windows", type=_count, default=20, help="windows measured, from the file's start")
     parser.add_argument("--batch", type=_count, default=100, help="records per message, as replay --batch")
     parser.add_argument("--profile", help="write a cProfile of the stages outside the model here")
     args = parser.parse_args()
     try:
-        configured = configure(args.model, args.policy, tuple(args.param), args.sensitive, args.public, None, None)
+        # the model as a worker configures it, from the settings serve's model options make
+        settings = load_settings(None, model_settings(args.model, args.policy, tuple(args.param), args.sensitive,
+                                                      args.public, args.hierarchy, None), env={})
+        configured = configure_model(settings)
         data = read_window(args.input)
     except SetveilError as exc:
         parser.exit(exc.exit_code, f"{parser.prog}: error: {exc}\n")

@@ -56,11 +56,13 @@ def _stages(tmp_path, lines, *args):
 
 
 @pytest.mark.parametrize("args, status, line", [
-    (["-m", "nosuch"], 2, "unknown model 'nosuch' (installed: "),
-    (["-m", "rho", "-P", "rho=2", "--sensitive", "in.dat"], 2, "parameter 'rho': got '2', allowed: a number in (0, 1)"),
-    (["-m", "rho", "-P", "rho=0.7"], 2, "parameter 'sensitive': model 'rho' needs the sensitive (private) items: "
+    (["-m", "nosuch"], 2, "parameter 'model.name': unknown model 'nosuch' (installed: "),
+    (["-m", "rho", "-P", "rho=2", "--sensitive", "in.dat"], 2,
+     "parameter 'model.params': 'rho': got '2', allowed: a number in (0, 1) (from the command line)"),
+    (["-m", "rho", "-P", "rho=0.7"], 2, "parameter 'model.sensitive': model 'rho' needs the sensitive (private) items: "
      "give --sensitive FILE"),
-    (["-m", "rho", "-P", "rho=0.7", "--sensitive", "none.txt"], 2, "none.txt: cannot read: No such file or directory"),
+    (["-m", "rho", "-P", "rho=0.7", "--sensitive", "none.txt"], 2,
+     "parameter 'model.sensitive': file 'none.txt' does not exist (from the command line)"),
 ])
 def test_what_setveil_refuses_is_one_line_with_its_status(tmp_path, args, status, line):
     # Regression (a user's walkthrough): an unknown model, a parameter out of range, a missing item
@@ -128,3 +130,19 @@ def test_the_profile_holds_the_stages_outside_the_model_alone(tmp_path):
     assert {(("streams", "codec.py"), "decode_message"), (("streams", "processor.py"), "build_window"),
             (("streams", "metrics.py"), "emitted")} <= functions
     assert not {name for parts, name in functions if parts[0] == "rho" or name == "run"}
+
+
+def test_a_generalizing_model_takes_its_hierarchy_as_a_worker_does(tmp_path):
+    # Regression (a user's walkthrough): kanonymity was refused with 'give --hierarchy FILE or
+    # --fanout N', and the script took neither
+    (tmp_path / "hierarchy.csv").write_text("".join(f"{item},{item[0]}\n" for item in ("a0", "a1", "b0", "b1"))
+                                           + "a,ROOT\nb,ROOT\n")
+    lines = [f"a{i % 2} b{i % 2}" for i in range(100)]
+    result = _stages(tmp_path, lines, "-m", "kanonymity", "-P", "k=2", "--hierarchy", "hierarchy.csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "in.dat: 2 windows of 50, model kanonymity k=2; median CPU ms per window"
+    missing = _stages(tmp_path, lines, "-m", "kanonymity", "-P", "k=2")
+    assert missing.returncode == 2
+    assert missing.stderr == ("window_stages.py: error: parameter 'model.hierarchy': model 'kanonymity' needs a "
+                              "hierarchy file: give --hierarchy FILE or set model.hierarchy (a worker takes no "
+                              "--fanout)\n")
