@@ -6,9 +6,11 @@ items are strings or integers, each at most once. The reasons given never quote 
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 MAX_LABEL_LENGTH = 1024
@@ -85,6 +87,67 @@ def parse_record(obj: Any) -> Record:
     if ts is not None and not _finite(ts):
         raise RecordError("'ts' is not a finite number")
     return Record(items, tid, subject, None if ts is None else float(ts))
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Records taken at once by :func:`record_columns`: each one's number of items, their labels
+    one record after another, and each one's tid and subject (None where it has none)."""
+    lengths: list[int]
+    labels: list[str]
+    tids: list[str | int | None]
+    subjects: list[str | int | None]
+
+
+_ITEMS = itemgetter("items")
+
+
+def record_columns(objs: Sequence[Any]) -> Columns | None:
+    """What :func:`parse_record` takes of each decoded record, for records of the shapes files
+    hold (maps, lists of items that are strings or integers, tids and subjects strings, integers
+    or none, no ``ts`` or a finite number), taken at once: per record, Python's work took longer
+    than decoding the file (retail as JSONL). None where a record is of another shape, which may
+    be refused: read one by one, the first refused names its fault. Every label is as
+    :func:`item_label` gives it, but its text is not checked (:func:`label_problem`) nor is a
+    repeated item in a record: the reader checks each distinct label once and finds repeats by
+    the labels' ids."""
+    if {*map(type, objs)} != {dict}:
+        return None
+    try:
+        raws = [*map(_ITEMS, objs)]
+    except KeyError:
+        return None
+    if {*map(type, raws)} != {list}:
+        return None
+    labels = [*itertools.chain.from_iterable(raws)]
+    kinds = {*map(type, labels)}
+    if not kinds <= {str, int}:
+        return None
+    if int in kinds:
+        labels = [*map(str, labels)]
+    tids = [*map(dict.get, objs, itertools.repeat("tid"))]
+    subjects = [*map(dict.get, objs, itertools.repeat("subject"))]
+    times = [*map(dict.get, objs, itertools.repeat("ts"))]
+    if not (_scalars(tids) and _scalars(subjects) and _times(times)):
+        return None
+    return Columns([*map(len, raws)], labels, tids, subjects)
+
+
+def _times(values: list[Any]) -> bool:
+    """Whether :func:`parse_record` takes each of ``values`` as a ``ts``."""
+    kinds = {*map(type, values)} - {type(None)}
+    return kinds <= {int, float} and (not kinds or all(_finite(value) for value in values if value is not None))
+
+
+def _scalars(values: list[Any]) -> bool:
+    """Whether :func:`_scalar_field` takes each of ``values``."""
+    kinds = {*map(type, values)}
+    if not kinds <= {str, int, type(None)}:
+        return False
+    if int not in kinds:
+        return True
+    numbers = values if kinds == {int} else [value for value in values if type(value) is int]
+    return min(numbers) in MSGPACK_INTEGERS and max(numbers) in MSGPACK_INTEGERS
 
 
 def item_label(item: Any, position: int) -> str:
