@@ -466,6 +466,7 @@ def _jsonl_blocks(text: str) -> Iterator[list[Any]]:
     decode whole or a map may repeat a key (the decoder keeps the last)."""
     scan: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]  # not in typeshed
     strict = json.JSONDecoder(object_pairs_hook=unique_map).decode
+    escapes = "\\u" in text
     bodies = [*filter(None, map(str.strip, text.split("\n"), itertools.repeat(_JSON_BLANKS)))]
     for first in range(0, len(bodies), _RECORDS_AT_ONCE):
         lines = bodies[first:first + _RECORDS_AT_ONCE]
@@ -481,8 +482,10 @@ def _jsonl_blocks(text: str) -> Iterator[list[Any]]:
         if {*map(type, objs)} != {dict}:
             raise _Unsure
         # a key is followed by a colon, so maps that hold as many keys as their lines hold colons
-        # repeat none; a line holding more (a colon in a label) is decoded again with the check
-        if sum(map(str.count, lines, itertools.repeat(":"))) != sum(map(len, objs)):
+        # but those inside their strings repeat none; a line holding more is decoded again with the
+        # check. A string's colons are its text's only without escapes (\u003a is one)
+        colons, keys = sum(map(str.count, lines, itertools.repeat(":"))), sum(map(len, objs))
+        if colons != keys and (escapes or colons != keys + _colons_in_strings(objs)):
             for line, obj in zip(lines, objs):
                 if line.count(":") != len(obj):
                     try:
@@ -490,6 +493,19 @@ def _jsonl_blocks(text: str) -> Iterator[list[Any]]:
                     except (ValueError, RecursionError):
                         raise _Unsure from None
         yield objs
+
+
+def _colons_in_strings(maps: list[dict[str, Any]]) -> int:
+    """How many colons the keys of ``maps``, their string items and their tids and subjects that
+    are strings hold: no more than the strings of their lines hold, each being one of them."""
+    items = [value for value in map(dict.get, maps, itertools.repeat("items")) if type(value) is list]
+    try:
+        labels = "".join(itertools.chain.from_iterable(items))
+    except TypeError:  # integer items, which hold no colon
+        labels = "".join(item for item in itertools.chain.from_iterable(items) if type(item) is str)
+    fields = [value for name in ("tid", "subject") for value in map(dict.get, maps, itertools.repeat(name))
+              if type(value) is str]
+    return "".join(itertools.chain.from_iterable(maps)).count(":") + labels.count(":") + "".join(fields).count(":")
 
 
 def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,

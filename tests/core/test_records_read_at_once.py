@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from setveil.core import formats
 from setveil.core.errors import InputError
 from setveil.core.formats import MERGED_RELEASE_FIELDS, RELEASE_FIELDS, read_window, read_window_and_subjects
-from setveil.core.records import RecordError, label_problem, parse_record, record_columns
+from setveil.core.records import RecordError, label_problem, parse_record, record_columns, unique_map
 from setveil.core.vocabulary import Vocabulary
 
 KNOWN = ["b", "7", "z"]
@@ -211,6 +211,8 @@ SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[Heal
 @example(data=b'{"items": ["a"]}\n{"tid": 0, "items": ["b"]}\n', reading={})
 @example(data=b'{"items": ["x:y"], "other": {"k": 1, "k": 2}}\n', reading={})
 @example(data=b'{"items": ["x:y"], "tid": 1, "tid": 2}\n', reading={})
+@example(data=b'{"items": ["\\u003a"], "tid": 1, "tid": 2}\n', reading={})
+@example(data=b'{"items": ["a:b", 5], "subject": "s:", "tid": "t:"}\n{"items": [], "tid": 1, "tid": 2}\n', reading={})
 @example(data=b'{"items": ["a", "b"]}\n{"items": ["\\ud800"]}\n', reading={})
 @example(data=b'{"items": ["a"], "subject": "\\udc00"}\n', reading={})
 @example(data=b'{"tid": "\\ud83d", "items": ["a"]}\n', reading={})
@@ -349,3 +351,20 @@ def test_numbering_gives_the_ids_of_intern_many_and_interns_nothing(labels, know
     assert vocab.labels == tuple(known)
     assert ids.tolist() == interned.intern_many(labels).tolist()
     assert tuple(known) + tuple(new) == interned.labels
+
+
+def test_colons_in_labels_tids_and_subjects_are_no_cause_to_decode_a_line_again(tmp_path, monkeypatch):
+    # labels such as URLs or codes (ICD-10:J45) hold colons, and each such line was decoded twice
+    hooked = []
+    monkeypatch.setattr(formats, "unique_map", lambda pairs: hooked.append(1) or unique_map(pairs))
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"tid": f"t:{position}", "items": ["http://a", "b", position], "subject": "s:"})
+                            + "\n" for position in range(300)))
+    assert read_at_once(path, "jsonl") is not None
+    assert hooked == []
+    # a key repeated beside them is still found
+    path.write_text(path.read_text() + '{"items": ["http://a"], "items": []}\n')
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert str(info.value) == f"{path}:301: an object repeats a key"
+    assert hooked
