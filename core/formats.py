@@ -646,13 +646,25 @@ def _msgpack_blocks(data: bytes) -> Iterator[list[Any]]:
         end = unpacker.tell()
         # a map that repeats a key unpacks to fewer pairs than it holds, and packs shorter: records
         # that pack to their own bytes, as msgpack (setveil's writer and most producers) packs
-        # them, repeat none; a record packed otherwise (a float32, a long header) is read one by one
+        # them, repeat none; a block packed otherwise (a float32, a longer header than needed) is
+        # unpacked again with the check
         try:
             same = b"".join(map(pack, objs)) == data[start:end]
         except (TypeError, ValueError, OverflowError):  # an extension, which no record holds
             raise _Unsure from None
         if not same:
-            raise _Unsure
+            again = msgpack.Unpacker(io.BytesIO(data[start:end]), raw=False, strict_map_key=False,
+                                     ext_hook=extension, object_pairs_hook=unique_map,
+                                     max_buffer_size=MSGPACK_RECORD_BYTES)
+            last = 0
+            try:
+                for _ in again:
+                    last = again.tell()
+            except (msgpack.UnpackException, ValueError, TypeError):
+                raise _Unsure from None
+            # the unpacker counts the part of a record a truncated file ends in as read
+            if last != end - start:
+                raise _Unsure
         start = end
         yield objs
     if start != len(data):  # truncated: the unpacker stops at the last whole record

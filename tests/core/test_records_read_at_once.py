@@ -230,6 +230,8 @@ def test_jsonl_read_at_once_is_read_as_one_by_one(tmp_path_factory, data, readin
 @given(data=msgpack_files(), reading=READINGS)
 @example(data=msgpack.packb({"items": ["a"]}) + b"\x82\xa5items\x90\xa5items\x91\xa1a", reading={})
 @example(data=msgpack.packb({"items": ["a"], "ts": 1.5})[:-1], reading={})
+@example(data=b"\x81\xa5items\x90\x81", reading={})  # a map header the file ends after
+@example(data=b"\x81\xa5items\x91\xca\x3f\xc0\x00\x00\x81", reading={})  # the same after a float32
 @example(data=msgpack.packb({"items": ["a"]}) + msgpack.packb({"items": ["a", "a\0"]}), reading={})
 @example(data=msgpack.packb({"items": ["a"]}) + msgpack.packb({"items": ["b", "b"]}), reading={})
 def test_msgpack_read_at_once_is_read_as_one_by_one(tmp_path_factory, data, reading):
@@ -368,3 +370,24 @@ def test_colons_in_labels_tids_and_subjects_are_no_cause_to_decode_a_line_again(
         read_window(path)
     assert str(info.value) == f"{path}:301: an object repeats a key"
     assert hooked
+
+
+def test_msgpack_packed_otherwise_than_msgpack_packs_it_is_read_at_once(tmp_path):
+    # a producer's float32 times and longer string headers than needed: each block is unpacked
+    # again with the check, where the whole file was read one record at a time
+    def record(position: int) -> bytes:
+        return (b"\x83" + msgpack.packb("tid") + msgpack.packb(position) + msgpack.packb("ts")
+                + b"\xca" + struct.pack(">f", 1.5) + msgpack.packb("items") + b"\x92" + longer_string("a")
+                + longer_string(f"i{position % 9}"))
+    path = tmp_path / "in.msgpack"
+    path.write_bytes(b"".join(map(record, range(600))))
+    read = read_at_once(path, "msgpack")
+    assert read is not None
+    assert outcome(path, "msgpack")[1:5] == one_by_one(path, "msgpack")[1:5] == (
+        read[0].indptr.tolist(), read[0].indices.tolist(), read[0].tids, read[1])
+    # a repeated key among them is still found, at its record
+    path.write_bytes(path.read_bytes() + b"\x82" + longer_string("items") + b"\x90" + msgpack.packb("items")
+                     + msgpack.packb(["b"]))
+    with pytest.raises(InputError) as info:
+        read_window(path)
+    assert str(info.value) == f"{path}:601: a map repeats a key"
