@@ -171,7 +171,7 @@ class QidBuffer:
             keys = itemset_keys(cand, t.n_items)
             if not last:
                 inst_keys.append(keys)
-                rows.append(row.astype(np.int32))
+                rows.append(as_ids(row, len(self.rows)))
                 positions.append(x_pos)
             keys, first = np.unique(keys, return_index=True)
             if uniq is None:
