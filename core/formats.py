@@ -460,13 +460,13 @@ _VALUE = operator.itemgetter(0)
 _END = operator.itemgetter(1)
 
 
-def _jsonl_blocks(text: str) -> Iterator[list[Any]]:
+def _jsonl_blocks(text: str, escapes: bool) -> Iterator[list[Any]]:
     """The records of JSONL ``text``, :data:`_RECORDS_AT_ONCE` at a time, each block decoded at
     once by the JSON decoder's scanner, in C, with no hook; :class:`_Unsure` where a line does not
-    decode whole or a map may repeat a key (the decoder keeps the last)."""
+    decode whole or a map may repeat a key (the decoder keeps the last). ``escapes``: whether
+    ``text`` holds a ``\\u`` escape."""
     scan: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]  # not in typeshed
     strict = json.JSONDecoder(object_pairs_hook=unique_map).decode
-    escapes = "\\u" in text
     bodies = [*filter(None, map(str.strip, text.split("\n"), itertools.repeat(_JSON_BLANKS)))]
     for first in range(0, len(bodies), _RECORDS_AT_ONCE):
         lines = bodies[first:first + _RECORDS_AT_ONCE]
@@ -511,7 +511,8 @@ def _colons_in_strings(maps: list[dict[str, Any]]) -> int:
 def _parse_jsonl(path, data: bytes, vocab: Vocabulary, fields: Sequence[str] | None = None,
                  merged_tids: Sequence[Sequence[Tid] | None] | None = None) -> tuple[Window, list[str | int | None]]:
     text = _decode(path, data)
-    read = _at_once(path, _jsonl_blocks(text), vocab, fields, merged_tids, "\\u" in text)
+    escapes = "\\u" in text
+    read = _at_once(path, _jsonl_blocks(text, escapes), vocab, fields, merged_tids, escapes)
     return read if read is not None else _jsonl_one_by_one(path, text, vocab, fields, merged_tids)
 
 

@@ -245,7 +245,8 @@ def read_at_once(path, fmt):
     data = path.read_bytes()
     if fmt == "jsonl":
         text = formats._decode(path, data)
-        return formats._at_once(path, formats._jsonl_blocks(text), Vocabulary(KNOWN), None, None, "\\u" in text)
+        escapes = "\\u" in text
+        return formats._at_once(path, formats._jsonl_blocks(text, escapes), Vocabulary(KNOWN), None, None, escapes)
     return formats._at_once(path, formats._msgpack_blocks(data), Vocabulary(KNOWN), None, None, False)
 
 
