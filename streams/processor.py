@@ -12,7 +12,10 @@ the dead-letter topic. Nothing here touches Kafka, so it runs in a worker thread
 
 from __future__ import annotations
 
+import itertools
+import operator
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,7 +30,7 @@ from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
 
 from . import causes, codec
-from .windowing import Cut
+from .windowing import Cut, Message
 
 
 @dataclass
@@ -64,18 +67,41 @@ def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
 
 def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
     invalid = cut.repeated_tids
-    records = [(record.tid if record.tid is not None else default_tid(partition, message.offset, index,
-                                                                        len(message.records) == 1),
-                record.items, record.subject if merge_subjects else None)
-               for message in cut.messages if message.offset not in invalid
-               for index, record in enumerate(message.records)]
-    transactions, fields = merge_records(records)
-    # Interning in one pass over a plain dict: labels of a record are unique (parse_record checks).
-    interned: dict[str, int] = {}
-    ids = [interned.setdefault(label, len(interned)) for items in transactions for label in items]
+    kept = [message for message in cut.messages if message.offset not in invalid]
+    records = [*itertools.chain.from_iterable(message.records for message in kept)]
+    subjects = [*map(_SUBJECT, records)] if merge_subjects else []
+    if subjects.count(None) != len(subjects):  # "" and 0 are subjects too
+        transactions, fields = merge_records(zip(_tids(kept, partition), map(_ITEMS, records), subjects))
+    else:
+        # each record a transaction of its own: taken a column at a time, where merge_records
+        # went through them one by one in Python
+        transactions = [*map(_ITEMS, records)]
+        fields = [{"tid": tid} for tid in _tids(kept, partition)]
+    # labels are numbered as they first occur, in C: the labels of a record are unique (parse_record checks)
+    numbered: defaultdict[str, int] = defaultdict(itertools.count().__next__)
     lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
-    window = Window.from_flat(Vocabulary(interned), lengths, np.array(ids, dtype=np.int32), [f["tid"] for f in fields])
+    ids = np.fromiter(map(numbered.__getitem__, itertools.chain.from_iterable(transactions)), dtype=np.int32,
+                      count=int(lengths.sum()))
+    window = Window.from_flat(Vocabulary(numbered), lengths, ids, [f["tid"] for f in fields])
     return Built(window, fields, len(records))
+
+
+_ITEMS = operator.attrgetter("items")
+_SUBJECT = operator.attrgetter("subject")
+_TID = operator.attrgetter("tid")
+
+
+def _tids(messages: list[Message], partition: int) -> list[Any]:
+    """The tid of each record of ``messages``: its own, or where it is in the log (:func:`default_tid`)."""
+    tids: list[Any] = []
+    for message in messages:
+        given = [*map(_TID, message.records)]
+        if None in given:
+            single = len(given) == 1
+            given = [default_tid(partition, message.offset, index, single) if tid is None else tid
+                     for index, tid in enumerate(given)]
+        tids += given
+    return tids
 
 
 def model_map(configured: Configured) -> dict[str, Any]:
