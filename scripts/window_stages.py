@@ -99,13 +99,13 @@ def one_window(processor: WindowProcessor, metrics: ServiceMetrics, values: list
     report = outcome.report
     with clock("batch"):
         released = outcome.release.window
-        transactions = [{**extra, "items": items} for extra, items in zip(built.fields, released)]
         model = processor.pipeline.model
         batch_metrics = {"transactions": report["transactions"], "records": built.records,
                          "items_in": report["items_before"], "items_out": report["items_after"],
                          "information_loss": report["info_loss"], "loss_metric": model.loss_metric,
                          "anonymize_seconds": report["anonymize_seconds"], "verify_seconds": report["verify_seconds"]}
-        value = codec.encode_batch(ref, processor.model_map, report["verified"], batch_metrics, transactions)
+        value = codec.encode_released(ref, processor.model_map, report["verified"], batch_metrics, built.fields,
+                                      released)
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, processor.source)
     with clock("send"):
         batch_bytes = codec.message_bytes(b"in/0", value, headers)

@@ -141,7 +141,6 @@ class WindowProcessor:
             return self._rejected(ref, exc.reason, cause, len(built.window))
         report = outcome.report
         released = outcome.release.window
-        transactions = [{**extra, "items": items} for extra, items in zip(built.fields, released)]
         model = self.pipeline.model
         metrics = {
             "transactions": report["transactions"],
@@ -153,7 +152,8 @@ class WindowProcessor:
             "anonymize_seconds": report["anonymize_seconds"],
             "verify_seconds": report["verify_seconds"],
         }
-        value = codec.encode_batch(ref, self.model_map, report["verified"], metrics, transactions)
+        value = codec.encode_released(ref, self.model_map, report["verified"], metrics, built.fields,
+                                      released)
         headers = codec.cloudevents_headers(codec.BATCH_TYPE, ref.id, self.source)
         return Outcome(ref, value, headers, len(built.window), True, report=report)
 
