@@ -46,6 +46,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from setveil.core.arrays import as_ids, id_dtype
 from setveil.core.hierarchy import Hierarchy
 
 from .recoding import LeafWindow, Recoding
@@ -67,23 +68,26 @@ def partition(
     started = time.perf_counter()
     n_nodes = len(hierarchy)
     single = np.diff(hierarchy.child_ptr) == 1
+    child_rank = as_ids(hierarchy.child_rank, n_nodes)
     lands = _chain_ends(hierarchy, single) if walks_chains else None
-    units = hierarchy.ncp_units
-    released = np.full(len(leaves.nodes), -1, dtype=np.int64)
+    # a gain is at most the leaves a node covers
+    units = as_ids(hierarchy.ncp_units, hierarchy.n_leaves + 1)
+    released = np.full(len(leaves.nodes), -1, dtype=id_dtype(n_nodes))
     # The open occurrences, grouped by transaction: the transaction, its leaf, its current cut
     # node and that node's child toward the leaf, its input position, and its partition. An
-    # occurrence whose cut node is its leaf, or frozen, is final and leaves.
-    t = leaves.owners()
-    leaf = leaves.nodes
-    cur = np.zeros(len(t), dtype=np.int64)
-    where = np.arange(len(t), dtype=np.int64)
-    part = np.zeros(len(t), dtype=np.int64)
+    # occurrence whose cut node is its leaf, or frozen, is final and leaves. Each holds ids below
+    # a known count, in that count's id_dtype: half the bytes of int64 on every window that fits.
+    t = as_ids(leaves.owners(), len(leaves))
+    leaf = as_ids(leaves.nodes, n_nodes)
+    cur = np.zeros(len(t), dtype=id_dtype(n_nodes))
+    where = np.arange(len(t), dtype=id_dtype(len(t)))
+    part = np.zeros(len(t), dtype=id_dtype(len(leaves)))
     n_parts = 1
     rounds = classes = 0
     final = leaf == hierarchy.root  # a hierarchy of one node
     released[where[final]] = hierarchy.root
     t, leaf, cur, where, part = (a[~final] for a in (t, leaf, cur, where, part))
-    nxt = hierarchy.child_toward(cur, leaf)
+    nxt = as_ids(hierarchy.child_toward(cur, leaf), n_nodes)
     if final.any() and not len(t):
         classes = 1
     while len(t):
@@ -103,8 +107,9 @@ def partition(
         # distribute_data: the transactions of this round, numbered locally.
         first = np.ones(len(t), dtype=bool)
         first[1:] = t[1:] != t[:-1]
-        local = np.cumsum(first) - 1
-        tpart = part[first]
+        local = np.cumsum(first, dtype=id_dtype(len(t) + 1)) - 1
+        # per transaction, in int64 as before: its arithmetic (bucket keys) may pass int32
+        tpart = part[first].astype(np.int64)
         whole = np.bincount(tpart, minlength=n_parts)[pair_part[chosen]] >= k
         if single[pair_node[chosen]].all() and whole.all():
             # A partition's transactions share one generalized representation, so each holds the
@@ -114,7 +119,9 @@ def partition(
             new_part, n_parts = _renumber(tpart, n_parts)
             moved = np.zeros(len(t), dtype=bool)
         else:
-            new_part, n_parts, moved = _distribute_and_balance(tpart, local, under, nxt, gain, n_parts, hierarchy, k)
+            new_part, n_parts, moved = _distribute_and_balance(
+                tpart, local, under, nxt, gain, n_parts, child_rank, k
+            )
         step = under & ~moved
         if lands is not None and single[pair_node[chosen]].any():
             # a node of one child lands its occurrences at the end of its chain, any other at
@@ -127,7 +134,7 @@ def partition(
         keep = ~final
         t, leaf, cur, nxt, where, step = (a[keep] for a in (t, leaf, cur, nxt, where, step))
         nxt[step] = hierarchy.child_toward(cur[step], leaf[step])
-        part = new_part[local[keep]]
+        part = as_ids(new_part, n_parts)[local[keep]]
         classes += n_parts - int(np.count_nonzero(np.bincount(part, minlength=n_parts)))
     # the empty transactions release as empty: one class of their own, never a partition's
     classes += int((leaves.lengths == 0).any())
@@ -139,14 +146,14 @@ def partition(
 
 def _distribute_and_balance(
     tpart: np.ndarray, local: np.ndarray, under: np.ndarray, nxt: np.ndarray, gain: np.ndarray, n_parts: int,
-    hierarchy: Hierarchy, k: int
+    child_rank: np.ndarray, k: int
 ) -> tuple[np.ndarray, int, np.ndarray]:
     """distribute_data and balance_partitions: each transaction's new partition, their count, and
     which occurrences went to their partition's leftover. The buckets that stay become partitions
     with the node expanded; the leftover of each partition keeps its cut, with the node frozen."""
     n_local = len(tpart)
     rows = local[under]
-    ranks = hierarchy.child_rank[nxt[under]]
+    ranks = child_rank[nxt[under]]
     words = int(ranks.max()) // 64 + 1
     if words == 1 or n_local * words <= MASK_WORDS:
         bucket = _buckets(tpart, _child_masks(rows, ranks, n_local))
@@ -173,7 +180,7 @@ def _pair_gains(
     else:
         # a round's work goes with its occurrences, not with a deep hierarchy's every node
         nodes, keys = np.unique(cur, return_inverse=True)
-    keys += part * len(nodes)
+    keys += np.multiply(part, len(nodes), dtype=np.int64)
     cells = n_parts * len(nodes)
     if cells <= 4 * len(keys) + (1 << 16):
         sums = np.bincount(keys, weights=gain, minlength=cells)
@@ -233,7 +240,7 @@ def _listed_buckets(tpart: np.ndarray, rows: np.ndarray, ranks: np.ndarray, n_ro
     ends first is the smaller) order rows as their masks do as numbers. The ids are refined one
     list position at a time, so memory goes with the occurrences, not with rows times children."""
     width = int(ranks.max()) + 2  # a rank + 1 per position, 0 where a row's list has ended
-    pairs = np.unique(rows * width + (width - 2 - ranks))
+    pairs = np.unique(np.multiply(rows, width, dtype=np.int64) + (width - 2 - ranks))
     owner, value = pairs // width, width - 1 - pairs % width
     position = _segment_ranks(owner)
     order = np.argsort(position, kind="stable")
