@@ -146,12 +146,15 @@ def find_minimal_moles(
         x_q = matrix[rows][:, priv].tocsr()
         private_rows = _PrivateRows(x_q)
         bounds = _prune(priv_counts[kept], threshold, len(window))
+    # the window's matrix and the items' counts are read no more: not held through the levels
+    del matrix, x_pub, priv_counts
 
     # Level 2: all pair supports by one sparse product.
     pair_sup = sparse.triu(x_f.T @ x_f, k=1).tocoo()
     order = np.lexsort((pair_sup.col, pair_sup.row))
     first, second = pair_sup.row[order].astype(np.int64), pair_sup.col[order].astype(np.int64)
     support = pair_sup.data[order].astype(np.int64)
+    del x_f, pair_sup, order  # the pairs are listed: their product is not held through the levels
     level = _classify(
         np.stack([first, second], axis=1), first, second, _Tidsets(bits_f, [first, second]), bounds, private_rows,
         share, k, threshold, keep_frontier=p > 2, support=support,
