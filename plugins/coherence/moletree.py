@@ -98,22 +98,32 @@ class MoleTree:
         return self.link_nodes[self.link_ptr[entry] : self.link_ptr[entry + 1]]
 
     def delete(self, entry: int) -> None:
-        """Delete every minimal mole holding the entry's item (Fig. 6, lines 7-9)."""
+        """Delete every minimal mole holding the entry's item (Fig. 6, lines 7-9).
+
+        A path holds an item once, so no node of the link is above another: their subtrees are
+        disjoint and none holds another's ancestors, and all of them are deleted at once, a
+        level of ancestors at a time (retail's greedy made 81,943 deletions one node at a time)."""
         mm = self.table.mm
-        for node in self.links(entry).tolist():
-            count = self.mole_num[node]
-            if count == 0:
-                continue
-            span = slice(node, self.end[node])
-            passing = self.mole_num[span]
-            live = passing > 0
-            np.subtract.at(mm, self.label[span][live], passing[live])
-            self.mole_num[span] = 0
-            up = self.parent[node]
-            while up >= 0:
-                self.mole_num[up] -= count
-                mm[self.label[up]] -= count
-                up = self.parent[up]
+        nodes = self.links(entry)
+        nodes = nodes[self.mole_num[nodes] > 0]
+        if not len(nodes):
+            return
+        counts = self.mole_num[nodes]
+        sizes = self.end[nodes] - nodes
+        starts = np.cumsum(sizes) - sizes
+        span = np.repeat(nodes - starts, sizes) + np.arange(int(sizes.sum()))
+        passing = self.mole_num[span]
+        live = passing > 0
+        np.subtract.at(mm, self.label[span[live]], passing[live])
+        self.mole_num[span] = 0
+        up = self.parent[nodes]
+        above = up >= 0
+        while above.any():
+            up, counts = up[above], counts[above]
+            np.subtract.at(self.mole_num, up, counts)
+            np.subtract.at(mm, self.label[up], counts)
+            up = self.parent[up]
+            above = up >= 0
 
     def paths(self) -> list[tuple[list[int], int]]:
         """Live nodes as (item ids from the root, mole_num), in pre-order (for tests and docs)."""
