@@ -76,7 +76,9 @@ def apriori_anonymize(leaves: LeafWindow, hierarchy: Hierarchy, k: int, m: int) 
             if not len(itemsets):
                 break
             done += 1
-            order = np.lexsort([itemsets[:, c] for c in range(size - 1, -1, -1)] + [supports])
+            # the itemsets come ascending: a stable sort by support orders them by support, then
+            # preorder, without a lexsort of every column (0.47 s of retail's 3.5 million pairs)
+            order = np.argsort(supports, kind="stable")
             before = cut.image.copy()
             cut.fix_round(itemsets[order], k)
             if np.array_equal(before, cut.image):
@@ -138,8 +140,8 @@ class GlobalCut:
         return int(np.diff(indptr).max())
 
     def failing_itemsets(self, size: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """The ``size``-itemsets of the generalized data with support 1..k-1, their supports,
-        and how many subsets were enumerated."""
+        """The ``size``-itemsets of the generalized data with support 1..k-1, rows ascending in
+        lexicographic order, their supports, and how many subsets were enumerated."""
         indptr, nodes = self.generalized()
         if size == 1:
             support = np.bincount(nodes, minlength=len(self.hierarchy))
@@ -147,7 +149,12 @@ class GlobalCut:
             return failing[:, None], support[failing], len(nodes)
         keys, counts, counted = count_itemsets(indptr, nodes, size, len(self.hierarchy))
         rare = counts < k
-        return unpack(keys[rare], size, len(self.hierarchy)), counts[rare], counted
+        itemsets, supports = unpack(keys[rare], size, len(self.hierarchy)), counts[rare]
+        if keys.dtype.kind == "V":
+            # wide keys sort by their bytes, which little-endian columns do not order as numbers
+            order = np.lexsort(itemsets.T[::-1])
+            itemsets, supports = itemsets[order], supports[order]
+        return itemsets, supports, counted
 
     # -- DA: the cheapest generalization of one failing itemset -----------------------------
     def fix_round(self, itemsets: np.ndarray, k: int) -> None:
