@@ -43,18 +43,23 @@ def covering_nodes(original: Window, release: Window, hierarchy: Hierarchy) -> n
     return np.where(covers, node, -1)
 
 
-def ncp(original: Window, release: Window, hierarchy: Hierarchy) -> float:
-    """NCP(D) of ``release`` as a generalization of ``original`` (0 for no occurrences)."""
+def ncp(original: Window, release: Window, hierarchy: Hierarchy, cover: np.ndarray | None = None) -> float:
+    """NCP(D) of ``release`` as a generalization of ``original`` (0 for no occurrences);
+    ``cover``: their :func:`covering_nodes`, when the caller has them already."""
     if original.n_occurrences == 0:
         return 0.0
-    cover = covering_nodes(original, release, hierarchy)
+    if cover is None:
+        cover = covering_nodes(original, release, hierarchy)
     units = np.where(cover >= 0, hierarchy.ncp_units[np.maximum(cover, 0)], hierarchy.n_leaves)
     return int(units.sum()) / (hierarchy.n_leaves * original.n_occurrences)
 
 
-def generalized_share(original: Window, release: Window, hierarchy: Hierarchy) -> float:
-    """The share of original occurrences released as a label covering more than one leaf."""
+def generalized_share(original: Window, release: Window, hierarchy: Hierarchy, cover: np.ndarray | None = None
+                      ) -> float:
+    """The share of original occurrences released as a label covering more than one leaf;
+    ``cover`` as :func:`ncp` takes it."""
     if original.n_occurrences == 0:
         return 0.0
-    cover = covering_nodes(original, release, hierarchy)
+    if cover is None:
+        cover = covering_nodes(original, release, hierarchy)
     return float(((cover < 0) | (hierarchy.leaf_counts[np.maximum(cover, 0)] > 1)).mean())

@@ -23,7 +23,7 @@ import numpy as np
 from setveil.core.errors import Infeasible, InputError, counted
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.model import PolicyT, PrivacyModel, Release, Transformation, Violation
-from setveil.core.ncp import generalized_share, ncp
+from setveil.core.ncp import covering_nodes, generalized_share, ncp
 from setveil.core.params import Parameter
 from setveil.core.window import Window
 
@@ -102,9 +102,11 @@ class _Generalization(PrivacyModel[PolicyT]):
         if original.n_occurrences == 0:
             return {"ncp": 0.0, "generalized_share": 0.0, "released_labels": 0}
         hierarchy = self.context.hierarchy_for(original)
+        # both measures charge each occurrence by the released label covering it: find it once
+        cover = covering_nodes(original, release, hierarchy)
         return {
-            "ncp": ncp(original, release, hierarchy),
-            "generalized_share": generalized_share(original, release, hierarchy),
+            "ncp": ncp(original, release, hierarchy, cover),
+            "generalized_share": generalized_share(original, release, hierarchy, cover),
             "released_labels": int(np.count_nonzero(release.supports)),
         }
 
