@@ -6,7 +6,8 @@ no broker: the worker's own functions on a file's transactions, packed as ``setv
         --window 1000 --windows 20
 
 A window takes whole messages, as a worker cuts one: where ``--batch`` does not divide ``--window``
-it holds fewer transactions, and the first line says how many.
+it holds fewer transactions, and the first line says how many. The file's last message, holding
+fewer than ``--batch``, makes no window: the worker would cut it by time, shorter than the others.
 
 Stages, each the median over the windows of the thread's CPU milliseconds (other work on a
 shared machine moves wall-clock times more): ``decode`` (the window's messages,
@@ -156,13 +157,17 @@ def main() -> None:
     # the whole messages a window of at most --window takes, as the worker cuts one: a message that
     # would take it past --window starts the next (one message, when it alone holds more)
     per_window = max(1, args.window // args.batch)
-    packed = [value for _, _, _, value in messages(data, args.batch, count=per_window * args.batch * args.windows)]
+    packed = [(transactions, value) for _, _, transactions, value
+              in messages(data, args.batch, count=per_window * args.batch * args.windows)]
     profile = cProfile.Profile() if args.profile else None
     rows, sizes = [], []
     for index in range(args.windows):
-        values = packed[index * per_window:(index + 1) * per_window]
-        if len(values) < per_window:
+        taken = packed[index * per_window:(index + 1) * per_window]
+        # the file's last message may hold fewer than --batch: a window of it, which the worker
+        # cuts by time, would be shorter than the others and move their medians
+        if sum(transactions for transactions, _ in taken) < per_window * args.batch:
             break
+        values = [value for _, value in taken]
         clock = Clock(profile)
         try:
             sizes.append(one_window(processor, metrics, values, index * per_window, args.window, clock))
@@ -172,10 +177,12 @@ def main() -> None:
             parser.exit(exc.exit_code, f"{parser.prog}: error: window {index + 1} of {args.input} failed closed, as a "
                                        f"worker would dead-letter it: {exc.reason}\n")
         rows.append(clock.spent)
+    if not rows and args.batch > args.window:
+        parser.error(f"{args.input} holds fewer than --batch {args.batch} transactions, the one message a window of "
+                     f"--window {args.window} takes")
     if not rows:
         parser.error(f"{args.input} holds fewer than --window {args.window} transactions")
-    size = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
-    print(f"{args.input}: {len(rows)} windows of {size}, model {args.model} {' '.join(args.param)}; "
+    print(f"{args.input}: {len(rows)} windows of {sizes[0]}, model {args.model} {' '.join(args.param)}; "
           "median CPU ms per window")
     outside = [sum(row[stage] for stage in STAGES if stage != "pipeline") for row in rows]
     for stage in STAGES:
