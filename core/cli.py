@@ -782,7 +782,7 @@ def _check_too_large(exc: MiningTooLarge, model: PrivacyModel, window: str | Non
         advice = ("check the release in windows of fewer transactions with --window N" if window is None else
                   f"in window {window}; check the release in smaller windows with --window N")
         advice += f" (each mined apart: a release whose windows all pass satisfies {model.name})"
-    return MiningTooLarge(exc.count, exc.budget, exc.min_support, exc.what, advice)
+    return MiningTooLarge(exc.count, exc.budget, exc.min_support, exc.what, advice, at_least=exc.at_least)
 
 
 def _checked_param_text(configured: Configured) -> str:

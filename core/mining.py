@@ -38,23 +38,27 @@ class MiningTooLarge(SetveilError):
 
     exit_code = 2
 
-    def __init__(self, count: float, budget: int, min_support: int, what: str = "itemsets", advice: str = ""):
+    def __init__(self, count: float, budget: int, min_support: int, what: str = "itemsets", advice: str = "", *,
+                 at_least: bool = False):
         self.count = count
         self.budget = budget
         self.min_support = min_support
         self.what = what
-        message = (f"mining at a support of {counted(min_support, 'transaction')} would list up to "
-                   f"{count:,.0f} {what}, more than the budget of {budget:,}") + (f": {advice}" if advice else "")
+        # at_least: ``count`` is what the part counted holds, the rest left uncounted once past the budget
+        self.at_least = at_least
+        message = (f"mining at a support of {counted(min_support, 'transaction')} would list "
+                   f"{'at least' if at_least else 'up to'} {count:,.0f} {what}, more than the budget of {budget:,}"
+                   ) + (f": {advice}" if advice else "")
         super().__init__(message)
         self.words = made_by_setveil(message)  # a window that fails closed on it says so
 
 
-def within_budget(count: int, budget: int, min_support: int, what: str = "itemsets") -> int:
+def within_budget(count: int, budget: int, min_support: int, what: str = "itemsets", *, at_least: bool = False) -> int:
     """``count``, unless it is past ``budget``: then :class:`MiningTooLarge`, whose message the
     pipeline gives as a window's reason when setveil's own code called this (``what`` is the
-    caller's text)."""
+    caller's text; ``at_least`` when ``count`` is a part of the whole)."""
     if count > budget:
-        exc = MiningTooLarge(count, budget, min_support, what)
+        exc = MiningTooLarge(count, budget, min_support, what, at_least=at_least)
         exc.words = made_by_setveil(str(exc))  # judged by who called here, not by this module
         raise exc
     return count
