@@ -128,8 +128,8 @@ def test_keys_compare_whichever_side_is_wider():
 
 def test_the_rule_budget_bounds_each_itemset_by_its_size():
     # docs/rho.md: an itemset of z items gives at most z rules. [abc] x 3: ab, ac, bc give 2
-    # each and abc 3, a bound of 9, which is also the number of rules (at a support of 1, abc's
-    # 3 alone are past a budget of 8 once the pairs' 6 are counted, so they are not counted)
+    # each and abc 3, a bound of 9, which is also the number of rules (at a support of 1, the
+    # longest record's own pairs and triple, 6 + 3, are past a budget of 8 before any counting)
     window = Window.from_transactions([["a", "b", "c"]] * 3)
     assert len(association_rules(window, 0.1, 0.5, None, budget=9)) == 9
     with pytest.raises(MiningTooLarge, match="at least 9 rules"):
