@@ -151,10 +151,16 @@ def other_spellings(labels: frozenset[str], vocab: Vocabulary,
     found: dict[str, set[str]] = {}
     held = vocab.labels
     folds = label_folds(held) if held_folds is None else held_folds
-    for by_form, forms, of_held, sole in zip(_spellings(labels), folds, (True, False, False), _sole_spellings(labels)):
+    # the window's Turkish folds the other folds themselves (label_folds, where no label holds an
+    # I), and the list's grouped alike: the pass over the other fold finds all that one would
+    turkic_as_other = folds[2] is folds[1] and _turkic_alike(labels)
+    for by_form, forms, of_held, turkic, sole in zip(_spellings(labels), folds, (True, False, False),
+                                                     (False, False, True), _sole_spellings(labels)):
         if of_held and forms is held:
             # every held label is its own unmarked form (label_folds gives the labels themselves
             # when all are ASCII and printable, as most windows' are), so none is another's
+            continue
+        if turkic and turkic_as_other:
             continue
         # a worker checks every window: only the labels whose form a listed label has are looked
         # at, and of those not one that is its form's only listed label, which spells no other
@@ -183,6 +189,14 @@ def _spellings(labels: frozenset[str]) -> tuple[dict[str, list[str]], dict[str, 
         by_fold.setdefault(folded(label), []).append(label)
         by_turkic_fold.setdefault(turkic_folded(label), []).append(label)
     return by_unmarked, by_fold, by_turkic_fold
+
+
+@functools.lru_cache(maxsize=8)
+def _turkic_alike(labels: frozenset[str]) -> bool:
+    """Whether the labels of a list are grouped alike by :func:`~setveil.core.labeltext.folded`
+    and :func:`~setveil.core.labeltext.turkic_folded`, each group under the same form."""
+    _, by_fold, by_turkic_fold = _spellings(labels)
+    return by_fold == by_turkic_fold
 
 
 @functools.lru_cache(maxsize=8)
