@@ -475,15 +475,6 @@ def test_a_msgpack_record_msgpack_refuses_is_named_in_words(tmp_path, record, pr
     assert "HIV" not in str(info.value)
 
 
-def test_a_release_on_standard_input_is_read_after_the_original(files):
-    # verify names a missing RELEASE before it reads ORIGINAL (refuse_unreadable), and leaves
-    # standard input to the read: no test gave RELEASE on it, and a check that stat'ed '-' as a
-    # path passed every test in tests/core (rev65, mutation pass over refuse_unreadable)
-    result = run("verify", files / "fig1.dat", "-", *MODEL, "--sensitive", files / "private.txt", input=FIGURE_1)
-    assert result.exit_code == 1, result.output  # read: Figure 1 itself fails the model
-    assert "FAILS coherence" in result.output
-
-
 def test_a_second_byte_order_mark_at_the_start_of_a_jsonl_file_is_named_as_such(tmp_path):
     # rev65: an empty file an editor saved with a byte-order mark, joined with cat before a JSONL
     # file that has one, gave "a byte-order mark at the start of this line, where only a file's

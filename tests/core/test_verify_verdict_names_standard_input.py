@@ -5,6 +5,9 @@ from .figure1 import FIGURE_1, MODEL, run
 
 
 def test_a_failing_release_on_standard_input_is_named_in_the_verdict(files):
+    # also the one test that gives RELEASE on standard input: verify names a missing RELEASE before
+    # it reads ORIGINAL (refuse_unreadable) and leaves '-' to the read, and a check that stat'ed '-'
+    # as a path passed every other test in tests/core (rev65, mutation pass over refuse_unreadable)
     result = run("verify", files / "fig1.dat", "-", *MODEL, "--sensitive", files / "private.txt", input=FIGURE_1)
     assert result.exit_code == 1, result.output
     assert result.stderr.splitlines()[-1] == "standard input: FAILS coherence: 8 violations"
