@@ -13,6 +13,8 @@ from setveil.plugins.partition import apriori
 from setveil.plugins.partition.apriori import GlobalCut, apriori_anonymize
 from setveil.plugins.partition.recoding import LeafWindow
 
+from .balanced import rows_under_a_hierarchy
+
 
 def _wide(rows: np.ndarray, n_nodes: int) -> np.ndarray:
     return np.ascontiguousarray(rows, dtype=np.int64).view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
@@ -20,11 +22,7 @@ def _wide(rows: np.ndarray, n_nodes: int) -> np.ndarray:
 
 @st.composite
 def windows(draw):
-    n_items = draw(st.integers(3, 40))
-    labels = [f"i{x}" for x in range(n_items)]
-    rows = draw(st.lists(st.lists(st.sampled_from(labels), min_size=1, max_size=7, unique=True), min_size=2,
-                         max_size=60))
-    hierarchy = Hierarchy.balanced(sorted({item for row in rows for item in row}), draw(st.integers(2, 4)))
+    rows, hierarchy = draw(rows_under_a_hierarchy(max_items=40, max_length=7, max_rows=60))
     return rows, hierarchy, draw(st.integers(2, 6)), draw(st.integers(1, 4))
 
 

@@ -12,15 +12,7 @@ from setveil.plugins.partition import apriori
 from setveil.plugins.partition.apriori import GlobalCut, apriori_anonymize
 from setveil.plugins.partition.recoding import LeafWindow
 
-
-@st.composite
-def windows(draw):
-    n_items = draw(st.integers(3, 30))
-    labels = [f"i{x}" for x in range(n_items)]
-    rows = draw(st.lists(st.lists(st.sampled_from(labels), min_size=1, max_size=6, unique=True), min_size=2,
-                         max_size=50))
-    hierarchy = Hierarchy.balanced(sorted({item for row in rows for item in row}), draw(st.integers(2, 4)))
-    return rows, hierarchy
+from .balanced import rows_under_a_hierarchy
 
 
 def _afresh(cut: GlobalCut) -> list[list[int]]:
@@ -34,7 +26,7 @@ def _as_rows(indptr: np.ndarray, nodes: np.ndarray) -> list[list[int]]:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(windows(), st.lists(st.integers(0, 1000), max_size=6))
+@given(rows_under_a_hierarchy(), st.lists(st.integers(0, 1000), max_size=6))
 def test_the_generalized_data_follows_every_generalization(drawn, picks):
     rows, hierarchy = drawn
     cut = GlobalCut(LeafWindow.of(Window.from_transactions(rows), hierarchy), hierarchy)

@@ -11,14 +11,12 @@ from setveil.core.window import Window
 from setveil.plugins.partition.apriori import GlobalCut
 from setveil.plugins.partition.recoding import LeafWindow
 
+from .balanced import rows_under_a_hierarchy
+
 
 @st.composite
 def cuts_and_batches(draw):
-    n_items = draw(st.integers(2, 30))
-    labels = [f"i{x}" for x in range(n_items)]
-    rows = draw(st.lists(st.lists(st.sampled_from(labels), min_size=1, max_size=6, unique=True), min_size=1,
-                         max_size=80))
-    hierarchy = Hierarchy.balanced(sorted({item for row in rows for item in row}), draw(st.integers(2, 4)))
+    rows, hierarchy = draw(rows_under_a_hierarchy(min_items=2, min_rows=1, max_rows=80))
     size = draw(st.integers(1, 4))
     n_nodes = len(hierarchy)
     batch = draw(st.lists(st.lists(st.integers(0, n_nodes - 1), min_size=size, max_size=size), min_size=1,
