@@ -22,6 +22,8 @@ from setveil.core.formats import MERGED_RELEASE_FIELDS, RELEASE_FIELDS, read_win
 from setveil.core.records import RecordError, label_problem, parse_record, record_columns, unique_map
 from setveil.core.vocabulary import Vocabulary
 
+from .record_shapes import one_fault, plain_records, record_pairs
+
 KNOWN = ["b", "7", "z"]
 LABELS = ["a", "b", "é", "7", "New York", "x:y", "http://h", "\u2028", " a", "a ", "", "a\0b", "a" * 1024,
           "a" * 1025, "\ud800", "\U0001f600", "\ufeffa"]
@@ -43,23 +45,16 @@ VALUES = {"items": st.one_of(st.lists(ITEMS, max_size=4), st.lists(st.sampled_fr
           "tid": SCALARS, "subject": SCALARS, "ts": TIMES, "tids": st.lists(st.integers(0, 6), max_size=2),
           "other": st.one_of(NESTED, st.just("x:y")), "Items": st.just(1)}
 #: a record as its key-value pairs, a key possibly twice
-PAIRS = st.lists(st.sampled_from(sorted(VALUES)), max_size=4).flatmap(
-    lambda keys: st.tuples(*(st.tuples(st.just(key), VALUES[key]) for key in ["items", *keys])))
+PAIRS = record_pairs(VALUES)
 #: how a well-formed record is written: its items, and a tid, a subject, a time and merged tids or none
-PLAIN = st.builds(
-    lambda items, tid, extra: ((("tid", tid),) if tid is not None else ()) + (("items", items),) + extra,
+PLAIN = plain_records(
     st.lists(st.sampled_from(["a", "b", "é", "New York", "x:y", "\U0001f600", 7, 8, -1]), unique=True, max_size=4),
     st.one_of(st.none(), st.integers(0, 10**9), st.text("tuv", min_size=4, max_size=9), st.just(2**64 - 1)),
     st.one_of(st.just(()), st.just(()), st.lists(st.sampled_from(
         [("subject", "s"), ("subject", 3), ("ts", 1.5), ("ts", 2), ("tids", [1]), ("tids", [0, 2])]),
         unique_by=lambda pair: pair[0], min_size=1, max_size=2).map(tuple)))
 #: a well-formed record with one fault: an item, or a field (repeated, where the record has it)
-FAULTY_RECORD = st.one_of(
-    PAIRS,
-    st.builds(lambda pairs, item: tuple((key, [*value, item] if key == "items" else value) for key, value in pairs),
-              PLAIN, ITEMS),
-    st.builds(lambda pairs, pair: pairs + (pair,), PLAIN,
-              st.sampled_from(sorted(VALUES)).flatmap(lambda key: VALUES[key].map(lambda value: (key, value)))))
+FAULTY_RECORD = one_fault(PLAIN, ITEMS, VALUES)
 RECORD = st.one_of(PLAIN, FAULTY_RECORD)
 
 

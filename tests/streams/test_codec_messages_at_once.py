@@ -17,6 +17,8 @@ from setveil.streams import codec
 from setveil.streams.codec import MessageRejected, decode_message
 from setveil.streams.replay import messages
 
+from ..core.record_shapes import one_fault, plain_records, record_pairs
+
 LABELS = ["a", "b", "é", "7", "New York", "x:y", "\u2028", " a", "a ", "", "a\0b", "a" * 1024, "a" * 1025,
           "\U0001f600", "\ufeffa", "a\tb"]
 ITEMS = st.one_of(st.sampled_from(LABELS), st.integers(-3, 12), st.sampled_from([2**64 - 1, -(2**63)]),
@@ -29,11 +31,9 @@ VALUES = {"items": st.one_of(st.lists(ITEMS, max_size=4), st.lists(st.sampled_fr
           "tid": SCALARS, "subject": SCALARS, "ts": TIMES, "other": st.sampled_from([1, {"k": 1}, [1, "x"]]),
           "Items": st.just(1)}
 #: a record as its key-value pairs, a key possibly twice
-PAIRS = st.lists(st.sampled_from(sorted(VALUES)), max_size=4).flatmap(
-    lambda keys: st.tuples(*(st.tuples(st.just(key), VALUES[key]) for key in ["items", *keys])))
+PAIRS = record_pairs(VALUES)
 #: a well-formed record: its items, and a tid, a subject and a time or none
-PLAIN = st.builds(
-    lambda items, tid, extra: ((("tid", tid),) if tid is not None else ()) + (("items", items),) + extra,
+PLAIN = plain_records(
     st.lists(st.sampled_from(["a", "b", "é", "New York", "x:y", "\U0001f600", 7, 8, -1, 2**64 - 1]), unique=True,
              max_size=5),
     st.one_of(st.none(), st.integers(0, 10**9), st.text("tuv", min_size=1, max_size=4), st.just(2**64 - 1),
@@ -41,12 +41,7 @@ PLAIN = st.builds(
     st.lists(st.sampled_from([("subject", "s"), ("subject", 3), ("ts", 1.5), ("ts", 2), ("other", {"k": [1]})]),
              unique_by=lambda pair: pair[0], max_size=2).map(tuple))
 #: a well-formed record with one fault: an item, or a field (repeated, where the record has it)
-FAULTY = st.one_of(
-    PAIRS,
-    st.builds(lambda pairs, item: tuple((key, [*value, item] if key == "items" else value) for key, value in pairs),
-              PLAIN, ITEMS),
-    st.builds(lambda pairs, pair: pairs + (pair,), PLAIN,
-              st.sampled_from(sorted(VALUES)).flatmap(lambda key: VALUES[key].map(lambda value: (key, value)))))
+FAULTY = one_fault(PLAIN, ITEMS, VALUES)
 
 
 class Packed(bytes):
