@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays, itemset_spectrum, within_budget
+from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays
 from setveil.core.window import Window
 
 from .patterns import RestrictivePatterns
@@ -42,8 +42,10 @@ class PatternMetrics:
             return
         self.min_support = max(1, math.ceil(sigma * len(original) - 1e-9))
         alone = _frequent(original, self.min_support)
-        _counted_by_size(original, self.min_support, alone)
-        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support, items=alone, budget=ITEMSET_BUDGET)
+        # counted a few sizes at a time: dense data or long records can hold more itemsets than
+        # could be counted in the time a sanitization takes, and the report is refused early
+        indptr, ids, _ = frequent_itemset_arrays(original, self.min_support, items=alone, budget=ITEMSET_BUDGET,
+                                                 by_size=True)
         self.position = np.full(len(original.vocab), -1, dtype=np.int64)
         frequent = np.unique(ids)
         self.position[frequent] = np.arange(len(frequent))
@@ -91,29 +93,6 @@ class PatternMetrics:
             "misses_cost": None if n_legitimate == 0 else float((legitimate & ~kept).sum()) / n_legitimate,
             "artifactual_patterns": None if len(after) == 0 else float((~appears).sum()) / len(after),
         }
-
-
-def _counted_by_size(window: Window, min_support: int, items: np.ndarray) -> None:
-    """:class:`MiningTooLarge` (``at least``) as soon as the frequent itemsets of ``items`` of at
-    most 1, 2, 4, 8 ... items, counted in turn, pass the budget. The miner's own check counts
-    every size at once, which takes time with what it counts: 50 records of 53-491 items
-    (BMS-WebView-2's sessions joined) hold 434,727,586,880,295,075,840 itemsets at a support of
-    5, 55 s of CPU to count for a sanitization of 0.01 s. Doubling the sizes keeps the counts
-    of a window within the budget, which that check then counts whole, to about as many passes
-    as the longest itemset's size has bits, each over sizes no larger than the whole count's."""
-    keep = items[window.indices]
-    ptr = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])[window.indptr].tolist()
-    flat = window.indices[keep].tolist()
-    # one empty transaction more, as core.mining gives pyfim, which changes no absolute support
-    rows = [flat[start:stop] for start, stop in zip(ptr, ptr[1:])] + [[]]
-    longest, size, counted = max(map(len, rows)), 1, 0.0
-    while size < longest:
-        found = itemset_spectrum(rows, min_support, size)
-        if sum(found.values()) == counted:
-            return  # no itemset of the sizes just added, so none larger: supersets are no more frequent
-        counted = sum(found.values())
-        within_budget(int(counted), ITEMSET_BUDGET, min_support, at_least=True)
-        size *= 2
 
 
 def _frequent(window: Window, min_support: int) -> np.ndarray:
