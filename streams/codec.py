@@ -28,8 +28,8 @@ from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from setveil.core.errors import pickled_whole
 from setveil.core.formats import msgpack_fault
 from setveil.core.window import Window
-from setveil.core.records import (MAX_LABEL_LENGTH, Record, RecordError, RepeatedKey, extension, label_problem,
-                                  parse_record, record_columns, unique_map)
+from setveil.core.records import (Record, RecordError, RepeatedKey, extension, label_problem, parse_record,
+                                  plain_labels, record_columns, unique_map)
 
 from . import causes
 
@@ -112,12 +112,8 @@ def _at_once(value: bytes) -> list[Record] | None:
         raws = [[*map(str, raw)] for raw in raws]
     if len(labels) != sum(map(len, map(set, raws))):
         return None  # a record repeats an item (7 beside "7" too)
-    joined = "".join(labels)
-    # as parse_record checks its labels: text without whitespace begins and ends with none
-    if labels and not (joined.split() == [joined] and "\0" not in joined and "" not in labels
-                       and max(map(len, labels)) <= MAX_LABEL_LENGTH):
-        if any(map(label_problem, set(labels))):
-            return None
+    if not plain_labels(labels) and any(map(label_problem, set(labels))):
+        return None
     given = [tid for tid in columns.tids if tid is not None]
     if len(set(given)) != len(given):
         return None  # two records of one transaction
