@@ -90,11 +90,12 @@ def parse_record(obj: Any) -> Record:
 @dataclass(frozen=True)
 class Columns:
     """Records taken at once by :func:`record_columns`: each one's number of items, their labels
-    one record after another, and each one's tid and subject (None where it has none)."""
+    one record after another, and each one's tid, subject and time (None where it has none)."""
     lengths: list[int]
     labels: list[str]
     tids: list[str | int | None]
     subjects: list[str | int | None]
+    times: list[int | float | None]
 
 
 _ITEMS = itemgetter("items")
@@ -128,7 +129,7 @@ def record_columns(objs: Sequence[Any]) -> Columns | None:
     times = [*map(dict.get, objs, itertools.repeat("ts"))]
     if not (_scalars(tids) and _scalars(subjects) and _times(times)):
         return None
-    return Columns([*map(len, raws)], labels, tids, subjects)
+    return Columns([*map(len, raws)], labels, tids, subjects, times)
 
 
 def _times(values: list[Any]) -> bool:

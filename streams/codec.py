@@ -106,10 +106,9 @@ def _at_once(value: bytes) -> list[Record] | None:
     objs = obj if type(obj) is list else [obj]
     if not objs or (columns := record_columns(objs)) is None:
         return None
-    raws = [record["items"] for record in objs]
     labels = columns.labels
-    if int in {*map(type, itertools.chain.from_iterable(raws))}:  # an integer item's label is its decimal text
-        raws = [[*map(str, raw)] for raw in raws]
+    flat = iter(labels)
+    raws = [[*itertools.islice(flat, length)] for length in columns.lengths]
     if len(labels) != sum(map(len, map(set, raws))):
         return None  # a record repeats an item (7 beside "7" too)
     if not plain_labels(labels) and any(map(label_problem, set(labels))):
@@ -117,7 +116,7 @@ def _at_once(value: bytes) -> list[Record] | None:
     given = [tid for tid in columns.tids if tid is not None]
     if len(set(given)) != len(given):
         return None  # two records of one transaction
-    times = [*map(dict.get, objs, itertools.repeat("ts"))]
+    times = columns.times
     if times.count(None) != len(times):
         times = [None if ts is None else float(ts) for ts in times]
     return [*map(Record, raws, columns.tids, columns.subjects, times)]
