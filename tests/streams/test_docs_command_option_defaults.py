@@ -1,0 +1,29 @@
+"""docs/operations.md gives the defaults and ranges of replay's and demo's --batch and of
+dev-broker's --host and --port as their --help does."""
+
+from pathlib import Path
+
+import click
+
+from setveil.core.cli import _load_plugin_commands, cli
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
+
+
+def option(command: str, name: str) -> click.Option:
+    _load_plugin_commands()
+    return next(p for p in cli.commands[command].params if isinstance(p, click.Option) and name in p.opts)
+
+
+def test_the_batch_host_and_port_are_given_with_their_defaults():
+    # docs81: the page named replay's and demo's --batch and dev-broker's --host and --port with no
+    # default, and replay's default of one record per message sends no array
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    replay, demo = option("replay", "--batch"), option("demo", "--batch")
+    assert (replay.default, replay.type.min, demo.default, demo.type.min) == (1, 1, 20, 1)
+    assert option("demo", "--rate").default == 4000
+    assert ("`demo` at its default 4,000); `--batch` is the records per message, at least 1: `replay`'s default 1 "
+            "sends each record as a map of its own, more send msgpack arrays, and `demo`'s default is 20;") in text
+    host, port = option("dev-broker", "--host"), option("dev-broker", "--port")
+    assert (host.default, port.default, port.type.min, port.type.max) == ("127.0.0.1", 9092, 1, 65535)
+    assert "`dev-broker` takes `--host` (default 127.0.0.1) and `--port` (default 9092, 1-65535)." in text
