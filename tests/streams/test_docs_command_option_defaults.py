@@ -27,3 +27,18 @@ def test_the_batch_host_and_port_are_given_with_their_defaults():
     host, port = option("dev-broker", "--host"), option("dev-broker", "--port")
     assert (host.default, port.default, port.type.min, port.type.max) == ("127.0.0.1", 9092, 1, 65535)
     assert "`dev-broker` takes `--host` (default 127.0.0.1) and `--port` (default 9092, 1-65535)." in text
+
+
+def test_the_offline_benchmarks_sizes_seed_and_runs_are_given_with_their_defaults():
+    # docs81: bench windows' --sizes and --seed and bench run's --runs were named with no default
+    _load_plugin_commands()
+    bench = cli.commands["bench"]
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    windows = bench.commands["windows"].params
+    sizes, seed = (next(p for p in windows if name in p.opts) for name in ("--sizes", "--seed"))
+    runs = next(p for p in bench.commands["run"].params if "--runs" in p.opts)
+    assert (sizes.default, seed.default, seed.type.max, runs.default, runs.type.min) == (
+        "1000,5000,20000", 0, 2**32 - 1, 3, 1)
+    assert "windows of each size (`--sizes`, default 1000,5000,20000) as `anonymize --window` does" in text
+    assert "Its `--seed` (default 0, 0 to 2^32 − 1) seeds the model's" in text
+    assert "the whole file as one window `--runs` times (default 3, at least 1)" in text
