@@ -42,3 +42,10 @@ def test_the_offline_benchmarks_sizes_seed_and_runs_are_given_with_their_default
     assert "windows of each size (`--sizes`, default 1000,5000,20000) as `anonymize --window` does" in text
     assert "Its `--seed` (default 0, 0 to 2^32 − 1) seeds the model's" in text
     assert "the whole file as one window `--runs` times (default 3, at least 1)" in text
+
+
+def test_the_demos_window_is_given_with_its_default_and_range():
+    # docs81: the demo's --window was named with no default or range
+    window = option("demo", "--window")
+    assert (window.default, window.type.min) == (1000, 5)
+    assert "`--window` (the largest window, default 1,000, at least 5)." in " ".join(DOC.read_text().split())
