@@ -90,12 +90,15 @@ def parse_record(obj: Any) -> Record:
 @dataclass(frozen=True)
 class Columns:
     """Records taken at once by :func:`record_columns`: each one's number of items, their labels
-    one record after another, and each one's tid, subject and time (None where it has none)."""
+    one record after another, and each one's tid, subject and time (None where it has none);
+    ``integers`` whether an item is an integer, whose label is its decimal text (so that 7 beside
+    "7" is one label twice)."""
     lengths: list[int]
     labels: list[str]
     tids: list[str | int | None]
     subjects: list[str | int | None]
     times: list[int | float | None]
+    integers: bool = False
 
 
 _ITEMS = itemgetter("items")
@@ -129,7 +132,7 @@ def record_columns(objs: Sequence[Any]) -> Columns | None:
     times = [*map(dict.get, objs, itertools.repeat("ts"))]
     if not (_scalars(tids) and _scalars(subjects) and _times(times)):
         return None
-    return Columns([*map(len, raws)], labels, tids, subjects, times)
+    return Columns([*map(len, raws)], labels, tids, subjects, times, int in kinds)
 
 
 def _times(values: list[Any]) -> bool:

@@ -143,7 +143,7 @@ class PartitionState:
 
 @dataclass
 class Decoded:
-    records: list | None = None
+    records: codec.MessageRecords | None = None
     rejection: codec.MessageRejected | None = None
 
 

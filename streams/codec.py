@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import msgpack
 import numpy as np
@@ -80,17 +81,83 @@ def _malformed(exc: Exception) -> str:
     return msgpack_fault(exc, "the message", "the message") or f"not valid msgpack ({type(exc).__name__})"
 
 
-def decode_message(value: bytes | None, max_bytes: int) -> list[Record]:
+class MessageRecords(Sequence[Record]):
+    """A message's records as columns: each one's number of items, their labels one record after
+    another, and each one's tid, subject and time (None where it has none), as the windower and the
+    window builder take them. A message decoded at once is carried so, with no object per record:
+    making a :class:`Record` of each, for the builder to take apart into columns again, was a third
+    of decoding. A record is made only where one is asked for (``records[0]``, iterating), as equal
+    to the one :func:`parse_record` gives."""
+
+    __slots__ = ("lengths", "labels", "tids", "subjects", "times")
+
+    def __init__(self, lengths: list[int], labels: list[str], tids: list[str | int | None],
+                 subjects: list[str | int | None], times: list[float | None]):
+        self.lengths = lengths
+        self.labels = labels
+        self.tids = tids
+        self.subjects = subjects
+        self.times = times
+
+    @classmethod
+    def of(cls, records: Iterable[Record]) -> MessageRecords:
+        """``records`` (each a :class:`Record`) as columns."""
+        records = list(records)
+        return cls([len(record.items) for record in records],
+                   [*itertools.chain.from_iterable(record.items for record in records)],
+                   [record.tid for record in records], [record.subject for record in records],
+                   [record.ts for record in records])
+
+    def items(self) -> list[list[str]]:
+        """Each record's items, a list of its own."""
+        flat = iter(self.labels)
+        return [[*itertools.islice(flat, length)] for length in self.lengths]
+
+    def __len__(self) -> int:
+        return len(self.tids)
+
+    def __iter__(self) -> Iterator[Record]:
+        return map(Record, self.items(), self.tids, self.subjects, self.times)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(len(self)))]
+        position = range(len(self.tids))[index]  # an IndexError as a list's, negative indices as a list's
+        start = sum(self.lengths[:position])
+        return Record(self.labels[start:start + self.lengths[position]], self.tids[position],
+                      self.subjects[position], self.times[position])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MessageRecords):
+            return (self.lengths, self.labels, self.tids, self.subjects, self.times) == \
+                   (other.lengths, other.labels, other.tids, other.subjects, other.times)
+        if isinstance(other, list):  # the records decoded one at a time are a list
+            return [*self] == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # it holds lists
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({[*self]!r})"
+
+
+def decode_message(value: bytes | None, max_bytes: int) -> MessageRecords:
     """The validated records of one input message, or :class:`MessageRejected`."""
     if not value:
         raise MessageRejected(causes.EMPTY, "empty message")
     if len(value) > max_bytes:
         raise MessageRejected(causes.OVERSIZE, f"message of {len(value)} bytes exceeds records.max_message_bytes={max_bytes}")
     records = _at_once(value)
-    return records if records is not None else _one_by_one(value)
+    return records if records is not None else MessageRecords.of(_one_by_one(value))
 
 
-def _at_once(value: bytes) -> list[Record] | None:
+def _at_once(value: bytes) -> MessageRecords | None:
     """The records :func:`_one_by_one` gives ``value``, taken at once, or None where a record may
     be refused or is of a shape not taken at once (:func:`~setveil.core.records.record_columns`):
     decoding each record through the repeated-key hook and :func:`parse_record` was the largest
@@ -106,20 +173,25 @@ def _at_once(value: bytes) -> list[Record] | None:
     objs = obj if type(obj) is list else [obj]
     if not objs or (columns := record_columns(objs)) is None:
         return None
-    labels = columns.labels
-    flat = iter(labels)
-    raws = [[*itertools.islice(flat, length)] for length in columns.lengths]
-    if len(labels) != sum(map(len, map(set, raws))):
-        return None  # a record repeats an item (7 beside "7" too)
-    if not plain_labels(labels) and any(map(label_problem, set(labels))):
-        return None
-    given = [tid for tid in columns.tids if tid is not None]
-    if len(set(given)) != len(given):
-        return None  # two records of one transaction
     times = columns.times
     if times.count(None) != len(times):
         times = [None if ts is None else float(ts) for ts in times]
-    return [*map(Record, raws, columns.tids, columns.subjects, times)]
+    records = MessageRecords(columns.lengths, columns.labels, columns.tids, columns.subjects, times)
+    # a record that repeats an item has fewer distinct labels than labels; where every item is text,
+    # its own label, the items as decoded are counted, with no list made per record (with an
+    # integer, 7 beside "7" is one label twice)
+    raws = records.items() if columns.integers else [*map(_ITEMS, objs)]
+    if len(records.labels) != sum(map(len, map(set, raws))):
+        return None
+    if not plain_labels(records.labels) and any(map(label_problem, set(records.labels))):
+        return None
+    given = [tid for tid in records.tids if tid is not None]
+    if len(set(given)) != len(given):
+        return None  # two records of one transaction
+    return records
+
+
+_ITEMS = operator.itemgetter("items")
 
 
 def _one_by_one(value: bytes) -> list[Record]:

@@ -13,7 +13,6 @@ the dead-letter topic. Nothing here touches Kafka, so it runs in a worker thread
 from __future__ import annotations
 
 import itertools
-import operator
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window, detached
 
 from . import causes, codec
+from .codec import MessageRecords
 from .windowing import Cut, Message
 
 
@@ -68,34 +68,33 @@ def default_tid(partition: int, offset: int, index: int, single: bool) -> str:
 def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
     invalid = cut.repeated_tids
     kept = [message for message in cut.messages if message.offset not in invalid]
-    records = [*itertools.chain.from_iterable(message.records for message in kept)]
-    subjects = [*map(_SUBJECT, records)] if merge_subjects else []
+    columns = [message.records for message in kept]
+    subjects = [*itertools.chain.from_iterable(records.subjects for records in columns)] if merge_subjects else []
     if subjects.count(None) != len(subjects):  # "" and 0 are subjects too
-        transactions, fields = merge_records(zip(_tids(kept, partition), map(_ITEMS, records), subjects))
+        transactions, fields = merge_records(zip(_tids(kept, partition),
+                                                 itertools.chain.from_iterable(map(MessageRecords.items, columns)),
+                                                 subjects))
+        lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
+        labels = itertools.chain.from_iterable(transactions)
     else:
-        # each record a transaction of its own: taken a column at a time, where merge_records
-        # went through them one by one in Python
-        transactions = [*map(_ITEMS, records)]
+        # each record a transaction of its own: the messages' columns joined, where each record's
+        # items were a list of its own that merge_records went through one by one in Python
         fields = [{"tid": tid} for tid in _tids(kept, partition)]
-    # labels are numbered as they first occur, in C: the labels of a record are unique (parse_record checks)
+        lengths = np.fromiter(itertools.chain.from_iterable(records.lengths for records in columns), dtype=np.int64,
+                              count=len(fields))
+        labels = itertools.chain.from_iterable(records.labels for records in columns)
+    # labels are numbered as they first occur, in C: the labels of a record are unique (decode_message checks)
     numbered: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-    lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
-    ids = np.fromiter(map(numbered.__getitem__, itertools.chain.from_iterable(transactions)), dtype=np.int32,
-                      count=int(lengths.sum()))
+    ids = np.fromiter(map(numbered.__getitem__, labels), dtype=np.int32, count=int(lengths.sum()))
     window = Window.from_flat(Vocabulary(numbered), lengths, ids, [f["tid"] for f in fields])
-    return Built(window, fields, len(records))
-
-
-_ITEMS = operator.attrgetter("items")
-_SUBJECT = operator.attrgetter("subject")
-_TID = operator.attrgetter("tid")
+    return Built(window, fields, sum(map(len, columns)))
 
 
 def _tids(messages: list[Message], partition: int) -> list[Any]:
     """The tid of each record of ``messages``: its own, or where it is in the log (:func:`default_tid`)."""
     tids: list[Any] = []
     for message in messages:
-        given = [*map(_TID, message.records)]
+        given = message.records.tids
         if None in given:
             single = len(given) == 1
             given = [default_tid(partition, message.offset, index, single) if tid is None else tid

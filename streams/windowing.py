@@ -63,15 +63,16 @@ from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from typing import Any
 
-from setveil.core.records import Record
+from .codec import MessageRecords
 
 
 @dataclass
 class Message:
-    """One accepted input message: its offset, its records and when it arrived."""
+    """One accepted input message: its offset, its records (as columns, which any sequence of
+    records given is made) and when it arrived."""
 
     offset: int
-    records: list[Record]
+    records: MessageRecords
     received: float
     handle: Any = None
     #: handles of later deliveries of the same offset (see "Re-delivery" above)
@@ -82,7 +83,9 @@ class Message:
     tids: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        tids = [record.tid for record in self.records if record.tid is not None]
+        if not isinstance(self.records, MessageRecords):  # records made one by one, a list of them
+            self.records = MessageRecords.of(self.records)
+        tids = [tid for tid in self.records.tids if tid is not None]
         self.tids = tuple(dict.fromkeys(tids) if len(tids) > 1 else tids)
 
 
@@ -119,10 +122,10 @@ class Cut:
         seen: dict = {}  # tid -> the offset of the message that has it
         out: dict[int, str] = {}
         for message in self.messages:
-            clash = next(((index, seen[record.tid]) for index, record in enumerate(message.records)
-                          if record.tid is not None and record.tid in seen), None)
+            clash = next(((index, seen[tid]) for index, tid in enumerate(message.records.tids)
+                          if tid is not None and tid in seen), None)
             if clash is None:
-                seen.update((record.tid, message.offset) for record in message.records if record.tid is not None)
+                seen.update((tid, message.offset) for tid in message.records.tids if tid is not None)
                 continue
             index, offset = clash
             prefix = f"record {index} of the array: " if len(message.records) > 1 else ""
@@ -230,15 +233,15 @@ class Windower:
         if not self.merge_subjects:
             return len(message.records)
         changed = 0
-        for record in message.records:
-            if record.subject is None:
+        for subject in message.records.subjects:
+            if subject is None:
                 changed += 1
                 continue
-            subjects[record.subject] += sign
-            if subjects[record.subject] == (1 if sign > 0 else 0):
+            subjects[subject] += sign
+            if subjects[subject] == (1 if sign > 0 else 0):
                 changed += 1
-            if not subjects[record.subject]:
-                del subjects[record.subject]
+            if not subjects[subject]:
+                del subjects[subject]
         return changed
 
     def _fitting(self) -> int:
