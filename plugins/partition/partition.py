@@ -85,14 +85,16 @@ def partition(
     n_parts = 1
     rounds = classes = 0
     final = leaf == hierarchy.root  # a hierarchy of one node
-    released[where[final]] = hierarchy.root
-    t, leaf, cur, where, part = (a[~final] for a in (t, leaf, cur, where, part))
+    if final.any():
+        released[where[final]] = hierarchy.root
+        t, leaf, cur, where, part = (a[~final] for a in (t, leaf, cur, where, part))
     nxt = as_ids(hierarchy.child_toward(cur, leaf), n_nodes)
     if final.any() and not len(t):
         classes = 1
     while len(t):
         rounds += 1
-        gain = units[cur] - units[nxt]
+        gain = units[cur]
+        gain -= units[nxt]
 
         # pick_node: the total gain of expanding each (partition, cut node), in units of 1/|I|.
         pair_part, pair_node, pair_gain = _pair_gains(part, cur, gain, n_parts, n_nodes)
@@ -100,14 +102,15 @@ def partition(
         open_parts = np.count_nonzero(np.diff(pair_part, prepend=-1))
         if len(chosen) != open_parts or (np.diff(pair_part[chosen], prepend=-1) <= 0).any():
             raise ValueError("pick_node must return one candidate row per partition, in partition order")
-        expand = np.full(n_parts, -1, dtype=np.int64)
+        expand = np.full(n_parts, -1, dtype=cur.dtype)
         expand[pair_part[chosen]] = pair_node[chosen]
         under = cur == expand[part]
 
         # distribute_data: the transactions of this round, numbered locally.
         first = np.ones(len(t), dtype=bool)
         first[1:] = t[1:] != t[:-1]
-        local = np.cumsum(first, dtype=id_dtype(len(t) + 1)) - 1
+        local = np.cumsum(first, dtype=id_dtype(len(t) + 1))
+        local -= 1
         # per transaction, in int64 as before: its arithmetic (bucket keys) may pass int32
         tpart = part[first].astype(np.int64)
         whole = np.bincount(tpart, minlength=n_parts)[pair_part[chosen]] >= k
@@ -131,11 +134,16 @@ def partition(
             cur[step] = nxt[step]
         final = (under & moved) | hierarchy.is_leaf[cur]
         released[where[final]] = cur[final]
-        keep = ~final
-        t, leaf, cur, nxt, where, step = (a[keep] for a in (t, leaf, cur, nxt, where, step))
+        if final.any():
+            keep = ~final
+            t, leaf, cur, nxt, where, step, local = (a[keep] for a in (t, leaf, cur, nxt, where, step, local))
         nxt[step] = hierarchy.child_toward(cur[step], leaf[step])
-        part = as_ids(new_part, n_parts)[local[keep]]
-        classes += n_parts - int(np.count_nonzero(np.bincount(part, minlength=n_parts)))
+        part = as_ids(new_part, n_parts)[local]
+        # the partitions left with no open occurrence are final classes; marking them, where a
+        # bincount took the ids as int64, spares a copy of a round's every occurrence
+        held = np.zeros(n_parts, dtype=bool)
+        held[part] = True
+        classes += n_parts - int(np.count_nonzero(held))
     # the empty transactions release as empty: one class of their own, never a partition's
     classes += int((leaves.lengths == 0).any())
     return Recoding(
@@ -155,11 +163,12 @@ def _distribute_and_balance(
     rows = local[under]
     ranks = child_rank[nxt[under]]
     words = int(ranks.max()) // 64 + 1
+    starts = _run_starts(rows)
     if words == 1 or n_local * words <= MASK_WORDS:
-        bucket = _buckets(tpart, _child_masks(rows, ranks, n_local))
+        bucket = _buckets(tpart, _child_masks(rows, ranks, n_local, starts))
     else:
         bucket = _listed_buckets(tpart, rows, ranks, n_local)
-    tgain = np.bincount(rows, weights=gain[under], minlength=n_local)
+    tgain = _transaction_gains(rows, starts, gain[under], n_local)
     move = _balance(bucket, tpart, tgain, n_parts, k)
     n_buckets = int(bucket.max()) + 1
     new_part, n_parts = _renumber(np.where(move, n_buckets + tpart, bucket), n_buckets + n_parts)
@@ -176,15 +185,20 @@ def _pair_gains(
         present = np.zeros(n_nodes, dtype=bool)
         present[cur] = True
         nodes = np.flatnonzero(present)
-        keys = (np.cumsum(present) - 1)[cur]
+        # each occurrence's key, part * len(nodes) + its node's number, made in one array of
+        # int64 (bincount's index type) with the numbers added in place as id_dtype
+        keys = np.multiply(part, len(nodes), dtype=np.int64)
+        keys += as_ids(np.cumsum(present) - 1, len(nodes))[cur]
     else:
         # a round's work goes with its occurrences, not with a deep hierarchy's every node
         nodes, keys = np.unique(cur, return_inverse=True)
-    keys += np.multiply(part, len(nodes), dtype=np.int64)
+        keys += np.multiply(part, len(nodes), dtype=np.int64)
     cells = n_parts * len(nodes)
     if cells <= 4 * len(keys) + (1 << 16):
         sums = np.bincount(keys, weights=gain, minlength=cells)
-        pairs = np.flatnonzero(np.bincount(keys, minlength=cells))
+        seen = np.zeros(cells, dtype=bool)
+        seen[keys] = True
+        pairs = np.flatnonzero(seen)
         pair_gain = sums[pairs]
     else:
         pairs, inverse = np.unique(keys, return_inverse=True)
@@ -206,17 +220,22 @@ def _chain_ends(hierarchy: Hierarchy, single: np.ndarray) -> np.ndarray:
         end = further
 
 
-def _child_masks(rows: np.ndarray, ranks: np.ndarray, n_rows: int) -> np.ndarray:
+def _child_masks(rows: np.ndarray, ranks: np.ndarray, n_rows: int, starts: np.ndarray | None = None) -> np.ndarray:
     """Per row, the bitmask (in 64-bit words) of the child ranks its occurrences reach.
-    ``rows`` is ascending (occurrences stay grouped by transaction)."""
-    words = int(ranks.max()) // 64 + 1 if len(ranks) else 1
+    ``rows`` is ascending (occurrences stay grouped by transaction); ``starts``, where each row's
+    run begins, when the caller has them."""
+    top = int(ranks.max()) if len(ranks) else 0
+    words = top // 64 + 1
     masks = np.zeros((n_rows, words), dtype=np.uint64)
-    bits = _BITS[ranks & 63]
     if words == 1 and len(rows):
-        starts = np.flatnonzero(np.diff(rows, prepend=-1))
-        masks[rows[starts], 0] = np.bitwise_or.reduceat(bits, starts)
-    else:
-        np.bitwise_or.at(masks, (rows, ranks >> 6), bits)
+        if starts is None:
+            starts = _run_starts(rows)
+        # a bit per occurrence in the narrowest word holding the highest rank (a byte under a
+        # fan-out of 8 or less), where each took 8 bytes
+        narrow = _BITS[: top + 1].astype(np.min_scalar_type(1 << top))
+        masks[rows[starts], 0] = np.bitwise_or.reduceat(narrow[ranks], starts)
+        return masks
+    np.bitwise_or.at(masks, (rows, ranks >> 6), _BITS[ranks & 63])
     return masks
 
 
@@ -254,6 +273,24 @@ def _listed_buckets(tpart: np.ndarray, rows: np.ndarray, ranks: np.ndarray, n_ro
         bucket = np.unique(bucket * width + column, return_inverse=True)[1]
         start = end
     return bucket
+
+
+def _transaction_gains(rows: np.ndarray, starts: np.ndarray, gains: np.ndarray, n_rows: int) -> np.ndarray:
+    """Each row's summed ``gains`` (as floats, 0 for a row with none): a run of the ascending
+    ``rows`` (beginning at ``starts``) added up in integers, exact as bincount's float sums were,
+    without its int64 copy of the rows and float64 copy of the gains."""
+    sums = np.zeros(n_rows)
+    if len(rows):
+        sums[rows[starts]] = np.add.reduceat(gains, starts, dtype=np.int64)
+    return sums
+
+
+def _run_starts(rows: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of the ascending ``rows`` begins (compared as booleans,
+    where np.diff took a copy of the ids and their differences)."""
+    change = np.ones(len(rows), dtype=bool)
+    np.not_equal(rows[1:], rows[:-1], out=change[1:])
+    return np.flatnonzero(change)
 
 
 def _renumber(keys: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
