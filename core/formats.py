@@ -46,7 +46,7 @@ import msgpack
 import numpy as np
 
 from .errors import InputError
-from .labeltext import OUT_OF_MEMORY_READING, STDIN, check_text, not_utf8, unzipped
+from .labeltext import OUT_OF_MEMORY_READING, STDIN, check_text, foreign_bytes, not_utf8, unzipped
 from .output import gzip_writer, gzipped_name, refuse_reading_standard_output, write_output
 from .records import (MAX_LABEL_LENGTH, RecordError, RepeatedKey, extension, kind_of, label_problem, parse_record,
                       record_columns, unique_map)
@@ -181,6 +181,8 @@ def _read(path, fmt: str | None, vocab: Vocabulary | None, format_option: str | 
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:
         raise InputError(path, OUT_OF_MEMORY_READING) from None
+    if (foreign := foreign_bytes(path, data)) is not None:
+        raise foreign
     if fmt == "fimi" and (explicit_fmt is None or shared_format is not None):
         _refuse_other_formats(path, data, format_option, release, shared_format)
     vocab = Vocabulary() if vocab is None else vocab

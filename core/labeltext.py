@@ -281,10 +281,17 @@ _OTHER_COMPRESSIONS = {"zstd": re.compile(rb"\x28\xb5\x2f\xfd"), "xz": re.compil
 
 
 def not_utf8(path: str | os.PathLike, data: bytes, error: UnicodeDecodeError) -> InputError:
-    """The error for ``data`` that is not UTF-8, naming the line of the first bad byte, and saying
-    UTF-16 when a UTF-16 byte-order mark opens it ("not valid UTF-8" alone did not say why), or the
-    compression setveil does not read when its magic number does (``data.zst`` read as "not valid
-    UTF-8" at line 1), gzip data within gzip data included."""
+    """The error for ``data`` that is not UTF-8, naming the line of the first bad byte, or what
+    :func:`foreign_bytes` names it ("not valid UTF-8" alone did not say why)."""
+    return foreign_bytes(path, data) or InputError(path, "not valid UTF-8", data[: error.start].count(b"\n") + 1)
+
+
+def foreign_bytes(path: str | os.PathLike, data: bytes) -> InputError | None:
+    """The error for ``data`` that no format setveil reads can hold, named by how it starts: UTF-16
+    by its byte-order mark, or the compression setveil does not read by its magic number (``data.zst``
+    read as "not valid UTF-8" at line 1), gzip data within gzip data included; None for other data.
+    Each such start is a record no JSONL or msgpack reader takes, so the reader names it before it
+    guesses a format from the bytes (a comma in xz data read as a CSV row's, docs81)."""
     if data.startswith(_UTF16_MARKS):
         return InputError(path, "UTF-16 (it starts with UTF-16's byte-order mark): setveil reads UTF-8", 1)
     if data.startswith(GZIP_MAGIC):  # left by unzipped(), which unzips once
@@ -293,7 +300,7 @@ def not_utf8(path: str | os.PathLike, data: bytes, error: UnicodeDecodeError) ->
         if magic.match(data):
             return InputError(path, f"{name} data (it starts with {name}'s magic number): setveil reads gzip or "
                                     "uncompressed data, so decompress it first", 1)
-    return InputError(path, "not valid UTF-8", data[: error.start].count(b"\n") + 1)
+    return None
 
 
 def check_user_file(path: str | os.PathLike, option: str | None = None) -> None:
