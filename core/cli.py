@@ -748,11 +748,13 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
                 if len(found) >= max_violations:
                     # the count is all there is unless one more exists: said only then (QA: it was said of a
                     # release with exactly N); the windows after this one are left unchecked, as the cap asks
-                    if next(violations, None) is not None:
-                        more = " (stopped at --max-violations)"
-                    elif checked < len(windows):
-                        left = counted(len(windows) - checked, "later window")
-                        more = f" (stopped at --max-violations; {left} not checked)"
+                    # and the later windows go unchecked whether or not this one holds more (docs81: said
+                    # only when it held no more)
+                    stopped = next(violations, None) is not None
+                    left = (f"; {counted(len(windows) - checked, 'later window')} not checked"
+                            if checked < len(windows) else "")
+                    if stopped or left:
+                        more = f" (stopped at --max-violations{left})"
                     break
             except MiningTooLarge as exc:
                 raise _check_too_large(exc, configured.model, None if whole else name) from None
