@@ -53,13 +53,13 @@ CHUNK_BYTES = 64 << 20
 #: budget took 12.6 s and 1.16 GB, and it bounds the time as well (docs/coherence.md says why the
 #: joins are not listed a chunk at a time instead). Real data needs far fewer: the whole of retail at the
 #: README's service setting (δ=50%, k=5) makes 763,912 pairs at p=3 and lists 258,980 triples
-#: (14,812,473 when joined in item-id order), T10I4D100K 399,791 triples. Five transactions that
+#: (14,812,473 when joined in item-id order), T10I4D100K 498,582. Five transactions that
 #: share 2,000 public items make 1.3 billion triples, which took all of the machine's 24 GiB in a
 #: QA pass.
 CANDIDATE_BUDGET = 10_000_000
 #: the same for the pairs, whose count is bounded before the product that lists them by the pairs
 #: of each transaction's items, which counts a pair once per transaction that holds it (the whole
-#: of retail: 7,164,335 against 763,912 distinct), hence a larger budget for that bound
+#: of retail: 1,789,115 against 763,912 distinct), hence a larger budget for that bound
 PAIR_BOUND_BUDGET = 4 * CANDIDATE_BUDGET
 #: what a level past its budget would list, by the candidates' size
 CANDIDATES = "candidate itemsets of size {} in the search for minimal moles (lower p, or cut smaller windows)"

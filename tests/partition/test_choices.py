@@ -127,8 +127,8 @@ def test_aa_refuses_an_itemset_with_too_many_generalizations_to_weigh():
     # 2^15-anonymous, and the 16-itemset (held once) has 3^16 generalizations under fan-out 4
     # (16 leaves, 4 parents, the root): the 17 transactions took 3.7 GB before failing with
     # MemoryError under a 4 GB limit, and are past the budget of 16,777,216 even costed a block
-    # at a time. The benchmarks weigh at most 196,608 (a 9-itemset of BMS-WebView-2 at m = 161,
-    # f = 5, k = 2), retail at m = m_max 12,288,000.
+    # at a time. The benchmarks weigh at most 196,607 (a 9-itemset of BMS-WebView-2 at m = 161,
+    # f = 5, k = 2), retail at m = m_max 12,287,999.
     items = [str(i) for i in range(16)]
     edges = [(item, f"p{int(item) // 4}") for item in items] + [(f"p{j}", "ALL") for j in range(4)]
     rows = [items] + [[item for item in items if item != left] for left in items]
