@@ -134,9 +134,19 @@ def partition(
             cur[step] = nxt[step]
         final = (under & moved) | hierarchy.is_leaf[cur]
         released[where[final]] = cur[final]
+        # the round's gains and partitions are spent, and the open occurrences are filtered an
+        # array at a time, so that each old copy goes before the next is made: the seven made
+        # together beside them were the peak of a million transactions
+        del gain, part
         if final.any():
             keep = ~final
-            t, leaf, cur, nxt, where, step, local = (a[keep] for a in (t, leaf, cur, nxt, where, step, local))
+            t = t[keep]
+            leaf = leaf[keep]
+            cur = cur[keep]
+            nxt = nxt[keep]
+            where = where[keep]
+            step = step[keep]
+            local = local[keep]
         nxt[step] = hierarchy.child_toward(cur[step], leaf[step])
         part = as_ids(new_part, n_parts)[local]
         # the partitions left with no open occurrence are final classes; marking them, where a
