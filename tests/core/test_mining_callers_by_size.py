@@ -1,0 +1,49 @@
+"""The offline commands' mining counts its budget a few sizes at a time (``by_size``): each caller
+refuses the windows it refused counting every size at once, and no other, and gives the same
+result where it does not refuse; the budget is set small here so that random windows meet it."""
+
+from hypothesis import given, settings, strategies as st
+import pytest
+
+from setveil.core import mining
+from setveil.core.mining import MiningTooLarge
+from setveil.core.schema import ItemSchema
+from setveil.core.window import Window
+
+ROWS = st.lists(st.lists(st.sampled_from("abcdefghijkl"), min_size=0, max_size=10, unique=True), min_size=1,
+                max_size=25)
+
+
+def every_size_at_once(miner):
+    """``miner`` with by_size off, as the callers asked it before."""
+    return lambda *args, **kwargs: miner(*args, **{**kwargs, "by_size": False})
+
+
+def outcome(run):
+    try:
+        return run()
+    except MiningTooLarge as refused:
+        assert refused.count > refused.budget
+        return MiningTooLarge
+
+
+def same_with_and_without_by_size(module, name, run):
+    by_size = outcome(run)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, name, every_size_at_once(getattr(mining, name)))
+        assert outcome(run) == by_size
+    return by_size
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROWS, st.integers(1, 4), st.integers(1, 6), st.integers(0, 400))
+def test_the_coherence_check(rows, k, p, budget):
+    from setveil.plugins.coherence import checker
+
+    window = Window.from_transactions(rows)
+    schema = ItemSchema(private=frozenset({"a"}))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(checker, "ITEMSET_BUDGET", budget)
+        same_with_and_without_by_size(
+            checker, "frequent_itemsets",
+            lambda: list(checker.coherence_violations(window, window, schema, 0.5, k, p)))
