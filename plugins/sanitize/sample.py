@@ -62,8 +62,9 @@ def sample_patterns(
     if min(max_length, longest) < min_length:
         raise TransactionsTooShort(f"no transaction holds {min_length} items, so no pattern of length "
                                    f"{min_length}-{max_length} occurs (--min-length)")
+    # counted a few sizes at a time: long records are refused at the first sizes past the budget
     indptr, ids, supports = frequent_itemset_arrays(window, low, min_size=min_length, max_size=min(max_length, longest),
-                                                    budget=ITEMSET_BUDGET)
+                                                    budget=ITEMSET_BUDGET, by_size=True)
     lengths = np.diff(indptr)
     rng = np.random.default_rng(seed)
     queues = {}
@@ -110,7 +111,8 @@ def sample_patterns(
 def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: float) -> list[tuple[str, ...]]:
     """The patterns of support at least ``sigma`` (share of transactions) that strictly contain
     one of ``patterns``: shortest first, then in label order."""
-    indptr, ids, _ = frequent_itemset_arrays(window, max(1, math.ceil(sigma * len(window) - 1e-9)), budget=ITEMSET_BUDGET)
+    support = max(1, math.ceil(sigma * len(window) - 1e-9))
+    indptr, ids, _ = frequent_itemset_arrays(window, support, budget=ITEMSET_BUDGET, by_size=True)
     lengths = np.diff(indptr)
     if len(lengths) == 0:
         return []

@@ -47,3 +47,22 @@ def test_the_coherence_check(rows, k, p, budget):
         same_with_and_without_by_size(
             checker, "frequent_itemsets",
             lambda: list(checker.coherence_violations(window, window, schema, 0.5, k, p)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROWS, st.integers(2, 3), st.integers(2, 6), st.sampled_from([0.1, 0.2, 0.5]), st.integers(0, 400))
+def test_patterns_sample_and_its_supersets(rows, min_length, max_length, sigma, budget):
+    from setveil.plugins.sanitize import sample
+
+    window = Window.from_transactions(rows)
+
+    def picked():
+        try:
+            patterns = sample.sample_patterns(window, 2, min_length, max(min_length, max_length), sigma, 1.0, 0)
+        except sample.TooFewPatterns as few:
+            return str(few)
+        return patterns, sample.frequent_supersets(window, patterns, sigma / 2)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sample, "ITEMSET_BUDGET", budget)
+        same_with_and_without_by_size(sample, "frequent_itemset_arrays", picked)
