@@ -66,3 +66,15 @@ def test_patterns_sample_and_its_supersets(rows, min_length, max_length, sigma, 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sample, "ITEMSET_BUDGET", budget)
         same_with_and_without_by_size(sample, "frequent_itemset_arrays", picked)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROWS, st.sampled_from([0.05, 0.1, 0.2, 0.5]), st.sampled_from([None, 1, 2, 3, 5]), st.integers(0, 400))
+def test_the_audits_mining(rows, sigma, max_size, budget):
+    from setveil.plugins.audit import itemsets
+
+    window = Window.from_transactions(rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(itemsets, "ITEMSET_BUDGET", budget)
+        same_with_and_without_by_size(itemsets, "frequent_itemset_arrays",
+                                      lambda: itemsets.ItemsetCollection.mine(window, sigma, max_size).text())
