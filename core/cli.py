@@ -757,7 +757,7 @@ def verify(original_path, release_path, model, policy, params, sensitive, public
                 if len(found) >= max_violations:
                     # the count is all there is unless one more exists: said only then (QA: it was said of a
                     # release with exactly N); the windows after this one are left unchecked, as the cap asks
-                    # and the later windows go unchecked whether or not this one holds more (docs81: said
+                    # and the later windows go unchecked whether or not this one holds more (a docs audit: said
                     # only when it held no more)
                     stopped = next(violations, None) is not None
                     left = (f"; {counted(len(windows) - checked, 'later window')} not checked"

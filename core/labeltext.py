@@ -291,7 +291,7 @@ def foreign_bytes(path: str | os.PathLike, data: bytes) -> InputError | None:
     by its byte-order mark, or the compression setveil does not read by its magic number (``data.zst``
     read as "not valid UTF-8" at line 1), gzip data within gzip data included; None for other data.
     Each such start is a record no JSONL or msgpack reader takes, so the reader names it before it
-    guesses a format from the bytes (a comma in xz data read as a CSV row's, docs81)."""
+    guesses a format from the bytes (a comma in xz data read as a CSV row's, a docs audit)."""
     if data.startswith(_UTF16_MARKS):
         return InputError(path, "UTF-16 (it starts with UTF-16's byte-order mark): setveil reads UTF-8", 1)
     if data.startswith(GZIP_MAGIC):  # left by unzipped(), which unzips once

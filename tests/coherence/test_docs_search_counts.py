@@ -32,7 +32,7 @@ def weighed(window, monkeypatch) -> tuple[dict[int, int], list[int]]:
 
 @pytest.mark.slow
 def test_the_budgets_counts_the_page_gives(datasets, monkeypatch):
-    # docs81: the page gave retail's pairs a bound of 7,164,335, the pairs of every item of each
+    # a docs audit: the page gave retail's pairs a bound of 7,164,335, the pairs of every item of each
     # transaction where the budget weighs those of its extendible items, and T10I4D100K's
     # triples as candidates where retail's were the joins listed
     text = " ".join(DOC.read_text(encoding="utf-8").split())

@@ -15,7 +15,7 @@ def option(command: str, name: str) -> click.Option:
 
 
 def test_the_seed_and_the_cap_on_violations_are_given_with_their_defaults_and_ranges():
-    # docs81: the page named --seed with no default or range, and --max-violations with no range
+    # a docs audit: the page named --seed with no default or range, and --max-violations with no range
     text = " ".join(DOC.read_text(encoding="utf-8").split())
     seed = option("anonymize", "--seed")
     assert (seed.default, seed.type.min, seed.type.max) == (0, 0, 2**32 - 1)

@@ -1,7 +1,7 @@
 """Data that starts as no format setveil reads can (UTF-16's byte-order mark, another compression's
 magic number, gzip within gzip) is named so on line 1 whatever the format read, given or guessed,
 and before the reader guesses anything from its bytes: a comma before the first newline of xz,
-bzip2 or twice-gzipped data made it "a CSV file" (docs81: 3 of 4 compressions of retail's first
+bzip2 or twice-gzipped data made it "a CSV file" (a docs audit: 3 of 4 compressions of retail's first
 2,000 lines), and msgpack read "record is an integer" of xz's first byte."""
 
 import gzip

@@ -1,6 +1,6 @@
 """`setveil verify --max-violations N` whose Nth violation is in a window before the last says how
 many later windows it left unchecked whether or not that window holds one more, as docs/cli.md says:
-it said only "(stopped at --max-violations)" when the window held more (docs81: mushroom,
+it said only "(stopped at --max-violations)" when the window held more (a docs audit: mushroom,
 --window 200 --max-violations 1)."""
 
 from .figure1 import run

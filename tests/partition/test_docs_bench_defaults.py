@@ -8,7 +8,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "partition.md"
 
 
 def test_the_grid_is_the_defaults_and_runs_default_to_one():
-    # docs81: the page gave the grid's k, m, seed and fan-outs and 3 runs with no word that the
+    # a docs audit: the page gave the grid's k, m, seed and fan-outs and 3 runs with no word that the
     # first are the defaults and that --runs defaults to 1
     _load_plugin_commands()
     options = {p.opts[0]: p for p in cli.commands["bench"].commands["partition"].params}

@@ -10,7 +10,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "partition.md"
 
 
 def test_the_fanout_is_given_with_its_range():
-    # docs81: the settings table named --fanout N with no range; 1 is refused
+    # a docs audit: the settings table named --fanout N with no range; 1 is refused
     _load_plugin_commands()
     bench = cli.commands["bench"]
     for command in (cli.commands["anonymize"], cli.commands["verify"], bench.commands["windows"]):

@@ -15,7 +15,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "partition.md"
 
 @pytest.mark.slow
 def test_the_benchmarks_largest_count_of_generalizations(datasets, tmp_path, monkeypatch):
-    # docs81: the page gave 196,608, the product of the itemset's chains, where the budget (and
+    # a docs audit: the page gave 196,608, the product of the itemset's chains, where the budget (and
     # its refusal, 43,046,720 = 3^16 - 1) counts the choices that change something
     weighed: list[tuple[int, int]] = []
     check = apriori.within_budget

@@ -25,7 +25,7 @@ def costs(window, size: int) -> list[float]:
 
 @pytest.mark.slow
 def test_the_window_costs_the_page_gives(datasets):
-    # docs81: the page gave these figures with no word of how they were had
+    # a docs audit: the page gave these figures with no word of how they were had
     text = " ".join(DOC.read_text(encoding="utf-8").split())
     retail = read_window(datasets / "retail.dat")
     small, large = costs(retail, 1_000), costs(retail, 5_000)

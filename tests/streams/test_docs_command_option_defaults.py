@@ -16,7 +16,7 @@ def option(command: str, name: str) -> click.Option:
 
 
 def test_the_batch_host_and_port_are_given_with_their_defaults():
-    # docs81: the page named replay's and demo's --batch and dev-broker's --host and --port with no
+    # a docs audit: the page named replay's and demo's --batch and dev-broker's --host and --port with no
     # default, and replay's default of one record per message sends no array
     text = " ".join(DOC.read_text(encoding="utf-8").split())
     replay, demo = option("replay", "--batch"), option("demo", "--batch")
@@ -30,7 +30,7 @@ def test_the_batch_host_and_port_are_given_with_their_defaults():
 
 
 def test_the_offline_benchmarks_sizes_seed_and_runs_are_given_with_their_defaults():
-    # docs81: bench windows' --sizes and --seed and bench run's --runs were named with no default
+    # a docs audit: bench windows' --sizes and --seed and bench run's --runs were named with no default
     _load_plugin_commands()
     bench = cli.commands["bench"]
     text = " ".join(DOC.read_text(encoding="utf-8").split())
@@ -45,7 +45,7 @@ def test_the_offline_benchmarks_sizes_seed_and_runs_are_given_with_their_default
 
 
 def test_the_demos_window_is_given_with_its_default_and_range():
-    # docs81: the demo's --window was named with no default or range
+    # a docs audit: the demo's --window was named with no default or range
     window = option("demo", "--window")
     assert (window.default, window.type.min) == (1000, 5)
     assert "`--window` (the largest window, default 1,000, at least 5)." in " ".join(DOC.read_text().split())
