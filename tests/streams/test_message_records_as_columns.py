@@ -20,27 +20,15 @@ from setveil.core.subjects import merge_records
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
 from setveil.streams import codec
-from setveil.streams.codec import MessageRecords, MessageRejected, WindowRef, decode_message, encode_batch
+from setveil.streams.codec import MessageRecords, WindowRef, decode_message, encode_batch
 from setveil.streams.processor import build_window, default_tid
 from setveil.streams.windowing import Cut, Message
 
-from .test_codec_messages_at_once import CUTS, MESSAGE, mutated, packed
+from .test_codec_messages_at_once import CUTS, MESSAGE, mutated, one_by_one, outcome, packed
 
 REF = WindowRef("in", 3, 10, 19, 10, 1.5, 2.5)
 MODEL = {"name": "coherence", "policy": "global", "parameters": {"h": 0.4, "k": 5}}
 METRICS = {"transactions": 3, "records": 4, "information_loss": 0.25, "loss_metric": None}
-
-
-def dead_letter_or_records(decode, value: bytes):
-    try:
-        return "records", decode(value)
-    except MessageRejected as exc:
-        return "rejected", (exc.kind, exc.reason)
-
-
-def one_by_one(value: bytes):
-    """The records as a worker decoded every message before: a list of them, each parsed alone."""
-    return decode_message(value, 1 << 20) if not value else codec._one_by_one(value)
 
 
 def repeated_tids(messages: list[tuple[int, list[Record]]]) -> dict[int, str]:
@@ -76,8 +64,8 @@ def record_by_record(messages: list[tuple[int, list[Record]]], partition: int, m
 
 
 def assert_same_windows(values: list[bytes], partition: int, merge_subjects: bool) -> None:
-    decoded = [dead_letter_or_records(lambda data: decode_message(data, 1 << 20), value) for value in values]
-    expected = [dead_letter_or_records(one_by_one, value) for value in values]
+    decoded = [outcome(lambda data: decode_message(data, 1 << 20), value) for value in values]
+    expected = [outcome(one_by_one, value) for value in values]
     assert [outcome if kind == "rejected" else [*outcome] for kind, outcome in decoded] == \
            [outcome for _, outcome in expected]
     accepted = [(offset, outcome) for offset, (kind, outcome) in enumerate(expected, 10) if kind == "records"]
