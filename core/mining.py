@@ -123,18 +123,29 @@ def itemset_spectrum(rows: list[list[int]], min_support: int, max_size: int | No
 
 
 def _mine(window: Window, min_support: int, max_size: int | None, min_size: int, items: npt.ArrayLike | None,
-          target: str, budget: int | None, by_size: bool) -> list:
-    rows = _rows(window, items)
+          target: str, budget: int | None, by_size: bool, unordered: bool = False) -> list:
+    frequent = window.supports >= max(1, int(min_support))
+    if items is not None:
+        frequent &= np.asarray(items, dtype=bool)
+    rows = _rows(window, frequent if unordered else items)
     if budget is not None and target == "s":
-        frequent = window.supports >= max(1, int(min_support))
-        if items is not None:
-            frequent &= np.asarray(items, dtype=bool)
-        _counted_within(rows, min_support, max_size, min_size, budget, by_size, int(frequent.sum()))
+        _counted_within(rows, min_support, max_size, min_size, budget, by_size, int(frequent.sum()),
+                        longest=_longest(window, items))
     return _fpgrowth(rows, target, min_support, max_size, min_size, report="a")
 
 
+def _longest(window: Window, items: npt.ArrayLike | None) -> int:
+    """The most of ``items`` (all when None) a transaction holds: the sizes :func:`_counted_within`
+    counts by, taken from the rows before they lose the infrequent items, so that a refusal says
+    "at least" or "up to" the same number whether they were given or not."""
+    if items is None:
+        return int(window.lengths.max(initial=0))
+    held = np.concatenate([[0], np.cumsum(np.asarray(items, dtype=bool)[window.indices], dtype=np.int64)])
+    return int(np.diff(held[window.indptr]).max(initial=0))
+
+
 def _counted_within(rows: list[list[int]], min_support: int, max_size: int | None, min_size: int, budget: int,
-                    by_size: bool, frequent: int | None = None) -> None:
+                    by_size: bool, frequent: int | None = None, *, longest: int) -> None:
     """:class:`MiningTooLarge` when the itemsets of ``rows`` number more than ``budget``. Counting
     takes time with what it counts: 50 records of 53-491 items (BMS-WebView-2's sessions joined)
     hold 434,727,586,880,295,075,840 itemsets at a support of 5, 55 s of CPU to count. ``by_size``
@@ -143,13 +154,13 @@ def _counted_within(rows: list[list[int]], min_support: int, max_size: int | Non
     larger is frequent then): a few passes more for a window within the budget, for the callers
     that would rather pay them than an hour's count. Sizes whose itemsets of the ``frequent`` items
     (how many have the support) could not pass the budget were they all frequent are not counted:
-    such a count refuses nothing (a window of 1,000 of retail holds a few dozen items of support 20)."""
+    such a count refuses nothing (a window of 1,000 of retail holds a few dozen items of support 20).
+    ``longest``, the most items a transaction holds, bounds the sizes."""
     support = max(1, int(min_support))
     if frequent is not None and _at_most(frequent, min_size, frequent if max_size is None else max_size,
                                          budget) <= budget:
         return
     if by_size:
-        longest = max(map(len, rows))
         top = longest if max_size is None else min(max_size, longest)
         size, before = max(1, min_size), -1.0
         while size < top:
@@ -209,13 +220,22 @@ def frequent_itemset_arrays(
     target: str = "s",
     budget: int | None = None,
     by_size: bool = False,
+    unordered: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The itemsets of :func:`frequent_itemsets` as CSR arrays ``(indptr, ids, supports)``:
     itemset j is ``ids[indptr[j]:indptr[j+1]]`` (unordered). No Python set per itemset, for
-    callers that compare millions of them."""
+    callers that compare millions of them.
+
+    ``unordered``, for a caller that sorts or counts what it is given: pyfim reads only the items
+    frequent on their own, which every frequent itemset is made of, with the same support, where it
+    read every occurrence in each counting pass and again to list them (retail at σ 1%: 70 of
+    16,470 items, 26% of the occurrences; the audit's mining 0.42 -> 0.15 s of CPU). The itemsets
+    then come in another order: pyfim's FP-growth orders the items by the summed lengths of the
+    transactions that hold them, which the items left out shorten (on each of 861 random windows
+    without ties in those sums, that order told whether the listing changed)."""
     if len(window) == 0 or min_support > len(window):
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    result = _mine(window, min_support, max_size, min_size, items, target, budget, by_size)
+    result = _mine(window, min_support, max_size, min_size, items, target, budget, by_size, unordered)
     lengths = np.fromiter((len(itemset) for itemset, _ in result), dtype=np.int64, count=len(result))
     indptr = np.zeros(len(result) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])

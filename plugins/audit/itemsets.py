@@ -111,9 +111,10 @@ class ItemsetCollection:
             raise ParameterError("sigma", f"{sigma} is not in (0, 1]")
         n = len(window)
         min_support = max(1, math.ceil(sigma * n - 1e-9 * n))
-        # counted a few sizes at a time: long records are refused at the first sizes past the budget
+        # counted a few sizes at a time: long records are refused at the first sizes past the budget;
+        # unordered, since canonical() sorts them
         indptr, ids, supports = frequent_itemset_arrays(
-            window, min_support, max_size=max_size, budget=ITEMSET_BUDGET, by_size=True)
+            window, min_support, max_size=max_size, budget=ITEMSET_BUDGET, by_size=True, unordered=True)
         used = np.unique(ids)
         used_labels = [window.vocab.label(int(i)) for i in used]
         order = np.argsort(np.array(used_labels, dtype=object), kind="stable")

@@ -112,7 +112,8 @@ def frequent_supersets(window: Window, patterns: list[tuple[str, ...]], sigma: f
     """The patterns of support at least ``sigma`` (share of transactions) that strictly contain
     one of ``patterns``: shortest first, then in label order."""
     support = max(1, math.ceil(sigma * len(window) - 1e-9))
-    indptr, ids, _ = frequent_itemset_arrays(window, support, budget=ITEMSET_BUDGET, by_size=True)
+    # unordered, since they are sorted (sample_patterns draws from the miner's order, so is not)
+    indptr, ids, _ = frequent_itemset_arrays(window, support, budget=ITEMSET_BUDGET, by_size=True, unordered=True)
     lengths = np.diff(indptr)
     if len(lengths) == 0:
         return []

@@ -33,7 +33,7 @@ def test_the_outcome_is_that_of_counting_every_time(rows, support, max_size, min
     with pytest.MonkeyPatch.context() as unbounded:
         counted_within = mining._counted_within
         unbounded.setattr(mining, "_counted_within",
-                          lambda *args: counted_within(*args[:6]))  # without the frequent items' count
+                          lambda *args, **given: counted_within(*args[:6], **given))  # no frequent items' count
         assert bounded == outcome(window, support, max_size, min_size, items, budget, by_size)
 
 
