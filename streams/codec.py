@@ -29,8 +29,8 @@ from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from setveil.core.errors import pickled_whole
 from setveil.core.formats import msgpack_fault
 from setveil.core.window import Window
-from setveil.core.records import (Record, RecordError, RepeatedKey, extension, label_problem, parse_record,
-                                  plain_labels, record_columns, unique_map)
+from setveil.core.records import (MAX_LABEL_LENGTH, Record, RecordError, RepeatedKey, extension, label_problem,
+                                  parse_record, plain_short_labels, record_columns, unique_map)
 
 from . import causes
 
@@ -163,9 +163,13 @@ def _at_once(value: bytes) -> MessageRecords | None:
     decoding each record through the repeated-key hook and :func:`parse_record` was the largest
     stage of a worker's work outside the model. The message is unpacked in C with no hook; one that
     packs back to its own bytes repeats no key (a map that does unpacks to fewer pairs and packs
-    shorter). Anything else is decoded one record at a time, which names the fault as before."""
+    shorter). The unpacker refuses a string of more bytes than a label may have characters (a
+    label, a tid or any other), so that every label taken at once is short enough with no look at
+    its length, a third of the labels' check. Anything else is decoded one record at a time, which
+    names the fault as before."""
     try:
-        obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension)
+        obj = msgpack.unpackb(value, raw=False, strict_map_key=False, ext_hook=extension,
+                              max_str_len=MAX_LABEL_LENGTH)
         if msgpack.packb(obj) != value:  # a float32, a longer header than needed, a repeated key
             return None
     except (ValueError, TypeError, OverflowError, msgpack.UnpackException):  # an extension, which no record
@@ -183,7 +187,7 @@ def _at_once(value: bytes) -> MessageRecords | None:
     raws = records.items() if columns.integers else [*map(_ITEMS, objs)]
     if len(records.labels) != sum(map(len, map(set, raws))):
         return None
-    if not plain_labels(records.labels) and any(map(label_problem, set(records.labels))):
+    if not plain_short_labels(records.labels) and any(map(label_problem, set(records.labels))):
         return None
     given = [tid for tid in records.tids if tid is not None]
     if len(set(given)) != len(given):

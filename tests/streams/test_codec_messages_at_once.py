@@ -19,12 +19,15 @@ from setveil.streams.replay import messages
 
 from ..core.record_shapes import one_fault, plain_records, record_pairs
 
-LABELS = ["a", "b", "é", "7", "New York", "x:y", "\u2028", " a", "a ", "", "a\0b", "a" * 1024, "a" * 1025,
-          "\U0001f600", "\ufeffa", "a\tb"]
+#: near the length bound in characters and in bytes (a label of 1,024 characters, 2,048 bytes, is
+#: one; the unpacker that takes a message at once refuses strings of more than 1,024 bytes)
+LABELS = ["a", "b", "é", "7", "New York", "x:y", "\u2028", " a", "a ", "", "a\0b", "a" * 1023, "a" * 1024,
+          "a" * 1025, "é" * 512, "é" * 513, "é" * 1024, "é" * 1025, "\U0001f600" * 256, "\U0001f600" * 257,
+          "\U0001f600", "\ufeffa", "a\tb", "\x1b[2J", "a\x7f", "a\x85b", "\u3000"]
 ITEMS = st.one_of(st.sampled_from(LABELS), st.integers(-3, 12), st.sampled_from([2**64 - 1, -(2**63)]),
                   st.sampled_from([True, False, None, 1.5, b"a", [], {}]))
 SCALARS = st.one_of(st.integers(0, 6), st.sampled_from(["t", "1", "", " t", True, False, 1.0, None, [], {}, b"t",
-                                                      2**63 - 1, -(2**63), 2**64 - 1]))
+                                                      2**63 - 1, -(2**63), 2**64 - 1, "t" * 1025]))
 TIMES = st.sampled_from([0, 1.5, -3, float("nan"), float("inf"), True, "1", None, [], 2**64 - 1])
 VALUES = {"items": st.one_of(st.lists(ITEMS, max_size=4), st.lists(st.sampled_from(["a", "b", 7, "7"]), max_size=3),
                              st.sampled_from(["a", 1, None, {}, b"x"])),
@@ -34,8 +37,8 @@ VALUES = {"items": st.one_of(st.lists(ITEMS, max_size=4), st.lists(st.sampled_fr
 PAIRS = record_pairs(VALUES)
 #: a well-formed record: its items, and a tid, a subject and a time or none
 PLAIN = plain_records(
-    st.lists(st.sampled_from(["a", "b", "é", "New York", "x:y", "\U0001f600", 7, 8, -1, 2**64 - 1]), unique=True,
-             max_size=5),
+    st.lists(st.sampled_from(["a", "b", "é", "New York", "x:y", "\U0001f600", 7, 8, -1, 2**64 - 1, "a" * 1024,
+                              "é" * 512, "é" * 513, "\x1b"]), unique=True, max_size=5),
     st.one_of(st.none(), st.integers(0, 10**9), st.text("tuv", min_size=1, max_size=4), st.just(2**64 - 1),
               st.just(-(2**63))),
     st.lists(st.sampled_from([("subject", "s"), ("subject", 3), ("ts", 1.5), ("ts", 2), ("other", {"k": [1]})]),
@@ -168,6 +171,24 @@ def test_a_message_packed_otherwise_decodes_as_one_record_at_a_time(records, sin
 ])
 def test_a_fault_the_message_holds_is_named_as_before(value, reason):
     assert outcome(lambda data: decode_message(data, 1 << 20), value)[1][1] == reason
+    assert_same(value)
+
+
+@pytest.mark.parametrize("record, at_once", [
+    ({"items": ["a" * 1024, "é" * 512, "\x1b"]}, True),  # strings of 1,024 bytes at most
+    ({"items": ["é" * 513]}, False),  # 513 characters, a label, but 1,026 bytes
+    ({"items": ["é" * 1024, "b"], "tid": 1}, False),
+    ({"items": ["é" * 1025]}, False),
+    ({"items": ["b", "a" * 1025]}, False),
+    ({"items": ["a"], "tid": "t" * 1025}, False),
+    ({"items": ["a"], "other": "x" * 1025}, False),
+])
+def test_a_string_longer_than_a_label_decodes_one_record_at_a_time(record, at_once):
+    """The unpacker that takes a message at once refuses a string of more bytes than a label may
+    have characters, so that no label's length need be looked at: such a message, label or not,
+    valid or not, is decoded one record at a time, to the same records or dead letter."""
+    value = packed(record)
+    assert (codec._at_once(value) is not None) is at_once
     assert_same(value)
 
 
