@@ -76,17 +76,21 @@ def build_window(cut: Cut, partition: int, merge_subjects: bool) -> Built:
                                                  subjects))
         lengths = np.fromiter(map(len, transactions), dtype=np.int64, count=len(transactions))
         labels = itertools.chain.from_iterable(transactions)
+        tids = [extra["tid"] for extra in fields]
     else:
         # each record a transaction of its own: the messages' columns joined, where each record's
         # items were a list of its own that merge_records went through one by one in Python
-        fields = [{"tid": tid} for tid in _tids(kept, partition)]
+        tids = _tids(kept, partition)
+        fields = [{"tid": tid} for tid in tids]
         lengths = np.fromiter(itertools.chain.from_iterable(records.lengths for records in columns), dtype=np.int64,
                               count=len(fields))
         labels = itertools.chain.from_iterable(records.labels for records in columns)
     # labels are numbered as they first occur, in C: the labels of a record are unique (decode_message checks)
     numbered: defaultdict[str, int] = defaultdict(itertools.count().__next__)
     ids = np.fromiter(map(numbered.__getitem__, labels), dtype=np.int32, count=int(lengths.sum()))
-    window = Window.from_flat(Vocabulary(numbered), lengths, ids, [f["tid"] for f in fields])
+    # the numbering is the vocabulary's map, its labels (str as decoded) in the order of their ids: a
+    # Vocabulary made of them checked each label's type and mapped them again
+    window = Window.from_flat(Vocabulary.snapshot(tuple(numbered), numbered), lengths, ids, tids)
     return Built(window, fields, sum(map(len, columns)))
 
 
