@@ -122,12 +122,11 @@ class Cut:
         seen: dict = {}  # tid -> the offset of the message that has it
         out: dict[int, str] = {}
         for message in self.messages:
-            clash = next(((index, seen[tid]) for index, tid in enumerate(message.records.tids)
-                          if tid is not None and tid in seen), None)
-            if clash is None:
-                seen.update((tid, message.offset) for tid in message.records.tids if tid is not None)
+            if seen.keys().isdisjoint(message.tids):  # in C: most messages repeat no tid
+                seen.update(dict.fromkeys(message.tids, message.offset))
                 continue
-            index, offset = clash
+            index, offset = next((index, seen[tid]) for index, tid in enumerate(message.records.tids)
+                                 if tid is not None and tid in seen)
             prefix = f"record {index} of the array: " if len(message.records) > 1 else ""
             out[message.offset] = f"{prefix}'tid' repeats that of a record at offset {offset}, in the same window"
         return out
@@ -188,7 +187,7 @@ class Windower:
                 self._where[tid] = [message.offset]
             else:
                 where.append(message.offset)
-        if tids and any(tid in self._holder for tid in tids):
+        if not self._holder.keys().isdisjoint(tids):  # in C, where a generator step looked up each tid
             self._repeated.add(message.offset)
         else:
             self._keep(message)
@@ -259,6 +258,8 @@ class Windower:
         return len(self.pending)
 
     def _pop(self, count: int) -> list[Message]:
+        if count == len(self.pending):
+            return self._pop_all()
         taken = [self.pending.popleft() for _ in range(count)]
         orphaned: list = []  # the tids the taken messages held
         for message in taken:
@@ -280,6 +281,18 @@ class Windower:
         # Only those with a tid the taken messages held can change, and those their change reaches.
         if orphaned:
             self._settle(self._where[tid][0] for tid in orphaned if tid in self._where)
+        return taken
+
+    def _pop_all(self) -> list[Message]:
+        """Every pending message, leaving nothing counted or held: what :meth:`_pop` leaves of them
+        message by message and tid by tid (each tid's offsets and holder dropped, each subject
+        counted down to none), where a cut by time, or of a window the pending messages fill,
+        takes them all."""
+        taken = list(self.pending)
+        self.pending.clear()
+        for held in (self._held, self._subjects, self._repeated, self._where, self._holder):
+            held.clear()
+        self.pending_transactions = self.pending_bytes = 0
         return taken
 
     def _keep(self, message: Message) -> None:
