@@ -92,13 +92,15 @@ class Columns:
     """Records taken at once by :func:`record_columns`: each one's number of items, their labels
     one record after another, and each one's tid, subject and time (None where it has none);
     ``integers`` whether an item is an integer, whose label is its decimal text (so that 7 beside
-    "7" is one label twice)."""
+    "7" is one label twice); ``text`` the labels joined where every item is text (None otherwise),
+    as :func:`plain_short_labels` joins them."""
     lengths: list[int]
     labels: list[str]
     tids: list[str | int | None]
     subjects: list[str | int | None]
     times: list[int | float | None]
     integers: bool = False
+    text: str | None = None
 
 
 _ITEMS = itemgetter("items")
@@ -122,17 +124,20 @@ def record_columns(objs: Sequence[Any]) -> Columns | None:
     if {*map(type, raws)} != {list}:
         return None
     labels = [*itertools.chain.from_iterable(raws)]
-    kinds = {*map(type, labels)}
-    if not kinds <= {str, int}:
-        return None
-    if int in kinds:
-        labels = [*map(str, labels)]
+    try:
+        # joined only where every item is text (a decoder's str), which tells it at a cost per
+        # label below the type of each, and which the labels' check takes joined
+        text: str | None = "".join(labels)
+    except TypeError:
+        if not {*map(type, labels)} <= {str, int}:
+            return None
+        text, labels = None, [*map(str, labels)]  # an integer among them
     tids = [*map(dict.get, objs, itertools.repeat("tid"))]
     subjects = [*map(dict.get, objs, itertools.repeat("subject"))]
     times = [*map(dict.get, objs, itertools.repeat("ts"))]
     if not (_scalars(tids) and _scalars(subjects) and _times(times)):
         return None
-    return Columns([*map(len, raws)], labels, tids, subjects, times, int in kinds)
+    return Columns([*map(len, raws)], labels, tids, subjects, times, text is None, text)
 
 
 def _times(values: list[Any]) -> bool:
@@ -186,11 +191,13 @@ def plain_labels(labels: Sequence[str]) -> bool:
     return plain_short_labels(labels) and max(map(len, labels)) <= MAX_LABEL_LENGTH
 
 
-def plain_short_labels(labels: Sequence[str]) -> bool:
+def plain_short_labels(labels: Sequence[str], joined: str | None = None) -> bool:
     """:func:`plain_labels` of ``labels`` known to be at most :data:`MAX_LABEL_LENGTH` characters
     each (decoded from strings of at most that many bytes): their lengths, a look at each label,
-    were a third of the check of a worker's messages."""
-    joined = "".join(labels)
+    were a third of the check of a worker's messages. ``joined``: the labels joined, where the
+    caller has joined them (:attr:`Columns.text`)."""
+    if joined is None:
+        joined = "".join(labels)
     return joined.split() == [joined] and "\0" not in joined and "" not in labels
 
 

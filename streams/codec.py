@@ -187,7 +187,7 @@ def _at_once(value: bytes) -> MessageRecords | None:
     raws = records.items() if columns.integers else [*map(_ITEMS, objs)]
     if len(records.labels) != sum(map(len, map(set, raws))):
         return None
-    if not plain_short_labels(records.labels) and any(map(label_problem, set(records.labels))):
+    if not plain_short_labels(records.labels, columns.text) and any(map(label_problem, set(records.labels))):
         return None
     given = [tid for tid in records.tids if tid is not None]
     if len(set(given)) != len(given):
