@@ -402,6 +402,29 @@ def test_a_node_is_an_ancestor_or_self_of_exactly_the_nodes_its_path_down_reache
     assert h.is_ancestor_or_self(ancestor, node).tolist() == [int(a) in above[int(v)] for a, v in zip(ancestor, node)]
 
 
+def test_child_toward_from_the_table_adds_up_its_cells_in_int32():
+    # a round of Partition looks up the child toward every open occurrence's leaf: the cells were
+    # found as int64 products and sums, 12 bytes an occurrence with the children (numpy adds in
+    # place into a temporary), and twice the time
+    h = Hierarchy.balanced([str(i) for i in range(1_000)], 5)
+    rng = np.random.default_rng(0)
+    leaf = rng.choice(np.flatnonzero(h.is_leaf), size=1_000_000).astype(np.int32)
+    node = np.zeros(len(leaf), dtype=np.int32)
+    expected = h.children[h.child_ptr[0]:h.child_ptr[1]][np.searchsorted(h.children[h.child_ptr[0]:h.child_ptr[1]],
+                                                                          leaf, side="right") - 1]
+    h.child_toward(node[:1], leaf[:1])
+    tracemalloc.start()
+    try:
+        child = h.child_toward(node, leaf)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert child.dtype == np.int32
+    assert child.tolist() == expected.tolist()
+    # the int32 cells and the nodes' depths added into them, then the children: 8 bytes
+    assert peak < 10 * len(leaf)
+
+
 def test_a_deep_hierarchy_has_no_ancestor_table_and_finds_children_by_searching():
     # 1,000 leaves under a chain of 3,000 one-child nodes: a row of 3,002 cells per leaf was
     # 12 MB, for a hierarchy of 4,001 nodes (10,000 under 20,000: 800 MB)
