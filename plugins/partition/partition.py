@@ -288,10 +288,14 @@ def _listed_buckets(tpart: np.ndarray, rows: np.ndarray, ranks: np.ndarray, n_ro
 def _transaction_gains(rows: np.ndarray, starts: np.ndarray, gains: np.ndarray, n_rows: int) -> np.ndarray:
     """Each row's summed ``gains`` (as floats, 0 for a row with none): a run of the ascending
     ``rows`` (beginning at ``starts``) added up in integers, exact as bincount's float sums were,
-    without its int64 copy of the rows and float64 copy of the gains."""
+    without its int64 copy of the rows and float64 copy of the gains. The gains are not negative."""
     sums = np.zeros(n_rows)
     if len(rows):
-        sums[rows[starts]] = np.add.reduceat(gains, starts, dtype=np.int64)
+        # in the gains' own integers where no run's sum can pass them: reduceat told another dtype
+        # first casts every gain, an int64 copy that was the peak of a million transactions
+        longest = int(np.diff(starts, append=len(rows)).max())
+        fits = int(gains.max()) * longest <= np.iinfo(gains.dtype).max
+        sums[rows[starts]] = np.add.reduceat(gains, starts, dtype=gains.dtype if fits else np.int64)
     return sums
 
 

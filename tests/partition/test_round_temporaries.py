@@ -81,3 +81,20 @@ def test_one_word_masks_under_a_fan_out_of_5_take_a_byte_an_occurrence():
     assert peak < 2.5 * len(rows)
     bits = np.uint64(1) << ranks.astype(np.uint64)
     assert np.array_equal(masks[rows[starts], 0], np.bitwise_or.reduceat(bits, starts))
+
+
+def test_transaction_gains_sum_small_gains_without_a_wider_copy_of_them():
+    rng = np.random.default_rng(0)
+    rows = np.sort(rng.integers(0, 100_000, size=1_000_000)).astype(np.int32)
+    gains = rng.integers(0, 1_000, size=len(rows)).astype(np.int32)
+    starts = _run_starts(rows)
+    tracemalloc.start()
+    try:
+        sums = _transaction_gains(rows, starts, gains, 100_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sums.tolist() == np.bincount(rows, weights=gains, minlength=100_000).tolist()
+    # the sums and the runs' lengths, about 2.4 bytes an occurrence here; the gains cast to int64
+    # first took 8 more
+    assert peak < 4 * len(rows)
