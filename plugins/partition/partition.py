@@ -42,7 +42,7 @@ Choices where the paper is silent (each is tested):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -57,6 +57,9 @@ _BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
 #: under a node of thousands of children, buckets are found from each transaction's list of
 #: children instead (a mask of one word is as small as a row of that list)
 MASK_WORDS = 1 << 22
+#: most occurrences whose (partition, node) keys and gains a round makes at once (16 MiB of int64
+#: keys and float64 gains), and most cells of a table of their sums over every pair
+PAIR_BLOCK = 1 << 20
 
 
 def partition(
@@ -189,31 +192,66 @@ def _pair_gains(
     part: np.ndarray, cur: np.ndarray, gain: np.ndarray, n_parts: int, n_nodes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct (partition, node) pairs, sorted, with their summed gains. Early rounds have
-    few partitions and few distinct cut nodes, so the pairs fit a small dense table (one
-    bincount); later rounds, with many partitions, have few occurrences left to sort."""
+    few partitions and few distinct cut nodes, so the pairs fit a small dense table (bincounts);
+    later rounds, with many partitions, have few occurrences left to sort."""
     if n_nodes <= 4 * len(cur):
         present = np.zeros(n_nodes, dtype=bool)
         present[cur] = True
         nodes = np.flatnonzero(present)
-        # each occurrence's key, part * len(nodes) + its node's number, made in one array of
-        # int64 (bincount's index type) with the numbers added in place as id_dtype
-        keys = np.multiply(part, len(nodes), dtype=np.int64)
-        keys += as_ids(np.cumsum(present) - 1, len(nodes))[cur]
+        numbers = as_ids(np.cumsum(present) - 1, len(nodes))[cur]
     else:
         # a round's work goes with its occurrences, not with a deep hierarchy's every node
-        nodes, keys = np.unique(cur, return_inverse=True)
-        keys += np.multiply(part, len(nodes), dtype=np.int64)
+        nodes, numbers = np.unique(cur, return_inverse=True)
     cells = n_parts * len(nodes)
-    if cells <= 4 * len(keys) + (1 << 16):
-        sums = np.bincount(keys, weights=gain, minlength=cells)
-        seen = np.zeros(cells, dtype=bool)
-        seen[keys] = True
-        pairs = np.flatnonzero(seen)
-        pair_gain = sums[pairs]
+    if cells <= 4 * len(cur) + (1 << 16):
+        pairs, pair_gain = _pair_table(part, numbers, gain, len(nodes), cells)
     else:
+        keys = np.multiply(part, len(nodes), dtype=np.int64)
+        keys += numbers
         pairs, inverse = np.unique(keys, return_inverse=True)
         pair_gain = np.bincount(inverse, weights=gain)
     return pairs // len(nodes), nodes[pairs % len(nodes)], pair_gain
+
+
+def _pair_table(
+    part: np.ndarray, numbers: np.ndarray, gain: np.ndarray, width: int, cells: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cells ``part * width + numbers`` that occurrences fall in, ascending, and their summed
+    gains. Keys and float gains, bincount's own int64 and float64, are made ``PAIR_BLOCK``
+    occurrences at a time, where over every occurrence at once they were 16 bytes each beside the
+    round's arrays; a table of more cells than a block sums only the cells in use, numbered in a
+    first pass, where a float a cell took up to 32 bytes an occurrence. Integer sums in floats are
+    exact in any order."""
+    seen = np.zeros(cells, dtype=bool)
+    if cells <= PAIR_BLOCK:
+        sums = np.zeros(cells)
+        for keys, gains in _pair_blocks(part, numbers, gain, width):
+            sums += np.bincount(keys, weights=gains, minlength=cells)
+            seen[keys] = True
+        pairs = np.flatnonzero(seen)
+        return pairs, sums[pairs]
+    for keys, _ in _pair_blocks(part, numbers, gain, width):
+        seen[keys] = True
+    pairs = np.flatnonzero(seen)
+    number = np.cumsum(seen, dtype=id_dtype(len(pairs) + 1))
+    number -= 1
+    del seen
+    sums = np.zeros(len(pairs))
+    for keys, gains in _pair_blocks(part, numbers, gain, width):
+        sums += np.bincount(number[keys], weights=gains, minlength=len(pairs))
+    return pairs, sums
+
+
+def _pair_blocks(
+    part: np.ndarray, numbers: np.ndarray, gain: np.ndarray, width: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``PAIR_BLOCK`` occurrences at a time: their keys ``part * width + numbers`` as int64, and
+    their gains."""
+    for start in range(0, len(part), PAIR_BLOCK):
+        stop = start + PAIR_BLOCK
+        keys = np.multiply(part[start:stop], width, dtype=np.int64)
+        keys += numbers[start:stop]
+        yield keys, gain[start:stop]
 
 
 def _chain_ends(hierarchy: Hierarchy, single: np.ndarray) -> np.ndarray:

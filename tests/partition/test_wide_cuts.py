@@ -90,21 +90,48 @@ def test_listed_buckets_number_rows_as_the_masks_do(case, offset):
     pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40), st.integers(1, 1000)), min_size=1, max_size=60),
     dense=st.booleans(),
     deep=st.booleans(),
+    block=st.sampled_from([1, 3, 7, algorithm.PAIR_BLOCK]),
 )
-def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense, deep):
+def test_pair_gains_sum_each_partition_and_node_pair_in_order(pairs, dense, deep, block):
     """``n_parts`` large enough that a dense table of partitions by nodes would be too big sends
     the sums through the sorting path, and a hierarchy of far more nodes than the round's
-    occurrences finds the nodes in play by sorting them; all paths must give the same pairs and sums."""
+    occurrences finds the nodes in play by sorting them; all paths must give the same pairs and
+    sums, the table's in blocks of any number of occurrences."""
     part = np.array([p for p, _, _ in pairs], dtype=np.int64)
     node = np.array([n for _, n, _ in pairs], dtype=np.int64)
     gain = np.array([g for _, _, g in pairs], dtype=np.float64)
     n_parts = 6 if dense else 1 << 20
-    got_part, got_node, got_gain = _pair_gains(part, node, gain, n_parts, 1 << 20 if deep else 41)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(algorithm, "PAIR_BLOCK", block)
+        got_part, got_node, got_gain = _pair_gains(part, node, gain, n_parts, 1 << 20 if deep else 41)
     expected = defaultdict(float)
     for p, n, g in pairs:
         expected[(p, n)] += g
     assert list(zip(got_part.tolist(), got_node.tolist())) == sorted(expected)
     assert got_gain.tolist() == [expected[key] for key in sorted(expected)]
+
+
+def test_pair_gains_of_a_small_table_take_no_wide_copy_of_every_occurrence():
+    # a million transactions' first rounds: 10 million occurrences, a handful of partitions and
+    # cut nodes; bincount's int64 keys and float64 gains over all of them were 16 bytes each
+    rng = np.random.default_rng(0)
+    n = 4_000_000
+    part = rng.integers(0, 70, size=n).astype(np.int32)
+    node = rng.integers(1, 10, size=n).astype(np.int32)
+    gain = rng.integers(0, 800, size=n).astype(np.int32)
+    tracemalloc.start()
+    try:
+        got_part, got_node, got_gain = _pair_gains(part, node, gain, 70, 41)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    keys = part.astype(np.int64) * 41 + node
+    sums = np.bincount(keys, weights=gain)
+    present = np.flatnonzero(np.bincount(keys))
+    assert got_part.tolist() == (present // 41).tolist() and got_node.tolist() == (present % 41).tolist()
+    assert got_gain.tolist() == sums[present].tolist()
+    # each occurrence's node number (4 bytes) and a block's keys and gains (16 bytes each)
+    assert peak < 4 * n + 20 * algorithm.PAIR_BLOCK
 
 
 @SETTINGS
