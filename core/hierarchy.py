@@ -314,6 +314,7 @@ class Hierarchy:
         of its leaf rank (``leaf_lo``), in ``id_dtype`` of the table's cells: the child toward a
         leaf of a node at depth d is that cell plus d."""
         table = self.ancestor_table
+        assert table is not None  # asked by child_toward only where there is a table
         return as_ids(self.leaf_lo * table.shape[1] + 1, table.size)
 
     @cached_property
