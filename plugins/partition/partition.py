@@ -94,8 +94,18 @@ def partition(
     nxt = as_ids(hierarchy.child_toward(cur, leaf), n_nodes)
     if final.any() and not len(t):
         classes = 1
+    # A round expands one node of every open partition's cut or freezes it for the leftover:
+    # each of its open occurrences moves below it or is final, and nodes only move down, so no
+    # partition split off this one holds it again. A partition open at round r has spent r
+    # inner nodes along its ancestry; past that, the loop would never end
+    most_rounds = n_nodes - hierarchy.n_leaves
     while len(t):
         rounds += 1
+        if rounds > most_rounds:
+            raise AssertionError(
+                f"Partition's round {rounds} passes the {most_rounds} inner nodes of the hierarchy, "
+                "each expanded at most once along a partition's ancestry"
+            )
         gain = units[cur]
         gain -= units[nxt]
 
