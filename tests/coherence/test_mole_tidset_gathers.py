@@ -3,8 +3,6 @@ its parents' or of its items'): made into their own array from rows gathered a G
 chunk at a time, and counted the same way, so that no copy of the chunk's size is held beside it.
 The moles and counts are the same at any GATHERS."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -14,6 +12,7 @@ from setveil.core.bitset import popcount
 from setveil.core.schema import ItemSchema
 from setveil.plugins.coherence import moles
 
+from ..tracing import traced_peak
 from . import bruteforce
 from .conftest import searched
 from .test_frontier import dense_windows
@@ -26,15 +25,6 @@ def _bits():
     return np.random.default_rng(0).integers(0, 2**63, size=(ROWS, WIDTH), dtype=np.int64).view(np.uint64)
 
 
-def _peak(call):
-    tracemalloc.start()
-    try:
-        result = call()
-        return result, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("parts", [2, 3])
 def test_a_chunk_of_tidsets_holds_its_own_array_and_a_part_of_gathered_rows(parts):
     bits = _bits()
@@ -43,19 +33,19 @@ def test_a_chunk_of_tidsets_holds_its_own_array_and_a_part_of_gathered_rows(part
     for other in ids[1:]:
         expected = expected & bits[other]
     chunk = np.arange(1_024)
-    tidsets, peak = _peak(lambda: moles._Tidsets(bits, ids).of(chunk))
+    tidsets, peak = traced_peak(lambda: moles._Tidsets(bits, ids).of(chunk))
     assert np.array_equal(tidsets, expected)
     size = expected.nbytes
     assert peak < size + size // moles.GATHERS + (64 << 10)  # it was three chunks' size
     out = np.empty_like(expected)
-    _, peak = _peak(lambda: moles._Tidsets(bits, ids).of(chunk, out=out))
+    _, peak = traced_peak(lambda: moles._Tidsets(bits, ids).of(chunk, out=out))
     assert np.array_equal(out, expected)
     assert peak < size // moles.GATHERS + (64 << 10)
 
 
 def test_a_chunk_is_counted_a_part_at_a_time():
     bits = _bits()[:1_024]
-    counts, peak = _peak(lambda: moles._popcounts(bits))
+    counts, peak = traced_peak(lambda: moles._popcounts(bits))
     assert np.array_equal(counts, popcount(bits))
     assert peak < bits.nbytes // moles.GATHERS + (64 << 10)  # it was the chunk's size
     assert moles._popcounts(bits[:0]).shape == (0,)

@@ -3,7 +3,6 @@ each item occurrence's key is made in place and sorted in place, where a copy ea
 the keys and the sorted keys over every occurrence set the peak of verifying a million
 transactions (1,033 MiB)."""
 
-import tracemalloc
 
 import numpy as np
 
@@ -11,6 +10,8 @@ from setveil.core.generalization import generalization_violations
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.vocabulary import Vocabulary
 from setveil.core.window import Window
+
+from ..tracing import traced_peak
 
 
 def test_a_release_equal_to_its_original_is_checked_in_under_twelve_words_an_occurrence():
@@ -21,12 +22,7 @@ def test_a_release_equal_to_its_original_is_checked_in_under_twelve_words_an_occ
     ids = ((np.arange(n_rows)[:, None] * 7 + np.arange(width) * 200) % 1_000).ravel()
     window = Window.from_flat(Vocabulary(labels), np.full(n_rows, width), ids)
     hierarchy.nodes(window.vocab.labels)
-    tracemalloc.start()
-    try:
-        violations = list(generalization_violations(window, window, hierarchy))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    violations, peak = traced_peak(lambda: list(generalization_violations(window, window, hierarchy)))
     assert violations == []
     # both sides of each occurrence (released labels and original items are one window here): the
     # labels' keys, order, opens and closes, the items' keys and the searches over them, 10.5 int64

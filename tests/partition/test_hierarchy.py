@@ -20,6 +20,7 @@ from setveil.core.plugins import get_plugin_manager, get_registry
 from setveil.core.records import MAX_LABEL_LENGTH
 from setveil.core.window import Window
 
+from ..tracing import traced_peak
 from .bruteforce import hierarchies
 from .chains import calls_made, chain_over
 from .examples import FIGURE_2, hierarchy
@@ -413,12 +414,7 @@ def test_child_toward_from_the_table_adds_up_its_cells_in_int32():
     expected = h.children[h.child_ptr[0]:h.child_ptr[1]][np.searchsorted(h.children[h.child_ptr[0]:h.child_ptr[1]],
                                                                           leaf, side="right") - 1]
     h.child_toward(node[:1], leaf[:1])
-    tracemalloc.start()
-    try:
-        child = h.child_toward(node, leaf)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    child, peak = traced_peak(lambda: h.child_toward(node, leaf))
     assert child.dtype == np.int32
     assert child.tolist() == expected.tolist()
     # the int32 cells and the nodes' depths added into them, then the children: 8 bytes

@@ -6,13 +6,14 @@ largest mmap threshold (32 MiB, 4 million occurrences of int64) every such copy 
 kernel maps and zeroes anew: T10I4D100K ten times over spent 8.7 s of its 31 s in the kernel. Each
 helper is checked against the straightforward computation it replaces."""
 
-import tracemalloc
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from setveil.plugins.partition.partition import _child_masks, _run_starts, _transaction_gains
+
+from ..tracing import traced_peak
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -70,12 +71,7 @@ def test_one_word_masks_under_a_fan_out_of_5_take_a_byte_an_occurrence():
     rows = np.sort(rng.integers(0, 100_000, size=1_000_000)).astype(np.int32)
     ranks = rng.integers(0, 5, size=len(rows)).astype(np.int32)
     starts = _run_starts(rows)
-    tracemalloc.start()
-    try:
-        masks = _child_masks(rows, ranks, 100_000, starts)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    masks, peak = traced_peak(lambda: _child_masks(rows, ranks, 100_000, starts))
     # the masks (8 bytes a row, 0.8 an occurrence here), a byte a bit and the runs' starts: 1.9
     # bytes an occurrence; a uint64 bit, np.diff's copies of the rows and its own starts took 24.8
     assert peak < 2.5 * len(rows)
@@ -88,12 +84,7 @@ def test_transaction_gains_sum_small_gains_without_a_wider_copy_of_them():
     rows = np.sort(rng.integers(0, 100_000, size=1_000_000)).astype(np.int32)
     gains = rng.integers(0, 1_000, size=len(rows)).astype(np.int32)
     starts = _run_starts(rows)
-    tracemalloc.start()
-    try:
-        sums = _transaction_gains(rows, starts, gains, 100_000)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    sums, peak = traced_peak(lambda: _transaction_gains(rows, starts, gains, 100_000))
     assert sums.tolist() == np.bincount(rows, weights=gains, minlength=100_000).tolist()
     # the sums and the runs' lengths, about 2.4 bytes an occurrence here; the gains cast to int64
     # first took 8 more

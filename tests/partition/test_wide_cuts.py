@@ -22,6 +22,7 @@ from setveil.plugins.partition.partition import (_buckets, _chain_ends, _child_m
                                                 partition)
 from setveil.plugins.partition.recoding import LeafWindow
 
+from ..tracing import traced_peak
 from .test_properties import check_partition_release
 from .test_recursive import chained, clustered
 
@@ -119,12 +120,7 @@ def test_pair_gains_of_a_small_table_take_no_wide_copy_of_every_occurrence():
     part = rng.integers(0, 70, size=n).astype(np.int32)
     node = rng.integers(1, 10, size=n).astype(np.int32)
     gain = rng.integers(0, 800, size=n).astype(np.int32)
-    tracemalloc.start()
-    try:
-        got_part, got_node, got_gain = _pair_gains(part, node, gain, 70, 41)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    (got_part, got_node, got_gain), peak = traced_peak(lambda: _pair_gains(part, node, gain, 70, 41))
     keys = part.astype(np.int64) * 41 + node
     sums = np.bincount(keys, weights=gain)
     present = np.flatnonzero(np.bincount(keys))
