@@ -149,8 +149,8 @@ def _level_rules(ranks: np.ndarray, supports: np.ndarray, below: tuple[np.ndarra
 def _keys(ranks: np.ndarray, width: int, base: int) -> np.ndarray:
     """Rows of ranks as keys that sort as the rows do, padded to ``width`` columns with the rank
     ``base - 1``, which sorts last as pyfim's keys' -1 does: one int64 per row in base ``base``
-    while the rows fit (retail's 16,470 items do at 5 columns), else the rows' big-endian bytes,
-    which numpy searches 4 times slower."""
+    while the rows fit (5 columns of up to 6,207 frequent items: retail has 3,926 at 0.05%), else
+    the rows' big-endian bytes, which numpy searched 4 times slower (19 million in 600,000)."""
     if base ** width <= _CODES:
         codes = np.zeros(len(ranks), dtype=np.int64)
         for column in range(width):
