@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 import numpy as np
 
@@ -46,6 +46,8 @@ from setveil.core.window import Window
 _SLICE = 1 << 20
 #: how many rule or itemset keys an int64 holds (0 to 2^63 - 1); wider rows are kept as bytes
 _CODES = 2 ** 63
+#: itemsets (or their keys) of one size, with their supports
+Level = tuple[np.ndarray, np.ndarray]
 
 
 def sensitive_loss(original: Window, release: Window, sensitive: Collection[str]) -> float:
@@ -111,13 +113,13 @@ def _pyfim_bar(confidence: float) -> float:
     return ((100.0 * confidence) / 100) * (1 - sys.float_info.epsilon)
 
 
-def _levels(indptr: np.ndarray, ids: np.ndarray, supports: np.ndarray) -> tuple[np.ndarray, dict]:
+def _levels(indptr: np.ndarray, ids: np.ndarray, supports: np.ndarray) -> tuple[np.ndarray, dict[int, Level]]:
     """The frequent items, ascending, and the frequent itemsets by size: ``levels[z]`` holds those
     of z items as rows of their items' ranks among the items (ascending along a row) with their
     supports."""
     sizes = np.diff(indptr)
     items = np.sort(ids[indptr[:-1][sizes == 1]])
-    levels = {}
+    levels: dict[int, Level] = {}
     for size in range(1, int(sizes.max(initial=0)) + 1):
         chosen = np.flatnonzero(sizes == size)
         ranks = np.searchsorted(items, ids[indptr[chosen, None] + np.arange(size)])
@@ -126,15 +128,15 @@ def _levels(indptr: np.ndarray, ids: np.ndarray, supports: np.ndarray) -> tuple[
     return items, levels
 
 
-def _lookup(ranks: np.ndarray, supports: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+def _lookup(ranks: np.ndarray, supports: np.ndarray, base: int) -> Level:
     """The itemsets of one size as sorted keys, with their supports in that order."""
     keys = _keys(ranks, ranks.shape[1], base)
     order = np.argsort(keys)
     return keys[order], supports[order]
 
 
-def _level_rules(ranks: np.ndarray, supports: np.ndarray, below: tuple[np.ndarray, np.ndarray], bar: float,
-                 top: int, base: int):
+def _level_rules(ranks: np.ndarray, supports: np.ndarray, below: Level, bar: float, top: int,
+                 base: int) -> Iterator[np.ndarray]:
     """Keys, of ``top`` columns, of the rules X -> y of the itemsets of one size (``ranks``, with
     their ``supports``), one head position at a time: those that pass pyfim's test of confidence,
     supp(X) looked up in ``below``, the itemsets of one item fewer (every subset of a frequent
