@@ -16,10 +16,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .arrays import as_ids
 from .errors import counted
 from .hierarchy import Hierarchy
 from .model import Violation
 from .window import Window
+
+#: item occurrences (and released labels) searched at once: two int64 searches over every
+#: occurrence of a million transactions set the peak of verifying them
+SEARCH_BLOCK = 1 << 20
 
 
 def generalization_violations(original: Window, release: Window, hierarchy: Hierarchy) -> Iterator[Violation]:
@@ -29,7 +34,8 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
     if len(original) != len(release):
         yield Violation("shape", f"release has {len(release)} transactions, original {len(original)}")
         return
-    released = hierarchy.nodes(release.vocab.labels)[release.indices]
+    label_nodes = hierarchy.nodes(release.vocab.labels)
+    released = label_nodes[release.indices]
     unknown = released < 0
     if unknown.any():
         first, count = int(np.flatnonzero(unknown)[0]), int(unknown.sum())
@@ -39,61 +45,105 @@ def generalization_violations(original: Window, release: Window, hierarchy: Hier
             (release.vocab.label(int(release.indices[first])),),
             int(release.owners()[first]),
         )
-    leaves = hierarchy.nodes(original.vocab.labels)[original.indices]
-    missing = leaves < 0
-    if missing.any():
-        count = int(missing.sum())
-        yield Violation("unknown-item",
-                        f"{counted(count, 'original item occurrence', ('is', 'are'))} not in the hierarchy")
     # A released node u covers the preorder ids [u, end[u]) among its own transaction's items.
     # Keyed by transaction first, the labels covering an item are those opened at or before it
     # less those closed at or before it (an earlier transaction's open and close both), and a
     # label covers some item when one lies between its keys: no walk up each item's ancestors,
     # a pass per level of the hierarchy (20,000 transactions under a chain of 20,000 one-child
-    # nodes: 16 s).
+    # nodes: 16 s). Keys are made and sorted in place, a label's closing key from its opening one
+    # and items' and labels' searches a block at a time: copies and int64 results over every
+    # occurrence set the peak of verifying a million transactions.
     span = len(hierarchy) + 1
-    node = released[~unknown]
-    keys = release.owners()[~unknown] * span + node
-    order = np.argsort(keys, kind="stable")
-    opens = keys[order]
-    closes = opens + (hierarchy.end[node] - node)[order]
-    # each item's key made in place, its transaction the key's quotient, and the keys then sorted
-    # in place: a copy each of the owners, the keys and the sorted keys over every item occurrence
-    # were the peak of verifying a million transactions
-    items = original.owners()[~missing]
+    opens = release.owners()[~unknown]
+    opens *= span
+    opens += released[~unknown]
+    del released
+    opens.sort()
+    closes = _closes(opens, hierarchy, span)
+    # node ids fit int32 (the hierarchy's subtree ends are int32)
+    leaves = as_ids(hierarchy.nodes(original.vocab.labels), len(hierarchy))[original.indices]
+    missing = leaves < 0
+    if missing.any():
+        count = int(missing.sum())
+        yield Violation("unknown-item",
+                        f"{counted(count, 'original item occurrence', ('is', 'are'))} not in the hierarchy")
+    items = original.owners()
     items *= span
-    items += leaves[~missing]
+    items += leaves
     del leaves
-    covers = np.searchsorted(opens, items, side="right")
-    covers -= np.searchsorted(np.sort(closes), items, side="right")
-    uncovered = np.flatnonzero(covers == 0)
-    doubled = np.flatnonzero(covers > 1)
-    first_uncovered = int(items[uncovered[0]]) // span if len(uncovered) else None
-    first_doubled = int(items[doubled[0]]) // span if len(doubled) else None
-    del covers
+    if missing.any():
+        items = items[~missing]
+    # sorted, the items keep their transactions in order: the first key uncovered or covered twice
+    # is one of the first transaction holding such an item
     items.sort()
-    used = np.searchsorted(items, closes) > np.searchsorted(items, opens)
-    if len(uncovered):
+    foreign, first_foreign = _unused(items, opens, closes)
+    closes.sort()
+    (uncovered, first_uncovered), (doubled, first_doubled) = _covers(items, opens, closes)
+    if uncovered:
         yield Violation(
             "uncovered-item",
-            f"{counted(len(uncovered), 'original item occurrence', ('has', 'have'))} no released "
-            f"label covering {'it' if len(uncovered) == 1 else 'them'}",
-            transaction=first_uncovered,
+            f"{counted(uncovered, 'original item occurrence', ('has', 'have'))} no released "
+            f"label covering {'it' if uncovered == 1 else 'them'}",
+            transaction=int(items[first_uncovered]) // span,
         )
-    if len(doubled):
+    if doubled:
         yield Violation(
             "overlapping-labels",
-            f"{counted(len(doubled), 'original item occurrence', ('is', 'are'))} covered by more "
+            f"{counted(doubled, 'original item occurrence', ('is', 'are'))} covered by more "
             "than one released label",
-            transaction=first_doubled,
+            transaction=int(items[first_doubled]) // span,
         )
-    foreign = np.flatnonzero(~used)
-    if len(foreign):
-        position = np.flatnonzero(~unknown)[order[foreign[0]]]
+    if first_foreign is not None:
+        row, node = divmod(int(opens[first_foreign]), span)
+        # a transaction's labels are distinct nodes, so its key names one of them
+        [label] = release.row(row)[label_nodes[release.row(row)] == node]
         yield Violation(
             "foreign-label",
-            f"{counted(len(foreign), 'released label', ('covers', 'cover'))} no item of "
-            f"{'its' if len(foreign) == 1 else 'their'} original transaction",
-            (release.vocab.label(int(release.indices[position])),),
-            int(release.owners()[position]),
+            f"{counted(foreign, 'released label', ('covers', 'cover'))} no item of "
+            f"{'its' if foreign == 1 else 'their'} original transaction",
+            (release.vocab.label(int(label)),),
+            row,
         )
+
+
+def _closes(opens: np.ndarray, hierarchy: Hierarchy, span: int) -> np.ndarray:
+    """Each released label's closing key (its transaction * span + its subtree's end) from its
+    opening key."""
+    node = opens % span
+    closes = opens - node
+    closes += hierarchy.end[node]
+    return closes
+
+
+def _unused(items: np.ndarray, opens: np.ndarray, closes: np.ndarray) -> tuple[int, int | None]:
+    """How many labels cover no item (no key of ``items``, sorted, lies in [open, close)), and the
+    first of them."""
+    found: tuple[int, int | None] = (0, None)
+    for start in range(0, len(opens), SEARCH_BLOCK):
+        stop = start + SEARCH_BLOCK
+        empty = np.searchsorted(items, closes[start:stop]) <= np.searchsorted(items, opens[start:stop])
+        found = _tally(np.flatnonzero(empty), start, *found)
+    return found
+
+
+def _covers(items: np.ndarray, opens: np.ndarray, closes: np.ndarray
+            ) -> tuple[tuple[int, int | None], tuple[int, int | None]]:
+    """How many items no label covers, and how many more than one does, each with the first of
+    them (``opens`` and ``closes`` both sorted)."""
+    uncovered: tuple[int, int | None] = (0, None)
+    doubled: tuple[int, int | None] = (0, None)
+    for start in range(0, len(items), SEARCH_BLOCK):
+        block = items[start : start + SEARCH_BLOCK]
+        covers = np.searchsorted(opens, block, side="right")
+        covers -= np.searchsorted(closes, block, side="right")
+        uncovered = _tally(np.flatnonzero(covers == 0), start, *uncovered)
+        doubled = _tally(np.flatnonzero(covers > 1), start, *doubled)
+    return uncovered, doubled
+
+
+def _tally(found: np.ndarray, start: int, count: int, first: int | None) -> tuple[int, int | None]:
+    """``count`` and ``first`` of the positions found in earlier blocks, with a block's ``found``
+    (positions in it, from ``start``)."""
+    if first is None and len(found):
+        first = start + int(found[0])
+    return count + len(found), first
