@@ -14,14 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from setveil.core.arrays import sorted_unique
+from setveil.core.arrays import as_ids, sorted_unique
 from setveil.core.hierarchy import Hierarchy
 from setveil.core.window import Window
 
 
 @dataclass(frozen=True)
 class LeafWindow:
-    """Transaction i holds the leaf nodes ``nodes[indptr[i]:indptr[i+1]]`` (CSR, as a Window)."""
+    """Transaction i holds the leaf nodes ``nodes[indptr[i]:indptr[i+1]]`` (CSR, as a Window),
+    node ids in the hierarchy's ``id_dtype``."""
 
     indptr: np.ndarray
     nodes: np.ndarray
@@ -29,8 +30,10 @@ class LeafWindow:
     @classmethod
     def of(cls, window: Window, hierarchy: Hierarchy) -> LeafWindow:
         """Map a window's items to their leaves (InputError if an item is not a leaf)."""
-        leaf = hierarchy.leaf_nodes(window)
-        return cls(window.indptr, leaf[window.indices].astype(np.int64))
+        # in the ids' own dtype, which Partition keeps as it is: an int64 copy beside Partition's
+        # int32 one was the peak of its first round at a million transactions
+        leaf = as_ids(hierarchy.leaf_nodes(window), len(hierarchy))
+        return cls(window.indptr, leaf[window.indices])
 
     def __len__(self) -> int:
         return len(self.indptr) - 1

@@ -65,3 +65,16 @@ def test_the_int32_ids_peak_under_the_int64_ids():
     assert np.array_equal(narrow_nodes, wide_nodes)
     # 74 and 122 bytes an occurrence (180,411 of them); the same before the ids were id_dtype's
     assert narrow < 0.7 * wide
+
+
+@pytest.mark.parametrize("int32_ids", [arrays.INT32_IDS, 0])
+def test_a_leaf_window_holds_its_node_ids_as_partition_keeps_them(int32_ids):
+    # LeafWindow.of made them int64 and Partition its own int32 copy: both over every occurrence
+    # at its first round, the peak of anonymizing a million transactions
+    h = Hierarchy.balanced([f"i{n}" for n in range(50)], 5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "INT32_IDS", int32_ids)
+        leaves = LeafWindow.of(Window.from_transactions([["i1", "i7"], ["i49"], []]), h)
+        assert leaves.nodes.dtype == arrays.id_dtype(len(h))
+        assert arrays.as_ids(leaves.nodes, len(h)) is leaves.nodes
+    assert [h.labels[node] for node in leaves.nodes.tolist()] == ["i1", "i7", "i49"]
