@@ -31,7 +31,8 @@ from typing import Any
 import click
 import numpy as np
 
-from .cli import configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths, smallest_window
+from .cli import (configure, cut_windows, finite_loss, model_options, pin_hierarchy, read_paths,
+                  refuse_too_few_transactions, smallest_window)
 from .clitypes import SEED, IntRange, check_bench_files, int_list, json_option
 from .engine import Pipeline, window_rng
 from .errors import ParameterError, SetveilError, WindowRejected, WorkerDied, pickled_whole
@@ -435,6 +436,9 @@ def bench_run(input_path, model, policy, params, sensitive, public, hierarchy, f
     window = read_window(input_path, fmt)
     pin_hierarchy(configured, window, input_path)
     read_seconds = time.perf_counter() - started
+    # every run would be refused with the model's advice of longer windows, which `bench run`
+    # cannot cut: the input is what is short (QA: kanonymity at k=2 over one transaction)
+    refuse_too_few_transactions(window, smallest_window(configured, None), configured, input_path)
     # first, so that it starts from the same process whatever the timed runs would leave in this
     # one's heap: after them a forked run of rho on BMS-WebView-2 started at 248 MiB with one
     # worker against 80 with two, whose runs had allocated in their workers

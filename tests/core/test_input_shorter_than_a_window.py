@@ -1,6 +1,6 @@
-"""anonymize of an input with fewer transactions than the model needs of any window: the input is
-what is short, and no --window can help, so the refusal says so rather than the model's advice of
-windows of at least k transactions."""
+"""anonymize (and bench run) of an input with fewer transactions than the model needs of any
+window: the input is what is short, and no --window can help, so the refusal says so rather than
+the model's advice of windows of at least k transactions."""
 
 import pytest
 
@@ -39,3 +39,19 @@ def test_an_input_of_exactly_k_transactions_is_anonymized(tmp_path, private):
     result = run("anonymize", data, "-o", out, *k5, "--sensitive", private)
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 5
+
+
+@pytest.mark.parametrize("model", [["-m", "kanonymity", "-P", "k=2", "--fanout", "2"],
+                                   ["-m", "coherence", "-P", "h=0.5", "-P", "k=2", "-P", "p=2"]])
+def test_bench_run_names_the_short_input_too(tmp_path, private, model):
+    # QA: 'setveil: error: infeasible: the window has 1 non-empty transaction, fewer than k=2: ...;
+    # use windows holding at least k non-empty transactions', naming no file, from a command that
+    # cuts no windows
+    data, report = tmp_path / "one.dat", tmp_path / "rows.json"
+    data.write_text("a b HIV\n")
+    sensitive = ["--sensitive", private] if "coherence" in model else []
+    result = run("bench", "run", data, *model, *sensitive, "--runs", "1", "--json", report)
+    assert result.exit_code == 1 and not report.exists()
+    assert result.output == (f"setveil: error: {data}: 1 transaction, fewer than the 2 model {model[1]!r} needs of a "
+                             "window, nothing written: the input itself is shorter than the smallest window with a "
+                             "safe release, which no --window changes\n")
