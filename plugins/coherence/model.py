@@ -98,7 +98,7 @@ class Coherence(PrivacyModel[CoherencePolicy]):
         n = len(window)
         if n < k:
             raise Infeasible(
-                f"the window has {n} transactions, fewer than k={k}: the empty itemset is a mole and "
+                f"the window has {counted(n, 'transaction')}, fewer than k={k}: the empty itemset is a mole and "
                 "no suppression removes it (Theorem 1); use windows of at least k transactions"
             )
         private_support = np.where(classes == ItemClass.PRIVATE, window.supports, 0)

@@ -212,6 +212,13 @@ def test_windows_below_k_are_refused():
         configured.model.anonymize(Window.from_transactions([["a"], ["b"]]), configured.policy, np.random.default_rng(0))
 
 
+def test_a_window_of_one_transaction_below_k_is_named_in_the_singular():
+    # QA: bench run of one transaction at k=2 said "the window has 1 transactions"
+    configured = coherence(k="2")
+    with pytest.raises(Infeasible, match="^the window has 1 transaction, fewer than k=2: "):
+        configured.model.anonymize(Window.from_transactions([["a"]]), configured.policy, np.random.default_rng(0))
+
+
 def test_frequent_private_item_is_refused_by_theorem_1():
     configured = coherence(h="0.5", k="1", p="2")
     window = Window.from_transactions([["a", "HIV"], ["b", "HIV"], ["c"]])
