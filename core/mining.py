@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 
 import fim
 import numpy as np
@@ -247,10 +248,65 @@ def frequent_itemset_arrays(
     without ties in those sums, that order told whether the listing changed)."""
     if len(window) == 0 or min_support > len(window):
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    result = _mine(window, min_support, max_size, min_size, items, target, budget, by_size, unordered)
+    return _arrays(_mine(window, min_support, max_size, min_size, items, target, budget, by_size, unordered))
+
+
+def _arrays(result: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pyfim's list of ``(itemset, support)`` as CSR arrays ``(indptr, ids, supports)``."""
     lengths = np.fromiter((len(itemset) for itemset, _ in result), dtype=np.int64, count=len(result))
     indptr = np.zeros(len(result) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    ids = np.fromiter(itertools.chain.from_iterable(itemset for itemset, _ in result), dtype=np.int64, count=int(indptr[-1]))
+    ids = np.fromiter(itertools.chain.from_iterable(itemset for itemset, _ in result), dtype=np.int64,
+                      count=int(indptr[-1]))
     supports = np.fromiter((count for _, count in result), dtype=np.int64, count=len(result))
     return indptr, ids, supports
+
+
+def conditional_itemset_arrays(window: Window, min_support: int,
+                               max_size: int | None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The itemsets of :func:`frequent_itemset_arrays` (all frequent, of 1 to ``max_size`` items), a
+    part at a time: for each frequent item i in turn, those whose first item is i in an order of the
+    items by support (fewest first, then by id), i added to what pyfim lists from i's conditional
+    database (Han et al.'s FP-growth): the transactions that hold i, restricted to the items after
+    i, where every itemset's support is that of the itemset with i. pyfim lists each part as Python
+    tuples, about 200 bytes an itemset, so only one part's are alive at a time (BMS-WebView-1 at
+    0.05%: 230,314 of 4.5 million itemsets), for what mining each part from Python rows costs (the
+    rows repeat each transaction's items after i for every i it holds: retail's 777,759 occurrences
+    at 0.05% become 5.2 million, 1.4 s of CPU more than listing its 19,239 itemsets at once)."""
+    if len(window) == 0 or min_support > len(window) or (max_size is not None and max_size < 1):
+        return
+    support = max(1, int(min_support))
+    frequent = np.flatnonzero(window.supports >= support)
+    order = frequent[np.lexsort((frequent, window.supports[frequent]))]
+    position = np.full(len(window.supports), -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    held = position[window.indices]
+    owner = np.repeat(np.arange(len(window)), np.diff(window.indptr))[held >= 0]
+    held = held[held >= 0]
+    sort = np.lexsort((held, owner))
+    held, owner = held[sort], owner[sort]
+    flat, ends = order[held].tolist(), np.searchsorted(owner, owner, side="right").tolist()
+    by_item = np.argsort(held, kind="stable")
+    starts = np.searchsorted(held[by_item], np.arange(len(order) + 1)).tolist()
+    for rank, item in enumerate(order.tolist()):
+        occurrences = by_item[starts[rank] : starts[rank + 1]].tolist()
+        rows = [flat[at + 1 : ends[at]] for at in occurrences]
+        yield _with_item(item, len(occurrences), _conditional(rows, support, max_size))
+
+
+def _conditional(rows: list[list[int]], min_support: int, max_size: int | None) -> list:
+    """What pyfim lists from a conditional database: its itemsets of 1 to ``max_size`` - 1 items, the
+    empty transaction added as in :func:`_rows`."""
+    if max_size == 1 or not any(rows):
+        return []
+    rows.append([])
+    return _fpgrowth(rows, "s", min_support, None if max_size is None else max_size - 1, 1, report="a")
+
+
+def _with_item(item: int, support: int, result: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR arrays of ``item`` alone (``support`` transactions) and of ``item`` added to each
+    itemset of ``result``."""
+    indptr, ids, supports = _arrays(result)
+    return (np.concatenate([[0], indptr + np.arange(1, len(indptr) + 1)]),
+            np.insert(ids, np.concatenate([[0], indptr[:-1]]), item),
+            np.concatenate([[support], supports]))

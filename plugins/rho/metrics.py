@@ -22,9 +22,11 @@ after.
   18.6-21.7 million rules), and the rules X -> y are derived from them in numpy, supp(X) looked
   up among the itemsets of one item fewer and the confidence tested as pyfim's ``arules`` tests
   it, so that the keys are those of the rules ``arules`` lists (which took 4.1-4.8 GiB and
-  38-52 s of CPU there, against 0.95-1.03 GiB and 14-17 s). The itemsets are still Python
-  tuples before they become arrays, so R(T) is bounded first: an itemset of z items gives at
-  most z rules, and pyfim's pattern spectrum counts the itemsets without listing them. Above
+  38-52 s of CPU there, against 0.68-0.76 GiB and 10-11 s). pyfim lists the itemsets as
+  Python tuples before they become arrays, a part at a time when they are many (the itemsets
+  whose first item is i, from i's conditional database), and R(T) is bounded first: an itemset
+  of z items gives at most z rules, and pyfim's pattern spectrum counts the itemsets without
+  listing them. Above
   :data:`~setveil.core.mining.ITEMSET_BUDGET` rules :class:`~setveil.core.mining.MiningTooLarge`
   is raised (a small input at the default support of 0.05% is a support of one transaction,
   where every subset of every record is frequent). T' only loses items, so its rules at the
@@ -35,17 +37,22 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 import numpy as np
 
-from setveil.core.mining import ITEMSET_BUDGET, frequent_itemset_arrays, itemset_spectrum, within_budget
+from setveil.core.mining import (ITEMSET_BUDGET, conditional_itemset_arrays, frequent_itemset_arrays, itemset_spectrum,
+                                 within_budget)
 from setveil.core.window import Window
 
 #: rows turned back into item ids at a time, so that the divisions' temporaries stay small
 _SLICE = 1 << 20
 #: how many rule or itemset keys an int64 holds (0 to 2^63 - 1); wider rows are kept as bytes
 _CODES = 2 ** 63
+#: itemsets of 2 items or more above which they are mined a part at a time: listed at once they take about 200
+#: MB of Python tuples a million (BMS-WebView-1 at 0.05%: 4.5 million), mined a part at a time they cost what
+#: repeating each transaction's items for each item it holds costs (retail: 19,239 itemsets, 1.4 s more)
+_LISTED_AT_ONCE = 1_000_000
 #: itemsets (or their keys) of one size, with their supports
 Level = tuple[np.ndarray, np.ndarray]
 
@@ -88,20 +95,15 @@ def association_rules(window: Window, min_support: float, confidence: float, max
     if len(window) == 0:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
     rows, threshold = _rows(window, min_support)
-    if budget is not None:
-        _rules_bounded(rows, threshold, max_size, budget)
-    items, levels = _levels(*frequent_itemset_arrays(window, threshold, max_size=max_size, unordered=True))
+    counted = _rules_bounded(rows, threshold, max_size, budget) if budget is not None else itemset_spectrum(
+        rows, threshold, max_size, 2)
+    items = np.flatnonzero(window.supports >= threshold)
+    levels = _levels(items, _itemsets(window, threshold, max_size, sum(counted.values())))
     top = max(levels, default=0)
     if top < 2:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
-    base, bar = len(items) + 1, _pyfim_bar(confidence)
-    found, width = [], 1
-    for size in range(2, top + 1):
-        below = _lookup(*levels[size - 1], base)
-        for keys in _level_rules(*levels[size], below, bar, top, base):
-            found.append(keys)
-            width = size if len(keys) else width
-    return _id_keys(np.concatenate(found), top, width, base, items)
+    keys, width = _rule_codes(levels, _pyfim_bar(confidence), top, len(items) + 1)
+    return _id_keys(keys, top, width, len(items) + 1, items)
 
 
 def _pyfim_bar(confidence: float) -> float:
@@ -113,19 +115,47 @@ def _pyfim_bar(confidence: float) -> float:
     return ((100.0 * confidence) / 100) * (1 - sys.float_info.epsilon)
 
 
-def _levels(indptr: np.ndarray, ids: np.ndarray, supports: np.ndarray) -> tuple[np.ndarray, dict[int, Level]]:
-    """The frequent items, ascending, and the frequent itemsets by size: ``levels[z]`` holds those
-    of z items as rows of their items' ranks among the items (ascending along a row) with their
-    supports."""
-    sizes = np.diff(indptr)
-    items = np.sort(ids[indptr[:-1][sizes == 1]])
-    levels: dict[int, Level] = {}
-    for size in range(1, int(sizes.max(initial=0)) + 1):
-        chosen = np.flatnonzero(sizes == size)
-        ranks = np.searchsorted(items, ids[indptr[chosen, None] + np.arange(size)])
-        ranks.sort(axis=1)
-        levels[size] = (ranks, supports[chosen])
-    return items, levels
+def _itemsets(window: Window, threshold: int, max_size: int | None,
+              counted: float) -> Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The frequent itemsets as CSR arrays: listed at once while pyfim's tuples of the ``counted``
+    itemsets of 2 items or more stay small, else a part at a time from conditional databases."""
+    if counted > _LISTED_AT_ONCE:
+        return conditional_itemset_arrays(window, threshold, max_size)
+    return [frequent_itemset_arrays(window, threshold, max_size=max_size, unordered=True)]
+
+
+def _levels(items: np.ndarray, parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[int, Level]:
+    """The frequent itemsets by size, from ``parts`` of them as CSR arrays: ``levels[z]`` holds those
+    of z items as rows of their items' ranks among ``items``, the frequent items ascending (int32,
+    ascending along a row), with their supports."""
+    rank = np.zeros(int(items.max(initial=-1)) + 1, dtype=np.int32)
+    rank[items] = np.arange(len(items), dtype=np.int32)
+    found: dict[int, list[Level]] = {}
+    for indptr, ids, supports in parts:
+        sizes = np.diff(indptr)
+        for size in np.unique(sizes).tolist():
+            chosen = np.flatnonzero(sizes == size)
+            ranks = rank[ids[indptr[chosen, None] + np.arange(size)]]
+            ranks.sort(axis=1)
+            found.setdefault(size, []).append((ranks, supports[chosen]))
+    return {size: (np.concatenate([ranks for ranks, _ in level]), np.concatenate([held for _, held in level]))
+            for size, level in sorted(found.items())}
+
+
+def _rule_codes(levels: dict[int, Level], bar: float, top: int, base: int) -> tuple[np.ndarray, int]:
+    """The :func:`_keys` of ``top`` columns of the rules of every size and how many columns the
+    longest rule fills. Each level is dropped from ``levels`` once its rules and the lookup of the
+    next size are made, so that the itemsets and the rule keys are not all held together."""
+    found, width = [], 1
+    below = _lookup(*levels.pop(1), base)
+    for size in range(2, top + 1):
+        level = levels.pop(size)
+        for keys in _level_rules(*level, below, bar, top, base):
+            found.append(keys)
+            width = size if len(keys) else width
+        if size < top:
+            below = _lookup(*level, base)
+    return np.concatenate(found), width
 
 
 def _lookup(ranks: np.ndarray, supports: np.ndarray, base: int) -> Level:
@@ -201,17 +231,18 @@ def _rows(window: Window, min_support: float) -> tuple[list[list[int]], int]:
     return rows, max(1, math.ceil(min_support * len(window) - 1e-9))
 
 
-def _rules_bounded(rows: list[list[int]], threshold: int, max_size: int | None, budget: int) -> None:
+def _rules_bounded(rows: list[list[int]], threshold: int, max_size: int | None, budget: int) -> dict[int, float]:
     """:class:`MiningTooLarge` when the rules could be more than ``budget``: at most one per item
     of each itemset of 2 items or more with support >= ``threshold``, as pyfim's spectrum counts
-    them. Counting takes time with what it counts, and at a support of one transaction (every
-    window of fewer than 2,000 transactions at the default rule_support) every subset of every
-    record is such an itemset: 50 records of 53-491 items (BMS-WebView-2's sessions joined) hold
-    4,976,232,694,704 rules at sizes 2 to 5, which took over 8 minutes to count. There the
-    longest record's own subsets, its pairs, then its triples and so on, are a floor found by
-    arithmetic, and the rules are refused (``at least``) as soon as that floor passes the budget,
-    before any counting; otherwise every size is counted in one pass, as at a higher support
-    (counting them one size at a time cost retail's windows of 1,000 2.5 times as much)."""
+    them; returns those itemsets' counts by size. Counting takes time with what it counts, and at
+    a support of one transaction (every window of fewer than 2,000 transactions at the default
+    rule_support) every subset of every record is such an itemset: 50 records of 53-491 items
+    (BMS-WebView-2's sessions joined) hold 4,976,232,694,704 rules at sizes 2 to 5, which took
+    over 8 minutes to count. There the longest record's own subsets, its pairs, then its triples
+    and so on, are a floor found by arithmetic, and the rules are refused (``at least``) as soon as
+    that floor passes the budget, before any counting; otherwise every size is counted in one pass,
+    as at a higher support (counting them one size at a time cost retail's windows of 1,000 2.5
+    times as much)."""
     if threshold == 1:
         longest = max(map(len, rows), default=0)
         top = longest if max_size is None else min(max_size, longest)
@@ -221,8 +252,9 @@ def _rules_bounded(rows: list[list[int]], threshold: int, max_size: int | None, 
             if floor > budget:
                 break
         within_budget(floor, budget, threshold, "rules", at_least=True)
-    within_budget(int(sum(size * count for size, count in itemset_spectrum(rows, threshold, max_size, 2).items())),
-                  budget, threshold, "rules")
+    counted = itemset_spectrum(rows, threshold, max_size, 2)
+    within_budget(int(sum(size * count for size, count in counted.items())), budget, threshold, "rules")
+    return counted
 
 
 def _rule_keys(table: np.ndarray) -> np.ndarray:

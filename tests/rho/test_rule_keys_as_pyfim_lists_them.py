@@ -54,11 +54,13 @@ def same_keys(found, expected):
 
 @RELAXED
 @given(window=windows(), min_support=st.sampled_from([0.0005, 0.1, 0.25, 0.5, 1.0]), confidence=CONFIDENCES,
-       max_size=st.sampled_from([None, 2, 3, 5]), as_bytes=st.booleans())
-def test_the_keys_are_those_of_the_rules_arules_lists(window, min_support, confidence, max_size, as_bytes):
+       max_size=st.sampled_from([None, 2, 3, 5]), as_bytes=st.booleans(), in_parts=st.booleans())
+def test_the_keys_are_those_of_the_rules_arules_lists(window, min_support, confidence, max_size, as_bytes, in_parts):
     with pytest.MonkeyPatch.context() as patch:
         if as_bytes:
             patch.setattr(metrics, "_CODES", 0)
+        if in_parts:
+            patch.setattr(metrics, "_LISTED_AT_ONCE", -1)
         found = association_rules(window, min_support, confidence, max_size, budget=None)
     assert same_keys(found, listed_by_arules(window, min_support, confidence, max_size))
 
