@@ -1,6 +1,7 @@
 """R(T) derived from the frequent itemsets is the rule set pyfim's ``arules`` lists: the same keys,
 byte for byte, on random windows (supports of one transaction, confidences that ratios of supports
-meet exactly, any or a small largest size), with rule keys as int64 codes and as bytes, and on the
+meet exactly, any or a small largest size), with rule keys as int64 codes and as bytes, the itemsets
+listed at once and in parts, the table written in slices of any number of rows, and on the
 real data, whose digests are those of the keys of the listing by ``arules`` (2026-12-07)."""
 
 import hashlib
@@ -54,9 +55,13 @@ def same_keys(found, expected):
 
 @RELAXED
 @given(window=windows(), min_support=st.sampled_from([0.0005, 0.1, 0.25, 0.5, 1.0]), confidence=CONFIDENCES,
-       max_size=st.sampled_from([None, 2, 3, 5]), as_bytes=st.booleans(), in_parts=st.booleans())
-def test_the_keys_are_those_of_the_rules_arules_lists(window, min_support, confidence, max_size, as_bytes, in_parts):
+       max_size=st.sampled_from([None, 2, 3, 5]), as_bytes=st.booleans(), in_parts=st.booleans(),
+       slice_rows=st.sampled_from([1, 2, 3, 1 << 20]))
+def test_the_keys_are_those_of_the_rules_arules_lists(window, min_support, confidence, max_size, as_bytes, in_parts,
+                                                      slice_rows):
+    # slices of a few rows: each slice of the table written over the sorted keys it has read
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(metrics, "_SLICE", slice_rows)
         if as_bytes:
             patch.setattr(metrics, "_CODES", 0)
         if in_parts:
