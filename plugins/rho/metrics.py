@@ -22,7 +22,7 @@ after.
   18.6-21.7 million rules), and the rules X -> y are derived from them in numpy, supp(X) looked
   up among the itemsets of one item fewer and the confidence tested as pyfim's ``arules`` tests
   it, so that the keys are those of the rules ``arules`` lists (which took 4.1-4.8 GiB and
-  38-52 s of CPU there, against 0.68-0.76 GiB and 10-11 s). pyfim lists the itemsets as
+  38-52 s of CPU there, against 0.50-0.55 GiB and 9.7-10.9 s). pyfim lists the itemsets as
   Python tuples before they become arrays, a part at a time when they are many (the itemsets
   whose first item is i, from i's conditional database), and R(T) is bounded first: an itemset
   of z items gives at most z rules, and pyfim's pattern spectrum counts the itemsets without
