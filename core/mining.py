@@ -251,6 +251,15 @@ def frequent_itemset_arrays(
     return _arrays(_mine(window, min_support, max_size, min_size, items, target, budget, by_size, unordered))
 
 
+def itemset_arrays_of_rows(rows: list[list[int]], min_support: int,
+                           max_size: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The frequent itemsets of 1 to ``max_size`` items that pyfim lists from ``rows`` as they are,
+    as the CSR arrays of :func:`frequent_itemset_arrays`: for a caller that counted them with
+    :func:`pattern_spectrum` on the same rows (restricted to the frequent items, the empty
+    transaction added as :func:`_rows` adds it) and need not build them again."""
+    return _arrays(_fpgrowth(rows, "s", min_support, max_size, 1, report="a"))
+
+
 def _arrays(result: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """pyfim's list of ``(itemset, support)`` as CSR arrays ``(indptr, ids, supports)``."""
     lengths = np.fromiter((len(itemset) for itemset, _ in result), dtype=np.int64, count=len(result))

@@ -41,7 +41,7 @@ from collections.abc import Collection, Iterable, Iterator
 
 import numpy as np
 
-from setveil.core.mining import (ITEMSET_BUDGET, conditional_itemset_arrays, frequent_itemset_arrays, itemset_spectrum,
+from setveil.core.mining import (ITEMSET_BUDGET, conditional_itemset_arrays, itemset_arrays_of_rows, itemset_spectrum,
                                  within_budget)
 from setveil.core.window import Window
 
@@ -98,7 +98,7 @@ def association_rules(window: Window, min_support: float, confidence: float, max
     counted = _rules_bounded(rows, threshold, max_size, budget) if budget is not None else itemset_spectrum(
         rows, threshold, max_size, 2)
     items = np.flatnonzero(window.supports >= threshold)
-    levels = _levels(items, counted, _itemsets(window, threshold, max_size, sum(counted.values())))
+    levels = _levels(items, counted, _itemsets(window, rows, threshold, max_size, sum(counted.values())))
     top = max(levels, default=0)
     if top < 2:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
@@ -115,13 +115,14 @@ def _pyfim_bar(confidence: float) -> float:
     return ((100.0 * confidence) / 100) * (1 - sys.float_info.epsilon)
 
 
-def _itemsets(window: Window, threshold: int, max_size: int | None,
+def _itemsets(window: Window, rows: list[list[int]], threshold: int, max_size: int | None,
               counted: float) -> Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The frequent itemsets as CSR arrays: listed at once while pyfim's tuples of the ``counted``
-    itemsets of 2 items or more stay small, else a part at a time from conditional databases."""
+    """The frequent itemsets as CSR arrays: listed at once from ``rows`` while pyfim's tuples of the
+    ``counted`` itemsets of 2 items or more stay small, else a part at a time from conditional
+    databases."""
     if counted > _LISTED_AT_ONCE:
         return conditional_itemset_arrays(window, threshold, max_size)
-    return [frequent_itemset_arrays(window, threshold, max_size=max_size, unordered=True)]
+    return [itemset_arrays_of_rows(rows, threshold, max_size)]
 
 
 def _levels(items: np.ndarray, counted: dict[int, float],
@@ -254,12 +255,17 @@ def rules_within_budget(window: Window, min_support: float, max_size: int | None
 
 
 def _rows(window: Window, min_support: float) -> tuple[list[list[int]], int]:
-    """pyfim's transactions and the absolute support threshold of ``min_support``."""
-    ind, ptr = window.indices.tolist(), window.indptr.tolist()
+    """pyfim's transactions and the absolute support threshold of ``min_support``: the rows hold
+    only the items of that support, the only ones a frequent itemset holds (the same itemsets and
+    supports, and at a support of one transaction every item), so that pyfim reads no more and
+    the same rows serve the count and the listing."""
+    threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
+    keep = (window.supports >= threshold)[window.indices]
+    ind = window.indices[keep].tolist()
+    ptr = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])[window.indptr].tolist()
     # pyfim reports no itemset held by every transaction; one more, empty, transaction changes
     # no support, so with an absolute threshold the rules are the same and all are reported
-    rows = [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]]
-    return rows, max(1, math.ceil(min_support * len(window) - 1e-9))
+    return [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]], threshold
 
 
 def _rules_bounded(rows: list[list[int]], threshold: int, max_size: int | None, budget: int) -> dict[int, float]:

@@ -5,6 +5,7 @@ listed at once and in parts, the table written in slices of any number of rows, 
 real data, whose digests are those of the keys of the listing by ``arules`` (2026-12-07)."""
 
 import hashlib
+import math
 
 import fim
 import numpy as np
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from setveil.core.formats import read_window
 from setveil.core.window import Window
 from setveil.plugins.rho import metrics
-from setveil.plugins.rho.metrics import _pyfim_bar, _rows, _rule_keys, association_rules
+from setveil.plugins.rho.metrics import _pyfim_bar, _rule_keys, association_rules
 
 RELAXED = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: the ρ of the experiments, ratios of small supports (1/2, 2/3, 3/4, 1/3), a ratio pyfim refuses at
@@ -29,7 +30,9 @@ def listed_by_arules(window, min_support, confidence, max_size):
     """The keys as the metric made them before: every rule listed by pyfim's ``arules``."""
     if len(window) == 0:
         return _rule_keys(np.zeros((0, 1), dtype=np.int32))
-    rows, threshold = _rows(window, min_support)
+    # every item of every transaction, and the empty one pyfim needs to report itemsets held by all
+    rows = [window.row(position).tolist() for position in range(len(window))] + [[]]
+    threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
     limit = {} if max_size is None else {"zmax": max_size}
     found = fim.arules(rows, supp=-threshold, conf=100.0 * confidence, zmin=2, report="", mode="o", **limit)
     width = max((len(body) for _, body in found), default=0) + 1
