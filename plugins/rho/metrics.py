@@ -154,8 +154,9 @@ def _levels(items: np.ndarray, counted: dict[int, float],
 
 def _rule_codes(levels: dict[int, Level], bar: float, top: int, base: int) -> tuple[list[np.ndarray], int]:
     """The :func:`_keys` of ``top`` columns of the rules of every size, in parts, and how many
-    columns the longest rule fills. Each level is dropped from ``levels`` once its rules and the lookup of the
-    next size are made, so that the itemsets and the rule keys are not all held together."""
+    columns the longest rule fills. Each level is dropped from ``levels`` once its rules and the
+    lookup of the next size are made, so that the itemsets and the rule keys are not all held
+    together."""
     found, width = [], 1
     below = _lookup(*levels.pop(1), base)
     for size in range(2, top + 1):
