@@ -120,6 +120,11 @@ DIGESTS = {
     ("retail.dat", 0.7): (6734, "2a1045d728f1ce8da9be8ce144b75ac81a8a3cf6c3fce78d0acae2e403ef9fe2"),
     ("retail.dat", 0.9): (679, "88a8b6f072aa1e3d7460ae1f5d55dd6d5ab7357b40d3d900a1f79fe202790e50"),
     ("BMS-WebView-1.dat", 0.9): (18626495, "3d054f0f7f9f23e2ff37567a53f9d815f2e9ef22a77a1becae7c9ec69e575ff3"),
+    # as the keys derived from the itemsets listed at once gave them (0f4c9633), whose sha256 were
+    # those of arules' listing on the day it was replaced (4.1-4.8 GiB to list them again)
+    ("BMS-WebView-1.dat", 0.7): (21253889, "a7a79283bd84f8df45849c34c3d29c8c44c22dcfb07289d0d5de9c3735f0f52c"),
+    ("BMS-WebView-1.dat", 0.5): (21587048, "544da041c76173125f83a96ef43fd20c9f3a16983e29b871828b2f62416398de"),
+    ("BMS-WebView-1.dat", 0.3): (21653207, "8c277fff6e60063f479cab8c03df2715f9b23a15583c99ae4e22b8aa90a7be58"),
 }
 
 
