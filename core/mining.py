@@ -66,8 +66,10 @@ def within_budget(count: int, budget: int, min_support: int, what: str = "itemse
     return count
 
 
-def _rows(window: Window, items: npt.ArrayLike | None) -> list[list[int]]:
-    """The transactions as pyfim reads them (lists of item ids, restricted to ``items``)."""
+def pyfim_rows(window: Window, items: npt.ArrayLike | None) -> list[list[int]]:
+    """The transactions as pyfim reads them (lists of item ids, restricted to ``items``, a mask of
+    the vocabulary), the empty transaction added: what :func:`itemset_spectrum` and
+    :func:`itemset_arrays_of_rows` read."""
     ind, indptr = window.indices, window.indptr
     if items is not None:
         # the restriction in numpy, then the same slicing as without one
@@ -128,7 +130,7 @@ def _mine(window: Window, min_support: int, max_size: int | None, min_size: int,
     frequent = window.supports >= max(1, int(min_support))
     if items is not None:
         frequent &= np.asarray(items, dtype=bool)
-    rows = _rows(window, frequent if unordered else items)
+    rows = pyfim_rows(window, frequent if unordered else items)
     if budget is not None and target == "s":
         _counted_within(rows, min_support, max_size, min_size, budget, by_size, int(frequent.sum()),
                         longest=_longest(window, items))
@@ -256,7 +258,7 @@ def itemset_arrays_of_rows(rows: list[list[int]], min_support: int,
     """The frequent itemsets of 1 to ``max_size`` items that pyfim lists from ``rows`` as they are,
     as the CSR arrays of :func:`frequent_itemset_arrays`: for a caller that counted them with
     :func:`pattern_spectrum` on the same rows (restricted to the frequent items, the empty
-    transaction added as :func:`_rows` adds it) and need not build them again."""
+    transaction added, as :func:`pyfim_rows` makes them) and need not build them again."""
     return _arrays(_fpgrowth(rows, "s", min_support, max_size, 1, report="a"))
 
 

@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from setveil.core.errors import own_words
-from setveil.core.mining import (MiningTooLarge, _rows, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum,
-                                 within_budget)
+from setveil.core.mining import (MiningTooLarge, frequent_itemset_arrays, frequent_itemsets, itemset_spectrum,
+                                 pyfim_rows, within_budget)
 from setveil.core.window import Window
 from setveil.plugins.partition.checker import km_violations
 
@@ -70,7 +70,7 @@ def test_the_spectrum_counts_what_mining_lists(rows, min_support, sizes):
     window = Window.from_transactions(rows)
     low, high = min(sizes), max(sizes)
     listed = frequent_itemsets(window, min_support, min_size=low, max_size=high)
-    spectrum = itemset_spectrum(_rows(window, None), min_support, high, low)
+    spectrum = itemset_spectrum(pyfim_rows(window, None), min_support, high, low)
     assert sum(spectrum.values()) == len(listed)
     for size, count in spectrum.items():
         assert count == sum(1 for itemset in listed if len(itemset) == size)
@@ -91,7 +91,7 @@ def test_a_budget_refuses_before_listing_more_itemsets_than_it():
 
 
 @pytest.mark.parametrize("count", [
-    lambda window: itemset_spectrum(_rows(window, None), 5, 3),
+    lambda window: itemset_spectrum(pyfim_rows(window, None), 5, 3),
     lambda window: list(km_violations(window, 5, 3)),
 ], ids=["itemset_spectrum", "km_violations"])
 def test_counting_by_the_pattern_spectrum_keeps_no_memory(count):
@@ -100,7 +100,7 @@ def test_counting_by_the_pattern_spectrum_keeps_no_memory(count):
     rnd = random.Random(1)
     rows = [[str(item) for item in rnd.sample(range(60), rnd.randrange(1, 6))] for _ in range(500)]
     window = Window.from_transactions(rows)
-    assert itemset_spectrum(_rows(window, None), 5, 3)  # there is a spectrum to leak
+    assert itemset_spectrum(pyfim_rows(window, None), 5, 3)  # there is a spectrum to leak
     calls = 1000
     for _ in range(20):
         count(window)
@@ -162,5 +162,5 @@ def test_only_itemsets_within_both_size_bounds_are_listed_and_counted(rows, min_
     low, high = sizes
     expected = {s: c for s, c in brute_force(window, min_support).items() if low <= len(s) <= high}
     assert frequent_itemsets(window, min_support, min_size=low, max_size=high) == expected
-    spectrum = itemset_spectrum(_rows(window, None), min_support, high, low)
+    spectrum = itemset_spectrum(pyfim_rows(window, None), min_support, high, low)
     assert {size: count for size, count in spectrum.items() if count} == dict(Counter(len(s) for s in expected))

@@ -42,7 +42,7 @@ from collections.abc import Collection, Iterable, Iterator
 import numpy as np
 
 from setveil.core.mining import (ITEMSET_BUDGET, conditional_itemset_arrays, itemset_arrays_of_rows, itemset_spectrum,
-                                 within_budget)
+                                 pyfim_rows, within_budget)
 from setveil.core.window import Window
 
 #: rows turned back into item ids at a time, so that the divisions' temporaries stay small
@@ -261,12 +261,7 @@ def _rows(window: Window, min_support: float) -> tuple[list[list[int]], int]:
     supports, and at a support of one transaction every item), so that pyfim reads no more and
     the same rows serve the count and the listing."""
     threshold = max(1, math.ceil(min_support * len(window) - 1e-9))
-    keep = (window.supports >= threshold)[window.indices]
-    ind = window.indices[keep].tolist()
-    ptr = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])[window.indptr].tolist()
-    # pyfim reports no itemset held by every transaction; one more, empty, transaction changes
-    # no support, so with an absolute threshold the rules are the same and all are reported
-    return [ind[a:b] for a, b in zip(ptr, ptr[1:])] + [[]], threshold
+    return pyfim_rows(window, window.supports >= threshold), threshold
 
 
 def _rules_bounded(rows: list[list[int]], threshold: int, max_size: int | None, budget: int) -> dict[int, float]:
