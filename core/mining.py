@@ -292,8 +292,8 @@ def conditional_itemset_arrays(window: Window, min_support: int,
     position = np.full(len(window.supports), -1, dtype=np.int64)
     position[order] = np.arange(len(order))
     held = position[window.indices]
-    owner = np.repeat(np.arange(len(window)), np.diff(window.indptr))[held >= 0]
-    held = held[held >= 0]
+    frequent_occurrence = held >= 0
+    owner, held = window.owners()[frequent_occurrence], held[frequent_occurrence]
     sort = np.lexsort((held, owner))
     held, owner = held[sort], owner[sort]
     flat, ends = order[held].tolist(), np.searchsorted(owner, owner, side="right").tolist()
