@@ -86,7 +86,9 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
 
     Called once per anonymized window, after verification and before the release is written or
     produced; offline, a window observed here is not written when a later window of the same
-    file is rejected (nothing of that file is). Every implementation is called, each on its own:
+    file is rejected (nothing of that file is); in the service, one whose batch then exceeds
+    ``producer.max_request_bytes`` is dead-lettered instead and observed by
+    ``setveil_window_rejected`` too. Every implementation is called, each on its own:
     one that raises is logged and keeps neither the others nor the window from going on. The
     report holds counts, timings and loss, never transaction contents (its keys are in
     docs/plugins.md). In a service worker with
@@ -99,7 +101,8 @@ def setveil_window_anonymized(window: Window, release: Release, report: dict[str
 def setveil_window_rejected(window: Window | None, model: PrivacyModel[Any], reason: str) -> None:
     """Observe a window that failed closed: infeasible, the algorithm erred, the check failed or,
     in the service, the window could not be processed (``model.time_limit`` passed, the child
-    process died, a service error, the rest of a window already committed).
+    process died, a service error, the rest of a window already committed) or its batch exceeds
+    ``producer.max_request_bytes`` (after ``setveil_window_anonymized`` observed it).
 
     Called once per rejected window. Every implementation is called, each on its own, as for
     ``setveil_window_anonymized``. ``reason`` is safe to log.
