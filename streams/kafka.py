@@ -325,7 +325,10 @@ async def start_client(start: Awaitable[None], close: Callable[[], Awaitable[Non
 
 
 def _no_broker(settings: Settings) -> BrokerUnavailable:
-    return BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap)")
+    # where the address came from, as a refused setting says: a settings file's cluster (kafka:9092)
+    # read beside a broker of the operator's own looked like a broker that had gone
+    given = f", from {settings.source('kafka.bootstrap')}" if settings.given("kafka.bootstrap") else ""
+    return BrokerUnavailable(f"no Kafka broker answers at {settings.kafka.bootstrap} (kafka.bootstrap{given})")
 
 
 async def _admin(settings: Settings, timeout: float) -> AIOKafkaAdminClient:

@@ -21,5 +21,6 @@ def test_a_cluster_that_does_not_answer_ends_the_benchmark_in_one_line_before_a_
                             capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 1
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} (kafka.bootstrap)"]
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} "
+                                          "(kafka.bootstrap, from $SETVEIL_KAFKA_BOOTSTRAP)"]
     assert list(scratch.iterdir()) == []

@@ -448,7 +448,8 @@ def test_a_demo_on_a_cluster_that_does_not_answer_ends_in_one_line_before_a_work
     bootstrap = f"127.0.0.1:{free_port()}"
     result = setveil("demo", "--set", f"kafka.bootstrap={bootstrap}", env=env, timeout=60, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} (kafka.bootstrap)"]
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} "
+                                          "(kafka.bootstrap, from the command line)"]
     assert result.stdout == "" and not list(tmp_path.iterdir())
 
 
@@ -593,7 +594,8 @@ def test_no_broker_at_the_bootstrap_is_one_line(sample, tmp_path):
         result = setveil(*args, env=env, check=False)
         assert result.returncode != 0
         assert result.stderr.splitlines() == [
-            f"setveil: error: no Kafka broker answers at {env['SETVEIL_KAFKA_BOOTSTRAP']} (kafka.bootstrap)"], args
+            f"setveil: error: no Kafka broker answers at {env['SETVEIL_KAFKA_BOOTSTRAP']} "
+            "(kafka.bootstrap, from $SETVEIL_KAFKA_BOOTSTRAP)"], args
 
 
 def test_dev_broker_without_a_writable_home_is_one_line():

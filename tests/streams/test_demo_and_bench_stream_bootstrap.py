@@ -37,7 +37,8 @@ def test_a_cluster_bootstrap_names_that_does_not_answer_ends_in_one_line_before_
     result = setveil(*args, "--bootstrap", bootstrap, env_bootstrap=f"127.0.0.1:{free_port()}", scratch=scratch)
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} (kafka.bootstrap)"]
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {bootstrap} "
+                                          "(kafka.bootstrap, from the command line)"]
     assert list(scratch.iterdir()) == []
 
 
@@ -47,7 +48,8 @@ def test_the_demos_bootstrap_wins_over_its_set_kafka_bootstrap(tmp_path):
     given, overridden = (f"127.0.0.1:{free_port()}" for _ in range(2))  # nothing listens at either
     result = setveil("demo", "--set", f"kafka.bootstrap={overridden}", "--bootstrap", given, scratch=scratch)
     assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {given} (kafka.bootstrap)"]
+    assert result.stderr.splitlines() == [f"setveil: error: no Kafka broker answers at {given} "
+                                          "(kafka.bootstrap, from the command line)"]
 
 
 @pytest.mark.parametrize("command", [["demo"], ["bench", "stream", "DATA"]])

@@ -46,7 +46,8 @@ def test_the_model_settings_of_a_shared_config_and_the_environment_go_unused(run
     for args in (["replay", str(data)], ["tail", "--idle", "1"]):
         result = runner.invoke(cli, [*args, "--config", str(config), *NO_BROKER], env=env)
         assert result.exit_code == 1, result.output
-        assert result.output == "setveil: error: no Kafka broker answers at 127.0.0.1:1 (kafka.bootstrap)\n"
+        assert result.output == ("setveil: error: no Kafka broker answers at 127.0.0.1:1 "
+                                 "(kafka.bootstrap, from the command line)\n")
 
 
 def test_a_setting_of_another_section_is_taken(runner, tmp_path):
@@ -54,4 +55,5 @@ def test_a_setting_of_another_section_is_taken(runner, tmp_path):
     data.write_text("a b\n")
     result = runner.invoke(cli, ["replay", str(data), "--set", "topics.input=elsewhere", *NO_BROKER])
     assert result.exit_code == 1
-    assert result.output == "setveil: error: no Kafka broker answers at 127.0.0.1:1 (kafka.bootstrap)\n"
+    assert result.output == ("setveil: error: no Kafka broker answers at 127.0.0.1:1 "
+                             "(kafka.bootstrap, from the command line)\n")

@@ -8,7 +8,7 @@ import json
 from setveil.core.cli import cli
 
 NO_BROKER = ["--bootstrap", "127.0.0.1:1"]
-REFUSED = "setveil: error: no Kafka broker answers at 127.0.0.1:1 (kafka.bootstrap)\n"
+REFUSED = "setveil: error: no Kafka broker answers at 127.0.0.1:1 (kafka.bootstrap, from the command line)\n"
 
 
 def test_replay_warns_of_subjects_spelt_apart_naming_none(runner, tmp_path):

@@ -178,7 +178,8 @@ def test_a_broker_gone_while_a_command_lists_its_topics_is_the_one_line_refusal(
     settings = load_settings(None, {"kafka.bootstrap": own_broker.bootstrap}, env={})
     with pytest.raises(SetveilError) as refused:
         asyncio.run(kafka.ensure_topics(settings))
-    assert str(refused.value) == f"no Kafka broker answers at {own_broker.bootstrap} (kafka.bootstrap)"
+    assert str(refused.value) == (f"no Kafka broker answers at {own_broker.bootstrap} "
+                                  "(kafka.bootstrap, from the command line)")
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
@@ -204,5 +205,5 @@ def test_a_broker_gone_between_the_topic_listing_and_the_readers_start_is_the_on
         error = str(refused.value)
         del refused  # its frames hold the reader, which says so when collected unclosed
         gc.collect()
-    assert error == f"no Kafka broker answers at {bootstrap} (kafka.bootstrap)"
+    assert error == f"no Kafka broker answers at {bootstrap} (kafka.bootstrap, from the command line)"
     assert [record.getMessage() for record in caplog.records] == []
