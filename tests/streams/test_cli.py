@@ -415,6 +415,24 @@ def test_the_demo_waits_for_the_age_cut_of_windows_its_worker_holds_past_their_m
     assert f"the union of all {count} released transactions satisfies coherence" in result.stdout
 
 
+def test_the_demo_fails_a_run_that_stops_waiting_on_windows_its_worker_would_still_release(broker):
+    # Regression (a fuzz pass, on a broker slowed by a topic of 100,000 partitions): the worker had
+    # not cut its windows of 500 by age when the demo's idle limit ended it; the demo counted them
+    # as a tail "of fewer than window.min_transactions=100", checked "the union of all 0 released
+    # transactions" and exited 0. Here the age cut comes long after the idle limit of 8 s
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETVEIL_")}
+    env["SETVEIL_KAFKA_BOOTSTRAP"] = broker.bootstrap
+    demo = ("import sys; from setveil.streams import demo; demo.IDLE_SECONDS = 8.0; "
+            "from setveil.__main__ import main; sys.argv[0] = 'setveil'; main()")
+    result = subprocess.run([sys.executable, "-c", demo, "demo", "--count", "400", "--set", "window.max_seconds=600"],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("the worker still holds windows of window.min_transactions=100 transactions or more, which its age cut "
+            "would release: the demo stopped after 8 s without a batch, before they came back, so it checks nothing "
+            "of them") in result.stdout.splitlines()
+    assert "satisfies coherence" not in result.stdout
+
+
 @pytest.mark.parametrize(("stop", "status", "said"), [(signal.SIGINT, 130, "stopped"),
                                                        (signal.SIGTERM, 143, "stopped by SIGTERM")],
                          ids=["ctrl-c", "sigterm"])
