@@ -4,6 +4,9 @@ Oliveira & Zaïane, TR 02-13, §5.1 chose them), ``setveil bench sanitize effect
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 import tempfile
 import time
 from decimal import Decimal
@@ -141,6 +144,16 @@ def _refuse_sampling_with_patterns() -> None:
                                  "drop one of the two")
 
 
+def _refuse_a_pipe_of_patterns(path: str) -> None:
+    """--patterns is read again for each policy and ψ of the grid, by the model as each run
+    configures it, and a named pipe can be read only once: its second open waited for a writer for
+    ever (a fuzz pass). A path that cannot be looked up is left to the checks of the input files."""
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ParameterError("patterns", f"{path!r} is no regular file: the benchmark reads it again for each "
+                                 "policy and ψ, so give a file")
+
+
 @bench_sanitize.command("effectiveness", short_help="§5.1, Figs. 6 and 11: HF, MC, AP, dissimilarity, size loss...")
 @click.argument("input_path", metavar="INPUT", type=click.Path(allow_dash=True))
 @click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), help="Restrictive patterns; sampled when omitted.")
@@ -169,6 +182,7 @@ def bench_effectiveness(input_path, patterns_path, count, min_length, max_length
     psi_decimals = max(1, -int(Decimal(repr(psi_step)).as_tuple().exponent))
     if patterns_path is not None:
         _refuse_sampling_with_patterns()
+        _refuse_a_pipe_of_patterns(patterns_path)
     elif seed + seeds - 1 > SEED_MAX:
         # a set drawn past it could not be drawn again: patterns sample --seed refuses such a seed
         # (a user walkthrough: --seed 4294967295 --seeds 3 sampled seeds 4294967296 and 4294967297)

@@ -4,6 +4,8 @@ the benchmarks on small settings (the full experiments are in docs/sanitize.md).
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -723,3 +725,17 @@ def test_patterns_sample_counts_one_pattern_in_the_singular(runner, database, tm
                                  "-o", str(tmp_path / "p.txt")])
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith("1 pattern of length 2-2, support 0.01-1, seed 0, written to ")
+
+
+def test_bench_effectiveness_refuses_patterns_from_a_pipe_it_would_wait_on_for_ever(database, tmp_path):
+    # Regression (a fuzz pass): the grid reads --patterns again for each policy and ψ, and a named
+    # pipe can be read only once: its second open waited for a writer for ever. Run apart, so that
+    # a wait fails the test at its timeout rather than holding the suite; nothing writes the pipe
+    pipe = tmp_path / "patterns"
+    os.mkfifo(pipe)
+    result = subprocess.run([sys.executable, "-m", "setveil", "bench", "sanitize", "effectiveness", str(database),
+                             "--patterns", str(pipe), "--sigma", "0.2", "--psi-step", "1"],
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"setveil: error: parameter 'patterns': {str(pipe)!r} is no regular file: the benchmark "
+                             "reads it again for each policy and ψ, so give a file\n")
