@@ -134,6 +134,25 @@ class BenchConfig:
                                      "(or --h), or give --sensitive")
 
 
+def refuse_held_partitions(config: BenchConfig) -> None:
+    """Refuse, before a broker starts, a dataset that deals a partition fewer transactions than a
+    window needs: its worker holds them for more input, which never comes, so the run waited out
+    its idle limit and reported none of them (a fuzz pass: 1 transaction at k=2). A partition's
+    last window may still be short and held: the table's transactions leave it out."""
+    dealt = [sum(size for size, _ in config.packed[partition::config.partitions])
+             for partition in range(config.partitions)]
+    # a partition dealt none holds none
+    short = min((partition for partition in range(config.partitions) if dealt[partition]), key=dealt.__getitem__)
+    if dealt[short] < config.min_transactions:
+        total = len(config.original)
+        raise ParameterError("partitions", f"{shown_path(config.dataset)}: {counted(total, 'transaction')} "
+                             f"{'leaves' if total == 1 else 'leave'} {counted(dealt[short], 'transaction')} on "
+                             f"partition {short} (--batch {config.batch} to each of --partitions {config.partitions} "
+                             f"in turn), fewer than the {config.min_transactions} a window needs of model "
+                             f"{config.model_args[1]!r}: a worker would hold them for more input, which never comes; "
+                             "give fewer --partitions, a smaller --batch or more transactions")
+
+
 #: what each option of bench stream's own model and item split does, by its parameter's name
 ROLES = {"h": "stands in for coherence's -P h and sets the item split's frequency rule",
          "k": "stands in for coherence's -P k", "p": "stands in for coherence's -P p",

@@ -433,7 +433,8 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     """
     from setveil.core.bench import machine
 
-    from .bench import BenchConfig, refuse_unused_options, run_bench, security_env, smallest_window
+    from .bench import (BenchConfig, refuse_held_partitions, refuse_unused_options, run_bench, security_env,
+                        smallest_window)
     from .broker import Broker, broker
     from .kafka import answers
     from .preflight import check_own_broker
@@ -487,6 +488,7 @@ def bench_stream(dataset, windows, workers, partitions, batch, count, public_sha
     config = BenchConfig(Path(dataset), original, model_args, " ".join(params), h, smallest_window(model_args),
                          public_share, seed, (sensitive, public), classify_items, batch, packed, partitions,
                          list(windows), list(workers), runs, time_limit, memory_limit)
+    refuse_held_partitions(config)
     interrupt.stop_on_signals()  # Ctrl-C too, where no loop runs (a worker starting or stopping)
     started_on = machine()  # the load average as the runs start, not as they end
     try:
