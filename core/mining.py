@@ -307,7 +307,7 @@ def conditional_itemset_arrays(window: Window, min_support: int,
 
 def _conditional(rows: list[list[int]], min_support: int, max_size: int | None) -> list:
     """What pyfim lists from a conditional database: its itemsets of 1 to ``max_size`` - 1 items, the
-    empty transaction added as in :func:`_rows`."""
+    empty transaction added as in :func:`pyfim_rows`."""
     if max_size == 1 or not any(rows):
         return []
     rows.append([])
