@@ -29,15 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-import pluggy
 import pytest
 
-from setveil.core import hookspecs
-from setveil.core.cli import _load_plugin_commands, cli
+from setveil.core.cli import cli
 from setveil.core.errors import SetveilError
 from setveil.core.params import parse_assignments
-from setveil.core.plugins import Registry, get_plugin_manager
+from setveil.core.plugins import Registry
 from setveil.streams import settings
+
+from .own_plugins import own_plugin_manager, own_subcommands
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -113,11 +113,11 @@ def shown_lines(prose_only: bool = False) -> list[tuple[str, str, bool]]:
 def option_references() -> list[tuple[str, str]]:
     """(file:line, text) of the inline spans that name a command's option without `setveil`
     (`anonymize --window N`, `bench audit --noise`)."""
-    _load_plugin_commands()
+    commands = own_subcommands(cli)
     found = []
     for where, text, _ in shown_lines(prose_only=True):
         words = text.split()
-        if words[0] in cli.commands and any(word.startswith("-") for word in words[1:]):
+        if words[0] in commands and any(word.startswith("-") for word in words[1:]):
             found.append((where, text))
     return found
 
@@ -160,13 +160,12 @@ def is_placeholder(token: str) -> bool:
 
 
 def resolve(argv: tuple[str, ...]) -> tuple[click.Command, list[str], list[str]]:
-    """The command `argv` names, its path and the arguments after it."""
-    _load_plugin_commands()
+    """The setveil command `argv` names, its path and the arguments after it."""
     command: click.Command = cli
     path: list[str] = []
     rest = list(argv)
     while isinstance(command, click.Group) and rest and not is_placeholder(rest[0]):
-        sub = command.commands.get(rest[0])
+        sub = own_subcommands(command).get(rest[0])
         if sub is None:
             raise LookupError(f"no command `setveil {' '.join([*path, rest[0]])}`")
         command, path, rest = sub, [*path, rest[0]], rest[1:]
@@ -215,19 +214,21 @@ def check(shown: Shown, registry: Registry, folder: Path) -> str:
     return kind
 
 
-@pytest.fixture(scope="module")
-def registry() -> Registry:
-    """The installed models and policies, and docs/plugins.md's example model, `truncate`."""
+def docs_registry() -> Registry:
+    """setveil's own models and policies, and docs/plugins.md's example model, `truncate`: not an
+    installed third party's, which the docs do not show (the example itself, installed, clashed)."""
     spec = importlib.util.spec_from_file_location("setveil_truncate", EXAMPLE_PLUGIN)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    manager = pluggy.PluginManager("setveil")
-    manager.add_hookspecs(hookspecs)
-    for plugin in get_plugin_manager().get_plugins():
-        manager.register(plugin)
+    manager = own_plugin_manager()
     manager.register(example)
     return Registry(manager)
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return docs_registry()
 
 
 @pytest.fixture
