@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from setveil.core.cli import cli
 
 from .core.distributions import install_plugin
@@ -60,6 +62,7 @@ def views() -> dict:
             "models": {name: sorted(policies) for name, policies in registry.policies.items()}}
 
 
+@pytest.mark.slow  # a Python of its own that loads every plugin: about 2 s of CPU
 def test_the_docs_checks_see_setveils_own_with_a_third_partys_plugin_installed(tmp_path):
     env = install_plugin(tmp_path, "setveil-truncate", "setveil_truncate", DOCUMENTED, "truncate")
     install_plugin(tmp_path, "setveil-greeting", "setveil_greeting", GREETING, "greeting")
