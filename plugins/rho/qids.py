@@ -177,9 +177,16 @@ class QidBuffer:
             if uniq is None:
                 uniq, first_seen, parent_set = keys, first + seen, parents[first]
             else:
-                uniq, taken = np.unique(np.concatenate([uniq, keys]), return_index=True)
-                first_seen = np.concatenate([first_seen, first + seen])[taken]
-                parent_set = np.concatenate([parent_set, parents[first]])[taken]
+                # the keys new to the level are inserted where they sort, the others keep their first
+                # instance: np.unique over both, its sort and permutation of every key, set the
+                # suppressor's peak on BMS-WebView-1 (ρ 0.7, mine: 220 of 372 MiB)
+                assert first_seen is not None and parent_set is not None  # set with uniq
+                new = lookup(uniq, keys) < 0
+                keys, first = keys[new], first[new]
+                at = np.searchsorted(uniq, keys)
+                uniq = np.insert(uniq, at, keys)
+                first_seen = np.insert(first_seen, at, first + seen)
+                parent_set = np.insert(parent_set, at, parents[first])
             seen += len(cand)
         if uniq is None:
             return None
@@ -654,11 +661,16 @@ def _unsafe_slice(table: Table, sets: np.ndarray, sup, cover_ptr, cover_rows, ca
     np.cumsum(stops - starts, out=ptr[1:])
     covered, local = np.unique(cover_rows[concat_ranges(starts, stops)], return_inverse=True)
     incidence = sparse.csr_array((np.ones(len(local), np.int32), local, ptr), shape=(len(candidates), len(covered)))
-    counts = sparse.coo_array(incidence @ _sensitive_rows(table, covered))
-    qid, item, k = counts.row.astype(np.int64), counts.col.astype(np.int64), counts.data.astype(np.int64)
-    support = sup[candidates][qid]
-    unsafe = share.exceeded(k, support)
-    qid, item, k = qid[unsafe], item[unsafe], k[unsafe]
+    counts = incidence @ _sensitive_rows(table, covered)
+    del incidence, local
+    # only the unsafe entries leave the product, k > ⌊ρ·sup(q)⌋ being conf > ρ for an integer k: every
+    # entry as int64 coordinates, with its support and comparisons, set the suppressor's peak on
+    # BMS-WebView-1 (ρ 0.7, mine: 4.5 million entries, 244 of 338 MiB)
+    bar = np.repeat(share.floor_of(sup[candidates]), np.diff(counts.indptr))
+    unsafe = np.flatnonzero(counts.data > bar)
+    del bar
+    qid = np.searchsorted(counts.indptr, unsafe, side="right") - 1
+    item, k = counts.indices[unsafe].astype(np.int64), counts.data[unsafe].astype(np.int64)
     outside = ~(sets[candidates[qid]] == item[:, None]).any(axis=1)
     qid, item, k = qid[outside], item[outside], k[outside]
     order = np.lexsort((item, qid))
