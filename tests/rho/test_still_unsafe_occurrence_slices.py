@@ -1,6 +1,7 @@
 """The re-check of a block of qids (a buffer's settle, a level's qids held by several records)
 expands their covers' records to the sensitive occurrences those hold, about ``b_max`` at a time,
-whole qids each. On BMS-WebView-1 at ρ 0.7 (``mine``) one settle's slice of 10^6 cover records,
+whole qids each (at least ``RECHECK_FLOOR``: the tests set it to 1 so that ``b_max`` alone
+slices). On BMS-WebView-1 at ρ 0.7 (``mine``) one settle's slice of 10^6 cover records,
 long ones, took 52 million occurrences, held twice (397 MiB each) at the suppressor's peak, the
 run's peak. The flags are the same whatever the slices; the memory is measured with
 tracemalloc, which sees numpy's arrays: deterministic, not timed."""
@@ -8,8 +9,9 @@ tracemalloc, which sees numpy's arrays: deterministic, not timed."""
 import numpy as np
 import pytest
 
+from setveil.plugins.rho import suppressor as suppressor_module
 from setveil.plugins.rho.policies import Mine
-from setveil.plugins.rho.suppressor import PartialSuppressor
+from setveil.plugins.rho.suppressor import RECHECK_FLOOR, PartialSuppressor
 
 from ..tracing import traced_peak
 from .test_algorithm import table_of
@@ -55,7 +57,9 @@ def enumerated(table, sets, share):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("b_max", [1, 500, 1_000_000])
-def test_the_flags_are_the_enumerations_whatever_the_slices(seed, b_max):
+@pytest.mark.parametrize("floor", [1, RECHECK_FLOOR])
+def test_the_flags_are_the_enumerations_whatever_the_slices(seed, b_max, floor, monkeypatch):
+    monkeypatch.setattr(suppressor_module, "RECHECK_FLOOR", floor)
     table = long_records(seed, n=60)
     sets, cover_ptr, cover_rows = pairs_with_covers(table, seed, 40)
     suppressor = PartialSuppressor(table, Mine(), 0.7, 2, b_max, np.random.default_rng(seed))
@@ -65,7 +69,8 @@ def test_the_flags_are_the_enumerations_whatever_the_slices(seed, b_max):
     assert (flags == expected).all()
 
 
-def test_a_block_is_expanded_to_about_b_max_occurrences_at_a_time():
+def test_a_block_is_expanded_to_about_b_max_occurrences_at_a_time(monkeypatch):
+    monkeypatch.setattr(suppressor_module, "RECHECK_FLOOR", 1)
     table = long_records(0)
     sets, cover_ptr, cover_rows = pairs_with_covers(table, 0, 300)
     block = np.arange(len(sets))
